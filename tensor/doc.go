@@ -1,0 +1,16 @@
+// Package tensor defines Kiln's element types (dtypes) and its dense,
+// row-major Array.
+//
+// There are 15 concrete dtypes (bool, u8 u16 u32 u64, i8 i16 i32 i64, bf16,
+// f16, f32, f64, c64, c128), declared in table order; every property of a
+// dtype (names, size, kind) is read from one table. Weak types are not
+// dtypes: they are a flag carried beside a dtype by package promote.
+//
+// Conventions:
+//   - Short names (f16) print; ParseDType also accepts long names (float16)
+//     and NumPy character codes where they do not clash with a short name
+//     (f2, c8; "i8" is always int8 here, never NumPy's int64).
+//   - Conversions follow SPEC §3: float → int truncates toward zero and
+//     saturates, NaN → 0; int → float rounds to nearest even; bf16 and f16
+//     round to nearest even from f32.
+package tensor
