@@ -1,0 +1,63 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/kiln-go/kiln/promote"
+)
+
+func init() {
+	register("promote", "promote operand types and print the result type (f16, or f64* when weak)", runPromote)
+}
+
+func runPromote(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("promote", "[--rules R] [--x32] [--json] T1 T2 ...\n\n"+
+		"Operands: a dtype (i8, f16, bfloat16), a weak kind at the default width\n"+
+		"(i* f* c*), or a dtype with a trailing * for a weak value (i16*).", stderr)
+	rulesName := fs.String("rules", "jax", rulesHelp())
+	x32 := fs.Bool("x32", false, "32-bit defaults for weak values (JAX without x64)")
+	asJSON := fs.Bool("json", false, `print {"dtype":…,"weak":…} or {"error":{…}}`)
+	operands, status := parseFlags(fs, args, stdout)
+	if status >= 0 {
+		return status
+	}
+	if len(operands) == 0 {
+		fmt.Fprintln(stderr, "kiln promote: need at least one operand type")
+		fs.Usage()
+		return 2
+	}
+	rules, ok := rulesFlag(*rulesName, stderr)
+	if !ok {
+		return 2
+	}
+	types := make([]promote.Type, len(operands))
+	for i, s := range operands {
+		t, err := promote.ParseType(s, *x32)
+		if err != nil {
+			fmt.Fprintf(stderr, "kiln promote: %v\n", err)
+			return 2
+		}
+		types[i] = t
+	}
+	result, err := promote.Config{Rules: rules, X32: *x32}.ResultType(types...)
+	if err != nil {
+		if *asJSON {
+			writeJSONError(stdout, err)
+		} else {
+			fmt.Fprintln(stderr, err)
+		}
+		return 1
+	}
+	if *asJSON {
+		b, _ := json.Marshal(struct {
+			DType string `json:"dtype"`
+			Weak  bool   `json:"weak"`
+		}{result.DType.String(), result.Weak})
+		fmt.Fprintln(stdout, string(b))
+		return 0
+	}
+	fmt.Fprintln(stdout, result)
+	return 0
+}

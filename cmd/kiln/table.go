@@ -1,0 +1,68 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/kiln-go/kiln/promote"
+)
+
+func init() {
+	register("table", "print a rule set's whole promotion table (Markdown or TSV)", runTable)
+	register("check", "say whether a rule set is a lattice, with counterexamples", runCheck)
+}
+
+func runTable(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("table", "--rules R [--format md|tsv] [--x32] [--weak-rows]", stderr)
+	rulesName := fs.String("rules", "jax", rulesHelp())
+	format := fs.String("format", "md", "md (a Markdown table) or tsv (the layout of shared/tables)")
+	x32 := fs.Bool("x32", false, "the x32 variant of the JAX lattice")
+	weakRows := fs.Bool("weak-rows", false, "anvil: rows are ambiguous (literal) operands, columns known")
+	pos, status := parseFlags(fs, args, stdout)
+	if status >= 0 {
+		return status
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "kiln table: unexpected argument %q\n", pos[0])
+		return 2
+	}
+	rules, ok := rulesFlag(*rulesName, stderr)
+	if !ok {
+		return 2
+	}
+	if *weakRows && rules != promote.Anvil {
+		fmt.Fprintln(stderr, "kiln table: --weak-rows applies to --rules anvil only (the other tables have weak columns i* f* c*)")
+		return 2
+	}
+	header, rows := promote.Table(rules, *x32, *weakRows)
+	switch *format {
+	case "tsv":
+		fmt.Fprint(stdout, promote.FormatTSV(header, rows))
+	case "md", "markdown":
+		fmt.Fprint(stdout, promote.FormatMarkdown(header, rows))
+	default:
+		fmt.Fprintf(stderr, "kiln table: unknown --format %q (want md or tsv)\n", *format)
+		return 2
+	}
+	return 0
+}
+
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("check", "--rules R [--x32]", stderr)
+	rulesName := fs.String("rules", "jax", rulesHelp())
+	x32 := fs.Bool("x32", false, "the x32 variant of the JAX lattice")
+	pos, status := parseFlags(fs, args, stdout)
+	if status >= 0 {
+		return status
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "kiln check: unexpected argument %q\n", pos[0])
+		return 2
+	}
+	rules, ok := rulesFlag(*rulesName, stderr)
+	if !ok {
+		return 2
+	}
+	fmt.Fprint(stdout, promote.Check(rules, *x32))
+	return 0
+}
