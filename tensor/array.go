@@ -1,0 +1,436 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/x448/float16"
+)
+
+// Elem is the set of Go types that store Kiln's dtypes, one per dtype.
+type Elem interface {
+	bool | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 |
+		BFloat16 | float16.Float16 | float32 | float64 | complex64 | complex128
+}
+
+// DTypeOf returns the dtype stored as T.
+func DTypeOf[T Elem]() DType {
+	d, _ := sliceDType(any([]T(nil)))
+	return d
+}
+
+// SliceDType returns the dtype of a typed slice of one of the 15 storage
+// types; ok is false for anything else.
+func SliceDType(s any) (DType, bool) { return sliceDType(s) }
+
+func sliceDType(s any) (DType, bool) {
+	switch s.(type) {
+	case []bool:
+		return Bool, true
+	case []uint8:
+		return U8, true
+	case []uint16:
+		return U16, true
+	case []uint32:
+		return U32, true
+	case []uint64:
+		return U64, true
+	case []int8:
+		return I8, true
+	case []int16:
+		return I16, true
+	case []int32:
+		return I32, true
+	case []int64:
+		return I64, true
+	case []BFloat16:
+		return BF16, true
+	case []float16.Float16:
+		return F16, true
+	case []float32:
+		return F32, true
+	case []float64:
+		return F64, true
+	case []complex64:
+		return C64, true
+	case []complex128:
+		return C128, true
+	}
+	return 0, false
+}
+
+// sliceLen is len of a typed slice of one of the 15 storage types.
+func sliceLen(s any) int {
+	switch v := s.(type) {
+	case []bool:
+		return len(v)
+	case []uint8:
+		return len(v)
+	case []uint16:
+		return len(v)
+	case []uint32:
+		return len(v)
+	case []uint64:
+		return len(v)
+	case []int8:
+		return len(v)
+	case []int16:
+		return len(v)
+	case []int32:
+		return len(v)
+	case []int64:
+		return len(v)
+	case []BFloat16:
+		return len(v)
+	case []float16.Float16:
+		return len(v)
+	case []float32:
+		return len(v)
+	case []float64:
+		return len(v)
+	case []complex64:
+		return len(v)
+	case []complex128:
+		return len(v)
+	}
+	return -1
+}
+
+// MakeSlice allocates a zeroed slice of n elements of dtype d.
+func MakeSlice(d DType, n int) any {
+	switch d {
+	case Bool:
+		return make([]bool, n)
+	case U8:
+		return make([]uint8, n)
+	case U16:
+		return make([]uint16, n)
+	case U32:
+		return make([]uint32, n)
+	case U64:
+		return make([]uint64, n)
+	case I8:
+		return make([]int8, n)
+	case I16:
+		return make([]int16, n)
+	case I32:
+		return make([]int32, n)
+	case I64:
+		return make([]int64, n)
+	case BF16:
+		return make([]BFloat16, n)
+	case F16:
+		return make([]float16.Float16, n)
+	case F32:
+		return make([]float32, n)
+	case F64:
+		return make([]float64, n)
+	case C64:
+		return make([]complex64, n)
+	case C128:
+		return make([]complex128, n)
+	}
+	panic("tensor: MakeSlice of invalid dtype " + d.String())
+}
+
+// ShapeError reports a shape that does not fit the data or the operation.
+type ShapeError struct {
+	Op    string
+	Shape []int
+	Len   int // backing length, when relevant; -1 otherwise
+	Msg   string
+}
+
+func (e *ShapeError) Error() string {
+	return fmt.Sprintf("tensor: %s: shape %v: %s", e.Op, e.Shape, e.Msg)
+}
+
+// Array is a dense, row-major array: a dtype, a shape (rank 0 allowed) and a
+// backing slice of the dtype's Go type with exactly ShapeSize(shape)
+// elements. Arrays made by FromSlice share the caller's slice; Kiln never
+// writes into an array it was given as input.
+type Array struct {
+	dtype DType
+	shape []int
+	data  any
+}
+
+func checkShape(op string, shape []int, n int) error {
+	size := 1
+	for _, d := range shape {
+		if d < 0 {
+			return &ShapeError{Op: op, Shape: shape, Len: n, Msg: "negative dimension"}
+		}
+		size *= d
+	}
+	if size != n {
+		return &ShapeError{Op: op, Shape: shape, Len: n, Msg: fmt.Sprintf("needs %d elements, the data has %d", size, n)}
+	}
+	return nil
+}
+
+// FromSlice wraps data as an array without copying it. With no shape the
+// array is 1-D of len(data); otherwise the shape's size must equal len(data).
+func FromSlice[T Elem](data []T, shape ...int) (*Array, error) {
+	if len(shape) == 0 {
+		shape = []int{len(data)}
+	}
+	if err := checkShape("FromSlice", shape, len(data)); err != nil {
+		return nil, err
+	}
+	return &Array{dtype: DTypeOf[T](), shape: append([]int(nil), shape...), data: data}, nil
+}
+
+// Scalar returns a rank-0 array holding v.
+func Scalar[T Elem](v T) *Array {
+	return &Array{dtype: DTypeOf[T](), shape: []int{}, data: []T{v}}
+}
+
+// New wraps data, which must be a slice of dtype d's Go type, as an array of
+// the given shape, without copying.
+func New(d DType, shape []int, data any) (*Array, error) {
+	got, ok := sliceDType(data)
+	if !ok || got != d {
+		return nil, fmt.Errorf("tensor: New: data is %T, dtype %s needs a slice of its own Go type", data, d)
+	}
+	if err := checkShape("New", shape, sliceLen(data)); err != nil {
+		return nil, err
+	}
+	return &Array{dtype: d, shape: append([]int{}, shape...), data: data}, nil
+}
+
+// Zeros returns a new zero-filled array.
+func Zeros(d DType, shape ...int) (*Array, error) {
+	if !d.Valid() {
+		return nil, fmt.Errorf("tensor: Zeros: invalid dtype %v", d)
+	}
+	n := 1
+	for _, s := range shape {
+		if s < 0 {
+			return nil, &ShapeError{Op: "Zeros", Shape: shape, Len: -1, Msg: "negative dimension"}
+		}
+		n *= s
+	}
+	return &Array{dtype: d, shape: append([]int{}, shape...), data: MakeSlice(d, n)}, nil
+}
+
+// Arange returns the 1-D array 0, 1, …, n−1 converted to dtype d (as
+// Astype converts: bool gives false, true, true, …).
+func Arange(d DType, n int) *Array {
+	src := make([]int64, n)
+	for i := range src {
+		src[i] = int64(i)
+	}
+	a := &Array{dtype: I64, shape: []int{n}, data: src}
+	return a.Astype(d)
+}
+
+// DType returns the array's dtype.
+func (a *Array) DType() DType { return a.dtype }
+
+// Shape returns a copy of the array's shape.
+func (a *Array) Shape() []int { return append([]int{}, a.shape...) }
+
+// Rank is the number of dimensions.
+func (a *Array) Rank() int { return len(a.shape) }
+
+// Size is the number of elements.
+func (a *Array) Size() int {
+	n := 1
+	for _, d := range a.shape {
+		n *= d
+	}
+	return n
+}
+
+// Data returns the backing slice ([]float32, []float16.Float16, …) without
+// copying.
+func (a *Array) Data() any { return a.data }
+
+// Data returns the array's backing slice as []T, or an error if T is not the
+// array's storage type.
+func Data[T Elem](a *Array) ([]T, error) {
+	s, ok := a.data.([]T)
+	if !ok {
+		var z T
+		return nil, fmt.Errorf("tensor: Data: array is %s, not %T", a.dtype, z)
+	}
+	return s, nil
+}
+
+// Clone returns a deep copy.
+func (a *Array) Clone() *Array {
+	out := &Array{dtype: a.dtype, shape: a.Shape(), data: MakeSlice(a.dtype, a.Size())}
+	copySlice(out.data, a.data)
+	return out
+}
+
+// Reshape returns a view of a with a new shape of the same size; one
+// dimension may be -1 and is inferred.
+func (a *Array) Reshape(shape ...int) (*Array, error) {
+	shape = append([]int{}, shape...)
+	infer, known := -1, 1
+	for i, d := range shape {
+		switch {
+		case d == -1 && infer < 0:
+			infer = i
+		case d < 0:
+			return nil, &ShapeError{Op: "Reshape", Shape: shape, Len: a.Size(), Msg: "bad dimension"}
+		default:
+			known *= d
+		}
+	}
+	if infer >= 0 {
+		if known == 0 || a.Size()%known != 0 {
+			return nil, &ShapeError{Op: "Reshape", Shape: shape, Len: a.Size(), Msg: fmt.Sprintf("cannot infer -1 for %d elements", a.Size())}
+		}
+		shape[infer] = a.Size() / known
+	}
+	if err := checkShape("Reshape", shape, a.Size()); err != nil {
+		return nil, err
+	}
+	return &Array{dtype: a.dtype, shape: shape, data: a.data}, nil
+}
+
+// Equal reports whether a and b have the same dtype and shape and
+// bit-identical elements (two NaNs with the same bits are equal; 0 and −0
+// are not).
+func Equal(a, b *Array) bool {
+	if a.dtype != b.dtype || len(a.shape) != len(b.shape) {
+		return false
+	}
+	for i := range a.shape {
+		if a.shape[i] != b.shape[i] {
+			return false
+		}
+	}
+	for i := 0; i < a.Size(); i++ {
+		if !sameBits(a.data, b.data, i) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameBits(x, y any, i int) bool {
+	switch xv := x.(type) {
+	case []float32:
+		return math.Float32bits(xv[i]) == math.Float32bits(y.([]float32)[i])
+	case []float64:
+		return math.Float64bits(xv[i]) == math.Float64bits(y.([]float64)[i])
+	case []complex64:
+		a, b := xv[i], y.([]complex64)[i]
+		return math.Float32bits(real(a)) == math.Float32bits(real(b)) && math.Float32bits(imag(a)) == math.Float32bits(imag(b))
+	case []complex128:
+		a, b := xv[i], y.([]complex128)[i]
+		return math.Float64bits(real(a)) == math.Float64bits(real(b)) && math.Float64bits(imag(a)) == math.Float64bits(imag(b))
+	}
+	return Index(x, i) == Index(y, i)
+}
+
+// Index returns element i of a typed slice as an interface value.
+func Index(s any, i int) any {
+	switch v := s.(type) {
+	case []bool:
+		return v[i]
+	case []uint8:
+		return v[i]
+	case []uint16:
+		return v[i]
+	case []uint32:
+		return v[i]
+	case []uint64:
+		return v[i]
+	case []int8:
+		return v[i]
+	case []int16:
+		return v[i]
+	case []int32:
+		return v[i]
+	case []int64:
+		return v[i]
+	case []BFloat16:
+		return v[i]
+	case []float16.Float16:
+		return v[i]
+	case []float32:
+		return v[i]
+	case []float64:
+		return v[i]
+	case []complex64:
+		return v[i]
+	case []complex128:
+		return v[i]
+	}
+	panic(fmt.Sprintf("tensor: Index of %T", s))
+}
+
+// FormatElem prints element i (row-major) as the shortest decimal that
+// reads back to the same value at the array's own precision: an f16 0.1
+// prints 0.1, not 0.0999755859375. NaN and infinities print as nan, inf,
+// -inf; complex as (re+imj); bool as true/false.
+func (a *Array) FormatElem(i int) string { return FormatValue(Index(a.data, i)) }
+
+// FormatValue prints one element value as FormatElem does.
+func FormatValue(v any) string {
+	switch x := v.(type) {
+	case float16.Float16:
+		return formatFloat16(float64(x.Float32()), f16Format)
+	case BFloat16:
+		return formatFloat16(float64(x.Float32()), bf16Format)
+	case float32:
+		return formatFloat(float64(x), 32)
+	case float64:
+		return formatFloat(x, 64)
+	case complex64:
+		return formatComplex(formatFloat(float64(real(x)), 32), formatFloat(float64(imag(x)), 32))
+	case complex128:
+		return formatComplex(formatFloat(real(x), 64), formatFloat(imag(x), 64))
+	}
+	return fmt.Sprint(v)
+}
+
+func formatComplex(re, im string) string {
+	if !strings.HasPrefix(im, "-") {
+		im = "+" + im
+	}
+	return "(" + re + im + "j)"
+}
+
+// String prints the dtype, shape and values, NumPy-like:
+// f16[2,2] [[0.5 1] [2 inf]].
+func (a *Array) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s[%s] ", a.dtype, joinDims(a.shape))
+	if a.Size() > 1000 {
+		fmt.Fprintf(&b, "(%d elements)", a.Size())
+		return b.String()
+	}
+	a.writeValues(&b, 0, 0)
+	return b.String()
+}
+
+func (a *Array) writeValues(b *strings.Builder, dim, offset int) int {
+	if dim == len(a.shape) {
+		b.WriteString(a.FormatElem(offset))
+		return offset + 1
+	}
+	b.WriteByte('[')
+	for i := 0; i < a.shape[dim]; i++ {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		offset = a.writeValues(b, dim+1, offset)
+	}
+	b.WriteByte(']')
+	return offset
+}
+
+func joinDims(shape []int) string {
+	parts := make([]string, len(shape))
+	for i, d := range shape {
+		parts[i] = fmt.Sprint(d)
+	}
+	return strings.Join(parts, ",")
+}

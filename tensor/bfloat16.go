@@ -1,0 +1,61 @@
+package tensor
+
+import (
+	"math"
+	"strconv"
+)
+
+// BFloat16 is the bfloat16 format stored in its 16 bits: the top half of an
+// IEEE float32 (1 sign, 8 exponent, 7 fraction bits).
+type BFloat16 uint16
+
+// BFloat16FromFloat32 rounds f to bfloat16, to nearest with ties to even.
+// NaN stays NaN (quiet, with its sign), ±Inf and ±0 are kept, and values
+// beyond the largest finite bfloat16 round to ±Inf as the rounding dictates.
+func BFloat16FromFloat32(f float32) BFloat16 {
+	b := math.Float32bits(f)
+	if b&0x7fffffff > 0x7f800000 { // NaN: keep sign and top payload, force quiet
+		return BFloat16(b>>16 | 0x40)
+	}
+	// Add half an ulp minus one, plus the lowest kept bit: ties go to even.
+	b += 0x7fff + (b>>16)&1
+	return BFloat16(b >> 16)
+}
+
+// BFloat16FromBits returns the bfloat16 with the given bits.
+func BFloat16FromBits(u uint16) BFloat16 { return BFloat16(u) }
+
+// Bits returns the 16 bits of b.
+func (b BFloat16) Bits() uint16 { return uint16(b) }
+
+// Float32 returns b as a float32 (exact).
+func (b BFloat16) Float32() float32 { return math.Float32frombits(uint32(b) << 16) }
+
+// IsNaN reports whether b is a NaN.
+func (b BFloat16) IsNaN() bool { return b&0x7fff > 0x7f80 }
+
+// String prints the shortest decimal that rounds back to b.
+func (b BFloat16) String() string { return formatFloat16(float64(b.Float32()), bf16Format) }
+
+// formatFloat16 prints x (a value of the 16-bit format) as the shortest
+// decimal that rounds back to the same 16-bit value.
+func formatFloat16(x float64, f smallFormat) string {
+	switch {
+	case math.IsNaN(x):
+		return "nan"
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	want := f.fromFloat64(x)
+	for prec := 1; prec < 17; prec++ {
+		s := strconv.FormatFloat(x, 'g', prec, 64)
+		if y, err := strconv.ParseFloat(s, 64); err == nil && f.fromFloat64(y) == want {
+			// Reprint the shortest decimal in Go's shortest style, so 3e+02
+			// reads 300 as it would for a float32.
+			return strconv.FormatFloat(y, 'g', -1, 64)
+		}
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
