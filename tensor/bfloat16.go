@@ -40,13 +40,8 @@ func (b BFloat16) String() string { return formatFloat16(float64(b.Float32()), b
 // formatFloat16 prints x (a value of the 16-bit format) as the shortest
 // decimal that rounds back to the same 16-bit value.
 func formatFloat16(x float64, f smallFormat) string {
-	switch {
-	case math.IsNaN(x):
-		return "nan"
-	case math.IsInf(x, 1):
-		return "inf"
-	case math.IsInf(x, -1):
-		return "-inf"
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return formatFloat(x, 64)
 	}
 	want := f.fromFloat64(x)
 	for prec := 1; prec < 17; prec++ {
