@@ -1,0 +1,312 @@
+package trace
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/kiln-go/kiln/promote"
+	"github.com/kiln-go/kiln/tensor"
+)
+
+// Abstract describes one program input: its type and shape.
+type Abstract struct {
+	Type  promote.Type
+	Shape []int
+}
+
+// builder is the state of one trace: the program so far and the first error.
+type builder struct {
+	prog *Program
+	cfg  promote.Config
+	err  error
+}
+
+// literal is a Python-like scalar not yet given its final dtype.
+type literal struct {
+	kind tensor.Kind // KindBool, KindInt, KindFloat or KindComplex
+	b    bool
+	i    int64
+	f    float64
+	c    complex128
+}
+
+// Value is an abstract array inside a traced function. Values are small and
+// passed by value. A Value made by Int, Float, Complex, Bool or Const
+// outside a trace is free: ops between free values record a small
+// expression that is replayed into the program when it meets a traced value
+// or is returned from the traced function.
+//
+// Builder methods never return errors: the first error sticks to the trace,
+// with the op and the caller's file:line, and Trace returns it. Ops on a
+// failed trace return inert Values.
+type Value struct {
+	b      *builder
+	v      *Var                   // a traced value
+	lit    *literal               // a literal awaiting its dtype
+	replay func(b *builder) Value // a free expression
+	konst  *tensor.Array          // a free constant array
+}
+
+// Int is a weak integer literal (i64*, or i32* with 32-bit defaults), like a
+// Python int in JAX: it takes the dtype of the array it meets.
+func Int(v int64) Value { return Value{lit: &literal{kind: tensor.KindInt, i: v}} }
+
+// Float is a weak float literal (f64*, or f32* with 32-bit defaults).
+func Float(v float64) Value { return Value{lit: &literal{kind: tensor.KindFloat, f: v}} }
+
+// Complex is a weak complex literal (c128*, or c64* with 32-bit defaults).
+func Complex(v complex128) Value { return Value{lit: &literal{kind: tensor.KindComplex, c: v}} }
+
+// Bool is a bool literal; bool is never weak.
+func Bool(v bool) Value { return Value{lit: &literal{kind: tensor.KindBool, b: v}} }
+
+// Const is a strong constant array, copied when the program is traced.
+func Const(a *tensor.Array) Value { return Value{konst: a.Clone()} }
+
+// Trace traces fn over abstract inputs into a program. The first error of
+// the trace (a *ShapeError, *DTypeError or *OpError) is returned.
+func Trace(cfg promote.Config, inputs []Abstract, fn func(args []Value) []Value) (*Program, error) {
+	b := &builder{cfg: cfg, prog: &Program{Config: cfg}}
+	args := make([]Value, len(inputs))
+	for i, in := range inputs {
+		if in.Type.DType == tensor.Bool {
+			in.Type.Weak = false
+		}
+		for _, d := range in.Shape {
+			if d < 0 {
+				return nil, &ShapeError{Op: "param", Shapes: [][]int{in.Shape}, Msg: fmt.Sprintf("input %d has a negative dimension in %s", i, shapeString(in.Shape))}
+			}
+		}
+		v := b.newVar(in.Type, in.Shape)
+		b.prog.Inputs = append(b.prog.Inputs, v)
+		args[i] = Value{b: b, v: v}
+	}
+	outs := fn(args)
+	for _, o := range outs {
+		v := b.attach(o, "output")
+		if b.err != nil {
+			break
+		}
+		b.prog.Outputs = append(b.prog.Outputs, b.materialize(v, "output"))
+	}
+	if b.err != nil {
+		return nil, b.err
+	}
+	if len(outs) == 0 {
+		return nil, &OpError{Op: "output", Pos: callerPos(), Err: errors.New("the traced function returned no values")}
+	}
+	b.prog.NumVars = b.nextID()
+	return b.prog, nil
+}
+
+func (b *builder) nextID() int {
+	n := len(b.prog.Inputs)
+	for _, e := range b.prog.Eqns {
+		n = max(n, e.Out.ID+1)
+	}
+	return n
+}
+
+func (b *builder) newVar(t promote.Type, shape []int) *Var {
+	v := &Var{ID: b.prog.NumVars, Type: t, Shape: append([]int{}, shape...)}
+	b.prog.NumVars++
+	return v
+}
+
+// fail records the first error of the trace.
+func (b *builder) fail(err error) Value {
+	if b.err == nil {
+		b.err = err
+	}
+	return Value{b: b}
+}
+
+func (b *builder) shapeErr(op string, msg string, shapes ...[]int) Value {
+	return b.fail(&ShapeError{Op: op, Pos: callerPos(), Shapes: shapes, Msg: msg})
+}
+
+func (b *builder) dtypeErr(op string, msg string, types ...promote.Type) Value {
+	return b.fail(&DTypeError{Op: op, Pos: callerPos(), Types: types, Msg: msg})
+}
+
+func (b *builder) opErr(op string, err error) Value {
+	return b.fail(&OpError{Op: op, Pos: callerPos(), Err: err})
+}
+
+// emit appends an equation and returns its result.
+func (b *builder) emit(op Op, args []*Var, t promote.Type, shape []int, p Params, why string) Value {
+	if t.DType == tensor.Bool {
+		t.Weak = false
+	}
+	out := b.newVar(t, shape)
+	b.prog.Eqns = append(b.prog.Eqns, &Eqn{Op: op, Args: args, Out: out, Params: p, Pos: callerPos(), Why: why})
+	return Value{b: b, v: out}
+}
+
+// builderOf finds the trace the operands belong to; nil when all are free.
+// Values of two different traces are an error.
+func builderOf(op string, xs ...Value) (*builder, bool) {
+	var b *builder
+	for _, x := range xs {
+		if x.b != nil {
+			if b != nil && b != x.b {
+				b.opErr(op, errors.New("operands come from two different traces"))
+				return b, false
+			}
+			b = x.b
+		}
+	}
+	return b, true
+}
+
+// attach brings x into trace b: free expressions are replayed and free
+// constants become const equations; literals stay literals.
+func (b *builder) attach(x Value, op string) Value {
+	switch {
+	case x.b == b && (x.v != nil || x.lit != nil):
+		return x
+	case x.b != nil && x.b != b:
+		return b.opErr(op, errors.New("a value from another trace was used"))
+	case x.replay != nil:
+		return x.replay(b)
+	case x.lit != nil:
+		return Value{b: b, lit: x.lit}
+	case x.konst != nil:
+		return b.emit(OpConst, nil, promote.Strong(x.konst.DType()), x.konst.Shape(), Params{Value: x.konst}, "")
+	}
+	return Value{b: b} // an inert value of a failed trace, or the zero Value
+}
+
+// litType is the type of a literal before it meets anything.
+func (b *builder) litType(l *literal) promote.Type {
+	switch l.kind {
+	case tensor.KindInt:
+		return promote.WeakOf(b.cfg.DefaultInt())
+	case tensor.KindFloat:
+		return promote.WeakOf(b.cfg.DefaultFloat())
+	case tensor.KindComplex:
+		return promote.WeakOf(b.cfg.DefaultComplex())
+	}
+	return promote.Strong(tensor.Bool)
+}
+
+// typeOf is the type of an attached value.
+func (b *builder) typeOf(x Value) promote.Type {
+	if x.lit != nil {
+		return b.litType(x.lit)
+	}
+	return x.v.Type
+}
+
+func shapeOf(x Value) []int {
+	if x.v != nil {
+		return x.v.Shape
+	}
+	return nil
+}
+
+// literalArray makes the rank-0 array of a literal at dtype d, checking
+// that an integer literal fits an integer dtype.
+func literalArray(l *literal, d tensor.DType) (*tensor.Array, error) {
+	var src *tensor.Array
+	switch l.kind {
+	case tensor.KindInt:
+		if d.IsInteger() || d == tensor.Bool {
+			if err := promote.CheckIntLiteral(l.i, d); err != nil {
+				return nil, err
+			}
+		}
+		src = tensor.Scalar(l.i)
+	case tensor.KindFloat:
+		src = tensor.Scalar(l.f)
+	case tensor.KindComplex:
+		src = tensor.Scalar(l.c)
+	default:
+		src = tensor.Scalar(l.b)
+	}
+	return src.Astype(d), nil
+}
+
+// to converts an attached value to type t for op: literals are materialized
+// at t's dtype (an overflow is an error), arrays get an explicit convert
+// whose note says why. The result is a traced Var, or nil after an error.
+func (b *builder) to(x Value, t promote.Type, op, why string) *Var {
+	if b.err != nil {
+		return nil
+	}
+	if x.lit != nil {
+		a, err := literalArray(x.lit, t.DType)
+		if err != nil {
+			b.opErr(op, err)
+			return nil
+		}
+		return b.emit(OpConst, nil, t, nil, Params{Value: a}, "").v
+	}
+	if x.v == nil {
+		return nil
+	}
+	if x.v.Type == t {
+		return x.v
+	}
+	return b.emit(OpConvert, []*Var{x.v}, t, x.v.Shape, Params{DType: t.DType}, why).v
+}
+
+// materialize turns an attached value into a Var at its own type.
+func (b *builder) materialize(x Value, op string) *Var {
+	if x.lit != nil {
+		return b.to(x, b.litType(x.lit), op, "")
+	}
+	return x.v
+}
+
+// Type returns the value's dtype and weak flag (literals at their default
+// width). A value of a failed trace has the zero type.
+func (x Value) Type() promote.Type {
+	switch {
+	case x.v != nil:
+		return x.v.Type
+	case x.lit != nil:
+		b := x.b
+		if b == nil {
+			b = &builder{}
+		}
+		return b.litType(x.lit)
+	case x.konst != nil:
+		return promote.Strong(x.konst.DType())
+	case x.replay != nil:
+		if v := x.probe(); v.v != nil || v.lit != nil {
+			return v.Type()
+		}
+	}
+	return promote.Type{}
+}
+
+// DType returns the value's dtype.
+func (x Value) DType() tensor.DType { return x.Type().DType }
+
+// Shape returns the value's shape (a copy).
+func (x Value) Shape() []int {
+	switch {
+	case x.v != nil:
+		return append([]int{}, x.v.Shape...)
+	case x.konst != nil:
+		return x.konst.Shape()
+	case x.replay != nil:
+		return x.probe().Shape()
+	}
+	return []int{}
+}
+
+// probe replays a free expression into a scratch trace to learn its type.
+func (x Value) probe() Value {
+	b := &builder{prog: &Program{}}
+	return x.replay(b)
+}
+
+// Err returns the error of the trace x belongs to, if any.
+func (x Value) Err() error {
+	if x.b != nil {
+		return x.b.err
+	}
+	return nil
+}

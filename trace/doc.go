@@ -1,0 +1,43 @@
+// Package trace turns a Go function over abstract arrays into a program of
+// primitive ops, jaxpr-style, with every dtype decided on the promotion
+// lattice and every implicit conversion made an explicit convert.
+//
+// The ops are declared once, in the table of op.go (name, class, arity,
+// operand domain, inexact, fusible, transcendental); the tracer, the
+// printers, the lowering passes and the kernels all read it.
+//
+// Conventions of a traced Program:
+//   - Elementwise operands have one dtype (converts are explicit); their
+//     shapes broadcast NumPy-style to the result (lowering makes broadcasts
+//     explicit).
+//   - Literals (Int, Float, Complex) are weak: they take the dtype the
+//     promotion gives them and become const equations at that final dtype;
+//     an integer literal that does not fit it is an error at trace time
+//     (jnp.int8(1) + 1000 raises OverflowError in JAX), a float literal
+//     beyond f16's range becomes ±Inf.
+//   - Sums and products of bool and narrow ints accumulate in the default
+//     int (unsigned: default uint); sums, products and means of f16/bf16
+//     convert to f32, reduce, and convert back once (JAX's
+//     upcast_f16_for_computation); mean is reduce_sum then div by the count.
+//   - Errors stick: the first failing op records a *ShapeError, *DTypeError
+//     or *OpError (wrapping *promote.PromotionError or
+//     *promote.OverflowError) with the op and the caller's file:line, and
+//     Trace returns it. Later ops return inert values.
+//
+// Choices where JAX and NumPy are silent or differ (pinned here):
+//   - floor, ceil and round return integer and bool operands unchanged (JAX);
+//     round is half to even.
+//   - floordiv and rem of bool compute in the default int; of complex they
+//     are errors. pow of bool is an error.
+//   - Ordering complex numbers is an error everywhere: lt/le/gt/ge,
+//     maximum/minimum, max/min/argmax/argmin reductions.
+//   - abs, real and imag of complex give the real-part dtype; of reals,
+//     real and conj are the identity and imag is zeros.
+//   - where(c, a, b) with a non-bool c means c != 0 (jax.numpy.where).
+//   - Slices take positive steps only; negative start and stop count from
+//     the end and are clamped, as in Python.
+//   - Reductions keep the operand's weak flag; argmax/argmin give the
+//     default int, strong.
+//   - Caller positions skip Kiln's own non-test files (trace and the root
+//     package) and are printed as dir/file.go:line.
+package trace

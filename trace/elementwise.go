@@ -1,0 +1,348 @@
+package trace
+
+import (
+	"fmt"
+
+	"github.com/kiln-go/kiln/promote"
+	"github.com/kiln-go/kiln/tensor"
+)
+
+// BroadcastShapes returns the NumPy broadcast of shapes, or ok=false.
+func BroadcastShapes(shapes ...[]int) ([]int, bool) {
+	rank := 0
+	for _, s := range shapes {
+		rank = max(rank, len(s))
+	}
+	out := make([]int, rank)
+	for i := range out {
+		out[i] = 1
+	}
+	for _, s := range shapes {
+		off := rank - len(s)
+		for i, d := range s {
+			switch {
+			case out[off+i] == d || d == 1:
+			case out[off+i] == 1:
+				out[off+i] = d
+			default:
+				return nil, false
+			}
+		}
+	}
+	return out, true
+}
+
+// elementwise applies an elementwise op to operands, NumPy-broadcast and
+// promoted per the op table and SPEC §2.
+func elementwise(op Op, xs ...Value) Value {
+	name := op.String()
+	b, ok := builderOf(name, xs...)
+	if b == nil {
+		return freeOp(func(b *builder) Value { return elementwise(op, attachAll(b, name, xs)...) })
+	}
+	if !ok || b.err != nil {
+		return Value{b: b}
+	}
+	xs = attachAll(b, name, xs)
+	types := make([]promote.Type, len(xs))
+	shapes := make([][]int, len(xs))
+	for i, x := range xs {
+		if b.err != nil || (x.v == nil && x.lit == nil) {
+			return Value{b: b}
+		}
+		types[i], shapes[i] = b.typeOf(x), shapeOf(x)
+	}
+	shape, ok := BroadcastShapes(shapes...)
+	if !ok {
+		return b.shapeErr(name, "shapes "+joinShapes(shapes)+" do not broadcast", shapes...)
+	}
+	var cond Value
+	if op == OpSelect {
+		cond, xs, types = xs[0], xs[1:], types[1:]
+	}
+	common, err := b.cfg.ResultType(types...)
+	if err != nil {
+		return b.opErr(name, err)
+	}
+	compute, why := common, "promote "+joinTypes(types)+" -> "+common.String()+" ("+b.cfg.RuleSet().Name()+")"
+	if len(types) == 1 {
+		why = ""
+	}
+	info := op.Info()
+	switch {
+	case info.Inexact:
+		compute = b.cfg.Inexact(common)
+		if compute != common {
+			why = name + " computes in " + compute.String()
+		}
+	case info.Domain == DomainNonComplexNumeric:
+		if common.DType.IsComplex() {
+			return b.dtypeErr(name, name+" is not defined for complex "+common.String(), types...)
+		}
+		compute = b.cfg.Numeric(common)
+		if compute != common {
+			why = name + " of bool computes in " + compute.String()
+		}
+	}
+	if msg := domainError(op, compute.DType); msg != "" {
+		return b.dtypeErr(name, msg, types...)
+	}
+	args := make([]*Var, 0, 3)
+	if op == OpSelect {
+		c := b.to(cond, promote.Strong(tensor.Bool), name, "")
+		if c == nil {
+			return Value{b: b}
+		}
+		args = append(args, c)
+	}
+	for _, x := range xs {
+		v := b.to(x, compute, name, why)
+		if v == nil {
+			return Value{b: b}
+		}
+		args = append(args, v)
+	}
+	out := compute
+	switch {
+	case info.Compare:
+		out = promote.Strong(tensor.Bool)
+	case op == OpAbs || op == OpReal || op == OpImag:
+		out.DType = compute.DType.RealPart()
+	}
+	return b.emit(op, args, out, shape, Params{}, "")
+}
+
+// domainError says why op rejects dtype d, or "" if it accepts it.
+func domainError(op Op, d tensor.DType) string {
+	info := op.Info()
+	switch info.Domain {
+	case DomainNoBool:
+		if d == tensor.Bool {
+			switch op {
+			case OpSub:
+				return "numpy boolean subtract is not supported; use xor (^) or logical ops instead"
+			case OpNeg:
+				return "numpy boolean negative is not supported; use not (~) instead"
+			}
+			return op.String() + " is not defined for bool; convert with astype first"
+		}
+	case DomainIntegral:
+		if !(d == tensor.Bool || d.IsInteger()) || (info.NoBool && d == tensor.Bool) {
+			want := "bool or integer"
+			if info.NoBool {
+				want = "integer"
+			}
+			return fmt.Sprintf("%s needs %s operands, not %s", op, want, d)
+		}
+	case DomainOrdered:
+		if d.IsComplex() {
+			return fmt.Sprintf("%s: complex numbers (%s) have no order; compare real/imag parts or abs instead", op, d)
+		}
+	}
+	if (op == OpMax || op == OpMin) && d.IsComplex() {
+		return fmt.Sprintf("%s: complex numbers (%s) have no order", op, d)
+	}
+	return ""
+}
+
+func attachAll(b *builder, op string, xs []Value) []Value {
+	out := make([]Value, len(xs))
+	for i, x := range xs {
+		out[i] = b.attach(x, op)
+	}
+	return out
+}
+
+// freeOp records an op between free values, replayed on first use.
+func freeOp(replay func(b *builder) Value) Value { return Value{replay: replay} }
+
+func joinShapes(shapes [][]int) string {
+	s := ""
+	for i, sh := range shapes {
+		if i > 0 {
+			s += " and "
+		}
+		s += shapeString(sh)
+	}
+	return s
+}
+
+func joinTypes(ts []promote.Type) string {
+	s := ""
+	for i, t := range ts {
+		if i > 0 {
+			s += ", "
+		}
+		s += t.String()
+	}
+	return s
+}
+
+// Add returns x + y (or for bool).
+func (x Value) Add(y Value) Value { return elementwise(OpAdd, x, y) }
+
+// Sub returns x − y; bool operands are an error, as in NumPy.
+func (x Value) Sub(y Value) Value { return elementwise(OpSub, x, y) }
+
+// Mul returns x × y (and for bool).
+func (x Value) Mul(y Value) Value { return elementwise(OpMul, x, y) }
+
+// Div returns the true quotient x / y, in an inexact dtype.
+func (x Value) Div(y Value) Value { return elementwise(OpDiv, x, y) }
+
+// FloorDiv returns x // y with floor semantics (integer division by zero gives 0).
+func (x Value) FloorDiv(y Value) Value { return elementwise(OpFloorDiv, x, y) }
+
+// Rem returns x % y with the sign of y, as Python and NumPy.
+func (x Value) Rem(y Value) Value { return elementwise(OpRem, x, y) }
+
+// Pow returns x ** y.
+func (x Value) Pow(y Value) Value { return elementwise(OpPow, x, y) }
+
+// Maximum returns the elementwise maximum, propagating NaN (numpy.maximum).
+func (x Value) Maximum(y Value) Value { return elementwise(OpMax, x, y) }
+
+// Minimum returns the elementwise minimum, propagating NaN (numpy.minimum).
+func (x Value) Minimum(y Value) Value { return elementwise(OpMin, x, y) }
+
+// And returns x & y: logical for bool, bitwise for integers.
+func (x Value) And(y Value) Value { return elementwise(OpAnd, x, y) }
+
+// Or returns x | y.
+func (x Value) Or(y Value) Value { return elementwise(OpOr, x, y) }
+
+// Xor returns x ^ y.
+func (x Value) Xor(y Value) Value { return elementwise(OpXor, x, y) }
+
+// Shl returns x << y for integers (shifts of the width or more give 0).
+func (x Value) Shl(y Value) Value { return elementwise(OpShl, x, y) }
+
+// Shr returns x >> y for integers: arithmetic for signed, logical for unsigned.
+func (x Value) Shr(y Value) Value { return elementwise(OpShr, x, y) }
+
+// Eq returns x == y as bool.
+func (x Value) Eq(y Value) Value { return elementwise(OpEq, x, y) }
+
+// Ne returns x != y as bool.
+func (x Value) Ne(y Value) Value { return elementwise(OpNe, x, y) }
+
+// Lt returns x < y as bool.
+func (x Value) Lt(y Value) Value { return elementwise(OpLt, x, y) }
+
+// Le returns x <= y as bool.
+func (x Value) Le(y Value) Value { return elementwise(OpLe, x, y) }
+
+// Gt returns x > y as bool.
+func (x Value) Gt(y Value) Value { return elementwise(OpGt, x, y) }
+
+// Ge returns x >= y as bool.
+func (x Value) Ge(y Value) Value { return elementwise(OpGe, x, y) }
+
+// Neg returns −x.
+func (x Value) Neg() Value { return elementwise(OpNeg, x) }
+
+// Abs returns |x|; complex gives its real-part dtype.
+func (x Value) Abs() Value { return elementwise(OpAbs, x) }
+
+// Sign returns −1, 0 or 1 (NaN stays NaN); for complex, x/|x|.
+func (x Value) Sign() Value { return elementwise(OpSign, x) }
+
+// Exp returns eˣ.
+func (x Value) Exp() Value { return elementwise(OpExp, x) }
+
+// Log returns the natural logarithm.
+func (x Value) Log() Value { return elementwise(OpLog, x) }
+
+// Log1p returns log(1 + x).
+func (x Value) Log1p() Value { return elementwise(OpLog1p, x) }
+
+// Expm1 returns eˣ − 1.
+func (x Value) Expm1() Value { return elementwise(OpExpm1, x) }
+
+// Sqrt returns √x.
+func (x Value) Sqrt() Value { return elementwise(OpSqrt, x) }
+
+// Rsqrt returns 1/√x.
+func (x Value) Rsqrt() Value { return elementwise(OpRsqrt, x) }
+
+// Sin returns sin x.
+func (x Value) Sin() Value { return elementwise(OpSin, x) }
+
+// Cos returns cos x.
+func (x Value) Cos() Value { return elementwise(OpCos, x) }
+
+// Tan returns tan x.
+func (x Value) Tan() Value { return elementwise(OpTan, x) }
+
+// Tanh returns tanh x.
+func (x Value) Tanh() Value { return elementwise(OpTanh, x) }
+
+// Logistic returns 1/(1 + e⁻ˣ).
+func (x Value) Logistic() Value { return elementwise(OpLogistic, x) }
+
+// Floor rounds toward −∞; integers and bools are returned unchanged (JAX).
+func (x Value) Floor() Value { return roundingOp(OpFloor, x) }
+
+// Ceil rounds toward +∞; integers and bools are returned unchanged.
+func (x Value) Ceil() Value { return roundingOp(OpCeil, x) }
+
+// Round rounds half to even, as NumPy; integers and bools are unchanged.
+func (x Value) Round() Value { return roundingOp(OpRound, x) }
+
+func roundingOp(op Op, x Value) Value {
+	if t := x.Type(); t.DType == tensor.Bool || t.DType.IsInteger() {
+		return x
+	}
+	return elementwise(op, x)
+}
+
+// IsNaN reports which elements are NaN (false for integers).
+func (x Value) IsNaN() Value { return elementwise(OpIsNaN, x) }
+
+// IsFinite reports which elements are finite (true for integers).
+func (x Value) IsFinite() Value { return elementwise(OpIsFinite, x) }
+
+// Real returns the real part (x itself for real dtypes).
+func (x Value) Real() Value { return elementwise(OpReal, x) }
+
+// Imag returns the imaginary part (zeros for real dtypes).
+func (x Value) Imag() Value { return elementwise(OpImag, x) }
+
+// Conj returns the complex conjugate (x itself for real dtypes).
+func (x Value) Conj() Value { return elementwise(OpConj, x) }
+
+// Not returns ~x: logical not for bool, bitwise not for integers.
+func (x Value) Not() Value { return elementwise(OpNot, x) }
+
+// Where returns cond ? a : b elementwise. A non-bool cond means cond != 0,
+// as in jax.numpy.where; a and b are promoted together.
+func Where(cond, a, b Value) Value {
+	if t := cond.Type(); (cond.v != nil || cond.lit != nil || cond.konst != nil) && t.DType != tensor.Bool {
+		cond = cond.Ne(Int(0))
+	}
+	return elementwise(OpSelect, cond, a, b)
+}
+
+// Astype converts x to dtype d. The result is strong, as jax.numpy's astype.
+func (x Value) Astype(d tensor.DType) Value {
+	b, _ := builderOf("convert", x)
+	if b == nil {
+		return freeOp(func(b *builder) Value { return b.attach(x, "convert").Astype(d) })
+	}
+	x = b.attach(x, "convert")
+	if b.err != nil {
+		return Value{b: b}
+	}
+	if !d.Valid() {
+		return b.dtypeErr("convert", fmt.Sprintf("invalid dtype %v", d))
+	}
+	v := b.materialize(x, "convert")
+	if v == nil {
+		return Value{b: b}
+	}
+	t := promote.Strong(d)
+	if v.Type == t {
+		return Value{b: b, v: v}
+	}
+	return b.emit(OpConvert, []*Var{v}, t, v.Shape, Params{DType: d}, "astype")
+}

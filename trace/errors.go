@@ -1,0 +1,100 @@
+package trace
+
+import (
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/kiln-go/kiln/promote"
+)
+
+// ShapeError reports operand shapes an op cannot take: shapes that do not
+// broadcast, a bad axis, a reshape of the wrong size, an out-of-range slice.
+type ShapeError struct {
+	Op     string
+	Pos    Pos
+	Shapes [][]int
+	Msg    string
+}
+
+func (e *ShapeError) Error() string { return errorText(e.Op, e.Pos, e.Msg) }
+
+// DTypeError reports an operand dtype an op does not accept: bitwise ops on
+// floats, subtracting bools, ordering complex values.
+type DTypeError struct {
+	Op    string
+	Pos   Pos
+	Types []promote.Type
+	Msg   string
+}
+
+func (e *DTypeError) Error() string { return errorText(e.Op, e.Pos, e.Msg) }
+
+// OpError wraps an error from promotion (*promote.PromotionError,
+// *promote.OverflowError) or from misuse of the tracer, with the op and the
+// caller's position. errors.As finds the wrapped error too.
+type OpError struct {
+	Op  string
+	Pos Pos
+	Err error
+}
+
+func (e *OpError) Error() string {
+	msg := e.Err.Error()
+	msg = strings.TrimPrefix(msg, "promote: ")
+	return errorText(e.Op, e.Pos, msg)
+}
+
+// Unwrap returns the wrapped error.
+func (e *OpError) Unwrap() error { return e.Err }
+
+func errorText(op string, pos Pos, msg string) string {
+	where := ""
+	if p := pos.String(); p != "" {
+		where = " at " + p
+	}
+	return fmt.Sprintf("trace: %s%s: %s", op, where, msg)
+}
+
+func shapeString(s []int) string { return "[" + joinInts(s, ",") + "]" }
+
+// ownDirs are the directories of Kiln's packages whose frames are skipped
+// when looking for the user's line: trace and the root package. Frames are
+// matched by file, not function name, because inlined closures carry their
+// caller's name.
+var ownDirs = func() map[string]bool {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return nil
+	}
+	dir := filepath.Dir(file)
+	return map[string]bool{dir: true, filepath.Dir(dir): true}
+}()
+
+// isOwnFrame reports whether a frame belongs to Kiln's tracing machinery
+// (or the runtime and reflect calling into user code).
+func isOwnFrame(f runtime.Frame) bool {
+	if f.File == "" || strings.HasPrefix(f.Function, "runtime.") || strings.HasPrefix(f.Function, "reflect.") {
+		return true
+	}
+	return ownDirs[filepath.Dir(f.File)] && !strings.HasSuffix(f.File, "_test.go")
+}
+
+// callerPos is the first stack frame outside Kiln's own packages: the
+// user's line that asked for the op. The file is shortened to its last
+// directory and name ("kiln/foo_test.go").
+func callerPos() Pos {
+	var pcs [32]uintptr
+	n := runtime.Callers(2, pcs[:])
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		f, more := frames.Next()
+		if !isOwnFrame(f) {
+			return Pos{File: filepath.Join(filepath.Base(filepath.Dir(f.File)), filepath.Base(f.File)), Line: f.Line}
+		}
+		if !more {
+			return Pos{}
+		}
+	}
+}

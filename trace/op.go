@@ -1,0 +1,258 @@
+package trace
+
+import "fmt"
+
+// Op is a primitive operation of a traced program. Every op is declared once,
+// in the ops table below; the tracer, the printers, the lowering passes, the
+// kernels and the reference evaluator all read that table.
+type Op uint8
+
+// The primitive ops. The order is the table order and carries no meaning.
+const (
+	OpInvalid Op = iota
+
+	// Leaves.
+	OpParam // an input of the program
+	OpConst // a literal or constant array, already at its final dtype
+
+	// Elementwise unary.
+	OpConvert // astype and every implicit promotion; Params.DType is the target
+	OpNeg
+	OpAbs
+	OpSign
+	OpExp
+	OpLog
+	OpLog1p
+	OpExpm1
+	OpSqrt
+	OpRsqrt
+	OpSin
+	OpCos
+	OpTan
+	OpTanh
+	OpLogistic
+	OpFloor
+	OpCeil
+	OpRound // half to even, as NumPy
+	OpIsNaN
+	OpIsFinite
+	OpReal
+	OpImag
+	OpConj
+	OpNot // logical not on bool, bitwise not on integers
+
+	// Elementwise binary. Operands have one dtype (converts are explicit);
+	// shapes broadcast NumPy-style in a traced program and are made equal by
+	// explicit broadcast_in_dim when lowered.
+	OpAdd
+	OpSub
+	OpMul
+	OpDiv
+	OpFloorDiv
+	OpRem
+	OpPow
+	OpMax
+	OpMin
+	OpAnd
+	OpOr
+	OpXor
+	OpShl
+	OpShr
+	OpEq
+	OpNe
+	OpLt
+	OpLe
+	OpGt
+	OpGe
+
+	// Elementwise ternary.
+	OpSelect // select(pred bool, on_true, on_false)
+
+	// Structural.
+	OpBroadcastInDim // Params.Shape, Params.Dims: operand dim i → result dim Dims[i]
+	OpReshape        // Params.Shape
+	OpTranspose      // Params.Perm
+	OpSlice          // Params.Start, Limit, Stride (Stride > 0)
+	OpConcat         // Params.Axis; variadic
+
+	// Reductions over Params.Axes (sorted, unique); the result drops those
+	// axes unless Params.KeepDims.
+	OpReduceSum
+	OpReduceProd
+	OpReduceMax
+	OpReduceMin
+	OpArgMax // index of the first maximum (first NaN wins), Params.DType
+	OpArgMin
+
+	// Contraction.
+	OpDot // dot_general with Params.Dot batch and contracting dims
+
+	numOps
+)
+
+// NumOps is the number of ops, including OpInvalid.
+const NumOps = int(numOps)
+
+// Class groups ops that share structure: arity, shape rule and how they fuse.
+type Class uint8
+
+// The op classes.
+const (
+	ClassLeaf Class = iota
+	ClassUnary
+	ClassBinary
+	ClassTernary
+	ClassStructural
+	ClassReduce
+	ClassDot
+)
+
+var classNames = [...]string{"leaf", "unary", "binary", "ternary", "structural", "reduce", "dot"}
+
+func (c Class) String() string { return classNames[c] }
+
+// Domain is the set of operand dtypes an op accepts once its operands have
+// been promoted; a violation is a *DTypeError at trace time.
+type Domain uint8
+
+// The operand domains.
+const (
+	DomainAny               Domain = iota // every dtype
+	DomainNoBool                          // every dtype but bool (neg, sub, sign)
+	DomainIntegral                        // bool and integers (bitwise, shifts: ints only — see OpInfo.NoBool)
+	DomainOrdered                         // not complex (ordering comparisons, floor, ceil, round)
+	DomainNonComplexNumeric               // not complex, bool promoted to the default int first (floordiv, rem)
+)
+
+// OpInfo is one row of the op table.
+type OpInfo struct {
+	Name    string // as printed: "add", "convert", "reduce_sum"
+	Symbol  string // infix form for the expression printer ("+"), or ""
+	Class   Class
+	Arity   int // operand count; -1 for variadic
+	Domain  Domain
+	NoBool  bool // bool operands rejected even where the domain allows integers
+	Compare bool // result is bool
+	// Inexact ops map integer and bool operands to floats (SPEC §2: bool and
+	// ints up to 32 bits → f32, 64-bit ints → f64) before computing.
+	Inexact bool
+	// Fusible ops can run inside an elementwise loop fusion.
+	Fusible bool
+	// Transcendental ops are only required to be within the SPEC §3 ulp
+	// bounds, not bit-exact, across backends.
+	Transcendental bool
+}
+
+var ops = [numOps]OpInfo{
+	OpInvalid: {Name: "invalid"},
+	OpParam:   {Name: "param", Class: ClassLeaf},
+	OpConst:   {Name: "const", Class: ClassLeaf, Fusible: true},
+
+	OpConvert:  {Name: "convert", Class: ClassUnary, Arity: 1, Fusible: true},
+	OpNeg:      {Name: "neg", Symbol: "-", Class: ClassUnary, Arity: 1, Domain: DomainNoBool, Fusible: true},
+	OpAbs:      {Name: "abs", Class: ClassUnary, Arity: 1, Fusible: true},
+	OpSign:     {Name: "sign", Class: ClassUnary, Arity: 1, Domain: DomainNoBool, Fusible: true},
+	OpExp:      {Name: "exp", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
+	OpLog:      {Name: "log", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
+	OpLog1p:    {Name: "log1p", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
+	OpExpm1:    {Name: "expm1", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
+	OpSqrt:     {Name: "sqrt", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true},
+	OpRsqrt:    {Name: "rsqrt", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
+	OpSin:      {Name: "sin", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
+	OpCos:      {Name: "cos", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
+	OpTan:      {Name: "tan", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
+	OpTanh:     {Name: "tanh", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
+	OpLogistic: {Name: "logistic", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
+	OpFloor:    {Name: "floor", Class: ClassUnary, Arity: 1, Domain: DomainOrdered, Fusible: true},
+	OpCeil:     {Name: "ceil", Class: ClassUnary, Arity: 1, Domain: DomainOrdered, Fusible: true},
+	OpRound:    {Name: "round", Class: ClassUnary, Arity: 1, Domain: DomainOrdered, Fusible: true},
+	OpIsNaN:    {Name: "isnan", Class: ClassUnary, Arity: 1, Compare: true, Fusible: true},
+	OpIsFinite: {Name: "isfinite", Class: ClassUnary, Arity: 1, Compare: true, Fusible: true},
+	OpReal:     {Name: "real", Class: ClassUnary, Arity: 1, Fusible: true},
+	OpImag:     {Name: "imag", Class: ClassUnary, Arity: 1, Fusible: true},
+	OpConj:     {Name: "conj", Class: ClassUnary, Arity: 1, Fusible: true},
+	OpNot:      {Name: "not", Symbol: "~", Class: ClassUnary, Arity: 1, Domain: DomainIntegral, Fusible: true},
+
+	OpAdd:      {Name: "add", Symbol: "+", Class: ClassBinary, Arity: 2, Fusible: true},
+	OpSub:      {Name: "sub", Symbol: "-", Class: ClassBinary, Arity: 2, Domain: DomainNoBool, Fusible: true},
+	OpMul:      {Name: "mul", Symbol: "*", Class: ClassBinary, Arity: 2, Fusible: true},
+	OpDiv:      {Name: "div", Symbol: "/", Class: ClassBinary, Arity: 2, Inexact: true, Fusible: true},
+	OpFloorDiv: {Name: "floordiv", Symbol: "//", Class: ClassBinary, Arity: 2, Domain: DomainNonComplexNumeric, Fusible: true},
+	OpRem:      {Name: "rem", Symbol: "%", Class: ClassBinary, Arity: 2, Domain: DomainNonComplexNumeric, Fusible: true},
+	OpPow:      {Name: "pow", Symbol: "**", Class: ClassBinary, Arity: 2, Domain: DomainNoBool, Fusible: true, Transcendental: true},
+	OpMax:      {Name: "max", Class: ClassBinary, Arity: 2, Fusible: true},
+	OpMin:      {Name: "min", Class: ClassBinary, Arity: 2, Fusible: true},
+	OpAnd:      {Name: "and", Symbol: "&", Class: ClassBinary, Arity: 2, Domain: DomainIntegral, Fusible: true},
+	OpOr:       {Name: "or", Symbol: "|", Class: ClassBinary, Arity: 2, Domain: DomainIntegral, Fusible: true},
+	OpXor:      {Name: "xor", Symbol: "^", Class: ClassBinary, Arity: 2, Domain: DomainIntegral, Fusible: true},
+	OpShl:      {Name: "shl", Symbol: "<<", Class: ClassBinary, Arity: 2, Domain: DomainIntegral, NoBool: true, Fusible: true},
+	OpShr:      {Name: "shr", Symbol: ">>", Class: ClassBinary, Arity: 2, Domain: DomainIntegral, NoBool: true, Fusible: true},
+	OpEq:       {Name: "eq", Symbol: "==", Class: ClassBinary, Arity: 2, Compare: true, Fusible: true},
+	OpNe:       {Name: "ne", Symbol: "!=", Class: ClassBinary, Arity: 2, Compare: true, Fusible: true},
+	OpLt:       {Name: "lt", Symbol: "<", Class: ClassBinary, Arity: 2, Domain: DomainOrdered, Compare: true, Fusible: true},
+	OpLe:       {Name: "le", Symbol: "<=", Class: ClassBinary, Arity: 2, Domain: DomainOrdered, Compare: true, Fusible: true},
+	OpGt:       {Name: "gt", Symbol: ">", Class: ClassBinary, Arity: 2, Domain: DomainOrdered, Compare: true, Fusible: true},
+	OpGe:       {Name: "ge", Symbol: ">=", Class: ClassBinary, Arity: 2, Domain: DomainOrdered, Compare: true, Fusible: true},
+
+	OpSelect: {Name: "select", Class: ClassTernary, Arity: 3, Fusible: true},
+
+	OpBroadcastInDim: {Name: "broadcast_in_dim", Class: ClassStructural, Arity: 1, Fusible: true},
+	OpReshape:        {Name: "reshape", Class: ClassStructural, Arity: 1},
+	OpTranspose:      {Name: "transpose", Class: ClassStructural, Arity: 1},
+	OpSlice:          {Name: "slice", Class: ClassStructural, Arity: 1},
+	OpConcat:         {Name: "concatenate", Class: ClassStructural, Arity: -1},
+
+	OpReduceSum:  {Name: "reduce_sum", Class: ClassReduce, Arity: 1},
+	OpReduceProd: {Name: "reduce_prod", Class: ClassReduce, Arity: 1},
+	OpReduceMax:  {Name: "reduce_max", Class: ClassReduce, Arity: 1},
+	OpReduceMin:  {Name: "reduce_min", Class: ClassReduce, Arity: 1},
+	OpArgMax:     {Name: "argmax", Class: ClassReduce, Arity: 1},
+	OpArgMin:     {Name: "argmin", Class: ClassReduce, Arity: 1},
+
+	OpDot: {Name: "dot_general", Class: ClassDot, Arity: 2},
+}
+
+// Info returns the table row of op.
+func (op Op) Info() *OpInfo {
+	if op >= numOps {
+		return &ops[OpInvalid]
+	}
+	return &ops[op]
+}
+
+// String returns the op's printed name.
+func (op Op) String() string {
+	if op >= numOps {
+		return fmt.Sprintf("Op(%d)", uint8(op))
+	}
+	return ops[op].Name
+}
+
+// Elementwise reports whether op maps equal-shaped operands to a result of
+// that shape element by element.
+func (op Op) Elementwise() bool {
+	switch op.Info().Class {
+	case ClassUnary, ClassBinary, ClassTernary:
+		return true
+	}
+	return false
+}
+
+// AllOps returns every valid op in table order.
+func AllOps() []Op {
+	out := make([]Op, 0, NumOps-1)
+	for op := OpInvalid + 1; op < numOps; op++ {
+		out = append(out, op)
+	}
+	return out
+}
+
+// LookupOp finds an op by its printed name.
+func LookupOp(name string) (Op, bool) {
+	for op := OpInvalid + 1; op < numOps; op++ {
+		if ops[op].Name == name {
+			return op, true
+		}
+	}
+	return OpInvalid, false
+}

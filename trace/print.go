@@ -1,0 +1,114 @@
+package trace
+
+import (
+	"fmt"
+	"strings"
+)
+
+// String prints the program in a jaxpr-like form. Every value shows its
+// dtype, a star when weak, and its shape; rank-0 constants are written
+// inline where they are used; each implicit convert ends with a comment
+// saying why it is there and where the user asked for the op:
+//
+//	{ lambda ; a:i8[3] b:f16[3]. let
+//	    c:i8[3] = mul a 2:i8[]
+//	    d:f16[3] = convert[f16] c    # promote i8, f16 -> f16 (jax) at main.go:12
+//	    …
+//	  in (f) }
+func (p *Program) String() string {
+	inline := map[*Var]string{}
+	isOutput := map[*Var]bool{}
+	for _, o := range p.Outputs {
+		isOutput[o] = true
+	}
+	for _, e := range p.Eqns {
+		if e.Op == OpConst && e.Out.Rank() == 0 && !isOutput[e.Out] {
+			inline[e.Out] = e.Params.Value.FormatElem(0) + ":" + e.Out.TypeString()
+		}
+	}
+	name := func(v *Var) string {
+		if s, ok := inline[v]; ok {
+			return s
+		}
+		return v.Name()
+	}
+	var b strings.Builder
+	b.WriteString("{ lambda ; ")
+	for i, v := range p.Inputs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(v.Name() + ":" + v.TypeString())
+	}
+	b.WriteString(". let\n")
+	for _, e := range p.Eqns {
+		if _, ok := inline[e.Out]; ok {
+			continue
+		}
+		b.WriteString("    " + e.format(name) + "\n")
+	}
+	outs := make([]string, len(p.Outputs))
+	for i, o := range p.Outputs {
+		outs[i] = o.Name()
+	}
+	b.WriteString("  in (" + strings.Join(outs, ", ") + ") }")
+	return b.String()
+}
+
+// String prints one equation: "c:i8[3] = mul a b".
+func (e *Eqn) String() string { return e.format((*Var).Name) }
+
+func (e *Eqn) format(name func(*Var) string) string {
+	var b strings.Builder
+	b.WriteString(e.Out.Name() + ":" + e.Out.TypeString() + " = " + e.Op.String())
+	if p := e.paramString(); p != "" {
+		b.WriteString("[" + p + "]")
+	}
+	for _, a := range e.Args {
+		b.WriteString(" " + name(a))
+	}
+	if e.Why != "" {
+		b.WriteString("    # " + e.Why)
+		if pos := e.Pos.String(); pos != "" {
+			b.WriteString(" at " + pos)
+		}
+	}
+	return b.String()
+}
+
+func (e *Eqn) paramString() string {
+	p := e.Params
+	switch e.Op {
+	case OpConvert:
+		return p.DType.String()
+	case OpConst:
+		if e.Out.Rank() == 0 {
+			return p.Value.FormatElem(0)
+		}
+		return fmt.Sprintf("%d values", p.Value.Size())
+	case OpReshape:
+		return "shape=" + tuple(p.Shape)
+	case OpBroadcastInDim:
+		return "shape=" + tuple(p.Shape) + " dims=" + tuple(p.Dims)
+	case OpTranspose:
+		return "perm=" + tuple(p.Perm)
+	case OpSlice:
+		return "start=" + tuple(p.Start) + " limit=" + tuple(p.Limit) + " stride=" + tuple(p.Stride)
+	case OpConcat:
+		return fmt.Sprintf("axis=%d", p.Axis)
+	case OpReduceSum, OpReduceProd, OpReduceMax, OpReduceMin:
+		s := "axes=" + tuple(p.Axes)
+		if p.KeepDims {
+			s += " keepdims"
+		}
+		return s
+	case OpArgMax, OpArgMin:
+		return fmt.Sprintf("axis=%d index=%s", p.Axes[0], p.DType)
+	case OpDot:
+		d := p.Dot
+		return "batch=" + tuple(d.LhsBatch) + "," + tuple(d.RhsBatch) + " contract=" + tuple(d.LhsContract) + "," + tuple(d.RhsContract)
+	}
+	return ""
+}
+
+func tuple(xs []int) string { return "(" + joinInts(xs, ",") + ")" }

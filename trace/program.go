@@ -1,0 +1,134 @@
+package trace
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kiln-go/kiln/promote"
+	"github.com/kiln-go/kiln/tensor"
+)
+
+// Var is one value of a traced program: an SSA name with its abstract type.
+// A Var is written by exactly one Eqn (or is a program input) and never
+// changes after tracing.
+type Var struct {
+	ID    int          // unique within its program; printed as a letter name
+	Type  promote.Type // dtype and weak flag
+	Shape []int        // row-major dimensions; empty for rank 0
+}
+
+// Name is the printed name of v: a, b, …, z, ba, bb, … as in a jaxpr.
+func (v *Var) Name() string {
+	id := v.ID
+	var b []byte
+	for {
+		b = append([]byte{byte('a' + id%26)}, b...)
+		id = id/26 - 1
+		if id < 0 {
+			break
+		}
+	}
+	return string(b)
+}
+
+// Size is the number of elements of v.
+func (v *Var) Size() int { return ShapeSize(v.Shape) }
+
+// Rank is the number of dimensions of v.
+func (v *Var) Rank() int { return len(v.Shape) }
+
+// TypeString prints v's type as dtype, weak star and shape: f16[3,4], i64*[].
+func (v *Var) TypeString() string {
+	return v.Type.String() + "[" + joinInts(v.Shape, ",") + "]"
+}
+
+// DotDims are the dimension numbers of a dot_general, as in XLA: the batch
+// dims of each operand (paired in order) and the contracting dims (paired in
+// order). The result's dims are the batch dims, then lhs free dims, then rhs
+// free dims, each in operand order.
+type DotDims struct {
+	LhsBatch, RhsBatch       []int
+	LhsContract, RhsContract []int
+}
+
+// Params holds the static parameters of an Eqn. Which fields an op reads is
+// documented beside the op constant; the rest stay zero.
+type Params struct {
+	DType    tensor.DType  // convert: target; argmax/argmin: index dtype
+	Value    *tensor.Array // const: the value at its final dtype
+	Shape    []int         // reshape, broadcast_in_dim: result shape
+	Dims     []int         // broadcast_in_dim: operand dim i → result dim Dims[i]
+	Perm     []int         // transpose: result dim i is operand dim Perm[i]
+	Start    []int         // slice
+	Limit    []int         // slice (exclusive)
+	Stride   []int         // slice (> 0)
+	Axis     int           // concatenate
+	Axes     []int         // reductions: sorted, unique
+	KeepDims bool          // reductions
+	Dot      DotDims       // dot_general
+}
+
+// Pos is the position in the user's source that created an Eqn.
+type Pos struct {
+	File string
+	Line int
+}
+
+// String prints file:line, or "" for an unknown position.
+func (p Pos) String() string {
+	if p.File == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d", p.File, p.Line)
+}
+
+// Eqn is one primitive op applied to Vars, producing one Var.
+type Eqn struct {
+	Op     Op
+	Args   []*Var
+	Out    *Var
+	Params Params
+	Pos    Pos    // the user's call site
+	Why    string // for implicit converts: the promotion that required it
+}
+
+// Program is a traced function: inputs, equations in execution order and
+// outputs. A Program is immutable once Trace returns it and safe to share.
+type Program struct {
+	Inputs  []*Var
+	Eqns    []*Eqn
+	Outputs []*Var
+	Config  promote.Config
+	NumVars int // Var IDs are 0..NumVars-1
+}
+
+// ShapeSize is the number of elements of an array of the given shape (1 for
+// rank 0).
+func ShapeSize(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
+
+// ShapeEqual reports whether two shapes are the same.
+func ShapeEqual(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func joinInts(xs []int, sep string) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, sep)
+}

@@ -1,0 +1,272 @@
+package trace
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/kiln-go/kiln/promote"
+)
+
+// unary prepares a structural or reducing op on x: it finds the trace
+// (replaying free values lazily) and materializes literals.
+func unary(op string, x Value, then func(b *builder, v *Var) Value) Value {
+	b, _ := builderOf(op, x)
+	if b == nil {
+		return freeOp(func(b *builder) Value { return unary(op, b.attach(x, op), then) })
+	}
+	x = b.attach(x, op)
+	if b.err != nil {
+		return Value{b: b}
+	}
+	v := b.materialize(x, op)
+	if v == nil {
+		return Value{b: b}
+	}
+	return then(b, v)
+}
+
+// normAxis turns a possibly negative axis into 0..rank-1.
+func normAxis(axis, rank int) (int, bool) {
+	if axis < 0 {
+		axis += rank
+	}
+	return axis, axis >= 0 && axis < rank
+}
+
+// Reshape returns x with a new shape of the same size; one dimension may
+// be −1 and is inferred.
+func (x Value) Reshape(shape ...int) Value {
+	return unary("reshape", x, func(b *builder, v *Var) Value {
+		out := append([]int{}, shape...)
+		infer, known := -1, 1
+		for i, d := range out {
+			switch {
+			case d == -1 && infer < 0:
+				infer = i
+			case d < 0:
+				return b.shapeErr("reshape", fmt.Sprintf("bad target shape %s", shapeString(shape)), v.Shape, shape)
+			default:
+				known *= d
+			}
+		}
+		if infer >= 0 {
+			if known == 0 || v.Size()%known != 0 {
+				return b.shapeErr("reshape", fmt.Sprintf("cannot reshape %s (%d elements) to %s", shapeString(v.Shape), v.Size(), shapeString(shape)), v.Shape, shape)
+			}
+			out[infer] = v.Size() / known
+		}
+		if ShapeSize(out) != v.Size() {
+			return b.shapeErr("reshape", fmt.Sprintf("cannot reshape %s (%d elements) to %s (%d elements)", shapeString(v.Shape), v.Size(), shapeString(out), ShapeSize(out)), v.Shape, out)
+		}
+		if ShapeEqual(out, v.Shape) {
+			return Value{b: b, v: v}
+		}
+		return b.emit(OpReshape, []*Var{v}, v.Type, out, Params{Shape: out}, "")
+	})
+}
+
+// Transpose permutes x's axes: result axis i is x's axis perm[i]. With no
+// perm the axes are reversed, as numpy.transpose.
+func (x Value) Transpose(perm ...int) Value {
+	return unary("transpose", x, func(b *builder, v *Var) Value {
+		p := append([]int{}, perm...)
+		if len(p) == 0 {
+			for i := v.Rank() - 1; i >= 0; i-- {
+				p = append(p, i)
+			}
+		}
+		if len(p) != v.Rank() {
+			return b.shapeErr("transpose", fmt.Sprintf("permutation %v has %d axes, the operand %s has %d", perm, len(p), shapeString(v.Shape), v.Rank()), v.Shape)
+		}
+		seen := make([]bool, len(p))
+		out := make([]int, len(p))
+		for i, a := range p {
+			ax, ok := normAxis(a, v.Rank())
+			if !ok || seen[ax] {
+				return b.shapeErr("transpose", fmt.Sprintf("%v is not a permutation of the axes of %s", perm, shapeString(v.Shape)), v.Shape)
+			}
+			seen[ax], p[i], out[i] = true, ax, v.Shape[ax]
+		}
+		identity := true
+		for i, a := range p {
+			identity = identity && a == i
+		}
+		if identity {
+			return Value{b: b, v: v}
+		}
+		return b.emit(OpTranspose, []*Var{v}, v.Type, out, Params{Perm: p}, "")
+	})
+}
+
+// ExpandDims inserts size-1 axes at the given positions of the result.
+func (x Value) ExpandDims(axes ...int) Value {
+	return unary("expand_dims", x, func(b *builder, v *Var) Value {
+		rank := v.Rank() + len(axes)
+		isNew := make([]bool, rank)
+		for _, a := range axes {
+			ax, ok := normAxis(a, rank)
+			if !ok || isNew[ax] {
+				return b.shapeErr("expand_dims", fmt.Sprintf("axes %v are out of range or repeated for a result of rank %d", axes, rank), v.Shape)
+			}
+			isNew[ax] = true
+		}
+		out, j := make([]int, rank), 0
+		for i := range out {
+			if isNew[i] {
+				out[i] = 1
+			} else {
+				out[i], j = v.Shape[j], j+1
+			}
+		}
+		return Value{b: b, v: v}.Reshape(out...)
+	})
+}
+
+// Squeeze removes the given size-1 axes, or every size-1 axis when none are
+// given.
+func (x Value) Squeeze(axes ...int) Value {
+	return unary("squeeze", x, func(b *builder, v *Var) Value {
+		drop := make([]bool, v.Rank())
+		for _, a := range axes {
+			ax, ok := normAxis(a, v.Rank())
+			if !ok {
+				return b.shapeErr("squeeze", fmt.Sprintf("axis %d is out of range for %s", a, shapeString(v.Shape)), v.Shape)
+			}
+			if v.Shape[ax] != 1 {
+				return b.shapeErr("squeeze", fmt.Sprintf("cannot squeeze axis %d of %s: its size is %d, not 1", a, shapeString(v.Shape), v.Shape[ax]), v.Shape)
+			}
+			drop[ax] = true
+		}
+		var out []int
+		for i, d := range v.Shape {
+			if !(drop[i] || (len(axes) == 0 && d == 1)) {
+				out = append(out, d)
+			}
+		}
+		return Value{b: b, v: v}.Reshape(out...)
+	})
+}
+
+// BroadcastTo broadcasts x to shape with NumPy's rules.
+func (x Value) BroadcastTo(shape ...int) Value {
+	return unary("broadcast_to", x, func(b *builder, v *Var) Value {
+		return b.broadcastTo(v, shape, "broadcast_to")
+	})
+}
+
+func (b *builder) broadcastTo(v *Var, shape []int, op string) Value {
+	off := len(shape) - v.Rank()
+	ok := off >= 0
+	for i := 0; ok && i < v.Rank(); i++ {
+		ok = v.Shape[i] == shape[off+i] || v.Shape[i] == 1
+	}
+	for _, d := range shape {
+		ok = ok && d >= 0
+	}
+	if !ok {
+		return b.shapeErr(op, fmt.Sprintf("cannot broadcast %s to %s", shapeString(v.Shape), shapeString(shape)), v.Shape, shape)
+	}
+	if ShapeEqual(v.Shape, shape) {
+		return Value{b: b, v: v}
+	}
+	dims := make([]int, v.Rank())
+	for i := range dims {
+		dims[i] = off + i
+	}
+	out := append([]int{}, shape...)
+	return b.emit(OpBroadcastInDim, []*Var{v}, v.Type, out, Params{Shape: out, Dims: dims}, "")
+}
+
+// Slice takes x[start:stop:step] along one axis with Python's rules:
+// negative start and stop count from the end and both are clamped; step
+// must be positive.
+func (x Value) Slice(axis, start, stop, step int) Value {
+	return unary("slice", x, func(b *builder, v *Var) Value {
+		ax, ok := normAxis(axis, v.Rank())
+		if !ok {
+			return b.shapeErr("slice", fmt.Sprintf("axis %d is out of range for %s", axis, shapeString(v.Shape)), v.Shape)
+		}
+		if step <= 0 {
+			return b.shapeErr("slice", fmt.Sprintf("step %d: only positive steps are supported", step), v.Shape)
+		}
+		n := v.Shape[ax]
+		clamp := func(i int) int {
+			if i < 0 {
+				i += n
+			}
+			return min(max(i, 0), n)
+		}
+		lo, hi := clamp(start), clamp(stop)
+		hi = max(hi, lo)
+		p := Params{Start: make([]int, v.Rank()), Limit: append([]int{}, v.Shape...), Stride: make([]int, v.Rank())}
+		for i := range p.Stride {
+			p.Stride[i] = 1
+		}
+		p.Start[ax], p.Limit[ax], p.Stride[ax] = lo, hi, step
+		out := append([]int{}, v.Shape...)
+		out[ax] = (hi - lo + step - 1) / step
+		if out[ax] == n {
+			return Value{b: b, v: v}
+		}
+		return b.emit(OpSlice, []*Var{v}, v.Type, out, p, "")
+	})
+}
+
+// Concatenate joins xs along axis; their dtypes are promoted together and
+// their other dimensions must match.
+func Concatenate(axis int, xs ...Value) Value {
+	const op = "concatenate"
+	b, ok := builderOf(op, xs...)
+	if len(xs) == 0 {
+		return Value{}
+	}
+	if b == nil {
+		return freeOp(func(b *builder) Value { return Concatenate(axis, attachAll(b, op, xs)...) })
+	}
+	if !ok || b.err != nil {
+		return Value{b: b}
+	}
+	xs = attachAll(b, op, xs)
+	types := make([]promote.Type, len(xs))
+	vars := make([]*Var, len(xs))
+	for i, x := range xs {
+		if vars[i] = b.materialize(x, op); vars[i] == nil {
+			return Value{b: b}
+		}
+		types[i] = vars[i].Type
+	}
+	first := vars[0]
+	if first.Rank() == 0 {
+		return b.shapeErr(op, "zero-dimensional arrays cannot be concatenated", first.Shape)
+	}
+	ax, ok := normAxis(axis, first.Rank())
+	if !ok {
+		return b.shapeErr(op, fmt.Sprintf("axis %d is out of range for rank %d", axis, first.Rank()), first.Shape)
+	}
+	out := append([]int{}, first.Shape...)
+	out[ax] = 0
+	for _, v := range vars {
+		same := v.Rank() == first.Rank()
+		for i := 0; same && i < v.Rank(); i++ {
+			same = i == ax || v.Shape[i] == first.Shape[i]
+		}
+		if !same {
+			return b.shapeErr(op, fmt.Sprintf("shapes %s and %s differ outside axis %d", shapeString(first.Shape), shapeString(v.Shape), axis), first.Shape, v.Shape)
+		}
+		out[ax] += v.Shape[ax]
+	}
+	common, err := b.cfg.ResultType(types...)
+	if err != nil {
+		return b.opErr(op, err)
+	}
+	why := "promote " + joinTypes(types) + " -> " + common.String() + " (" + b.cfg.RuleSet().Name() + ")"
+	for i, v := range vars {
+		if vars[i] = b.to(Value{b: b, v: v}, common, op, why); vars[i] == nil {
+			return Value{b: b}
+		}
+	}
+	if len(vars) == 1 {
+		return Value{b: b, v: vars[0]}
+	}
+	return b.emit(OpConcat, slices.Clone(vars), common, out, Params{Axis: ax}, "")
+}
