@@ -1,0 +1,26 @@
+// Package lower turns a traced program into an HLO-like module and
+// prepares it for a backend, XLA-style:
+//
+//  1. Lower: weak flags are erased into concrete dtypes, NumPy's implicit
+//     broadcasting becomes explicit broadcast_in_dim, constants stay at
+//     their final dtype.
+//  2. Simplify: common subexpression elimination, constant folding through
+//     an evaluator the caller supplies (the CPU backend's, so a folded value
+//     is bit-identical to the kernel's), and only exact algebraic rewrites
+//     (see Simplify; float identities such as x+0 → x are not exact for −0).
+//  3. DCE.
+//  4. Fuse: producer-into-consumer fusion. Loop fusions evaluate elementwise
+//     ops, converts, constants and broadcasts in one pass; reduce fusions
+//     evaluate the reduction's elementwise producers inside the reduction;
+//     dots and copies (transpose, slice, concatenate) are kernels of their
+//     own; reshape needs none (it aliases). A producer joins a fusion only
+//     when all its users are in it, so a fusion has one result and fusions
+//     never form a cycle; scalar constants and their broadcasts are
+//     duplicated into every fusion that reads them.
+//  5. PlanBuffers: parameters are the caller's read-only arrays; each output
+//     gets a buffer of its own; other results reuse dead scratch buffers of
+//     the same dtype and sufficient size (liveness over the fusion order).
+//
+// Every stage prints: Module.String (HLO-like text), Module.FusedString (the
+// kernels and their buffers) and Module.DOT (Graphviz).
+package lower

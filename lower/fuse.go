@@ -1,0 +1,134 @@
+package lower
+
+import (
+	"slices"
+
+	"github.com/kiln-go/kiln/trace"
+)
+
+// loopable reports whether in can run inside an elementwise loop: an
+// elementwise op, a constant, or a broadcast_in_dim (which reads its
+// operand by index arithmetic).
+func loopable(in *Instr) bool {
+	return in.Op.Elementwise() || in.Op == trace.OpConst || in.Op == trace.OpBroadcastInDim
+}
+
+// cheap instructions are duplicated into every fusion that reads them
+// instead of being materialized: scalar-ish constants and broadcasts of
+// them.
+func cheap(in *Instr) bool {
+	switch in.Op {
+	case trace.OpConst:
+		return in.Size() == 1
+	case trace.OpBroadcastInDim:
+		return in.Args[0].Op == trace.OpConst && in.Args[0].Size() == 1
+	}
+	return false
+}
+
+// Fuse partitions the module's instructions into kernels (XLA's
+// producer-into-consumer rule). Walking from the last instruction back, each
+// unassigned instruction roots a fusion; a loopable producer of the same
+// shape joins it when every one of its users is already in it — so no value
+// leaves a fusion except its root, and fusions never form a cycle. Cheap
+// producers (scalar constants and their broadcasts) join every fusion that
+// reads them. A reduction roots a reduce fusion whose elementwise producers
+// are fused into it. A broadcast_in_dim joins only as a leaf: its operand
+// is read from a buffer. With fuse false every instruction is its own
+// kernel (op by op).
+func Fuse(m *Module, fuse bool) {
+	users := m.users()
+	assigned := map[*Instr]bool{}
+	var fusions []*Fusion
+	for i := len(m.Instrs) - 1; i >= 0; i-- {
+		root := m.Instrs[i]
+		if assigned[root] || root.Op == trace.OpParam || root.Op == trace.OpReshape {
+			continue
+		}
+		if fuse && cheap(root) && !slices.Contains(m.Outputs, root) {
+			continue // duplicated into its users' fusions
+		}
+		f := &Fusion{Kind: kindOf(root), Outputs: []*Instr{root}}
+		members := map[*Instr]bool{root: true}
+		assigned[root] = true
+		if fuse && (f.Kind == FusionLoop || f.Kind == FusionReduce) {
+			growFusion(root, f, members, users, assigned)
+		}
+		for _, in := range m.Instrs {
+			if members[in] {
+				f.Instrs = append(f.Instrs, in)
+			}
+		}
+		for _, in := range f.Instrs {
+			for _, a := range in.Args {
+				if !members[a] && !slices.Contains(f.Inputs, a) {
+					f.Inputs = append(f.Inputs, a)
+				}
+			}
+		}
+		fusions = append(fusions, f)
+	}
+	slices.Reverse(fusions)
+	for i, f := range fusions {
+		f.ID = i
+	}
+	m.Fusions = fusions
+}
+
+func kindOf(in *Instr) FusionKind {
+	switch in.Op.Info().Class {
+	case trace.ClassReduce:
+		return FusionReduce
+	case trace.ClassDot:
+		return FusionDot
+	case trace.ClassStructural:
+		if in.Op == trace.OpBroadcastInDim {
+			return FusionLoop
+		}
+		return FusionCopy
+	}
+	return FusionLoop
+}
+
+// growFusion adds producers to f, from its root outward.
+func growFusion(root *Instr, f *Fusion, members map[*Instr]bool, users map[*Instr][]*Instr, assigned map[*Instr]bool) {
+	shape := root.Shape
+	if f.Kind == FusionReduce {
+		shape = root.Args[0].Shape
+	}
+	work := []*Instr{root}
+	for len(work) > 0 {
+		in := work[len(work)-1]
+		work = work[:len(work)-1]
+		if in.Op == trace.OpBroadcastInDim && in != root {
+			continue // its operand has another shape: read from a buffer
+		}
+		if in.Op == trace.OpBroadcastInDim && !cheap(in) {
+			continue
+		}
+		for _, p := range in.Args {
+			if members[p] || !loopable(p) || !trace.ShapeEqual(p.Shape, shape) {
+				continue
+			}
+			if cheap(p) {
+				members[p] = true
+				work = append(work, p)
+				continue
+			}
+			if assigned[p] || !allIn(users[p], members) {
+				continue
+			}
+			members[p], assigned[p] = true, true
+			work = append(work, p)
+		}
+	}
+}
+
+func allIn(xs []*Instr, set map[*Instr]bool) bool {
+	for _, x := range xs {
+		if !set[x] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,131 @@
+package lower
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// Options select the passes Compile runs. The zero value runs every pass
+// except constant folding, which needs an evaluator.
+type Options struct {
+	// Fold evaluates one instruction on constant operands. Lowering may not
+	// import a backend, so the caller wires one in (kiln uses the CPU
+	// backend's evaluator, so a folded constant is bit-identical to what
+	// the kernel would have computed). It may decline an instruction by
+	// returning nil, nil. Nil disables constant folding.
+	Fold func(in *Instr, args []*tensor.Array) (*tensor.Array, error)
+	// NoFusion puts every instruction in its own kernel (op-by-op
+	// execution, for comparisons and benchmarks).
+	NoFusion bool
+	// NoSimplify skips CSE, algebraic simplification and constant folding.
+	NoSimplify bool
+}
+
+// Compile lowers a traced program, runs the passes, fuses and plans buffers.
+func Compile(p *trace.Program, opts Options) (*Module, error) {
+	m, err := Lower(p)
+	if err != nil {
+		return nil, err
+	}
+	if !opts.NoSimplify {
+		if err := Simplify(m, opts.Fold); err != nil {
+			return nil, err
+		}
+	}
+	DCE(m)
+	Fuse(m, !opts.NoFusion)
+	PlanBuffers(m)
+	return m, nil
+}
+
+// Lower translates a traced program into a module: weak flags erased,
+// implicit broadcasting made explicit with broadcast_in_dim, constants kept
+// at their final dtype.
+func Lower(p *trace.Program) (*Module, error) {
+	m := &Module{}
+	of := map[*trace.Var]*Instr{}
+	for i, v := range p.Inputs {
+		in := m.add(&Instr{Op: trace.OpParam, DType: v.Type.DType, Shape: slices.Clone(v.Shape), Param: i})
+		m.Params = append(m.Params, in)
+		of[v] = in
+	}
+	for _, e := range p.Eqns {
+		args := make([]*Instr, len(e.Args))
+		for i, a := range e.Args {
+			in, ok := of[a]
+			if !ok {
+				return nil, fmt.Errorf("lower: %s uses an undefined value %s", e.Op, a.Name())
+			}
+			if e.Op.Elementwise() && !trace.ShapeEqual(in.Shape, e.Out.Shape) {
+				in = m.broadcast(in, e.Out.Shape, e.Pos)
+			}
+			args[i] = in
+		}
+		in := m.add(&Instr{Op: e.Op, DType: e.Out.Type.DType, Shape: slices.Clone(e.Out.Shape), Args: args, Params: e.Params, Pos: e.Pos, Why: e.Why})
+		of[e.Out] = in
+	}
+	for _, o := range p.Outputs {
+		m.Outputs = append(m.Outputs, of[o])
+	}
+	return m, nil
+}
+
+func (m *Module) add(in *Instr) *Instr {
+	in.ID = len(m.Instrs)
+	m.Instrs = append(m.Instrs, in)
+	return in
+}
+
+// broadcast makes NumPy's implicit broadcast of in to shape explicit.
+func (m *Module) broadcast(in *Instr, shape []int, pos trace.Pos) *Instr {
+	off := len(shape) - len(in.Shape)
+	dims := make([]int, len(in.Shape))
+	for i := range dims {
+		dims[i] = off + i
+	}
+	return m.add(&Instr{Op: trace.OpBroadcastInDim, DType: in.DType, Shape: slices.Clone(shape), Args: []*Instr{in},
+		Params: trace.Params{Shape: slices.Clone(shape), Dims: dims}, Pos: pos})
+}
+
+// users maps every instruction to the instructions that read it.
+func (m *Module) users() map[*Instr][]*Instr {
+	u := map[*Instr][]*Instr{}
+	for _, in := range m.Instrs {
+		for _, a := range in.Args {
+			if !slices.Contains(u[a], in) {
+				u[a] = append(u[a], in)
+			}
+		}
+	}
+	return u
+}
+
+// DCE removes instructions no output depends on (parameters stay) and
+// renumbers the rest.
+func DCE(m *Module) {
+	live := map[*Instr]bool{}
+	var mark func(in *Instr)
+	mark = func(in *Instr) {
+		if live[in] {
+			return
+		}
+		live[in] = true
+		for _, a := range in.Args {
+			mark(a)
+		}
+	}
+	for _, o := range m.Outputs {
+		mark(o)
+	}
+	kept := m.Instrs[:0]
+	for _, in := range m.Instrs {
+		if live[in] || in.Op == trace.OpParam {
+			in.ID = len(kept)
+			kept = append(kept, in)
+		}
+	}
+	m.Instrs = kept
+}

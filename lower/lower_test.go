@@ -1,0 +1,211 @@
+package lower_test
+
+import (
+	"flag"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/promote"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata")
+
+func compile(t *testing.T, inputs []trace.Abstract, opts lower.Options, fn func(a []trace.Value) []trace.Value) *lower.Module {
+	t.Helper()
+	p, err := trace.Trace(promote.Config{}, inputs, fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := lower.Compile(p, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkModule(t, m)
+	return m
+}
+
+func abs(d tensor.DType, shape ...int) trace.Abstract {
+	return trace.Abstract{Type: promote.Strong(d), Shape: shape}
+}
+
+// checkModule checks the invariants the kernels rely on.
+func checkModule(t *testing.T, m *lower.Module) {
+	t.Helper()
+	computed := map[*lower.Instr]bool{}
+	for _, p := range m.Params {
+		computed[p] = true
+	}
+	for _, in := range m.Instrs {
+		if in.Op.Elementwise() {
+			for _, a := range in.Args {
+				if !trace.ShapeEqual(a.Shape, in.Shape) {
+					t.Errorf("%s: operand %s has another shape: broadcast not explicit", in, a)
+				}
+			}
+		}
+	}
+	// Every fusion's inputs are computed by earlier fusions, params,
+	// constants or reshapes of those.
+	for _, f := range m.Fusions {
+		for _, in := range f.Inputs {
+			x := in
+			for x.Op == trace.OpReshape {
+				x = x.Args[0]
+			}
+			if !computed[x] && x.Op != trace.OpConst {
+				t.Errorf("fusion.%d reads %s before it is computed", f.ID, in)
+			}
+		}
+		computed[f.Outputs[0]] = true
+	}
+	// Outputs have their own buffers, never a parameter's.
+	// (An output that is a parameter, a reshape of one, a constant or a
+	// repeat of another output is copied at run time.)
+	owner := map[int]*lower.Instr{}
+	for _, o := range m.Outputs {
+		if b, ok := m.Plan.Of[o]; ok {
+			buf := m.Plan.Buffers[b]
+			if buf.Param >= 0 && o.Op != trace.OpParam && o.Op != trace.OpReshape {
+				t.Errorf("output %s lives in parameter buffer %d", o, b)
+			}
+			if prev, ok := owner[b]; ok && prev != o && buf.Output >= 0 {
+				t.Errorf("outputs %s and %s share buffer %d", prev, o, b)
+			}
+			owner[b] = o
+		}
+	}
+	// Two values live at once never share a scratch buffer: a fusion never
+	// writes a buffer one of its own inputs lives in.
+	for _, f := range m.Fusions {
+		out := m.Plan.Of[f.Outputs[0]]
+		for _, in := range f.Inputs {
+			x := in
+			for x.Op == trace.OpReshape {
+				x = x.Args[0]
+			}
+			if b, ok := m.Plan.Of[x]; ok && b == out {
+				t.Errorf("fusion.%d writes buffer %d that its input %s lives in", f.ID, b, in)
+			}
+		}
+	}
+}
+
+func TestMixedExpressionIsOneLoop(t *testing.T) {
+	m := compile(t, []trace.Abstract{abs(tensor.I8, 3), abs(tensor.F16, 3)}, lower.Options{}, func(a []trace.Value) []trace.Value {
+		return []trace.Value{a[0].Mul(trace.Int(2)).Add(a[1]).Mul(trace.Float(0.5))}
+	})
+	if len(m.Fusions) != 1 || m.Fusions[0].Kind != lower.FusionLoop {
+		t.Fatalf("want one loop fusion:\n%s", m.FusedString())
+	}
+	golden(t, "mixed", m.String()+"\n\n"+m.FusedString())
+}
+
+func TestReductionFusion(t *testing.T) {
+	m := compile(t, []trace.Abstract{abs(tensor.F64, 1000)}, lower.Options{}, func(a []trace.Value) []trace.Value {
+		x := a[0]
+		return []trace.Value{x.Sub(x.Mean()).Pow(trace.Int(2)).Sum()}
+	})
+	last := m.Fusions[len(m.Fusions)-1]
+	if last.Kind != lower.FusionReduce || len(last.Instrs) < 3 {
+		t.Fatalf("the outer sum should fuse its elementwise producers:\n%s", m.FusedString())
+	}
+	golden(t, "variance", m.FusedString())
+}
+
+func TestNoFusionIsOpByOp(t *testing.T) {
+	m := compile(t, []trace.Abstract{abs(tensor.F32, 8)}, lower.Options{NoFusion: true}, func(a []trace.Value) []trace.Value {
+		return []trace.Value{a[0].Mul(a[0]).Add(trace.Float(1)).Sqrt()}
+	})
+	for _, f := range m.Fusions {
+		if len(f.Instrs) != 1 {
+			t.Errorf("op-by-op fusion has %d instructions:\n%s", len(f.Instrs), f)
+		}
+	}
+}
+
+func TestSimplify(t *testing.T) {
+	m := compile(t, []trace.Abstract{abs(tensor.I8, 2, 3)}, lower.Options{}, func(a []trace.Value) []trace.Value {
+		x := a[0]
+		y := x.Astype(tensor.I32).Astype(tensor.F64)                     // exact: folds to one convert
+		z := x.Astype(tensor.F16).Astype(tensor.F64)                     // i8 fits f16 exactly too
+		w := y.Div(trace.Float(3)).Astype(tensor.F32).Astype(tensor.F64) // rounds: both stay
+		r := x.Reshape(3, 2).Reshape(6).Reshape(2, 3)                    // back to x
+		tt := x.Transpose().Transpose()                                  // identity
+		s := trace.Where(x.Gt(trace.Int(0)), x, x)                       // select(c, x, x) → x
+		return []trace.Value{y.Add(z).Add(w), r.Add(tt).Add(s), x.Add(trace.Int(1)), x.Add(trace.Int(1))}
+	})
+	text := m.String()
+	if n := strings.Count(text, "convert("); n != 3 {
+		t.Errorf("want 3 converts (i8→f64 once after CSE, f64→f32, f32→f64), got %d:\n%s", n, text)
+	}
+	for _, op := range []string{"reshape(", "transpose(", "select("} {
+		if strings.Contains(text, op) {
+			t.Errorf("%s should have been simplified away:\n%s", op, text)
+		}
+	}
+	if m.Outputs[2] != m.Outputs[3] {
+		t.Errorf("CSE should merge the two x+1:\n%s", text)
+	}
+}
+
+func TestConstantFolding(t *testing.T) {
+	calls := 0
+	fold := func(in *lower.Instr, args []*tensor.Array) (*tensor.Array, error) {
+		if in.Op != trace.OpAdd {
+			return nil, nil
+		}
+		calls++
+		// A stand-in evaluator: only the adds of two f64 scalars this test makes.
+		a, _ := tensor.Data[float64](args[0].Astype(tensor.F64))
+		b, _ := tensor.Data[float64](args[1].Astype(tensor.F64))
+		return tensor.Scalar(a[0] + b[0]).Astype(in.DType), nil
+	}
+	m := compile(t, []trace.Abstract{abs(tensor.F64, 4)}, lower.Options{Fold: fold}, func(a []trace.Value) []trace.Value {
+		c, _ := tensor.FromSlice([]float64{2})
+		k := trace.Const(c).Reshape().Add(trace.Float(3))
+		return []trace.Value{a[0].Mul(k)}
+	})
+	if calls == 0 || !strings.Contains(m.String(), "value=5") {
+		t.Errorf("2 + 3 was not folded (%d calls):\n%s", calls, m)
+	}
+}
+
+func TestOutputsNeverAliasInputs(t *testing.T) {
+	m := compile(t, []trace.Abstract{abs(tensor.F32, 4)}, lower.Options{}, func(a []trace.Value) []trace.Value {
+		return []trace.Value{a[0], a[0].Reshape(2, 2), a[0].Neg(), a[0].Neg()}
+	})
+	if len(m.Outputs) != 4 {
+		t.Fatal("outputs lost")
+	}
+}
+
+func TestPrinters(t *testing.T) {
+	m := compile(t, []trace.Abstract{abs(tensor.F32, 2, 3), abs(tensor.F32, 3, 4)}, lower.Options{}, func(a []trace.Value) []trace.Value {
+		return []trace.Value{a[0].MatMul(a[1]).Tanh().Sum(1)}
+	})
+	dot := m.DOT()
+	if !strings.HasPrefix(dot, "digraph kiln {") || !strings.Contains(dot, "cluster_") || !strings.Contains(dot, "dot_general") {
+		t.Errorf("DOT output:\n%s", dot)
+	}
+	golden(t, "matmul", m.String()+"\n\n"+m.FusedString())
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	file := "testdata/" + name + ".golden"
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		os.WriteFile(file, []byte(got), 0o644)
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (run with -update to accept):\n%s", file, got)
+	}
+}

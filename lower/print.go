@@ -1,0 +1,167 @@
+package lower
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kiln-go/kiln/trace"
+)
+
+func (in *Instr) name() string { return fmt.Sprintf("%%%d", in.ID) }
+
+func (in *Instr) typeString() string {
+	return in.DType.String() + "[" + joinInts(in.Shape) + "]"
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// String prints one instruction, HLO-like: "%4 = f16[3] convert(%3)".
+func (in *Instr) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s = %s %s(", in.name(), in.typeString(), in.Op)
+	for i, a := range in.Args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(a.name())
+	}
+	b.WriteString(")")
+	if p := in.paramString(); p != "" {
+		b.WriteString(", " + p)
+	}
+	if in.Why != "" {
+		b.WriteString("    # " + in.Why)
+		if pos := in.Pos.String(); pos != "" {
+			b.WriteString(" at " + pos)
+		}
+	}
+	return b.String()
+}
+
+func (in *Instr) paramString() string {
+	p := in.Params
+	tuple := func(xs []int) string { return "{" + joinInts(xs) + "}" }
+	switch in.Op {
+	case trace.OpParam:
+		return fmt.Sprintf("parameter=%d", in.Param)
+	case trace.OpConst:
+		if in.Size() == 1 {
+			return "value=" + p.Value.FormatElem(0)
+		}
+		if in.Size() <= 8 {
+			vals := make([]string, in.Size())
+			for i := range vals {
+				vals[i] = p.Value.FormatElem(i)
+			}
+			return "value={" + strings.Join(vals, ",") + "}"
+		}
+		return fmt.Sprintf("value=<%d elements>", in.Size())
+	case trace.OpBroadcastInDim:
+		return "dimensions=" + tuple(p.Dims)
+	case trace.OpTranspose:
+		return "permutation=" + tuple(p.Perm)
+	case trace.OpSlice:
+		return "start=" + tuple(p.Start) + ", limit=" + tuple(p.Limit) + ", stride=" + tuple(p.Stride)
+	case trace.OpConcat:
+		return fmt.Sprintf("dimension=%d", p.Axis)
+	case trace.OpReduceSum, trace.OpReduceProd, trace.OpReduceMax, trace.OpReduceMin:
+		s := "dimensions=" + tuple(p.Axes)
+		if p.KeepDims {
+			s += ", keepdims"
+		}
+		return s
+	case trace.OpArgMax, trace.OpArgMin:
+		return "dimension=" + tuple(p.Axes)
+	case trace.OpDot:
+		d := p.Dot
+		return "lhs_batch=" + tuple(d.LhsBatch) + ", rhs_batch=" + tuple(d.RhsBatch) +
+			", lhs_contracting=" + tuple(d.LhsContract) + ", rhs_contracting=" + tuple(d.RhsContract)
+	}
+	return ""
+}
+
+// String prints the module HLO-like: every instruction, then the outputs.
+func (m *Module) String() string {
+	var b strings.Builder
+	b.WriteString("module {\n")
+	for _, in := range m.Instrs {
+		b.WriteString("  " + in.String() + "\n")
+	}
+	outs := make([]string, len(m.Outputs))
+	for i, o := range m.Outputs {
+		outs[i] = o.name()
+	}
+	b.WriteString("  ROOT (" + strings.Join(outs, ", ") + ")\n}")
+	return b.String()
+}
+
+// String prints one kernel: its kind, result, inputs and the fused body.
+func (f *Fusion) String() string {
+	var b strings.Builder
+	root := f.Outputs[0]
+	ins := make([]string, len(f.Inputs))
+	for i, in := range f.Inputs {
+		ins[i] = in.name()
+	}
+	fmt.Fprintf(&b, "fusion.%d %s %s(%s) -> %s {\n", f.ID, f.Kind, root.typeString(), strings.Join(ins, ", "), root.name())
+	for _, in := range f.Instrs {
+		b.WriteString("    " + in.String() + "\n")
+	}
+	b.WriteString("  }")
+	return b.String()
+}
+
+// FusedString prints the fused plan: the kernels in execution order, with
+// their buffers.
+func (m *Module) FusedString() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d kernel(s):\n", len(m.Fusions))
+	for _, f := range m.Fusions {
+		b.WriteString("  " + f.String())
+		if m.Plan != nil {
+			if id, ok := m.Plan.bufferOf(f.Outputs[0]); ok {
+				buf := m.Plan.Buffers[id]
+				role := "scratch"
+				if buf.Output >= 0 {
+					role = fmt.Sprintf("output %d", buf.Output)
+				}
+				fmt.Fprintf(&b, "  -> buffer %d (%s %s[%d])", id, role, buf.DType, buf.Size)
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// DOT exports the module as a Graphviz graph, one cluster per kernel.
+func (m *Module) DOT() string {
+	var b strings.Builder
+	b.WriteString("digraph kiln {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n")
+	inFusion := map[*Instr]bool{}
+	for _, f := range m.Fusions {
+		fmt.Fprintf(&b, "  subgraph cluster_%d {\n    label=\"fusion.%d (%s)\";\n    style=rounded;\n", f.ID, f.ID, f.Kind)
+		for _, in := range f.Instrs {
+			if !inFusion[in] {
+				fmt.Fprintf(&b, "    n%d [label=\"%s\\n%s\"];\n", in.ID, in.Op, in.typeString())
+				inFusion[in] = true
+			}
+		}
+		b.WriteString("  }\n")
+	}
+	for _, in := range m.Instrs {
+		if !inFusion[in] {
+			fmt.Fprintf(&b, "  n%d [label=\"%s\\n%s\", shape=ellipse];\n", in.ID, in.Op, in.typeString())
+		}
+		for _, a := range in.Args {
+			fmt.Fprintf(&b, "  n%d -> n%d;\n", a.ID, in.ID)
+		}
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
