@@ -36,9 +36,14 @@ func PlanBuffers(m *Module) {
 	for fi, f := range m.Fusions {
 		step(fi, f)
 	}
+	// The first output computed by a fusion (directly or through reshapes)
+	// owns an output buffer; other outputs are copied at run time.
 	outputIndex := map[*Instr]int{}
 	for i, o := range m.Outputs {
-		if _, ok := outputIndex[o]; !ok && o.Op != trace.OpParam && o.Op != trace.OpConst && o.Op != trace.OpReshape {
+		for o.Op == trace.OpReshape {
+			o = o.Args[0]
+		}
+		if _, ok := outputIndex[o]; !ok && o.Op != trace.OpParam && o.Op != trace.OpConst {
 			outputIndex[o] = i
 		}
 	}
