@@ -1,9 +1,10 @@
 module github.com/kiln-go/kiln
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/x448/float16 v0.8.4
+	golang.org/x/sys v0.49.0
 	gonum.org/v1/gonum v0.17.0
 	gorgonia.org/tensor v0.9.24
 )
@@ -12,6 +13,7 @@ require (
 	github.com/apache/arrow/go/arrow v0.0.0-20201229220542-30ce2eb5d4dc // indirect
 	github.com/chewxy/hm v1.0.0 // indirect
 	github.com/chewxy/math32 v1.0.8 // indirect
+	github.com/ebitengine/purego v0.11.3 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang/protobuf v1.4.3 // indirect
 	github.com/google/flatbuffers v1.12.0 // indirect

@@ -1,0 +1,62 @@
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// Wrapping integer arithmetic. x86 has no byte multiply and AVX2 no 64-bit
+// one; they are built from 16-bit and 32×32→64-bit multiplies.
+
+func registerInt() {
+	type intOps struct {
+		suffix, gotype string
+		size           int
+		add, sub       func(ops ...Op)
+		mul            func(s isa, a, b, dst Op)
+	}
+	for _, t := range []intOps{
+		{"I8", "int8", 1, VPADDB, VPSUBB, mulI8},
+		{"I16", "int16", 2, VPADDW, VPSUBW, intrinsic(VPMULLW)},
+		{"I32", "int32", 4, VPADDD, VPSUBD, intrinsic(VPMULLD)},
+		{"I64", "int64", 8, VPADDQ, VPSUBQ, mulI64},
+	} {
+		t := t
+		sl := "dst, a, b []" + t.gotype
+		add("add"+t.suffix, sl, func(s isa) { binary(s, t.size, intrinsic(t.add)) })
+		add("sub"+t.suffix, sl, func(s isa) { binary(s, t.size, intrinsic(t.sub)) })
+		add("mul"+t.suffix, sl, func(s isa) { binary(s, t.size, t.mul) })
+	}
+}
+
+// mulI8 multiplies bytes as 16-bit words: the even bytes' product is the
+// low byte of a·b; the odd bytes' is the high byte of (a>>8)·(b&0xff00).
+func mulI8(s isa, a, b, dst Op) {
+	even, odd, ahi, bhi := s.vec(), s.vec(), s.vec(), s.vec()
+	VPMULLW(b, a, even)
+	s.and(c16("lowbytes", 0x00ff), even, even)
+	VPSRLW(U8(8), a, ahi)
+	s.and(c16("highbytes", 0xff00), b, bhi)
+	VPMULLW(bhi, ahi, odd)
+	s.or(even, odd, dst)
+}
+
+// mulI64 is VPMULLQ on AVX-512; on AVX2 it is lo·lo + (lo·hi + hi·lo)<<32.
+func mulI64(s isa, a, b, dst Op) {
+	if s.evex {
+		VPMULLQ(b, a, dst)
+		return
+	}
+	lo, ahi, bhi, t1, t2 := YMM(), YMM(), YMM(), YMM(), YMM()
+	VPMULUDQ(b, a, lo)
+	VPSRLQ(U8(32), a, ahi)
+	VPSRLQ(U8(32), b, bhi)
+	VPMULUDQ(b, ahi, t1)
+	VPMULUDQ(bhi, a, t2)
+	VPADDQ(t1, t2, t1)
+	VPSLLQ(U8(32), t1, t1)
+	VPADDQ(t1, lo, dst)
+}
+
+var _ reg.Register

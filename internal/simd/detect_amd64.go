@@ -1,0 +1,16 @@
+//go:build !purego
+
+package simd
+
+import "golang.org/x/sys/cpu"
+
+func detect() Tier {
+	x := cpu.X86
+	if !(x.HasAVX2 && x.HasFMA && x.HasBMI2 && x.HasF16C) {
+		return Generic
+	}
+	if x.HasAVX512F && x.HasAVX512BW && x.HasAVX512DQ && x.HasAVX512VL {
+		return AVX512
+	}
+	return AVX2
+}
