@@ -165,3 +165,31 @@ func (m *Module) DOT() string {
 	b.WriteString("}\n")
 	return b.String()
 }
+
+// Key identifies what the module computes: every instruction with its
+// dtype, shape, operands and parameters (constants by their bits), and the
+// outputs — but not the comments or source positions. Two modules with the
+// same key compute the same function, so they can share one executable.
+func (m *Module) Key() string {
+	var b strings.Builder
+	for _, in := range m.Instrs {
+		fmt.Fprintf(&b, "%s=%s %s(", in.name(), in.typeString(), in.Op)
+		for _, a := range in.Args {
+			b.WriteString(a.name() + ",")
+		}
+		b.WriteString(")")
+		if in.Op == trace.OpConst {
+			v := in.Params.Value
+			for i := range v.Size() {
+				b.WriteString(v.FormatElem(i) + ",") // shortest round trip, −0 kept
+			}
+		} else {
+			b.WriteString(in.paramString())
+		}
+		b.WriteByte(';')
+	}
+	for _, o := range m.Outputs {
+		b.WriteString(o.name() + ",")
+	}
+	return b.String()
+}

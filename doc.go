@@ -1,0 +1,35 @@
+// Package kiln traces Go functions over typed arrays and Python-like weak
+// literals, infers every dtype on JAX's promotion lattice, lowers the
+// program XLA-style and runs it as fused CPU kernels (or on another
+// backend). It is the one place that wires the pipeline together:
+//
+//	tensor (dtypes, arrays) → promote (lattices) → trace (programs) →
+//	lower (modules, fusion, buffers) → kernels (backends) → kiln
+//
+// A jitted function is traced once per input signature and cached:
+//
+//	f := kiln.Jit(func(x, y kiln.Value) kiln.Value {
+//		return x.Mul(kiln.Int(2)).Add(y).Mul(kiln.Float(0.5))
+//	})
+//	out, err := f.Run(xs, ys) // x: i8[n], y: f16[n] → f16[n], one fused pass
+//
+// # Choices (where JAX and NumPy are silent or differ)
+//
+//   - Arguments: Go's int, float64 and complex128 — the types untyped
+//     constants default to — are weak scalars, as Python scalars passed to
+//     a jitted JAX function; sized scalar types (int8 … uint64, float32,
+//     float16, bfloat16, complex64) and bool are strong rank-0 arrays, as
+//     NumPy scalars are. Weak(a) passes an array as weak.
+//   - With X32, Go ints become weak i32 and an int beyond the i32 range is
+//     an error (JAX raises OverflowError for such Python ints).
+//   - Signatures that trace to the same typed program (say f(x, 1) with a
+//     weak 1 and f(x, int8(1))) share one compiled executable; JAX compiles
+//     them twice.
+//   - Eval runs eager expressions through the same trace/lower/kernel path
+//     as Jit, so eager and jitted answers are bit-identical.
+//   - A panic inside the traced function is returned as an error.
+//
+// Numerics are SPEC §3 and the kernels package doc: f16 and bf16 round
+// after every op, fused results are bit-identical to op-by-op ones, and
+// reductions use one fixed summation tree whatever GOMAXPROCS.
+package kiln

@@ -1,0 +1,364 @@
+package kernels
+
+import (
+	"fmt"
+	"slices"
+	"unsafe"
+
+	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// A body is the elementwise part of a loop or reduce fusion compiled into a
+// straight-line list of block steps. It is evaluated over an iteration
+// space (the loop's output shape, or a reduction operand's shape with the
+// reduced axes moved last) one block at a time: each step is one typed
+// loop over the block, reading and writing registers (per-worker scratch of
+// one block) or views of buffers at the block's offset.
+
+// locKind says where a step operand lives.
+type locKind uint8
+
+const (
+	locNone locKind = iota
+	locReg          // a register: the block's values start at its base
+	locBuf          // a buffer (or constant) viewed at the block's offset
+)
+
+type loc struct {
+	kind locKind
+	idx  int // register or source index
+	size int // bytes per element of a buffer view
+}
+
+type stepKind uint8
+
+const (
+	stepUnary stepKind = iota
+	stepBinary
+	stepSelect
+	stepGather
+)
+
+// step is one typed loop over a block.
+type step struct {
+	kind   stepKind
+	dst    loc
+	args   [3]loc
+	un     unaryFn
+	bin    binaryFn
+	sel    selectFn
+	round  func(p unsafe.Pointer, n int) // applied to dst after the op
+	gather func(dst, src unsafe.Pointer, g *strided, lo, n int)
+	g      *strided
+	src    int // gather: source index
+}
+
+// body is a compiled elementwise computation.
+type body struct {
+	block int    // elements per block
+	once  []step // fills of loop-invariant registers, run once per worker
+	steps []step
+	nregs int
+	out   loc // where the result is after the steps
+}
+
+// source is where a fusion input's data lives: a plan buffer, or constant
+// data held by the executable (indices after the plan's buffers).
+type sourceFn func(in *lower.Instr) int
+
+// bodyBuilder compiles a fusion's elementwise instructions.
+type bodyBuilder struct {
+	b       *body
+	iter    []int // iteration shape
+	perm    []int // iteration dim j reads operand-shaped values' dim perm[j]
+	source  sourceFn
+	members map[*lower.Instr]bool
+	locs    map[*lower.Instr]loc
+	free    []int // registers free for reuse
+	pinned  map[int]bool
+	uses    map[*lower.Instr]int // remaining uses of each value in the body
+}
+
+// compileBody compiles the members of f that compute value root over the
+// iteration shape iter; values of the operand shape are read with their
+// dims permuted by perm. If dst is a buffer location and the root is
+// computed at its storage precision, the root is written there directly.
+func compileBody(f *lower.Fusion, root *lower.Instr, iter, perm []int, block int, source sourceFn, dst loc) (*body, error) {
+	bb := &bodyBuilder{
+		b: &body{block: block}, iter: iter, perm: perm, source: source,
+		members: map[*lower.Instr]bool{}, locs: map[*lower.Instr]loc{},
+		pinned: map[int]bool{}, uses: map[*lower.Instr]int{},
+	}
+	for _, in := range f.Instrs {
+		if in != f.Outputs[0] || f.Kind == lower.FusionLoop {
+			bb.members[in] = true
+		}
+	}
+	var order []*lower.Instr
+	var visit func(in *lower.Instr)
+	seen := map[*lower.Instr]bool{}
+	visit = func(in *lower.Instr) {
+		if seen[in] {
+			return
+		}
+		seen[in] = true
+		if bb.members[in] && in.Op.Elementwise() {
+			for _, a := range in.Args {
+				bb.uses[a]++
+				visit(a)
+			}
+		}
+		order = append(order, in)
+	}
+	visit(root)
+	bb.uses[root]++ // the result is read after the body
+	for _, in := range order {
+		if err := bb.emit(in, in == root, dst); err != nil {
+			return nil, err
+		}
+	}
+	bb.b.out = bb.locs[root]
+	return bb.b, nil
+}
+
+func (bb *bodyBuilder) newReg() int {
+	if n := len(bb.free); n > 0 {
+		r := bb.free[n-1]
+		bb.free = bb.free[:n-1]
+		return r
+	}
+	bb.b.nregs++
+	return bb.b.nregs - 1
+}
+
+func (bb *bodyBuilder) pinReg() loc {
+	bb.b.nregs++
+	r := bb.b.nregs - 1
+	bb.pinned[r] = true
+	return loc{kind: locReg, idx: r}
+}
+
+// release frees the registers of in's operands that have no uses left.
+func (bb *bodyBuilder) release(in *lower.Instr) {
+	for _, a := range in.Args {
+		bb.uses[a]--
+		if bb.uses[a] == 0 {
+			if l := bb.locs[a]; l.kind == locReg && !bb.pinned[l.idx] && !slices.Contains(bb.free, l.idx) {
+				bb.free = append(bb.free, l.idx)
+			}
+		}
+	}
+}
+
+// operandStrides maps a value of shape s, laid out row-major, to strides
+// over the iteration space: operand-shaped values are permuted, other
+// shapes (a broadcast's operand) are first mapped through dims.
+func (bb *bodyBuilder) operandStrides(shape []int) []int {
+	st := rowMajorStrides(shape)
+	out := make([]int, len(bb.iter))
+	for j, p := range bb.perm {
+		if shape[p] != 1 {
+			out[j] = st[p]
+		}
+	}
+	return out
+}
+
+// broadcastStrides maps a broadcast_in_dim's operand to iteration strides.
+func (bb *bodyBuilder) broadcastStrides(in *lower.Instr) []int {
+	x := in.Args[0]
+	st := rowMajorStrides(x.Shape)
+	full := make([]int, len(in.Shape)) // strides over the broadcast's shape
+	for i, d := range in.Params.Dims {
+		if x.Shape[i] != 1 {
+			full[d] = st[i]
+		}
+	}
+	out := make([]int, len(bb.iter))
+	for j, p := range bb.perm {
+		out[j] = full[p]
+	}
+	return out
+}
+
+// load makes the value of source src, read through strides, available in
+// compute form: a view when it is contiguous and needs no widening,
+// otherwise a gather and/or widen into a register (pinned and filled once
+// when the value is the same for every element).
+func (bb *bodyBuilder) load(d tensor.DType, src int, strides []int) loc {
+	g := &strided{shape: slices.Clone(bb.iter), strides: strides}
+	g.simplify()
+	widen := widenFn(d)
+	size := storageSize(d)
+	invariant := true
+	for _, s := range g.strides {
+		invariant = invariant && s == 0
+	}
+	if g.contiguous() && widen == nil && !invariant {
+		return loc{kind: locBuf, idx: src, size: size}
+	}
+	steps, reg := &bb.b.steps, func() loc { return loc{kind: locReg, idx: bb.newReg()} }
+	if invariant {
+		steps, reg = &bb.b.once, bb.pinReg
+		g = &strided{} // every element reads base
+	}
+	in := loc{kind: locBuf, idx: src, size: size}
+	if !g.contiguous() || invariant {
+		in = reg()
+		*steps = append(*steps, step{kind: stepGather, gather: gatherFn(size), g: g, src: src, dst: in})
+		if widen == nil {
+			return in
+		}
+	}
+	// Widening writes wider elements than it reads: never in place.
+	dst := reg()
+	*steps = append(*steps, step{kind: stepUnary, un: widen, dst: dst, args: [3]loc{in}})
+	if in.kind == locReg && !invariant {
+		bb.free = append(bb.free, in.idx)
+	}
+	return dst
+}
+
+// emit compiles one value of the body.
+func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
+	if !bb.members[in] || in.Op == trace.OpConst {
+		// A fusion input (or a constant member): read from its source.
+		bb.locs[in] = bb.load(in.DType, bb.source(in), bb.operandStrides(in.Shape))
+		return nil
+	}
+	if in.Op == trace.OpBroadcastInDim {
+		bb.locs[in] = bb.load(in.DType, bb.source(in.Args[0]), bb.broadcastStrides(in))
+		return nil
+	}
+	if !in.Op.Elementwise() {
+		return fmt.Errorf("kernels: %s cannot run inside a loop fusion", in.Op)
+	}
+	var args [3]loc
+	argTypes := make([]tensor.DType, len(in.Args))
+	for i, a := range in.Args {
+		l, ok := bb.locs[a]
+		if !ok {
+			return fmt.Errorf("kernels: %s reads %%%d before it is computed", in.Op, a.ID)
+		}
+		args[i], argTypes[i] = l, a.DType
+	}
+	// An op may write over an operand's register only when elements keep
+	// their width; otherwise writing element i would clobber unread ones.
+	inPlace := true
+	for _, d := range argTypes {
+		inPlace = inPlace && computeDType(d).Size() == computeDType(in.DType).Size()
+	}
+	if inPlace {
+		bb.release(in)
+	}
+	out := loc{kind: locReg}
+	if isRoot && dst.kind == locBuf && computeDType(in.DType) == in.DType {
+		out = dst
+	} else {
+		out.idx = bb.newReg()
+	}
+	if !inPlace {
+		bb.release(in)
+	}
+	s := step{dst: out, args: args}
+	opd := in.DType
+	if len(argTypes) > 0 {
+		opd = argTypes[len(argTypes)-1]
+	}
+	switch {
+	case in.Op == trace.OpConvert:
+		s.kind, s.un = stepUnary, convertFn(argTypes[0], in.DType)
+	case in.Op == trace.OpSelect:
+		s.kind, s.sel = stepSelect, selectTable[opd]
+	case in.Op.Info().Class == trace.ClassUnary:
+		s.kind, s.un = stepUnary, unaryTable[in.Op][opd]
+	default:
+		s.kind, s.bin = stepBinary, binaryTable[in.Op][opd]
+	}
+	if s.un == nil && s.bin == nil && s.sel == nil {
+		return fmt.Errorf("kernels: cpu has no kernel for %s on %s", in.Op, opd)
+	}
+	if in.Op != trace.OpConvert && !exactOn16(in.Op) {
+		s.round = roundFn(in.DType)
+	}
+	bb.b.steps = append(bb.b.steps, s)
+	bb.locs[in] = out
+	return nil
+}
+
+// exactOn16 reports ops whose result on f16/bf16 values is already a value
+// of that type, so rounding it again would be wasted work.
+func exactOn16(op trace.Op) bool {
+	switch op {
+	case trace.OpNeg, trace.OpAbs, trace.OpSign, trace.OpMax, trace.OpMin, trace.OpSelect,
+		trace.OpFloor, trace.OpCeil, trace.OpRound, trace.OpReal, trace.OpImag, trace.OpConj:
+		return true
+	}
+	return false
+}
+
+// worker is one goroutine's scratch: its registers.
+type worker struct {
+	mem  []byte
+	regs []unsafe.Pointer
+	tmp  []byte // see temp
+}
+
+const regAlign = 64
+
+// prepare sizes w's registers for b and fills the loop-invariant ones.
+func (w *worker) prepare(b *body, srcs []unsafe.Pointer) {
+	regBytes := b.block*16 + regAlign
+	need := b.nregs * regBytes
+	if cap(w.mem) < need {
+		w.mem = make([]byte, need)
+	}
+	w.mem = w.mem[:need]
+	w.regs = w.regs[:0]
+	for r := range b.nregs {
+		p := unsafe.Pointer(&w.mem[r*regBytes])
+		off := (regAlign - int(uintptr(p)%regAlign)) % regAlign
+		w.regs = append(w.regs, unsafe.Add(p, off))
+	}
+	for i := range b.once {
+		w.run(&b.once[i], srcs, 0, b.block)
+	}
+}
+
+func (w *worker) ptr(l loc, srcs []unsafe.Pointer, lo int) unsafe.Pointer {
+	switch l.kind {
+	case locReg:
+		return w.regs[l.idx]
+	case locBuf:
+		return unsafe.Add(srcs[l.idx], lo*l.size)
+	}
+	return nil
+}
+
+func (w *worker) run(s *step, srcs []unsafe.Pointer, lo, n int) {
+	d := w.ptr(s.dst, srcs, lo)
+	switch s.kind {
+	case stepUnary:
+		s.un(d, w.ptr(s.args[0], srcs, lo), n)
+	case stepBinary:
+		s.bin(d, w.ptr(s.args[0], srcs, lo), w.ptr(s.args[1], srcs, lo), n)
+	case stepSelect:
+		s.sel(d, w.ptr(s.args[0], srcs, lo), w.ptr(s.args[1], srcs, lo), w.ptr(s.args[2], srcs, lo), n)
+	case stepGather:
+		s.gather(d, srcs[s.src], s.g, lo, n)
+	}
+	if s.round != nil {
+		s.round(d, n)
+	}
+}
+
+// eval computes the body for iteration elements [lo, lo+n), n ≤ block,
+// and returns where the result is.
+func (w *worker) eval(b *body, srcs []unsafe.Pointer, lo, n int) unsafe.Pointer {
+	for i := range b.steps {
+		w.run(&b.steps[i], srcs, lo, n)
+	}
+	return w.ptr(b.out, srcs, lo)
+}

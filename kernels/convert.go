@@ -1,0 +1,255 @@
+package kernels
+
+import (
+	"unsafe"
+
+	"github.com/x448/float16"
+
+	"github.com/kiln-go/kiln/tensor"
+)
+
+// Converts between compute blocks. f16 and bf16 are held as f32, so a
+// convert to them is a convert to f32 followed by rounding — which is exact
+// in one step only when the source value is exact in f32 (or, for f16, when
+// f32 rounding cannot change which f16 the value rounds to: every integer
+// beyond 2^24 overflows f16 anyway). The other sources (f64, complex128 and
+// wide integers into bf16) go through tensor.ConvertSlice, which rounds
+// from the exact value once.
+
+// convertTable[from][to] converts compute blocks; from and to are compute
+// dtypes (never f16 or bf16).
+var convertTable [tensor.NumDTypes][tensor.NumDTypes]unaryFn
+
+type realNum interface{ integer | float }
+
+func cvtReal[S, D realNum](d []D, s []S) {
+	for i, v := range s {
+		d[i] = D(v)
+	}
+}
+
+func cvtFloatToInt[S float, D integer](d []D, s []S) {
+	for i, v := range s {
+		d[i] = tensor.FloatToInt[D](float64(v))
+	}
+}
+
+func cvtToBool[S number](d []bool, s []S) {
+	for i, v := range s {
+		d[i] = v != 0
+	}
+}
+
+func cvtFromBool[D number](d []D, s []bool) {
+	for i, v := range s {
+		var x D
+		if v {
+			x = 1
+		}
+		d[i] = x
+	}
+}
+
+func cvtRealToComplex[S realNum, D cplx, R float](d []D, s []S) {
+	for i, v := range s {
+		d[i] = D(complex(float64(R(v)), 0)) // one rounding, to R; widening R is exact
+	}
+}
+
+func cvtComplex[S, D cplx](d []D, s []S) {
+	for i, v := range s {
+		d[i] = D(v)
+	}
+}
+
+func registerConvertFrom[S realNum](from tensor.DType) {
+	t := &convertTable[from]
+	t[tensor.U8] = un(cvtFromReal[S, uint8]())
+	t[tensor.U16] = un(cvtFromReal[S, uint16]())
+	t[tensor.U32] = un(cvtFromReal[S, uint32]())
+	t[tensor.U64] = un(cvtFromReal[S, uint64]())
+	t[tensor.I8] = un(cvtFromReal[S, int8]())
+	t[tensor.I16] = un(cvtFromReal[S, int16]())
+	t[tensor.I32] = un(cvtFromReal[S, int32]())
+	t[tensor.I64] = un(cvtFromReal[S, int64]())
+	t[tensor.F32] = un(cvtReal[S, float32])
+	t[tensor.F64] = un(cvtReal[S, float64])
+	t[tensor.C64] = un(cvtRealToComplex[S, complex64, float32])
+	t[tensor.C128] = un(cvtRealToComplex[S, complex128, float64])
+	t[tensor.Bool] = un(cvtToBool[S])
+}
+
+// cvtFromReal picks the integer-target conversion for a real source:
+// wraparound from integers, truncate-and-saturate from floats.
+func cvtFromReal[S realNum, D integer]() func(d []D, s []S) {
+	var z S
+	switch any(z).(type) {
+	case float32:
+		f := cvtFloatToInt[float32, D]
+		return any(f).(func([]D, []S))
+	case float64:
+		f := cvtFloatToInt[float64, D]
+		return any(f).(func([]D, []S))
+	}
+	return cvtReal[S, D]
+}
+
+func cvtComplexTo[S cplx, D integer](d []D, s []S) {
+	for i, v := range s {
+		d[i] = tensor.FloatToInt[D](real(complex128(v)))
+	}
+}
+
+func cvtComplexToFloat[S cplx, D float](d []D, s []S) {
+	for i, v := range s {
+		d[i] = D(real(complex128(v)))
+	}
+}
+
+func registerConvertFromComplex[S cplx](from tensor.DType) {
+	t := &convertTable[from]
+	t[tensor.U8] = un(cvtComplexTo[S, uint8])
+	t[tensor.U16] = un(cvtComplexTo[S, uint16])
+	t[tensor.U32] = un(cvtComplexTo[S, uint32])
+	t[tensor.U64] = un(cvtComplexTo[S, uint64])
+	t[tensor.I8] = un(cvtComplexTo[S, int8])
+	t[tensor.I16] = un(cvtComplexTo[S, int16])
+	t[tensor.I32] = un(cvtComplexTo[S, int32])
+	t[tensor.I64] = un(cvtComplexTo[S, int64])
+	t[tensor.F32] = un(cvtComplexToFloat[S, float32])
+	t[tensor.F64] = un(cvtComplexToFloat[S, float64])
+	t[tensor.C64] = un(cvtComplex[S, complex64])
+	t[tensor.C128] = un(cvtComplex[S, complex128])
+	t[tensor.Bool] = un(cvtToBool[S])
+}
+
+func registerConvertFromBool() {
+	t := &convertTable[tensor.Bool]
+	t[tensor.U8] = un(cvtFromBool[uint8])
+	t[tensor.U16] = un(cvtFromBool[uint16])
+	t[tensor.U32] = un(cvtFromBool[uint32])
+	t[tensor.U64] = un(cvtFromBool[uint64])
+	t[tensor.I8] = un(cvtFromBool[int8])
+	t[tensor.I16] = un(cvtFromBool[int16])
+	t[tensor.I32] = un(cvtFromBool[int32])
+	t[tensor.I64] = un(cvtFromBool[int64])
+	t[tensor.F32] = un(cvtFromBool[float32])
+	t[tensor.F64] = un(cvtFromBool[float64])
+	t[tensor.C64] = un(cvtFromBool[complex64])
+	t[tensor.C128] = un(cvtFromBool[complex128])
+	t[tensor.Bool] = un(identity[bool])
+}
+
+func init() {
+	registerConvertFrom[uint8](tensor.U8)
+	registerConvertFrom[uint16](tensor.U16)
+	registerConvertFrom[uint32](tensor.U32)
+	registerConvertFrom[uint64](tensor.U64)
+	registerConvertFrom[int8](tensor.I8)
+	registerConvertFrom[int16](tensor.I16)
+	registerConvertFrom[int32](tensor.I32)
+	registerConvertFrom[int64](tensor.I64)
+	registerConvertFrom[float32](tensor.F32)
+	registerConvertFrom[float64](tensor.F64)
+	registerConvertFromComplex[complex64](tensor.C64)
+	registerConvertFromComplex[complex128](tensor.C128)
+	registerConvertFromBool()
+}
+
+// exactInF32 reports whether every value of d is exactly a float32.
+func exactInF32(d tensor.DType) bool {
+	switch d {
+	case tensor.Bool, tensor.U8, tensor.U16, tensor.I8, tensor.I16, tensor.F16, tensor.BF16, tensor.F32, tensor.C64:
+		return true
+	}
+	return false
+}
+
+// convertFn returns the block convert from dtype from to dtype to, both
+// given as storage dtypes, operating on compute blocks.
+func convertFn(from, to tensor.DType) unaryFn {
+	cf, ct := computeDType(from), computeDType(to)
+	if to != tensor.F16 && to != tensor.BF16 {
+		if cf == ct {
+			return copyFn(cf)
+		}
+		return convertTable[cf][ct]
+	}
+	if exactInF32(from) || (to == tensor.F16 && from.IsInteger()) {
+		toF32 := copyFn(tensor.F32)
+		if cf != tensor.F32 {
+			toF32 = convertTable[cf][tensor.F32]
+		}
+		round := roundFn(to)
+		return func(d, s unsafe.Pointer, n int) {
+			toF32(d, s, n)
+			round(d, n)
+		}
+	}
+	// One correctly rounded step from the exact source value.
+	return func(d, s unsafe.Pointer, n int) {
+		src := storageSlice(cf, s, n)
+		if to == tensor.F16 {
+			tmp := make([]float16.Float16, n)
+			tensor.ConvertSlice(tmp, src)
+			out := view[float32](d, n)
+			for i, v := range tmp {
+				out[i] = v.Float32()
+			}
+			return
+		}
+		tmp := make([]tensor.BFloat16, n)
+		tensor.ConvertSlice(tmp, src)
+		out := view[float32](d, n)
+		for i, v := range tmp {
+			out[i] = v.Float32()
+		}
+	}
+}
+
+// copyFn copies a compute block of dtype d.
+func copyFn(d tensor.DType) unaryFn {
+	size := uintptr(computeDType(d).Size())
+	return func(dst, src unsafe.Pointer, n int) {
+		if dst != src {
+			copy(view[byte](dst, n*int(size)), view[byte](src, n*int(size)))
+		}
+	}
+}
+
+// storageSlice views n elements of storage dtype d at p as a typed slice.
+func storageSlice(d tensor.DType, p unsafe.Pointer, n int) any {
+	switch d {
+	case tensor.Bool:
+		return view[bool](p, n)
+	case tensor.U8:
+		return view[uint8](p, n)
+	case tensor.U16:
+		return view[uint16](p, n)
+	case tensor.U32:
+		return view[uint32](p, n)
+	case tensor.U64:
+		return view[uint64](p, n)
+	case tensor.I8:
+		return view[int8](p, n)
+	case tensor.I16:
+		return view[int16](p, n)
+	case tensor.I32:
+		return view[int32](p, n)
+	case tensor.I64:
+		return view[int64](p, n)
+	case tensor.BF16:
+		return view[tensor.BFloat16](p, n)
+	case tensor.F16:
+		return view[float16.Float16](p, n)
+	case tensor.F32:
+		return view[float32](p, n)
+	case tensor.F64:
+		return view[float64](p, n)
+	case tensor.C64:
+		return view[complex64](p, n)
+	case tensor.C128:
+		return view[complex128](p, n)
+	}
+	panic("kernels: storageSlice of invalid dtype " + d.String())
+}

@@ -1,0 +1,308 @@
+package kernels
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// CPUOptions tune the CPU backend. The zero value is the default.
+type CPUOptions struct {
+	// Workers bounds the goroutines one Run uses; 0 means GOMAXPROCS.
+	Workers int
+	// Block is the number of elements a fused loop computes per step; 0
+	// means the default. Results do not depend on it.
+	Block int
+	// ParallelMin is the number of elements below which a kernel runs on
+	// the calling goroutine only; 0 means the default.
+	ParallelMin int
+}
+
+const (
+	defaultBlock       = 2048
+	defaultParallelMin = 1 << 16
+	// groupElems is the reduction group: a fixed aligned run of leaves whose
+	// sum is a subtree of the summation tree (see the package doc).
+	groupElems = 4096
+	leafElems  = 128
+)
+
+// CPU is the CPU backend. It needs nothing installed and is safe for
+// concurrent use.
+type CPU struct{ opts CPUOptions }
+
+// NewCPU returns a CPU backend with the given options.
+func NewCPU(opts CPUOptions) *CPU {
+	if opts.Block <= 0 {
+		opts.Block = defaultBlock
+	}
+	if opts.ParallelMin <= 0 {
+		opts.ParallelMin = defaultParallelMin
+	}
+	return &CPU{opts: opts}
+}
+
+var defaultCPU = NewCPU(CPUOptions{})
+
+// DefaultCPU returns the shared CPU backend with default options.
+func DefaultCPU() *CPU { return defaultCPU }
+
+// Name returns "cpu".
+func (c *CPU) Name() string { return "cpu" }
+
+func (c *CPU) workers() int {
+	if c.opts.Workers > 0 {
+		return c.opts.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// kernel is one compiled fusion.
+type kernel interface {
+	run(x *cpuExec, rs *runState)
+}
+
+// cpuExec is a module compiled for the CPU.
+type cpuExec struct {
+	cpu     *CPU
+	m       *lower.Module
+	kernels []kernel
+	// Sources: plan buffers first, then constants (whose pointers are fixed).
+	nbuf      int
+	consts    []*tensor.Array
+	constPtrs []unsafe.Pointer
+	constIdx  map[*lower.Instr]int
+	nslots    int       // per-run scratch slots kernels reserved
+	pool      sync.Pool // *runState
+}
+
+// runState is the memory of one Run: buffer pointers, scratch buffers and
+// the workers' registers. States are pooled so a steady Run allocates only
+// its outputs.
+type runState struct {
+	srcs    []unsafe.Pointer
+	scratch map[int][]byte
+	workers []*worker
+	slots   [][2][]byte // kernels' scratch (partials, gathered operands)
+}
+
+// Compile prepares a fused, buffer-planned module for running.
+func (c *CPU) Compile(m *lower.Module) (Executable, error) {
+	if m.Plan == nil || m.Fusions == nil && len(m.Instrs) > len(m.Params) {
+		return nil, fmt.Errorf("kernels: module is not fused and planned")
+	}
+	x := &cpuExec{cpu: c, m: m, nbuf: len(m.Plan.Buffers), constIdx: map[*lower.Instr]int{}}
+	for _, in := range m.Instrs {
+		if in.Op == trace.OpConst {
+			x.constIdx[in] = x.nbuf + len(x.consts)
+			x.consts = append(x.consts, in.Params.Value)
+			x.constPtrs = append(x.constPtrs, dataPtr(in.Params.Value.Data()))
+		}
+	}
+	for _, f := range m.Fusions {
+		k, err := x.compileFusion(f)
+		if err != nil {
+			return nil, err
+		}
+		if k != nil {
+			x.kernels = append(x.kernels, k)
+		}
+	}
+	return x, nil
+}
+
+// source is the index of the data a fusion input reads.
+func (x *cpuExec) source(in *lower.Instr) int {
+	for in.Op == trace.OpReshape {
+		in = in.Args[0]
+	}
+	if i, ok := x.constIdx[in]; ok {
+		return i
+	}
+	return x.m.Plan.Of[in]
+}
+
+func (x *cpuExec) compileFusion(f *lower.Fusion) (kernel, error) {
+	root := f.Outputs[0]
+	switch f.Kind {
+	case lower.FusionLoop:
+		if root.Op == trace.OpConst {
+			return nil, nil // outputs read constants directly
+		}
+		return x.compileLoop(f)
+	case lower.FusionReduce:
+		return x.compileReduce(f)
+	case lower.FusionDot:
+		return x.compileDot(f)
+	case lower.FusionCopy:
+		return x.compileCopy(f)
+	}
+	return nil, fmt.Errorf("kernels: unknown fusion kind %v", f.Kind)
+}
+
+// Run checks inputs and returns newly allocated outputs.
+func (x *cpuExec) Run(inputs []*tensor.Array) ([]*tensor.Array, error) {
+	if err := checkInputs(x.m, inputs); err != nil {
+		return nil, err
+	}
+	outs := make([]*tensor.Array, len(x.m.Outputs))
+	for i, o := range x.m.Outputs {
+		a, err := tensor.Zeros(o.DType, o.Shape...)
+		if err != nil {
+			return nil, err
+		}
+		outs[i] = a
+	}
+	x.run(outs, inputs)
+	return outs, nil
+}
+
+// RunInto runs writing into the caller's output arrays.
+func (x *cpuExec) RunInto(outputs, inputs []*tensor.Array) error {
+	if err := checkInputs(x.m, inputs); err != nil {
+		return err
+	}
+	if err := checkOutputs(x.m, outputs, inputs); err != nil {
+		return err
+	}
+	x.run(outputs, inputs)
+	return nil
+}
+
+func (x *cpuExec) getState() *runState {
+	if rs, ok := x.pool.Get().(*runState); ok {
+		return rs
+	}
+	rs := &runState{srcs: make([]unsafe.Pointer, x.nbuf+len(x.consts)), scratch: map[int][]byte{}}
+	copy(rs.srcs[x.nbuf:], x.constPtrs)
+	for _, b := range x.m.Plan.Buffers {
+		if b.Param < 0 && b.Output < 0 {
+			mem := make([]byte, b.Size*b.DType.Size()+regAlign)
+			rs.scratch[b.ID] = mem
+			off := (regAlign - int(uintptr(unsafe.Pointer(unsafe.SliceData(mem)))%regAlign)) % regAlign
+			rs.srcs[b.ID] = unsafe.Pointer(&mem[off])
+		}
+	}
+	return rs
+}
+
+func (x *cpuExec) run(outs, inputs []*tensor.Array) {
+	rs := x.getState()
+	plan := x.m.Plan
+	for _, b := range plan.Buffers {
+		switch {
+		case b.Param >= 0:
+			rs.srcs[b.ID] = dataPtr(inputs[b.Param].Data())
+		case b.Output >= 0:
+			rs.srcs[b.ID] = dataPtr(outs[b.Output].Data())
+		}
+	}
+	for _, k := range x.kernels {
+		k.run(x, rs)
+	}
+	x.finishOutputs(outs, inputs, rs)
+	runtime.KeepAlive(inputs)
+	runtime.KeepAlive(outs)
+	x.pool.Put(rs)
+}
+
+// finishOutputs copies the outputs that no kernel wrote: parameters,
+// constants and values that are already another output.
+func (x *cpuExec) finishOutputs(outs, inputs []*tensor.Array, rs *runState) {
+	for i, o := range x.m.Outputs {
+		d := o
+		for d.Op == trace.OpReshape {
+			d = d.Args[0]
+		}
+		var src unsafe.Pointer
+		switch {
+		case d.Op == trace.OpConst:
+			src = x.constPtrs[x.constIdx[d]-x.nbuf]
+		case d.Op == trace.OpParam:
+			src = dataPtr(inputs[d.Param].Data())
+		default:
+			b := plan(x).Of[d]
+			if plan(x).Buffers[b].Output == i {
+				continue
+			}
+			src = rs.srcs[b]
+		}
+		n := o.Size() * o.DType.Size()
+		if n > 0 {
+			copy(view[byte](dataPtr(outs[i].Data()), n), view[byte](src, n))
+		}
+	}
+}
+
+func plan(x *cpuExec) *lower.Plan { return x.m.Plan }
+
+// parallel runs fn over [0, n) split into contiguous ranges, one per
+// worker, when the work is large enough; each call gets its worker index.
+func (x *cpuExec) parallel(rs *runState, n, elems int, fn func(w *worker, lo, hi int)) {
+	nw := x.cpu.workers()
+	if elems < x.cpu.opts.ParallelMin || n < 2 {
+		nw = 1
+	}
+	nw = min(nw, n)
+	for len(rs.workers) < max(nw, 1) {
+		rs.workers = append(rs.workers, &worker{})
+	}
+	if nw <= 1 {
+		fn(rs.workers[0], 0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < nw; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(rs.workers[w], w*n/nw, (w+1)*n/nw)
+		}()
+	}
+	fn(rs.workers[0], 0, n/nw)
+	wg.Wait()
+}
+
+// checkOutputs validates caller-provided outputs: dtypes, shapes, backing
+// lengths, and no memory shared with an input or another output.
+func checkOutputs(m *lower.Module, outs, inputs []*tensor.Array) error {
+	if len(outs) != len(m.Outputs) {
+		return &ArgError{Index: -1, Msg: fmt.Sprintf("the program has %d outputs, got %d arrays to write", len(m.Outputs), len(outs))}
+	}
+	type span struct{ lo, hi uintptr }
+	spanOf := func(a *tensor.Array) span {
+		p := uintptr(dataPtr(a.Data()))
+		return span{p, p + uintptr(a.Size()*a.DType().Size())}
+	}
+	var taken []span
+	for _, a := range inputs {
+		taken = append(taken, spanOf(a))
+	}
+	for i, o := range m.Outputs {
+		a := outs[i]
+		switch {
+		case a == nil:
+			return &ArgError{Index: i, Output: true, Msg: "nil array"}
+		case a.DType() != o.DType:
+			return &ArgError{Index: i, Output: true, Msg: fmt.Sprintf("dtype %s, the output is %s", a.DType(), o.DType)}
+		case !shapeEqual(a.Shape(), o.Shape):
+			return &ArgError{Index: i, Output: true, Msg: fmt.Sprintf("shape %v, the output is %v", a.Shape(), o.Shape)}
+		}
+		if n, ok := sliceLen(a.Data()); !ok || n != o.Size() {
+			return &ArgError{Index: i, Output: true, Msg: fmt.Sprintf("backing slice has %d elements, shape %v needs %d", n, o.Shape, o.Size())}
+		}
+		s := spanOf(a)
+		for _, t := range taken {
+			if s.lo < t.hi && t.lo < s.hi {
+				return &ArgError{Index: i, Output: true, Msg: "shares memory with an input or another output"}
+			}
+		}
+		taken = append(taken, s)
+	}
+	return nil
+}

@@ -1,0 +1,62 @@
+// Package kernels holds the backend interface and the CPU backend, the
+// default: it needs nothing installed and runs a lowered, fused and
+// buffer-planned module (package lower) block by block.
+//
+// # Numerics every backend keeps (SPEC §3)
+//
+// These definitions are the contract; the reference evaluator used by the
+// tests (internal/reference) implements them with plain loops and the CPU
+// backend is checked against it bit for bit.
+//
+//   - f16 and bf16 values are computed in f32 and rounded (to nearest, ties
+//     to even) to their storage type after every op, so a fused kernel gives
+//     the bits of op-by-op evaluation, and NumPy's bits for f16.
+//   - f32 and f64 + − × ÷ and sqrt are IEEE operations of their own width;
+//     no FMA contraction. Transcendental functions are within 1 ulp (f64)
+//     and 2 ulp (f32) of the correctly rounded result; their exact bits are
+//     the CPU backend's (kernels.Transcendental), not a contract.
+//   - maximum and minimum (elementwise and reductions) follow IEEE 754-2019
+//     maximum/minimum: a NaN operand gives NaN (the first NaN operand's
+//     bits), and −0 < +0. For bool, max is or and min is and.
+//   - Integers wrap. floordiv and rem follow floor semantics (Python); a zero
+//     divisor gives 0; MinInt // −1 wraps to MinInt. Shifts by the width or
+//     more (or by a negative amount) give 0 for shl, and fill with the sign
+//     bit for shr (arithmetic for signed, logical for unsigned). Integer pow
+//     with a negative exponent gives 0, except for bases 1 and −1.
+//   - Float floordiv and rem are NumPy's npy_divmod.
+//   - Converts are tensor.ConvertSlice's: float → int truncates toward zero
+//     and saturates, NaN → 0; int → float and float → narrower float round
+//     to nearest even in one step.
+//
+// # Reductions: one fixed summation tree
+//
+// A reduction visits, for each output element, the reduced elements in
+// row-major order of the reduced axes: x[0], …, x[n−1]. Sums and products
+// combine them with one fixed tree, whatever the block size or GOMAXPROCS:
+//
+//   - leaves are the runs x[128k : 128k+128] (the last may be shorter);
+//   - a leaf of m < 8 values is folded left to right: ((x0 ⊕ x1) ⊕ x2) …;
+//     a leaf of m ≥ 8 values keeps eight lane accumulators r[j] = x[j],
+//     then r[j] ⊕= x[8i+j] for every full group of eight, combines them as
+//     ((r0⊕r1)⊕(r2⊕r3))⊕((r4⊕r5)⊕(r6⊕r7)), and folds the m mod 8 values
+//     left over into that, left to right (NumPy's pairwise-sum leaf);
+//   - L leaf results are combined by the tree T(lo, n) = leaf lo when n = 1,
+//     else T(lo, p) ⊕ T(lo+p, n−p) with p the largest power of two below n.
+//     Every aligned run of 2^k leaves is then a subtree, so workers may sum
+//     aligned groups independently and still produce the same bits.
+//   - the sum of nothing is +0 (integers: 0), the product of nothing 1.
+//
+// This is pairwise summation with a 128-element base case (error O(log n)
+// ulps, as NumPy's). Integer sums and products wrap, so any order gives the
+// same result; max and min are exact in any order. argmax and argmin return
+// the index of the first maximum (minimum) in that order, a NaN counting as
+// the maximum (minimum) and the first NaN winning; for bool, true > false.
+//
+// # dot_general
+//
+// Each output element is Σ_k lhs·rhs over the contracting dims, in row-major
+// order of the contracting index, accumulated left to right from 0: f32 and
+// f64 in their own type (products rounded before adding, no FMA); f16 and
+// bf16 in f32, rounded once to the result type at the end; integers in their
+// own type with wraparound; complex in its own type.
+package kernels

@@ -1,0 +1,90 @@
+package kernels
+
+import (
+	"unsafe"
+
+	"github.com/x448/float16"
+
+	"github.com/kiln-go/kiln/tensor"
+)
+
+// f16 and bf16 blocks are computed in f32. These move a block between its
+// storage form and its compute form, and round a compute block to the
+// storage precision after an op (SPEC §3: after every op).
+
+func widenF16(d, s unsafe.Pointer, n int) {
+	out, in := view[float32](d, n), view[float16.Float16](s, n)
+	for i, v := range in {
+		out[i] = v.Float32()
+	}
+}
+
+func widenBF16(d, s unsafe.Pointer, n int) {
+	out, in := view[float32](d, n), view[tensor.BFloat16](s, n)
+	for i, v := range in {
+		out[i] = v.Float32()
+	}
+}
+
+func narrowF16(d, s unsafe.Pointer, n int) {
+	out, in := view[float16.Float16](d, n), view[float32](s, n)
+	for i, v := range in {
+		out[i] = tensor.Float32ToF16(v)
+	}
+}
+
+func narrowBF16(d, s unsafe.Pointer, n int) {
+	out, in := view[tensor.BFloat16](d, n), view[float32](s, n)
+	for i, v := range in {
+		out[i] = tensor.BFloat16FromFloat32(v)
+	}
+}
+
+func roundF16(p unsafe.Pointer, n int) {
+	v := view[float32](p, n)
+	for i, f := range v {
+		v[i] = tensor.Float32ToF16(f).Float32()
+	}
+}
+
+func roundBF16(p unsafe.Pointer, n int) {
+	v := view[float32](p, n)
+	for i, f := range v {
+		v[i] = tensor.BFloat16FromFloat32(f).Float32()
+	}
+}
+
+// widenFn loads a storage block of d into compute form; nil when the two
+// forms are the same.
+func widenFn(d tensor.DType) unaryFn {
+	switch d {
+	case tensor.F16:
+		return widenF16
+	case tensor.BF16:
+		return widenBF16
+	}
+	return nil
+}
+
+// narrowFn stores a compute block as d; nil when the forms are the same.
+func narrowFn(d tensor.DType) unaryFn {
+	switch d {
+	case tensor.F16:
+		return narrowF16
+	case tensor.BF16:
+		return narrowBF16
+	}
+	return nil
+}
+
+// roundFn rounds a compute block to d's precision in place; nil when d is
+// computed at its own precision.
+func roundFn(d tensor.DType) func(p unsafe.Pointer, n int) {
+	switch d {
+	case tensor.F16:
+		return roundF16
+	case tensor.BF16:
+		return roundBF16
+	}
+	return nil
+}

@@ -1,0 +1,54 @@
+package kernels
+
+import (
+	"unsafe"
+
+	"github.com/kiln-go/kiln/lower"
+)
+
+// loopKernel runs a loop fusion: the body over the output's elements,
+// block by block, blocks split across workers for large outputs.
+type loopKernel struct {
+	body  *body
+	n     int
+	out   int     // buffer of the result
+	store unaryFn // narrows the result into the buffer; nil if written in place
+	size  int     // bytes per stored element
+}
+
+func (x *cpuExec) compileLoop(f *lower.Fusion) (kernel, error) {
+	root := f.Outputs[0]
+	perm := make([]int, len(root.Shape))
+	for i := range perm {
+		perm[i] = i
+	}
+	out := x.m.Plan.Of[root]
+	dst := loc{kind: locBuf, idx: out, size: root.DType.Size()}
+	b, err := compileBody(f, root, root.Shape, perm, x.cpu.opts.Block, x.source, dst)
+	if err != nil {
+		return nil, err
+	}
+	k := &loopKernel{body: b, n: root.Size(), out: out, size: root.DType.Size()}
+	if b.out != dst {
+		if k.store = narrowFn(root.DType); k.store == nil {
+			k.store = copyFn(root.DType)
+		}
+	}
+	return k, nil
+}
+
+func (k *loopKernel) run(x *cpuExec, rs *runState) {
+	block := k.body.block
+	nblocks := (k.n + block - 1) / block
+	x.parallel(rs, nblocks, k.n, func(w *worker, lo, hi int) {
+		w.prepare(k.body, rs.srcs)
+		for b := lo; b < hi; b++ {
+			start := b * block
+			n := min(block, k.n-start)
+			res := w.eval(k.body, rs.srcs, start, n)
+			if k.store != nil {
+				k.store(unsafe.Add(rs.srcs[k.out], start*k.size), res, n)
+			}
+		}
+	})
+}

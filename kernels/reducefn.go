@@ -1,0 +1,311 @@
+package kernels
+
+import (
+	"math/bits"
+	"unsafe"
+
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// The reduction arithmetic of the package doc: one fixed tree for sums and
+// products, folds for max and min, first-wins scans for argmax and argmin.
+
+// reducer reduces segments of a block and combines group partials.
+type reducer struct {
+	// seg writes dst[s] = reduce(src[s·segLen : (s+1)·segLen]) for s < nseg.
+	seg func(dst, src unsafe.Pointer, nseg, segLen int)
+	// combine writes dst[o] = reduce of the ngroups partials of output o.
+	combine func(dst, parts unsafe.Pointer, nout, ngroups int)
+	// identity fills dst with the result of reducing nothing.
+	identity func(dst unsafe.Pointer, n int)
+}
+
+// argReducer is the index-returning counterpart: indices are int64.
+type argReducer struct {
+	// seg writes, for each segment, the index of its winner and its value.
+	seg func(idx []int64, vals, src unsafe.Pointer, nseg, segLen int)
+	// combine picks among ngroups partials per output; a partial's index is
+	// relative to its group, which starts at g·groupLen.
+	combine func(idx []int64, parts []int64, partVals unsafe.Pointer, nout, ngroups, groupLen int)
+}
+
+var (
+	reduceTable [trace.NumOps][tensor.NumDTypes]*reducer
+	argTable    [2][tensor.NumDTypes]*argReducer // 0: argmax, 1: argmin
+)
+
+// splitPoint is the largest power of two below n (n ≥ 2).
+func splitPoint(n int) int { return 1 << (bits.Len(uint(n-1)) - 1) }
+
+func leafSum[T number](x []T) T {
+	n := len(x)
+	if n < 8 {
+		var s T
+		if n > 0 {
+			s = x[0]
+		}
+		for _, v := range x[min(n, 1):] {
+			s += v
+		}
+		return s
+	}
+	r0, r1, r2, r3, r4, r5, r6, r7 := x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]
+	i := 8
+	for ; i+8 <= n; i += 8 {
+		y := x[i : i+8 : i+8]
+		r0 += y[0]
+		r1 += y[1]
+		r2 += y[2]
+		r3 += y[3]
+		r4 += y[4]
+		r5 += y[5]
+		r6 += y[6]
+		r7 += y[7]
+	}
+	s := ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+	for _, v := range x[i:] {
+		s += v
+	}
+	return s
+}
+
+func leafProd[T number](x []T) T {
+	n := len(x)
+	if n < 8 {
+		var s T = 1
+		if n > 0 {
+			s = x[0]
+		}
+		for _, v := range x[min(n, 1):] {
+			s *= v
+		}
+		return s
+	}
+	r0, r1, r2, r3, r4, r5, r6, r7 := x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]
+	i := 8
+	for ; i+8 <= n; i += 8 {
+		y := x[i : i+8 : i+8]
+		r0 *= y[0]
+		r1 *= y[1]
+		r2 *= y[2]
+		r3 *= y[3]
+		r4 *= y[4]
+		r5 *= y[5]
+		r6 *= y[6]
+		r7 *= y[7]
+	}
+	s := ((r0 * r1) * (r2 * r3)) * ((r4 * r5) * (r6 * r7))
+	for _, v := range x[i:] {
+		s *= v
+	}
+	return s
+}
+
+// treeLeaves combines leaves [lo, lo+n) of x with the fixed tree.
+func treeLeaves[T number](x []T, lo, n int, prod bool) T {
+	if n == 1 {
+		leaf := x[lo*leafElems : min((lo+1)*leafElems, len(x))]
+		if prod {
+			return leafProd(leaf)
+		}
+		return leafSum(leaf)
+	}
+	p := splitPoint(n)
+	a, b := treeLeaves(x, lo, p, prod), treeLeaves(x, lo+p, n-p, prod)
+	if prod {
+		return a * b
+	}
+	return a + b
+}
+
+// treeReduce sums (or multiplies) x with the fixed tree.
+func treeReduce[T number](x []T, prod bool) T {
+	if len(x) == 0 {
+		if prod {
+			return 1
+		}
+		return 0
+	}
+	return treeLeaves(x, 0, (len(x)+leafElems-1)/leafElems, prod)
+}
+
+// treeCombine combines partial results of aligned groups with the same tree.
+func treeCombine[T number](p []T, prod bool) T {
+	if len(p) == 1 {
+		return p[0]
+	}
+	k := splitPoint(len(p))
+	a, b := treeCombine(p[:k], prod), treeCombine(p[k:], prod)
+	if prod {
+		return a * b
+	}
+	return a + b
+}
+
+func treeReducer[T number](prod bool) *reducer {
+	return &reducer{
+		seg: func(dst, src unsafe.Pointer, nseg, segLen int) {
+			d, s := view[T](dst, nseg), view[T](src, nseg*segLen)
+			for i := range d {
+				d[i] = treeReduce(s[i*segLen:(i+1)*segLen], prod)
+			}
+		},
+		combine: func(dst, parts unsafe.Pointer, nout, ngroups int) {
+			d, p := view[T](dst, nout), view[T](parts, nout*ngroups)
+			for o := range d {
+				d[o] = treeCombine(p[o*ngroups:(o+1)*ngroups], prod)
+			}
+		},
+		identity: func(dst unsafe.Pointer, n int) {
+			var v T
+			if prod {
+				v = 1
+			}
+			for i := range view[T](dst, n) {
+				view[T](dst, n)[i] = v
+			}
+		},
+	}
+}
+
+// foldReducer reduces with a pairwise function that is exact in any order
+// (max, min, integer ops, bool or/and).
+func foldReducer[T any](f func(a, b T) T) *reducer {
+	fold := func(x []T) T {
+		m := x[0]
+		for _, v := range x[1:] {
+			m = f(m, v)
+		}
+		return m
+	}
+	return &reducer{
+		seg: func(dst, src unsafe.Pointer, nseg, segLen int) {
+			d, s := view[T](dst, nseg), view[T](src, nseg*segLen)
+			for i := range d {
+				d[i] = fold(s[i*segLen : (i+1)*segLen])
+			}
+		},
+		combine: func(dst, parts unsafe.Pointer, nout, ngroups int) {
+			d, p := view[T](dst, nout), view[T](parts, nout*ngroups)
+			for o := range d {
+				d[o] = fold(p[o*ngroups : (o+1)*ngroups])
+			}
+		},
+	}
+}
+
+// maxIEEE is IEEE 754-2019 maximum: NaN wins (the first), −0 < +0.
+func maxIEEE[T float](a, b T) T {
+	switch {
+	case a != a:
+		return a
+	case b != b:
+		return b
+	case a > b:
+		return a
+	case b > a:
+		return b
+	case signbit(a):
+		return b
+	}
+	return a
+}
+
+// minIEEE is IEEE 754-2019 minimum.
+func minIEEE[T float](a, b T) T {
+	switch {
+	case a != a:
+		return a
+	case b != b:
+		return b
+	case a < b:
+		return a
+	case b < a:
+		return b
+	case signbit(a):
+		return a
+	}
+	return b
+}
+
+func signbit[T float](x T) bool { return x < 0 || (x == 0 && 1/x < 0) }
+
+// argScan returns the first index whose value wins: a NaN (the first)
+// beats everything, otherwise strictly better (greater for argmax, less for
+// argmin) values replace the best.
+func argScan[T ordered](x []T, isMin bool) (int, T) {
+	best, bv := 0, x[0]
+	if bv != bv {
+		return 0, bv
+	}
+	for i, v := range x[1:] {
+		if v != v {
+			return i + 1, v
+		}
+		if (!isMin && v > bv) || (isMin && v < bv) {
+			best, bv = i+1, v
+		}
+	}
+	return best, bv
+}
+
+func newArgReducer[T ordered](isMin bool) *argReducer {
+	return &argReducer{
+		seg: func(idx []int64, vals, src unsafe.Pointer, nseg, segLen int) {
+			s, v := view[T](src, nseg*segLen), view[T](vals, nseg)
+			for i := range nseg {
+				j, bv := argScan(s[i*segLen:(i+1)*segLen], isMin)
+				idx[i], v[i] = int64(j), bv
+			}
+		},
+		combine: func(idx []int64, parts []int64, partVals unsafe.Pointer, nout, ngroups, groupLen int) {
+			pv := view[T](partVals, nout*ngroups)
+			for o := range nout {
+				g, _ := argScan(pv[o*ngroups:(o+1)*ngroups], isMin)
+				idx[o] = int64(g*groupLen) + parts[o*ngroups+g]
+			}
+		},
+	}
+}
+
+func registerReduce[T number](d tensor.DType) {
+	reduceTable[trace.OpReduceSum][d] = treeReducer[T](false)
+	reduceTable[trace.OpReduceProd][d] = treeReducer[T](true)
+}
+
+func registerOrdered[T integer](d tensor.DType) {
+	registerReduce[T](d)
+	reduceTable[trace.OpReduceMax][d] = foldReducer(func(a, b T) T { return max(a, b) })
+	reduceTable[trace.OpReduceMin][d] = foldReducer(func(a, b T) T { return min(a, b) })
+	argTable[0][d], argTable[1][d] = newArgReducer[T](false), newArgReducer[T](true)
+}
+
+func registerFloatReduce[T float](d tensor.DType) {
+	registerReduce[T](d)
+	reduceTable[trace.OpReduceMax][d] = foldReducer(maxIEEE[T])
+	reduceTable[trace.OpReduceMin][d] = foldReducer(minIEEE[T])
+	argTable[0][d], argTable[1][d] = newArgReducer[T](false), newArgReducer[T](true)
+}
+
+func init() {
+	registerOrdered[uint8](tensor.U8)
+	registerOrdered[uint16](tensor.U16)
+	registerOrdered[uint32](tensor.U32)
+	registerOrdered[uint64](tensor.U64)
+	registerOrdered[int8](tensor.I8)
+	registerOrdered[int16](tensor.I16)
+	registerOrdered[int32](tensor.I32)
+	registerOrdered[int64](tensor.I64)
+	registerFloatReduce[float32](tensor.F32)
+	registerFloatReduce[float32](tensor.F16) // compute form
+	registerFloatReduce[float32](tensor.BF16)
+	registerFloatReduce[float64](tensor.F64)
+	registerReduce[complex64](tensor.C64)
+	registerReduce[complex128](tensor.C128)
+	// bool: max is any, min is all; argmax/argmin compare false < true,
+	// which is uint8's order on Go's 0/1 bools.
+	reduceTable[trace.OpReduceMax][tensor.Bool] = foldReducer(func(a, b bool) bool { return a || b })
+	reduceTable[trace.OpReduceMin][tensor.Bool] = foldReducer(func(a, b bool) bool { return a && b })
+	argTable[0][tensor.Bool], argTable[1][tensor.Bool] = newArgReducer[uint8](false), newArgReducer[uint8](true)
+}

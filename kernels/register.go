@@ -1,0 +1,142 @@
+package kernels
+
+import (
+	"math"
+	"math/cmplx"
+	"unsafe"
+
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+func init() {
+	registerSigned[int8](tensor.I8)
+	registerSigned[int16](tensor.I16)
+	registerSigned[int32](tensor.I32)
+	registerSigned[int64](tensor.I64)
+	registerUnsigned[uint8](tensor.U8)
+	registerUnsigned[uint16](tensor.U16)
+	registerUnsigned[uint32](tensor.U32)
+	registerUnsigned[uint64](tensor.U64)
+	registerFloat[float32](tensor.F32)
+	registerFloat[float32](tensor.F16) // computed in f32, rounded by the executor
+	registerFloat[float32](tensor.BF16)
+	registerFloat[float64](tensor.F64)
+	registerComplex[complex64, float32](tensor.C64)
+	registerComplex[complex128, float64](tensor.C128)
+	registerBool()
+}
+
+func registerCommon[T comparable](d tensor.DType) {
+	binaryTable[trace.OpEq][d] = bin(eq[T])
+	binaryTable[trace.OpNe][d] = bin(ne[T])
+	selectTable[d] = func(dst, c, a, b unsafe.Pointer, n int) {
+		sel(view[T](dst, n), view[bool](c, n), view[T](a, n), view[T](b, n))
+	}
+	unaryTable[trace.OpReal][d] = un(identity[T])
+	unaryTable[trace.OpConj][d] = un(identity[T])
+	unaryTable[trace.OpImag][d] = un(zeros[T])
+}
+
+func registerInteger[T integer](d tensor.DType) {
+	registerCommon[T](d)
+	for op, f := range map[trace.Op]func(d, a, b []T){
+		trace.OpAdd: add[T], trace.OpSub: sub[T], trace.OpMul: mul[T],
+		trace.OpFloorDiv: floorDivInt[T], trace.OpRem: remInt[T], trace.OpPow: powInt[T],
+		trace.OpMax: maxOrd[T], trace.OpMin: minOrd[T],
+		trace.OpAnd: and[T], trace.OpOr: or[T], trace.OpXor: xor[T], trace.OpShl: shl[T], trace.OpShr: shr[T],
+	} {
+		binaryTable[op][d] = bin(f)
+	}
+	for op, f := range map[trace.Op]func(d []bool, a, b []T){
+		trace.OpLt: lt[T], trace.OpLe: le[T], trace.OpGt: gt[T], trace.OpGe: ge[T],
+	} {
+		binaryTable[op][d] = bin(f)
+	}
+	unaryTable[trace.OpNeg][d] = un(neg[T])
+	unaryTable[trace.OpNot][d] = un(not[T])
+	unaryTable[trace.OpIsNaN][d] = un(falses[T])
+	unaryTable[trace.OpIsFinite][d] = un(trues[T])
+}
+
+func registerSigned[T signed](d tensor.DType) {
+	registerInteger[T](d)
+	unaryTable[trace.OpAbs][d] = un(absInt[T])
+	unaryTable[trace.OpSign][d] = un(signInt[T])
+}
+
+func registerUnsigned[T unsigned](d tensor.DType) {
+	registerInteger[T](d)
+	unaryTable[trace.OpAbs][d] = un(identity[T])
+	unaryTable[trace.OpSign][d] = un(signUint[T])
+}
+
+func registerFloat[T float](d tensor.DType) {
+	registerCommon[T](d)
+	for op, f := range map[trace.Op]func(d, a, b []T){
+		trace.OpAdd: add[T], trace.OpSub: sub[T], trace.OpMul: mul[T], trace.OpDiv: div[T],
+		trace.OpFloorDiv: floorDivFloat[T], trace.OpRem: remFloat[T], trace.OpPow: powFloat[T],
+		trace.OpMax: maxFloat[T], trace.OpMin: minFloat[T],
+	} {
+		binaryTable[op][d] = bin(f)
+	}
+	for op, f := range map[trace.Op]func(d []bool, a, b []T){
+		trace.OpLt: lt[T], trace.OpLe: le[T], trace.OpGt: gt[T], trace.OpGe: ge[T],
+	} {
+		binaryTable[op][d] = bin(f)
+	}
+	unaryTable[trace.OpNeg][d] = un(neg[T])
+	for op, f := range map[trace.Op]func(float64) float64{
+		trace.OpAbs: math.Abs, trace.OpSign: signFloat, trace.OpExp: math.Exp, trace.OpLog: math.Log,
+		trace.OpLog1p: math.Log1p, trace.OpExpm1: math.Expm1, trace.OpSqrt: math.Sqrt, trace.OpRsqrt: rsqrt,
+		trace.OpSin: math.Sin, trace.OpCos: math.Cos, trace.OpTan: math.Tan, trace.OpTanh: math.Tanh,
+		trace.OpLogistic: logistic, trace.OpFloor: math.Floor, trace.OpCeil: math.Ceil, trace.OpRound: math.RoundToEven,
+	} {
+		unaryTable[op][d] = un(mathUn[T](f))
+	}
+	unaryTable[trace.OpIsNaN][d] = un(isNaN[T])
+	unaryTable[trace.OpIsFinite][d] = un(isFinite[T])
+}
+
+func registerComplex[T cplx, R float](d tensor.DType) {
+	registerCommon[T](d)
+	for op, f := range map[trace.Op]func(d, a, b []T){
+		trace.OpAdd: add[T], trace.OpSub: sub[T], trace.OpMul: mul[T], trace.OpDiv: div[T], trace.OpPow: powComplex[T],
+	} {
+		binaryTable[op][d] = bin(f)
+	}
+	unaryTable[trace.OpNeg][d] = un(neg[T])
+	for op, f := range map[trace.Op]func(complex128) complex128{
+		trace.OpSign: signComplex, trace.OpExp: cmplx.Exp, trace.OpLog: cmplx.Log, trace.OpLog1p: cLog1p,
+		trace.OpExpm1: cExpm1, trace.OpSqrt: cmplx.Sqrt, trace.OpRsqrt: cRsqrt, trace.OpSin: cmplx.Sin,
+		trace.OpCos: cmplx.Cos, trace.OpTan: cmplx.Tan, trace.OpTanh: cmplx.Tanh, trace.OpLogistic: cLogistic,
+		trace.OpConj: cConj,
+	} {
+		unaryTable[op][d] = un(cmplxUn[T](f))
+	}
+	unaryTable[trace.OpAbs][d] = un(complexParts[T, R](cmplx.Abs))
+	unaryTable[trace.OpReal][d] = un(complexParts[T, R](func(z complex128) float64 { return real(z) }))
+	unaryTable[trace.OpImag][d] = un(complexParts[T, R](func(z complex128) float64 { return imag(z) }))
+	unaryTable[trace.OpIsNaN][d] = un(isNaNComplex[T])
+	unaryTable[trace.OpIsFinite][d] = un(isFiniteComplex[T])
+}
+
+func registerBool() {
+	d := tensor.Bool
+	registerCommon[bool](d)
+	binaryTable[trace.OpAdd][d] = bin(orBool)
+	binaryTable[trace.OpMul][d] = bin(andBool)
+	binaryTable[trace.OpMax][d] = bin(orBool)
+	binaryTable[trace.OpMin][d] = bin(andBool)
+	binaryTable[trace.OpAnd][d] = bin(andBool)
+	binaryTable[trace.OpOr][d] = bin(orBool)
+	binaryTable[trace.OpXor][d] = bin(xorBool)
+	binaryTable[trace.OpLt][d] = bin(ltBool)
+	binaryTable[trace.OpLe][d] = bin(leBool)
+	binaryTable[trace.OpGt][d] = bin(gtBool)
+	binaryTable[trace.OpGe][d] = bin(geBool)
+	unaryTable[trace.OpNot][d] = un(notBool)
+	unaryTable[trace.OpAbs][d] = un(identity[bool])
+	unaryTable[trace.OpIsNaN][d] = un(falses[bool])
+	unaryTable[trace.OpIsFinite][d] = un(trues[bool])
+}

@@ -1,0 +1,161 @@
+package kernels
+
+import (
+	"reflect"
+	"unsafe"
+
+	"github.com/kiln-go/kiln/tensor"
+)
+
+// Data movement (broadcast, transpose, slice, concatenate, copies) does not
+// care what the bits mean, only how wide an element is: it runs on
+// 1-, 2-, 4-, 8- and 16-byte words, one loop per width instead of one per
+// dtype.
+
+type word16 [2]uint64
+
+// sliceLen is the length of a typed slice, via reflection.
+func sliceLen(s any) (int, bool) {
+	v := reflect.ValueOf(s)
+	if v.Kind() != reflect.Slice {
+		return 0, false
+	}
+	return v.Len(), true
+}
+
+// dataPtr is the address of a storage slice's first element (nil when it is
+// empty).
+func dataPtr(s any) unsafe.Pointer {
+	v := reflect.ValueOf(s)
+	if v.Len() == 0 {
+		return nil
+	}
+	return v.UnsafePointer()
+}
+
+// strided describes a gather over an iteration space: iteration element k
+// (row-major over shape) reads source element base + Σ idx[j]·strides[j].
+type strided struct {
+	shape   []int
+	base    int
+	strides []int
+}
+
+// maxRank bounds the rank of gathers that need no allocation.
+const maxRank = 16
+
+// gather copies n elements, dst[i] = src[offset of iteration element lo+i].
+func gather[W any](dst, src unsafe.Pointer, g *strided, lo, n int) {
+	d, s := (*W)(dst), (*W)(src)
+	rank := len(g.shape)
+	if n == 0 {
+		return
+	}
+	if rank == 0 {
+		v := *(*W)(unsafe.Add(unsafe.Pointer(s), g.base*int(unsafe.Sizeof(*s))))
+		out := unsafe.Slice(d, n)
+		for i := range out {
+			out[i] = v
+		}
+		return
+	}
+	var idxBuf [maxRank]int
+	idx := idxBuf[:rank:rank]
+	if rank > maxRank {
+		idx = make([]int, rank)
+	}
+	rem, off := lo, g.base
+	for j := rank - 1; j >= 0; j-- {
+		idx[j] = rem % g.shape[j]
+		rem /= g.shape[j]
+		off += idx[j] * g.strides[j]
+	}
+	out := unsafe.Slice(d, n)
+	last, lastStride := g.shape[rank-1], g.strides[rank-1]
+	for i := 0; i < n; {
+		// A run along the last axis.
+		m := min(last-idx[rank-1], n-i)
+		switch lastStride {
+		case 1:
+			copy(out[i:i+m], unsafe.Slice((*W)(unsafe.Add(unsafe.Pointer(s), off*int(unsafe.Sizeof(*s)))), m))
+		case 0:
+			v := *(*W)(unsafe.Add(unsafe.Pointer(s), off*int(unsafe.Sizeof(*s))))
+			run := out[i : i+m]
+			for k := range run {
+				run[k] = v
+			}
+		default:
+			in := unsafe.Slice(s, off+(m-1)*lastStride+1)
+			o := off
+			run := out[i : i+m]
+			for k := range run {
+				run[k] = in[o]
+				o += lastStride
+			}
+		}
+		i += m
+		off += m * lastStride
+		idx[rank-1] += m
+		for j := rank - 1; j > 0 && idx[j] == g.shape[j]; j-- {
+			off -= idx[j] * g.strides[j]
+			idx[j] = 0
+			idx[j-1]++
+			off += g.strides[j-1]
+		}
+	}
+}
+
+// gatherFn returns the gather for elements of the given byte size.
+func gatherFn(size int) func(dst, src unsafe.Pointer, g *strided, lo, n int) {
+	switch size {
+	case 1:
+		return gather[uint8]
+	case 2:
+		return gather[uint16]
+	case 4:
+		return gather[uint32]
+	case 8:
+		return gather[uint64]
+	case 16:
+		return gather[word16]
+	}
+	panic("kernels: no gather for element size")
+}
+
+// rowMajorStrides returns the element strides of a row-major shape.
+func rowMajorStrides(shape []int) []int {
+	s := make([]int, len(shape))
+	n := 1
+	for i := len(shape) - 1; i >= 0; i-- {
+		s[i] = n
+		n *= shape[i]
+	}
+	return s
+}
+
+// simplify merges adjacent iteration dims that the source walks
+// contiguously, so gathers run along long rows; size-1 dims are dropped.
+func (g *strided) simplify() {
+	var shape, strides []int
+	for j, n := range g.shape {
+		if n == 1 {
+			continue
+		}
+		if k := len(shape) - 1; k >= 0 && strides[k] == n*g.strides[j] {
+			shape[k] *= n
+			strides[k] = g.strides[j]
+			continue
+		}
+		shape = append(shape, n)
+		strides = append(strides, g.strides[j])
+	}
+	g.shape, g.strides = shape, strides
+}
+
+// contiguous reports whether the gather reads the source in order from base.
+func (g *strided) contiguous() bool {
+	return len(g.shape) == 0 || (len(g.shape) == 1 && g.strides[0] == 1)
+}
+
+// storageSize is the byte size of one element of d in memory.
+func storageSize(d tensor.DType) int { return d.Size() }

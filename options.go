@@ -1,0 +1,83 @@
+package kiln
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kiln-go/kiln/kernels"
+	"github.com/kiln-go/kiln/promote"
+	"github.com/kiln-go/kiln/tensor"
+)
+
+// Option configures Jit and Eval.
+type Option func(*config)
+
+// config is everything besides the arguments that decides what a traced
+// function compiles to.
+type config struct {
+	promote  promote.Config
+	backend  kernels.Backend
+	noFusion bool
+	cacheMax int
+	forbid   [][2]tensor.DType
+	onMiss   func(reason string)
+}
+
+const defaultCacheMax = 64
+
+func newConfig(opts []Option) config {
+	c := config{backend: kernels.DefaultCPU(), cacheMax: defaultCacheMax}
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+// key is the part of the cache key the options decide.
+func (c *config) key() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s|x32=%v|fuse=%v|%s", c.promote.RuleSet().Name(), c.promote.X32, !c.noFusion, c.backend.Name())
+	for _, f := range c.forbid {
+		fmt.Fprintf(&b, "|!%s>%s", f[0], f[1])
+	}
+	return b.String()
+}
+
+// Strict selects JAX's strict promotion: only weak values (literals) promote
+// implicitly; two different strong dtypes are an error that says which
+// astype would fix it.
+func Strict() Option { return func(c *config) { c.promote.Rules = promote.Strict } }
+
+// Rules selects a promotion rule set by value (promote.JAX, promote.Strict,
+// or one looked up with promote.Lookup: numpy, torch, tensorflow, lax,
+// anvil).
+func Rules(r *promote.RuleSet) Option { return func(c *config) { c.promote.Rules = r } }
+
+// X32 selects 32-bit defaults, as JAX without x64: Go ints and int
+// literals are weak i32, floats weak f32, complex weak c64, and the
+// promotion lattice is JAX's x32 lattice. Explicit dtypes are never
+// narrowed.
+func X32() Option { return func(c *config) { c.promote.X32 = true } }
+
+// WithBackend runs compiled programs on b instead of the CPU backend.
+func WithBackend(b kernels.Backend) Option { return func(c *config) { c.backend = b } }
+
+// NoFusion runs every op as its own kernel (for comparisons and
+// benchmarks). Results are bit-identical to fused execution.
+func NoFusion() Option { return func(c *config) { c.noFusion = true } }
+
+// CacheSize bounds the number of compiled signatures a Func keeps (least
+// recently used are dropped); the default is 64.
+func CacheSize(n int) Option { return func(c *config) { c.cacheMax = max(n, 1) } }
+
+// Forbid makes an implicit widening from one dtype to another an error
+// (*PolicyError) instead of a convert, e.g. Forbid(tensor.BF16, tensor.F32)
+// for a model that must stay in bf16. Explicit Astype is always allowed.
+func Forbid(from, to tensor.DType) Option {
+	return func(c *config) { c.forbid = append(c.forbid, [2]tensor.DType{from, to}) }
+}
+
+// OnCacheMiss calls fn with the reason each time a Func traces a new
+// signature: which argument's dtype, weak flag or shape differs from the
+// closest signature it had compiled.
+func OnCacheMiss(fn func(reason string)) Option { return func(c *config) { c.onMiss = fn } }

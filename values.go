@@ -1,0 +1,55 @@
+package kiln
+
+import (
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// Value is an abstract array inside a traced function (see trace.Value for
+// every method: Add, Mul, Exp, Sum, MatMul, Reshape, Astype, …). Builder
+// methods never return errors: the first error sticks to the trace, with
+// the op and your file:line, and Run returns it.
+type Value = trace.Value
+
+// Int is a weak integer literal, like a Python int in JAX: it takes the
+// dtype of the array it meets (i64 alone, or i32 with X32).
+func Int(v int64) Value { return trace.Int(v) }
+
+// Float is a weak float literal (f64 alone, or f32 with X32).
+func Float(v float64) Value { return trace.Float(v) }
+
+// Complex is a weak complex literal (c128 alone, or c64 with X32).
+func Complex(v complex128) Value { return trace.Complex(v) }
+
+// Bool is a bool literal (never weak).
+func Bool(v bool) Value { return trace.Bool(v) }
+
+// Const is a strong constant array, copied into the program.
+func Const(a *tensor.Array) Value { return trace.Const(a) }
+
+// Where returns cond ? a : b elementwise; a non-bool cond means cond != 0.
+func Where(cond, a, b Value) Value { return trace.Where(cond, a, b) }
+
+// Concatenate joins xs along axis, promoting their dtypes together.
+func Concatenate(axis int, xs ...Value) Value { return trace.Concatenate(axis, xs...) }
+
+// Eval evaluates an expression of constants and literals eagerly — the ops
+// applied to concrete arrays outside Jit — through exactly the path a
+// jitted function takes (trace, lower, fuse, the same kernels), so its
+// answer is the jitted answer bit for bit.
+func Eval(v Value, opts ...Option) (*tensor.Array, error) {
+	outs, err := EvalAll([]Value{v}, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return outs[0], nil
+}
+
+// EvalAll evaluates several expressions together.
+func EvalAll(vs []Value, opts ...Option) ([]*tensor.Array, error) {
+	if len(vs) == 0 {
+		return nil, errNoFunc
+	}
+	f := Jit(func(_ []Value) []Value { return vs }, opts...)
+	return f.RunAll()
+}
