@@ -196,8 +196,56 @@ func (x Value) FloorDiv(y Value) Value { return elementwise(OpFloorDiv, x, y) }
 // Rem returns x % y with the sign of y, as Python and NumPy.
 func (x Value) Rem(y Value) Value { return elementwise(OpRem, x, y) }
 
-// Pow returns x ** y.
-func (x Value) Pow(y Value) Value { return elementwise(OpPow, x, y) }
+// Pow returns x ** y. An integer literal exponent is JAX's integer_pow:
+// binary exponentiation with multiplications in x's dtype (x ** 2 is
+// exactly x * x; a negative exponent takes the reciprocal, and is an error
+// for integers; x ** 0 is ones). Any other exponent is an elementwise pow.
+func (x Value) Pow(y Value) Value {
+	if y.lit != nil && y.lit.kind == tensor.KindInt {
+		return integerPow(x, y.lit.i)
+	}
+	return elementwise(OpPow, x, y)
+}
+
+func integerPow(x Value, n int64) Value {
+	t := x.Type()
+	if t.DType == tensor.Bool {
+		return elementwise(OpPow, x, Int(n)) // the domain check reports it
+	}
+	if n < 0 && (t.DType.IsInteger() || x.lit != nil && x.lit.kind == tensor.KindInt) {
+		b, _ := builderOf("pow", x)
+		if b == nil {
+			return freeOp(func(b *builder) Value { return integerPow(b.attach(x, "pow"), n) })
+		}
+		return b.dtypeErr("pow", fmt.Sprintf("integers cannot be raised to a negative integer power (%d); convert to a float first", n), t)
+	}
+	if n == 0 {
+		return Where(Bool(true), Int(1), x.Sub(x)) // ones of x's type and shape
+	}
+	e := n
+	if e < 0 {
+		e = -e
+	}
+	var acc Value
+	have := false
+	for e > 0 {
+		if e&1 == 1 {
+			if have {
+				acc = acc.Mul(x)
+			} else {
+				acc, have = x, true
+			}
+		}
+		e >>= 1
+		if e > 0 {
+			x = x.Mul(x)
+		}
+	}
+	if n < 0 {
+		return Int(1).Div(acc)
+	}
+	return acc
+}
 
 // Maximum returns the elementwise maximum, propagating NaN (numpy.maximum).
 func (x Value) Maximum(y Value) Value { return elementwise(OpMax, x, y) }

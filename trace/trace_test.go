@@ -226,6 +226,7 @@ func TestErrors(t *testing.T) {
 			return bad.Sub(a[0]).Sum(7)
 		}, shapeErr, "add", "do not broadcast"},
 		{"pow bool", promote.Config{}, []string{"bool[2]"}, func(a []trace.Value) trace.Value { return a[0].Pow(a[0]) }, dtypeErr, "pow", "not defined for bool"},
+		{"int pow negative", promote.Config{}, []string{"i32[2]"}, func(a []trace.Value) trace.Value { return a[0].Pow(trace.Int(-2)) }, dtypeErr, "pow", "negative integer power"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -304,5 +305,33 @@ func TestInputsUntouchedAndNoOutputs(t *testing.T) {
 	if _, err := trace.Trace(promote.Config{}, []trace.Abstract{{Type: promote.Strong(tensor.F32), Shape: []int{-1}}},
 		func(a []trace.Value) []trace.Value { return a }); err == nil {
 		t.Error("negative input dimension: want an error")
+	}
+}
+
+// An integer literal exponent is JAX's integer_pow: multiplications only.
+func TestIntegerPow(t *testing.T) {
+	cases := []struct {
+		n    int64
+		in   string
+		want string // the op sequence of the program
+		out  string
+	}{
+		{2, "f32[3]", "mul", "f32[3]"},
+		{3, "f16[3]", "mul mul", "f16[3]"},
+		{5, "i8[3]", "mul mul mul", "i8[3]"},
+		{-2, "f64[3]", "mul const div", "f64[3]"},
+	}
+	for _, c := range cases {
+		p, err := traceOne(t, promote.Config{}, []string{c.in}, func(a []trace.Value) trace.Value { return a[0].Pow(trace.Int(c.n)) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ops []string
+		for _, e := range p.Eqns {
+			ops = append(ops, e.Op.String())
+		}
+		if got := strings.Join(ops, " "); got != c.want || p.Outputs[0].TypeString() != c.out {
+			t.Errorf("x ** %d on %s: ops %q -> %s, want %q -> %s", c.n, c.in, got, p.Outputs[0].TypeString(), c.want, c.out)
+		}
 	}
 }
