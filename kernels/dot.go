@@ -225,6 +225,5 @@ func init() {
 	dotTable[tensor.I64] = naiveDot[int64]
 	dotTable[tensor.F32] = sgemmDot
 	dotTable[tensor.F64] = dgemmDot
-	dotTable[tensor.C64] = naiveDot[complex64]
-	dotTable[tensor.C128] = naiveDot[complex128]
+	// complex: registerComplex.
 }

@@ -3,7 +3,6 @@ package kernels
 import (
 	"math"
 	"math/bits"
-	"math/cmplx"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/tensor"
@@ -489,53 +488,3 @@ func isFinite[T float](d []bool, a []T) {
 	}
 }
 
-// Complex.
-
-func cmplxUn[T cplx](f func(complex128) complex128) func(d, a []T) {
-	return func(d, a []T) {
-		for i := range d {
-			d[i] = T(f(complex128(a[i])))
-		}
-	}
-}
-
-func powComplex[T cplx](d, a, b []T) {
-	for i := range d {
-		d[i] = T(cmplx.Pow(complex128(a[i]), complex128(b[i])))
-	}
-}
-
-func signComplex(z complex128) complex128 {
-	if z == 0 {
-		return 0
-	}
-	return z / complex(cmplx.Abs(z), 0)
-}
-
-func cLogistic(z complex128) complex128 { return 1 / (1 + cmplx.Exp(-z)) }
-func cRsqrt(z complex128) complex128    { return 1 / cmplx.Sqrt(z) }
-func cLog1p(z complex128) complex128    { return cmplx.Log(1 + z) }
-func cExpm1(z complex128) complex128    { return cmplx.Exp(z) - 1 }
-func cConj(z complex128) complex128     { return cmplx.Conj(z) }
-
-func complexParts[T cplx, R float](part func(complex128) float64) func(d []R, a []T) {
-	return func(d []R, a []T) {
-		for i := range d {
-			d[i] = R(part(complex128(a[i])))
-		}
-	}
-}
-
-func isNaNComplex[T cplx](d []bool, a []T) {
-	for i := range d {
-		z := complex128(a[i])
-		d[i] = real(z) != real(z) || imag(z) != imag(z)
-	}
-}
-
-func isFiniteComplex[T cplx](d []bool, a []T) {
-	for i := range d {
-		z := complex128(a[i])
-		d[i] = !cmplx.IsNaN(z) && !cmplx.IsInf(z)
-	}
-}

@@ -169,6 +169,74 @@ func treeReducer[T number](prod bool) *reducer {
 	}
 }
 
+// treeReducerWith is the fixed tree with a custom combine (NumPy's complex
+// multiply) and the result of reducing nothing.
+func treeReducerWith[T any](f func(a, b T) T, identity T) *reducer {
+	var leaf func(x []T) T
+	leaf = func(x []T) T {
+		if len(x) < 8 {
+			s := x[0]
+			for _, v := range x[1:] {
+				s = f(s, v)
+			}
+			return s
+		}
+		var r [8]T
+		copy(r[:], x[:8])
+		i := 8
+		for ; i+8 <= len(x); i += 8 {
+			for j := range r {
+				r[j] = f(r[j], x[i+j])
+			}
+		}
+		s := f(f(f(r[0], r[1]), f(r[2], r[3])), f(f(r[4], r[5]), f(r[6], r[7])))
+		for _, v := range x[i:] {
+			s = f(s, v)
+		}
+		return s
+	}
+	var tree func(x []T, lo, n int) T
+	tree = func(x []T, lo, n int) T {
+		if n == 1 {
+			return leaf(x[lo*leafElems : min((lo+1)*leafElems, len(x))])
+		}
+		p := splitPoint(n)
+		return f(tree(x, lo, p), tree(x, lo+p, n-p))
+	}
+	var combine func(p []T) T
+	combine = func(p []T) T {
+		if len(p) == 1 {
+			return p[0]
+		}
+		k := splitPoint(len(p))
+		return f(combine(p[:k]), combine(p[k:]))
+	}
+	return &reducer{
+		seg: func(dst, src unsafe.Pointer, nseg, segLen int) {
+			d, s := view[T](dst, nseg), view[T](src, nseg*segLen)
+			for i := range d {
+				if segLen == 0 {
+					d[i] = identity
+					continue
+				}
+				d[i] = tree(s[i*segLen:(i+1)*segLen], 0, (segLen+leafElems-1)/leafElems)
+			}
+		},
+		combine: func(dst, parts unsafe.Pointer, nout, ngroups int) {
+			d, p := view[T](dst, nout), view[T](parts, nout*ngroups)
+			for o := range d {
+				d[o] = combine(p[o*ngroups : (o+1)*ngroups])
+			}
+		},
+		identity: func(dst unsafe.Pointer, n int) {
+			d := view[T](dst, n)
+			for i := range d {
+				d[i] = identity
+			}
+		},
+	}
+}
+
 // foldReducer reduces with a pairwise function that is exact in any order
 // (max, min, integer ops, bool or/and).
 func foldReducer[T any](f func(a, b T) T) *reducer {
@@ -301,8 +369,7 @@ func init() {
 	registerFloatReduce[float32](tensor.F16) // compute form
 	registerFloatReduce[float32](tensor.BF16)
 	registerFloatReduce[float64](tensor.F64)
-	registerReduce[complex64](tensor.C64)
-	registerReduce[complex128](tensor.C128)
+	// complex: registerComplex.
 	// bool: max is any, min is all; argmax/argmin compare false < true,
 	// which is uint8's order on Go's 0/1 bools.
 	reduceTable[trace.OpReduceMax][tensor.Bool] = foldReducer(func(a, b bool) bool { return a || b })

@@ -1,0 +1,138 @@
+package kernels
+
+import (
+	"math"
+	"math/cmplx"
+	"unsafe"
+
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// Complex arithmetic is NumPy's, in the precision of the parts (f32 for
+// c64): × is (ac − bd) + (ad + bc)i with each product rounded before the
+// sum, ÷ is Smith's algorithm as in NumPy's loops, |z| is hypot. Go's own
+// complex64 operators compute in float64 and differ in the last bit, so
+// they are not used. Transcendental functions run math/cmplx in complex128
+// on the exactly widened value and round the parts.
+
+func parts[T cplx, F float](z T) (F, F) {
+	c := complex128(z)
+	return F(real(c)), F(imag(c))
+}
+
+func mk[T cplx, F float](re, im F) T { return T(complex(float64(re), float64(im))) }
+
+func cmul[T cplx, F float](a, b T) T {
+	ar, ai := parts[T, F](a)
+	br, bi := parts[T, F](b)
+	return mk[T](F(F(ar*br)-F(ai*bi)), F(F(ar*bi)+F(ai*br)))
+}
+
+func cdiv[T cplx, F float](a, b T) T {
+	ar, ai := parts[T, F](a)
+	br, bi := parts[T, F](b)
+	absR, absI := F(math.Abs(float64(br))), F(math.Abs(float64(bi)))
+	if absR >= absI {
+		if absR == 0 && absI == 0 {
+			return mk[T](F(ar/absR), F(ai/absR))
+		}
+		rat := F(bi / br)
+		scl := F(1 / F(br+F(bi*rat)))
+		return mk[T](F(F(ar+F(ai*rat))*scl), F(F(ai-F(ar*rat))*scl))
+	}
+	rat := F(br / bi)
+	scl := F(1 / F(bi+F(br*rat)))
+	return mk[T](F(F(F(ar*rat)+ai)*scl), F(F(F(ai*rat)-ar)*scl))
+}
+
+func cabs[T cplx, F float](z T) F {
+	re, im := parts[T, F](z)
+	return F(math.Hypot(float64(re), float64(im)))
+}
+
+// csign is z/|z| part by part, 0 for 0.
+func csign[T cplx, F float](z T) T {
+	a := cabs[T, F](z)
+	if a == 0 {
+		return 0
+	}
+	re, im := parts[T, F](z)
+	return mk[T](F(re/a), F(im/a))
+}
+
+func c128div(a, b complex128) complex128 { return cdiv[complex128, float64](a, b) }
+
+var complexFuncs = map[trace.Op]func(complex128) complex128{
+	trace.OpExp:      cmplx.Exp,
+	trace.OpLog:      cmplx.Log,
+	trace.OpLog1p:    func(z complex128) complex128 { return cmplx.Log(1 + z) },
+	trace.OpExpm1:    func(z complex128) complex128 { return cmplx.Exp(z) - 1 },
+	trace.OpSqrt:     cmplx.Sqrt,
+	trace.OpRsqrt:    func(z complex128) complex128 { return c128div(1, cmplx.Sqrt(z)) },
+	trace.OpSin:      cmplx.Sin,
+	trace.OpCos:      cmplx.Cos,
+	trace.OpTan:      cmplx.Tan,
+	trace.OpTanh:     cmplx.Tanh,
+	trace.OpLogistic: func(z complex128) complex128 { return c128div(1, 1+cmplx.Exp(-z)) },
+}
+
+func mapC[T cplx, U any](f func(T) U) func(d []U, a []T) {
+	return func(d []U, a []T) {
+		for i, z := range a[:len(d)] {
+			d[i] = f(z)
+		}
+	}
+}
+
+func zipC[T cplx](f func(a, b T) T) func(d, a, b []T) {
+	return func(d, a, b []T) {
+		for i := range d {
+			d[i] = f(a[i], b[i])
+		}
+	}
+}
+
+func registerComplex[T cplx, F float](d tensor.DType) {
+	registerCommon[T](d)
+	binaryTable[trace.OpAdd][d] = bin(add[T]) // part by part: exact as written
+	binaryTable[trace.OpSub][d] = bin(sub[T])
+	binaryTable[trace.OpMul][d] = bin(zipC(cmul[T, F]))
+	binaryTable[trace.OpDiv][d] = bin(zipC(cdiv[T, F]))
+	binaryTable[trace.OpPow][d] = bin(zipC(func(a, b T) T { return T(cmplx.Pow(complex128(a), complex128(b))) }))
+	unaryTable[trace.OpNeg][d] = un(neg[T])
+	unaryTable[trace.OpConj][d] = un(mapC(func(z T) T { re, im := parts[T, F](z); return mk[T](re, -im) }))
+	unaryTable[trace.OpSign][d] = un(mapC(csign[T, F]))
+	for op, f := range complexFuncs {
+		unaryTable[op][d] = un(mapC(func(z T) T { return T(f(complex128(z))) }))
+	}
+	unaryTable[trace.OpAbs][d] = un(mapC(cabs[T, F]))
+	unaryTable[trace.OpReal][d] = un(mapC(func(z T) F { re, _ := parts[T, F](z); return re }))
+	unaryTable[trace.OpImag][d] = un(mapC(func(z T) F { _, im := parts[T, F](z); return im }))
+	unaryTable[trace.OpIsNaN][d] = un(mapC(func(z T) bool { re, im := parts[T, F](z); return re != re || im != im }))
+	unaryTable[trace.OpIsFinite][d] = un(mapC(func(z T) bool {
+		re, im := parts[T, F](z)
+		return !math.IsInf(float64(re), 0) && re == re && !math.IsInf(float64(im), 0) && im == im
+	}))
+	reduceTable[trace.OpReduceSum][d] = treeReducer[T](false)
+	reduceTable[trace.OpReduceProd][d] = complexProdReducer[T, F]()
+	dotTable[d] = complexDot[T, F]
+}
+
+// complexProdReducer is the fixed tree with NumPy's complex multiply.
+func complexProdReducer[T cplx, F float]() *reducer { return treeReducerWith(cmul[T, F], 1) }
+
+// complexDot is naiveDot with NumPy's complex multiply.
+func complexDot[T cplx, F float](x *cpuExec, rs *runState, c, a, bm unsafe.Pointer, nb, m, k, n int) {
+	cs, as, bs := view[T](c, nb*m*n), view[T](a, nb*m*k), view[T](bm, nb*k*n)
+	for r := range nb * m {
+		bi := r / m
+		crow := cs[r*n : (r+1)*n]
+		clear(crow)
+		for l, av := range as[r*k : (r+1)*k] {
+			for j, bv := range bs[(bi*k+l)*n : (bi*k+l+1)*n] {
+				crow[j] += cmul[T, F](av, bv)
+			}
+		}
+	}
+}

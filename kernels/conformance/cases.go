@@ -1,0 +1,251 @@
+// Package conformance is the one test suite every Kiln backend passes: the
+// same programs (ops × dtypes × shapes, broadcasting, reductions, matmul,
+// weak literals) run on the backend and on the reference evaluator, with
+// results bit-identical except for transcendental functions, which must be
+// within the SPEC §3 bounds. The CPU backend is itself held bit-identical
+// to the reference, so a backend that passes gives the CPU's answers.
+package conformance
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/kiln-go/kiln/promote"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// Case is one program and its inputs.
+type Case struct {
+	Name   string
+	Config promote.Config
+	Inputs []*tensor.Array
+	Weak   []bool // per input; nil means all strong
+	Fn     func(a []trace.Value) []trace.Value
+}
+
+// Abstract returns the traced signature of the case's inputs.
+func (c Case) Abstract() []trace.Abstract {
+	out := make([]trace.Abstract, len(c.Inputs))
+	for i, a := range c.Inputs {
+		t := promote.Strong(a.DType())
+		if c.Weak != nil && c.Weak[i] {
+			t = promote.WeakOf(a.DType())
+		}
+		out[i] = trace.Abstract{Type: t, Shape: a.Shape()}
+	}
+	return out
+}
+
+// specials are values every float input starts with.
+var specials = []float64{0, math.Copysign(0, -1), 1, -1, 0.5, -2.5, 3, 1e-3, 65504, 7e4, 1e30, -1e30,
+	math.Inf(1), math.Inf(-1), math.NaN(), 5e-324, 1e-40, 0.1, 1.0 / 3, 100, -7, 2}
+
+// Input returns a deterministic array of dtype d and the given shape: the
+// special values first (converted to d as SPEC §3 says), then random ones.
+func Input(d tensor.DType, seed uint64, shape ...int) *tensor.Array {
+	n := trace.ShapeSize(shape)
+	r := rand.New(rand.NewPCG(seed, uint64(d)))
+	switch {
+	case d.IsInteger() || d == tensor.Bool:
+		vals := make([]int64, n)
+		edge := []int64{0, 1, -1, 2, -2, 7, -7, 127, -128, 255, 32767, -32768, math.MaxInt32, math.MinInt32, math.MaxInt64, math.MinInt64}
+		for i := range vals {
+			if i < len(edge) && i%2 == 0 {
+				vals[i] = edge[i]
+			} else {
+				vals[i] = int64(r.IntN(41)) - 20
+			}
+		}
+		a, _ := tensor.FromSlice(vals, shape...)
+		return a.Astype(d)
+	case d.IsComplex():
+		vals := make([]complex128, n)
+		for i := range vals {
+			re, im := pick(r, i), pick(r, i+7)
+			vals[i] = complex(re, im)
+		}
+		a, _ := tensor.FromSlice(vals, shape...)
+		return a.Astype(d)
+	}
+	vals := make([]float64, n)
+	for i := range vals {
+		vals[i] = pick(r, i)
+	}
+	a, _ := tensor.FromSlice(vals, shape...)
+	return a.Astype(d)
+}
+
+func pick(r *rand.Rand, i int) float64 {
+	if i < len(specials) && i%3 != 2 {
+		return specials[i]
+	}
+	return (r.Float64()*2 - 1) * math.Pow(10, float64(r.IntN(5)-2))
+}
+
+type unaryOp struct {
+	name string
+	f    func(trace.Value) trace.Value
+}
+
+type binaryOp struct {
+	name string
+	f    func(x, y trace.Value) trace.Value
+}
+
+var unaryOps = []unaryOp{
+	{"neg", trace.Value.Neg}, {"abs", trace.Value.Abs}, {"sign", trace.Value.Sign},
+	{"exp", trace.Value.Exp}, {"log", trace.Value.Log}, {"log1p", trace.Value.Log1p}, {"expm1", trace.Value.Expm1},
+	{"sqrt", trace.Value.Sqrt}, {"rsqrt", trace.Value.Rsqrt}, {"sin", trace.Value.Sin}, {"cos", trace.Value.Cos},
+	{"tan", trace.Value.Tan}, {"tanh", trace.Value.Tanh}, {"logistic", trace.Value.Logistic},
+	{"floor", trace.Value.Floor}, {"ceil", trace.Value.Ceil}, {"round", trace.Value.Round},
+	{"isnan", trace.Value.IsNaN}, {"isfinite", trace.Value.IsFinite},
+	{"real", trace.Value.Real}, {"imag", trace.Value.Imag}, {"conj", trace.Value.Conj}, {"not", trace.Value.Not},
+}
+
+var binaryOps = []binaryOp{
+	{"add", trace.Value.Add}, {"sub", trace.Value.Sub}, {"mul", trace.Value.Mul}, {"div", trace.Value.Div},
+	{"floordiv", trace.Value.FloorDiv}, {"rem", trace.Value.Rem}, {"pow", trace.Value.Pow},
+	{"max", trace.Value.Maximum}, {"min", trace.Value.Minimum},
+	{"and", trace.Value.And}, {"or", trace.Value.Or}, {"xor", trace.Value.Xor},
+	{"shl", trace.Value.Shl}, {"shr", trace.Value.Shr},
+	{"eq", trace.Value.Eq}, {"ne", trace.Value.Ne}, {"lt", trace.Value.Lt}, {"le", trace.Value.Le},
+	{"gt", trace.Value.Gt}, {"ge", trace.Value.Ge},
+}
+
+func one(f func(a []trace.Value) trace.Value) func(a []trace.Value) []trace.Value {
+	return func(a []trace.Value) []trace.Value { return []trace.Value{f(a)} }
+}
+
+// Cases returns the whole suite. Cases whose program a dtype rules out
+// (bitwise ops on floats, …) are not included.
+func Cases() []Case {
+	var cs []Case
+	add := func(c Case) {
+		if _, err := trace.Trace(c.Config, c.Abstract(), c.Fn); err == nil {
+			cs = append(cs, c)
+		}
+	}
+	for _, d := range tensor.AllDTypes() {
+		for _, op := range unaryOps {
+			add(Case{Name: fmt.Sprintf("%s/%s", op.name, d), Inputs: []*tensor.Array{Input(d, 1, 4, 6)},
+				Fn: one(func(a []trace.Value) trace.Value { return op.f(a[0]) })})
+		}
+		for _, op := range binaryOps {
+			add(Case{Name: fmt.Sprintf("%s/%s", op.name, d), Inputs: []*tensor.Array{Input(d, 2, 4, 6), Input(d, 3, 6)},
+				Fn: one(func(a []trace.Value) trace.Value { return op.f(a[0], a[1]) })})
+			add(Case{Name: fmt.Sprintf("%s/%s/rank0", op.name, d), Inputs: []*tensor.Array{Input(d, 4), Input(d, 5, 3, 1, 2)},
+				Fn: one(func(a []trace.Value) trace.Value { return op.f(a[0], a[1]) })})
+		}
+		for _, lit := range []struct {
+			name string
+			v    trace.Value
+		}{{"int", trace.Int(3)}, {"float", trace.Float(0.1)}, {"complex", trace.Complex(1 - 2i)}, {"bool", trace.Bool(true)}} {
+			add(Case{Name: fmt.Sprintf("mul-weak-%s/%s", lit.name, d), Inputs: []*tensor.Array{Input(d, 6, 5)},
+				Fn: one(func(a []trace.Value) trace.Value { return a[0].Mul(lit.v) })})
+		}
+		add(Case{Name: fmt.Sprintf("where/%s", d), Inputs: []*tensor.Array{Input(tensor.Bool, 7, 2, 5), Input(d, 8, 2, 5), Input(d, 9, 5)},
+			Fn: one(func(a []trace.Value) trace.Value { return trace.Where(a[0], a[1], a[2]) })})
+		for _, to := range tensor.AllDTypes() {
+			add(Case{Name: fmt.Sprintf("convert/%s/%s", d, to), Inputs: []*tensor.Array{Input(d, 10, 40)},
+				Fn: one(func(a []trace.Value) trace.Value { return a[0].Astype(to) })})
+		}
+		reductionCases(d, add)
+	}
+	for _, c := range structuralCases() {
+		add(c)
+	}
+	for _, c := range mixedCases() {
+		add(c)
+	}
+	return cs
+}
+
+func reductionCases(d tensor.DType, add func(Case)) {
+	type red struct {
+		name string
+		f    func(x trace.Value, axes []int, keep bool) trace.Value
+	}
+	reds := []red{
+		{"sum", func(x trace.Value, ax []int, k bool) trace.Value { return trace.Reduce(trace.OpReduceSum, x, ax, k) }},
+		{"prod", func(x trace.Value, ax []int, k bool) trace.Value { return trace.Reduce(trace.OpReduceProd, x, ax, k) }},
+		{"max", func(x trace.Value, ax []int, k bool) trace.Value { return trace.Reduce(trace.OpReduceMax, x, ax, k) }},
+		{"min", func(x trace.Value, ax []int, k bool) trace.Value { return trace.Reduce(trace.OpReduceMin, x, ax, k) }},
+		{"mean", func(x trace.Value, ax []int, k bool) trace.Value { return trace.ReduceMean(x, ax, k) }},
+		{"argmax", func(x trace.Value, ax []int, _ bool) trace.Value { return x.ArgMax(ax[0]) }},
+		{"argmin", func(x trace.Value, ax []int, _ bool) trace.Value { return x.ArgMin(ax[0]) }},
+	}
+	for _, r := range reds {
+		for _, sh := range []struct {
+			shape []int
+			axes  []int
+			keep  bool
+		}{
+			{[]int{3, 4, 5}, []int{1}, false}, {[]int{3, 4, 5}, []int{0, 2}, true}, {[]int{6, 7}, []int{0}, false},
+			{[]int{300}, []int{0}, false}, {[]int{2, 9000}, []int{1}, false}, {[]int{9000, 3}, []int{0}, true},
+		} {
+			add(Case{Name: fmt.Sprintf("%s/%s/%v/axes%v", r.name, d, sh.shape, sh.axes), Inputs: []*tensor.Array{Input(d, 11, sh.shape...)},
+				Fn: one(func(a []trace.Value) trace.Value { return r.f(a[0], sh.axes, sh.keep) })})
+		}
+	}
+}
+
+func structuralCases() []Case {
+	var cs []Case
+	for _, d := range []tensor.DType{tensor.Bool, tensor.I8, tensor.F16, tensor.F32, tensor.F64, tensor.C128} {
+		x := Input(d, 12, 2, 3, 4)
+		cs = append(cs,
+			Case{Name: "transpose/" + d.String(), Inputs: []*tensor.Array{x}, Fn: one(func(a []trace.Value) trace.Value { return a[0].Transpose(2, 0, 1) })},
+			Case{Name: "slice/" + d.String(), Inputs: []*tensor.Array{x}, Fn: one(func(a []trace.Value) trace.Value { return a[0].Slice(2, 1, 4, 2).Slice(0, -1, 2, 1) })},
+			Case{Name: "concat/" + d.String(), Inputs: []*tensor.Array{x, Input(d, 13, 2, 1, 4)}, Fn: one(func(a []trace.Value) trace.Value { return trace.Concatenate(1, a[0], a[1]) })},
+			Case{Name: "broadcast_to/" + d.String(), Inputs: []*tensor.Array{Input(d, 14, 3, 1)}, Fn: one(func(a []trace.Value) trace.Value { return a[0].BroadcastTo(2, 3, 5) })},
+			Case{Name: "reshape-expand-squeeze/" + d.String(), Inputs: []*tensor.Array{x}, Fn: one(func(a []trace.Value) trace.Value {
+				return a[0].Reshape(4, -1).ExpandDims(0).Transpose(2, 1, 0).Squeeze()
+			})},
+		)
+	}
+	for _, d := range []tensor.DType{tensor.F32, tensor.F64, tensor.F16, tensor.BF16, tensor.I32, tensor.U8, tensor.C64, tensor.Bool} {
+		cs = append(cs,
+			Case{Name: "matmul/" + d.String(), Inputs: []*tensor.Array{Input(d, 15, 5, 7), Input(d, 16, 7, 3)},
+				Fn: one(func(a []trace.Value) trace.Value { return a[0].MatMul(a[1]) })},
+			Case{Name: "matmul-batch/" + d.String(), Inputs: []*tensor.Array{Input(d, 17, 2, 1, 4, 6), Input(d, 18, 3, 6, 5)},
+				Fn: one(func(a []trace.Value) trace.Value { return a[0].MatMul(a[1]) })},
+			Case{Name: "matmul-vec/" + d.String(), Inputs: []*tensor.Array{Input(d, 19, 6), Input(d, 20, 6)},
+				Fn: one(func(a []trace.Value) trace.Value { return a[0].MatMul(a[1]) })},
+			Case{Name: "dot-transposed/" + d.String(), Inputs: []*tensor.Array{Input(d, 21, 6, 4), Input(d, 22, 5, 6)},
+				Fn: one(func(a []trace.Value) trace.Value {
+					return trace.DotGeneral(a[0], a[1], trace.DotDims{LhsContract: []int{0}, RhsContract: []int{1}})
+				})},
+		)
+	}
+	return cs
+}
+
+func mixedCases() []Case {
+	return []Case{
+		{Name: "mixed-f16", Inputs: []*tensor.Array{Input(tensor.I8, 30, 1000), Input(tensor.F16, 31, 1000)},
+			Fn: one(func(a []trace.Value) trace.Value { return a[0].Mul(trace.Int(2)).Add(a[1]).Mul(trace.Float(0.5)) })},
+		{Name: "variance", Inputs: []*tensor.Array{Input(tensor.F64, 32, 20000)},
+			Fn: one(func(a []trace.Value) trace.Value { x := a[0]; return x.Sub(x.Mean()).Pow(trace.Int(2)).Sum() })},
+		{Name: "softmax", Inputs: []*tensor.Array{Input(tensor.F32, 33, 4, 50)},
+			Fn: one(func(a []trace.Value) trace.Value {
+				x := a[0].Minimum(trace.Float(80)).Maximum(trace.Float(-80))
+				e := x.Sub(trace.Reduce(trace.OpReduceMax, x, []int{1}, true)).Exp()
+				return e.Div(trace.Reduce(trace.OpReduceSum, e, []int{1}, true))
+			})},
+		{Name: "weak-inputs", Inputs: []*tensor.Array{Input(tensor.I64, 34, 5), Input(tensor.U8, 35, 5)}, Weak: []bool{true, false},
+			Fn: one(func(a []trace.Value) trace.Value { return a[0].Add(a[1]).Mul(trace.Int(3)) })},
+		{Name: "x32", Config: promote.Config{X32: true}, Inputs: []*tensor.Array{Input(tensor.I8, 36, 7)},
+			Fn: one(func(a []trace.Value) trace.Value { return a[0].Mul(trace.Float(0.25)).Add(trace.Int(1)) })},
+		{Name: "multi-output", Inputs: []*tensor.Array{Input(tensor.F32, 37, 3, 4)},
+			Fn: func(a []trace.Value) []trace.Value {
+				x := a[0]
+				return []trace.Value{x, x.Add(trace.Int(1)), x.Reshape(12), x.Sum(0), x.Add(trace.Int(1))}
+			}},
+		{Name: "bf16-chain", Inputs: []*tensor.Array{Input(tensor.BF16, 38, 64)},
+			Fn: one(func(a []trace.Value) trace.Value { x := a[0]; return x.Mul(x).Add(trace.Float(1.1)).Div(x.Abs().Add(trace.Int(3))) })},
+		{Name: "big-loop", Inputs: []*tensor.Array{Input(tensor.F32, 39, 300000), Input(tensor.F32, 40, 300000)},
+			Fn: one(func(a []trace.Value) trace.Value { return a[0].Mul(trace.Float(1.5)).Add(a[1]).Sqrt() })},
+	}
+}

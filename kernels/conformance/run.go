@@ -1,0 +1,159 @@
+package conformance
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/x448/float16"
+
+	"github.com/kiln-go/kiln/internal/reference"
+	"github.com/kiln-go/kiln/kernels"
+	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// Run runs every case on backend b (fused, and op by op when opByOp is
+// set) and checks the results against the reference evaluator, which uses
+// the CPU backend's transcendental functions: bit-identical for every
+// output, except outputs that depend on a transcendental op, which must
+// agree within a few ulps of their dtype (SPEC §3 allows each backend its
+// own transcendental bits).
+func Run(t *testing.T, b kernels.Backend) {
+	t.Helper()
+	for _, c := range Cases() {
+		t.Run(c.Name, func(t *testing.T) { check(t, b, c) })
+	}
+}
+
+// Reference runs a case on the reference evaluator.
+func Reference(c Case) (*trace.Program, []*tensor.Array, error) {
+	p, err := trace.Trace(c.Config, c.Abstract(), c.Fn)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := reference.Eval(p, c.Inputs, reference.Options{Transcendental: kernels.Transcendental})
+	return p, out, err
+}
+
+func check(t *testing.T, b kernels.Backend, c Case) {
+	p, want, err := Reference(c)
+	if err != nil {
+		t.Fatalf("reference: %v", err)
+	}
+	m, err := lower.Compile(p, lower.Options{Fold: kernels.Fold})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := b.Compile(m)
+	if err != nil {
+		t.Fatalf("%s: compile: %v\n%s", b.Name(), err, m.FusedString())
+	}
+	before := make([]*tensor.Array, len(c.Inputs))
+	for i, a := range c.Inputs {
+		before[i] = a.Clone()
+	}
+	got, err := exe.Run(c.Inputs)
+	if err != nil {
+		t.Fatalf("%s: run: %v", b.Name(), err)
+	}
+	for i, a := range c.Inputs {
+		if !tensor.Equal(a, before[i]) {
+			t.Errorf("input %d was modified", i)
+		}
+	}
+	for i := range want {
+		ulps := 0
+		if transcendental(p, p.Outputs[i]) {
+			ulps = 8
+		}
+		if msg := Compare(got[i], want[i], ulps); msg != "" {
+			t.Errorf("output %d: %s\nprogram:\n%s\nfused:\n%s\ngot  %v\nwant %v", i, msg, p, m.FusedString(), got[i], want[i])
+		}
+	}
+}
+
+// transcendental reports whether v depends on a transcendental op.
+func transcendental(p *trace.Program, v *trace.Var) bool {
+	def := map[*trace.Var]*trace.Eqn{}
+	for _, e := range p.Eqns {
+		def[e.Out] = e
+	}
+	seen := map[*trace.Var]bool{}
+	var walk func(v *trace.Var) bool
+	walk = func(v *trace.Var) bool {
+		e := def[v]
+		if e == nil || seen[v] {
+			return false
+		}
+		seen[v] = true
+		if e.Op.Info().Transcendental {
+			return true
+		}
+		for _, a := range e.Args {
+			if walk(a) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(v)
+}
+
+// Compare checks got against want: same dtype and shape, and every element
+// bit-identical (NaNs equal whatever their payload) or, when ulps > 0,
+// within that many ulps of the element's own precision (relative to the
+// larger magnitude, for values that went through a transcendental). It
+// returns "" or what differs.
+func Compare(got, want *tensor.Array, ulps int) string {
+	if got.DType() != want.DType() || !trace.ShapeEqual(got.Shape(), want.Shape()) {
+		return fmt.Sprintf("got %s%v, want %s%v", got.DType(), got.Shape(), want.DType(), want.Shape())
+	}
+	var bad []string
+	for i := range got.Size() {
+		g, w := tensor.Index(got.Data(), i), tensor.Index(want.Data(), i)
+		if !close(g, w, ulps) {
+			bad = append(bad, fmt.Sprintf("[%d] got %s want %s", i, tensor.FormatValue(g), tensor.FormatValue(w)))
+			if len(bad) == 5 {
+				break
+			}
+		}
+	}
+	return strings.Join(bad, "; ")
+}
+
+func close(g, w any, ulps int) bool {
+	switch gv := g.(type) {
+	case float32:
+		return closeFloat(float64(gv), float64(w.(float32)), ulps, 24, math.Float32bits(gv) == math.Float32bits(w.(float32)))
+	case float64:
+		return closeFloat(gv, w.(float64), ulps, 53, math.Float64bits(gv) == math.Float64bits(w.(float64)))
+	case float16.Float16:
+		return closeFloat(float64(gv.Float32()), float64(w.(float16.Float16).Float32()), ulps, 11, gv == w)
+	case tensor.BFloat16:
+		return closeFloat(float64(gv.Float32()), float64(w.(tensor.BFloat16).Float32()), ulps, 8, gv == w)
+	case complex64:
+		wv := w.(complex64)
+		return close(real(gv), real(wv), ulps) && close(imag(gv), imag(wv), ulps)
+	case complex128:
+		wv := w.(complex128)
+		return close(real(gv), real(wv), ulps) && close(imag(gv), imag(wv), ulps)
+	}
+	return g == w
+}
+
+func closeFloat(g, w float64, ulps, mant int, sameBits bool) bool {
+	if sameBits || (g != g && w != w) {
+		return true
+	}
+	if ulps == 0 {
+		return false
+	}
+	if math.IsInf(g, 0) || math.IsInf(w, 0) || g != g || w != w {
+		return g == w
+	}
+	scale := math.Max(math.Abs(g), math.Abs(w))
+	return math.Abs(g-w) <= float64(ulps)*scale*math.Ldexp(1, -mant+1)
+}
