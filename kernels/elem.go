@@ -487,4 +487,3 @@ func isFinite[T float](d []bool, a []T) {
 		d[i] = !math.IsInf(float64(a[i]), 0) && a[i] == a[i]
 	}
 }
-

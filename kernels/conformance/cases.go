@@ -244,7 +244,10 @@ func mixedCases() []Case {
 				return []trace.Value{x, x.Add(trace.Int(1)), x.Reshape(12), x.Sum(0), x.Add(trace.Int(1))}
 			}},
 		{Name: "bf16-chain", Inputs: []*tensor.Array{Input(tensor.BF16, 38, 64)},
-			Fn: one(func(a []trace.Value) trace.Value { x := a[0]; return x.Mul(x).Add(trace.Float(1.1)).Div(x.Abs().Add(trace.Int(3))) })},
+			Fn: one(func(a []trace.Value) trace.Value {
+				x := a[0]
+				return x.Mul(x).Add(trace.Float(1.1)).Div(x.Abs().Add(trace.Int(3)))
+			})},
 		{Name: "big-loop", Inputs: []*tensor.Array{Input(tensor.F32, 39, 300000), Input(tensor.F32, 40, 300000)},
 			Fn: one(func(a []trace.Value) trace.Value { return a[0].Mul(trace.Float(1.5)).Add(a[1]).Sqrt() })},
 	}
