@@ -1,0 +1,164 @@
+package reference
+
+import (
+	"fmt"
+
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// dot evaluates dot_general. Each result element is a sum over the
+// contracting index tuple in row-major order (first contracting pair
+// slowest), accumulated left to right from zero.
+func dot(dims trace.DotDims, lhs, rhs *tensor.Array) (*tensor.Array, error) {
+	if lhs.DType() != rhs.DType() {
+		return nil, fmt.Errorf("operands are %s and %s; dot_general operands share one dtype", lhs.DType(), rhs.DType())
+	}
+	ls, rs := lhs.Shape(), rhs.Shape()
+	if err := checkDotDims(dims, ls, rs); err != nil {
+		return nil, err
+	}
+	lst, rst := strides(ls), strides(rs)
+	lfree, rfree := freeDims(len(ls), dims.LhsBatch, dims.LhsContract), freeDims(len(rs), dims.RhsBatch, dims.RhsContract)
+
+	// A flat index is linear in the multi-index, so each operand index
+	// splits into a part fixed by the result element and a part fixed by
+	// the contracting tuple: lhs index = lbase[o] + lk[k].
+	var shape []int
+	for _, a := range dims.LhsBatch {
+		shape = append(shape, ls[a])
+	}
+	for _, a := range lfree {
+		shape = append(shape, ls[a])
+	}
+	for _, a := range rfree {
+		shape = append(shape, rs[a])
+	}
+	nb, nl := len(dims.LhsBatch), len(lfree)
+	var lbase, rbase []int
+	forEach(shape, func(o []int) {
+		l, r := 0, 0
+		for i := range dims.LhsBatch {
+			l += o[i] * lst[dims.LhsBatch[i]]
+			r += o[i] * rst[dims.RhsBatch[i]]
+		}
+		for i, a := range lfree {
+			l += o[nb+i] * lst[a]
+		}
+		for i, a := range rfree {
+			r += o[nb+nl+i] * rst[a]
+		}
+		lbase, rbase = append(lbase, l), append(rbase, r)
+	})
+	var kshape []int
+	for _, a := range dims.LhsContract {
+		kshape = append(kshape, ls[a])
+	}
+	var lk, rk []int
+	forEach(kshape, func(k []int) {
+		l, r := 0, 0
+		for i := range k {
+			l += k[i] * lst[dims.LhsContract[i]]
+			r += k[i] * rst[dims.RhsContract[i]]
+		}
+		lk, rk = append(lk, l), append(rk, r)
+	})
+	terms := func(o int) (li, ri []int) {
+		for k := range lk {
+			li, ri = append(li, lbase[o]+lk[k]), append(ri, rbase[o]+rk[k])
+		}
+		return li, ri
+	}
+	res, err := dotValues(widen(lhs), widen(rhs), len(lbase), terms)
+	if err != nil {
+		return nil, err
+	}
+	// f16 and bf16 accumulated in float32; narrow rounds once.
+	return narrow(res, lhs.DType(), shape)
+}
+
+// checkDotDims checks that the dimension numbers pair up dims of equal
+// size, each operand dim used at most once.
+func checkDotDims(d trace.DotDims, ls, rs []int) error {
+	if len(d.LhsBatch) != len(d.RhsBatch) || len(d.LhsContract) != len(d.RhsContract) {
+		return fmt.Errorf("batch and contracting dims do not pair up: %+v", d)
+	}
+	pairs := [][2][]int{{d.LhsBatch, d.RhsBatch}, {d.LhsContract, d.RhsContract}}
+	lused, rused := make([]bool, len(ls)), make([]bool, len(rs))
+	for _, p := range pairs {
+		for i := range p[0] {
+			l, r := p[0][i], p[1][i]
+			if l < 0 || l >= len(ls) || r < 0 || r >= len(rs) || lused[l] || rused[r] || ls[l] != rs[r] {
+				return fmt.Errorf("dims %d of %v and %d of %v cannot pair (out of range, reused or of different sizes)", l, ls, r, rs)
+			}
+			lused[l], rused[r] = true, true
+		}
+	}
+	return nil
+}
+
+// freeDims lists, in order, the dims of a rank-n operand that are neither
+// batch nor contracting.
+func freeDims(n int, batch, contract []int) []int {
+	var out []int
+	for i := range n {
+		if !contains(batch, i) && !contains(contract, i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// dotValues computes n result elements; terms(o) lists the lhs and rhs
+// indices of result o's products in summation order.
+func dotValues(a, b any, n int, terms func(o int) (li, ri []int)) (any, error) {
+	switch a := a.(type) {
+	case []bool:
+		return dotWith(a, b.([]bool), n, terms, false, func(s, x, y bool) bool { return s || (x && y) }), nil
+	case []uint8:
+		return dotWith(a, b.([]uint8), n, terms, 0, intMulAdd[uint8]), nil
+	case []uint16:
+		return dotWith(a, b.([]uint16), n, terms, 0, intMulAdd[uint16]), nil
+	case []uint32:
+		return dotWith(a, b.([]uint32), n, terms, 0, intMulAdd[uint32]), nil
+	case []uint64:
+		return dotWith(a, b.([]uint64), n, terms, 0, intMulAdd[uint64]), nil
+	case []int8:
+		return dotWith(a, b.([]int8), n, terms, 0, intMulAdd[int8]), nil
+	case []int16:
+		return dotWith(a, b.([]int16), n, terms, 0, intMulAdd[int16]), nil
+	case []int32:
+		return dotWith(a, b.([]int32), n, terms, 0, intMulAdd[int32]), nil
+	case []int64:
+		return dotWith(a, b.([]int64), n, terms, 0, intMulAdd[int64]), nil
+	case []float32:
+		return dotWith(a, b.([]float32), n, terms, 0, floatMulAdd[float32]), nil
+	case []float64:
+		return dotWith(a, b.([]float64), n, terms, 0, floatMulAdd[float64]), nil
+	case []cpx[float32]:
+		return dotWith(a, b.([]cpx[float32]), n, terms, cpx[float32]{}, complexMulAdd[float32]), nil
+	case []cpx[float64]:
+		return dotWith(a, b.([]cpx[float64]), n, terms, cpx[float64]{}, complexMulAdd[float64]), nil
+	}
+	return nil, fmt.Errorf("dot_general of %T", a)
+}
+
+func dotWith[T any](a, b []T, n int, terms func(o int) (li, ri []int), zero T, step func(s, x, y T) T) []T {
+	out := make([]T, n)
+	for o := range out {
+		li, ri := terms(o)
+		s := zero
+		for k := range li {
+			s = step(s, a[li[k]], b[ri[k]])
+		}
+		out[o] = s
+	}
+	return out
+}
+
+func intMulAdd[T integer](s, x, y T) T { return s + x*y }
+
+// floatMulAdd rounds the product before adding it: no FMA.
+func floatMulAdd[T float](s, x, y T) T { return T(s + T(x*y)) }
+
+func complexMulAdd[F float](s, x, y cpx[F]) cpx[F] { return cadd(s, cmul(x, y)) }
