@@ -1,0 +1,335 @@
+package progen
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// A program is a recipe: a list of steps, each applying one builder call of
+// package trace to earlier values (inputs first, then step results, named
+// v0, v1, …) or to weak literals. Replaying the recipe inside trace.Trace
+// gives the program; the recipe is also its readable description.
+
+// kind is the builder call a step makes.
+type kind uint8
+
+const (
+	kUnary      kind = iota // op(a)
+	kBinary                 // op(a, b)
+	kIntPow                 // a ** Int(n): JAX's integer_pow, multiplications
+	kWhere                  // Where(a, b, c)
+	kAstype                 // a.Astype(dtype)
+	kSafeAstype             // float → int astype with NaN → 0 and the value clamped into [lo, hi] first
+	kReshape                // a.Reshape(shape...)
+	kExpand                 // a.ExpandDims(axes...)
+	kSqueeze                // a.Squeeze(axes...)
+	kTranspose              // a.Transpose(perm...)
+	kBroadcast              // a.BroadcastTo(shape...)
+	kSlice                  // a.Slice(axis, start, stop, step)
+	kConcat                 // Concatenate(axis, args...)
+	kReduce                 // Reduce(op, a, axes, keep)
+	kMean                   // ReduceMean(a, axes, keep)
+	kArg                    // a.ArgMax(axis) / a.ArgMin(axis)
+	kMatMul                 // a.MatMul(b), b's last two axes swapped first when swap
+	numKinds
+)
+
+// lit is a weak literal (or a bool literal).
+type lit struct {
+	kind tensor.Kind
+	i    int64
+	f    float64
+	c    complex128
+	b    bool
+}
+
+func (l lit) value() trace.Value {
+	switch l.kind {
+	case tensor.KindBool:
+		return trace.Bool(l.b)
+	case tensor.KindInt:
+		return trace.Int(l.i)
+	case tensor.KindFloat:
+		return trace.Float(l.f)
+	}
+	return trace.Complex(l.c)
+}
+
+func (l lit) String() string {
+	switch l.kind {
+	case tensor.KindBool:
+		return fmt.Sprintf("Bool(%v)", l.b)
+	case tensor.KindInt:
+		return fmt.Sprintf("Int(%d)", l.i)
+	case tensor.KindFloat:
+		return "Float(" + fmtFloat(l.f) + ")"
+	}
+	return "Complex(" + fmtFloat(real(l.c)) + "+" + fmtFloat(imag(l.c)) + "i)"
+}
+
+func fmtFloat(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 0) || f == 0 && math.Signbit(f):
+		return fmt.Sprint(f)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// operand is an earlier value (ref ≥ 0) or a literal (ref < 0).
+type operand struct {
+	ref int
+	lit lit
+}
+
+func (o operand) value(vals []trace.Value) trace.Value {
+	if o.ref >= 0 {
+		return vals[o.ref]
+	}
+	return o.lit.value()
+}
+
+func (o operand) String() string {
+	if o.ref >= 0 {
+		return fmt.Sprintf("v%d", o.ref)
+	}
+	return o.lit.String()
+}
+
+// step is one builder call. Which fields a kind reads is in the comments
+// of the kind constants.
+type step struct {
+	kind   kind
+	op     trace.Op
+	args   []operand
+	dtype  tensor.DType
+	ints   []int // shape, axes or perm
+	axis   int
+	start  int
+	stop   int
+	stride int
+	keep   bool
+	swap   bool
+	n      int64   // integer_pow exponent
+	lo, hi float64 // kSafeAstype clamp
+}
+
+// apply makes the step's builder call.
+func (s *step) apply(vals []trace.Value) trace.Value {
+	a := s.args[0].value(vals)
+	switch s.kind {
+	case kUnary:
+		return unaryCall(s.op, a)
+	case kBinary:
+		return binaryCall(s.op, a, s.args[1].value(vals))
+	case kIntPow:
+		return a.Pow(trace.Int(s.n))
+	case kWhere:
+		return trace.Where(a, s.args[1].value(vals), s.args[2].value(vals))
+	case kAstype:
+		return a.Astype(s.dtype)
+	case kSafeAstype:
+		clean := trace.Where(a.IsFinite(), a, trace.Float(0))
+		return clean.Maximum(trace.Float(s.lo)).Minimum(trace.Float(s.hi)).Astype(s.dtype)
+	case kReshape:
+		return a.Reshape(s.ints...)
+	case kExpand:
+		return a.ExpandDims(s.ints...)
+	case kSqueeze:
+		return a.Squeeze(s.ints...)
+	case kTranspose:
+		return a.Transpose(s.ints...)
+	case kBroadcast:
+		return a.BroadcastTo(s.ints...)
+	case kSlice:
+		return a.Slice(s.axis, s.start, s.stop, s.stride)
+	case kConcat:
+		xs := make([]trace.Value, len(s.args))
+		for i, o := range s.args {
+			xs[i] = o.value(vals)
+		}
+		return trace.Concatenate(s.axis, xs...)
+	case kReduce:
+		return trace.Reduce(s.op, a, s.ints, s.keep)
+	case kMean:
+		return trace.ReduceMean(a, s.ints, s.keep)
+	case kArg:
+		if s.op == trace.OpArgMin {
+			return a.ArgMin(s.axis)
+		}
+		return a.ArgMax(s.axis)
+	case kMatMul:
+		b := s.args[1].value(vals)
+		if s.swap {
+			b = swapLast(b)
+		}
+		return a.MatMul(b)
+	}
+	panic(fmt.Sprintf("progen: unknown step kind %d", s.kind))
+}
+
+// swapLast transposes the last two axes of a value of rank ≥ 2.
+func swapLast(x trace.Value) trace.Value {
+	r := len(x.Shape())
+	if r < 2 {
+		return x
+	}
+	perm := make([]int, r)
+	for i := range perm {
+		perm[i] = i
+	}
+	perm[r-2], perm[r-1] = r-1, r-2
+	return x.Transpose(perm...)
+}
+
+func (s *step) String() string {
+	args := make([]string, len(s.args))
+	for i, o := range s.args {
+		args[i] = o.String()
+	}
+	a := strings.Join(args, ", ")
+	switch s.kind {
+	case kUnary, kBinary:
+		return fmt.Sprintf("%s(%s)", s.op, a)
+	case kIntPow:
+		return fmt.Sprintf("%s ** Int(%d)", a, s.n)
+	case kWhere:
+		return fmt.Sprintf("where(%s)", a)
+	case kAstype:
+		return fmt.Sprintf("astype(%s, %s)", a, s.dtype)
+	case kSafeAstype:
+		return fmt.Sprintf("astype(clip(nan_to_0(%s), %g, %g), %s)", a, s.lo, s.hi, s.dtype)
+	case kReshape:
+		return fmt.Sprintf("reshape(%s, %v)", a, s.ints)
+	case kExpand:
+		return fmt.Sprintf("expand_dims(%s, %v)", a, s.ints)
+	case kSqueeze:
+		return fmt.Sprintf("squeeze(%s, %v)", a, s.ints)
+	case kTranspose:
+		return fmt.Sprintf("transpose(%s, %v)", a, s.ints)
+	case kBroadcast:
+		return fmt.Sprintf("broadcast_to(%s, %v)", a, s.ints)
+	case kSlice:
+		return fmt.Sprintf("slice(%s, axis=%d, %d:%d:%d)", a, s.axis, s.start, s.stop, s.stride)
+	case kConcat:
+		return fmt.Sprintf("concatenate(axis=%d, %s)", s.axis, a)
+	case kReduce:
+		return fmt.Sprintf("%s(%s, axes=%v, keepdims=%v)", s.op, a, s.ints, s.keep)
+	case kMean:
+		return fmt.Sprintf("mean(%s, axes=%v, keepdims=%v)", a, s.ints, s.keep)
+	case kArg:
+		return fmt.Sprintf("%s(%s, axis=%d)", s.op, a, s.axis)
+	case kMatMul:
+		if s.swap {
+			return fmt.Sprintf("matmul(%s, swapaxes(%s))", args[0], args[1])
+		}
+		return fmt.Sprintf("matmul(%s)", a)
+	}
+	return "?"
+}
+
+// unaryCall calls the builder method of a unary op.
+func unaryCall(op trace.Op, x trace.Value) trace.Value {
+	switch op {
+	case trace.OpNeg:
+		return x.Neg()
+	case trace.OpAbs:
+		return x.Abs()
+	case trace.OpSign:
+		return x.Sign()
+	case trace.OpExp:
+		return x.Exp()
+	case trace.OpLog:
+		return x.Log()
+	case trace.OpLog1p:
+		return x.Log1p()
+	case trace.OpExpm1:
+		return x.Expm1()
+	case trace.OpSqrt:
+		return x.Sqrt()
+	case trace.OpRsqrt:
+		return x.Rsqrt()
+	case trace.OpSin:
+		return x.Sin()
+	case trace.OpCos:
+		return x.Cos()
+	case trace.OpTan:
+		return x.Tan()
+	case trace.OpTanh:
+		return x.Tanh()
+	case trace.OpLogistic:
+		return x.Logistic()
+	case trace.OpFloor:
+		return x.Floor()
+	case trace.OpCeil:
+		return x.Ceil()
+	case trace.OpRound:
+		return x.Round()
+	case trace.OpIsNaN:
+		return x.IsNaN()
+	case trace.OpIsFinite:
+		return x.IsFinite()
+	case trace.OpReal:
+		return x.Real()
+	case trace.OpImag:
+		return x.Imag()
+	case trace.OpConj:
+		return x.Conj()
+	case trace.OpNot:
+		return x.Not()
+	}
+	panic("progen: not a unary op: " + op.String())
+}
+
+// binaryCall calls the builder method of a binary op.
+func binaryCall(op trace.Op, x, y trace.Value) trace.Value {
+	switch op {
+	case trace.OpAdd:
+		return x.Add(y)
+	case trace.OpSub:
+		return x.Sub(y)
+	case trace.OpMul:
+		return x.Mul(y)
+	case trace.OpDiv:
+		return x.Div(y)
+	case trace.OpFloorDiv:
+		return x.FloorDiv(y)
+	case trace.OpRem:
+		return x.Rem(y)
+	case trace.OpPow:
+		return x.Pow(y)
+	case trace.OpMax:
+		return x.Maximum(y)
+	case trace.OpMin:
+		return x.Minimum(y)
+	case trace.OpAnd:
+		return x.And(y)
+	case trace.OpOr:
+		return x.Or(y)
+	case trace.OpXor:
+		return x.Xor(y)
+	case trace.OpShl:
+		return x.Shl(y)
+	case trace.OpShr:
+		return x.Shr(y)
+	case trace.OpEq:
+		return x.Eq(y)
+	case trace.OpNe:
+		return x.Ne(y)
+	case trace.OpLt:
+		return x.Lt(y)
+	case trace.OpLe:
+		return x.Le(y)
+	case trace.OpGt:
+		return x.Gt(y)
+	case trace.OpGe:
+		return x.Ge(y)
+	}
+	panic("progen: not a binary op: " + op.String())
+}
