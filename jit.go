@@ -43,6 +43,7 @@ type entry struct {
 	sig   string
 	ready chan struct{} // closed when prog, exe and err are set
 	prog  *trace.Program
+	conv  []int // per argument: the dtype a hoisted weak scalar converts to, or -1
 	mod   *lower.Module
 	exe   *shared
 	err   error
@@ -202,7 +203,9 @@ func (f *Func) build(e *entry, args []arg) {
 	if e.err != nil {
 		return
 	}
-	e.mod, e.err = lower.Compile(e.prog, lower.Options{Fold: kernels.Fold, NoFusion: f.cfg.noFusion})
+	var lp *trace.Program
+	lp, e.conv = hoistWeakScalars(e.prog)
+	e.mod, e.err = lower.Compile(lp, lower.Options{Fold: kernels.Fold, NoFusion: f.cfg.noFusion})
 	if e.err != nil {
 		return
 	}
@@ -301,7 +304,7 @@ func (f *Func) prepare(vals []any) (*entry, []*tensor.Array, error) {
 	}
 	inputs := make([]*tensor.Array, len(args))
 	for i, a := range args {
-		inputs[i] = a.array
+		inputs[i] = convertArg(a.array, e.conv[i])
 	}
 	return e, inputs, nil
 }

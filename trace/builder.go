@@ -82,12 +82,19 @@ func Trace(cfg promote.Config, inputs []Abstract, fn func(args []Value) []Value)
 		args[i] = Value{b: b, v: v}
 	}
 	outs := fn(args)
-	for _, o := range outs {
+	for i, o := range outs {
 		v := b.attach(o, "output")
 		if b.err != nil {
 			break
 		}
-		b.prog.Outputs = append(b.prog.Outputs, b.materialize(v, "output"))
+		out := b.materialize(v, "output")
+		if out == nil && b.err == nil {
+			b.opErr("output", fmt.Errorf("result %d is not a value (the zero Value, or one made outside any expression)", i))
+		}
+		if b.err != nil {
+			break
+		}
+		b.prog.Outputs = append(b.prog.Outputs, out)
 	}
 	if b.err != nil {
 		return nil, b.err

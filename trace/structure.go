@@ -218,7 +218,7 @@ func Concatenate(axis int, xs ...Value) Value {
 	const op = "concatenate"
 	b, ok := builderOf(op, xs...)
 	if len(xs) == 0 {
-		return Value{}
+		return freeOp(func(b *builder) Value { return b.shapeErr(op, "needs at least one array") })
 	}
 	if b == nil {
 		return freeOp(func(b *builder) Value { return Concatenate(axis, attachAll(b, op, xs)...) })
