@@ -104,6 +104,14 @@ func (c *CPU) Compile(m *lower.Module) (Executable, error) {
 			x.constPtrs = append(x.constPtrs, dataPtr(in.Params.Value.Data()))
 		}
 	}
+	for i, o := range m.Outputs {
+		for o.Op == trace.OpReshape {
+			o = o.Args[0]
+		}
+		if _, ok := m.Plan.Of[o]; !ok && o.Op != trace.OpConst && o.Op != trace.OpParam {
+			return nil, fmt.Errorf("kernels: output %d (%%%d) is computed by no kernel", i, o.ID)
+		}
+	}
 	for _, f := range m.Fusions {
 		k, err := x.compileFusion(f)
 		if err != nil {

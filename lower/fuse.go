@@ -39,6 +39,13 @@ func cheap(in *Instr) bool {
 func Fuse(m *Module, fuse bool) {
 	users := m.users()
 	assigned := map[*Instr]bool{}
+	outputs := map[*Instr]bool{}
+	for _, o := range m.Outputs {
+		for o.Op == trace.OpReshape {
+			o = o.Args[0]
+		}
+		outputs[o] = true
+	}
 	var fusions []*Fusion
 	for i := len(m.Instrs) - 1; i >= 0; i-- {
 		root := m.Instrs[i]
@@ -52,7 +59,7 @@ func Fuse(m *Module, fuse bool) {
 		members := map[*Instr]bool{root: true}
 		assigned[root] = true
 		if fuse && (f.Kind == FusionLoop || f.Kind == FusionReduce) {
-			growFusion(root, f, members, users, assigned)
+			growFusion(root, f, members, users, assigned, outputs)
 		}
 		for _, in := range m.Instrs {
 			if members[in] {
@@ -91,7 +98,9 @@ func kindOf(in *Instr) FusionKind {
 }
 
 // growFusion adds producers to f, from its root outward.
-func growFusion(root *Instr, f *Fusion, members map[*Instr]bool, users map[*Instr][]*Instr, assigned map[*Instr]bool) {
+// A module output is used outside every fusion, so it never joins one
+// except as its root.
+func growFusion(root *Instr, f *Fusion, members map[*Instr]bool, users map[*Instr][]*Instr, assigned, outputs map[*Instr]bool) {
 	shape := root.Shape
 	if f.Kind == FusionReduce {
 		shape = root.Args[0].Shape
@@ -115,7 +124,7 @@ func growFusion(root *Instr, f *Fusion, members map[*Instr]bool, users map[*Inst
 				work = append(work, p)
 				continue
 			}
-			if assigned[p] || !allIn(users[p], members) {
+			if assigned[p] || outputs[p] || !allIn(users[p], members) {
 				continue
 			}
 			members[p], assigned[p] = true, true

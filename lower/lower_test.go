@@ -209,3 +209,22 @@ func golden(t *testing.T, name, got string) {
 		t.Errorf("%s differs (run with -update to accept):\n%s", file, got)
 	}
 }
+
+// A value that is an output is materialized even when a reduction reads it:
+// it must not disappear into the reduction's fusion.
+func TestOutputIsNeverFusedAway(t *testing.T) {
+	m := compile(t, []trace.Abstract{abs(tensor.F32, 3, 4)}, lower.Options{}, func(a []trace.Value) []trace.Value {
+		p := a[0].Mul(trace.Float(2))
+		return []trace.Value{p, p.Sum(1)}
+	})
+	if _, ok := m.Plan.Of[m.Outputs[0]]; !ok {
+		t.Fatalf("output 0 has no buffer:\n%s", m.FusedString())
+	}
+	for _, f := range m.Fusions {
+		for _, in := range f.Instrs {
+			if in == m.Outputs[0] && f.Outputs[0] != in {
+				t.Errorf("output 0 is fused into fusion.%d:\n%s", f.ID, m.FusedString())
+			}
+		}
+	}
+}

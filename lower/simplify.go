@@ -42,7 +42,10 @@ func Simplify(m *Module, fold func(*Instr, []*tensor.Array) (*tensor.Array, erro
 			replace[in] = r
 			continue
 		}
-		if fold != nil && in.Op != trace.OpConst && in.Op != trace.OpParam && in.Size() <= foldLimit && allConst(in.Args) {
+		// A broadcast of a constant stays a broadcast: fusions read it as a
+		// scalar instead of a materialized array.
+		if fold != nil && in.Op != trace.OpConst && in.Op != trace.OpParam && in.Op != trace.OpBroadcastInDim &&
+			in.Size() <= foldLimit && allConst(in.Args) {
 			args := make([]*tensor.Array, len(in.Args))
 			for i, a := range in.Args {
 				args[i] = a.Params.Value

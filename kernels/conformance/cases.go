@@ -243,6 +243,11 @@ func mixedCases() []Case {
 				x := a[0]
 				return []trace.Value{x, x.Add(trace.Int(1)), x.Reshape(12), x.Sum(0), x.Add(trace.Int(1))}
 			}},
+		{Name: "output-feeds-reduction", Inputs: []*tensor.Array{Input(tensor.F32, 41, 3, 5)},
+			Fn: func(a []trace.Value) []trace.Value {
+				p := a[0].Mul(trace.Float(0.5)).Add(trace.Int(1))
+				return []trace.Value{p.Sum(1), p, p.Exp().Max()}
+			}},
 		{Name: "bf16-chain", Inputs: []*tensor.Array{Input(tensor.BF16, 38, 64)},
 			Fn: one(func(a []trace.Value) trace.Value {
 				x := a[0]

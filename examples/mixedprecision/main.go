@@ -1,0 +1,48 @@
+// Mixedprecision shows JAX's promotion rules at work on int8 and float16
+// arrays and Python-like weak literals: which dtype each step gets, where
+// the converts go, and what strict promotion says about the same code.
+package main
+
+import (
+	"fmt"
+	"log"
+
+	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/tensor"
+)
+
+func main() {
+	x, _ := tensor.FromSlice([]int8{1, 2, 3, 100})
+	y, _ := tensor.FromSlice([]float64{0.5, 1, 2, 0.1})
+	yh := y.Astype(tensor.F16) // float16 storage, rounded to nearest even
+
+	// The literal 2 is weak: x*2 stays int8 (and wraps: 100*2 = -56). Adding
+	// the float16 y promotes to float16, and the weak 0.5 keeps float16.
+	f := kiln.Jit(func(x, y kiln.Value) kiln.Value {
+		return x.Mul(kiln.Int(2)).Add(y).Mul(kiln.Float(0.5))
+	})
+	out, err := f.Run(x, yh)
+	if err != nil {
+		log.Fatal(err)
+	}
+	p, _ := f.Trace(x, yh)
+	fmt.Println("program:")
+	fmt.Println(p)
+	fmt.Println("result:", out) // f16[4] [1.25 2.5 4 -27.95]
+
+	fmt.Println("\nimplicit widenings:")
+	ws, _ := f.Explain(x, yh)
+	for _, w := range ws {
+		fmt.Println(" ", w)
+	}
+
+	// A Go float64 argument is weak, like a Python float: it does not widen.
+	g := kiln.Jit(func(y, s kiln.Value) kiln.Value { return y.Mul(s) })
+	r, _ := g.Run(yh, 3.0)
+	fmt.Println("\nf16 array * Go float64 3.0 =", r)
+
+	// Strict promotion refuses int8 + float16 and says how to fix it.
+	strict := kiln.Jit(func(x, y kiln.Value) kiln.Value { return x.Add(y) }, kiln.Strict())
+	_, err = strict.Run(x, yh)
+	fmt.Println("\nstrict:", err)
+}
