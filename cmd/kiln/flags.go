@@ -1,14 +1,17 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 
+	kilnpkg "github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/kernels"
 	"github.com/kiln-go/kiln/promote"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
 )
 
 // newFlags makes a flag set that reports errors to stderr and prints the
@@ -60,21 +63,45 @@ func rulesHelp() string {
 	return "promotion rules: " + strings.Join(promote.RuleNames(), ", ")
 }
 
-// errorKind names an error's category for --json output.
+// errorKind names an error's category for --json output: syntax (the
+// expression), argument (an --arg or a Run argument), shape, dtype,
+// promotion, overflow (an int literal the dtype cannot hold), policy (a
+// --forbid widening) or error.
 func errorKind(err error) string {
+	var xe *exprError
+	var spe *specError
+	var ka *kilnpkg.ArgError
+	var ke *kernels.ArgError
 	var pe *promote.PromotionError
 	var oe *promote.OverflowError
+	var se *trace.ShapeError
+	var te *tensor.ShapeError
+	var de *trace.DTypeError
+	var pol *kilnpkg.PolicyError
 	switch {
+	case errors.As(err, &xe):
+		return xe.Kind
+	case errors.As(err, &spe), errors.As(err, &ka), errors.As(err, &ke):
+		return "argument"
 	case errors.As(err, &pe):
 		return "promotion"
 	case errors.As(err, &oe):
 		return "overflow"
+	case errors.As(err, &se), errors.As(err, &te):
+		return "shape"
+	case errors.As(err, &de):
+		return "dtype"
+	case errors.As(err, &pol):
+		return "policy"
 	}
 	return "error"
 }
 
 // writeJSONError prints {"error":{"kind":…,"message":…}}.
 func writeJSONError(w io.Writer, err error) {
-	b, _ := json.Marshal(map[string]any{"error": map[string]string{"kind": errorKind(err), "message": err.Error()}})
-	fmt.Fprintln(w, string(b))
+	type body struct {
+		Kind    string `json:"kind"`
+		Message string `json:"message"`
+	}
+	encodeJSON(w, map[string]body{"error": {errorKind(err), err.Error()}})
 }

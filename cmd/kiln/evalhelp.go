@@ -1,0 +1,94 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+)
+
+const evalSynopsis = `usage: kiln eval [--json] [--x32] [--strict] [--rules R] [--backend NAME]
+                 [--print program|module|fused|dot|kernels] [--bench N]
+                 --arg NAME=SPEC ... 'EXPR'
+`
+
+// evalUsage prints kiln eval's usage: after a bad flag only the synopsis;
+// for --help the synopsis, the flags, the argument and expression
+// languages, and examples.
+func evalUsage(fs *flag.FlagSet, full bool) {
+	w := fs.Output()
+	fmt.Fprint(w, evalSynopsis)
+	if !full {
+		fmt.Fprintln(w, "run 'kiln eval --help' for the flags, the expression language and examples")
+		return
+	}
+	fmt.Fprint(w, `
+Traces EXPR over the arguments with kiln.Jit — dtypes inferred on the
+promotion lattice, literals weak like Python scalars — lowers, fuses and runs
+it, and prints the result's dtype (with * if weak), shape and values.
+
+flags:
+`)
+	fs.PrintDefaults()
+	fmt.Fprint(w, `
+arguments (--arg NAME=SPEC):
+  SPEC is DTYPE[SHAPE]:VALUES, or DTYPE:VALUE for rank 0; a * after the dtype
+  makes the argument weak (i64*:3, f64*[2]:1,2). VALUES is
+    a comma list   row-major; ints exact for integer dtypes; floats parsed as
+                   float64 and rounded once to the dtype; nan inf -inf;
+                   true false; complex 1+2j -0.5j
+    arange         0, 1, 2, ... in the dtype (wrapping, as astype does)
+    zeros | ones
+    rand(SEED)     deterministic: bool fair coin; signed ints uniform in
+                   [-100, 100]; unsigned in [0, 200]; floats uniform in [0, 1)
+                   rounded once to the dtype; complex: both parts so
+  A malformed SPEC is a usage error (status 2); values that do not fit (a
+  list of the wrong length, 300 for i8) fail with kind "argument".
+
+expressions (Python's grammar and precedence):
+  names of arguments; constants inf nan pi; literals 2 0.5 1e-3 2j True False
+  (weak: 2 is kiln.Int(2), like a Python scalar; a minus sign on a literal is
+  part of it, so x + -200 with x: i8 is an overflow)
+  operators, loosest first: == != < <= > >= (not chained) | ^ & << >> + -
+  * / // % @, unary - + ~, ** (right-assoc; -2**2 is -4); x ** 2 with an int
+  literal is integer_pow (x*x)
+  subscripts: x[1:3] x[:, ::2] x[0] x[-1] x[..., 0] x[None] (static ints)
+  operators between literals are traced like kiln.Int(1).Add(kiln.Int(2)),
+  not folded as Python folds them
+  functions:
+`)
+	for _, name := range functionNames() {
+		fn := functions[name]
+		fmt.Fprintf(w, "    %-44s %s\n", fn.signature(name), fn.summary)
+	}
+	fmt.Fprint(w, `  dtype names as in astype(x, f16): `+strings.Join(dtypeNames, " ")+` (or long names)
+
+output:
+  text: i8[5] [0 2 4 6 8]; --print sections come first, each followed by a
+  blank line; --bench adds "bench: N runs, min T, median T per run".
+  --json: {"dtype":"f16","weak":false,"shape":[3],"values":[1.25,2.5,4]},
+  values flat row-major as shortest round-trip decimals, "nan" "inf" "-inf"
+  as strings, complex as [re, im]; --print sections become fields named
+  after them ("program", "fused", ...) and --bench a field
+  "bench":{"runs":N,"min_ns":...,"median_ns":...}.
+  errors: status 1, the message on stderr with a caret under the column, or
+  {"error":{"kind":...,"message":...}} with --json; kinds: syntax, argument,
+  shape, dtype, promotion, overflow, policy, error. Status 2: bad usage.
+  An EXPR that starts with - needs -- before it: kiln eval -- '-2**2'.
+
+examples:
+  kiln eval --arg 'x=i8[5]:0,1,2,3,4' '2*x'
+      i8[5] [0 2 4 6 8]
+  kiln eval --arg 'x=i8[3]:1,2,3' --arg 'y=f16[3]:0.5,1,2' '(x*2 + y) * 0.5'
+      f16[3] [1.25 2.5 4]
+  kiln eval '1 + 2'                       i64*[] 3
+  kiln eval --x32 '1 + 2'                 i32*[] 3
+  kiln eval --arg 'x=f32[2,3]:arange' 'sum(x, axis=1, keepdims=True)'
+      f32[2,1] [[3] [12]]
+  kiln eval --arg 'x=i8[2]:1,2' 'x + 1000'        (overflow: 1000 does not fit i8)
+  kiln eval --print program,fused --arg 'x=f16[4]:rand(1)' 'exp(x) / sum(exp(x))'
+  kiln eval --json --arg 'z=c64[2]:1+2j,nan' 'z * 2'
+  kiln eval --bench 100 --arg 'x=f32[1000000]:rand(7)' 'sqrt(x*x + 1)'
+`)
+}
+
+var dtypeNames = []string{"bool", "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "bf16", "f16", "f32", "f64", "c64", "c128"}

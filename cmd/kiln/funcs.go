@@ -1,0 +1,351 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// argKind is what a function parameter accepts. Only kArray and kArrays
+// parameters are traced; the others are static, read from literals when
+// the expression is checked, as JAX requires of axes and shapes.
+type argKind uint8
+
+const (
+	kArray  argKind = iota // an array expression
+	kArrays                // a tuple or list of array expressions
+	kAxes                  // None, an int or a tuple of ints
+	kAxis                  // None or one int
+	kInts                  // an int or a tuple of ints; extra positional ints join it: reshape(x, 2, 3)
+	kBool                  // True or False
+	kDType                 // a dtype name: f16, float32, bf16, …
+)
+
+// param is one parameter of a function, positional or keyword.
+type param struct {
+	name string
+	kind argKind
+	def  string // the default shown in help; "" when the parameter is required
+}
+
+// function is one entry of the call table: its parameters and how to
+// build it from bound arguments.
+type function struct {
+	params  []param
+	summary string
+	apply   func(a *bound) trace.Value
+}
+
+// bound is a call's arguments matched to its function's parameters by
+// check; build fills vals with the traced array arguments.
+type bound struct {
+	fn     *function
+	name   string
+	arrays map[string]*node // kArray parameters
+	list   []*node          // the kArrays parameter
+	ints   map[string][]int // kAxes, kAxis, kInts; absent when None or not given
+	flags  map[string]bool  // kBool
+	dtype  tensor.DType     // kDType
+
+	vals     map[string]trace.Value
+	listVals []trace.Value
+}
+
+func (a *bound) x(name string) trace.Value { return a.vals[name] }
+
+// axes returns an axes argument and whether it was given (and not None).
+func (a *bound) axes(name string) ([]int, bool) {
+	v, ok := a.ints[name]
+	return v, ok
+}
+
+var x1 = []param{{"x", kArray, ""}}
+var x2 = []param{{"a", kArray, ""}, {"b", kArray, ""}}
+var reduceParams = []param{{"x", kArray, ""}, {"axis", kAxes, "None"}, {"keepdims", kBool, "False"}}
+
+// functions is the call table of the expression language.
+var functions = map[string]*function{
+	"where": {params: []param{{"condition", kArray, ""}, {"x", kArray, ""}, {"y", kArray, ""}},
+		summary: "x where condition is true, else y (a non-bool condition means != 0)",
+		apply:   func(a *bound) trace.Value { return trace.Where(a.x("condition"), a.x("x"), a.x("y")) }},
+	"maximum": {params: x2, summary: "elementwise maximum; NaN propagates",
+		apply: func(a *bound) trace.Value { return a.x("a").Maximum(a.x("b")) }},
+	"minimum": {params: x2, summary: "elementwise minimum; NaN propagates",
+		apply: func(a *bound) trace.Value { return a.x("a").Minimum(a.x("b")) }},
+	"matmul": {params: x2, summary: "numpy.matmul, as a @ b",
+		apply: func(a *bound) trace.Value { return a.x("a").MatMul(a.x("b")) }},
+	"astype": {params: []param{{"x", kArray, ""}, {"dtype", kDType, ""}}, summary: "explicit, strong convert",
+		apply: func(a *bound) trace.Value { return a.x("x").Astype(a.dtype) }},
+	"sum":  reduction(trace.OpReduceSum, "sum over axes (narrow ints and bool accumulate in the default int)"),
+	"prod": reduction(trace.OpReduceProd, "product over axes"),
+	"max":  reduction(trace.OpReduceMax, "maximum over axes"),
+	"min":  reduction(trace.OpReduceMin, "minimum over axes"),
+	"mean": {params: reduceParams, summary: "mean over axes, in the inexact dtype",
+		apply: func(a *bound) trace.Value {
+			ax, _ := a.axes("axis")
+			return trace.ReduceMean(a.x("x"), ax, a.flags["keepdims"])
+		}},
+	"argmax": argReduction(trace.Value.ArgMax, "index of the first maximum (axis=None: of the flattened array)"),
+	"argmin": argReduction(trace.Value.ArgMin, "index of the first minimum (axis=None: of the flattened array)"),
+	"reshape": {params: []param{{"x", kArray, ""}, {"shape", kInts, ""}}, summary: "reshape(x, (2, 3)) or reshape(x, 2, 3); one dimension may be -1",
+		apply: func(a *bound) trace.Value { return a.x("x").Reshape(a.ints["shape"]...) }},
+	"transpose": {params: []param{{"x", kArray, ""}, {"axes", kInts, "None"}}, summary: "permute axes (default: reverse them)",
+		apply: func(a *bound) trace.Value { return a.x("x").Transpose(a.ints["axes"]...) }},
+	"expand_dims": {params: []param{{"x", kArray, ""}, {"axis", kInts, ""}}, summary: "insert size-1 axes at these result positions",
+		apply: func(a *bound) trace.Value { return a.x("x").ExpandDims(a.ints["axis"]...) }},
+	"squeeze": {params: []param{{"x", kArray, ""}, {"axis", kAxes, "None"}}, summary: "remove size-1 axes (default: all of them)",
+		apply: func(a *bound) trace.Value { return a.x("x").Squeeze(a.ints["axis"]...) }},
+	"broadcast_to": {params: []param{{"x", kArray, ""}, {"shape", kInts, ""}}, summary: "NumPy broadcast to a shape",
+		apply: func(a *bound) trace.Value { return a.x("x").BroadcastTo(a.ints["shape"]...) }},
+	"concatenate": {params: []param{{"arrays", kArrays, ""}, {"axis", kAxis, "0"}}, summary: "concatenate((a, b), axis=0)",
+		apply: func(a *bound) trace.Value {
+			ax, ok := a.axes("axis")
+			if !ok {
+				return flattenConcat(a.listVals)
+			}
+			return trace.Concatenate(ax[0], a.listVals...)
+		}},
+}
+
+// flattenConcat is concatenate with axis=None: every array flattened.
+func flattenConcat(xs []trace.Value) trace.Value {
+	flat := make([]trace.Value, len(xs))
+	for i, x := range xs {
+		flat[i] = x.Reshape(-1)
+	}
+	return trace.Concatenate(0, flat...)
+}
+
+// unaryFunctions are the elementwise functions of one array.
+var unaryFunctions = map[string]func(trace.Value) trace.Value{
+	"exp": trace.Value.Exp, "log": trace.Value.Log, "log1p": trace.Value.Log1p, "expm1": trace.Value.Expm1,
+	"sqrt": trace.Value.Sqrt, "rsqrt": trace.Value.Rsqrt, "sin": trace.Value.Sin, "cos": trace.Value.Cos,
+	"tan": trace.Value.Tan, "tanh": trace.Value.Tanh, "logistic": trace.Value.Logistic, "sigmoid": trace.Value.Logistic,
+	"floor": trace.Value.Floor, "ceil": trace.Value.Ceil, "round": trace.Value.Round,
+	"isnan": trace.Value.IsNaN, "isfinite": trace.Value.IsFinite,
+	"real": trace.Value.Real, "imag": trace.Value.Imag, "conj": trace.Value.Conj,
+	"abs": trace.Value.Abs, "sign": trace.Value.Sign,
+}
+
+func init() {
+	for name, f := range unaryFunctions {
+		functions[name] = &function{params: x1, summary: "elementwise", apply: func(a *bound) trace.Value { return f(a.x("x")) }}
+	}
+	functions["sigmoid"].summary = "alias of logistic"
+}
+
+func reduction(op trace.Op, summary string) *function {
+	return &function{params: reduceParams, summary: summary, apply: func(a *bound) trace.Value {
+		ax, _ := a.axes("axis")
+		return trace.Reduce(op, a.x("x"), ax, a.flags["keepdims"])
+	}}
+}
+
+// argReduction is argmax/argmin with NumPy's axis=None (flatten first) and
+// keepdims.
+func argReduction(f func(trace.Value, int) trace.Value, summary string) *function {
+	return &function{params: []param{{"x", kArray, ""}, {"axis", kAxis, "None"}, {"keepdims", kBool, "False"}}, summary: summary,
+		apply: func(a *bound) trace.Value {
+			x, keep := a.x("x"), a.flags["keepdims"]
+			ax, ok := a.axes("axis")
+			if !ok {
+				r := f(x.Reshape(-1), 0)
+				if keep {
+					ones := make([]int, len(x.Shape()))
+					for i := range ones {
+						ones[i] = 1
+					}
+					r = r.Reshape(ones...)
+				}
+				return r
+			}
+			r := f(x, ax[0])
+			if keep {
+				r = r.ExpandDims(ax[0])
+			}
+			return r
+		}}
+}
+
+// signature prints a function's call form: sum(x, axis=None, keepdims=False).
+func (f *function) signature(name string) string {
+	parts := make([]string, len(f.params))
+	for i, p := range f.params {
+		parts[i] = p.name
+		if p.def != "" {
+			parts[i] += "=" + p.def
+		}
+	}
+	return name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+func functionNames() []string {
+	names := make([]string, 0, len(functions))
+	for n := range functions {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// bind matches a call's arguments to fn's parameters, reads the static
+// ones and checks the array ones with c.
+func (c *checker) bind(fn *function, n *node) (*bound, error) {
+	b := &bound{fn: fn, name: n.text, arrays: map[string]*node{}, ints: map[string][]int{}, flags: map[string]bool{}}
+	given := map[string]*node{}
+	var extra []*node // variadic ints after a kInts parameter
+	for i, arg := range n.kids {
+		switch {
+		case i < len(fn.params):
+			given[fn.params[i].name] = arg
+		case fn.params[len(fn.params)-1].kind == kInts:
+			extra = append(extra, arg)
+		default:
+			return nil, syntaxErr(arg.col, "%s takes at most %d positional arguments, got %d: %s", n.text, len(fn.params), len(n.kids), fn.signature(n.text))
+		}
+	}
+	for _, kw := range n.kws {
+		p := fn.param(kw.name)
+		if p == nil {
+			return nil, syntaxErr(kw.col, "%s has no argument %q: %s", n.text, kw.name, fn.signature(n.text))
+		}
+		if given[kw.name] != nil {
+			return nil, syntaxErr(kw.col, "%s got two values for argument %q", n.text, kw.name)
+		}
+		given[kw.name] = kw.val
+	}
+	for _, p := range fn.params {
+		arg := given[p.name]
+		if arg == nil {
+			if p.def == "" {
+				return nil, syntaxErr(n.col, "%s is missing argument %q: %s", n.text, p.name, fn.signature(n.text))
+			}
+			if p.def != "None" && p.def != "False" {
+				b.ints[p.name] = []int{0} // concatenate's axis=0
+			}
+			continue
+		}
+		if err := c.bindParam(b, p, arg, extra); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+func (f *function) param(name string) *param {
+	for i := range f.params {
+		if f.params[i].name == name {
+			return &f.params[i]
+		}
+	}
+	return nil
+}
+
+func (c *checker) bindParam(b *bound, p param, arg *node, extra []*node) error {
+	switch p.kind {
+	case kArray:
+		b.arrays[p.name] = arg
+		return c.array(arg)
+	case kArrays:
+		if arg.kind != nTuple || len(arg.kids) == 0 {
+			return syntaxErr(arg.col, "%s needs a tuple of arrays, as in %s((a, b), axis=0)", b.name, b.name)
+		}
+		b.list = arg.kids
+		for _, k := range arg.kids {
+			if err := c.array(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	case kBool:
+		if arg.kind != nBool {
+			return syntaxErr(arg.col, "%s=%s: expected True or False", p.name, describe(arg))
+		}
+		b.flags[p.name] = arg.text == "True"
+		return nil
+	case kDType:
+		if arg.kind != nName {
+			return syntaxErr(arg.col, "%s: expected a dtype name such as f16 or float32, found %s", b.name, describe(arg))
+		}
+		d, err := tensor.ParseDType(arg.text)
+		if err != nil {
+			return syntaxErr(arg.col, "%s: unknown dtype %q (bool u8 u16 u32 u64 i8 i16 i32 i64 bf16 f16 f32 f64 c64 c128, or long names such as float16)", b.name, arg.text)
+		}
+		b.dtype = d
+		return nil
+	}
+	if arg.kind == nNone && p.def != "" {
+		return nil // None: the parameter's default meaning (all axes, no permutation, flatten)
+	}
+	var ints []int
+	var err error
+	switch {
+	case arg.kind == nTuple && len(extra) == 0:
+		ints, err = staticInts(arg.kids)
+	case arg.kind == nTuple:
+		return syntaxErr(extra[0].col, "%s: give %s either as a tuple or as separate ints, not both", b.name, p.name)
+	default:
+		ints, err = staticInts(append([]*node{arg}, extra...))
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case p.kind == kAxis && len(ints) != 1:
+		return syntaxErr(arg.col, "%s: %s must be one int or None", b.name, p.name)
+	case p.kind == kAxes && len(ints) == 0:
+		return syntaxErr(arg.col, "%s: axis=() (no axes) is not supported; use None for all axes", b.name)
+	}
+	b.ints[p.name] = ints
+	return nil
+}
+
+// staticInts reads int literals (a minus sign allowed).
+func staticInts(ns []*node) ([]int, error) {
+	out := make([]int, len(ns))
+	for i, n := range ns {
+		v, err := staticInt(n)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func staticInt(n *node) (int, error) {
+	if n.kind != nInt {
+		return 0, syntaxErr(n.col, "expected an int literal (axes, shapes and indices are static), found %s", describe(n))
+	}
+	v, err := intLiteral(n)
+	if err != nil {
+		return 0, err
+	}
+	return int(v), nil
+}
+
+// describe names a node for an error message.
+func describe(n *node) string {
+	switch n.kind {
+	case nName:
+		return fmt.Sprintf("name %q", n.text)
+	case nInt, nFloat, nImag:
+		return "a number"
+	case nBool:
+		return n.text
+	case nNone:
+		return "None"
+	case nEllipsis:
+		return "..."
+	case nTuple:
+		return "a tuple"
+	case nSlice:
+		return "a slice"
+	case nCall:
+		return "a call of " + n.text
+	}
+	return "an expression"
+}
