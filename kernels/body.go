@@ -39,6 +39,7 @@ const (
 	stepBinary
 	stepSelect
 	stepGather
+	stepScalar // a binary op with one loop-invariant operand: args[1] holds it
 )
 
 // step is one typed loop over a block.
@@ -49,6 +50,7 @@ type step struct {
 	un     unaryFn
 	bin    binaryFn
 	sel    selectFn
+	scal   scalarFn
 	round  func(p unsafe.Pointer, n int) // applied to dst after the op
 	gather func(dst, src unsafe.Pointer, g *strided, lo, n int)
 	g      *strided
@@ -276,8 +278,15 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 		s.kind, s.un = stepUnary, unaryTable[in.Op][opd]
 	default:
 		s.kind, s.bin = stepBinary, binaryTable[in.Op][opd]
+		for rev, inv := range [2]loc{args[1], args[0]} {
+			if f := scalarTable[in.Op][opd][rev]; f != nil && inv.kind == locReg && bb.pinned[inv.idx] {
+				s.kind, s.scal = stepScalar, f
+				s.args = [3]loc{args[rev], inv}
+				break
+			}
+		}
 	}
-	if s.un == nil && s.bin == nil && s.sel == nil {
+	if s.un == nil && s.bin == nil && s.sel == nil && s.scal == nil {
 		return fmt.Errorf("kernels: cpu has no kernel for %s on %s", in.Op, opd)
 	}
 	if in.Op != trace.OpConvert && !exactOn16(in.Op) {
@@ -348,6 +357,8 @@ func (w *worker) run(s *step, srcs []unsafe.Pointer, lo, n int) {
 		s.sel(d, w.ptr(s.args[0], srcs, lo), w.ptr(s.args[1], srcs, lo), w.ptr(s.args[2], srcs, lo), n)
 	case stepGather:
 		s.gather(d, srcs[s.src], s.g, lo, n)
+	case stepScalar:
+		s.scal(d, w.ptr(s.args[0], srcs, lo), w.regs[s.args[1].idx], n)
 	}
 	if s.round != nil {
 		s.round(d, n)

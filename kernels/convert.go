@@ -175,6 +175,10 @@ func convertFn(from, to tensor.DType) unaryFn {
 		}
 		return convertTable[cf][ct]
 	}
+	if from == tensor.Bool || from == tensor.U8 || from == tensor.I8 {
+		// Exact in f16 and bf16 too: nothing to round.
+		return convertTable[cf][tensor.F32]
+	}
 	if exactInF32(from) || (to == tensor.F16 && from.IsInteger()) {
 		toF32 := copyFn(tensor.F32)
 		if cf != tensor.F32 {

@@ -54,14 +54,25 @@ func roundBF16(p unsafe.Pointer, n int) {
 	}
 }
 
+// The block conversions in use: these Go loops, replaced by the vector
+// kernels of simd.go where available.
+var (
+	widenF16Fn   unaryFn                       = widenF16
+	widenBF16Fn  unaryFn                       = widenBF16
+	narrowF16Fn  unaryFn                       = narrowF16
+	narrowBF16Fn unaryFn                       = narrowBF16
+	roundF16Fn   func(p unsafe.Pointer, n int) = roundF16
+	roundBF16Fn  func(p unsafe.Pointer, n int) = roundBF16
+)
+
 // widenFn loads a storage block of d into compute form; nil when the two
 // forms are the same.
 func widenFn(d tensor.DType) unaryFn {
 	switch d {
 	case tensor.F16:
-		return widenF16
+		return widenF16Fn
 	case tensor.BF16:
-		return widenBF16
+		return widenBF16Fn
 	}
 	return nil
 }
@@ -70,9 +81,9 @@ func widenFn(d tensor.DType) unaryFn {
 func narrowFn(d tensor.DType) unaryFn {
 	switch d {
 	case tensor.F16:
-		return narrowF16
+		return narrowF16Fn
 	case tensor.BF16:
-		return narrowBF16
+		return narrowBF16Fn
 	}
 	return nil
 }
@@ -82,9 +93,9 @@ func narrowFn(d tensor.DType) unaryFn {
 func roundFn(d tensor.DType) func(p unsafe.Pointer, n int) {
 	switch d {
 	case tensor.F16:
-		return roundF16
+		return roundF16Fn
 	case tensor.BF16:
-		return roundBF16
+		return roundBF16Fn
 	}
 	return nil
 }

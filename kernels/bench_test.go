@@ -1,0 +1,75 @@
+package kernels_test
+
+import (
+	"testing"
+
+	"github.com/kiln-go/kiln/kernels"
+	"github.com/kiln-go/kiln/kernels/conformance"
+	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/promote"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// benchProgram compiles fn for the inputs and times RunInto into
+// preallocated outputs (the steady state of a jitted function).
+func benchProgram(b *testing.B, inputs []*tensor.Array, fn func(a []trace.Value) []trace.Value) {
+	abs := make([]trace.Abstract, len(inputs))
+	bytes := 0
+	for i, a := range inputs {
+		abs[i] = trace.Abstract{Type: promote.Strong(a.DType()), Shape: a.Shape()}
+		bytes += a.Size() * a.DType().Size()
+	}
+	p, err := trace.Trace(promote.Config{}, abs, fn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := lower.Compile(p, lower.Options{Fold: kernels.Fold})
+	if err != nil {
+		b.Fatal(err)
+	}
+	exe, err := kernels.DefaultCPU().Compile(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	outs, err := exe.Run(inputs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, o := range outs {
+		bytes += o.Size() * o.DType().Size()
+	}
+	b.SetBytes(int64(bytes))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if err := exe.RunInto(outs, inputs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+const benchN = 1 << 24
+
+func BenchmarkE1AxPlusB(b *testing.B) {
+	x := conformance.Input(tensor.F32, 1, benchN)
+	benchProgram(b, []*tensor.Array{x}, func(a []trace.Value) []trace.Value {
+		return []trace.Value{a[0].Mul(trace.Float(1.5)).Add(trace.Float(0.25))}
+	})
+}
+
+func BenchmarkE2MixedF16(b *testing.B) {
+	x := conformance.Input(tensor.I8, 1, benchN)
+	y := conformance.Input(tensor.F16, 2, benchN)
+	benchProgram(b, []*tensor.Array{x, y}, func(a []trace.Value) []trace.Value {
+		return []trace.Value{a[0].Mul(trace.Int(2)).Add(a[1]).Mul(trace.Float(0.5))}
+	})
+}
+
+func BenchmarkE4Variance(b *testing.B) {
+	x := conformance.Input(tensor.F64, 1, benchN)
+	benchProgram(b, []*tensor.Array{x}, func(a []trace.Value) []trace.Value {
+		x := a[0]
+		return []trace.Value{x.Sub(x.Mean()).Pow(trace.Int(2)).Sum()}
+	})
+}
