@@ -26,7 +26,9 @@ func simdCmp[T any](f func(d []bool, a, b []T, p simd.Pred), p simd.Pred) binary
 }
 
 func simdSel[T any](f func(d []T, c []bool, a, b []T)) selectFn {
-	return func(d, c, a, b unsafe.Pointer, n int) { f(view[T](d, n), view[bool](c, n), view[T](a, n), view[T](b, n)) }
+	return func(d, c, a, b unsafe.Pointer, n int) {
+		f(view[T](d, n), view[bool](c, n), view[T](a, n), view[T](b, n))
+	}
 }
 
 // scalarFn computes dst = a op s (or s op a) with s read from *s.
