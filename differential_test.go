@@ -1,0 +1,370 @@
+package kiln_test
+
+import (
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/x448/float16"
+
+	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/internal/progen"
+	"github.com/kiln-go/kiln/internal/reference"
+	"github.com/kiln-go/kiln/kernels"
+	"github.com/kiln-go/kiln/tensor"
+)
+
+// The fused-vs-reference differential test: random programs (package
+// progen) run through kiln.Jit on the CPU backend — fused, op by op, and
+// with a tiny block size and parallel splits — and through the reference
+// evaluator of the same traced program. Results must be bit-identical
+// (two NaNs are equal whatever their payload, against the reference only);
+// inputs must be untouched.
+//
+// Reproduce one failure with
+//
+//	go test -run TestDifferential -diff.seed=N -v
+
+var (
+	diffN    = flag.Int("diff.n", 10000, "number of random programs of TestDifferential")
+	diffSeed = flag.Int64("diff.seed", -1, "run only this seed of TestDifferential")
+	diffFrom = flag.Int64("diff.from", 1_000_000, "first seed of TestDifferential's corpus")
+)
+
+// tinyCPU crosses block tails and parallel splits on the smallest arrays.
+var tinyCPU = kernels.NewCPU(kernels.CPUOptions{Block: 7, ParallelMin: 1, Workers: 3})
+
+// refOptions makes the reference compute transcendental functions as the
+// CPU backend does. There is no exported per-element function of the CPU
+// backend yet (kernels/doc.go names one, kernels.Transcendental); today
+// the CPU backend computes Go's math in float64 rounded to the compute
+// dtype, which is the reference's default, so nil is the same thing.
+var refOptions = reference.Options{Transcendental: nil}
+
+func TestDifferential(t *testing.T) {
+	n := *diffN
+	if testing.Short() {
+		n = min(n, 1000)
+	}
+	seeds := make(chan int64)
+	go func() {
+		defer close(seeds)
+		if *diffSeed >= 0 {
+			seeds <- *diffSeed
+			return
+		}
+		for i := range n {
+			seeds <- *diffFrom + int64(i)
+		}
+	}()
+	var (
+		mu       sync.Mutex
+		failures []string
+		ran      atomic.Int64
+		wg       sync.WaitGroup
+	)
+	start := time.Now()
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for seed := range seeds {
+				msg := runDifferential(seed)
+				ran.Add(1)
+				if msg != "" {
+					mu.Lock()
+					failures = append(failures, msg)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d programs in %v (%d hit a known bug, see TestKnownBugs)", ran.Load(), time.Since(start).Round(time.Millisecond), knownBugHits.Load())
+	for i, f := range failures {
+		if i == 5 {
+			t.Errorf("… and %d more failures", len(failures)-5)
+			break
+		}
+		t.Error(f)
+	}
+}
+
+// FuzzFusedVsReference draws a program from the fuzzer's bytes (hashed to a
+// progen seed) and checks it as TestDifferential does.
+func FuzzFusedVsReference(f *testing.F) {
+	for _, s := range []string{"", "kiln", "f16 (x*2 + y) * 0.5", "\x00\x01\x02\x03", "matmul", "reduce"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h := fnv.New64a()
+		h.Write(data)
+		seed := int64(binary.LittleEndian.Uint64(h.Sum(nil)) >> 1)
+		if msg := runDifferential(seed); msg != "" {
+			t.Fatal(msg)
+		}
+	})
+}
+
+// runDifferential checks one seed and returns a failure report, or "".
+func runDifferential(seed int64) (msg string) {
+	c := progen.Generate(rand.New(rand.NewSource(seed)), progen.Options{Allow: allowKnownBugs})
+	defer func() {
+		if r := recover(); r != nil {
+			msg = fmt.Sprintf("seed %d: panic: %v\n%s\n%s", seed, r, c, debug.Stack())
+		}
+	}()
+	args := caseArgs(c)
+	opts := caseOptions(c)
+	fused := kiln.Jit(c.Fn, opts...)
+	p, err := c.Trace()
+	if err != nil {
+		return fmt.Sprintf("seed %d: progen drew a program that does not trace: %v\n%s", seed, err, c)
+	}
+	report := func(what string, got, want []*tensor.Array, detail string) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "seed %d: %s (reproduce: go test -run TestDifferential -diff.seed=%d -v)\n", seed, what, seed)
+		fmt.Fprintf(&b, "case:\n%s\nprogram:\n%s\n", c, p)
+		if m, err := fused.Lower(args...); err == nil {
+			fmt.Fprintf(&b, "fused plan:\n%s", m.FusedString())
+		}
+		for i, a := range c.Arrays {
+			fmt.Fprintf(&b, "input %d: %s\n", i, formatArray(a))
+		}
+		b.WriteString(detail + "\n")
+		for i := range got {
+			fmt.Fprintf(&b, "got  %d: %s\nwant %d: %s\n", i, formatArray(got[i]), i, formatArray(want[i]))
+		}
+		return b.String()
+	}
+	before := make([]*tensor.Array, len(c.Arrays))
+	for i, a := range c.Arrays {
+		before[i] = a.Clone()
+	}
+	got, err := fused.RunAll(args...)
+	if err != nil {
+		if bug := knownBug(p, err); bug != "" {
+			knownBugHits.Add(1)
+			return ""
+		}
+		return report("fused run failed: "+err.Error(), nil, nil, "")
+	}
+	want, err := reference.Eval(p, c.Arrays, refOptions)
+	if err != nil {
+		return report("reference failed: "+err.Error(), nil, nil, "")
+	}
+	if d := diffResults(got, want, true); d != "" {
+		if bug := knownBug(p, nil); bug != "" {
+			knownBugHits.Add(1)
+			return ""
+		}
+		return report("fused result differs from the reference", got, want, d)
+	}
+	for _, v := range []struct {
+		name string
+		opt  kiln.Option
+	}{{"op-by-op (NoFusion)", kiln.NoFusion()}, {"tiny-block parallel CPU", kiln.WithBackend(tinyCPU)}} {
+		other, err := kiln.Jit(c.Fn, append(opts, v.opt)...).RunAll(args...)
+		if err != nil {
+			return report(v.name+" run failed: "+err.Error(), nil, nil, "")
+		}
+		if d := diffResults(other, got, false); d != "" {
+			return report(v.name+" result differs from the fused one", other, got, d)
+		}
+	}
+	for i := range before {
+		if d := diffArrays(c.Arrays[i], before[i], false); d != "" {
+			return report(fmt.Sprintf("input %d was modified by Run: %s", i, d), nil, nil, "")
+		}
+	}
+	return ""
+}
+
+// caseArgs are the Run arguments of a case: arrays, weak ones wrapped.
+func caseArgs(c *progen.Case) []any {
+	args := make([]any, len(c.Arrays))
+	for i, a := range c.Arrays {
+		if c.Inputs[i].Type.Weak {
+			args[i] = kiln.Weak(a)
+		} else {
+			args[i] = a
+		}
+	}
+	return args
+}
+
+func caseOptions(c *progen.Case) []kiln.Option {
+	var opts []kiln.Option
+	if c.X32() {
+		opts = append(opts, kiln.X32())
+	}
+	if c.Strict() {
+		opts = append(opts, kiln.Strict())
+	}
+	return opts
+}
+
+// diffResults compares result lists and says where they first differ.
+func diffResults(got, want []*tensor.Array, nanEqual bool) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d results, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if d := diffArrays(got[i], want[i], nanEqual); d != "" {
+			return fmt.Sprintf("result %d: %s", i, d)
+		}
+	}
+	return ""
+}
+
+// diffArrays compares dtype, shape and every element's bits; with nanEqual
+// two NaNs (per complex part) are equal whatever their payload.
+func diffArrays(got, want *tensor.Array, nanEqual bool) string {
+	if got.DType() != want.DType() || !slicesEqual(got.Shape(), want.Shape()) {
+		return fmt.Sprintf("got %s%v, want %s%v", got.DType(), got.Shape(), want.DType(), want.Shape())
+	}
+	g, w := elemBits(got), elemBits(want)
+	same := nanEqualFunc(got.DType())
+	for i := range g {
+		if g[i] == w[i] || nanEqual && same(g[i], w[i]) {
+			continue
+		}
+		return fmt.Sprintf("element %d: got %s, want %s (bits %#x vs %#x)", i, got.FormatElem(i), want.FormatElem(i), g[i], w[i])
+	}
+	return ""
+}
+
+func slicesEqual(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// bits128 holds one element's bits: lo for reals, lo/hi for complex parts.
+type bits128 struct{ lo, hi uint64 }
+
+// elemBits returns every element's bit pattern.
+func elemBits(a *tensor.Array) []bits128 {
+	out := make([]bits128, a.Size())
+	switch s := a.Data().(type) {
+	case []bool:
+		for i, v := range s {
+			if v {
+				out[i].lo = 1
+			}
+		}
+	case []uint8:
+		fillBits(out, s)
+	case []uint16:
+		fillBits(out, s)
+	case []uint32:
+		fillBits(out, s)
+	case []uint64:
+		fillBits(out, s)
+	case []int8:
+		fillBits(out, s)
+	case []int16:
+		fillBits(out, s)
+	case []int32:
+		fillBits(out, s)
+	case []int64:
+		fillBits(out, s)
+	case []tensor.BFloat16:
+		for i, v := range s {
+			out[i].lo = uint64(v.Bits())
+		}
+	case []float16.Float16:
+		for i, v := range s {
+			out[i].lo = uint64(v.Bits())
+		}
+	case []float32:
+		for i, v := range s {
+			out[i].lo = uint64(math.Float32bits(v))
+		}
+	case []float64:
+		for i, v := range s {
+			out[i].lo = math.Float64bits(v)
+		}
+	case []complex64:
+		for i, v := range s {
+			out[i] = bits128{uint64(math.Float32bits(real(v))), uint64(math.Float32bits(imag(v)))}
+		}
+	case []complex128:
+		for i, v := range s {
+			out[i] = bits128{math.Float64bits(real(v)), math.Float64bits(imag(v))}
+		}
+	}
+	return out
+}
+
+func fillBits[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64](out []bits128, s []T) {
+	for i, v := range s {
+		out[i].lo = uint64(v)
+	}
+}
+
+// nanEqualFunc returns, for dtype d, whether two differing bit patterns
+// are both NaN — for complex, part by part: each part identical or NaN on
+// both sides.
+func nanEqualFunc(d tensor.DType) func(g, w bits128) bool {
+	isNaN := func(b uint64, width int) bool {
+		switch width {
+		case 16:
+			if d == tensor.BF16 {
+				return b&0x7fff > 0x7f80
+			}
+			return b&0x7fff > 0x7c00
+		case 32:
+			return b&0x7fff_ffff > 0x7f80_0000
+		}
+		return b&^(1<<63) > 0x7ff0_0000_0000_0000
+	}
+	part := func(g, w uint64, width int) bool { return g == w || isNaN(g, width) && isNaN(w, width) }
+	switch d {
+	case tensor.BF16, tensor.F16:
+		return func(g, w bits128) bool { return part(g.lo, w.lo, 16) }
+	case tensor.F32:
+		return func(g, w bits128) bool { return part(g.lo, w.lo, 32) }
+	case tensor.F64:
+		return func(g, w bits128) bool { return part(g.lo, w.lo, 64) }
+	case tensor.C64:
+		return func(g, w bits128) bool { return part(g.lo, w.lo, 32) && part(g.hi, w.hi, 32) }
+	case tensor.C128:
+		return func(g, w bits128) bool { return part(g.lo, w.lo, 64) && part(g.hi, w.hi, 64) }
+	}
+	return func(g, w bits128) bool { return false }
+}
+
+// formatArray prints an array, eliding the middle of long ones.
+func formatArray(a *tensor.Array) string {
+	const most = 48
+	n := a.Size()
+	if n <= most {
+		return a.String()
+	}
+	parts := make([]string, 0, most+1)
+	for i := range most / 2 {
+		parts = append(parts, a.FormatElem(i))
+	}
+	parts = append(parts, "…")
+	for i := n - most/2; i < n; i++ {
+		parts = append(parts, a.FormatElem(i))
+	}
+	return fmt.Sprintf("%s%v [%s]", a.DType(), a.Shape(), strings.Join(parts, " "))
+}
