@@ -10,7 +10,7 @@ import (
 
 	"github.com/x448/float16"
 
-	"github.com/kiln-go/kiln"
+	kilnpkg "github.com/kiln-go/kiln"
 	"github.com/kiln-go/kiln/kernels"
 	"github.com/kiln-go/kiln/tensor"
 )
@@ -22,8 +22,8 @@ func init() {
 // demoExpr is SPEC's running example: x int8, y float16. JAX's rules keep
 // x*2 in int8 (the literal is weak), promote to float16 for + y, and the
 // weak 0.5 leaves the result float16.
-func demoExpr(x, y kiln.Value) kiln.Value {
-	return x.Mul(kiln.Int(2)).Add(y).Mul(kiln.Float(0.5))
+func demoExpr(x, y kilnpkg.Value) kilnpkg.Value {
+	return x.Mul(kilnpkg.Int(2)).Add(y).Mul(kilnpkg.Float(0.5))
 }
 
 func runDemo(args []string, stdout, stderr io.Writer) int {
@@ -50,8 +50,8 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	x, y := demoInputs(*n)
-	fused := kiln.Jit(demoExpr, kiln.WithBackend(backend))
-	opByOp := kiln.Jit(demoExpr, kiln.WithBackend(backend), kiln.NoFusion())
+	fused := kilnpkg.Jit(demoExpr, kilnpkg.WithBackend(backend))
+	opByOp := kilnpkg.Jit(demoExpr, kilnpkg.WithBackend(backend), kilnpkg.NoFusion())
 
 	fmt.Fprintf(stdout, "Kiln demo: (x*2 + y) * 0.5   x: i8[%d]  y: f16[%d]  backend: %s\n", *n, *n, backend.Name())
 	prog, err := fused.Trace(x, y)
@@ -103,7 +103,7 @@ func demoInputs(n int) (*tensor.Array, *tensor.Array) {
 
 // timeRuns runs f once to compile and warm up, then runs times and returns
 // the median and the last result.
-func timeRuns(f *kiln.Func, x, y *tensor.Array, runs int) (time.Duration, *tensor.Array, error) {
+func timeRuns(f *kilnpkg.Func, x, y *tensor.Array, runs int) (time.Duration, *tensor.Array, error) {
 	out, err := f.Run(x, y)
 	if err != nil {
 		return 0, nil, err
