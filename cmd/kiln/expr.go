@@ -212,6 +212,9 @@ func parseExpr(src string) (*node, error) {
 		return nil, err
 	}
 	if t := p.peek(); t.kind != 0 {
+		if t.kind == 'n' && (t.text == "and" || t.text == "or") {
+			return nil, syntaxErr(t.col, "%q is not supported for arrays; use & | ~ (with parentheses around comparisons)", t.text)
+		}
 		return nil, syntaxErr(t.col, "expected an operator or the end of the expression, found %s", t)
 	}
 	return n, nil

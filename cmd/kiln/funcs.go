@@ -204,7 +204,7 @@ func (c *checker) bind(fn *function, n *node) (*bound, error) {
 		case fn.params[len(fn.params)-1].kind == kInts:
 			extra = append(extra, arg)
 		default:
-			return nil, syntaxErr(arg.col, "%s takes at most %d positional arguments, got %d: %s", n.text, len(fn.params), len(n.kids), fn.signature(n.text))
+			return nil, syntaxErr(arg.col, "%s takes at most %s, got %d: %s", n.text, plural(len(fn.params), "positional argument"), len(n.kids), fn.signature(n.text))
 		}
 	}
 	for _, kw := range n.kws {
@@ -262,7 +262,7 @@ func (c *checker) bindParam(b *bound, p param, arg *node, extra []*node) error {
 		return nil
 	case kBool:
 		if arg.kind != nBool {
-			return syntaxErr(arg.col, "%s=%s: expected True or False", p.name, describe(arg))
+			return syntaxErr(arg.col, "%s: %s must be True or False, found %s", b.name, p.name, describe(arg))
 		}
 		b.flags[p.name] = arg.text == "True"
 		return nil
@@ -325,6 +325,13 @@ func staticInt(n *node) (int, error) {
 		return 0, err
 	}
 	return int(v), nil
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // describe names a node for an error message.
