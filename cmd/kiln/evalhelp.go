@@ -63,8 +63,9 @@ expressions (Python's grammar and precedence):
 	fmt.Fprint(w, `  dtype names as in astype(x, f16): `+strings.Join(dtypeNames, " ")+` (or long names)
 
 output:
-  text: i8[5] [0 2 4 6 8]; --print sections come first, each followed by a
-  blank line; --bench adds "bench: N runs, min T, median T per run".
+  text: i8[5] [0 2 4 6 8] (over 1000 elements only the count: f32[2000]
+  (2000 elements)); --print sections come first, each followed by a blank
+  line; --bench adds "bench: N runs, min T, median T per run".
   --json: {"dtype":"f16","weak":false,"shape":[3],"values":[1.25,2.5,4]},
   values flat row-major as shortest round-trip decimals, "nan" "inf" "-inf"
   as strings, complex as [re, im]; --print sections become fields named
