@@ -44,12 +44,10 @@ var (
 // tinyCPU crosses block tails and parallel splits on the smallest arrays.
 var tinyCPU = kernels.NewCPU(kernels.CPUOptions{Block: 7, ParallelMin: 1, Workers: 3})
 
-// refOptions makes the reference compute transcendental functions as the
-// CPU backend does. There is no exported per-element function of the CPU
-// backend yet (kernels/doc.go names one, kernels.Transcendental); today
-// the CPU backend computes Go's math in float64 rounded to the compute
-// dtype, which is the reference's default, so nil is the same thing.
-var refOptions = reference.Options{Transcendental: nil}
+// refOptions makes the reference compute transcendental functions with
+// the CPU backend's own per-element functions, so results stay
+// bit-identical; their accuracy is TestTranscendentalULP's business.
+var refOptions = reference.Options{Transcendental: kernels.Transcendental}
 
 func TestDifferential(t *testing.T) {
 	n := *diffN
@@ -319,34 +317,30 @@ func fillBits[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64]
 	}
 }
 
+// isNaNBits reports whether b is a NaN of the real dtype d (or of d's part
+// type for complex).
+func isNaNBits(b uint64, d tensor.DType) bool {
+	switch d {
+	case tensor.BF16:
+		return b&0x7fff > 0x7f80
+	case tensor.F16:
+		return b&0x7fff > 0x7c00
+	case tensor.F32, tensor.C64:
+		return b&0x7fff_ffff > 0x7f80_0000
+	}
+	return b&^(1<<63) > 0x7ff0_0000_0000_0000
+}
+
 // nanEqualFunc returns, for dtype d, whether two differing bit patterns
 // are both NaN — for complex, part by part: each part identical or NaN on
 // both sides.
 func nanEqualFunc(d tensor.DType) func(g, w bits128) bool {
-	isNaN := func(b uint64, width int) bool {
-		switch width {
-		case 16:
-			if d == tensor.BF16 {
-				return b&0x7fff > 0x7f80
-			}
-			return b&0x7fff > 0x7c00
-		case 32:
-			return b&0x7fff_ffff > 0x7f80_0000
-		}
-		return b&^(1<<63) > 0x7ff0_0000_0000_0000
-	}
-	part := func(g, w uint64, width int) bool { return g == w || isNaN(g, width) && isNaN(w, width) }
+	part := func(g, w uint64) bool { return g == w || isNaNBits(g, d) && isNaNBits(w, d) }
 	switch d {
-	case tensor.BF16, tensor.F16:
-		return func(g, w bits128) bool { return part(g.lo, w.lo, 16) }
-	case tensor.F32:
-		return func(g, w bits128) bool { return part(g.lo, w.lo, 32) }
-	case tensor.F64:
-		return func(g, w bits128) bool { return part(g.lo, w.lo, 64) }
-	case tensor.C64:
-		return func(g, w bits128) bool { return part(g.lo, w.lo, 32) && part(g.hi, w.hi, 32) }
-	case tensor.C128:
-		return func(g, w bits128) bool { return part(g.lo, w.lo, 64) && part(g.hi, w.hi, 64) }
+	case tensor.BF16, tensor.F16, tensor.F32, tensor.F64:
+		return func(g, w bits128) bool { return part(g.lo, w.lo) }
+	case tensor.C64, tensor.C128:
+		return func(g, w bits128) bool { return part(g.lo, w.lo) && part(g.hi, w.hi) }
 	}
 	return func(g, w bits128) bool { return false }
 }
@@ -367,4 +361,87 @@ func formatArray(a *tensor.Array) string {
 		parts = append(parts, a.FormatElem(i))
 	}
 	return fmt.Sprintf("%s%v [%s]", a.DType(), a.Shape(), strings.Join(parts, " "))
+}
+
+// TestTranscendentalULP compares the CPU backend's transcendental
+// functions with the reference's default (Go's float64 math rounded once to
+// the dtype, a stand-in for the correctly rounded result) within SPEC §3's
+// bounds: 1 ulp for f64, 2 for f32, and 1 ulp of the narrow type for f16
+// and bf16.
+func TestTranscendentalULP(t *testing.T) {
+	bounds := map[tensor.DType]int64{tensor.F64: 1, tensor.F32: 2, tensor.F16: 1, tensor.BF16: 1}
+	unary := map[string]func(x kiln.Value) kiln.Value{
+		"exp": kiln.Value.Exp, "log": kiln.Value.Log, "log1p": kiln.Value.Log1p, "expm1": kiln.Value.Expm1,
+		"rsqrt": kiln.Value.Rsqrt, "sin": kiln.Value.Sin, "cos": kiln.Value.Cos, "tan": kiln.Value.Tan,
+		"tanh": kiln.Value.Tanh, "logistic": kiln.Value.Logistic,
+		"pow": func(x kiln.Value) kiln.Value { return x.Pow(x.Mul(kiln.Float(0.37)).Add(kiln.Float(0.5))) },
+	}
+	for _, d := range []tensor.DType{tensor.F64, tensor.F32, tensor.F16, tensor.BF16} {
+		for name, fn := range unary {
+			t.Run(name+"/"+d.String(), func(t *testing.T) {
+				x := ulpInputs(rand.New(rand.NewSource(int64(d))), 5000).Astype(d)
+				f := kiln.Jit(fn)
+				got, err := f.Run(x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, _ := f.Trace(x)
+				want, err := reference.Eval(p, []*tensor.Array{x}, reference.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				g, w := elemBits(got), elemBits(want[0])
+				same := nanEqualFunc(d)
+				bad := 0
+				for i := range g {
+					if g[i] == w[i] || same(g[i], w[i]) {
+						continue
+					}
+					if dist := ulpDistance(g[i].lo, w[i].lo, d); dist < 0 || dist > bounds[d] {
+						if bad++; bad <= 5 {
+							t.Errorf("%s(%s) = %s, want %s within %d ulp", name, x.FormatElem(i), got.FormatElem(i), want[0].FormatElem(i), bounds[d])
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// ulpInputs are float64 values across the whole range plus specials.
+func ulpInputs(r *rand.Rand, n int) *tensor.Array {
+	xs := []float64{0, math.Copysign(0, -1), 1, -1, 0.5, math.NaN(), math.Inf(1), math.Inf(-1), 1e-310, 88.7, -87.3, 709.7, 1e22, math.Pi / 2}
+	for len(xs) < n {
+		switch r.Intn(3) {
+		case 0:
+			xs = append(xs, r.NormFloat64()*4)
+		case 1:
+			xs = append(xs, r.NormFloat64()*math.Pow(10, float64(r.Intn(30)-15)))
+		default:
+			xs = append(xs, (r.Float64()-0.5)*200)
+		}
+	}
+	a, _ := tensor.FromSlice(xs)
+	return a
+}
+
+// ulpDistance counts representable values of dtype d between two bit
+// patterns of the same dtype; -1 when one is NaN and the other is not.
+func ulpDistance(a, b uint64, d tensor.DType) int64 {
+	width := uint(d.Bits())
+	sign := uint64(1) << (width - 1)
+	if isNaNBits(a, d) != isNaNBits(b, d) {
+		return -1
+	}
+	ord := func(x uint64) int64 {
+		if x&sign != 0 {
+			return -int64(x &^ sign)
+		}
+		return int64(x)
+	}
+	dist := ord(a) - ord(b)
+	if dist < 0 {
+		dist = -dist
+	}
+	return dist
 }
