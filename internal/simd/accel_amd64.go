@@ -643,3 +643,123 @@ func i32ToF64Accel(dst []float64, src []int32) int {
 	}
 	return 0
 }
+
+func expF32Accel(dst, x []float32) int {
+	switch tier {
+	case AVX512:
+		return expF32AVX512(dst, x)
+	case AVX2:
+		return expF32AVX2(dst, x)
+	}
+	return 0
+}
+
+func logF32Accel(dst, x []float32) int {
+	switch tier {
+	case AVX512:
+		return logF32AVX512(dst, x)
+	case AVX2:
+		return logF32AVX2(dst, x)
+	}
+	return 0
+}
+
+func tanhF32Accel(dst, x []float32) int {
+	switch tier {
+	case AVX512:
+		return tanhF32AVX512(dst, x)
+	case AVX2:
+		return tanhF32AVX2(dst, x)
+	}
+	return 0
+}
+
+func logisticF32Accel(dst, x []float32) int {
+	switch tier {
+	case AVX512:
+		return logisticF32AVX512(dst, x)
+	case AVX2:
+		return logisticF32AVX2(dst, x)
+	}
+	return 0
+}
+
+func sinF32Accel(dst, x []float32) int {
+	switch tier {
+	case AVX512:
+		return sinF32AVX512(dst, x)
+	case AVX2:
+		return sinF32AVX2(dst, x)
+	}
+	return 0
+}
+
+func cosF32Accel(dst, x []float32) int {
+	switch tier {
+	case AVX512:
+		return cosF32AVX512(dst, x)
+	case AVX2:
+		return cosF32AVX2(dst, x)
+	}
+	return 0
+}
+
+func expF64Accel(dst, x []float64) int {
+	switch tier {
+	case AVX512:
+		return expF64AVX512(dst, x)
+	case AVX2:
+		return expF64AVX2(dst, x)
+	}
+	return 0
+}
+
+func logF64Accel(dst, x []float64) int {
+	switch tier {
+	case AVX512:
+		return logF64AVX512(dst, x)
+	case AVX2:
+		return logF64AVX2(dst, x)
+	}
+	return 0
+}
+
+func tanhF64Accel(dst, x []float64) int {
+	switch tier {
+	case AVX512:
+		return tanhF64AVX512(dst, x)
+	case AVX2:
+		return tanhF64AVX2(dst, x)
+	}
+	return 0
+}
+
+func logisticF64Accel(dst, x []float64) int {
+	switch tier {
+	case AVX512:
+		return logisticF64AVX512(dst, x)
+	case AVX2:
+		return logisticF64AVX2(dst, x)
+	}
+	return 0
+}
+
+func sinF64Accel(dst, x []float64) int {
+	switch tier {
+	case AVX512:
+		return sinF64AVX512(dst, x)
+	case AVX2:
+		return sinF64AVX2(dst, x)
+	}
+	return 0
+}
+
+func cosF64Accel(dst, x []float64) int {
+	switch tier {
+	case AVX512:
+		return cosF64AVX512(dst, x)
+	case AVX2:
+		return cosF64AVX2(dst, x)
+	}
+	return 0
+}

@@ -131,3 +131,27 @@ func u16ToF32Accel(dst []float32, src []uint16) int { return 0 }
 func i32ToF32Accel(dst []float32, src []int32) int { return 0 }
 
 func i32ToF64Accel(dst []float64, src []int32) int { return 0 }
+
+func expF32Accel(dst, x []float32) int { return 0 }
+
+func logF32Accel(dst, x []float32) int { return 0 }
+
+func tanhF32Accel(dst, x []float32) int { return 0 }
+
+func logisticF32Accel(dst, x []float32) int { return 0 }
+
+func sinF32Accel(dst, x []float32) int { return 0 }
+
+func cosF32Accel(dst, x []float32) int { return 0 }
+
+func expF64Accel(dst, x []float64) int { return 0 }
+
+func logF64Accel(dst, x []float64) int { return 0 }
+
+func tanhF64Accel(dst, x []float64) int { return 0 }
+
+func logisticF64Accel(dst, x []float64) int { return 0 }
+
+func sinF64Accel(dst, x []float64) int { return 0 }
+
+func cosF64Accel(dst, x []float64) int { return 0 }

@@ -7082,3 +7082,3253 @@ i32ToF64AVX512_done:
 	VZEROUPPER
 	MOVQ BX, ret+48(FP)
 	RET
+
+// func expF32AVX2(dst []float32, x []float32) int
+// Requires: AVX, AVX2
+TEXT ·expF32AVX2(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+expF32AVX2_loop1:
+	MOVQ     AX, SI
+	SUBQ     BX, SI
+	CMPQ     SI, $0x00000008
+	JB       expF32AVX2_done
+	VMOVUPS  (DX)(BX*4), Y0
+	VCMPPS   $0x19, f32_c2ae0000<>+0(SB), Y0, Y1
+	VCMPPS   $0x16, f32_42b00000<>+0(SB), Y0, Y2
+	VPOR     Y1, Y2, Y1
+	VPTEST   Y1, Y1
+	JNZ      expF32AVX2_done
+	VMULPS   f32_3fb8aa3b<>+0(SB), Y0, Y1
+	VROUNDPS $0x08, Y1, Y1
+	VMULPS   f32_3f318000<>+0(SB), Y1, Y2
+	VSUBPS   Y2, Y0, Y0
+	VMULPS   f32_b95e8083<>+0(SB), Y1, Y2
+	VSUBPS   Y2, Y0, Y0
+	VMULPS   f32_39506967<>+0(SB), Y0, Y2
+	VADDPS   f32_3ab743ce<>+0(SB), Y2, Y2
+	VMULPS   Y0, Y2, Y2
+	VADDPS   f32_3c088908<>+0(SB), Y2, Y2
+	VMULPS   Y0, Y2, Y2
+	VADDPS   f32_3d2aa9c1<>+0(SB), Y2, Y2
+	VMULPS   Y0, Y2, Y2
+	VADDPS   f32_3e2aaaaa<>+0(SB), Y2, Y2
+	VMULPS   Y0, Y2, Y2
+	VADDPS   f32_3f000000<>+0(SB), Y2, Y2
+	VMULPS   Y0, Y0, Y3
+	VMULPS   Y3, Y2, Y2
+	VADDPS   Y0, Y2, Y0
+	VADDPS   f32_3f800000<>+0(SB), Y0, Y0
+	VADDPS   f32_4b40007f<>+0(SB), Y1, Y1
+	VPSLLD   $0x17, Y1, Y1
+	VMULPS   Y1, Y0, Y0
+	VMOVUPS  Y0, (CX)(BX*4)
+	ADDQ     $0x00000008, BX
+	JMP      expF32AVX2_loop1
+
+expF32AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+DATA f32_c2ae0000<>+0(SB)/4, $0xc2ae0000
+DATA f32_c2ae0000<>+4(SB)/4, $0xc2ae0000
+DATA f32_c2ae0000<>+8(SB)/4, $0xc2ae0000
+DATA f32_c2ae0000<>+12(SB)/4, $0xc2ae0000
+DATA f32_c2ae0000<>+16(SB)/4, $0xc2ae0000
+DATA f32_c2ae0000<>+20(SB)/4, $0xc2ae0000
+DATA f32_c2ae0000<>+24(SB)/4, $0xc2ae0000
+DATA f32_c2ae0000<>+28(SB)/4, $0xc2ae0000
+DATA f32_c2ae0000<>+32(SB)/4, $0xc2ae0000
+DATA f32_c2ae0000<>+36(SB)/4, $0xc2ae0000
+DATA f32_c2ae0000<>+40(SB)/4, $0xc2ae0000
+DATA f32_c2ae0000<>+44(SB)/4, $0xc2ae0000
+DATA f32_c2ae0000<>+48(SB)/4, $0xc2ae0000
+DATA f32_c2ae0000<>+52(SB)/4, $0xc2ae0000
+DATA f32_c2ae0000<>+56(SB)/4, $0xc2ae0000
+DATA f32_c2ae0000<>+60(SB)/4, $0xc2ae0000
+GLOBL f32_c2ae0000<>(SB), RODATA|NOPTR, $64
+
+DATA f32_42b00000<>+0(SB)/4, $0x42b00000
+DATA f32_42b00000<>+4(SB)/4, $0x42b00000
+DATA f32_42b00000<>+8(SB)/4, $0x42b00000
+DATA f32_42b00000<>+12(SB)/4, $0x42b00000
+DATA f32_42b00000<>+16(SB)/4, $0x42b00000
+DATA f32_42b00000<>+20(SB)/4, $0x42b00000
+DATA f32_42b00000<>+24(SB)/4, $0x42b00000
+DATA f32_42b00000<>+28(SB)/4, $0x42b00000
+DATA f32_42b00000<>+32(SB)/4, $0x42b00000
+DATA f32_42b00000<>+36(SB)/4, $0x42b00000
+DATA f32_42b00000<>+40(SB)/4, $0x42b00000
+DATA f32_42b00000<>+44(SB)/4, $0x42b00000
+DATA f32_42b00000<>+48(SB)/4, $0x42b00000
+DATA f32_42b00000<>+52(SB)/4, $0x42b00000
+DATA f32_42b00000<>+56(SB)/4, $0x42b00000
+DATA f32_42b00000<>+60(SB)/4, $0x42b00000
+GLOBL f32_42b00000<>(SB), RODATA|NOPTR, $64
+
+DATA f32_3fb8aa3b<>+0(SB)/4, $0x3fb8aa3b
+DATA f32_3fb8aa3b<>+4(SB)/4, $0x3fb8aa3b
+DATA f32_3fb8aa3b<>+8(SB)/4, $0x3fb8aa3b
+DATA f32_3fb8aa3b<>+12(SB)/4, $0x3fb8aa3b
+DATA f32_3fb8aa3b<>+16(SB)/4, $0x3fb8aa3b
+DATA f32_3fb8aa3b<>+20(SB)/4, $0x3fb8aa3b
+DATA f32_3fb8aa3b<>+24(SB)/4, $0x3fb8aa3b
+DATA f32_3fb8aa3b<>+28(SB)/4, $0x3fb8aa3b
+DATA f32_3fb8aa3b<>+32(SB)/4, $0x3fb8aa3b
+DATA f32_3fb8aa3b<>+36(SB)/4, $0x3fb8aa3b
+DATA f32_3fb8aa3b<>+40(SB)/4, $0x3fb8aa3b
+DATA f32_3fb8aa3b<>+44(SB)/4, $0x3fb8aa3b
+DATA f32_3fb8aa3b<>+48(SB)/4, $0x3fb8aa3b
+DATA f32_3fb8aa3b<>+52(SB)/4, $0x3fb8aa3b
+DATA f32_3fb8aa3b<>+56(SB)/4, $0x3fb8aa3b
+DATA f32_3fb8aa3b<>+60(SB)/4, $0x3fb8aa3b
+GLOBL f32_3fb8aa3b<>(SB), RODATA|NOPTR, $64
+
+DATA f32_3f318000<>+0(SB)/4, $0x3f318000
+DATA f32_3f318000<>+4(SB)/4, $0x3f318000
+DATA f32_3f318000<>+8(SB)/4, $0x3f318000
+DATA f32_3f318000<>+12(SB)/4, $0x3f318000
+DATA f32_3f318000<>+16(SB)/4, $0x3f318000
+DATA f32_3f318000<>+20(SB)/4, $0x3f318000
+DATA f32_3f318000<>+24(SB)/4, $0x3f318000
+DATA f32_3f318000<>+28(SB)/4, $0x3f318000
+DATA f32_3f318000<>+32(SB)/4, $0x3f318000
+DATA f32_3f318000<>+36(SB)/4, $0x3f318000
+DATA f32_3f318000<>+40(SB)/4, $0x3f318000
+DATA f32_3f318000<>+44(SB)/4, $0x3f318000
+DATA f32_3f318000<>+48(SB)/4, $0x3f318000
+DATA f32_3f318000<>+52(SB)/4, $0x3f318000
+DATA f32_3f318000<>+56(SB)/4, $0x3f318000
+DATA f32_3f318000<>+60(SB)/4, $0x3f318000
+GLOBL f32_3f318000<>(SB), RODATA|NOPTR, $64
+
+DATA f32_b95e8083<>+0(SB)/4, $0xb95e8083
+DATA f32_b95e8083<>+4(SB)/4, $0xb95e8083
+DATA f32_b95e8083<>+8(SB)/4, $0xb95e8083
+DATA f32_b95e8083<>+12(SB)/4, $0xb95e8083
+DATA f32_b95e8083<>+16(SB)/4, $0xb95e8083
+DATA f32_b95e8083<>+20(SB)/4, $0xb95e8083
+DATA f32_b95e8083<>+24(SB)/4, $0xb95e8083
+DATA f32_b95e8083<>+28(SB)/4, $0xb95e8083
+DATA f32_b95e8083<>+32(SB)/4, $0xb95e8083
+DATA f32_b95e8083<>+36(SB)/4, $0xb95e8083
+DATA f32_b95e8083<>+40(SB)/4, $0xb95e8083
+DATA f32_b95e8083<>+44(SB)/4, $0xb95e8083
+DATA f32_b95e8083<>+48(SB)/4, $0xb95e8083
+DATA f32_b95e8083<>+52(SB)/4, $0xb95e8083
+DATA f32_b95e8083<>+56(SB)/4, $0xb95e8083
+DATA f32_b95e8083<>+60(SB)/4, $0xb95e8083
+GLOBL f32_b95e8083<>(SB), RODATA|NOPTR, $64
+
+DATA f32_39506967<>+0(SB)/4, $0x39506967
+DATA f32_39506967<>+4(SB)/4, $0x39506967
+DATA f32_39506967<>+8(SB)/4, $0x39506967
+DATA f32_39506967<>+12(SB)/4, $0x39506967
+DATA f32_39506967<>+16(SB)/4, $0x39506967
+DATA f32_39506967<>+20(SB)/4, $0x39506967
+DATA f32_39506967<>+24(SB)/4, $0x39506967
+DATA f32_39506967<>+28(SB)/4, $0x39506967
+DATA f32_39506967<>+32(SB)/4, $0x39506967
+DATA f32_39506967<>+36(SB)/4, $0x39506967
+DATA f32_39506967<>+40(SB)/4, $0x39506967
+DATA f32_39506967<>+44(SB)/4, $0x39506967
+DATA f32_39506967<>+48(SB)/4, $0x39506967
+DATA f32_39506967<>+52(SB)/4, $0x39506967
+DATA f32_39506967<>+56(SB)/4, $0x39506967
+DATA f32_39506967<>+60(SB)/4, $0x39506967
+GLOBL f32_39506967<>(SB), RODATA|NOPTR, $64
+
+DATA f32_3ab743ce<>+0(SB)/4, $0x3ab743ce
+DATA f32_3ab743ce<>+4(SB)/4, $0x3ab743ce
+DATA f32_3ab743ce<>+8(SB)/4, $0x3ab743ce
+DATA f32_3ab743ce<>+12(SB)/4, $0x3ab743ce
+DATA f32_3ab743ce<>+16(SB)/4, $0x3ab743ce
+DATA f32_3ab743ce<>+20(SB)/4, $0x3ab743ce
+DATA f32_3ab743ce<>+24(SB)/4, $0x3ab743ce
+DATA f32_3ab743ce<>+28(SB)/4, $0x3ab743ce
+DATA f32_3ab743ce<>+32(SB)/4, $0x3ab743ce
+DATA f32_3ab743ce<>+36(SB)/4, $0x3ab743ce
+DATA f32_3ab743ce<>+40(SB)/4, $0x3ab743ce
+DATA f32_3ab743ce<>+44(SB)/4, $0x3ab743ce
+DATA f32_3ab743ce<>+48(SB)/4, $0x3ab743ce
+DATA f32_3ab743ce<>+52(SB)/4, $0x3ab743ce
+DATA f32_3ab743ce<>+56(SB)/4, $0x3ab743ce
+DATA f32_3ab743ce<>+60(SB)/4, $0x3ab743ce
+GLOBL f32_3ab743ce<>(SB), RODATA|NOPTR, $64
+
+DATA f32_3c088908<>+0(SB)/4, $0x3c088908
+DATA f32_3c088908<>+4(SB)/4, $0x3c088908
+DATA f32_3c088908<>+8(SB)/4, $0x3c088908
+DATA f32_3c088908<>+12(SB)/4, $0x3c088908
+DATA f32_3c088908<>+16(SB)/4, $0x3c088908
+DATA f32_3c088908<>+20(SB)/4, $0x3c088908
+DATA f32_3c088908<>+24(SB)/4, $0x3c088908
+DATA f32_3c088908<>+28(SB)/4, $0x3c088908
+DATA f32_3c088908<>+32(SB)/4, $0x3c088908
+DATA f32_3c088908<>+36(SB)/4, $0x3c088908
+DATA f32_3c088908<>+40(SB)/4, $0x3c088908
+DATA f32_3c088908<>+44(SB)/4, $0x3c088908
+DATA f32_3c088908<>+48(SB)/4, $0x3c088908
+DATA f32_3c088908<>+52(SB)/4, $0x3c088908
+DATA f32_3c088908<>+56(SB)/4, $0x3c088908
+DATA f32_3c088908<>+60(SB)/4, $0x3c088908
+GLOBL f32_3c088908<>(SB), RODATA|NOPTR, $64
+
+DATA f32_3d2aa9c1<>+0(SB)/4, $0x3d2aa9c1
+DATA f32_3d2aa9c1<>+4(SB)/4, $0x3d2aa9c1
+DATA f32_3d2aa9c1<>+8(SB)/4, $0x3d2aa9c1
+DATA f32_3d2aa9c1<>+12(SB)/4, $0x3d2aa9c1
+DATA f32_3d2aa9c1<>+16(SB)/4, $0x3d2aa9c1
+DATA f32_3d2aa9c1<>+20(SB)/4, $0x3d2aa9c1
+DATA f32_3d2aa9c1<>+24(SB)/4, $0x3d2aa9c1
+DATA f32_3d2aa9c1<>+28(SB)/4, $0x3d2aa9c1
+DATA f32_3d2aa9c1<>+32(SB)/4, $0x3d2aa9c1
+DATA f32_3d2aa9c1<>+36(SB)/4, $0x3d2aa9c1
+DATA f32_3d2aa9c1<>+40(SB)/4, $0x3d2aa9c1
+DATA f32_3d2aa9c1<>+44(SB)/4, $0x3d2aa9c1
+DATA f32_3d2aa9c1<>+48(SB)/4, $0x3d2aa9c1
+DATA f32_3d2aa9c1<>+52(SB)/4, $0x3d2aa9c1
+DATA f32_3d2aa9c1<>+56(SB)/4, $0x3d2aa9c1
+DATA f32_3d2aa9c1<>+60(SB)/4, $0x3d2aa9c1
+GLOBL f32_3d2aa9c1<>(SB), RODATA|NOPTR, $64
+
+DATA f32_3e2aaaaa<>+0(SB)/4, $0x3e2aaaaa
+DATA f32_3e2aaaaa<>+4(SB)/4, $0x3e2aaaaa
+DATA f32_3e2aaaaa<>+8(SB)/4, $0x3e2aaaaa
+DATA f32_3e2aaaaa<>+12(SB)/4, $0x3e2aaaaa
+DATA f32_3e2aaaaa<>+16(SB)/4, $0x3e2aaaaa
+DATA f32_3e2aaaaa<>+20(SB)/4, $0x3e2aaaaa
+DATA f32_3e2aaaaa<>+24(SB)/4, $0x3e2aaaaa
+DATA f32_3e2aaaaa<>+28(SB)/4, $0x3e2aaaaa
+DATA f32_3e2aaaaa<>+32(SB)/4, $0x3e2aaaaa
+DATA f32_3e2aaaaa<>+36(SB)/4, $0x3e2aaaaa
+DATA f32_3e2aaaaa<>+40(SB)/4, $0x3e2aaaaa
+DATA f32_3e2aaaaa<>+44(SB)/4, $0x3e2aaaaa
+DATA f32_3e2aaaaa<>+48(SB)/4, $0x3e2aaaaa
+DATA f32_3e2aaaaa<>+52(SB)/4, $0x3e2aaaaa
+DATA f32_3e2aaaaa<>+56(SB)/4, $0x3e2aaaaa
+DATA f32_3e2aaaaa<>+60(SB)/4, $0x3e2aaaaa
+GLOBL f32_3e2aaaaa<>(SB), RODATA|NOPTR, $64
+
+DATA f32_3f000000<>+0(SB)/4, $0x3f000000
+DATA f32_3f000000<>+4(SB)/4, $0x3f000000
+DATA f32_3f000000<>+8(SB)/4, $0x3f000000
+DATA f32_3f000000<>+12(SB)/4, $0x3f000000
+DATA f32_3f000000<>+16(SB)/4, $0x3f000000
+DATA f32_3f000000<>+20(SB)/4, $0x3f000000
+DATA f32_3f000000<>+24(SB)/4, $0x3f000000
+DATA f32_3f000000<>+28(SB)/4, $0x3f000000
+DATA f32_3f000000<>+32(SB)/4, $0x3f000000
+DATA f32_3f000000<>+36(SB)/4, $0x3f000000
+DATA f32_3f000000<>+40(SB)/4, $0x3f000000
+DATA f32_3f000000<>+44(SB)/4, $0x3f000000
+DATA f32_3f000000<>+48(SB)/4, $0x3f000000
+DATA f32_3f000000<>+52(SB)/4, $0x3f000000
+DATA f32_3f000000<>+56(SB)/4, $0x3f000000
+DATA f32_3f000000<>+60(SB)/4, $0x3f000000
+GLOBL f32_3f000000<>(SB), RODATA|NOPTR, $64
+
+DATA f32_3f800000<>+0(SB)/4, $0x3f800000
+DATA f32_3f800000<>+4(SB)/4, $0x3f800000
+DATA f32_3f800000<>+8(SB)/4, $0x3f800000
+DATA f32_3f800000<>+12(SB)/4, $0x3f800000
+DATA f32_3f800000<>+16(SB)/4, $0x3f800000
+DATA f32_3f800000<>+20(SB)/4, $0x3f800000
+DATA f32_3f800000<>+24(SB)/4, $0x3f800000
+DATA f32_3f800000<>+28(SB)/4, $0x3f800000
+DATA f32_3f800000<>+32(SB)/4, $0x3f800000
+DATA f32_3f800000<>+36(SB)/4, $0x3f800000
+DATA f32_3f800000<>+40(SB)/4, $0x3f800000
+DATA f32_3f800000<>+44(SB)/4, $0x3f800000
+DATA f32_3f800000<>+48(SB)/4, $0x3f800000
+DATA f32_3f800000<>+52(SB)/4, $0x3f800000
+DATA f32_3f800000<>+56(SB)/4, $0x3f800000
+DATA f32_3f800000<>+60(SB)/4, $0x3f800000
+GLOBL f32_3f800000<>(SB), RODATA|NOPTR, $64
+
+DATA f32_4b40007f<>+0(SB)/4, $0x4b40007f
+DATA f32_4b40007f<>+4(SB)/4, $0x4b40007f
+DATA f32_4b40007f<>+8(SB)/4, $0x4b40007f
+DATA f32_4b40007f<>+12(SB)/4, $0x4b40007f
+DATA f32_4b40007f<>+16(SB)/4, $0x4b40007f
+DATA f32_4b40007f<>+20(SB)/4, $0x4b40007f
+DATA f32_4b40007f<>+24(SB)/4, $0x4b40007f
+DATA f32_4b40007f<>+28(SB)/4, $0x4b40007f
+DATA f32_4b40007f<>+32(SB)/4, $0x4b40007f
+DATA f32_4b40007f<>+36(SB)/4, $0x4b40007f
+DATA f32_4b40007f<>+40(SB)/4, $0x4b40007f
+DATA f32_4b40007f<>+44(SB)/4, $0x4b40007f
+DATA f32_4b40007f<>+48(SB)/4, $0x4b40007f
+DATA f32_4b40007f<>+52(SB)/4, $0x4b40007f
+DATA f32_4b40007f<>+56(SB)/4, $0x4b40007f
+DATA f32_4b40007f<>+60(SB)/4, $0x4b40007f
+GLOBL f32_4b40007f<>(SB), RODATA|NOPTR, $64
+
+// func expF32AVX512(dst []float32, x []float32) int
+// Requires: AVX, AVX512F
+TEXT ·expF32AVX512(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+expF32AVX512_loop1:
+	MOVQ        AX, SI
+	SUBQ        BX, SI
+	CMPQ        SI, $0x00000010
+	JB          expF32AVX512_done
+	VMOVUPS     (DX)(BX*4), Z0
+	VCMPPS      $0x19, f32_c2ae0000<>+0(SB), Z0, K1
+	VCMPPS      $0x16, f32_42b00000<>+0(SB), Z0, K2
+	KORW        K1, K2, K1
+	KORTESTW    K1, K1
+	JNZ         expF32AVX512_done
+	VMULPS      f32_3fb8aa3b<>+0(SB), Z0, Z1
+	VRNDSCALEPS $0x08, Z1, Z1
+	VMULPS      f32_3f318000<>+0(SB), Z1, Z2
+	VSUBPS      Z2, Z0, Z0
+	VMULPS      f32_b95e8083<>+0(SB), Z1, Z2
+	VSUBPS      Z2, Z0, Z0
+	VMULPS      f32_39506967<>+0(SB), Z0, Z2
+	VADDPS      f32_3ab743ce<>+0(SB), Z2, Z2
+	VMULPS      Z0, Z2, Z2
+	VADDPS      f32_3c088908<>+0(SB), Z2, Z2
+	VMULPS      Z0, Z2, Z2
+	VADDPS      f32_3d2aa9c1<>+0(SB), Z2, Z2
+	VMULPS      Z0, Z2, Z2
+	VADDPS      f32_3e2aaaaa<>+0(SB), Z2, Z2
+	VMULPS      Z0, Z2, Z2
+	VADDPS      f32_3f000000<>+0(SB), Z2, Z2
+	VMULPS      Z0, Z0, Z3
+	VMULPS      Z3, Z2, Z2
+	VADDPS      Z0, Z2, Z0
+	VADDPS      f32_3f800000<>+0(SB), Z0, Z0
+	VADDPS      f32_4b40007f<>+0(SB), Z1, Z1
+	VPSLLD      $0x17, Z1, Z1
+	VMULPS      Z1, Z0, Z0
+	VMOVUPS     Z0, (CX)(BX*4)
+	ADDQ        $0x00000010, BX
+	JMP         expF32AVX512_loop1
+
+expF32AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+// func logF32AVX2(dst []float32, x []float32) int
+// Requires: AVX, AVX2
+TEXT ·logF32AVX2(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+logF32AVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        logF32AVX2_done
+	VMOVUPS   (DX)(BX*4), Y0
+	VCMPPS    $0x19, f32_00800000<>+0(SB), Y0, Y1
+	VCMPPS    $0x16, f32_7f7fffff<>+0(SB), Y0, Y2
+	VPOR      Y1, Y2, Y1
+	VPTEST    Y1, Y1
+	JNZ       logF32AVX2_done
+	VPSRLD    $0x17, Y0, Y1
+	VPSUBD    b32_0000007e<>+0(SB), Y1, Y1
+	VCVTDQ2PS Y1, Y1
+	VPAND     b32_007fffff<>+0(SB), Y0, Y0
+	VPOR      b32_3f000000<>+0(SB), Y0, Y0
+	VCMPPS    $0x11, f32_3f3504f3<>+0(SB), Y0, Y2
+	VADDPS    Y0, Y0, Y3
+	VBLENDVPS Y2, Y3, Y0, Y0
+	VSUBPS    f32_3f800000<>+0(SB), Y1, Y3
+	VBLENDVPS Y2, Y3, Y1, Y1
+	VSUBPS    f32_3f800000<>+0(SB), Y0, Y0
+	VMULPS    f32_3d9021bb<>+0(SB), Y0, Y2
+	VADDPS    f32_bdebd1b8<>+0(SB), Y2, Y2
+	VMULPS    Y0, Y2, Y2
+	VADDPS    f32_3def251a<>+0(SB), Y2, Y2
+	VMULPS    Y0, Y2, Y2
+	VADDPS    f32_bdfe5d4f<>+0(SB), Y2, Y2
+	VMULPS    Y0, Y2, Y2
+	VADDPS    f32_3e11e9bf<>+0(SB), Y2, Y2
+	VMULPS    Y0, Y2, Y2
+	VADDPS    f32_be2aae50<>+0(SB), Y2, Y2
+	VMULPS    Y0, Y2, Y2
+	VADDPS    f32_3e4cceac<>+0(SB), Y2, Y2
+	VMULPS    Y0, Y2, Y2
+	VADDPS    f32_be7ffffc<>+0(SB), Y2, Y2
+	VMULPS    Y0, Y2, Y2
+	VADDPS    f32_3eaaaaaa<>+0(SB), Y2, Y2
+	VMULPS    Y0, Y0, Y3
+	VMULPS    Y0, Y2, Y2
+	VMULPS    Y3, Y2, Y2
+	VMULPS    f32_b95e8083<>+0(SB), Y1, Y4
+	VADDPS    Y4, Y2, Y2
+	VMULPS    f32_3f000000<>+0(SB), Y3, Y3
+	VSUBPS    Y3, Y2, Y2
+	VADDPS    Y2, Y0, Y0
+	VMULPS    f32_3f318000<>+0(SB), Y1, Y1
+	VADDPS    Y1, Y0, Y0
+	VMOVUPS   Y0, (CX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       logF32AVX2_loop1
+
+logF32AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+DATA f32_00800000<>+0(SB)/4, $0x00800000
+DATA f32_00800000<>+4(SB)/4, $0x00800000
+DATA f32_00800000<>+8(SB)/4, $0x00800000
+DATA f32_00800000<>+12(SB)/4, $0x00800000
+DATA f32_00800000<>+16(SB)/4, $0x00800000
+DATA f32_00800000<>+20(SB)/4, $0x00800000
+DATA f32_00800000<>+24(SB)/4, $0x00800000
+DATA f32_00800000<>+28(SB)/4, $0x00800000
+DATA f32_00800000<>+32(SB)/4, $0x00800000
+DATA f32_00800000<>+36(SB)/4, $0x00800000
+DATA f32_00800000<>+40(SB)/4, $0x00800000
+DATA f32_00800000<>+44(SB)/4, $0x00800000
+DATA f32_00800000<>+48(SB)/4, $0x00800000
+DATA f32_00800000<>+52(SB)/4, $0x00800000
+DATA f32_00800000<>+56(SB)/4, $0x00800000
+DATA f32_00800000<>+60(SB)/4, $0x00800000
+GLOBL f32_00800000<>(SB), RODATA|NOPTR, $64
+
+DATA f32_7f7fffff<>+0(SB)/4, $0x7f7fffff
+DATA f32_7f7fffff<>+4(SB)/4, $0x7f7fffff
+DATA f32_7f7fffff<>+8(SB)/4, $0x7f7fffff
+DATA f32_7f7fffff<>+12(SB)/4, $0x7f7fffff
+DATA f32_7f7fffff<>+16(SB)/4, $0x7f7fffff
+DATA f32_7f7fffff<>+20(SB)/4, $0x7f7fffff
+DATA f32_7f7fffff<>+24(SB)/4, $0x7f7fffff
+DATA f32_7f7fffff<>+28(SB)/4, $0x7f7fffff
+DATA f32_7f7fffff<>+32(SB)/4, $0x7f7fffff
+DATA f32_7f7fffff<>+36(SB)/4, $0x7f7fffff
+DATA f32_7f7fffff<>+40(SB)/4, $0x7f7fffff
+DATA f32_7f7fffff<>+44(SB)/4, $0x7f7fffff
+DATA f32_7f7fffff<>+48(SB)/4, $0x7f7fffff
+DATA f32_7f7fffff<>+52(SB)/4, $0x7f7fffff
+DATA f32_7f7fffff<>+56(SB)/4, $0x7f7fffff
+DATA f32_7f7fffff<>+60(SB)/4, $0x7f7fffff
+GLOBL f32_7f7fffff<>(SB), RODATA|NOPTR, $64
+
+DATA b32_0000007e<>+0(SB)/4, $0x0000007e
+DATA b32_0000007e<>+4(SB)/4, $0x0000007e
+DATA b32_0000007e<>+8(SB)/4, $0x0000007e
+DATA b32_0000007e<>+12(SB)/4, $0x0000007e
+DATA b32_0000007e<>+16(SB)/4, $0x0000007e
+DATA b32_0000007e<>+20(SB)/4, $0x0000007e
+DATA b32_0000007e<>+24(SB)/4, $0x0000007e
+DATA b32_0000007e<>+28(SB)/4, $0x0000007e
+DATA b32_0000007e<>+32(SB)/4, $0x0000007e
+DATA b32_0000007e<>+36(SB)/4, $0x0000007e
+DATA b32_0000007e<>+40(SB)/4, $0x0000007e
+DATA b32_0000007e<>+44(SB)/4, $0x0000007e
+DATA b32_0000007e<>+48(SB)/4, $0x0000007e
+DATA b32_0000007e<>+52(SB)/4, $0x0000007e
+DATA b32_0000007e<>+56(SB)/4, $0x0000007e
+DATA b32_0000007e<>+60(SB)/4, $0x0000007e
+GLOBL b32_0000007e<>(SB), RODATA|NOPTR, $64
+
+DATA b32_007fffff<>+0(SB)/4, $0x007fffff
+DATA b32_007fffff<>+4(SB)/4, $0x007fffff
+DATA b32_007fffff<>+8(SB)/4, $0x007fffff
+DATA b32_007fffff<>+12(SB)/4, $0x007fffff
+DATA b32_007fffff<>+16(SB)/4, $0x007fffff
+DATA b32_007fffff<>+20(SB)/4, $0x007fffff
+DATA b32_007fffff<>+24(SB)/4, $0x007fffff
+DATA b32_007fffff<>+28(SB)/4, $0x007fffff
+DATA b32_007fffff<>+32(SB)/4, $0x007fffff
+DATA b32_007fffff<>+36(SB)/4, $0x007fffff
+DATA b32_007fffff<>+40(SB)/4, $0x007fffff
+DATA b32_007fffff<>+44(SB)/4, $0x007fffff
+DATA b32_007fffff<>+48(SB)/4, $0x007fffff
+DATA b32_007fffff<>+52(SB)/4, $0x007fffff
+DATA b32_007fffff<>+56(SB)/4, $0x007fffff
+DATA b32_007fffff<>+60(SB)/4, $0x007fffff
+GLOBL b32_007fffff<>(SB), RODATA|NOPTR, $64
+
+DATA b32_3f000000<>+0(SB)/4, $0x3f000000
+DATA b32_3f000000<>+4(SB)/4, $0x3f000000
+DATA b32_3f000000<>+8(SB)/4, $0x3f000000
+DATA b32_3f000000<>+12(SB)/4, $0x3f000000
+DATA b32_3f000000<>+16(SB)/4, $0x3f000000
+DATA b32_3f000000<>+20(SB)/4, $0x3f000000
+DATA b32_3f000000<>+24(SB)/4, $0x3f000000
+DATA b32_3f000000<>+28(SB)/4, $0x3f000000
+DATA b32_3f000000<>+32(SB)/4, $0x3f000000
+DATA b32_3f000000<>+36(SB)/4, $0x3f000000
+DATA b32_3f000000<>+40(SB)/4, $0x3f000000
+DATA b32_3f000000<>+44(SB)/4, $0x3f000000
+DATA b32_3f000000<>+48(SB)/4, $0x3f000000
+DATA b32_3f000000<>+52(SB)/4, $0x3f000000
+DATA b32_3f000000<>+56(SB)/4, $0x3f000000
+DATA b32_3f000000<>+60(SB)/4, $0x3f000000
+GLOBL b32_3f000000<>(SB), RODATA|NOPTR, $64
+
+DATA f32_3f3504f3<>+0(SB)/4, $0x3f3504f3
+DATA f32_3f3504f3<>+4(SB)/4, $0x3f3504f3
+DATA f32_3f3504f3<>+8(SB)/4, $0x3f3504f3
+DATA f32_3f3504f3<>+12(SB)/4, $0x3f3504f3
+DATA f32_3f3504f3<>+16(SB)/4, $0x3f3504f3
+DATA f32_3f3504f3<>+20(SB)/4, $0x3f3504f3
+DATA f32_3f3504f3<>+24(SB)/4, $0x3f3504f3
+DATA f32_3f3504f3<>+28(SB)/4, $0x3f3504f3
+DATA f32_3f3504f3<>+32(SB)/4, $0x3f3504f3
+DATA f32_3f3504f3<>+36(SB)/4, $0x3f3504f3
+DATA f32_3f3504f3<>+40(SB)/4, $0x3f3504f3
+DATA f32_3f3504f3<>+44(SB)/4, $0x3f3504f3
+DATA f32_3f3504f3<>+48(SB)/4, $0x3f3504f3
+DATA f32_3f3504f3<>+52(SB)/4, $0x3f3504f3
+DATA f32_3f3504f3<>+56(SB)/4, $0x3f3504f3
+DATA f32_3f3504f3<>+60(SB)/4, $0x3f3504f3
+GLOBL f32_3f3504f3<>(SB), RODATA|NOPTR, $64
+
+DATA f32_3d9021bb<>+0(SB)/4, $0x3d9021bb
+DATA f32_3d9021bb<>+4(SB)/4, $0x3d9021bb
+DATA f32_3d9021bb<>+8(SB)/4, $0x3d9021bb
+DATA f32_3d9021bb<>+12(SB)/4, $0x3d9021bb
+DATA f32_3d9021bb<>+16(SB)/4, $0x3d9021bb
+DATA f32_3d9021bb<>+20(SB)/4, $0x3d9021bb
+DATA f32_3d9021bb<>+24(SB)/4, $0x3d9021bb
+DATA f32_3d9021bb<>+28(SB)/4, $0x3d9021bb
+DATA f32_3d9021bb<>+32(SB)/4, $0x3d9021bb
+DATA f32_3d9021bb<>+36(SB)/4, $0x3d9021bb
+DATA f32_3d9021bb<>+40(SB)/4, $0x3d9021bb
+DATA f32_3d9021bb<>+44(SB)/4, $0x3d9021bb
+DATA f32_3d9021bb<>+48(SB)/4, $0x3d9021bb
+DATA f32_3d9021bb<>+52(SB)/4, $0x3d9021bb
+DATA f32_3d9021bb<>+56(SB)/4, $0x3d9021bb
+DATA f32_3d9021bb<>+60(SB)/4, $0x3d9021bb
+GLOBL f32_3d9021bb<>(SB), RODATA|NOPTR, $64
+
+DATA f32_bdebd1b8<>+0(SB)/4, $0xbdebd1b8
+DATA f32_bdebd1b8<>+4(SB)/4, $0xbdebd1b8
+DATA f32_bdebd1b8<>+8(SB)/4, $0xbdebd1b8
+DATA f32_bdebd1b8<>+12(SB)/4, $0xbdebd1b8
+DATA f32_bdebd1b8<>+16(SB)/4, $0xbdebd1b8
+DATA f32_bdebd1b8<>+20(SB)/4, $0xbdebd1b8
+DATA f32_bdebd1b8<>+24(SB)/4, $0xbdebd1b8
+DATA f32_bdebd1b8<>+28(SB)/4, $0xbdebd1b8
+DATA f32_bdebd1b8<>+32(SB)/4, $0xbdebd1b8
+DATA f32_bdebd1b8<>+36(SB)/4, $0xbdebd1b8
+DATA f32_bdebd1b8<>+40(SB)/4, $0xbdebd1b8
+DATA f32_bdebd1b8<>+44(SB)/4, $0xbdebd1b8
+DATA f32_bdebd1b8<>+48(SB)/4, $0xbdebd1b8
+DATA f32_bdebd1b8<>+52(SB)/4, $0xbdebd1b8
+DATA f32_bdebd1b8<>+56(SB)/4, $0xbdebd1b8
+DATA f32_bdebd1b8<>+60(SB)/4, $0xbdebd1b8
+GLOBL f32_bdebd1b8<>(SB), RODATA|NOPTR, $64
+
+DATA f32_3def251a<>+0(SB)/4, $0x3def251a
+DATA f32_3def251a<>+4(SB)/4, $0x3def251a
+DATA f32_3def251a<>+8(SB)/4, $0x3def251a
+DATA f32_3def251a<>+12(SB)/4, $0x3def251a
+DATA f32_3def251a<>+16(SB)/4, $0x3def251a
+DATA f32_3def251a<>+20(SB)/4, $0x3def251a
+DATA f32_3def251a<>+24(SB)/4, $0x3def251a
+DATA f32_3def251a<>+28(SB)/4, $0x3def251a
+DATA f32_3def251a<>+32(SB)/4, $0x3def251a
+DATA f32_3def251a<>+36(SB)/4, $0x3def251a
+DATA f32_3def251a<>+40(SB)/4, $0x3def251a
+DATA f32_3def251a<>+44(SB)/4, $0x3def251a
+DATA f32_3def251a<>+48(SB)/4, $0x3def251a
+DATA f32_3def251a<>+52(SB)/4, $0x3def251a
+DATA f32_3def251a<>+56(SB)/4, $0x3def251a
+DATA f32_3def251a<>+60(SB)/4, $0x3def251a
+GLOBL f32_3def251a<>(SB), RODATA|NOPTR, $64
+
+DATA f32_bdfe5d4f<>+0(SB)/4, $0xbdfe5d4f
+DATA f32_bdfe5d4f<>+4(SB)/4, $0xbdfe5d4f
+DATA f32_bdfe5d4f<>+8(SB)/4, $0xbdfe5d4f
+DATA f32_bdfe5d4f<>+12(SB)/4, $0xbdfe5d4f
+DATA f32_bdfe5d4f<>+16(SB)/4, $0xbdfe5d4f
+DATA f32_bdfe5d4f<>+20(SB)/4, $0xbdfe5d4f
+DATA f32_bdfe5d4f<>+24(SB)/4, $0xbdfe5d4f
+DATA f32_bdfe5d4f<>+28(SB)/4, $0xbdfe5d4f
+DATA f32_bdfe5d4f<>+32(SB)/4, $0xbdfe5d4f
+DATA f32_bdfe5d4f<>+36(SB)/4, $0xbdfe5d4f
+DATA f32_bdfe5d4f<>+40(SB)/4, $0xbdfe5d4f
+DATA f32_bdfe5d4f<>+44(SB)/4, $0xbdfe5d4f
+DATA f32_bdfe5d4f<>+48(SB)/4, $0xbdfe5d4f
+DATA f32_bdfe5d4f<>+52(SB)/4, $0xbdfe5d4f
+DATA f32_bdfe5d4f<>+56(SB)/4, $0xbdfe5d4f
+DATA f32_bdfe5d4f<>+60(SB)/4, $0xbdfe5d4f
+GLOBL f32_bdfe5d4f<>(SB), RODATA|NOPTR, $64
+
+DATA f32_3e11e9bf<>+0(SB)/4, $0x3e11e9bf
+DATA f32_3e11e9bf<>+4(SB)/4, $0x3e11e9bf
+DATA f32_3e11e9bf<>+8(SB)/4, $0x3e11e9bf
+DATA f32_3e11e9bf<>+12(SB)/4, $0x3e11e9bf
+DATA f32_3e11e9bf<>+16(SB)/4, $0x3e11e9bf
+DATA f32_3e11e9bf<>+20(SB)/4, $0x3e11e9bf
+DATA f32_3e11e9bf<>+24(SB)/4, $0x3e11e9bf
+DATA f32_3e11e9bf<>+28(SB)/4, $0x3e11e9bf
+DATA f32_3e11e9bf<>+32(SB)/4, $0x3e11e9bf
+DATA f32_3e11e9bf<>+36(SB)/4, $0x3e11e9bf
+DATA f32_3e11e9bf<>+40(SB)/4, $0x3e11e9bf
+DATA f32_3e11e9bf<>+44(SB)/4, $0x3e11e9bf
+DATA f32_3e11e9bf<>+48(SB)/4, $0x3e11e9bf
+DATA f32_3e11e9bf<>+52(SB)/4, $0x3e11e9bf
+DATA f32_3e11e9bf<>+56(SB)/4, $0x3e11e9bf
+DATA f32_3e11e9bf<>+60(SB)/4, $0x3e11e9bf
+GLOBL f32_3e11e9bf<>(SB), RODATA|NOPTR, $64
+
+DATA f32_be2aae50<>+0(SB)/4, $0xbe2aae50
+DATA f32_be2aae50<>+4(SB)/4, $0xbe2aae50
+DATA f32_be2aae50<>+8(SB)/4, $0xbe2aae50
+DATA f32_be2aae50<>+12(SB)/4, $0xbe2aae50
+DATA f32_be2aae50<>+16(SB)/4, $0xbe2aae50
+DATA f32_be2aae50<>+20(SB)/4, $0xbe2aae50
+DATA f32_be2aae50<>+24(SB)/4, $0xbe2aae50
+DATA f32_be2aae50<>+28(SB)/4, $0xbe2aae50
+DATA f32_be2aae50<>+32(SB)/4, $0xbe2aae50
+DATA f32_be2aae50<>+36(SB)/4, $0xbe2aae50
+DATA f32_be2aae50<>+40(SB)/4, $0xbe2aae50
+DATA f32_be2aae50<>+44(SB)/4, $0xbe2aae50
+DATA f32_be2aae50<>+48(SB)/4, $0xbe2aae50
+DATA f32_be2aae50<>+52(SB)/4, $0xbe2aae50
+DATA f32_be2aae50<>+56(SB)/4, $0xbe2aae50
+DATA f32_be2aae50<>+60(SB)/4, $0xbe2aae50
+GLOBL f32_be2aae50<>(SB), RODATA|NOPTR, $64
+
+DATA f32_3e4cceac<>+0(SB)/4, $0x3e4cceac
+DATA f32_3e4cceac<>+4(SB)/4, $0x3e4cceac
+DATA f32_3e4cceac<>+8(SB)/4, $0x3e4cceac
+DATA f32_3e4cceac<>+12(SB)/4, $0x3e4cceac
+DATA f32_3e4cceac<>+16(SB)/4, $0x3e4cceac
+DATA f32_3e4cceac<>+20(SB)/4, $0x3e4cceac
+DATA f32_3e4cceac<>+24(SB)/4, $0x3e4cceac
+DATA f32_3e4cceac<>+28(SB)/4, $0x3e4cceac
+DATA f32_3e4cceac<>+32(SB)/4, $0x3e4cceac
+DATA f32_3e4cceac<>+36(SB)/4, $0x3e4cceac
+DATA f32_3e4cceac<>+40(SB)/4, $0x3e4cceac
+DATA f32_3e4cceac<>+44(SB)/4, $0x3e4cceac
+DATA f32_3e4cceac<>+48(SB)/4, $0x3e4cceac
+DATA f32_3e4cceac<>+52(SB)/4, $0x3e4cceac
+DATA f32_3e4cceac<>+56(SB)/4, $0x3e4cceac
+DATA f32_3e4cceac<>+60(SB)/4, $0x3e4cceac
+GLOBL f32_3e4cceac<>(SB), RODATA|NOPTR, $64
+
+DATA f32_be7ffffc<>+0(SB)/4, $0xbe7ffffc
+DATA f32_be7ffffc<>+4(SB)/4, $0xbe7ffffc
+DATA f32_be7ffffc<>+8(SB)/4, $0xbe7ffffc
+DATA f32_be7ffffc<>+12(SB)/4, $0xbe7ffffc
+DATA f32_be7ffffc<>+16(SB)/4, $0xbe7ffffc
+DATA f32_be7ffffc<>+20(SB)/4, $0xbe7ffffc
+DATA f32_be7ffffc<>+24(SB)/4, $0xbe7ffffc
+DATA f32_be7ffffc<>+28(SB)/4, $0xbe7ffffc
+DATA f32_be7ffffc<>+32(SB)/4, $0xbe7ffffc
+DATA f32_be7ffffc<>+36(SB)/4, $0xbe7ffffc
+DATA f32_be7ffffc<>+40(SB)/4, $0xbe7ffffc
+DATA f32_be7ffffc<>+44(SB)/4, $0xbe7ffffc
+DATA f32_be7ffffc<>+48(SB)/4, $0xbe7ffffc
+DATA f32_be7ffffc<>+52(SB)/4, $0xbe7ffffc
+DATA f32_be7ffffc<>+56(SB)/4, $0xbe7ffffc
+DATA f32_be7ffffc<>+60(SB)/4, $0xbe7ffffc
+GLOBL f32_be7ffffc<>(SB), RODATA|NOPTR, $64
+
+DATA f32_3eaaaaaa<>+0(SB)/4, $0x3eaaaaaa
+DATA f32_3eaaaaaa<>+4(SB)/4, $0x3eaaaaaa
+DATA f32_3eaaaaaa<>+8(SB)/4, $0x3eaaaaaa
+DATA f32_3eaaaaaa<>+12(SB)/4, $0x3eaaaaaa
+DATA f32_3eaaaaaa<>+16(SB)/4, $0x3eaaaaaa
+DATA f32_3eaaaaaa<>+20(SB)/4, $0x3eaaaaaa
+DATA f32_3eaaaaaa<>+24(SB)/4, $0x3eaaaaaa
+DATA f32_3eaaaaaa<>+28(SB)/4, $0x3eaaaaaa
+DATA f32_3eaaaaaa<>+32(SB)/4, $0x3eaaaaaa
+DATA f32_3eaaaaaa<>+36(SB)/4, $0x3eaaaaaa
+DATA f32_3eaaaaaa<>+40(SB)/4, $0x3eaaaaaa
+DATA f32_3eaaaaaa<>+44(SB)/4, $0x3eaaaaaa
+DATA f32_3eaaaaaa<>+48(SB)/4, $0x3eaaaaaa
+DATA f32_3eaaaaaa<>+52(SB)/4, $0x3eaaaaaa
+DATA f32_3eaaaaaa<>+56(SB)/4, $0x3eaaaaaa
+DATA f32_3eaaaaaa<>+60(SB)/4, $0x3eaaaaaa
+GLOBL f32_3eaaaaaa<>(SB), RODATA|NOPTR, $64
+
+// func logF32AVX512(dst []float32, x []float32) int
+// Requires: AVX, AVX512F
+TEXT ·logF32AVX512(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+logF32AVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        logF32AVX512_done
+	VMOVUPS   (DX)(BX*4), Z0
+	VCMPPS    $0x19, f32_00800000<>+0(SB), Z0, K1
+	VCMPPS    $0x16, f32_7f7fffff<>+0(SB), Z0, K2
+	KORW      K1, K2, K1
+	KORTESTW  K1, K1
+	JNZ       logF32AVX512_done
+	VPSRLD    $0x17, Z0, Z1
+	VPSUBD    b32_0000007e<>+0(SB), Z1, Z1
+	VCVTDQ2PS Z1, Z1
+	VPANDD    b32_007fffff<>+0(SB), Z0, Z0
+	VPORD     b32_3f000000<>+0(SB), Z0, Z0
+	VCMPPS    $0x11, f32_3f3504f3<>+0(SB), Z0, K1
+	VADDPS    Z0, Z0, Z4
+	VBLENDMPS Z4, Z0, K1, Z2
+	VSUBPS    f32_3f800000<>+0(SB), Z1, Z0
+	VBLENDMPS Z0, Z1, K1, Z3
+	VSUBPS    f32_3f800000<>+0(SB), Z2, Z0
+	VMULPS    f32_3d9021bb<>+0(SB), Z0, Z1
+	VADDPS    f32_bdebd1b8<>+0(SB), Z1, Z1
+	VMULPS    Z0, Z1, Z1
+	VADDPS    f32_3def251a<>+0(SB), Z1, Z1
+	VMULPS    Z0, Z1, Z1
+	VADDPS    f32_bdfe5d4f<>+0(SB), Z1, Z1
+	VMULPS    Z0, Z1, Z1
+	VADDPS    f32_3e11e9bf<>+0(SB), Z1, Z1
+	VMULPS    Z0, Z1, Z1
+	VADDPS    f32_be2aae50<>+0(SB), Z1, Z1
+	VMULPS    Z0, Z1, Z1
+	VADDPS    f32_3e4cceac<>+0(SB), Z1, Z1
+	VMULPS    Z0, Z1, Z1
+	VADDPS    f32_be7ffffc<>+0(SB), Z1, Z1
+	VMULPS    Z0, Z1, Z1
+	VADDPS    f32_3eaaaaaa<>+0(SB), Z1, Z1
+	VMULPS    Z0, Z0, Z4
+	VMULPS    Z0, Z1, Z1
+	VMULPS    Z4, Z1, Z1
+	VMULPS    f32_b95e8083<>+0(SB), Z3, Z5
+	VADDPS    Z5, Z1, Z1
+	VMULPS    f32_3f000000<>+0(SB), Z4, Z4
+	VSUBPS    Z4, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VMULPS    f32_3f318000<>+0(SB), Z3, Z1
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, (CX)(BX*4)
+	ADDQ      $0x00000010, BX
+	JMP       logF32AVX512_loop1
+
+logF32AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+// func tanhF32AVX2(dst []float32, x []float32) int
+// Requires: AVX, AVX2
+TEXT ·tanhF32AVX2(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+tanhF32AVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        tanhF32AVX2_done
+	VMOVUPS   (DX)(BX*4), Y0
+	VCMPPS    $0x03, Y0, Y0, Y1
+	VPTEST    Y1, Y1
+	JNZ       tanhF32AVX2_done
+	VPAND     b32_80000000<>+0(SB), Y0, Y1
+	VPAND     b32_7fffffff<>+0(SB), Y0, Y0
+	VMINPS    f32_41200000<>+0(SB), Y0, Y0
+	VADDPS    Y0, Y0, Y2
+	VMULPS    f32_3fb8aa3b<>+0(SB), Y2, Y3
+	VROUNDPS  $0x08, Y3, Y3
+	VMULPS    f32_3f318000<>+0(SB), Y3, Y4
+	VSUBPS    Y4, Y2, Y2
+	VMULPS    f32_b95e8083<>+0(SB), Y3, Y4
+	VSUBPS    Y4, Y2, Y2
+	VMULPS    f32_39506967<>+0(SB), Y2, Y4
+	VADDPS    f32_3ab743ce<>+0(SB), Y4, Y4
+	VMULPS    Y2, Y4, Y4
+	VADDPS    f32_3c088908<>+0(SB), Y4, Y4
+	VMULPS    Y2, Y4, Y4
+	VADDPS    f32_3d2aa9c1<>+0(SB), Y4, Y4
+	VMULPS    Y2, Y4, Y4
+	VADDPS    f32_3e2aaaaa<>+0(SB), Y4, Y4
+	VMULPS    Y2, Y4, Y4
+	VADDPS    f32_3f000000<>+0(SB), Y4, Y4
+	VMULPS    Y2, Y2, Y5
+	VMULPS    Y5, Y4, Y4
+	VADDPS    Y2, Y4, Y2
+	VADDPS    f32_3f800000<>+0(SB), Y2, Y2
+	VADDPS    f32_4b40007f<>+0(SB), Y3, Y3
+	VPSLLD    $0x17, Y3, Y3
+	VMULPS    Y3, Y2, Y2
+	VMOVUPS   f32_3f800000<>+0(SB), Y3
+	VMOVUPS   f32_40000000<>+0(SB), Y4
+	VADDPS    f32_3f800000<>+0(SB), Y2, Y2
+	VDIVPS    Y2, Y4, Y2
+	VSUBPS    Y2, Y3, Y2
+	VMULPS    Y0, Y0, Y3
+	VMULPS    f32_bbbaf0ea<>+0(SB), Y3, Y4
+	VADDPS    f32_3ca9134e<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    f32_bd5c1e2d<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    f32_3e088393<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    f32_beaaaa99<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y3
+	VMULPS    Y0, Y3, Y3
+	VADDPS    Y0, Y3, Y3
+	VCMPPS    $0x1d, f32_3f200000<>+0(SB), Y0, Y0
+	VBLENDVPS Y0, Y2, Y3, Y0
+	VPOR      Y1, Y0, Y0
+	VMOVUPS   Y0, (CX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       tanhF32AVX2_loop1
+
+tanhF32AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+DATA b32_80000000<>+0(SB)/4, $0x80000000
+DATA b32_80000000<>+4(SB)/4, $0x80000000
+DATA b32_80000000<>+8(SB)/4, $0x80000000
+DATA b32_80000000<>+12(SB)/4, $0x80000000
+DATA b32_80000000<>+16(SB)/4, $0x80000000
+DATA b32_80000000<>+20(SB)/4, $0x80000000
+DATA b32_80000000<>+24(SB)/4, $0x80000000
+DATA b32_80000000<>+28(SB)/4, $0x80000000
+DATA b32_80000000<>+32(SB)/4, $0x80000000
+DATA b32_80000000<>+36(SB)/4, $0x80000000
+DATA b32_80000000<>+40(SB)/4, $0x80000000
+DATA b32_80000000<>+44(SB)/4, $0x80000000
+DATA b32_80000000<>+48(SB)/4, $0x80000000
+DATA b32_80000000<>+52(SB)/4, $0x80000000
+DATA b32_80000000<>+56(SB)/4, $0x80000000
+DATA b32_80000000<>+60(SB)/4, $0x80000000
+GLOBL b32_80000000<>(SB), RODATA|NOPTR, $64
+
+DATA b32_7fffffff<>+0(SB)/4, $0x7fffffff
+DATA b32_7fffffff<>+4(SB)/4, $0x7fffffff
+DATA b32_7fffffff<>+8(SB)/4, $0x7fffffff
+DATA b32_7fffffff<>+12(SB)/4, $0x7fffffff
+DATA b32_7fffffff<>+16(SB)/4, $0x7fffffff
+DATA b32_7fffffff<>+20(SB)/4, $0x7fffffff
+DATA b32_7fffffff<>+24(SB)/4, $0x7fffffff
+DATA b32_7fffffff<>+28(SB)/4, $0x7fffffff
+DATA b32_7fffffff<>+32(SB)/4, $0x7fffffff
+DATA b32_7fffffff<>+36(SB)/4, $0x7fffffff
+DATA b32_7fffffff<>+40(SB)/4, $0x7fffffff
+DATA b32_7fffffff<>+44(SB)/4, $0x7fffffff
+DATA b32_7fffffff<>+48(SB)/4, $0x7fffffff
+DATA b32_7fffffff<>+52(SB)/4, $0x7fffffff
+DATA b32_7fffffff<>+56(SB)/4, $0x7fffffff
+DATA b32_7fffffff<>+60(SB)/4, $0x7fffffff
+GLOBL b32_7fffffff<>(SB), RODATA|NOPTR, $64
+
+DATA f32_41200000<>+0(SB)/4, $0x41200000
+DATA f32_41200000<>+4(SB)/4, $0x41200000
+DATA f32_41200000<>+8(SB)/4, $0x41200000
+DATA f32_41200000<>+12(SB)/4, $0x41200000
+DATA f32_41200000<>+16(SB)/4, $0x41200000
+DATA f32_41200000<>+20(SB)/4, $0x41200000
+DATA f32_41200000<>+24(SB)/4, $0x41200000
+DATA f32_41200000<>+28(SB)/4, $0x41200000
+DATA f32_41200000<>+32(SB)/4, $0x41200000
+DATA f32_41200000<>+36(SB)/4, $0x41200000
+DATA f32_41200000<>+40(SB)/4, $0x41200000
+DATA f32_41200000<>+44(SB)/4, $0x41200000
+DATA f32_41200000<>+48(SB)/4, $0x41200000
+DATA f32_41200000<>+52(SB)/4, $0x41200000
+DATA f32_41200000<>+56(SB)/4, $0x41200000
+DATA f32_41200000<>+60(SB)/4, $0x41200000
+GLOBL f32_41200000<>(SB), RODATA|NOPTR, $64
+
+DATA f32_40000000<>+0(SB)/4, $0x40000000
+DATA f32_40000000<>+4(SB)/4, $0x40000000
+DATA f32_40000000<>+8(SB)/4, $0x40000000
+DATA f32_40000000<>+12(SB)/4, $0x40000000
+DATA f32_40000000<>+16(SB)/4, $0x40000000
+DATA f32_40000000<>+20(SB)/4, $0x40000000
+DATA f32_40000000<>+24(SB)/4, $0x40000000
+DATA f32_40000000<>+28(SB)/4, $0x40000000
+DATA f32_40000000<>+32(SB)/4, $0x40000000
+DATA f32_40000000<>+36(SB)/4, $0x40000000
+DATA f32_40000000<>+40(SB)/4, $0x40000000
+DATA f32_40000000<>+44(SB)/4, $0x40000000
+DATA f32_40000000<>+48(SB)/4, $0x40000000
+DATA f32_40000000<>+52(SB)/4, $0x40000000
+DATA f32_40000000<>+56(SB)/4, $0x40000000
+DATA f32_40000000<>+60(SB)/4, $0x40000000
+GLOBL f32_40000000<>(SB), RODATA|NOPTR, $64
+
+DATA f32_bbbaf0ea<>+0(SB)/4, $0xbbbaf0ea
+DATA f32_bbbaf0ea<>+4(SB)/4, $0xbbbaf0ea
+DATA f32_bbbaf0ea<>+8(SB)/4, $0xbbbaf0ea
+DATA f32_bbbaf0ea<>+12(SB)/4, $0xbbbaf0ea
+DATA f32_bbbaf0ea<>+16(SB)/4, $0xbbbaf0ea
+DATA f32_bbbaf0ea<>+20(SB)/4, $0xbbbaf0ea
+DATA f32_bbbaf0ea<>+24(SB)/4, $0xbbbaf0ea
+DATA f32_bbbaf0ea<>+28(SB)/4, $0xbbbaf0ea
+DATA f32_bbbaf0ea<>+32(SB)/4, $0xbbbaf0ea
+DATA f32_bbbaf0ea<>+36(SB)/4, $0xbbbaf0ea
+DATA f32_bbbaf0ea<>+40(SB)/4, $0xbbbaf0ea
+DATA f32_bbbaf0ea<>+44(SB)/4, $0xbbbaf0ea
+DATA f32_bbbaf0ea<>+48(SB)/4, $0xbbbaf0ea
+DATA f32_bbbaf0ea<>+52(SB)/4, $0xbbbaf0ea
+DATA f32_bbbaf0ea<>+56(SB)/4, $0xbbbaf0ea
+DATA f32_bbbaf0ea<>+60(SB)/4, $0xbbbaf0ea
+GLOBL f32_bbbaf0ea<>(SB), RODATA|NOPTR, $64
+
+DATA f32_3ca9134e<>+0(SB)/4, $0x3ca9134e
+DATA f32_3ca9134e<>+4(SB)/4, $0x3ca9134e
+DATA f32_3ca9134e<>+8(SB)/4, $0x3ca9134e
+DATA f32_3ca9134e<>+12(SB)/4, $0x3ca9134e
+DATA f32_3ca9134e<>+16(SB)/4, $0x3ca9134e
+DATA f32_3ca9134e<>+20(SB)/4, $0x3ca9134e
+DATA f32_3ca9134e<>+24(SB)/4, $0x3ca9134e
+DATA f32_3ca9134e<>+28(SB)/4, $0x3ca9134e
+DATA f32_3ca9134e<>+32(SB)/4, $0x3ca9134e
+DATA f32_3ca9134e<>+36(SB)/4, $0x3ca9134e
+DATA f32_3ca9134e<>+40(SB)/4, $0x3ca9134e
+DATA f32_3ca9134e<>+44(SB)/4, $0x3ca9134e
+DATA f32_3ca9134e<>+48(SB)/4, $0x3ca9134e
+DATA f32_3ca9134e<>+52(SB)/4, $0x3ca9134e
+DATA f32_3ca9134e<>+56(SB)/4, $0x3ca9134e
+DATA f32_3ca9134e<>+60(SB)/4, $0x3ca9134e
+GLOBL f32_3ca9134e<>(SB), RODATA|NOPTR, $64
+
+DATA f32_bd5c1e2d<>+0(SB)/4, $0xbd5c1e2d
+DATA f32_bd5c1e2d<>+4(SB)/4, $0xbd5c1e2d
+DATA f32_bd5c1e2d<>+8(SB)/4, $0xbd5c1e2d
+DATA f32_bd5c1e2d<>+12(SB)/4, $0xbd5c1e2d
+DATA f32_bd5c1e2d<>+16(SB)/4, $0xbd5c1e2d
+DATA f32_bd5c1e2d<>+20(SB)/4, $0xbd5c1e2d
+DATA f32_bd5c1e2d<>+24(SB)/4, $0xbd5c1e2d
+DATA f32_bd5c1e2d<>+28(SB)/4, $0xbd5c1e2d
+DATA f32_bd5c1e2d<>+32(SB)/4, $0xbd5c1e2d
+DATA f32_bd5c1e2d<>+36(SB)/4, $0xbd5c1e2d
+DATA f32_bd5c1e2d<>+40(SB)/4, $0xbd5c1e2d
+DATA f32_bd5c1e2d<>+44(SB)/4, $0xbd5c1e2d
+DATA f32_bd5c1e2d<>+48(SB)/4, $0xbd5c1e2d
+DATA f32_bd5c1e2d<>+52(SB)/4, $0xbd5c1e2d
+DATA f32_bd5c1e2d<>+56(SB)/4, $0xbd5c1e2d
+DATA f32_bd5c1e2d<>+60(SB)/4, $0xbd5c1e2d
+GLOBL f32_bd5c1e2d<>(SB), RODATA|NOPTR, $64
+
+DATA f32_3e088393<>+0(SB)/4, $0x3e088393
+DATA f32_3e088393<>+4(SB)/4, $0x3e088393
+DATA f32_3e088393<>+8(SB)/4, $0x3e088393
+DATA f32_3e088393<>+12(SB)/4, $0x3e088393
+DATA f32_3e088393<>+16(SB)/4, $0x3e088393
+DATA f32_3e088393<>+20(SB)/4, $0x3e088393
+DATA f32_3e088393<>+24(SB)/4, $0x3e088393
+DATA f32_3e088393<>+28(SB)/4, $0x3e088393
+DATA f32_3e088393<>+32(SB)/4, $0x3e088393
+DATA f32_3e088393<>+36(SB)/4, $0x3e088393
+DATA f32_3e088393<>+40(SB)/4, $0x3e088393
+DATA f32_3e088393<>+44(SB)/4, $0x3e088393
+DATA f32_3e088393<>+48(SB)/4, $0x3e088393
+DATA f32_3e088393<>+52(SB)/4, $0x3e088393
+DATA f32_3e088393<>+56(SB)/4, $0x3e088393
+DATA f32_3e088393<>+60(SB)/4, $0x3e088393
+GLOBL f32_3e088393<>(SB), RODATA|NOPTR, $64
+
+DATA f32_beaaaa99<>+0(SB)/4, $0xbeaaaa99
+DATA f32_beaaaa99<>+4(SB)/4, $0xbeaaaa99
+DATA f32_beaaaa99<>+8(SB)/4, $0xbeaaaa99
+DATA f32_beaaaa99<>+12(SB)/4, $0xbeaaaa99
+DATA f32_beaaaa99<>+16(SB)/4, $0xbeaaaa99
+DATA f32_beaaaa99<>+20(SB)/4, $0xbeaaaa99
+DATA f32_beaaaa99<>+24(SB)/4, $0xbeaaaa99
+DATA f32_beaaaa99<>+28(SB)/4, $0xbeaaaa99
+DATA f32_beaaaa99<>+32(SB)/4, $0xbeaaaa99
+DATA f32_beaaaa99<>+36(SB)/4, $0xbeaaaa99
+DATA f32_beaaaa99<>+40(SB)/4, $0xbeaaaa99
+DATA f32_beaaaa99<>+44(SB)/4, $0xbeaaaa99
+DATA f32_beaaaa99<>+48(SB)/4, $0xbeaaaa99
+DATA f32_beaaaa99<>+52(SB)/4, $0xbeaaaa99
+DATA f32_beaaaa99<>+56(SB)/4, $0xbeaaaa99
+DATA f32_beaaaa99<>+60(SB)/4, $0xbeaaaa99
+GLOBL f32_beaaaa99<>(SB), RODATA|NOPTR, $64
+
+DATA f32_3f200000<>+0(SB)/4, $0x3f200000
+DATA f32_3f200000<>+4(SB)/4, $0x3f200000
+DATA f32_3f200000<>+8(SB)/4, $0x3f200000
+DATA f32_3f200000<>+12(SB)/4, $0x3f200000
+DATA f32_3f200000<>+16(SB)/4, $0x3f200000
+DATA f32_3f200000<>+20(SB)/4, $0x3f200000
+DATA f32_3f200000<>+24(SB)/4, $0x3f200000
+DATA f32_3f200000<>+28(SB)/4, $0x3f200000
+DATA f32_3f200000<>+32(SB)/4, $0x3f200000
+DATA f32_3f200000<>+36(SB)/4, $0x3f200000
+DATA f32_3f200000<>+40(SB)/4, $0x3f200000
+DATA f32_3f200000<>+44(SB)/4, $0x3f200000
+DATA f32_3f200000<>+48(SB)/4, $0x3f200000
+DATA f32_3f200000<>+52(SB)/4, $0x3f200000
+DATA f32_3f200000<>+56(SB)/4, $0x3f200000
+DATA f32_3f200000<>+60(SB)/4, $0x3f200000
+GLOBL f32_3f200000<>(SB), RODATA|NOPTR, $64
+
+// func tanhF32AVX512(dst []float32, x []float32) int
+// Requires: AVX, AVX512F
+TEXT ·tanhF32AVX512(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+tanhF32AVX512_loop1:
+	MOVQ        AX, SI
+	SUBQ        BX, SI
+	CMPQ        SI, $0x00000010
+	JB          tanhF32AVX512_done
+	VMOVUPS     (DX)(BX*4), Z0
+	VCMPPS      $0x03, Z0, Z0, K1
+	KORTESTW    K1, K1
+	JNZ         tanhF32AVX512_done
+	VPANDD      b32_80000000<>+0(SB), Z0, Z1
+	VPANDD      b32_7fffffff<>+0(SB), Z0, Z0
+	VMINPS      f32_41200000<>+0(SB), Z0, Z0
+	VADDPS      Z0, Z0, Z3
+	VMULPS      f32_3fb8aa3b<>+0(SB), Z3, Z4
+	VRNDSCALEPS $0x08, Z4, Z4
+	VMULPS      f32_3f318000<>+0(SB), Z4, Z5
+	VSUBPS      Z5, Z3, Z3
+	VMULPS      f32_b95e8083<>+0(SB), Z4, Z5
+	VSUBPS      Z5, Z3, Z3
+	VMULPS      f32_39506967<>+0(SB), Z3, Z5
+	VADDPS      f32_3ab743ce<>+0(SB), Z5, Z5
+	VMULPS      Z3, Z5, Z5
+	VADDPS      f32_3c088908<>+0(SB), Z5, Z5
+	VMULPS      Z3, Z5, Z5
+	VADDPS      f32_3d2aa9c1<>+0(SB), Z5, Z5
+	VMULPS      Z3, Z5, Z5
+	VADDPS      f32_3e2aaaaa<>+0(SB), Z5, Z5
+	VMULPS      Z3, Z5, Z5
+	VADDPS      f32_3f000000<>+0(SB), Z5, Z5
+	VMULPS      Z3, Z3, Z6
+	VMULPS      Z6, Z5, Z5
+	VADDPS      Z3, Z5, Z3
+	VADDPS      f32_3f800000<>+0(SB), Z3, Z3
+	VADDPS      f32_4b40007f<>+0(SB), Z4, Z4
+	VPSLLD      $0x17, Z4, Z4
+	VMULPS      Z4, Z3, Z3
+	VMOVUPS     f32_3f800000<>+0(SB), Z4
+	VMOVUPS     f32_40000000<>+0(SB), Z5
+	VADDPS      f32_3f800000<>+0(SB), Z3, Z3
+	VDIVPS      Z3, Z5, Z3
+	VSUBPS      Z3, Z4, Z3
+	VMULPS      Z0, Z0, Z4
+	VMULPS      f32_bbbaf0ea<>+0(SB), Z4, Z5
+	VADDPS      f32_3ca9134e<>+0(SB), Z5, Z5
+	VMULPS      Z4, Z5, Z5
+	VADDPS      f32_bd5c1e2d<>+0(SB), Z5, Z5
+	VMULPS      Z4, Z5, Z5
+	VADDPS      f32_3e088393<>+0(SB), Z5, Z5
+	VMULPS      Z4, Z5, Z5
+	VADDPS      f32_beaaaa99<>+0(SB), Z5, Z5
+	VMULPS      Z4, Z5, Z4
+	VMULPS      Z0, Z4, Z4
+	VADDPS      Z0, Z4, Z4
+	VCMPPS      $0x1d, f32_3f200000<>+0(SB), Z0, K1
+	VBLENDMPS   Z3, Z4, K1, Z2
+	VPORD       Z1, Z2, Z0
+	VMOVUPS     Z0, (CX)(BX*4)
+	ADDQ        $0x00000010, BX
+	JMP         tanhF32AVX512_loop1
+
+tanhF32AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+// func logisticF32AVX2(dst []float32, x []float32) int
+// Requires: AVX, AVX2
+TEXT ·logisticF32AVX2(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+logisticF32AVX2_loop1:
+	MOVQ     AX, SI
+	SUBQ     BX, SI
+	CMPQ     SI, $0x00000008
+	JB       logisticF32AVX2_done
+	VMOVUPS  (DX)(BX*4), Y0
+	VCMPPS   $0x19, f32_c2ae0000<>+0(SB), Y0, Y1
+	VPTEST   Y1, Y1
+	JNZ      logisticF32AVX2_done
+	VMINPS   f32_41a00000<>+0(SB), Y0, Y0
+	VPXOR    b32_80000000<>+0(SB), Y0, Y0
+	VMULPS   f32_3fb8aa3b<>+0(SB), Y0, Y1
+	VROUNDPS $0x08, Y1, Y1
+	VMULPS   f32_3f318000<>+0(SB), Y1, Y2
+	VSUBPS   Y2, Y0, Y0
+	VMULPS   f32_b95e8083<>+0(SB), Y1, Y2
+	VSUBPS   Y2, Y0, Y0
+	VMULPS   f32_39506967<>+0(SB), Y0, Y2
+	VADDPS   f32_3ab743ce<>+0(SB), Y2, Y2
+	VMULPS   Y0, Y2, Y2
+	VADDPS   f32_3c088908<>+0(SB), Y2, Y2
+	VMULPS   Y0, Y2, Y2
+	VADDPS   f32_3d2aa9c1<>+0(SB), Y2, Y2
+	VMULPS   Y0, Y2, Y2
+	VADDPS   f32_3e2aaaaa<>+0(SB), Y2, Y2
+	VMULPS   Y0, Y2, Y2
+	VADDPS   f32_3f000000<>+0(SB), Y2, Y2
+	VMULPS   Y0, Y0, Y3
+	VMULPS   Y3, Y2, Y2
+	VADDPS   Y0, Y2, Y0
+	VADDPS   f32_3f800000<>+0(SB), Y0, Y0
+	VADDPS   f32_4b40007f<>+0(SB), Y1, Y1
+	VPSLLD   $0x17, Y1, Y1
+	VMULPS   Y1, Y0, Y0
+	VMOVUPS  f32_3f800000<>+0(SB), Y1
+	VADDPS   f32_3f800000<>+0(SB), Y0, Y0
+	VDIVPS   Y0, Y1, Y0
+	VMOVUPS  Y0, (CX)(BX*4)
+	ADDQ     $0x00000008, BX
+	JMP      logisticF32AVX2_loop1
+
+logisticF32AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+DATA f32_41a00000<>+0(SB)/4, $0x41a00000
+DATA f32_41a00000<>+4(SB)/4, $0x41a00000
+DATA f32_41a00000<>+8(SB)/4, $0x41a00000
+DATA f32_41a00000<>+12(SB)/4, $0x41a00000
+DATA f32_41a00000<>+16(SB)/4, $0x41a00000
+DATA f32_41a00000<>+20(SB)/4, $0x41a00000
+DATA f32_41a00000<>+24(SB)/4, $0x41a00000
+DATA f32_41a00000<>+28(SB)/4, $0x41a00000
+DATA f32_41a00000<>+32(SB)/4, $0x41a00000
+DATA f32_41a00000<>+36(SB)/4, $0x41a00000
+DATA f32_41a00000<>+40(SB)/4, $0x41a00000
+DATA f32_41a00000<>+44(SB)/4, $0x41a00000
+DATA f32_41a00000<>+48(SB)/4, $0x41a00000
+DATA f32_41a00000<>+52(SB)/4, $0x41a00000
+DATA f32_41a00000<>+56(SB)/4, $0x41a00000
+DATA f32_41a00000<>+60(SB)/4, $0x41a00000
+GLOBL f32_41a00000<>(SB), RODATA|NOPTR, $64
+
+// func logisticF32AVX512(dst []float32, x []float32) int
+// Requires: AVX, AVX512F
+TEXT ·logisticF32AVX512(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+logisticF32AVX512_loop1:
+	MOVQ        AX, SI
+	SUBQ        BX, SI
+	CMPQ        SI, $0x00000010
+	JB          logisticF32AVX512_done
+	VMOVUPS     (DX)(BX*4), Z0
+	VCMPPS      $0x19, f32_c2ae0000<>+0(SB), Z0, K1
+	KORTESTW    K1, K1
+	JNZ         logisticF32AVX512_done
+	VMINPS      f32_41a00000<>+0(SB), Z0, Z0
+	VPXORD      b32_80000000<>+0(SB), Z0, Z0
+	VMULPS      f32_3fb8aa3b<>+0(SB), Z0, Z1
+	VRNDSCALEPS $0x08, Z1, Z1
+	VMULPS      f32_3f318000<>+0(SB), Z1, Z2
+	VSUBPS      Z2, Z0, Z0
+	VMULPS      f32_b95e8083<>+0(SB), Z1, Z2
+	VSUBPS      Z2, Z0, Z0
+	VMULPS      f32_39506967<>+0(SB), Z0, Z2
+	VADDPS      f32_3ab743ce<>+0(SB), Z2, Z2
+	VMULPS      Z0, Z2, Z2
+	VADDPS      f32_3c088908<>+0(SB), Z2, Z2
+	VMULPS      Z0, Z2, Z2
+	VADDPS      f32_3d2aa9c1<>+0(SB), Z2, Z2
+	VMULPS      Z0, Z2, Z2
+	VADDPS      f32_3e2aaaaa<>+0(SB), Z2, Z2
+	VMULPS      Z0, Z2, Z2
+	VADDPS      f32_3f000000<>+0(SB), Z2, Z2
+	VMULPS      Z0, Z0, Z3
+	VMULPS      Z3, Z2, Z2
+	VADDPS      Z0, Z2, Z0
+	VADDPS      f32_3f800000<>+0(SB), Z0, Z0
+	VADDPS      f32_4b40007f<>+0(SB), Z1, Z1
+	VPSLLD      $0x17, Z1, Z1
+	VMULPS      Z1, Z0, Z0
+	VMOVUPS     f32_3f800000<>+0(SB), Z1
+	VADDPS      f32_3f800000<>+0(SB), Z0, Z0
+	VDIVPS      Z0, Z1, Z0
+	VMOVUPS     Z0, (CX)(BX*4)
+	ADDQ        $0x00000010, BX
+	JMP         logisticF32AVX512_loop1
+
+logisticF32AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+// func sinF32AVX2(dst []float32, x []float32) int
+// Requires: AVX, AVX2
+TEXT ·sinF32AVX2(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+sinF32AVX2_loop1:
+	MOVQ         AX, SI
+	SUBQ         BX, SI
+	CMPQ         SI, $0x00000008
+	JB           sinF32AVX2_done
+	VMOVUPS      (DX)(BX*4), Y0
+	VPAND        b32_7fffffff<>+0(SB), Y0, Y1
+	VCMPPS       $0x16, f32_47800000<>+0(SB), Y1, Y2
+	VPTEST       Y2, Y2
+	JNZ          sinF32AVX2_done
+	VMULPS       f32_3fa2f983<>+0(SB), Y1, Y2
+	VCVTTPS2DQ   Y2, Y2
+	VPADDD       b32_00000001<>+0(SB), Y2, Y2
+	VPAND        b32_fffffffe<>+0(SB), Y2, Y2
+	VEXTRACTF128 $0x01, Y1, X4
+	VEXTRACTI128 $0x01, Y2, X5
+	VCVTPS2PD    X1, Y1
+	VCVTDQ2PD    X2, Y6
+	VMULPD       f64_3fe921fb40000000<>+0(SB), Y6, Y7
+	VSUBPD       Y7, Y1, Y1
+	VMULPD       f64_3e64442d184698bf<>+0(SB), Y6, Y6
+	VSUBPD       Y6, Y1, Y1
+	VCVTPD2PSY   Y1, X3
+	VCVTPS2PD    X4, Y1
+	VCVTDQ2PD    X5, Y4
+	VMULPD       f64_3fe921fb40000000<>+0(SB), Y4, Y5
+	VSUBPD       Y5, Y1, Y1
+	VMULPD       f64_3e64442d184698bf<>+0(SB), Y4, Y4
+	VSUBPD       Y4, Y1, Y1
+	VCVTPD2PSY   Y1, X1
+	VINSERTF128  $0x01, X1, Y3, Y1
+	VPSLLD       $0x1d, Y2, Y4
+	VPAND        b32_80000000<>+0(SB), Y4, Y4
+	VPAND        b32_80000000<>+0(SB), Y0, Y0
+	VPXOR        Y0, Y4, Y0
+	VMULPS       Y1, Y1, Y4
+	VMULPS       f32_b94ca1f9<>+0(SB), Y4, Y5
+	VADDPS       f32_3c08839e<>+0(SB), Y5, Y5
+	VMULPS       Y4, Y5, Y5
+	VADDPS       f32_be2aaaa3<>+0(SB), Y5, Y5
+	VMULPS       Y4, Y5, Y5
+	VMULPS       Y1, Y5, Y5
+	VADDPS       Y1, Y5, Y1
+	VMULPS       f32_37ccf5ce<>+0(SB), Y4, Y5
+	VADDPS       f32_bab6061a<>+0(SB), Y5, Y5
+	VMULPS       Y4, Y5, Y5
+	VADDPS       f32_3d2aaaa5<>+0(SB), Y5, Y5
+	VMULPS       Y4, Y5, Y5
+	VMULPS       Y4, Y5, Y5
+	VMULPS       f32_3f000000<>+0(SB), Y4, Y4
+	VSUBPS       Y4, Y5, Y4
+	VADDPS       f32_3f800000<>+0(SB), Y4, Y4
+	VPSLLD       $0x1e, Y2, Y2
+	VBLENDVPS    Y2, Y4, Y1, Y1
+	VPXOR        Y0, Y1, Y0
+	VMOVUPS      Y0, (CX)(BX*4)
+	ADDQ         $0x00000008, BX
+	JMP          sinF32AVX2_loop1
+
+sinF32AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+DATA f32_47800000<>+0(SB)/4, $0x47800000
+DATA f32_47800000<>+4(SB)/4, $0x47800000
+DATA f32_47800000<>+8(SB)/4, $0x47800000
+DATA f32_47800000<>+12(SB)/4, $0x47800000
+DATA f32_47800000<>+16(SB)/4, $0x47800000
+DATA f32_47800000<>+20(SB)/4, $0x47800000
+DATA f32_47800000<>+24(SB)/4, $0x47800000
+DATA f32_47800000<>+28(SB)/4, $0x47800000
+DATA f32_47800000<>+32(SB)/4, $0x47800000
+DATA f32_47800000<>+36(SB)/4, $0x47800000
+DATA f32_47800000<>+40(SB)/4, $0x47800000
+DATA f32_47800000<>+44(SB)/4, $0x47800000
+DATA f32_47800000<>+48(SB)/4, $0x47800000
+DATA f32_47800000<>+52(SB)/4, $0x47800000
+DATA f32_47800000<>+56(SB)/4, $0x47800000
+DATA f32_47800000<>+60(SB)/4, $0x47800000
+GLOBL f32_47800000<>(SB), RODATA|NOPTR, $64
+
+DATA f32_3fa2f983<>+0(SB)/4, $0x3fa2f983
+DATA f32_3fa2f983<>+4(SB)/4, $0x3fa2f983
+DATA f32_3fa2f983<>+8(SB)/4, $0x3fa2f983
+DATA f32_3fa2f983<>+12(SB)/4, $0x3fa2f983
+DATA f32_3fa2f983<>+16(SB)/4, $0x3fa2f983
+DATA f32_3fa2f983<>+20(SB)/4, $0x3fa2f983
+DATA f32_3fa2f983<>+24(SB)/4, $0x3fa2f983
+DATA f32_3fa2f983<>+28(SB)/4, $0x3fa2f983
+DATA f32_3fa2f983<>+32(SB)/4, $0x3fa2f983
+DATA f32_3fa2f983<>+36(SB)/4, $0x3fa2f983
+DATA f32_3fa2f983<>+40(SB)/4, $0x3fa2f983
+DATA f32_3fa2f983<>+44(SB)/4, $0x3fa2f983
+DATA f32_3fa2f983<>+48(SB)/4, $0x3fa2f983
+DATA f32_3fa2f983<>+52(SB)/4, $0x3fa2f983
+DATA f32_3fa2f983<>+56(SB)/4, $0x3fa2f983
+DATA f32_3fa2f983<>+60(SB)/4, $0x3fa2f983
+GLOBL f32_3fa2f983<>(SB), RODATA|NOPTR, $64
+
+DATA b32_00000001<>+0(SB)/4, $0x00000001
+DATA b32_00000001<>+4(SB)/4, $0x00000001
+DATA b32_00000001<>+8(SB)/4, $0x00000001
+DATA b32_00000001<>+12(SB)/4, $0x00000001
+DATA b32_00000001<>+16(SB)/4, $0x00000001
+DATA b32_00000001<>+20(SB)/4, $0x00000001
+DATA b32_00000001<>+24(SB)/4, $0x00000001
+DATA b32_00000001<>+28(SB)/4, $0x00000001
+DATA b32_00000001<>+32(SB)/4, $0x00000001
+DATA b32_00000001<>+36(SB)/4, $0x00000001
+DATA b32_00000001<>+40(SB)/4, $0x00000001
+DATA b32_00000001<>+44(SB)/4, $0x00000001
+DATA b32_00000001<>+48(SB)/4, $0x00000001
+DATA b32_00000001<>+52(SB)/4, $0x00000001
+DATA b32_00000001<>+56(SB)/4, $0x00000001
+DATA b32_00000001<>+60(SB)/4, $0x00000001
+GLOBL b32_00000001<>(SB), RODATA|NOPTR, $64
+
+DATA b32_fffffffe<>+0(SB)/4, $0xfffffffe
+DATA b32_fffffffe<>+4(SB)/4, $0xfffffffe
+DATA b32_fffffffe<>+8(SB)/4, $0xfffffffe
+DATA b32_fffffffe<>+12(SB)/4, $0xfffffffe
+DATA b32_fffffffe<>+16(SB)/4, $0xfffffffe
+DATA b32_fffffffe<>+20(SB)/4, $0xfffffffe
+DATA b32_fffffffe<>+24(SB)/4, $0xfffffffe
+DATA b32_fffffffe<>+28(SB)/4, $0xfffffffe
+DATA b32_fffffffe<>+32(SB)/4, $0xfffffffe
+DATA b32_fffffffe<>+36(SB)/4, $0xfffffffe
+DATA b32_fffffffe<>+40(SB)/4, $0xfffffffe
+DATA b32_fffffffe<>+44(SB)/4, $0xfffffffe
+DATA b32_fffffffe<>+48(SB)/4, $0xfffffffe
+DATA b32_fffffffe<>+52(SB)/4, $0xfffffffe
+DATA b32_fffffffe<>+56(SB)/4, $0xfffffffe
+DATA b32_fffffffe<>+60(SB)/4, $0xfffffffe
+GLOBL b32_fffffffe<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3fe921fb40000000<>+0(SB)/8, $0x3fe921fb40000000
+DATA f64_3fe921fb40000000<>+8(SB)/8, $0x3fe921fb40000000
+DATA f64_3fe921fb40000000<>+16(SB)/8, $0x3fe921fb40000000
+DATA f64_3fe921fb40000000<>+24(SB)/8, $0x3fe921fb40000000
+DATA f64_3fe921fb40000000<>+32(SB)/8, $0x3fe921fb40000000
+DATA f64_3fe921fb40000000<>+40(SB)/8, $0x3fe921fb40000000
+DATA f64_3fe921fb40000000<>+48(SB)/8, $0x3fe921fb40000000
+DATA f64_3fe921fb40000000<>+56(SB)/8, $0x3fe921fb40000000
+GLOBL f64_3fe921fb40000000<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3e64442d184698bf<>+0(SB)/8, $0x3e64442d184698bf
+DATA f64_3e64442d184698bf<>+8(SB)/8, $0x3e64442d184698bf
+DATA f64_3e64442d184698bf<>+16(SB)/8, $0x3e64442d184698bf
+DATA f64_3e64442d184698bf<>+24(SB)/8, $0x3e64442d184698bf
+DATA f64_3e64442d184698bf<>+32(SB)/8, $0x3e64442d184698bf
+DATA f64_3e64442d184698bf<>+40(SB)/8, $0x3e64442d184698bf
+DATA f64_3e64442d184698bf<>+48(SB)/8, $0x3e64442d184698bf
+DATA f64_3e64442d184698bf<>+56(SB)/8, $0x3e64442d184698bf
+GLOBL f64_3e64442d184698bf<>(SB), RODATA|NOPTR, $64
+
+DATA f32_b94ca1f9<>+0(SB)/4, $0xb94ca1f9
+DATA f32_b94ca1f9<>+4(SB)/4, $0xb94ca1f9
+DATA f32_b94ca1f9<>+8(SB)/4, $0xb94ca1f9
+DATA f32_b94ca1f9<>+12(SB)/4, $0xb94ca1f9
+DATA f32_b94ca1f9<>+16(SB)/4, $0xb94ca1f9
+DATA f32_b94ca1f9<>+20(SB)/4, $0xb94ca1f9
+DATA f32_b94ca1f9<>+24(SB)/4, $0xb94ca1f9
+DATA f32_b94ca1f9<>+28(SB)/4, $0xb94ca1f9
+DATA f32_b94ca1f9<>+32(SB)/4, $0xb94ca1f9
+DATA f32_b94ca1f9<>+36(SB)/4, $0xb94ca1f9
+DATA f32_b94ca1f9<>+40(SB)/4, $0xb94ca1f9
+DATA f32_b94ca1f9<>+44(SB)/4, $0xb94ca1f9
+DATA f32_b94ca1f9<>+48(SB)/4, $0xb94ca1f9
+DATA f32_b94ca1f9<>+52(SB)/4, $0xb94ca1f9
+DATA f32_b94ca1f9<>+56(SB)/4, $0xb94ca1f9
+DATA f32_b94ca1f9<>+60(SB)/4, $0xb94ca1f9
+GLOBL f32_b94ca1f9<>(SB), RODATA|NOPTR, $64
+
+DATA f32_3c08839e<>+0(SB)/4, $0x3c08839e
+DATA f32_3c08839e<>+4(SB)/4, $0x3c08839e
+DATA f32_3c08839e<>+8(SB)/4, $0x3c08839e
+DATA f32_3c08839e<>+12(SB)/4, $0x3c08839e
+DATA f32_3c08839e<>+16(SB)/4, $0x3c08839e
+DATA f32_3c08839e<>+20(SB)/4, $0x3c08839e
+DATA f32_3c08839e<>+24(SB)/4, $0x3c08839e
+DATA f32_3c08839e<>+28(SB)/4, $0x3c08839e
+DATA f32_3c08839e<>+32(SB)/4, $0x3c08839e
+DATA f32_3c08839e<>+36(SB)/4, $0x3c08839e
+DATA f32_3c08839e<>+40(SB)/4, $0x3c08839e
+DATA f32_3c08839e<>+44(SB)/4, $0x3c08839e
+DATA f32_3c08839e<>+48(SB)/4, $0x3c08839e
+DATA f32_3c08839e<>+52(SB)/4, $0x3c08839e
+DATA f32_3c08839e<>+56(SB)/4, $0x3c08839e
+DATA f32_3c08839e<>+60(SB)/4, $0x3c08839e
+GLOBL f32_3c08839e<>(SB), RODATA|NOPTR, $64
+
+DATA f32_be2aaaa3<>+0(SB)/4, $0xbe2aaaa3
+DATA f32_be2aaaa3<>+4(SB)/4, $0xbe2aaaa3
+DATA f32_be2aaaa3<>+8(SB)/4, $0xbe2aaaa3
+DATA f32_be2aaaa3<>+12(SB)/4, $0xbe2aaaa3
+DATA f32_be2aaaa3<>+16(SB)/4, $0xbe2aaaa3
+DATA f32_be2aaaa3<>+20(SB)/4, $0xbe2aaaa3
+DATA f32_be2aaaa3<>+24(SB)/4, $0xbe2aaaa3
+DATA f32_be2aaaa3<>+28(SB)/4, $0xbe2aaaa3
+DATA f32_be2aaaa3<>+32(SB)/4, $0xbe2aaaa3
+DATA f32_be2aaaa3<>+36(SB)/4, $0xbe2aaaa3
+DATA f32_be2aaaa3<>+40(SB)/4, $0xbe2aaaa3
+DATA f32_be2aaaa3<>+44(SB)/4, $0xbe2aaaa3
+DATA f32_be2aaaa3<>+48(SB)/4, $0xbe2aaaa3
+DATA f32_be2aaaa3<>+52(SB)/4, $0xbe2aaaa3
+DATA f32_be2aaaa3<>+56(SB)/4, $0xbe2aaaa3
+DATA f32_be2aaaa3<>+60(SB)/4, $0xbe2aaaa3
+GLOBL f32_be2aaaa3<>(SB), RODATA|NOPTR, $64
+
+DATA f32_37ccf5ce<>+0(SB)/4, $0x37ccf5ce
+DATA f32_37ccf5ce<>+4(SB)/4, $0x37ccf5ce
+DATA f32_37ccf5ce<>+8(SB)/4, $0x37ccf5ce
+DATA f32_37ccf5ce<>+12(SB)/4, $0x37ccf5ce
+DATA f32_37ccf5ce<>+16(SB)/4, $0x37ccf5ce
+DATA f32_37ccf5ce<>+20(SB)/4, $0x37ccf5ce
+DATA f32_37ccf5ce<>+24(SB)/4, $0x37ccf5ce
+DATA f32_37ccf5ce<>+28(SB)/4, $0x37ccf5ce
+DATA f32_37ccf5ce<>+32(SB)/4, $0x37ccf5ce
+DATA f32_37ccf5ce<>+36(SB)/4, $0x37ccf5ce
+DATA f32_37ccf5ce<>+40(SB)/4, $0x37ccf5ce
+DATA f32_37ccf5ce<>+44(SB)/4, $0x37ccf5ce
+DATA f32_37ccf5ce<>+48(SB)/4, $0x37ccf5ce
+DATA f32_37ccf5ce<>+52(SB)/4, $0x37ccf5ce
+DATA f32_37ccf5ce<>+56(SB)/4, $0x37ccf5ce
+DATA f32_37ccf5ce<>+60(SB)/4, $0x37ccf5ce
+GLOBL f32_37ccf5ce<>(SB), RODATA|NOPTR, $64
+
+DATA f32_bab6061a<>+0(SB)/4, $0xbab6061a
+DATA f32_bab6061a<>+4(SB)/4, $0xbab6061a
+DATA f32_bab6061a<>+8(SB)/4, $0xbab6061a
+DATA f32_bab6061a<>+12(SB)/4, $0xbab6061a
+DATA f32_bab6061a<>+16(SB)/4, $0xbab6061a
+DATA f32_bab6061a<>+20(SB)/4, $0xbab6061a
+DATA f32_bab6061a<>+24(SB)/4, $0xbab6061a
+DATA f32_bab6061a<>+28(SB)/4, $0xbab6061a
+DATA f32_bab6061a<>+32(SB)/4, $0xbab6061a
+DATA f32_bab6061a<>+36(SB)/4, $0xbab6061a
+DATA f32_bab6061a<>+40(SB)/4, $0xbab6061a
+DATA f32_bab6061a<>+44(SB)/4, $0xbab6061a
+DATA f32_bab6061a<>+48(SB)/4, $0xbab6061a
+DATA f32_bab6061a<>+52(SB)/4, $0xbab6061a
+DATA f32_bab6061a<>+56(SB)/4, $0xbab6061a
+DATA f32_bab6061a<>+60(SB)/4, $0xbab6061a
+GLOBL f32_bab6061a<>(SB), RODATA|NOPTR, $64
+
+DATA f32_3d2aaaa5<>+0(SB)/4, $0x3d2aaaa5
+DATA f32_3d2aaaa5<>+4(SB)/4, $0x3d2aaaa5
+DATA f32_3d2aaaa5<>+8(SB)/4, $0x3d2aaaa5
+DATA f32_3d2aaaa5<>+12(SB)/4, $0x3d2aaaa5
+DATA f32_3d2aaaa5<>+16(SB)/4, $0x3d2aaaa5
+DATA f32_3d2aaaa5<>+20(SB)/4, $0x3d2aaaa5
+DATA f32_3d2aaaa5<>+24(SB)/4, $0x3d2aaaa5
+DATA f32_3d2aaaa5<>+28(SB)/4, $0x3d2aaaa5
+DATA f32_3d2aaaa5<>+32(SB)/4, $0x3d2aaaa5
+DATA f32_3d2aaaa5<>+36(SB)/4, $0x3d2aaaa5
+DATA f32_3d2aaaa5<>+40(SB)/4, $0x3d2aaaa5
+DATA f32_3d2aaaa5<>+44(SB)/4, $0x3d2aaaa5
+DATA f32_3d2aaaa5<>+48(SB)/4, $0x3d2aaaa5
+DATA f32_3d2aaaa5<>+52(SB)/4, $0x3d2aaaa5
+DATA f32_3d2aaaa5<>+56(SB)/4, $0x3d2aaaa5
+DATA f32_3d2aaaa5<>+60(SB)/4, $0x3d2aaaa5
+GLOBL f32_3d2aaaa5<>(SB), RODATA|NOPTR, $64
+
+// func sinF32AVX512(dst []float32, x []float32) int
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sinF32AVX512(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+sinF32AVX512_loop1:
+	MOVQ          AX, SI
+	SUBQ          BX, SI
+	CMPQ          SI, $0x00000010
+	JB            sinF32AVX512_done
+	VMOVUPS       (DX)(BX*4), Z0
+	VPANDD        b32_7fffffff<>+0(SB), Z0, Z1
+	VCMPPS        $0x16, f32_47800000<>+0(SB), Z1, K1
+	KORTESTW      K1, K1
+	JNZ           sinF32AVX512_done
+	VMULPS        f32_3fa2f983<>+0(SB), Z1, Z2
+	VCVTTPS2DQ    Z2, Z2
+	VPADDD        b32_00000001<>+0(SB), Z2, Z2
+	VPANDD        b32_fffffffe<>+0(SB), Z2, Z2
+	VEXTRACTF32X8 $0x01, Z1, Y5
+	VEXTRACTI32X8 $0x01, Z2, Y6
+	VCVTPS2PD     Y1, Z1
+	VCVTDQ2PD     Y2, Z7
+	VMULPD        f64_3fe921fb40000000<>+0(SB), Z7, Z8
+	VSUBPD        Z8, Z1, Z1
+	VMULPD        f64_3e64442d184698bf<>+0(SB), Z7, Z7
+	VSUBPD        Z7, Z1, Z1
+	VCVTPD2PS     Z1, Y3
+	VCVTPS2PD     Y5, Z1
+	VCVTDQ2PD     Y6, Z5
+	VMULPD        f64_3fe921fb40000000<>+0(SB), Z5, Z6
+	VSUBPD        Z6, Z1, Z1
+	VMULPD        f64_3e64442d184698bf<>+0(SB), Z5, Z5
+	VSUBPD        Z5, Z1, Z1
+	VCVTPD2PS     Z1, Y1
+	VINSERTF32X8  $0x01, Y1, Z3, Z1
+	VPSLLD        $0x1d, Z2, Z5
+	VPANDD        b32_80000000<>+0(SB), Z5, Z5
+	VPANDD        b32_80000000<>+0(SB), Z0, Z0
+	VPXORD        Z0, Z5, Z0
+	VMULPS        Z1, Z1, Z5
+	VMULPS        f32_b94ca1f9<>+0(SB), Z5, Z6
+	VADDPS        f32_3c08839e<>+0(SB), Z6, Z6
+	VMULPS        Z5, Z6, Z6
+	VADDPS        f32_be2aaaa3<>+0(SB), Z6, Z6
+	VMULPS        Z5, Z6, Z6
+	VMULPS        Z1, Z6, Z6
+	VADDPS        Z1, Z6, Z1
+	VMULPS        f32_37ccf5ce<>+0(SB), Z5, Z6
+	VADDPS        f32_bab6061a<>+0(SB), Z6, Z6
+	VMULPS        Z5, Z6, Z6
+	VADDPS        f32_3d2aaaa5<>+0(SB), Z6, Z6
+	VMULPS        Z5, Z6, Z6
+	VMULPS        Z5, Z6, Z6
+	VMULPS        f32_3f000000<>+0(SB), Z5, Z5
+	VSUBPS        Z5, Z6, Z5
+	VADDPS        f32_3f800000<>+0(SB), Z5, Z5
+	VPTESTMD      b32_00000002<>+0(SB), Z2, K1
+	VBLENDMPS     Z5, Z1, K1, Z4
+	VPXORD        Z0, Z4, Z0
+	VMOVUPS       Z0, (CX)(BX*4)
+	ADDQ          $0x00000010, BX
+	JMP           sinF32AVX512_loop1
+
+sinF32AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+DATA b32_00000002<>+0(SB)/4, $0x00000002
+DATA b32_00000002<>+4(SB)/4, $0x00000002
+DATA b32_00000002<>+8(SB)/4, $0x00000002
+DATA b32_00000002<>+12(SB)/4, $0x00000002
+DATA b32_00000002<>+16(SB)/4, $0x00000002
+DATA b32_00000002<>+20(SB)/4, $0x00000002
+DATA b32_00000002<>+24(SB)/4, $0x00000002
+DATA b32_00000002<>+28(SB)/4, $0x00000002
+DATA b32_00000002<>+32(SB)/4, $0x00000002
+DATA b32_00000002<>+36(SB)/4, $0x00000002
+DATA b32_00000002<>+40(SB)/4, $0x00000002
+DATA b32_00000002<>+44(SB)/4, $0x00000002
+DATA b32_00000002<>+48(SB)/4, $0x00000002
+DATA b32_00000002<>+52(SB)/4, $0x00000002
+DATA b32_00000002<>+56(SB)/4, $0x00000002
+DATA b32_00000002<>+60(SB)/4, $0x00000002
+GLOBL b32_00000002<>(SB), RODATA|NOPTR, $64
+
+// func cosF32AVX2(dst []float32, x []float32) int
+// Requires: AVX, AVX2
+TEXT ·cosF32AVX2(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+cosF32AVX2_loop1:
+	MOVQ         AX, SI
+	SUBQ         BX, SI
+	CMPQ         SI, $0x00000008
+	JB           cosF32AVX2_done
+	VMOVUPS      (DX)(BX*4), Y0
+	VPAND        b32_7fffffff<>+0(SB), Y0, Y0
+	VCMPPS       $0x16, f32_47800000<>+0(SB), Y0, Y2
+	VPTEST       Y2, Y2
+	JNZ          cosF32AVX2_done
+	VMULPS       f32_3fa2f983<>+0(SB), Y0, Y2
+	VCVTTPS2DQ   Y2, Y2
+	VPADDD       b32_00000001<>+0(SB), Y2, Y2
+	VPAND        b32_fffffffe<>+0(SB), Y2, Y2
+	VEXTRACTF128 $0x01, Y0, X3
+	VEXTRACTI128 $0x01, Y2, X4
+	VCVTPS2PD    X0, Y0
+	VCVTDQ2PD    X2, Y5
+	VMULPD       f64_3fe921fb40000000<>+0(SB), Y5, Y6
+	VSUBPD       Y6, Y0, Y0
+	VMULPD       f64_3e64442d184698bf<>+0(SB), Y5, Y5
+	VSUBPD       Y5, Y0, Y0
+	VCVTPD2PSY   Y0, X1
+	VCVTPS2PD    X3, Y0
+	VCVTDQ2PD    X4, Y3
+	VMULPD       f64_3fe921fb40000000<>+0(SB), Y3, Y4
+	VSUBPD       Y4, Y0, Y0
+	VMULPD       f64_3e64442d184698bf<>+0(SB), Y3, Y3
+	VSUBPD       Y3, Y0, Y0
+	VCVTPD2PSY   Y0, X0
+	VINSERTF128  $0x01, X0, Y1, Y0
+	VPADDD       b32_00000002<>+0(SB), Y2, Y2
+	VPSLLD       $0x1d, Y2, Y3
+	VPAND        b32_80000000<>+0(SB), Y3, Y3
+	VMULPS       Y0, Y0, Y4
+	VMULPS       f32_b94ca1f9<>+0(SB), Y4, Y5
+	VADDPS       f32_3c08839e<>+0(SB), Y5, Y5
+	VMULPS       Y4, Y5, Y5
+	VADDPS       f32_be2aaaa3<>+0(SB), Y5, Y5
+	VMULPS       Y4, Y5, Y5
+	VMULPS       Y0, Y5, Y5
+	VADDPS       Y0, Y5, Y0
+	VMULPS       f32_37ccf5ce<>+0(SB), Y4, Y5
+	VADDPS       f32_bab6061a<>+0(SB), Y5, Y5
+	VMULPS       Y4, Y5, Y5
+	VADDPS       f32_3d2aaaa5<>+0(SB), Y5, Y5
+	VMULPS       Y4, Y5, Y5
+	VMULPS       Y4, Y5, Y5
+	VMULPS       f32_3f000000<>+0(SB), Y4, Y4
+	VSUBPS       Y4, Y5, Y4
+	VADDPS       f32_3f800000<>+0(SB), Y4, Y4
+	VPSLLD       $0x1e, Y2, Y2
+	VBLENDVPS    Y2, Y4, Y0, Y0
+	VPXOR        Y3, Y0, Y0
+	VMOVUPS      Y0, (CX)(BX*4)
+	ADDQ         $0x00000008, BX
+	JMP          cosF32AVX2_loop1
+
+cosF32AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+// func cosF32AVX512(dst []float32, x []float32) int
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·cosF32AVX512(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+cosF32AVX512_loop1:
+	MOVQ          AX, SI
+	SUBQ          BX, SI
+	CMPQ          SI, $0x00000010
+	JB            cosF32AVX512_done
+	VMOVUPS       (DX)(BX*4), Z0
+	VPANDD        b32_7fffffff<>+0(SB), Z0, Z0
+	VCMPPS        $0x16, f32_47800000<>+0(SB), Z0, K1
+	KORTESTW      K1, K1
+	JNZ           cosF32AVX512_done
+	VMULPS        f32_3fa2f983<>+0(SB), Z0, Z3
+	VCVTTPS2DQ    Z3, Z3
+	VPADDD        b32_00000001<>+0(SB), Z3, Z3
+	VPANDD        b32_fffffffe<>+0(SB), Z3, Z3
+	VEXTRACTF32X8 $0x01, Z0, Y4
+	VEXTRACTI32X8 $0x01, Z3, Y5
+	VCVTPS2PD     Y0, Z0
+	VCVTDQ2PD     Y3, Z6
+	VMULPD        f64_3fe921fb40000000<>+0(SB), Z6, Z7
+	VSUBPD        Z7, Z0, Z0
+	VMULPD        f64_3e64442d184698bf<>+0(SB), Z6, Z6
+	VSUBPD        Z6, Z0, Z0
+	VCVTPD2PS     Z0, Y1
+	VCVTPS2PD     Y4, Z0
+	VCVTDQ2PD     Y5, Z4
+	VMULPD        f64_3fe921fb40000000<>+0(SB), Z4, Z5
+	VSUBPD        Z5, Z0, Z0
+	VMULPD        f64_3e64442d184698bf<>+0(SB), Z4, Z4
+	VSUBPD        Z4, Z0, Z0
+	VCVTPD2PS     Z0, Y0
+	VINSERTF32X8  $0x01, Y0, Z1, Z0
+	VPADDD        b32_00000002<>+0(SB), Z3, Z3
+	VPSLLD        $0x1d, Z3, Z4
+	VPANDD        b32_80000000<>+0(SB), Z4, Z4
+	VMULPS        Z0, Z0, Z5
+	VMULPS        f32_b94ca1f9<>+0(SB), Z5, Z6
+	VADDPS        f32_3c08839e<>+0(SB), Z6, Z6
+	VMULPS        Z5, Z6, Z6
+	VADDPS        f32_be2aaaa3<>+0(SB), Z6, Z6
+	VMULPS        Z5, Z6, Z6
+	VMULPS        Z0, Z6, Z6
+	VADDPS        Z0, Z6, Z0
+	VMULPS        f32_37ccf5ce<>+0(SB), Z5, Z6
+	VADDPS        f32_bab6061a<>+0(SB), Z6, Z6
+	VMULPS        Z5, Z6, Z6
+	VADDPS        f32_3d2aaaa5<>+0(SB), Z6, Z6
+	VMULPS        Z5, Z6, Z6
+	VMULPS        Z5, Z6, Z6
+	VMULPS        f32_3f000000<>+0(SB), Z5, Z5
+	VSUBPS        Z5, Z6, Z5
+	VADDPS        f32_3f800000<>+0(SB), Z5, Z5
+	VPTESTMD      b32_00000002<>+0(SB), Z3, K1
+	VBLENDMPS     Z5, Z0, K1, Z2
+	VPXORD        Z4, Z2, Z0
+	VMOVUPS       Z0, (CX)(BX*4)
+	ADDQ          $0x00000010, BX
+	JMP           cosF32AVX512_loop1
+
+cosF32AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+// func expF64AVX2(dst []float64, x []float64) int
+// Requires: AVX, AVX2
+TEXT ·expF64AVX2(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+expF64AVX2_loop1:
+	MOVQ     AX, SI
+	SUBQ     BX, SI
+	CMPQ     SI, $0x00000004
+	JB       expF64AVX2_done
+	VMOVUPS  (DX)(BX*8), Y0
+	VCMPPD   $0x19, f64_c086200000000000<>+0(SB), Y0, Y1
+	VCMPPD   $0x16, f64_4086200000000000<>+0(SB), Y0, Y2
+	VPOR     Y1, Y2, Y1
+	VPTEST   Y1, Y1
+	JNZ      expF64AVX2_done
+	VMULPD   f64_3ff71547652b82fe<>+0(SB), Y0, Y1
+	VROUNDPD $0x08, Y1, Y1
+	VMULPD   f64_3fe62e42fee00000<>+0(SB), Y1, Y2
+	VSUBPD   Y2, Y0, Y0
+	VMULPD   f64_3dea39ef35793c76<>+0(SB), Y1, Y2
+	VSUBPD   Y2, Y0, Y3
+	VMULPD   Y3, Y3, Y4
+	VMULPD   f64_3e66376972bea4d0<>+0(SB), Y4, Y5
+	VADDPD   f64_bebbbd41c5d26bf1<>+0(SB), Y5, Y5
+	VMULPD   Y4, Y5, Y5
+	VADDPD   f64_3f11566aaf25de2c<>+0(SB), Y5, Y5
+	VMULPD   Y4, Y5, Y5
+	VADDPD   f64_bf66c16c16bebd93<>+0(SB), Y5, Y5
+	VMULPD   Y4, Y5, Y5
+	VADDPD   f64_3fc5555555555555<>+0(SB), Y5, Y5
+	VMULPD   Y5, Y4, Y4
+	VSUBPD   Y4, Y3, Y4
+	VMULPD   Y4, Y3, Y3
+	VMOVUPS  f64_4000000000000000<>+0(SB), Y5
+	VSUBPD   Y4, Y5, Y4
+	VDIVPD   Y4, Y3, Y3
+	VSUBPD   Y3, Y2, Y2
+	VSUBPD   Y0, Y2, Y0
+	VADDPD   f64_43380000000003ff<>+0(SB), Y1, Y1
+	VPSLLQ   $0x34, Y1, Y1
+	VMOVUPS  f64_3ff0000000000000<>+0(SB), Y2
+	VSUBPD   Y0, Y2, Y0
+	VMULPD   Y1, Y0, Y0
+	VMOVUPS  Y0, (CX)(BX*8)
+	ADDQ     $0x00000004, BX
+	JMP      expF64AVX2_loop1
+
+expF64AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+DATA f64_c086200000000000<>+0(SB)/8, $0xc086200000000000
+DATA f64_c086200000000000<>+8(SB)/8, $0xc086200000000000
+DATA f64_c086200000000000<>+16(SB)/8, $0xc086200000000000
+DATA f64_c086200000000000<>+24(SB)/8, $0xc086200000000000
+DATA f64_c086200000000000<>+32(SB)/8, $0xc086200000000000
+DATA f64_c086200000000000<>+40(SB)/8, $0xc086200000000000
+DATA f64_c086200000000000<>+48(SB)/8, $0xc086200000000000
+DATA f64_c086200000000000<>+56(SB)/8, $0xc086200000000000
+GLOBL f64_c086200000000000<>(SB), RODATA|NOPTR, $64
+
+DATA f64_4086200000000000<>+0(SB)/8, $0x4086200000000000
+DATA f64_4086200000000000<>+8(SB)/8, $0x4086200000000000
+DATA f64_4086200000000000<>+16(SB)/8, $0x4086200000000000
+DATA f64_4086200000000000<>+24(SB)/8, $0x4086200000000000
+DATA f64_4086200000000000<>+32(SB)/8, $0x4086200000000000
+DATA f64_4086200000000000<>+40(SB)/8, $0x4086200000000000
+DATA f64_4086200000000000<>+48(SB)/8, $0x4086200000000000
+DATA f64_4086200000000000<>+56(SB)/8, $0x4086200000000000
+GLOBL f64_4086200000000000<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3ff71547652b82fe<>+0(SB)/8, $0x3ff71547652b82fe
+DATA f64_3ff71547652b82fe<>+8(SB)/8, $0x3ff71547652b82fe
+DATA f64_3ff71547652b82fe<>+16(SB)/8, $0x3ff71547652b82fe
+DATA f64_3ff71547652b82fe<>+24(SB)/8, $0x3ff71547652b82fe
+DATA f64_3ff71547652b82fe<>+32(SB)/8, $0x3ff71547652b82fe
+DATA f64_3ff71547652b82fe<>+40(SB)/8, $0x3ff71547652b82fe
+DATA f64_3ff71547652b82fe<>+48(SB)/8, $0x3ff71547652b82fe
+DATA f64_3ff71547652b82fe<>+56(SB)/8, $0x3ff71547652b82fe
+GLOBL f64_3ff71547652b82fe<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3fe62e42fee00000<>+0(SB)/8, $0x3fe62e42fee00000
+DATA f64_3fe62e42fee00000<>+8(SB)/8, $0x3fe62e42fee00000
+DATA f64_3fe62e42fee00000<>+16(SB)/8, $0x3fe62e42fee00000
+DATA f64_3fe62e42fee00000<>+24(SB)/8, $0x3fe62e42fee00000
+DATA f64_3fe62e42fee00000<>+32(SB)/8, $0x3fe62e42fee00000
+DATA f64_3fe62e42fee00000<>+40(SB)/8, $0x3fe62e42fee00000
+DATA f64_3fe62e42fee00000<>+48(SB)/8, $0x3fe62e42fee00000
+DATA f64_3fe62e42fee00000<>+56(SB)/8, $0x3fe62e42fee00000
+GLOBL f64_3fe62e42fee00000<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3dea39ef35793c76<>+0(SB)/8, $0x3dea39ef35793c76
+DATA f64_3dea39ef35793c76<>+8(SB)/8, $0x3dea39ef35793c76
+DATA f64_3dea39ef35793c76<>+16(SB)/8, $0x3dea39ef35793c76
+DATA f64_3dea39ef35793c76<>+24(SB)/8, $0x3dea39ef35793c76
+DATA f64_3dea39ef35793c76<>+32(SB)/8, $0x3dea39ef35793c76
+DATA f64_3dea39ef35793c76<>+40(SB)/8, $0x3dea39ef35793c76
+DATA f64_3dea39ef35793c76<>+48(SB)/8, $0x3dea39ef35793c76
+DATA f64_3dea39ef35793c76<>+56(SB)/8, $0x3dea39ef35793c76
+GLOBL f64_3dea39ef35793c76<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3e66376972bea4d0<>+0(SB)/8, $0x3e66376972bea4d0
+DATA f64_3e66376972bea4d0<>+8(SB)/8, $0x3e66376972bea4d0
+DATA f64_3e66376972bea4d0<>+16(SB)/8, $0x3e66376972bea4d0
+DATA f64_3e66376972bea4d0<>+24(SB)/8, $0x3e66376972bea4d0
+DATA f64_3e66376972bea4d0<>+32(SB)/8, $0x3e66376972bea4d0
+DATA f64_3e66376972bea4d0<>+40(SB)/8, $0x3e66376972bea4d0
+DATA f64_3e66376972bea4d0<>+48(SB)/8, $0x3e66376972bea4d0
+DATA f64_3e66376972bea4d0<>+56(SB)/8, $0x3e66376972bea4d0
+GLOBL f64_3e66376972bea4d0<>(SB), RODATA|NOPTR, $64
+
+DATA f64_bebbbd41c5d26bf1<>+0(SB)/8, $0xbebbbd41c5d26bf1
+DATA f64_bebbbd41c5d26bf1<>+8(SB)/8, $0xbebbbd41c5d26bf1
+DATA f64_bebbbd41c5d26bf1<>+16(SB)/8, $0xbebbbd41c5d26bf1
+DATA f64_bebbbd41c5d26bf1<>+24(SB)/8, $0xbebbbd41c5d26bf1
+DATA f64_bebbbd41c5d26bf1<>+32(SB)/8, $0xbebbbd41c5d26bf1
+DATA f64_bebbbd41c5d26bf1<>+40(SB)/8, $0xbebbbd41c5d26bf1
+DATA f64_bebbbd41c5d26bf1<>+48(SB)/8, $0xbebbbd41c5d26bf1
+DATA f64_bebbbd41c5d26bf1<>+56(SB)/8, $0xbebbbd41c5d26bf1
+GLOBL f64_bebbbd41c5d26bf1<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3f11566aaf25de2c<>+0(SB)/8, $0x3f11566aaf25de2c
+DATA f64_3f11566aaf25de2c<>+8(SB)/8, $0x3f11566aaf25de2c
+DATA f64_3f11566aaf25de2c<>+16(SB)/8, $0x3f11566aaf25de2c
+DATA f64_3f11566aaf25de2c<>+24(SB)/8, $0x3f11566aaf25de2c
+DATA f64_3f11566aaf25de2c<>+32(SB)/8, $0x3f11566aaf25de2c
+DATA f64_3f11566aaf25de2c<>+40(SB)/8, $0x3f11566aaf25de2c
+DATA f64_3f11566aaf25de2c<>+48(SB)/8, $0x3f11566aaf25de2c
+DATA f64_3f11566aaf25de2c<>+56(SB)/8, $0x3f11566aaf25de2c
+GLOBL f64_3f11566aaf25de2c<>(SB), RODATA|NOPTR, $64
+
+DATA f64_bf66c16c16bebd93<>+0(SB)/8, $0xbf66c16c16bebd93
+DATA f64_bf66c16c16bebd93<>+8(SB)/8, $0xbf66c16c16bebd93
+DATA f64_bf66c16c16bebd93<>+16(SB)/8, $0xbf66c16c16bebd93
+DATA f64_bf66c16c16bebd93<>+24(SB)/8, $0xbf66c16c16bebd93
+DATA f64_bf66c16c16bebd93<>+32(SB)/8, $0xbf66c16c16bebd93
+DATA f64_bf66c16c16bebd93<>+40(SB)/8, $0xbf66c16c16bebd93
+DATA f64_bf66c16c16bebd93<>+48(SB)/8, $0xbf66c16c16bebd93
+DATA f64_bf66c16c16bebd93<>+56(SB)/8, $0xbf66c16c16bebd93
+GLOBL f64_bf66c16c16bebd93<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3fc5555555555555<>+0(SB)/8, $0x3fc5555555555555
+DATA f64_3fc5555555555555<>+8(SB)/8, $0x3fc5555555555555
+DATA f64_3fc5555555555555<>+16(SB)/8, $0x3fc5555555555555
+DATA f64_3fc5555555555555<>+24(SB)/8, $0x3fc5555555555555
+DATA f64_3fc5555555555555<>+32(SB)/8, $0x3fc5555555555555
+DATA f64_3fc5555555555555<>+40(SB)/8, $0x3fc5555555555555
+DATA f64_3fc5555555555555<>+48(SB)/8, $0x3fc5555555555555
+DATA f64_3fc5555555555555<>+56(SB)/8, $0x3fc5555555555555
+GLOBL f64_3fc5555555555555<>(SB), RODATA|NOPTR, $64
+
+DATA f64_4000000000000000<>+0(SB)/8, $0x4000000000000000
+DATA f64_4000000000000000<>+8(SB)/8, $0x4000000000000000
+DATA f64_4000000000000000<>+16(SB)/8, $0x4000000000000000
+DATA f64_4000000000000000<>+24(SB)/8, $0x4000000000000000
+DATA f64_4000000000000000<>+32(SB)/8, $0x4000000000000000
+DATA f64_4000000000000000<>+40(SB)/8, $0x4000000000000000
+DATA f64_4000000000000000<>+48(SB)/8, $0x4000000000000000
+DATA f64_4000000000000000<>+56(SB)/8, $0x4000000000000000
+GLOBL f64_4000000000000000<>(SB), RODATA|NOPTR, $64
+
+DATA f64_43380000000003ff<>+0(SB)/8, $0x43380000000003ff
+DATA f64_43380000000003ff<>+8(SB)/8, $0x43380000000003ff
+DATA f64_43380000000003ff<>+16(SB)/8, $0x43380000000003ff
+DATA f64_43380000000003ff<>+24(SB)/8, $0x43380000000003ff
+DATA f64_43380000000003ff<>+32(SB)/8, $0x43380000000003ff
+DATA f64_43380000000003ff<>+40(SB)/8, $0x43380000000003ff
+DATA f64_43380000000003ff<>+48(SB)/8, $0x43380000000003ff
+DATA f64_43380000000003ff<>+56(SB)/8, $0x43380000000003ff
+GLOBL f64_43380000000003ff<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3ff0000000000000<>+0(SB)/8, $0x3ff0000000000000
+DATA f64_3ff0000000000000<>+8(SB)/8, $0x3ff0000000000000
+DATA f64_3ff0000000000000<>+16(SB)/8, $0x3ff0000000000000
+DATA f64_3ff0000000000000<>+24(SB)/8, $0x3ff0000000000000
+DATA f64_3ff0000000000000<>+32(SB)/8, $0x3ff0000000000000
+DATA f64_3ff0000000000000<>+40(SB)/8, $0x3ff0000000000000
+DATA f64_3ff0000000000000<>+48(SB)/8, $0x3ff0000000000000
+DATA f64_3ff0000000000000<>+56(SB)/8, $0x3ff0000000000000
+GLOBL f64_3ff0000000000000<>(SB), RODATA|NOPTR, $64
+
+// func expF64AVX512(dst []float64, x []float64) int
+// Requires: AVX, AVX512F
+TEXT ·expF64AVX512(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+expF64AVX512_loop1:
+	MOVQ        AX, SI
+	SUBQ        BX, SI
+	CMPQ        SI, $0x00000008
+	JB          expF64AVX512_done
+	VMOVUPS     (DX)(BX*8), Z0
+	VCMPPD      $0x19, f64_c086200000000000<>+0(SB), Z0, K1
+	VCMPPD      $0x16, f64_4086200000000000<>+0(SB), Z0, K2
+	KORW        K1, K2, K1
+	KORTESTW    K1, K1
+	JNZ         expF64AVX512_done
+	VMULPD      f64_3ff71547652b82fe<>+0(SB), Z0, Z1
+	VRNDSCALEPD $0x08, Z1, Z1
+	VMULPD      f64_3fe62e42fee00000<>+0(SB), Z1, Z2
+	VSUBPD      Z2, Z0, Z0
+	VMULPD      f64_3dea39ef35793c76<>+0(SB), Z1, Z2
+	VSUBPD      Z2, Z0, Z3
+	VMULPD      Z3, Z3, Z4
+	VMULPD      f64_3e66376972bea4d0<>+0(SB), Z4, Z5
+	VADDPD      f64_bebbbd41c5d26bf1<>+0(SB), Z5, Z5
+	VMULPD      Z4, Z5, Z5
+	VADDPD      f64_3f11566aaf25de2c<>+0(SB), Z5, Z5
+	VMULPD      Z4, Z5, Z5
+	VADDPD      f64_bf66c16c16bebd93<>+0(SB), Z5, Z5
+	VMULPD      Z4, Z5, Z5
+	VADDPD      f64_3fc5555555555555<>+0(SB), Z5, Z5
+	VMULPD      Z5, Z4, Z4
+	VSUBPD      Z4, Z3, Z4
+	VMULPD      Z4, Z3, Z3
+	VMOVUPS     f64_4000000000000000<>+0(SB), Z5
+	VSUBPD      Z4, Z5, Z4
+	VDIVPD      Z4, Z3, Z3
+	VSUBPD      Z3, Z2, Z2
+	VSUBPD      Z0, Z2, Z0
+	VADDPD      f64_43380000000003ff<>+0(SB), Z1, Z1
+	VPSLLQ      $0x34, Z1, Z1
+	VMOVUPS     f64_3ff0000000000000<>+0(SB), Z2
+	VSUBPD      Z0, Z2, Z0
+	VMULPD      Z1, Z0, Z0
+	VMOVUPS     Z0, (CX)(BX*8)
+	ADDQ        $0x00000008, BX
+	JMP         expF64AVX512_loop1
+
+expF64AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+// func logF64AVX2(dst []float64, x []float64) int
+// Requires: AVX, AVX2
+TEXT ·logF64AVX2(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+logF64AVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000004
+	JB        logF64AVX2_done
+	VMOVUPS   (DX)(BX*8), Y0
+	VCMPPD    $0x19, f64_0010000000000000<>+0(SB), Y0, Y1
+	VCMPPD    $0x16, f64_7fefffffffffffff<>+0(SB), Y0, Y2
+	VPOR      Y1, Y2, Y1
+	VPTEST    Y1, Y1
+	JNZ       logF64AVX2_done
+	VPSRLQ    $0x34, Y0, Y1
+	VPOR      b64_4330000000000000<>+0(SB), Y1, Y1
+	VSUBPD    f64_4330000000000000<>+0(SB), Y1, Y1
+	VSUBPD    f64_408ff00000000000<>+0(SB), Y1, Y1
+	VPAND     b64_000fffffffffffff<>+0(SB), Y0, Y0
+	VPOR      b64_3fe0000000000000<>+0(SB), Y0, Y0
+	VCMPPD    $0x11, f64_3fe6a09e667f3bcd<>+0(SB), Y0, Y2
+	VADDPD    Y0, Y0, Y3
+	VBLENDVPD Y2, Y3, Y0, Y0
+	VSUBPD    f64_3ff0000000000000<>+0(SB), Y1, Y3
+	VBLENDVPD Y2, Y3, Y1, Y1
+	VSUBPD    f64_3ff0000000000000<>+0(SB), Y0, Y0
+	VADDPD    f64_4000000000000000<>+0(SB), Y0, Y2
+	VDIVPD    Y2, Y0, Y2
+	VMULPD    Y2, Y2, Y3
+	VMULPD    Y3, Y3, Y4
+	VMULPD    f64_3fc2f112df3e5244<>+0(SB), Y4, Y5
+	VADDPD    f64_3fc7466496cb03de<>+0(SB), Y5, Y5
+	VMULPD    Y4, Y5, Y5
+	VADDPD    f64_3fd2492494229359<>+0(SB), Y5, Y5
+	VMULPD    Y4, Y5, Y5
+	VADDPD    f64_3fe5555555555593<>+0(SB), Y5, Y5
+	VMULPD    f64_3fc39a09d078c69f<>+0(SB), Y4, Y6
+	VADDPD    f64_3fcc71c51d8e78af<>+0(SB), Y6, Y6
+	VMULPD    Y4, Y6, Y6
+	VADDPD    f64_3fd999999997fa04<>+0(SB), Y6, Y6
+	VMULPD    Y5, Y3, Y3
+	VMULPD    Y6, Y4, Y4
+	VADDPD    Y4, Y3, Y3
+	VMULPD    f64_3fe0000000000000<>+0(SB), Y0, Y4
+	VMULPD    Y0, Y4, Y4
+	VADDPD    Y3, Y4, Y3
+	VMULPD    Y3, Y2, Y2
+	VMULPD    f64_3dea39ef35793c76<>+0(SB), Y1, Y3
+	VADDPD    Y3, Y2, Y2
+	VMULPD    f64_3fe62e42fee00000<>+0(SB), Y1, Y1
+	VSUBPD    Y2, Y4, Y2
+	VSUBPD    Y0, Y2, Y0
+	VSUBPD    Y0, Y1, Y0
+	VMOVUPS   Y0, (CX)(BX*8)
+	ADDQ      $0x00000004, BX
+	JMP       logF64AVX2_loop1
+
+logF64AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+DATA f64_0010000000000000<>+0(SB)/8, $0x0010000000000000
+DATA f64_0010000000000000<>+8(SB)/8, $0x0010000000000000
+DATA f64_0010000000000000<>+16(SB)/8, $0x0010000000000000
+DATA f64_0010000000000000<>+24(SB)/8, $0x0010000000000000
+DATA f64_0010000000000000<>+32(SB)/8, $0x0010000000000000
+DATA f64_0010000000000000<>+40(SB)/8, $0x0010000000000000
+DATA f64_0010000000000000<>+48(SB)/8, $0x0010000000000000
+DATA f64_0010000000000000<>+56(SB)/8, $0x0010000000000000
+GLOBL f64_0010000000000000<>(SB), RODATA|NOPTR, $64
+
+DATA f64_7fefffffffffffff<>+0(SB)/8, $0x7fefffffffffffff
+DATA f64_7fefffffffffffff<>+8(SB)/8, $0x7fefffffffffffff
+DATA f64_7fefffffffffffff<>+16(SB)/8, $0x7fefffffffffffff
+DATA f64_7fefffffffffffff<>+24(SB)/8, $0x7fefffffffffffff
+DATA f64_7fefffffffffffff<>+32(SB)/8, $0x7fefffffffffffff
+DATA f64_7fefffffffffffff<>+40(SB)/8, $0x7fefffffffffffff
+DATA f64_7fefffffffffffff<>+48(SB)/8, $0x7fefffffffffffff
+DATA f64_7fefffffffffffff<>+56(SB)/8, $0x7fefffffffffffff
+GLOBL f64_7fefffffffffffff<>(SB), RODATA|NOPTR, $64
+
+DATA b64_4330000000000000<>+0(SB)/8, $0x4330000000000000
+DATA b64_4330000000000000<>+8(SB)/8, $0x4330000000000000
+DATA b64_4330000000000000<>+16(SB)/8, $0x4330000000000000
+DATA b64_4330000000000000<>+24(SB)/8, $0x4330000000000000
+DATA b64_4330000000000000<>+32(SB)/8, $0x4330000000000000
+DATA b64_4330000000000000<>+40(SB)/8, $0x4330000000000000
+DATA b64_4330000000000000<>+48(SB)/8, $0x4330000000000000
+DATA b64_4330000000000000<>+56(SB)/8, $0x4330000000000000
+GLOBL b64_4330000000000000<>(SB), RODATA|NOPTR, $64
+
+DATA f64_4330000000000000<>+0(SB)/8, $0x4330000000000000
+DATA f64_4330000000000000<>+8(SB)/8, $0x4330000000000000
+DATA f64_4330000000000000<>+16(SB)/8, $0x4330000000000000
+DATA f64_4330000000000000<>+24(SB)/8, $0x4330000000000000
+DATA f64_4330000000000000<>+32(SB)/8, $0x4330000000000000
+DATA f64_4330000000000000<>+40(SB)/8, $0x4330000000000000
+DATA f64_4330000000000000<>+48(SB)/8, $0x4330000000000000
+DATA f64_4330000000000000<>+56(SB)/8, $0x4330000000000000
+GLOBL f64_4330000000000000<>(SB), RODATA|NOPTR, $64
+
+DATA f64_408ff00000000000<>+0(SB)/8, $0x408ff00000000000
+DATA f64_408ff00000000000<>+8(SB)/8, $0x408ff00000000000
+DATA f64_408ff00000000000<>+16(SB)/8, $0x408ff00000000000
+DATA f64_408ff00000000000<>+24(SB)/8, $0x408ff00000000000
+DATA f64_408ff00000000000<>+32(SB)/8, $0x408ff00000000000
+DATA f64_408ff00000000000<>+40(SB)/8, $0x408ff00000000000
+DATA f64_408ff00000000000<>+48(SB)/8, $0x408ff00000000000
+DATA f64_408ff00000000000<>+56(SB)/8, $0x408ff00000000000
+GLOBL f64_408ff00000000000<>(SB), RODATA|NOPTR, $64
+
+DATA b64_000fffffffffffff<>+0(SB)/8, $0x000fffffffffffff
+DATA b64_000fffffffffffff<>+8(SB)/8, $0x000fffffffffffff
+DATA b64_000fffffffffffff<>+16(SB)/8, $0x000fffffffffffff
+DATA b64_000fffffffffffff<>+24(SB)/8, $0x000fffffffffffff
+DATA b64_000fffffffffffff<>+32(SB)/8, $0x000fffffffffffff
+DATA b64_000fffffffffffff<>+40(SB)/8, $0x000fffffffffffff
+DATA b64_000fffffffffffff<>+48(SB)/8, $0x000fffffffffffff
+DATA b64_000fffffffffffff<>+56(SB)/8, $0x000fffffffffffff
+GLOBL b64_000fffffffffffff<>(SB), RODATA|NOPTR, $64
+
+DATA b64_3fe0000000000000<>+0(SB)/8, $0x3fe0000000000000
+DATA b64_3fe0000000000000<>+8(SB)/8, $0x3fe0000000000000
+DATA b64_3fe0000000000000<>+16(SB)/8, $0x3fe0000000000000
+DATA b64_3fe0000000000000<>+24(SB)/8, $0x3fe0000000000000
+DATA b64_3fe0000000000000<>+32(SB)/8, $0x3fe0000000000000
+DATA b64_3fe0000000000000<>+40(SB)/8, $0x3fe0000000000000
+DATA b64_3fe0000000000000<>+48(SB)/8, $0x3fe0000000000000
+DATA b64_3fe0000000000000<>+56(SB)/8, $0x3fe0000000000000
+GLOBL b64_3fe0000000000000<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3fe6a09e667f3bcd<>+0(SB)/8, $0x3fe6a09e667f3bcd
+DATA f64_3fe6a09e667f3bcd<>+8(SB)/8, $0x3fe6a09e667f3bcd
+DATA f64_3fe6a09e667f3bcd<>+16(SB)/8, $0x3fe6a09e667f3bcd
+DATA f64_3fe6a09e667f3bcd<>+24(SB)/8, $0x3fe6a09e667f3bcd
+DATA f64_3fe6a09e667f3bcd<>+32(SB)/8, $0x3fe6a09e667f3bcd
+DATA f64_3fe6a09e667f3bcd<>+40(SB)/8, $0x3fe6a09e667f3bcd
+DATA f64_3fe6a09e667f3bcd<>+48(SB)/8, $0x3fe6a09e667f3bcd
+DATA f64_3fe6a09e667f3bcd<>+56(SB)/8, $0x3fe6a09e667f3bcd
+GLOBL f64_3fe6a09e667f3bcd<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3fc2f112df3e5244<>+0(SB)/8, $0x3fc2f112df3e5244
+DATA f64_3fc2f112df3e5244<>+8(SB)/8, $0x3fc2f112df3e5244
+DATA f64_3fc2f112df3e5244<>+16(SB)/8, $0x3fc2f112df3e5244
+DATA f64_3fc2f112df3e5244<>+24(SB)/8, $0x3fc2f112df3e5244
+DATA f64_3fc2f112df3e5244<>+32(SB)/8, $0x3fc2f112df3e5244
+DATA f64_3fc2f112df3e5244<>+40(SB)/8, $0x3fc2f112df3e5244
+DATA f64_3fc2f112df3e5244<>+48(SB)/8, $0x3fc2f112df3e5244
+DATA f64_3fc2f112df3e5244<>+56(SB)/8, $0x3fc2f112df3e5244
+GLOBL f64_3fc2f112df3e5244<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3fc7466496cb03de<>+0(SB)/8, $0x3fc7466496cb03de
+DATA f64_3fc7466496cb03de<>+8(SB)/8, $0x3fc7466496cb03de
+DATA f64_3fc7466496cb03de<>+16(SB)/8, $0x3fc7466496cb03de
+DATA f64_3fc7466496cb03de<>+24(SB)/8, $0x3fc7466496cb03de
+DATA f64_3fc7466496cb03de<>+32(SB)/8, $0x3fc7466496cb03de
+DATA f64_3fc7466496cb03de<>+40(SB)/8, $0x3fc7466496cb03de
+DATA f64_3fc7466496cb03de<>+48(SB)/8, $0x3fc7466496cb03de
+DATA f64_3fc7466496cb03de<>+56(SB)/8, $0x3fc7466496cb03de
+GLOBL f64_3fc7466496cb03de<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3fd2492494229359<>+0(SB)/8, $0x3fd2492494229359
+DATA f64_3fd2492494229359<>+8(SB)/8, $0x3fd2492494229359
+DATA f64_3fd2492494229359<>+16(SB)/8, $0x3fd2492494229359
+DATA f64_3fd2492494229359<>+24(SB)/8, $0x3fd2492494229359
+DATA f64_3fd2492494229359<>+32(SB)/8, $0x3fd2492494229359
+DATA f64_3fd2492494229359<>+40(SB)/8, $0x3fd2492494229359
+DATA f64_3fd2492494229359<>+48(SB)/8, $0x3fd2492494229359
+DATA f64_3fd2492494229359<>+56(SB)/8, $0x3fd2492494229359
+GLOBL f64_3fd2492494229359<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3fe5555555555593<>+0(SB)/8, $0x3fe5555555555593
+DATA f64_3fe5555555555593<>+8(SB)/8, $0x3fe5555555555593
+DATA f64_3fe5555555555593<>+16(SB)/8, $0x3fe5555555555593
+DATA f64_3fe5555555555593<>+24(SB)/8, $0x3fe5555555555593
+DATA f64_3fe5555555555593<>+32(SB)/8, $0x3fe5555555555593
+DATA f64_3fe5555555555593<>+40(SB)/8, $0x3fe5555555555593
+DATA f64_3fe5555555555593<>+48(SB)/8, $0x3fe5555555555593
+DATA f64_3fe5555555555593<>+56(SB)/8, $0x3fe5555555555593
+GLOBL f64_3fe5555555555593<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3fc39a09d078c69f<>+0(SB)/8, $0x3fc39a09d078c69f
+DATA f64_3fc39a09d078c69f<>+8(SB)/8, $0x3fc39a09d078c69f
+DATA f64_3fc39a09d078c69f<>+16(SB)/8, $0x3fc39a09d078c69f
+DATA f64_3fc39a09d078c69f<>+24(SB)/8, $0x3fc39a09d078c69f
+DATA f64_3fc39a09d078c69f<>+32(SB)/8, $0x3fc39a09d078c69f
+DATA f64_3fc39a09d078c69f<>+40(SB)/8, $0x3fc39a09d078c69f
+DATA f64_3fc39a09d078c69f<>+48(SB)/8, $0x3fc39a09d078c69f
+DATA f64_3fc39a09d078c69f<>+56(SB)/8, $0x3fc39a09d078c69f
+GLOBL f64_3fc39a09d078c69f<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3fcc71c51d8e78af<>+0(SB)/8, $0x3fcc71c51d8e78af
+DATA f64_3fcc71c51d8e78af<>+8(SB)/8, $0x3fcc71c51d8e78af
+DATA f64_3fcc71c51d8e78af<>+16(SB)/8, $0x3fcc71c51d8e78af
+DATA f64_3fcc71c51d8e78af<>+24(SB)/8, $0x3fcc71c51d8e78af
+DATA f64_3fcc71c51d8e78af<>+32(SB)/8, $0x3fcc71c51d8e78af
+DATA f64_3fcc71c51d8e78af<>+40(SB)/8, $0x3fcc71c51d8e78af
+DATA f64_3fcc71c51d8e78af<>+48(SB)/8, $0x3fcc71c51d8e78af
+DATA f64_3fcc71c51d8e78af<>+56(SB)/8, $0x3fcc71c51d8e78af
+GLOBL f64_3fcc71c51d8e78af<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3fd999999997fa04<>+0(SB)/8, $0x3fd999999997fa04
+DATA f64_3fd999999997fa04<>+8(SB)/8, $0x3fd999999997fa04
+DATA f64_3fd999999997fa04<>+16(SB)/8, $0x3fd999999997fa04
+DATA f64_3fd999999997fa04<>+24(SB)/8, $0x3fd999999997fa04
+DATA f64_3fd999999997fa04<>+32(SB)/8, $0x3fd999999997fa04
+DATA f64_3fd999999997fa04<>+40(SB)/8, $0x3fd999999997fa04
+DATA f64_3fd999999997fa04<>+48(SB)/8, $0x3fd999999997fa04
+DATA f64_3fd999999997fa04<>+56(SB)/8, $0x3fd999999997fa04
+GLOBL f64_3fd999999997fa04<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3fe0000000000000<>+0(SB)/8, $0x3fe0000000000000
+DATA f64_3fe0000000000000<>+8(SB)/8, $0x3fe0000000000000
+DATA f64_3fe0000000000000<>+16(SB)/8, $0x3fe0000000000000
+DATA f64_3fe0000000000000<>+24(SB)/8, $0x3fe0000000000000
+DATA f64_3fe0000000000000<>+32(SB)/8, $0x3fe0000000000000
+DATA f64_3fe0000000000000<>+40(SB)/8, $0x3fe0000000000000
+DATA f64_3fe0000000000000<>+48(SB)/8, $0x3fe0000000000000
+DATA f64_3fe0000000000000<>+56(SB)/8, $0x3fe0000000000000
+GLOBL f64_3fe0000000000000<>(SB), RODATA|NOPTR, $64
+
+// func logF64AVX512(dst []float64, x []float64) int
+// Requires: AVX, AVX512F
+TEXT ·logF64AVX512(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+logF64AVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        logF64AVX512_done
+	VMOVUPS   (DX)(BX*8), Z0
+	VCMPPD    $0x19, f64_0010000000000000<>+0(SB), Z0, K1
+	VCMPPD    $0x16, f64_7fefffffffffffff<>+0(SB), Z0, K2
+	KORW      K1, K2, K1
+	KORTESTW  K1, K1
+	JNZ       logF64AVX512_done
+	VPSRLQ    $0x34, Z0, Z1
+	VPORD     b64_4330000000000000<>+0(SB), Z1, Z1
+	VSUBPD    f64_4330000000000000<>+0(SB), Z1, Z1
+	VSUBPD    f64_408ff00000000000<>+0(SB), Z1, Z1
+	VPANDD    b64_000fffffffffffff<>+0(SB), Z0, Z0
+	VPORD     b64_3fe0000000000000<>+0(SB), Z0, Z0
+	VCMPPD    $0x11, f64_3fe6a09e667f3bcd<>+0(SB), Z0, K1
+	VADDPD    Z0, Z0, Z4
+	VBLENDMPD Z4, Z0, K1, Z2
+	VSUBPD    f64_3ff0000000000000<>+0(SB), Z1, Z0
+	VBLENDMPD Z0, Z1, K1, Z3
+	VSUBPD    f64_3ff0000000000000<>+0(SB), Z2, Z0
+	VADDPD    f64_4000000000000000<>+0(SB), Z0, Z1
+	VDIVPD    Z1, Z0, Z1
+	VMULPD    Z1, Z1, Z4
+	VMULPD    Z4, Z4, Z5
+	VMULPD    f64_3fc2f112df3e5244<>+0(SB), Z5, Z6
+	VADDPD    f64_3fc7466496cb03de<>+0(SB), Z6, Z6
+	VMULPD    Z5, Z6, Z6
+	VADDPD    f64_3fd2492494229359<>+0(SB), Z6, Z6
+	VMULPD    Z5, Z6, Z6
+	VADDPD    f64_3fe5555555555593<>+0(SB), Z6, Z6
+	VMULPD    f64_3fc39a09d078c69f<>+0(SB), Z5, Z7
+	VADDPD    f64_3fcc71c51d8e78af<>+0(SB), Z7, Z7
+	VMULPD    Z5, Z7, Z7
+	VADDPD    f64_3fd999999997fa04<>+0(SB), Z7, Z7
+	VMULPD    Z6, Z4, Z4
+	VMULPD    Z7, Z5, Z5
+	VADDPD    Z5, Z4, Z4
+	VMULPD    f64_3fe0000000000000<>+0(SB), Z0, Z5
+	VMULPD    Z0, Z5, Z5
+	VADDPD    Z4, Z5, Z4
+	VMULPD    Z4, Z1, Z1
+	VMULPD    f64_3dea39ef35793c76<>+0(SB), Z3, Z4
+	VADDPD    Z4, Z1, Z1
+	VMULPD    f64_3fe62e42fee00000<>+0(SB), Z3, Z4
+	VSUBPD    Z1, Z5, Z1
+	VSUBPD    Z0, Z1, Z0
+	VSUBPD    Z0, Z4, Z0
+	VMOVUPS   Z0, (CX)(BX*8)
+	ADDQ      $0x00000008, BX
+	JMP       logF64AVX512_loop1
+
+logF64AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+// func tanhF64AVX2(dst []float64, x []float64) int
+// Requires: AVX, AVX2
+TEXT ·tanhF64AVX2(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+tanhF64AVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000004
+	JB        tanhF64AVX2_done
+	VMOVUPS   (DX)(BX*8), Y0
+	VCMPPD    $0x03, Y0, Y0, Y1
+	VPTEST    Y1, Y1
+	JNZ       tanhF64AVX2_done
+	VPAND     b64_8000000000000000<>+0(SB), Y0, Y1
+	VPAND     b64_7fffffffffffffff<>+0(SB), Y0, Y0
+	VMINPD    f64_4034000000000000<>+0(SB), Y0, Y0
+	VADDPD    Y0, Y0, Y2
+	VMULPD    f64_3ff71547652b82fe<>+0(SB), Y2, Y3
+	VROUNDPD  $0x08, Y3, Y3
+	VMULPD    f64_3fe62e42fee00000<>+0(SB), Y3, Y4
+	VSUBPD    Y4, Y2, Y2
+	VMULPD    f64_3dea39ef35793c76<>+0(SB), Y3, Y4
+	VSUBPD    Y4, Y2, Y5
+	VMULPD    Y5, Y5, Y6
+	VMULPD    f64_3e66376972bea4d0<>+0(SB), Y6, Y7
+	VADDPD    f64_bebbbd41c5d26bf1<>+0(SB), Y7, Y7
+	VMULPD    Y6, Y7, Y7
+	VADDPD    f64_3f11566aaf25de2c<>+0(SB), Y7, Y7
+	VMULPD    Y6, Y7, Y7
+	VADDPD    f64_bf66c16c16bebd93<>+0(SB), Y7, Y7
+	VMULPD    Y6, Y7, Y7
+	VADDPD    f64_3fc5555555555555<>+0(SB), Y7, Y7
+	VMULPD    Y7, Y6, Y6
+	VSUBPD    Y6, Y5, Y6
+	VMULPD    Y6, Y5, Y5
+	VMOVUPS   f64_4000000000000000<>+0(SB), Y7
+	VSUBPD    Y6, Y7, Y6
+	VDIVPD    Y6, Y5, Y5
+	VSUBPD    Y5, Y4, Y4
+	VSUBPD    Y2, Y4, Y2
+	VADDPD    f64_43380000000003ff<>+0(SB), Y3, Y3
+	VPSLLQ    $0x34, Y3, Y3
+	VMOVUPS   f64_3ff0000000000000<>+0(SB), Y4
+	VSUBPD    Y2, Y4, Y2
+	VMULPD    Y3, Y2, Y2
+	VMOVUPS   f64_3ff0000000000000<>+0(SB), Y3
+	VMOVUPS   f64_4000000000000000<>+0(SB), Y4
+	VADDPD    f64_3ff0000000000000<>+0(SB), Y2, Y2
+	VDIVPD    Y2, Y4, Y2
+	VSUBPD    Y2, Y3, Y2
+	VMULPD    Y0, Y0, Y3
+	VMULPD    f64_bfeedc5baafd6f4b<>+0(SB), Y3, Y4
+	VADDPD    f64_c058d26a0e26682d<>+0(SB), Y4, Y4
+	VMULPD    Y3, Y4, Y4
+	VADDPD    f64_c0993ac030580563<>+0(SB), Y4, Y4
+	VADDPD    f64_405c33f28a581b86<>+0(SB), Y3, Y5
+	VMULPD    Y3, Y5, Y5
+	VADDPD    f64_40a176fa0e5535fa<>+0(SB), Y5, Y5
+	VMULPD    Y3, Y5, Y5
+	VADDPD    f64_40b2ec102442040c<>+0(SB), Y5, Y5
+	VMULPD    Y3, Y0, Y3
+	VMULPD    Y4, Y3, Y3
+	VDIVPD    Y5, Y3, Y3
+	VADDPD    Y3, Y0, Y3
+	VCMPPD    $0x1d, f64_3fe4000000000000<>+0(SB), Y0, Y0
+	VBLENDVPD Y0, Y2, Y3, Y0
+	VPOR      Y1, Y0, Y0
+	VMOVUPS   Y0, (CX)(BX*8)
+	ADDQ      $0x00000004, BX
+	JMP       tanhF64AVX2_loop1
+
+tanhF64AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+DATA b64_8000000000000000<>+0(SB)/8, $0x8000000000000000
+DATA b64_8000000000000000<>+8(SB)/8, $0x8000000000000000
+DATA b64_8000000000000000<>+16(SB)/8, $0x8000000000000000
+DATA b64_8000000000000000<>+24(SB)/8, $0x8000000000000000
+DATA b64_8000000000000000<>+32(SB)/8, $0x8000000000000000
+DATA b64_8000000000000000<>+40(SB)/8, $0x8000000000000000
+DATA b64_8000000000000000<>+48(SB)/8, $0x8000000000000000
+DATA b64_8000000000000000<>+56(SB)/8, $0x8000000000000000
+GLOBL b64_8000000000000000<>(SB), RODATA|NOPTR, $64
+
+DATA b64_7fffffffffffffff<>+0(SB)/8, $0x7fffffffffffffff
+DATA b64_7fffffffffffffff<>+8(SB)/8, $0x7fffffffffffffff
+DATA b64_7fffffffffffffff<>+16(SB)/8, $0x7fffffffffffffff
+DATA b64_7fffffffffffffff<>+24(SB)/8, $0x7fffffffffffffff
+DATA b64_7fffffffffffffff<>+32(SB)/8, $0x7fffffffffffffff
+DATA b64_7fffffffffffffff<>+40(SB)/8, $0x7fffffffffffffff
+DATA b64_7fffffffffffffff<>+48(SB)/8, $0x7fffffffffffffff
+DATA b64_7fffffffffffffff<>+56(SB)/8, $0x7fffffffffffffff
+GLOBL b64_7fffffffffffffff<>(SB), RODATA|NOPTR, $64
+
+DATA f64_4034000000000000<>+0(SB)/8, $0x4034000000000000
+DATA f64_4034000000000000<>+8(SB)/8, $0x4034000000000000
+DATA f64_4034000000000000<>+16(SB)/8, $0x4034000000000000
+DATA f64_4034000000000000<>+24(SB)/8, $0x4034000000000000
+DATA f64_4034000000000000<>+32(SB)/8, $0x4034000000000000
+DATA f64_4034000000000000<>+40(SB)/8, $0x4034000000000000
+DATA f64_4034000000000000<>+48(SB)/8, $0x4034000000000000
+DATA f64_4034000000000000<>+56(SB)/8, $0x4034000000000000
+GLOBL f64_4034000000000000<>(SB), RODATA|NOPTR, $64
+
+DATA f64_bfeedc5baafd6f4b<>+0(SB)/8, $0xbfeedc5baafd6f4b
+DATA f64_bfeedc5baafd6f4b<>+8(SB)/8, $0xbfeedc5baafd6f4b
+DATA f64_bfeedc5baafd6f4b<>+16(SB)/8, $0xbfeedc5baafd6f4b
+DATA f64_bfeedc5baafd6f4b<>+24(SB)/8, $0xbfeedc5baafd6f4b
+DATA f64_bfeedc5baafd6f4b<>+32(SB)/8, $0xbfeedc5baafd6f4b
+DATA f64_bfeedc5baafd6f4b<>+40(SB)/8, $0xbfeedc5baafd6f4b
+DATA f64_bfeedc5baafd6f4b<>+48(SB)/8, $0xbfeedc5baafd6f4b
+DATA f64_bfeedc5baafd6f4b<>+56(SB)/8, $0xbfeedc5baafd6f4b
+GLOBL f64_bfeedc5baafd6f4b<>(SB), RODATA|NOPTR, $64
+
+DATA f64_c058d26a0e26682d<>+0(SB)/8, $0xc058d26a0e26682d
+DATA f64_c058d26a0e26682d<>+8(SB)/8, $0xc058d26a0e26682d
+DATA f64_c058d26a0e26682d<>+16(SB)/8, $0xc058d26a0e26682d
+DATA f64_c058d26a0e26682d<>+24(SB)/8, $0xc058d26a0e26682d
+DATA f64_c058d26a0e26682d<>+32(SB)/8, $0xc058d26a0e26682d
+DATA f64_c058d26a0e26682d<>+40(SB)/8, $0xc058d26a0e26682d
+DATA f64_c058d26a0e26682d<>+48(SB)/8, $0xc058d26a0e26682d
+DATA f64_c058d26a0e26682d<>+56(SB)/8, $0xc058d26a0e26682d
+GLOBL f64_c058d26a0e26682d<>(SB), RODATA|NOPTR, $64
+
+DATA f64_c0993ac030580563<>+0(SB)/8, $0xc0993ac030580563
+DATA f64_c0993ac030580563<>+8(SB)/8, $0xc0993ac030580563
+DATA f64_c0993ac030580563<>+16(SB)/8, $0xc0993ac030580563
+DATA f64_c0993ac030580563<>+24(SB)/8, $0xc0993ac030580563
+DATA f64_c0993ac030580563<>+32(SB)/8, $0xc0993ac030580563
+DATA f64_c0993ac030580563<>+40(SB)/8, $0xc0993ac030580563
+DATA f64_c0993ac030580563<>+48(SB)/8, $0xc0993ac030580563
+DATA f64_c0993ac030580563<>+56(SB)/8, $0xc0993ac030580563
+GLOBL f64_c0993ac030580563<>(SB), RODATA|NOPTR, $64
+
+DATA f64_405c33f28a581b86<>+0(SB)/8, $0x405c33f28a581b86
+DATA f64_405c33f28a581b86<>+8(SB)/8, $0x405c33f28a581b86
+DATA f64_405c33f28a581b86<>+16(SB)/8, $0x405c33f28a581b86
+DATA f64_405c33f28a581b86<>+24(SB)/8, $0x405c33f28a581b86
+DATA f64_405c33f28a581b86<>+32(SB)/8, $0x405c33f28a581b86
+DATA f64_405c33f28a581b86<>+40(SB)/8, $0x405c33f28a581b86
+DATA f64_405c33f28a581b86<>+48(SB)/8, $0x405c33f28a581b86
+DATA f64_405c33f28a581b86<>+56(SB)/8, $0x405c33f28a581b86
+GLOBL f64_405c33f28a581b86<>(SB), RODATA|NOPTR, $64
+
+DATA f64_40a176fa0e5535fa<>+0(SB)/8, $0x40a176fa0e5535fa
+DATA f64_40a176fa0e5535fa<>+8(SB)/8, $0x40a176fa0e5535fa
+DATA f64_40a176fa0e5535fa<>+16(SB)/8, $0x40a176fa0e5535fa
+DATA f64_40a176fa0e5535fa<>+24(SB)/8, $0x40a176fa0e5535fa
+DATA f64_40a176fa0e5535fa<>+32(SB)/8, $0x40a176fa0e5535fa
+DATA f64_40a176fa0e5535fa<>+40(SB)/8, $0x40a176fa0e5535fa
+DATA f64_40a176fa0e5535fa<>+48(SB)/8, $0x40a176fa0e5535fa
+DATA f64_40a176fa0e5535fa<>+56(SB)/8, $0x40a176fa0e5535fa
+GLOBL f64_40a176fa0e5535fa<>(SB), RODATA|NOPTR, $64
+
+DATA f64_40b2ec102442040c<>+0(SB)/8, $0x40b2ec102442040c
+DATA f64_40b2ec102442040c<>+8(SB)/8, $0x40b2ec102442040c
+DATA f64_40b2ec102442040c<>+16(SB)/8, $0x40b2ec102442040c
+DATA f64_40b2ec102442040c<>+24(SB)/8, $0x40b2ec102442040c
+DATA f64_40b2ec102442040c<>+32(SB)/8, $0x40b2ec102442040c
+DATA f64_40b2ec102442040c<>+40(SB)/8, $0x40b2ec102442040c
+DATA f64_40b2ec102442040c<>+48(SB)/8, $0x40b2ec102442040c
+DATA f64_40b2ec102442040c<>+56(SB)/8, $0x40b2ec102442040c
+GLOBL f64_40b2ec102442040c<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3fe4000000000000<>+0(SB)/8, $0x3fe4000000000000
+DATA f64_3fe4000000000000<>+8(SB)/8, $0x3fe4000000000000
+DATA f64_3fe4000000000000<>+16(SB)/8, $0x3fe4000000000000
+DATA f64_3fe4000000000000<>+24(SB)/8, $0x3fe4000000000000
+DATA f64_3fe4000000000000<>+32(SB)/8, $0x3fe4000000000000
+DATA f64_3fe4000000000000<>+40(SB)/8, $0x3fe4000000000000
+DATA f64_3fe4000000000000<>+48(SB)/8, $0x3fe4000000000000
+DATA f64_3fe4000000000000<>+56(SB)/8, $0x3fe4000000000000
+GLOBL f64_3fe4000000000000<>(SB), RODATA|NOPTR, $64
+
+// func tanhF64AVX512(dst []float64, x []float64) int
+// Requires: AVX, AVX512F
+TEXT ·tanhF64AVX512(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+tanhF64AVX512_loop1:
+	MOVQ        AX, SI
+	SUBQ        BX, SI
+	CMPQ        SI, $0x00000008
+	JB          tanhF64AVX512_done
+	VMOVUPS     (DX)(BX*8), Z0
+	VCMPPD      $0x03, Z0, Z0, K1
+	KORTESTW    K1, K1
+	JNZ         tanhF64AVX512_done
+	VPANDD      b64_8000000000000000<>+0(SB), Z0, Z1
+	VPANDD      b64_7fffffffffffffff<>+0(SB), Z0, Z0
+	VMINPD      f64_4034000000000000<>+0(SB), Z0, Z0
+	VADDPD      Z0, Z0, Z3
+	VMULPD      f64_3ff71547652b82fe<>+0(SB), Z3, Z4
+	VRNDSCALEPD $0x08, Z4, Z4
+	VMULPD      f64_3fe62e42fee00000<>+0(SB), Z4, Z5
+	VSUBPD      Z5, Z3, Z3
+	VMULPD      f64_3dea39ef35793c76<>+0(SB), Z4, Z5
+	VSUBPD      Z5, Z3, Z6
+	VMULPD      Z6, Z6, Z7
+	VMULPD      f64_3e66376972bea4d0<>+0(SB), Z7, Z8
+	VADDPD      f64_bebbbd41c5d26bf1<>+0(SB), Z8, Z8
+	VMULPD      Z7, Z8, Z8
+	VADDPD      f64_3f11566aaf25de2c<>+0(SB), Z8, Z8
+	VMULPD      Z7, Z8, Z8
+	VADDPD      f64_bf66c16c16bebd93<>+0(SB), Z8, Z8
+	VMULPD      Z7, Z8, Z8
+	VADDPD      f64_3fc5555555555555<>+0(SB), Z8, Z8
+	VMULPD      Z8, Z7, Z7
+	VSUBPD      Z7, Z6, Z7
+	VMULPD      Z7, Z6, Z6
+	VMOVUPS     f64_4000000000000000<>+0(SB), Z8
+	VSUBPD      Z7, Z8, Z7
+	VDIVPD      Z7, Z6, Z6
+	VSUBPD      Z6, Z5, Z5
+	VSUBPD      Z3, Z5, Z3
+	VADDPD      f64_43380000000003ff<>+0(SB), Z4, Z4
+	VPSLLQ      $0x34, Z4, Z4
+	VMOVUPS     f64_3ff0000000000000<>+0(SB), Z5
+	VSUBPD      Z3, Z5, Z3
+	VMULPD      Z4, Z3, Z3
+	VMOVUPS     f64_3ff0000000000000<>+0(SB), Z4
+	VMOVUPS     f64_4000000000000000<>+0(SB), Z5
+	VADDPD      f64_3ff0000000000000<>+0(SB), Z3, Z3
+	VDIVPD      Z3, Z5, Z3
+	VSUBPD      Z3, Z4, Z3
+	VMULPD      Z0, Z0, Z4
+	VMULPD      f64_bfeedc5baafd6f4b<>+0(SB), Z4, Z5
+	VADDPD      f64_c058d26a0e26682d<>+0(SB), Z5, Z5
+	VMULPD      Z4, Z5, Z5
+	VADDPD      f64_c0993ac030580563<>+0(SB), Z5, Z5
+	VADDPD      f64_405c33f28a581b86<>+0(SB), Z4, Z6
+	VMULPD      Z4, Z6, Z6
+	VADDPD      f64_40a176fa0e5535fa<>+0(SB), Z6, Z6
+	VMULPD      Z4, Z6, Z6
+	VADDPD      f64_40b2ec102442040c<>+0(SB), Z6, Z6
+	VMULPD      Z4, Z0, Z4
+	VMULPD      Z5, Z4, Z4
+	VDIVPD      Z6, Z4, Z4
+	VADDPD      Z4, Z0, Z4
+	VCMPPD      $0x1d, f64_3fe4000000000000<>+0(SB), Z0, K1
+	VBLENDMPD   Z3, Z4, K1, Z2
+	VPORD       Z1, Z2, Z0
+	VMOVUPS     Z0, (CX)(BX*8)
+	ADDQ        $0x00000008, BX
+	JMP         tanhF64AVX512_loop1
+
+tanhF64AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+// func logisticF64AVX2(dst []float64, x []float64) int
+// Requires: AVX, AVX2, FMA3
+TEXT ·logisticF64AVX2(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+logisticF64AVX2_loop1:
+	MOVQ         AX, SI
+	SUBQ         BX, SI
+	CMPQ         SI, $0x00000004
+	JB           logisticF64AVX2_done
+	VMOVUPS      (DX)(BX*8), Y0
+	VCMPPD       $0x19, f64_c086200000000000<>+0(SB), Y0, Y1
+	VPTEST       Y1, Y1
+	JNZ          logisticF64AVX2_done
+	VMINPD       f64_4044000000000000<>+0(SB), Y0, Y0
+	VPXOR        b64_8000000000000000<>+0(SB), Y0, Y0
+	VMULPD       f64_3ff71547652b82fe<>+0(SB), Y0, Y1
+	VROUNDPD     $0x08, Y1, Y1
+	VMULPD       f64_3fe62e42fee00000<>+0(SB), Y1, Y2
+	VSUBPD       Y2, Y0, Y0
+	VMULPD       f64_3dea39ef35793c76<>+0(SB), Y1, Y2
+	VSUBPD       Y2, Y0, Y3
+	VMULPD       Y3, Y3, Y4
+	VMULPD       f64_3e66376972bea4d0<>+0(SB), Y4, Y5
+	VADDPD       f64_bebbbd41c5d26bf1<>+0(SB), Y5, Y5
+	VMULPD       Y4, Y5, Y5
+	VADDPD       f64_3f11566aaf25de2c<>+0(SB), Y5, Y5
+	VMULPD       Y4, Y5, Y5
+	VADDPD       f64_bf66c16c16bebd93<>+0(SB), Y5, Y5
+	VMULPD       Y4, Y5, Y5
+	VADDPD       f64_3fc5555555555555<>+0(SB), Y5, Y5
+	VMULPD       Y5, Y4, Y4
+	VSUBPD       Y4, Y3, Y4
+	VMULPD       Y4, Y3, Y3
+	VMOVUPS      f64_4000000000000000<>+0(SB), Y5
+	VSUBPD       Y4, Y5, Y4
+	VDIVPD       Y4, Y3, Y3
+	VSUBPD       Y3, Y2, Y2
+	VSUBPD       Y0, Y2, Y0
+	VADDPD       f64_43380000000003ff<>+0(SB), Y1, Y1
+	VPSLLQ       $0x34, Y1, Y1
+	VMOVUPS      f64_3ff0000000000000<>+0(SB), Y2
+	VADDPD       Y1, Y2, Y3
+	VSUBPD       Y2, Y3, Y4
+	VSUBPD       Y4, Y3, Y5
+	VSUBPD       Y5, Y2, Y2
+	VSUBPD       Y4, Y1, Y4
+	VADDPD       Y4, Y2, Y2
+	VMULPD       Y0, Y1, Y0
+	VPXOR        b64_8000000000000000<>+0(SB), Y0, Y0
+	VADDPD       Y0, Y3, Y1
+	VSUBPD       Y3, Y1, Y4
+	VSUBPD       Y4, Y1, Y5
+	VSUBPD       Y5, Y3, Y3
+	VSUBPD       Y4, Y0, Y0
+	VADDPD       Y0, Y3, Y0
+	VADDPD       Y0, Y2, Y0
+	VMOVUPS      f64_3ff0000000000000<>+0(SB), Y2
+	VDIVPD       Y1, Y2, Y2
+	VMOVUPD      f64_3ff0000000000000<>+0(SB), Y3
+	VFNMADD231PD Y1, Y2, Y3
+	VMOVUPD      Y3, Y1
+	VFNMADD231PD Y0, Y2, Y1
+	VMOVUPD      Y2, Y0
+	VFMADD231PD  Y1, Y2, Y0
+	VMOVUPS      Y0, (CX)(BX*8)
+	ADDQ         $0x00000004, BX
+	JMP          logisticF64AVX2_loop1
+
+logisticF64AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+DATA f64_4044000000000000<>+0(SB)/8, $0x4044000000000000
+DATA f64_4044000000000000<>+8(SB)/8, $0x4044000000000000
+DATA f64_4044000000000000<>+16(SB)/8, $0x4044000000000000
+DATA f64_4044000000000000<>+24(SB)/8, $0x4044000000000000
+DATA f64_4044000000000000<>+32(SB)/8, $0x4044000000000000
+DATA f64_4044000000000000<>+40(SB)/8, $0x4044000000000000
+DATA f64_4044000000000000<>+48(SB)/8, $0x4044000000000000
+DATA f64_4044000000000000<>+56(SB)/8, $0x4044000000000000
+GLOBL f64_4044000000000000<>(SB), RODATA|NOPTR, $64
+
+// func logisticF64AVX512(dst []float64, x []float64) int
+// Requires: AVX, AVX512F
+TEXT ·logisticF64AVX512(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+logisticF64AVX512_loop1:
+	MOVQ         AX, SI
+	SUBQ         BX, SI
+	CMPQ         SI, $0x00000008
+	JB           logisticF64AVX512_done
+	VMOVUPS      (DX)(BX*8), Z0
+	VCMPPD       $0x19, f64_c086200000000000<>+0(SB), Z0, K1
+	KORTESTW     K1, K1
+	JNZ          logisticF64AVX512_done
+	VMINPD       f64_4044000000000000<>+0(SB), Z0, Z0
+	VPXORD       b64_8000000000000000<>+0(SB), Z0, Z0
+	VMULPD       f64_3ff71547652b82fe<>+0(SB), Z0, Z1
+	VRNDSCALEPD  $0x08, Z1, Z1
+	VMULPD       f64_3fe62e42fee00000<>+0(SB), Z1, Z2
+	VSUBPD       Z2, Z0, Z0
+	VMULPD       f64_3dea39ef35793c76<>+0(SB), Z1, Z2
+	VSUBPD       Z2, Z0, Z3
+	VMULPD       Z3, Z3, Z4
+	VMULPD       f64_3e66376972bea4d0<>+0(SB), Z4, Z5
+	VADDPD       f64_bebbbd41c5d26bf1<>+0(SB), Z5, Z5
+	VMULPD       Z4, Z5, Z5
+	VADDPD       f64_3f11566aaf25de2c<>+0(SB), Z5, Z5
+	VMULPD       Z4, Z5, Z5
+	VADDPD       f64_bf66c16c16bebd93<>+0(SB), Z5, Z5
+	VMULPD       Z4, Z5, Z5
+	VADDPD       f64_3fc5555555555555<>+0(SB), Z5, Z5
+	VMULPD       Z5, Z4, Z4
+	VSUBPD       Z4, Z3, Z4
+	VMULPD       Z4, Z3, Z3
+	VMOVUPS      f64_4000000000000000<>+0(SB), Z5
+	VSUBPD       Z4, Z5, Z4
+	VDIVPD       Z4, Z3, Z3
+	VSUBPD       Z3, Z2, Z2
+	VSUBPD       Z0, Z2, Z0
+	VADDPD       f64_43380000000003ff<>+0(SB), Z1, Z1
+	VPSLLQ       $0x34, Z1, Z1
+	VMOVUPS      f64_3ff0000000000000<>+0(SB), Z2
+	VADDPD       Z1, Z2, Z3
+	VSUBPD       Z2, Z3, Z4
+	VSUBPD       Z4, Z3, Z5
+	VSUBPD       Z5, Z2, Z2
+	VSUBPD       Z4, Z1, Z4
+	VADDPD       Z4, Z2, Z2
+	VMULPD       Z0, Z1, Z0
+	VPXORD       b64_8000000000000000<>+0(SB), Z0, Z0
+	VADDPD       Z0, Z3, Z1
+	VSUBPD       Z3, Z1, Z4
+	VSUBPD       Z4, Z1, Z5
+	VSUBPD       Z5, Z3, Z3
+	VSUBPD       Z4, Z0, Z0
+	VADDPD       Z0, Z3, Z0
+	VADDPD       Z0, Z2, Z0
+	VMOVUPS      f64_3ff0000000000000<>+0(SB), Z2
+	VDIVPD       Z1, Z2, Z2
+	VMOVUPD      f64_3ff0000000000000<>+0(SB), Z3
+	VFNMADD231PD Z1, Z2, Z3
+	VMOVUPD      Z3, Z1
+	VFNMADD231PD Z0, Z2, Z1
+	VMOVUPD      Z2, Z0
+	VFMADD231PD  Z1, Z2, Z0
+	VMOVUPS      Z0, (CX)(BX*8)
+	ADDQ         $0x00000008, BX
+	JMP          logisticF64AVX512_loop1
+
+logisticF64AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+// func sinF64AVX2(dst []float64, x []float64) int
+// Requires: AVX, AVX2, FMA3
+TEXT ·sinF64AVX2(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+sinF64AVX2_loop1:
+	MOVQ        AX, SI
+	SUBQ        BX, SI
+	CMPQ        SI, $0x00000004
+	JB          sinF64AVX2_done
+	VMOVUPS     (DX)(BX*8), Y0
+	VPAND       b64_7fffffffffffffff<>+0(SB), Y0, Y1
+	VCMPPD      $0x16, f64_41d0000000000000<>+0(SB), Y1, Y2
+	VPTEST      Y2, Y2
+	JNZ         sinF64AVX2_done
+	VMULPD      f64_3ff45f306dc9c883<>+0(SB), Y1, Y2
+	VCVTTPD2DQY Y2, X2
+	VPADDD      b32_00000001<>+0(SB), X2, X2
+	VPAND       b32_fffffffe<>+0(SB), X2, X2
+	VCVTDQ2PD   X2, Y3
+	VMULPD      f64_3fe921fb54442d18<>+0(SB), Y3, Y4
+	VMOVUPD     Y4, Y5
+	VFMSUB231PD f64_3fe921fb54442d18<>+0(SB), Y3, Y5
+	VSUBPD      Y4, Y1, Y1
+	VPXOR       b64_8000000000000000<>+0(SB), Y5, Y4
+	VADDPD      Y4, Y1, Y5
+	VSUBPD      Y1, Y5, Y6
+	VSUBPD      Y6, Y5, Y7
+	VSUBPD      Y7, Y1, Y1
+	VSUBPD      Y6, Y4, Y4
+	VADDPD      Y4, Y1, Y1
+	VMULPD      f64_3c81a62633145c07<>+0(SB), Y3, Y4
+	VMOVUPD     Y4, Y6
+	VFMSUB231PD f64_3c81a62633145c07<>+0(SB), Y3, Y6
+	VPXOR       b64_8000000000000000<>+0(SB), Y4, Y4
+	VADDPD      Y4, Y5, Y7
+	VSUBPD      Y5, Y7, Y8
+	VSUBPD      Y8, Y7, Y9
+	VSUBPD      Y9, Y5, Y5
+	VSUBPD      Y8, Y4, Y4
+	VADDPD      Y4, Y5, Y4
+	VADDPD      Y4, Y1, Y1
+	VSUBPD      Y6, Y1, Y1
+	VMULPD      f64_b90f1976b7ed8fbc<>+0(SB), Y3, Y3
+	VSUBPD      Y3, Y1, Y1
+	VADDPD      Y1, Y7, Y3
+	VSUBPD      Y7, Y3, Y4
+	VSUBPD      Y4, Y1, Y1
+	VPMOVZXDQ   X2, Y2
+	VPSLLQ      $0x3d, Y2, Y4
+	VPAND       b64_8000000000000000<>+0(SB), Y4, Y4
+	VPAND       b64_8000000000000000<>+0(SB), Y0, Y0
+	VPXOR       Y0, Y4, Y0
+	VMULPD      Y3, Y3, Y4
+	VMULPD      Y4, Y3, Y5
+	VMULPD      f64_3de5d8fd1fd19ccd<>+0(SB), Y4, Y6
+	VADDPD      f64_be5ae5e5a9291f5d<>+0(SB), Y6, Y6
+	VMULPD      Y4, Y6, Y6
+	VADDPD      f64_3ec71de3567d48a1<>+0(SB), Y6, Y6
+	VMULPD      Y4, Y6, Y6
+	VADDPD      f64_bf2a01a019bfdf03<>+0(SB), Y6, Y6
+	VMULPD      Y4, Y6, Y6
+	VADDPD      f64_3f8111111110f7d0<>+0(SB), Y6, Y6
+	VMULPD      Y4, Y6, Y6
+	VADDPD      f64_bfc5555555555548<>+0(SB), Y6, Y6
+	VMULPD      Y6, Y5, Y5
+	VADDPD      Y1, Y5, Y5
+	VADDPD      Y5, Y3, Y5
+	VMULPD      f64_3fe0000000000000<>+0(SB), Y4, Y6
+	VMOVUPS     f64_3ff0000000000000<>+0(SB), Y7
+	VSUBPD      Y6, Y7, Y7
+	VMULPD      Y4, Y4, Y8
+	VMULPD      f64_bda8fa49a0861a9b<>+0(SB), Y4, Y9
+	VADDPD      f64_3e21ee9d7b4e3f05<>+0(SB), Y9, Y9
+	VMULPD      Y4, Y9, Y9
+	VADDPD      f64_be927e4f7eac4bc6<>+0(SB), Y9, Y9
+	VMULPD      Y4, Y9, Y9
+	VADDPD      f64_3efa01a019c844f5<>+0(SB), Y9, Y9
+	VMULPD      Y4, Y9, Y9
+	VADDPD      f64_bf56c16c16c14f91<>+0(SB), Y9, Y9
+	VMULPD      Y4, Y9, Y4
+	VADDPD      f64_3fa555555555554b<>+0(SB), Y4, Y4
+	VMULPD      Y4, Y8, Y4
+	VMULPD      Y1, Y3, Y1
+	VSUBPD      Y1, Y4, Y1
+	VMOVUPS     f64_3ff0000000000000<>+0(SB), Y3
+	VSUBPD      Y7, Y3, Y3
+	VSUBPD      Y6, Y3, Y3
+	VADDPD      Y1, Y3, Y1
+	VADDPD      Y1, Y7, Y1
+	VPSLLQ      $0x3e, Y2, Y2
+	VBLENDVPD   Y2, Y1, Y5, Y1
+	VPXOR       Y0, Y1, Y0
+	VMOVUPS     Y0, (CX)(BX*8)
+	ADDQ        $0x00000004, BX
+	JMP         sinF64AVX2_loop1
+
+sinF64AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+DATA f64_41d0000000000000<>+0(SB)/8, $0x41d0000000000000
+DATA f64_41d0000000000000<>+8(SB)/8, $0x41d0000000000000
+DATA f64_41d0000000000000<>+16(SB)/8, $0x41d0000000000000
+DATA f64_41d0000000000000<>+24(SB)/8, $0x41d0000000000000
+DATA f64_41d0000000000000<>+32(SB)/8, $0x41d0000000000000
+DATA f64_41d0000000000000<>+40(SB)/8, $0x41d0000000000000
+DATA f64_41d0000000000000<>+48(SB)/8, $0x41d0000000000000
+DATA f64_41d0000000000000<>+56(SB)/8, $0x41d0000000000000
+GLOBL f64_41d0000000000000<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3ff45f306dc9c883<>+0(SB)/8, $0x3ff45f306dc9c883
+DATA f64_3ff45f306dc9c883<>+8(SB)/8, $0x3ff45f306dc9c883
+DATA f64_3ff45f306dc9c883<>+16(SB)/8, $0x3ff45f306dc9c883
+DATA f64_3ff45f306dc9c883<>+24(SB)/8, $0x3ff45f306dc9c883
+DATA f64_3ff45f306dc9c883<>+32(SB)/8, $0x3ff45f306dc9c883
+DATA f64_3ff45f306dc9c883<>+40(SB)/8, $0x3ff45f306dc9c883
+DATA f64_3ff45f306dc9c883<>+48(SB)/8, $0x3ff45f306dc9c883
+DATA f64_3ff45f306dc9c883<>+56(SB)/8, $0x3ff45f306dc9c883
+GLOBL f64_3ff45f306dc9c883<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3fe921fb54442d18<>+0(SB)/8, $0x3fe921fb54442d18
+DATA f64_3fe921fb54442d18<>+8(SB)/8, $0x3fe921fb54442d18
+DATA f64_3fe921fb54442d18<>+16(SB)/8, $0x3fe921fb54442d18
+DATA f64_3fe921fb54442d18<>+24(SB)/8, $0x3fe921fb54442d18
+DATA f64_3fe921fb54442d18<>+32(SB)/8, $0x3fe921fb54442d18
+DATA f64_3fe921fb54442d18<>+40(SB)/8, $0x3fe921fb54442d18
+DATA f64_3fe921fb54442d18<>+48(SB)/8, $0x3fe921fb54442d18
+DATA f64_3fe921fb54442d18<>+56(SB)/8, $0x3fe921fb54442d18
+GLOBL f64_3fe921fb54442d18<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3c81a62633145c07<>+0(SB)/8, $0x3c81a62633145c07
+DATA f64_3c81a62633145c07<>+8(SB)/8, $0x3c81a62633145c07
+DATA f64_3c81a62633145c07<>+16(SB)/8, $0x3c81a62633145c07
+DATA f64_3c81a62633145c07<>+24(SB)/8, $0x3c81a62633145c07
+DATA f64_3c81a62633145c07<>+32(SB)/8, $0x3c81a62633145c07
+DATA f64_3c81a62633145c07<>+40(SB)/8, $0x3c81a62633145c07
+DATA f64_3c81a62633145c07<>+48(SB)/8, $0x3c81a62633145c07
+DATA f64_3c81a62633145c07<>+56(SB)/8, $0x3c81a62633145c07
+GLOBL f64_3c81a62633145c07<>(SB), RODATA|NOPTR, $64
+
+DATA f64_b90f1976b7ed8fbc<>+0(SB)/8, $0xb90f1976b7ed8fbc
+DATA f64_b90f1976b7ed8fbc<>+8(SB)/8, $0xb90f1976b7ed8fbc
+DATA f64_b90f1976b7ed8fbc<>+16(SB)/8, $0xb90f1976b7ed8fbc
+DATA f64_b90f1976b7ed8fbc<>+24(SB)/8, $0xb90f1976b7ed8fbc
+DATA f64_b90f1976b7ed8fbc<>+32(SB)/8, $0xb90f1976b7ed8fbc
+DATA f64_b90f1976b7ed8fbc<>+40(SB)/8, $0xb90f1976b7ed8fbc
+DATA f64_b90f1976b7ed8fbc<>+48(SB)/8, $0xb90f1976b7ed8fbc
+DATA f64_b90f1976b7ed8fbc<>+56(SB)/8, $0xb90f1976b7ed8fbc
+GLOBL f64_b90f1976b7ed8fbc<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3de5d8fd1fd19ccd<>+0(SB)/8, $0x3de5d8fd1fd19ccd
+DATA f64_3de5d8fd1fd19ccd<>+8(SB)/8, $0x3de5d8fd1fd19ccd
+DATA f64_3de5d8fd1fd19ccd<>+16(SB)/8, $0x3de5d8fd1fd19ccd
+DATA f64_3de5d8fd1fd19ccd<>+24(SB)/8, $0x3de5d8fd1fd19ccd
+DATA f64_3de5d8fd1fd19ccd<>+32(SB)/8, $0x3de5d8fd1fd19ccd
+DATA f64_3de5d8fd1fd19ccd<>+40(SB)/8, $0x3de5d8fd1fd19ccd
+DATA f64_3de5d8fd1fd19ccd<>+48(SB)/8, $0x3de5d8fd1fd19ccd
+DATA f64_3de5d8fd1fd19ccd<>+56(SB)/8, $0x3de5d8fd1fd19ccd
+GLOBL f64_3de5d8fd1fd19ccd<>(SB), RODATA|NOPTR, $64
+
+DATA f64_be5ae5e5a9291f5d<>+0(SB)/8, $0xbe5ae5e5a9291f5d
+DATA f64_be5ae5e5a9291f5d<>+8(SB)/8, $0xbe5ae5e5a9291f5d
+DATA f64_be5ae5e5a9291f5d<>+16(SB)/8, $0xbe5ae5e5a9291f5d
+DATA f64_be5ae5e5a9291f5d<>+24(SB)/8, $0xbe5ae5e5a9291f5d
+DATA f64_be5ae5e5a9291f5d<>+32(SB)/8, $0xbe5ae5e5a9291f5d
+DATA f64_be5ae5e5a9291f5d<>+40(SB)/8, $0xbe5ae5e5a9291f5d
+DATA f64_be5ae5e5a9291f5d<>+48(SB)/8, $0xbe5ae5e5a9291f5d
+DATA f64_be5ae5e5a9291f5d<>+56(SB)/8, $0xbe5ae5e5a9291f5d
+GLOBL f64_be5ae5e5a9291f5d<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3ec71de3567d48a1<>+0(SB)/8, $0x3ec71de3567d48a1
+DATA f64_3ec71de3567d48a1<>+8(SB)/8, $0x3ec71de3567d48a1
+DATA f64_3ec71de3567d48a1<>+16(SB)/8, $0x3ec71de3567d48a1
+DATA f64_3ec71de3567d48a1<>+24(SB)/8, $0x3ec71de3567d48a1
+DATA f64_3ec71de3567d48a1<>+32(SB)/8, $0x3ec71de3567d48a1
+DATA f64_3ec71de3567d48a1<>+40(SB)/8, $0x3ec71de3567d48a1
+DATA f64_3ec71de3567d48a1<>+48(SB)/8, $0x3ec71de3567d48a1
+DATA f64_3ec71de3567d48a1<>+56(SB)/8, $0x3ec71de3567d48a1
+GLOBL f64_3ec71de3567d48a1<>(SB), RODATA|NOPTR, $64
+
+DATA f64_bf2a01a019bfdf03<>+0(SB)/8, $0xbf2a01a019bfdf03
+DATA f64_bf2a01a019bfdf03<>+8(SB)/8, $0xbf2a01a019bfdf03
+DATA f64_bf2a01a019bfdf03<>+16(SB)/8, $0xbf2a01a019bfdf03
+DATA f64_bf2a01a019bfdf03<>+24(SB)/8, $0xbf2a01a019bfdf03
+DATA f64_bf2a01a019bfdf03<>+32(SB)/8, $0xbf2a01a019bfdf03
+DATA f64_bf2a01a019bfdf03<>+40(SB)/8, $0xbf2a01a019bfdf03
+DATA f64_bf2a01a019bfdf03<>+48(SB)/8, $0xbf2a01a019bfdf03
+DATA f64_bf2a01a019bfdf03<>+56(SB)/8, $0xbf2a01a019bfdf03
+GLOBL f64_bf2a01a019bfdf03<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3f8111111110f7d0<>+0(SB)/8, $0x3f8111111110f7d0
+DATA f64_3f8111111110f7d0<>+8(SB)/8, $0x3f8111111110f7d0
+DATA f64_3f8111111110f7d0<>+16(SB)/8, $0x3f8111111110f7d0
+DATA f64_3f8111111110f7d0<>+24(SB)/8, $0x3f8111111110f7d0
+DATA f64_3f8111111110f7d0<>+32(SB)/8, $0x3f8111111110f7d0
+DATA f64_3f8111111110f7d0<>+40(SB)/8, $0x3f8111111110f7d0
+DATA f64_3f8111111110f7d0<>+48(SB)/8, $0x3f8111111110f7d0
+DATA f64_3f8111111110f7d0<>+56(SB)/8, $0x3f8111111110f7d0
+GLOBL f64_3f8111111110f7d0<>(SB), RODATA|NOPTR, $64
+
+DATA f64_bfc5555555555548<>+0(SB)/8, $0xbfc5555555555548
+DATA f64_bfc5555555555548<>+8(SB)/8, $0xbfc5555555555548
+DATA f64_bfc5555555555548<>+16(SB)/8, $0xbfc5555555555548
+DATA f64_bfc5555555555548<>+24(SB)/8, $0xbfc5555555555548
+DATA f64_bfc5555555555548<>+32(SB)/8, $0xbfc5555555555548
+DATA f64_bfc5555555555548<>+40(SB)/8, $0xbfc5555555555548
+DATA f64_bfc5555555555548<>+48(SB)/8, $0xbfc5555555555548
+DATA f64_bfc5555555555548<>+56(SB)/8, $0xbfc5555555555548
+GLOBL f64_bfc5555555555548<>(SB), RODATA|NOPTR, $64
+
+DATA f64_bda8fa49a0861a9b<>+0(SB)/8, $0xbda8fa49a0861a9b
+DATA f64_bda8fa49a0861a9b<>+8(SB)/8, $0xbda8fa49a0861a9b
+DATA f64_bda8fa49a0861a9b<>+16(SB)/8, $0xbda8fa49a0861a9b
+DATA f64_bda8fa49a0861a9b<>+24(SB)/8, $0xbda8fa49a0861a9b
+DATA f64_bda8fa49a0861a9b<>+32(SB)/8, $0xbda8fa49a0861a9b
+DATA f64_bda8fa49a0861a9b<>+40(SB)/8, $0xbda8fa49a0861a9b
+DATA f64_bda8fa49a0861a9b<>+48(SB)/8, $0xbda8fa49a0861a9b
+DATA f64_bda8fa49a0861a9b<>+56(SB)/8, $0xbda8fa49a0861a9b
+GLOBL f64_bda8fa49a0861a9b<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3e21ee9d7b4e3f05<>+0(SB)/8, $0x3e21ee9d7b4e3f05
+DATA f64_3e21ee9d7b4e3f05<>+8(SB)/8, $0x3e21ee9d7b4e3f05
+DATA f64_3e21ee9d7b4e3f05<>+16(SB)/8, $0x3e21ee9d7b4e3f05
+DATA f64_3e21ee9d7b4e3f05<>+24(SB)/8, $0x3e21ee9d7b4e3f05
+DATA f64_3e21ee9d7b4e3f05<>+32(SB)/8, $0x3e21ee9d7b4e3f05
+DATA f64_3e21ee9d7b4e3f05<>+40(SB)/8, $0x3e21ee9d7b4e3f05
+DATA f64_3e21ee9d7b4e3f05<>+48(SB)/8, $0x3e21ee9d7b4e3f05
+DATA f64_3e21ee9d7b4e3f05<>+56(SB)/8, $0x3e21ee9d7b4e3f05
+GLOBL f64_3e21ee9d7b4e3f05<>(SB), RODATA|NOPTR, $64
+
+DATA f64_be927e4f7eac4bc6<>+0(SB)/8, $0xbe927e4f7eac4bc6
+DATA f64_be927e4f7eac4bc6<>+8(SB)/8, $0xbe927e4f7eac4bc6
+DATA f64_be927e4f7eac4bc6<>+16(SB)/8, $0xbe927e4f7eac4bc6
+DATA f64_be927e4f7eac4bc6<>+24(SB)/8, $0xbe927e4f7eac4bc6
+DATA f64_be927e4f7eac4bc6<>+32(SB)/8, $0xbe927e4f7eac4bc6
+DATA f64_be927e4f7eac4bc6<>+40(SB)/8, $0xbe927e4f7eac4bc6
+DATA f64_be927e4f7eac4bc6<>+48(SB)/8, $0xbe927e4f7eac4bc6
+DATA f64_be927e4f7eac4bc6<>+56(SB)/8, $0xbe927e4f7eac4bc6
+GLOBL f64_be927e4f7eac4bc6<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3efa01a019c844f5<>+0(SB)/8, $0x3efa01a019c844f5
+DATA f64_3efa01a019c844f5<>+8(SB)/8, $0x3efa01a019c844f5
+DATA f64_3efa01a019c844f5<>+16(SB)/8, $0x3efa01a019c844f5
+DATA f64_3efa01a019c844f5<>+24(SB)/8, $0x3efa01a019c844f5
+DATA f64_3efa01a019c844f5<>+32(SB)/8, $0x3efa01a019c844f5
+DATA f64_3efa01a019c844f5<>+40(SB)/8, $0x3efa01a019c844f5
+DATA f64_3efa01a019c844f5<>+48(SB)/8, $0x3efa01a019c844f5
+DATA f64_3efa01a019c844f5<>+56(SB)/8, $0x3efa01a019c844f5
+GLOBL f64_3efa01a019c844f5<>(SB), RODATA|NOPTR, $64
+
+DATA f64_bf56c16c16c14f91<>+0(SB)/8, $0xbf56c16c16c14f91
+DATA f64_bf56c16c16c14f91<>+8(SB)/8, $0xbf56c16c16c14f91
+DATA f64_bf56c16c16c14f91<>+16(SB)/8, $0xbf56c16c16c14f91
+DATA f64_bf56c16c16c14f91<>+24(SB)/8, $0xbf56c16c16c14f91
+DATA f64_bf56c16c16c14f91<>+32(SB)/8, $0xbf56c16c16c14f91
+DATA f64_bf56c16c16c14f91<>+40(SB)/8, $0xbf56c16c16c14f91
+DATA f64_bf56c16c16c14f91<>+48(SB)/8, $0xbf56c16c16c14f91
+DATA f64_bf56c16c16c14f91<>+56(SB)/8, $0xbf56c16c16c14f91
+GLOBL f64_bf56c16c16c14f91<>(SB), RODATA|NOPTR, $64
+
+DATA f64_3fa555555555554b<>+0(SB)/8, $0x3fa555555555554b
+DATA f64_3fa555555555554b<>+8(SB)/8, $0x3fa555555555554b
+DATA f64_3fa555555555554b<>+16(SB)/8, $0x3fa555555555554b
+DATA f64_3fa555555555554b<>+24(SB)/8, $0x3fa555555555554b
+DATA f64_3fa555555555554b<>+32(SB)/8, $0x3fa555555555554b
+DATA f64_3fa555555555554b<>+40(SB)/8, $0x3fa555555555554b
+DATA f64_3fa555555555554b<>+48(SB)/8, $0x3fa555555555554b
+DATA f64_3fa555555555554b<>+56(SB)/8, $0x3fa555555555554b
+GLOBL f64_3fa555555555554b<>(SB), RODATA|NOPTR, $64
+
+// func sinF64AVX512(dst []float64, x []float64) int
+// Requires: AVX, AVX2, AVX512F, AVX512VL
+TEXT ·sinF64AVX512(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+sinF64AVX512_loop1:
+	MOVQ        AX, SI
+	SUBQ        BX, SI
+	CMPQ        SI, $0x00000008
+	JB          sinF64AVX512_done
+	VMOVUPS     (DX)(BX*8), Z0
+	VPANDD      b64_7fffffffffffffff<>+0(SB), Z0, Z1
+	VCMPPD      $0x16, f64_41d0000000000000<>+0(SB), Z1, K1
+	KORTESTW    K1, K1
+	JNZ         sinF64AVX512_done
+	VMULPD      f64_3ff45f306dc9c883<>+0(SB), Z1, Z2
+	VCVTTPD2DQ  Z2, Y2
+	VPADDD      b32_00000001<>+0(SB), Y2, Y2
+	VPANDD      b32_fffffffe<>+0(SB), Y2, Y2
+	VCVTDQ2PD   Y2, Z3
+	VMULPD      f64_3fe921fb54442d18<>+0(SB), Z3, Z4
+	VMOVUPD     Z4, Z5
+	VFMSUB231PD f64_3fe921fb54442d18<>+0(SB), Z3, Z5
+	VSUBPD      Z4, Z1, Z1
+	VPXORD      b64_8000000000000000<>+0(SB), Z5, Z4
+	VADDPD      Z4, Z1, Z5
+	VSUBPD      Z1, Z5, Z7
+	VSUBPD      Z7, Z5, Z8
+	VSUBPD      Z8, Z1, Z1
+	VSUBPD      Z7, Z4, Z4
+	VADDPD      Z4, Z1, Z1
+	VMULPD      f64_3c81a62633145c07<>+0(SB), Z3, Z4
+	VMOVUPD     Z4, Z7
+	VFMSUB231PD f64_3c81a62633145c07<>+0(SB), Z3, Z7
+	VPXORD      b64_8000000000000000<>+0(SB), Z4, Z4
+	VADDPD      Z4, Z5, Z8
+	VSUBPD      Z5, Z8, Z9
+	VSUBPD      Z9, Z8, Z10
+	VSUBPD      Z10, Z5, Z5
+	VSUBPD      Z9, Z4, Z4
+	VADDPD      Z4, Z5, Z4
+	VADDPD      Z4, Z1, Z1
+	VSUBPD      Z7, Z1, Z1
+	VMULPD      f64_b90f1976b7ed8fbc<>+0(SB), Z3, Z3
+	VSUBPD      Z3, Z1, Z1
+	VADDPD      Z1, Z8, Z3
+	VSUBPD      Z8, Z3, Z4
+	VSUBPD      Z4, Z1, Z1
+	VPMOVZXDQ   Y2, Z2
+	VPSLLQ      $0x3d, Z2, Z4
+	VPANDD      b64_8000000000000000<>+0(SB), Z4, Z4
+	VPANDD      b64_8000000000000000<>+0(SB), Z0, Z0
+	VPXORD      Z0, Z4, Z0
+	VMULPD      Z3, Z3, Z4
+	VMULPD      Z4, Z3, Z5
+	VMULPD      f64_3de5d8fd1fd19ccd<>+0(SB), Z4, Z7
+	VADDPD      f64_be5ae5e5a9291f5d<>+0(SB), Z7, Z7
+	VMULPD      Z4, Z7, Z7
+	VADDPD      f64_3ec71de3567d48a1<>+0(SB), Z7, Z7
+	VMULPD      Z4, Z7, Z7
+	VADDPD      f64_bf2a01a019bfdf03<>+0(SB), Z7, Z7
+	VMULPD      Z4, Z7, Z7
+	VADDPD      f64_3f8111111110f7d0<>+0(SB), Z7, Z7
+	VMULPD      Z4, Z7, Z7
+	VADDPD      f64_bfc5555555555548<>+0(SB), Z7, Z7
+	VMULPD      Z7, Z5, Z5
+	VADDPD      Z1, Z5, Z5
+	VADDPD      Z5, Z3, Z5
+	VMULPD      f64_3fe0000000000000<>+0(SB), Z4, Z7
+	VMOVUPS     f64_3ff0000000000000<>+0(SB), Z8
+	VSUBPD      Z7, Z8, Z8
+	VMULPD      Z4, Z4, Z9
+	VMULPD      f64_bda8fa49a0861a9b<>+0(SB), Z4, Z10
+	VADDPD      f64_3e21ee9d7b4e3f05<>+0(SB), Z10, Z10
+	VMULPD      Z4, Z10, Z10
+	VADDPD      f64_be927e4f7eac4bc6<>+0(SB), Z10, Z10
+	VMULPD      Z4, Z10, Z10
+	VADDPD      f64_3efa01a019c844f5<>+0(SB), Z10, Z10
+	VMULPD      Z4, Z10, Z10
+	VADDPD      f64_bf56c16c16c14f91<>+0(SB), Z10, Z10
+	VMULPD      Z4, Z10, Z4
+	VADDPD      f64_3fa555555555554b<>+0(SB), Z4, Z4
+	VMULPD      Z4, Z9, Z4
+	VMULPD      Z1, Z3, Z1
+	VSUBPD      Z1, Z4, Z1
+	VMOVUPS     f64_3ff0000000000000<>+0(SB), Z3
+	VSUBPD      Z8, Z3, Z3
+	VSUBPD      Z7, Z3, Z3
+	VADDPD      Z1, Z3, Z1
+	VADDPD      Z1, Z8, Z1
+	VPTESTMQ    b64_0000000000000002<>+0(SB), Z2, K1
+	VBLENDMPD   Z1, Z5, K1, Z6
+	VPXORD      Z0, Z6, Z0
+	VMOVUPS     Z0, (CX)(BX*8)
+	ADDQ        $0x00000008, BX
+	JMP         sinF64AVX512_loop1
+
+sinF64AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+DATA b64_0000000000000002<>+0(SB)/8, $0x0000000000000002
+DATA b64_0000000000000002<>+8(SB)/8, $0x0000000000000002
+DATA b64_0000000000000002<>+16(SB)/8, $0x0000000000000002
+DATA b64_0000000000000002<>+24(SB)/8, $0x0000000000000002
+DATA b64_0000000000000002<>+32(SB)/8, $0x0000000000000002
+DATA b64_0000000000000002<>+40(SB)/8, $0x0000000000000002
+DATA b64_0000000000000002<>+48(SB)/8, $0x0000000000000002
+DATA b64_0000000000000002<>+56(SB)/8, $0x0000000000000002
+GLOBL b64_0000000000000002<>(SB), RODATA|NOPTR, $64
+
+// func cosF64AVX2(dst []float64, x []float64) int
+// Requires: AVX, AVX2, FMA3
+TEXT ·cosF64AVX2(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+cosF64AVX2_loop1:
+	MOVQ        AX, SI
+	SUBQ        BX, SI
+	CMPQ        SI, $0x00000004
+	JB          cosF64AVX2_done
+	VMOVUPS     (DX)(BX*8), Y0
+	VPAND       b64_7fffffffffffffff<>+0(SB), Y0, Y0
+	VCMPPD      $0x16, f64_41d0000000000000<>+0(SB), Y0, Y1
+	VPTEST      Y1, Y1
+	JNZ         cosF64AVX2_done
+	VMULPD      f64_3ff45f306dc9c883<>+0(SB), Y0, Y1
+	VCVTTPD2DQY Y1, X1
+	VPADDD      b32_00000001<>+0(SB), X1, X1
+	VPAND       b32_fffffffe<>+0(SB), X1, X1
+	VCVTDQ2PD   X1, Y2
+	VMULPD      f64_3fe921fb54442d18<>+0(SB), Y2, Y3
+	VMOVUPD     Y3, Y4
+	VFMSUB231PD f64_3fe921fb54442d18<>+0(SB), Y2, Y4
+	VSUBPD      Y3, Y0, Y0
+	VPXOR       b64_8000000000000000<>+0(SB), Y4, Y3
+	VADDPD      Y3, Y0, Y4
+	VSUBPD      Y0, Y4, Y5
+	VSUBPD      Y5, Y4, Y6
+	VSUBPD      Y6, Y0, Y0
+	VSUBPD      Y5, Y3, Y3
+	VADDPD      Y3, Y0, Y0
+	VMULPD      f64_3c81a62633145c07<>+0(SB), Y2, Y3
+	VMOVUPD     Y3, Y5
+	VFMSUB231PD f64_3c81a62633145c07<>+0(SB), Y2, Y5
+	VPXOR       b64_8000000000000000<>+0(SB), Y3, Y3
+	VADDPD      Y3, Y4, Y6
+	VSUBPD      Y4, Y6, Y7
+	VSUBPD      Y7, Y6, Y8
+	VSUBPD      Y8, Y4, Y4
+	VSUBPD      Y7, Y3, Y3
+	VADDPD      Y3, Y4, Y3
+	VADDPD      Y3, Y0, Y0
+	VSUBPD      Y5, Y0, Y0
+	VMULPD      f64_b90f1976b7ed8fbc<>+0(SB), Y2, Y2
+	VSUBPD      Y2, Y0, Y0
+	VADDPD      Y0, Y6, Y2
+	VSUBPD      Y6, Y2, Y3
+	VSUBPD      Y3, Y0, Y0
+	VPADDD      b32_00000002<>+0(SB), X1, X1
+	VPMOVZXDQ   X1, Y1
+	VPSLLQ      $0x3d, Y1, Y3
+	VPAND       b64_8000000000000000<>+0(SB), Y3, Y3
+	VMULPD      Y2, Y2, Y4
+	VMULPD      Y4, Y2, Y5
+	VMULPD      f64_3de5d8fd1fd19ccd<>+0(SB), Y4, Y6
+	VADDPD      f64_be5ae5e5a9291f5d<>+0(SB), Y6, Y6
+	VMULPD      Y4, Y6, Y6
+	VADDPD      f64_3ec71de3567d48a1<>+0(SB), Y6, Y6
+	VMULPD      Y4, Y6, Y6
+	VADDPD      f64_bf2a01a019bfdf03<>+0(SB), Y6, Y6
+	VMULPD      Y4, Y6, Y6
+	VADDPD      f64_3f8111111110f7d0<>+0(SB), Y6, Y6
+	VMULPD      Y4, Y6, Y6
+	VADDPD      f64_bfc5555555555548<>+0(SB), Y6, Y6
+	VMULPD      Y6, Y5, Y5
+	VADDPD      Y0, Y5, Y5
+	VADDPD      Y5, Y2, Y5
+	VMULPD      f64_3fe0000000000000<>+0(SB), Y4, Y6
+	VMOVUPS     f64_3ff0000000000000<>+0(SB), Y7
+	VSUBPD      Y6, Y7, Y7
+	VMULPD      Y4, Y4, Y8
+	VMULPD      f64_bda8fa49a0861a9b<>+0(SB), Y4, Y9
+	VADDPD      f64_3e21ee9d7b4e3f05<>+0(SB), Y9, Y9
+	VMULPD      Y4, Y9, Y9
+	VADDPD      f64_be927e4f7eac4bc6<>+0(SB), Y9, Y9
+	VMULPD      Y4, Y9, Y9
+	VADDPD      f64_3efa01a019c844f5<>+0(SB), Y9, Y9
+	VMULPD      Y4, Y9, Y9
+	VADDPD      f64_bf56c16c16c14f91<>+0(SB), Y9, Y9
+	VMULPD      Y4, Y9, Y4
+	VADDPD      f64_3fa555555555554b<>+0(SB), Y4, Y4
+	VMULPD      Y4, Y8, Y4
+	VMULPD      Y0, Y2, Y0
+	VSUBPD      Y0, Y4, Y0
+	VMOVUPS     f64_3ff0000000000000<>+0(SB), Y2
+	VSUBPD      Y7, Y2, Y2
+	VSUBPD      Y6, Y2, Y2
+	VADDPD      Y0, Y2, Y0
+	VADDPD      Y0, Y7, Y0
+	VPSLLQ      $0x3e, Y1, Y1
+	VBLENDVPD   Y1, Y0, Y5, Y0
+	VPXOR       Y3, Y0, Y0
+	VMOVUPS     Y0, (CX)(BX*8)
+	ADDQ        $0x00000004, BX
+	JMP         cosF64AVX2_loop1
+
+cosF64AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+// func cosF64AVX512(dst []float64, x []float64) int
+// Requires: AVX, AVX2, AVX512F, AVX512VL
+TEXT ·cosF64AVX512(SB), NOSPLIT, $0-56
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+cosF64AVX512_loop1:
+	MOVQ        AX, SI
+	SUBQ        BX, SI
+	CMPQ        SI, $0x00000008
+	JB          cosF64AVX512_done
+	VMOVUPS     (DX)(BX*8), Z0
+	VPANDD      b64_7fffffffffffffff<>+0(SB), Z0, Z0
+	VCMPPD      $0x16, f64_41d0000000000000<>+0(SB), Z0, K1
+	KORTESTW    K1, K1
+	JNZ         cosF64AVX512_done
+	VMULPD      f64_3ff45f306dc9c883<>+0(SB), Z0, Z2
+	VCVTTPD2DQ  Z2, Y2
+	VPADDD      b32_00000001<>+0(SB), Y2, Y2
+	VPANDD      b32_fffffffe<>+0(SB), Y2, Y2
+	VCVTDQ2PD   Y2, Z3
+	VMULPD      f64_3fe921fb54442d18<>+0(SB), Z3, Z4
+	VMOVUPD     Z4, Z5
+	VFMSUB231PD f64_3fe921fb54442d18<>+0(SB), Z3, Z5
+	VSUBPD      Z4, Z0, Z0
+	VPXORD      b64_8000000000000000<>+0(SB), Z5, Z4
+	VADDPD      Z4, Z0, Z5
+	VSUBPD      Z0, Z5, Z6
+	VSUBPD      Z6, Z5, Z7
+	VSUBPD      Z7, Z0, Z0
+	VSUBPD      Z6, Z4, Z4
+	VADDPD      Z4, Z0, Z0
+	VMULPD      f64_3c81a62633145c07<>+0(SB), Z3, Z4
+	VMOVUPD     Z4, Z6
+	VFMSUB231PD f64_3c81a62633145c07<>+0(SB), Z3, Z6
+	VPXORD      b64_8000000000000000<>+0(SB), Z4, Z4
+	VADDPD      Z4, Z5, Z7
+	VSUBPD      Z5, Z7, Z8
+	VSUBPD      Z8, Z7, Z9
+	VSUBPD      Z9, Z5, Z5
+	VSUBPD      Z8, Z4, Z4
+	VADDPD      Z4, Z5, Z4
+	VADDPD      Z4, Z0, Z0
+	VSUBPD      Z6, Z0, Z0
+	VMULPD      f64_b90f1976b7ed8fbc<>+0(SB), Z3, Z3
+	VSUBPD      Z3, Z0, Z0
+	VADDPD      Z0, Z7, Z3
+	VSUBPD      Z7, Z3, Z4
+	VSUBPD      Z4, Z0, Z0
+	VPADDD      b32_00000002<>+0(SB), Y2, Y2
+	VPMOVZXDQ   Y2, Z2
+	VPSLLQ      $0x3d, Z2, Z4
+	VPANDD      b64_8000000000000000<>+0(SB), Z4, Z4
+	VMULPD      Z3, Z3, Z5
+	VMULPD      Z5, Z3, Z6
+	VMULPD      f64_3de5d8fd1fd19ccd<>+0(SB), Z5, Z7
+	VADDPD      f64_be5ae5e5a9291f5d<>+0(SB), Z7, Z7
+	VMULPD      Z5, Z7, Z7
+	VADDPD      f64_3ec71de3567d48a1<>+0(SB), Z7, Z7
+	VMULPD      Z5, Z7, Z7
+	VADDPD      f64_bf2a01a019bfdf03<>+0(SB), Z7, Z7
+	VMULPD      Z5, Z7, Z7
+	VADDPD      f64_3f8111111110f7d0<>+0(SB), Z7, Z7
+	VMULPD      Z5, Z7, Z7
+	VADDPD      f64_bfc5555555555548<>+0(SB), Z7, Z7
+	VMULPD      Z7, Z6, Z6
+	VADDPD      Z0, Z6, Z6
+	VADDPD      Z6, Z3, Z6
+	VMULPD      f64_3fe0000000000000<>+0(SB), Z5, Z7
+	VMOVUPS     f64_3ff0000000000000<>+0(SB), Z8
+	VSUBPD      Z7, Z8, Z8
+	VMULPD      Z5, Z5, Z9
+	VMULPD      f64_bda8fa49a0861a9b<>+0(SB), Z5, Z10
+	VADDPD      f64_3e21ee9d7b4e3f05<>+0(SB), Z10, Z10
+	VMULPD      Z5, Z10, Z10
+	VADDPD      f64_be927e4f7eac4bc6<>+0(SB), Z10, Z10
+	VMULPD      Z5, Z10, Z10
+	VADDPD      f64_3efa01a019c844f5<>+0(SB), Z10, Z10
+	VMULPD      Z5, Z10, Z10
+	VADDPD      f64_bf56c16c16c14f91<>+0(SB), Z10, Z10
+	VMULPD      Z5, Z10, Z5
+	VADDPD      f64_3fa555555555554b<>+0(SB), Z5, Z5
+	VMULPD      Z5, Z9, Z5
+	VMULPD      Z0, Z3, Z0
+	VSUBPD      Z0, Z5, Z0
+	VMOVUPS     f64_3ff0000000000000<>+0(SB), Z3
+	VSUBPD      Z8, Z3, Z3
+	VSUBPD      Z7, Z3, Z3
+	VADDPD      Z0, Z3, Z0
+	VADDPD      Z0, Z8, Z0
+	VPTESTMQ    b64_0000000000000002<>+0(SB), Z2, K1
+	VBLENDMPD   Z0, Z6, K1, Z1
+	VPXORD      Z4, Z1, Z0
+	VMOVUPS     Z0, (CX)(BX*8)
+	ADDQ        $0x00000008, BX
+	JMP         cosF64AVX512_loop1
+
+cosF64AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET

@@ -259,3 +259,51 @@ func i32ToF32AVX512(dst []float32, src []int32) int
 func i32ToF64AVX2(dst []float64, src []int32) int
 
 func i32ToF64AVX512(dst []float64, src []int32) int
+
+func expF32AVX2(dst []float32, x []float32) int
+
+func expF32AVX512(dst []float32, x []float32) int
+
+func logF32AVX2(dst []float32, x []float32) int
+
+func logF32AVX512(dst []float32, x []float32) int
+
+func tanhF32AVX2(dst []float32, x []float32) int
+
+func tanhF32AVX512(dst []float32, x []float32) int
+
+func logisticF32AVX2(dst []float32, x []float32) int
+
+func logisticF32AVX512(dst []float32, x []float32) int
+
+func sinF32AVX2(dst []float32, x []float32) int
+
+func sinF32AVX512(dst []float32, x []float32) int
+
+func cosF32AVX2(dst []float32, x []float32) int
+
+func cosF32AVX512(dst []float32, x []float32) int
+
+func expF64AVX2(dst []float64, x []float64) int
+
+func expF64AVX512(dst []float64, x []float64) int
+
+func logF64AVX2(dst []float64, x []float64) int
+
+func logF64AVX512(dst []float64, x []float64) int
+
+func tanhF64AVX2(dst []float64, x []float64) int
+
+func tanhF64AVX512(dst []float64, x []float64) int
+
+func logisticF64AVX2(dst []float64, x []float64) int
+
+func logisticF64AVX512(dst []float64, x []float64) int
+
+func sinF64AVX2(dst []float64, x []float64) int
+
+func sinF64AVX512(dst []float64, x []float64) int
+
+func cosF64AVX2(dst []float64, x []float64) int
+
+func cosF64AVX512(dst []float64, x []float64) int

@@ -1,0 +1,346 @@
+package main
+
+import (
+	"math"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// The transcendentals, one for one with the Go twins in package simd
+// (exp32.go, exp64.go, trig.go), where the algorithms, their sources and
+// their vector domains are documented. Each kernel first tests its vector
+// against the domain and stops before it if any lane is outside.
+
+// Coefficients: the same literals as the twins.
+var (
+	expPF32  = []float64{1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1}
+	logPF32  = []float64{7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1, -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1}
+	tanhPF32 = []float64{-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1, -3.33332819422e-1}
+	sinPF32  = []float64{-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1}
+	cosPF32  = []float64{2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2}
+
+	expPF64  = []float64{4.13813679705723846039e-08, -1.65339022054652515390e-06, 6.61375632143793436117e-05, -2.77777777770155933842e-03, 1.66666666666666657415e-01}
+	logLF64  = []float64{6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01, 2.222219843214978396e-01, 1.818357216161805012e-01, 1.531383769920937332e-01, 1.479819860511658591e-01}
+	tanhPF64 = []float64{-9.64399179425052238628e-1, -9.92877231001918586564e1, -1.61468768441708447952e3}
+	tanhQF64 = []float64{1.12811678491632931402e2, 2.23548839060100448583e3, 4.84406305325125486048e3}
+	sinPF64  = []float64{1.58962301576546568060e-10, -2.50507477628578072866e-8, 2.75573136213857245213e-6, -1.98412698295895385996e-4, 8.33333333332211858878e-3, -1.66666666666666307295e-1}
+	cosPF64  = []float64{-1.13585365213876817300e-11, 2.08757008419747316778e-9, -2.75573141792967388112e-7, 2.48015872888517045348e-5, -1.38888888888730564116e-3, 4.16666666666665929218e-2}
+)
+
+const (
+	log2e      = 1.44269504088896341
+	expC1F32   = 0.693359375
+	expC2F32   = -2.12194440e-4
+	ln2HiF64   = 6.93147180369123816490e-01
+	ln2LoF64   = 1.90821492927058770002e-10
+	fourOverPi = 1.27323954473516268615
+	pio4A      = 7.85398125648498535156e-1
+	pio4B      = math.Pi/4 - pio4A
+	pio4A64    = 0x1.921fb54442d18p-01
+	pio4B64    = 0x1.1a62633145c07p-55
+	pio4C64    = -0x1.f1976b7ed8fbcp-111
+)
+
+func registerTranscendental() {
+	type fn struct {
+		name string
+		size int
+		body func(v vm, x reg.VecVirtual) Op
+	}
+	for _, f := range []fn{
+		{"expF32", 4, expF32}, {"logF32", 4, logF32}, {"tanhF32", 4, tanhF32}, {"logisticF32", 4, logisticF32},
+		{"sinF32", 4, func(v vm, x reg.VecVirtual) Op { return sinCosF32(v, x, false) }},
+		{"cosF32", 4, func(v vm, x reg.VecVirtual) Op { return sinCosF32(v, x, true) }},
+		{"expF64", 8, expF64}, {"logF64", 8, logF64}, {"tanhF64", 8, tanhF64}, {"logisticF64", 8, logisticF64},
+		{"sinF64", 8, func(v vm, x reg.VecVirtual) Op { return sinCosF64(v, x, false) }},
+		{"cosF64", 8, func(v vm, x reg.VecVirtual) Op { return sinCosF64(v, x, true) }},
+	} {
+		f := f
+		gotype := map[int]string{4: "float32", 8: "float64"}[f.size]
+		add(f.name, "dst, x []"+gotype, func(s isa) { transcendental(s, f.size, f.body) })
+	}
+}
+
+// pow2 returns 2**k for integral lanes k (biased exponent in range) by
+// adding a magic constant whose low mantissa bits then hold k + bias, and
+// shifting them into the exponent field.
+func (v vm) pow2(k Op) reg.VecVirtual {
+	if v.pd {
+		t := v.add(k, v.k(0x1.8p52+1023))
+		VPSLLQ(U8(52), t, t)
+		return t
+	}
+	t := v.add(k, v.k(0x1.8p23+127))
+	VPSLLD(U8(23), t, t)
+	return t
+}
+
+func expF32(v vm, x reg.VecVirtual) Op {
+	v.s.bailIfAny(v.outside(x, -87, 88))
+	return expCoreF32(v, x)
+}
+
+func expCoreF32(v vm, x Op) reg.VecVirtual {
+	k := v.roundEven(v.mul(x, v.k(log2e)))
+	r := v.sub(x, v.mul(k, v.k(expC1F32)))
+	r = v.sub(r, v.mul(k, v.k(expC2F32)))
+	p := v.horner(r, expPF32...)
+	z := v.mul(r, r)
+	y := v.add(v.add(v.mul(p, z), r), v.k(1))
+	return v.mul(y, v.pow2(k))
+}
+
+func logF32(v vm, x reg.VecVirtual) Op {
+	v.s.bailIfAny(v.outside(x, 0x1p-126, math.MaxFloat32))
+	e := v.r()
+	VPSRLD(U8(23), x, e)
+	VPSUBD(v.bits(126), e, e)
+	fe := v.r()
+	VCVTDQ2PS(e, fe)
+	m := v.or(v.and(x, v.bits(0x007fffff)), v.bits(0x3f000000))
+	lt := v.cmp(cmpLT, m, v.k(0.707106781186547524))
+	m = v.blend(lt, v.add(m, m), m)
+	fe = v.blend(lt, v.sub(fe, v.k(1)), fe)
+	f := v.sub(m, v.k(1))
+	p := v.horner(f, logPF32...)
+	z := v.mul(f, f)
+	y := v.mul(v.mul(p, f), z)
+	y = v.add(y, v.mul(fe, v.k(expC2F32)))
+	y = v.sub(y, v.mul(v.k(0.5), z))
+	r := v.add(f, y)
+	return v.add(r, v.mul(fe, v.k(expC1F32)))
+}
+
+func tanhF32(v vm, x reg.VecVirtual) Op {
+	v.s.bailIfAny(v.cmp(cmpUnord, x, x))
+	sign := v.and(x, v.signBit())
+	z := v.min(v.and(x, v.absMask()), v.k(10))
+	s := expCoreF32(v, v.add(z, z))
+	big := v.sub(v.reg(1), v.div(v.reg(2), v.add(s, v.k(1))))
+	z2 := v.mul(z, z)
+	p := v.horner(z2, tanhPF32...)
+	small := v.add(v.mul(v.mul(p, z2), z), z)
+	t := v.blend(v.cmp(cmpGE, z, v.k(0.625)), big, small)
+	return v.or(t, sign)
+}
+
+func logisticF32(v vm, x reg.VecVirtual) Op {
+	v.s.bailIfAny(v.outside(x, -87, math.Inf(1)))
+	x = v.min(x, v.k(20))
+	e := expCoreF32(v, v.neg(x))
+	return v.div(v.reg(1), v.add(e, v.k(1)))
+}
+
+// sinCosF32 reduces in float64, one half vector at a time, then evaluates
+// both polynomials in float32 and picks per lane.
+func sinCosF32(v vm, x reg.VecVirtual, cos bool) Op {
+	s := v.s
+	ax := v.and(x, v.absMask())
+	v.s.bailIfAny(v.outside(ax, math.Inf(-1), 1<<16))
+	j := v.r()
+	VCVTTPS2DQ(v.mul(ax, v.k(fourOverPi)), j)
+	VPADDD(v.bits(1), j, j)
+	j = v.and(j, v.bits(0xfffffffe))
+	// r = float32((float64(ax) − y·A) − y·B), y = float64(j), per half.
+	d := vm{s: s, pd: true}
+	half := func(axh, jh reg.Register) reg.Register {
+		axd, y := d.r(), d.r()
+		VCVTPS2PD(axh, axd)
+		VCVTDQ2PD(jh, y)
+		rd := d.sub(d.sub(axd, d.mul(y, d.k(pio4A))), d.mul(y, d.k(pio4B)))
+		r := sized(s.bytes / 2)
+		if s.evex {
+			VCVTPD2PS(rd, r)
+		} else {
+			VCVTPD2PSY(rd, r)
+		}
+		return r
+	}
+	r := v.r()
+	if s.evex {
+		axh, jh := YMM(), YMM()
+		VEXTRACTF32X8(U8(1), ax, axh)
+		VEXTRACTI32X8(U8(1), j, jh)
+		lo, hi := half(ax.AsY(), j.AsY()), half(axh, jh)
+		VINSERTF32X8(U8(1), hi, lo.(reg.VecVirtual).AsZ(), r)
+	} else {
+		axh, jh := XMM(), XMM()
+		VEXTRACTF128(U8(1), ax, axh)
+		VEXTRACTI128(U8(1), j, jh)
+		lo, hi := half(ax.AsX(), j.AsX()), half(axh, jh)
+		VINSERTF128(U8(1), hi, lo.(reg.VecVirtual).AsY(), r)
+	}
+	if cos {
+		VPADDD(v.bits(2), j, j) // cos x = sin(x + π/2)
+	}
+	sign := v.r()
+	VPSLLD(U8(29), j, sign)
+	sign = v.and(sign, v.signBit())
+	if !cos {
+		sign = v.xor(sign, v.and(x, v.signBit()))
+	}
+	z := v.mul(r, r)
+	sp := v.add(v.mul(v.mul(v.horner(z, sinPF32...), z), r), r)
+	cp := v.mul(v.mul(v.horner(z, cosPF32...), z), z)
+	cp = v.add(v.sub(cp, v.mul(v.k(0.5), z)), v.k(1))
+	return v.xor(v.blend(v.bitSet(j, 2), cp, sp), sign)
+}
+
+// bitSet is the condition (j & bit) != 0 on int32 lanes.
+func (v vm) bitSet(j reg.VecVirtual, bit uint32) reg.Register {
+	if v.s.evex {
+		k := K()
+		VPTESTMD(v.bits(uint64(bit)), j, k)
+		return k
+	}
+	// Move the bit to the sign, which is all VBLENDVPS reads.
+	m := YMM()
+	VPSLLD(U8(31-trailingZeros(bit)), j, m)
+	return m
+}
+
+func trailingZeros(b uint32) uint8 {
+	n := uint8(0)
+	for b&1 == 0 {
+		b >>= 1
+		n++
+	}
+	return n
+}
+
+func expF64(v vm, x reg.VecVirtual) Op {
+	v.s.bailIfAny(v.outside(x, -708, 708))
+	scale, u := expKernelF64(v, x)
+	return v.mul(v.sub(v.reg(1), u), scale)
+}
+
+// expKernelF64 returns 2**k and u, e**x = 2**k·(1 − u).
+func expKernelF64(v vm, x Op) (scale, u reg.VecVirtual) {
+	k := v.roundEven(v.mul(x, v.k(log2e)))
+	hi := v.sub(x, v.mul(k, v.k(ln2HiF64)))
+	lo := v.mul(k, v.k(ln2LoF64))
+	r := v.sub(hi, lo)
+	t := v.mul(r, r)
+	p := v.horner(t, expPF64...)
+	c := v.sub(r, v.mul(t, p))
+	q := v.div(v.mul(r, c), v.sub(v.reg(2), c))
+	u = v.sub(v.sub(lo, q), hi)
+	return v.pow2(k), u
+}
+
+func logF64(v vm, x reg.VecVirtual) Op {
+	v.s.bailIfAny(v.outside(x, 0x1p-1022, math.MaxFloat64))
+	// k = float64(exponent field) − 1022, exactly, via the 2**52 trick.
+	e := v.r()
+	VPSRLQ(U8(52), x, e)
+	k := v.sub(v.or(e, v.bits(0x4330000000000000)), v.k(0x1p52))
+	k = v.sub(k, v.k(1022))
+	m := v.or(v.and(x, v.bits(1<<52-1)), v.bits(0x3fe0000000000000))
+	lt := v.cmp(cmpLT, m, v.k(math.Sqrt2/2))
+	m = v.blend(lt, v.add(m, m), m)
+	k = v.blend(lt, v.sub(k, v.k(1)), k)
+	f := v.sub(m, v.k(1))
+	s := v.div(f, v.add(f, v.k(2)))
+	s2 := v.mul(s, s)
+	s4 := v.mul(s2, s2)
+	L := logLF64
+	odd := v.horner(s4, L[6], L[4], L[2], L[0])
+	even := v.horner(s4, L[5], L[3], L[1])
+	R := v.add(v.mul(s2, odd), v.mul(s4, even))
+	hfsq := v.mul(v.mul(f, v.k(0.5)), f)
+	inner := v.add(v.mul(s, v.add(hfsq, R)), v.mul(k, v.k(ln2LoF64)))
+	return v.sub(v.mul(k, v.k(ln2HiF64)), v.sub(v.sub(hfsq, inner), f))
+}
+
+func tanhF64(v vm, x reg.VecVirtual) Op {
+	v.s.bailIfAny(v.cmp(cmpUnord, x, x))
+	sign := v.and(x, v.signBit())
+	z := v.min(v.and(x, v.absMask()), v.k(20))
+	s := expCoreF64(v, v.add(z, z))
+	big := v.sub(v.reg(1), v.div(v.reg(2), v.add(s, v.k(1))))
+	s2 := v.mul(z, z)
+	p := v.horner(s2, tanhPF64...)
+	q := v.add(s2, v.k(tanhQF64[0]))
+	q = v.add(v.mul(q, s2), v.k(tanhQF64[1]))
+	q = v.add(v.mul(q, s2), v.k(tanhQF64[2]))
+	small := v.add(z, v.div(v.mul(v.mul(z, s2), p), q))
+	t := v.blend(v.cmp(cmpGE, z, v.k(0.625)), big, small)
+	return v.or(t, sign)
+}
+
+func expCoreF64(v vm, x Op) reg.VecVirtual {
+	scale, u := expKernelF64(v, x)
+	return v.mul(v.sub(v.reg(1), u), scale)
+}
+
+func logisticF64(v vm, x reg.VecVirtual) Op {
+	v.s.bailIfAny(v.outside(x, -708, math.Inf(1)))
+	x = v.min(x, v.k(40))
+	scale, u := expKernelF64(v, v.neg(x))
+	s1, t1 := v.twoSum(v.reg(1), scale)
+	s2, t2 := v.twoSum(s1, v.neg(v.mul(scale, u)))
+	dl := v.add(t1, t2)
+	q := v.div(v.reg(1), s2)
+	e := v.fnma(q, s2, v.k(1))
+	e = v.fnma(q, dl, e)
+	return v.fma(q, e, q)
+}
+
+// sinCosF64: j in int32 lanes of a half-width register, the reduction as a
+// double-double with FMA-exact products, both polynomials, pick per lane.
+func sinCosF64(v vm, x reg.VecVirtual, cos bool) Op {
+	s := v.s
+	ax := v.and(x, v.absMask())
+	s.bailIfAny(v.outside(ax, math.Inf(-1), 1<<30))
+	j := sized(s.bytes / 2)
+	if s.evex {
+		VCVTTPD2DQ(v.mul(ax, v.k(fourOverPi)), j)
+	} else {
+		VCVTTPD2DQY(v.mul(ax, v.k(fourOverPi)), j)
+	}
+	VPADDD(c32("b32_00000001", 1), j, j)
+	s.and(c32("b32_fffffffe", 0xfffffffe), j, j)
+	y := v.r()
+	VCVTDQ2PD(j, y)
+	// hi + lo = ax − y·π/4
+	ph := v.mul(y, v.k(pio4A64))
+	pl := v.fms(y, v.k(pio4A64), ph)
+	h, l := v.twoSum(v.sub(ax, ph), v.neg(pl))
+	qh := v.mul(y, v.k(pio4B64))
+	ql := v.fms(y, v.k(pio4B64), qh)
+	h, l2 := v.twoSum(h, v.neg(qh))
+	l = v.sub(v.sub(v.add(l, l2), ql), v.mul(y, v.k(pio4C64)))
+	hi := v.add(h, l)
+	lo := v.sub(l, v.sub(hi, h))
+	// The quadrant bits, widened to the 64-bit lanes.
+	if cos {
+		VPADDD(c32("b32_00000002", 2), j, j)
+	}
+	jq := v.r()
+	VPMOVZXDQ(j, jq)
+	sign := v.r()
+	VPSLLQ(U8(61), jq, sign)
+	sign = v.and(sign, v.signBit())
+	if !cos {
+		sign = v.xor(sign, v.and(x, v.signBit()))
+	}
+	z := v.mul(hi, hi)
+	sp := v.add(hi, v.add(v.mul(v.mul(hi, z), v.horner(z, sinPF64...)), lo))
+	hz := v.mul(v.k(0.5), z)
+	w := v.sub(v.reg(1), hz)
+	corr := v.sub(v.mul(v.mul(z, z), v.horner(z, cosPF64...)), v.mul(hi, lo))
+	cp := v.add(w, v.add(v.sub(v.sub(v.reg(1), w), hz), corr))
+	var sel reg.Register
+	if s.evex {
+		k := K()
+		VPTESTMQ(v.bits(2), jq, k)
+		sel = k
+	} else {
+		m := YMM()
+		VPSLLQ(U8(62), jq, m)
+		sel = m
+	}
+	return v.xor(v.blend(sel, cp, sp), sign)
+}

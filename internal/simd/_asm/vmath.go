@@ -1,0 +1,201 @@
+package main
+
+import (
+	"fmt"
+	"math"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// vm writes float vector arithmetic as expressions: each method emits one
+// instruction into a fresh register, in the order the Go twin evaluates
+// the same scalar operations (a ∘ b is Intel's src1 ∘ src2).
+type vm struct {
+	s  isa
+	pd bool // float64 lanes
+}
+
+func (v vm) r() reg.VecVirtual { return v.s.vec() }
+
+// k is a constant splatted over a vector, as a memory operand.
+func (v vm) k(c float64) Mem {
+	if v.pd {
+		b := math.Float64bits(c)
+		return c64(fmt.Sprintf("f64_%016x", b), b)
+	}
+	b := math.Float32bits(float32(c))
+	return c32(fmt.Sprintf("f32_%08x", b), b)
+}
+
+// bits is an integer constant of the lane width, as a memory operand.
+func (v vm) bits(b uint64) Mem {
+	if v.pd {
+		return c64(fmt.Sprintf("b64_%016x", b), b)
+	}
+	return c32(fmt.Sprintf("b32_%08x", uint32(b)), uint32(b))
+}
+
+// reg loads a constant into a register (for the src1 position).
+func (v vm) reg(c float64) reg.VecVirtual {
+	d := v.r()
+	VMOVUPS(v.k(c), d)
+	return d
+}
+
+// op3 emits d = a ∘ b. Only src2 (b) may be in memory: a constant a is
+// swapped into it for commutative ops and loaded otherwise.
+func (v vm) op3(ps, pd func(ops ...Op), a, b Op, commutes bool) reg.VecVirtual {
+	if m, ok := a.(Mem); ok {
+		if commutes {
+			a, b = b, a
+		} else {
+			r := v.r()
+			VMOVUPS(m, r)
+			a = r
+		}
+	}
+	d := v.r()
+	if v.pd {
+		pd(b, a, d)
+	} else {
+		ps(b, a, d)
+	}
+	return d
+}
+
+func (v vm) mul(a, b Op) reg.VecVirtual { return v.op3(VMULPS, VMULPD, a, b, true) }
+func (v vm) add(a, b Op) reg.VecVirtual { return v.op3(VADDPS, VADDPD, a, b, true) }
+func (v vm) sub(a, b Op) reg.VecVirtual { return v.op3(VSUBPS, VSUBPD, a, b, false) }
+func (v vm) div(a, b Op) reg.VecVirtual { return v.op3(VDIVPS, VDIVPD, a, b, false) }
+
+// min is x86's a < b ? a : b; only used where no lane is NaN, so it is
+// Go's min and commutes.
+func (v vm) min(a, b Op) reg.VecVirtual { return v.op3(VMINPS, VMINPD, a, b, true) }
+
+func (v vm) and(a, b Op) reg.VecVirtual { d := v.r(); v.s.and(b, a, d); return d }
+func (v vm) or(a, b Op) reg.VecVirtual  { d := v.r(); v.s.or(b, a, d); return d }
+func (v vm) xor(a, b Op) reg.VecVirtual { d := v.r(); v.s.xor(b, a, d); return d }
+
+// signBit is the lane's sign bit, for and/or/xor.
+func (v vm) signBit() Mem {
+	if v.pd {
+		return v.bits(1 << 63)
+	}
+	return v.bits(1 << 31)
+}
+
+func (v vm) absMask() Mem {
+	if v.pd {
+		return v.bits(1<<63 - 1)
+	}
+	return v.bits(1<<31 - 1)
+}
+
+func (v vm) neg(a Op) reg.VecVirtual { return v.xor(a, v.signBit()) }
+
+// cmp compares lanes: cond = a <imm> b (VCMPPS/PD predicate).
+func (v vm) cmp(imm uint8, a, b Op) reg.Register {
+	if v.pd {
+		return v.s.cmpPD(imm, a, b)
+	}
+	return v.s.cmpPS(imm, a, b)
+}
+
+// blend is c ? t : f.
+func (v vm) blend(c reg.Register, t, f Op) reg.VecVirtual {
+	d := v.r()
+	if v.pd {
+		v.s.blendPD(c, t, f, d)
+	} else {
+		v.s.blendPS(c, t, f, d)
+	}
+	return d
+}
+
+// roundEven rounds to an integer, ties to even (math.RoundToEven).
+func (v vm) roundEven(a Op) reg.VecVirtual {
+	d := v.r()
+	switch {
+	case v.s.evex && v.pd:
+		VRNDSCALEPD(U8(0x08), a, d)
+	case v.s.evex:
+		VRNDSCALEPS(U8(0x08), a, d)
+	case v.pd:
+		VROUNDPD(U8(0x08), a, d)
+	default:
+		VROUNDPS(U8(0x08), a, d)
+	}
+	return d
+}
+
+// fma is a·b + c with one rounding (math.FMA).
+func (v vm) fma(a, b, c Op) reg.VecVirtual {
+	d := v.r()
+	VMOVUPD(c, d)
+	VFMADD231PD(b, a, d)
+	return d
+}
+
+// fms is a·b − c with one rounding (math.FMA(a, b, −c)).
+func (v vm) fms(a, b, c Op) reg.VecVirtual {
+	d := v.r()
+	VMOVUPD(c, d)
+	VFMSUB231PD(b, a, d)
+	return d
+}
+
+// fnma is −a·b + c with one rounding (math.FMA(−a, b, c)).
+func (v vm) fnma(a, b, c Op) reg.VecVirtual {
+	d := v.r()
+	VMOVUPD(c, d)
+	VFNMADD231PD(b, a, d)
+	return d
+}
+
+// horner evaluates p = c[0]; p = p·x + c[i] ... as the twins' loops do.
+func (v vm) horner(x Op, c ...float64) reg.VecVirtual {
+	p := v.mul(x, v.k(c[0]))
+	p = v.add(p, v.k(c[1]))
+	for _, ci := range c[2:] {
+		p = v.add(v.mul(p, x), v.k(ci))
+	}
+	return p
+}
+
+// twoSum returns a + b rounded and its exact error (Knuth).
+func (v vm) twoSum(a, b Op) (s, e reg.VecVirtual) {
+	s = v.add(a, b)
+	bb := v.sub(s, a)
+	e = v.add(v.sub(a, v.sub(s, bb)), v.sub(b, bb))
+	return s, e
+}
+
+// outside reports lanes not in [lo, hi] (NaN included): the vector domain
+// test !(x >= lo && x <= hi).
+func (v vm) outside(x Op, lo, hi float64) reg.Register {
+	const ngeUQ, nleUQ = 0x19, 0x16
+	if math.IsInf(lo, -1) {
+		return v.cmp(nleUQ, x, v.k(hi))
+	}
+	if math.IsInf(hi, 1) {
+		return v.cmp(ngeUQ, x, v.k(lo))
+	}
+	return v.s.orCond(v.cmp(ngeUQ, x, v.k(lo)), v.cmp(nleUQ, x, v.k(hi)))
+}
+
+// Comparison predicates used below.
+const (
+	cmpLT    = 0x11 // LT_OQ
+	cmpGE    = 0x1d // GE_OQ
+	cmpUnord = 0x03
+)
+
+// transcendental emits a one-input map kernel whose body may bail.
+func transcendental(s isa, size int, body func(v vm, x reg.VecVirtual) Op) {
+	v := vm{s: s, pd: size == 8}
+	loop{lanes: s.bytes / size, unroll: 1, body: func(in []reg.VecVirtual) []Op {
+		return []Op{body(v, in[0])}
+	}}.emit(s, out("dst", size), in("x", size))
+}

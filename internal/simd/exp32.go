@@ -1,0 +1,126 @@
+package simd
+
+import "math"
+
+// float32 exp, log, tanh and logistic: the Cephes single-precision
+// algorithms (Stephen L. Moshier, Cephes Math Library 2.2, expf.c, logf.c,
+// tanhf.c), whose published minimax coefficients are used unchanged. They
+// need no FMA: every step is a rounded float32 multiply or add, as Cephes
+// wrote them, so the vector code can match the scalar twin exactly.
+
+const (
+	log2eF32  = 1.44269504088896341
+	expC1F32  = 0.693359375 // ln 2 = C1 − C2, C1 with 9 significant bits so k·C1 is exact
+	expC2F32  = -2.12194440e-4
+	expMinF32 = -87.0 // e**x is normal from here ...
+	expMaxF32 = 88.0  // ... to here, and 2**k in range
+)
+
+// Cephes expf: e**r − 1 − r ≈ r²·P(r) on |r| ≤ ln2/2, degree 5, relative
+// error about 1e-7.
+var expPF32 = [...]float32{1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1}
+
+// expF32 is e**x. The vector domain is [−87, 88], where the result is a
+// normal float; outside it (and for NaN) the float64 exp rounded to float32
+// is correctly rounded but for rare double-rounding cases. (The float32
+// functions fall back on the package's float64 ones rather than package
+// math's, whose amd64 assembly differs from other platforms' Go code.)
+func expF32(x float32) float32 {
+	if !(x >= expMinF32 && x <= expMaxF32) {
+		return float32(expF64(float64(x)))
+	}
+	return expCoreF32(x)
+}
+
+// expCoreF32 evaluates Cephes expf for x in [−87, 88] (also reached from
+// tanh and logistic): x = k·ln2 + r with k = round(x·log2 e) (ties to even)
+// and r reduced in two steps (Cody–Waite), e**r = 1 + r + r²·P(r), and the
+// result scaled by 2**k built from its exponent bits.
+func expCoreF32(x float32) float32 {
+	k := float32(math.RoundToEven(float64(x * log2eF32)))
+	r := x - float32(k*expC1F32)
+	r = r - float32(k*expC2F32)
+	p := expPF32[0]
+	for _, c := range expPF32[1:] {
+		p = float32(p*r) + c
+	}
+	z := r * r
+	y := float32(float32(p*z)+r) + 1
+	return y * math.Float32frombits(uint32(int32(k)+127)<<23)
+}
+
+// Cephes logf: ln(1+f) ≈ f − f²/2 + f³·P(f) on [√½−1, √2−1], degree 8.
+var logPF32 = [...]float32{7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1,
+	1.4249322787e-1, -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1}
+
+const (
+	sqrtHalfF32  = 0.707106781186547524
+	minNormalF32 = 0x1p-126
+)
+
+// logF32 is ln x. The vector domain is the positive normal floats; zero,
+// negatives, subnormals, +Inf and NaN go to the float64 log.
+func logF32(x float32) float32 {
+	if !(x >= minNormalF32 && x <= math.MaxFloat32) {
+		return float32(logF64(float64(x)))
+	}
+	// x = m·2**e with m in [√½, √2): split the bits, and move m below √½
+	// up one binade.
+	b := math.Float32bits(x)
+	fe := float32(int32(b>>23) - 126)
+	m := math.Float32frombits(b&0x007fffff | 0x3f000000) // [0.5, 1)
+	if m < sqrtHalfF32 {
+		m = m + m
+		fe = fe - 1
+	}
+	f := m - 1
+	p := logPF32[0]
+	for _, c := range logPF32[1:] {
+		p = float32(p*f) + c
+	}
+	z := f * f
+	y := float32(float32(p*f) * z)
+	y = y + float32(fe*expC2F32) // ln 2 = C1 − C2, the small part first
+	y = y - float32(0.5*z)
+	r := f + y
+	return r + float32(fe*expC1F32)
+}
+
+// Cephes tanhf: tanh x ≈ x + x·x²·P(x²) for |x| < 0.625, degree 4.
+var tanhPF32 = [...]float32{-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1, -3.33332819422e-1}
+
+// tanhF32 is tanh x, computed on |x| (clamped to 10, where tanh rounds to
+// 1) with the sign put back: 1 − 2/(e**2|x| + 1) from |x| ≥ 0.625, the odd
+// polynomial below. The vector domain is everything but NaN.
+func tanhF32(x float32) float32 {
+	if x != x {
+		return float32(math.Tanh(float64(x)))
+	}
+	b := math.Float32bits(x)
+	z := math.Float32frombits(b &^ (1 << 31))
+	z = min(z, 10)
+	var t float32
+	if z >= 0.625 {
+		s := expCoreF32(z + z)
+		t = 1 - 2/(s+1)
+	} else {
+		z2 := z * z
+		p := tanhPF32[0]
+		for _, c := range tanhPF32[1:] {
+			p = float32(p*z2) + c
+		}
+		t = float32(float32(p*z2)*z) + z
+	}
+	return math.Float32frombits(math.Float32bits(t) | b&(1<<31))
+}
+
+// logisticF32 is 1/(1 + e**−x), with x clamped to 20 (where it rounds to
+// 1). The vector domain is x ≥ −87; below, the result is e**x to well
+// within float32 precision, and NaN stays NaN.
+func logisticF32(x float32) float32 {
+	if !(x >= expMinF32) {
+		return float32(expF64(float64(x)))
+	}
+	x = min(x, 20)
+	return 1 / (1 + expCoreF32(-x))
+}

@@ -1,0 +1,163 @@
+package simd
+
+// The vectorized transcendentals share one shape: the assembly evaluates a
+// polynomial algorithm on every lane of a vector whose inputs all lie in the
+// function's "vector domain", and stops before the first vector that has a
+// lane outside it (NaN, ±Inf, a result that would be subnormal, a huge sin
+// argument, ...). The Go twin evaluates the very same operations in scalar
+// code — every product that feeds a sum is rounded explicitly with a
+// conversion, so the compiler cannot contract it into an FMA — and handles
+// inputs outside the vector domain with package math in float64. So every
+// tier returns the same bits.
+
+// ExpF32 computes dst[i] = e**x[i].
+func ExpF32(dst, x []float32) { map32(dst, x, expF32Accel, expF32Go) }
+
+// LogF32 computes dst[i] = ln(x[i]).
+func LogF32(dst, x []float32) { map32(dst, x, logF32Accel, logF32Go) }
+
+// TanhF32 computes dst[i] = tanh(x[i]).
+func TanhF32(dst, x []float32) { map32(dst, x, tanhF32Accel, tanhF32Go) }
+
+// LogisticF32 computes dst[i] = 1 / (1 + e**-x[i]).
+func LogisticF32(dst, x []float32) { map32(dst, x, logisticF32Accel, logisticF32Go) }
+
+// SinF32 computes dst[i] = sin(x[i]).
+func SinF32(dst, x []float32) { map32(dst, x, sinF32Accel, sinF32Go) }
+
+// CosF32 computes dst[i] = cos(x[i]).
+func CosF32(dst, x []float32) { map32(dst, x, cosF32Accel, cosF32Go) }
+
+// ExpF64 computes dst[i] = e**x[i].
+func ExpF64(dst, x []float64) { map64(dst, x, expF64Accel, expF64Go) }
+
+// LogF64 computes dst[i] = ln(x[i]).
+func LogF64(dst, x []float64) { map64(dst, x, logF64Accel, logF64Go) }
+
+// TanhF64 computes dst[i] = tanh(x[i]).
+func TanhF64(dst, x []float64) { map64(dst, x, tanhF64Accel, tanhF64Go) }
+
+// LogisticF64 computes dst[i] = 1 / (1 + e**-x[i]).
+func LogisticF64(dst, x []float64) { map64(dst, x, logisticF64Accel, logisticF64Go) }
+
+// SinF64 computes dst[i] = sin(x[i]).
+func SinF64(dst, x []float64) { map64(dst, x, sinF64Accel, sinF64Go) }
+
+// CosF64 computes dst[i] = cos(x[i]).
+func CosF64(dst, x []float64) { map64(dst, x, cosF64Accel, cosF64Go) }
+
+// map32 runs accel, which stops before a vector it cannot handle, and lets
+// the Go twin do that vector's worth of elements (and the tail).
+func map32(dst, x []float32, accel func(dst, x []float32) int, twin func(dst, x []float32)) {
+	x = x[:len(dst)]
+	if tier == Generic {
+		twin(dst, x)
+		return
+	}
+	for len(dst) > 0 {
+		n := accel(dst, x)
+		dst, x = dst[n:], x[n:]
+		m := min(len(dst), 16)
+		twin(dst[:m], x[:m])
+		dst, x = dst[m:], x[m:]
+	}
+}
+
+func map64(dst, x []float64, accel func(dst, x []float64) int, twin func(dst, x []float64)) {
+	x = x[:len(dst)]
+	if tier == Generic {
+		twin(dst, x)
+		return
+	}
+	for len(dst) > 0 {
+		n := accel(dst, x)
+		dst, x = dst[n:], x[n:]
+		m := min(len(dst), 8)
+		twin(dst[:m], x[:m])
+		dst, x = dst[m:], x[m:]
+	}
+}
+
+func expF32Go(dst, x []float32) {
+	x = x[:len(dst)]
+	for i := range dst {
+		dst[i] = expF32(x[i])
+	}
+}
+
+func logF32Go(dst, x []float32) {
+	x = x[:len(dst)]
+	for i := range dst {
+		dst[i] = logF32(x[i])
+	}
+}
+
+func tanhF32Go(dst, x []float32) {
+	x = x[:len(dst)]
+	for i := range dst {
+		dst[i] = tanhF32(x[i])
+	}
+}
+
+func logisticF32Go(dst, x []float32) {
+	x = x[:len(dst)]
+	for i := range dst {
+		dst[i] = logisticF32(x[i])
+	}
+}
+
+func sinF32Go(dst, x []float32) {
+	x = x[:len(dst)]
+	for i := range dst {
+		dst[i] = sinF32(x[i])
+	}
+}
+
+func cosF32Go(dst, x []float32) {
+	x = x[:len(dst)]
+	for i := range dst {
+		dst[i] = cosF32(x[i])
+	}
+}
+
+func expF64Go(dst, x []float64) {
+	x = x[:len(dst)]
+	for i := range dst {
+		dst[i] = expF64(x[i])
+	}
+}
+
+func logF64Go(dst, x []float64) {
+	x = x[:len(dst)]
+	for i := range dst {
+		dst[i] = logF64(x[i])
+	}
+}
+
+func tanhF64Go(dst, x []float64) {
+	x = x[:len(dst)]
+	for i := range dst {
+		dst[i] = tanhF64(x[i])
+	}
+}
+
+func logisticF64Go(dst, x []float64) {
+	x = x[:len(dst)]
+	for i := range dst {
+		dst[i] = logisticF64(x[i])
+	}
+}
+
+func sinF64Go(dst, x []float64) {
+	x = x[:len(dst)]
+	for i := range dst {
+		dst[i] = sinF64(x[i])
+	}
+}
+
+func cosF64Go(dst, x []float64) {
+	x = x[:len(dst)]
+	for i := range dst {
+		dst[i] = cosF64(x[i])
+	}
+}
