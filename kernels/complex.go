@@ -61,6 +61,15 @@ func csign[T cplx, F float](z T) T {
 	return mk[T](F(re/a), F(im/a))
 }
 
+// cpow is math/cmplx.Pow, except that 0 raised to a power whose real part
+// is NaN is NaN (cmplx.Pow panics when the imaginary part is infinite).
+func cpow(x, y complex128) complex128 {
+	if x == 0 && real(y) != real(y) {
+		return complex(math.NaN(), math.NaN())
+	}
+	return cmplx.Pow(x, y)
+}
+
 func c128div(a, b complex128) complex128 { return cdiv[complex128, float64](a, b) }
 
 var complexFuncs = map[trace.Op]func(complex128) complex128{
@@ -99,7 +108,7 @@ func registerComplex[T cplx, F float](d tensor.DType) {
 	binaryTable[trace.OpSub][d] = bin(sub[T])
 	binaryTable[trace.OpMul][d] = bin(zipC(cmul[T, F]))
 	binaryTable[trace.OpDiv][d] = bin(zipC(cdiv[T, F]))
-	binaryTable[trace.OpPow][d] = bin(zipC(func(a, b T) T { return T(cmplx.Pow(complex128(a), complex128(b))) }))
+	binaryTable[trace.OpPow][d] = bin(zipC(func(a, b T) T { return T(cpow(complex128(a), complex128(b))) }))
 	unaryTable[trace.OpNeg][d] = un(neg[T])
 	unaryTable[trace.OpConj][d] = un(mapC(func(z T) T { re, im := parts[T, F](z); return mk[T](re, -im) }))
 	unaryTable[trace.OpSign][d] = un(mapC(csign[T, F]))

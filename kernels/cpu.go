@@ -93,7 +93,7 @@ type runState struct {
 
 // Compile prepares a fused, buffer-planned module for running.
 func (c *CPU) Compile(m *lower.Module) (Executable, error) {
-	if m.Plan == nil || m.Fusions == nil && len(m.Instrs) > len(m.Params) {
+	if m.Plan == nil {
 		return nil, fmt.Errorf("kernels: module is not fused and planned")
 	}
 	x := &cpuExec{cpu: c, m: m, nbuf: len(m.Plan.Buffers), constIdx: map[*lower.Instr]int{}}
@@ -110,6 +110,17 @@ func (c *CPU) Compile(m *lower.Module) (Executable, error) {
 		}
 		if _, ok := m.Plan.Of[o]; !ok && o.Op != trace.OpConst && o.Op != trace.OpParam {
 			return nil, fmt.Errorf("kernels: output %d (%%%d) is computed by no kernel", i, o.ID)
+		}
+	}
+	for _, f := range m.Fusions {
+		for _, in := range f.Inputs {
+			d := in
+			for d.Op == trace.OpReshape {
+				d = d.Args[0]
+			}
+			if _, ok := m.Plan.Of[d]; !ok && d.Op != trace.OpConst {
+				return nil, fmt.Errorf("kernels: fusion.%d reads %%%d, which no kernel computes", f.ID, d.ID)
+			}
 		}
 	}
 	for _, f := range m.Fusions {

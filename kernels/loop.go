@@ -24,7 +24,8 @@ func (x *cpuExec) compileLoop(f *lower.Fusion) (kernel, error) {
 	}
 	out := x.m.Plan.Of[root]
 	dst := loc{kind: locBuf, idx: out, size: root.DType.Size()}
-	b, err := compileBody(f, root, root.Shape, perm, x.cpu.opts.Block, x.source, dst)
+	block := min(x.cpu.opts.Block, max(root.Size(), 1)) // a small loop needs small registers
+	b, err := compileBody(f, root, root.Shape, perm, block, x.source, dst)
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ func Fuse(m *Module, fuse bool) {
 		if assigned[root] || root.Op == trace.OpParam || root.Op == trace.OpReshape {
 			continue
 		}
-		if fuse && cheap(root) && !slices.Contains(m.Outputs, root) {
+		if fuse && cheap(root) && !outputs[root] && (root.Op == trace.OpConst || allAbsorb(users[root])) {
 			continue // duplicated into its users' fusions
 		}
 		f := &Fusion{Kind: kindOf(root), Outputs: []*Instr{root}}
@@ -131,6 +131,18 @@ func growFusion(root *Instr, f *Fusion, members map[*Instr]bool, users map[*Inst
 			work = append(work, p)
 		}
 	}
+}
+
+// allAbsorb reports whether every user can compute a cheap broadcast inside
+// its own fusion: elementwise ops and reductions can; copies, dots and
+// reshapes read a buffer. (A constant needs none: kernels read its value.)
+func allAbsorb(users []*Instr) bool {
+	for _, u := range users {
+		if !u.Op.Elementwise() && u.Op.Info().Class != trace.ClassReduce {
+			return false
+		}
+	}
+	return true
 }
 
 func allIn(xs []*Instr, set map[*Instr]bool) bool {

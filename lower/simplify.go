@@ -121,6 +121,14 @@ func exactIn(from, to tensor.DType) bool {
 	return false
 }
 
+// sameConversion reports whether converting from → to gives the same value
+// as from → via → to for every value of from (which via holds exactly):
+// not when an integer passes through a float or complex on its way to an
+// integer, because float → int saturates where int → int wraps.
+func sameConversion(from, via, to tensor.DType) bool {
+	return !(from.IsInteger() && via.IsInexact() && to.IsInteger())
+}
+
 // rewrite returns an existing instruction that in can be replaced with, or
 // nil; it may also rewrite in in place.
 func rewrite(in *Instr) *Instr {
@@ -172,7 +180,7 @@ func rewrite(in *Instr) *Instr {
 		if x.DType == in.DType {
 			return x
 		}
-		if x.Op == trace.OpConvert && exactIn(x.Args[0].DType, x.DType) {
+		if x.Op == trace.OpConvert && exactIn(x.Args[0].DType, x.DType) && sameConversion(x.Args[0].DType, x.DType, in.DType) {
 			in.Args[0] = x.Args[0]
 			if in.Args[0].DType == in.DType {
 				return in.Args[0]

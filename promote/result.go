@@ -137,6 +137,9 @@ func (c Config) ResultType(operands ...Type) (Type, error) {
 			}
 			acc = n
 		}
+		if acc.IsWeak() { // u64* with i64*: no integer holds both, a weak float
+			return c.nodeType(acc), nil
+		}
 		return WeakOf(tensor.DType(acc)), nil
 	}
 	acc := operands[0].node()

@@ -250,3 +250,12 @@ func TestParseType(t *testing.T) {
 		}
 	}
 }
+
+// Weak operands whose join is a weak node give that node's weak default:
+// a weak u64 and a weak int fit no integer, so the result is a weak float.
+func TestAllWeakJoinOnAWeakNode(t *testing.T) {
+	got, err := Config{}.ResultType(WeakOf(tensor.U64), WeakOf(tensor.I64))
+	if err != nil || got != WeakOf(tensor.F64) {
+		t.Errorf("u64* with i64* = %v, %v; want f64*", got, err)
+	}
+}

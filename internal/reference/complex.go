@@ -120,11 +120,21 @@ func complexBinary[F float](op trace.Op, a, b []cpx[F], ia, ib []int) (any, erro
 	case trace.OpDiv:
 		return mapBinary(a, b, ia, ib, cdiv[F]), nil
 	case trace.OpPow:
-		return mapBinary(a, b, ia, ib, func(x, y cpx[F]) cpx[F] { return fromC128[F](cmplx.Pow(x.c128(), y.c128())) }), nil
+		return mapBinary(a, b, ia, ib, func(x, y cpx[F]) cpx[F] { return fromC128[F](cpow(x.c128(), y.c128())) }), nil
 	case trace.OpEq:
 		return mapBinary(a, b, ia, ib, func(x, y cpx[F]) bool { return x.re == y.re && x.im == y.im }), nil
 	case trace.OpNe:
 		return mapBinary(a, b, ia, ib, func(x, y cpx[F]) bool { return x.re != y.re || x.im != y.im }), nil
 	}
 	return nil, errNotDefined(op, "complex numbers")
+}
+
+// cpow is math/cmplx.Pow with 0 raised to a power whose real part is NaN
+// defined as NaN (cmplx.Pow panics there when the imaginary part is
+// infinite).
+func cpow(x, y complex128) complex128 {
+	if x == 0 && real(y) != real(y) {
+		return complex(math.NaN(), math.NaN())
+	}
+	return cmplx.Pow(x, y)
 }

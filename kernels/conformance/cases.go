@@ -248,6 +248,19 @@ func mixedCases() []Case {
 				p := a[0].Mul(trace.Float(0.5)).Add(trace.Int(1))
 				return []trace.Value{p.Sum(1), p, p.Exp().Max()}
 			}},
+		{Name: "reshape-only-output", Inputs: []*tensor.Array{Input(tensor.F32, 42, 2, 3)},
+			Fn: one(func(a []trace.Value) trace.Value { return a[0].Reshape(3, 2) })},
+		{Name: "broadcast-constant-transposed", Inputs: []*tensor.Array{Input(tensor.F32, 43, 2, 3)},
+			Fn: func(a []trace.Value) []trace.Value {
+				c := trace.Where(a[0].Gt(trace.Int(0)), trace.Float(1), trace.Float(1)) // simplifies to a broadcast constant
+				return []trace.Value{c.Transpose(), c.Reshape(6), a[0].MatMul(c.Transpose())}
+			}},
+		{Name: "int-float-int-converts", Inputs: []*tensor.Array{Input(tensor.U16, 44, 20), Input(tensor.I32, 45, 20)},
+			Fn: func(a []trace.Value) []trace.Value {
+				return []trace.Value{a[0].Astype(tensor.F32).Astype(tensor.U8), a[1].Astype(tensor.C128).Astype(tensor.I8)}
+			}},
+		{Name: "complex-pow-specials", Inputs: []*tensor.Array{complexArray(0, 0, complex(math.Inf(1), 0), 2), complexArray(complex(math.NaN(), math.Inf(1)), 0, complex(0.5, math.NaN()), complex(math.NaN(), 0))},
+			Fn: one(func(a []trace.Value) trace.Value { return a[0].Pow(a[1]) })},
 		{Name: "bf16-chain", Inputs: []*tensor.Array{Input(tensor.BF16, 38, 64)},
 			Fn: one(func(a []trace.Value) trace.Value {
 				x := a[0]
@@ -256,4 +269,9 @@ func mixedCases() []Case {
 		{Name: "big-loop", Inputs: []*tensor.Array{Input(tensor.F32, 39, 300000), Input(tensor.F32, 40, 300000)},
 			Fn: one(func(a []trace.Value) trace.Value { return a[0].Mul(trace.Float(1.5)).Add(a[1]).Sqrt() })},
 	}
+}
+
+func complexArray(vals ...complex128) *tensor.Array {
+	a, _ := tensor.FromSlice(vals)
+	return a
 }
