@@ -1,0 +1,275 @@
+package kiln_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// Translation of a traced program into a NumPy function, equation by
+// equation: every equation's operands already have one dtype (converts are
+// explicit), so each op is the NumPy ufunc with that dtype, and NumPy's
+// per-op evaluation (f16 computed in f32 and rounded after every op) is
+// what Kiln promises to equal bit for bit.
+//
+// Where Kiln pins a definition that NumPy does not share, the helpers of
+// numpyPrelude spell Kiln's definition with NumPy primitives, each exact:
+//   - maximum/minimum (and their reductions) order −0 < +0, as IEEE
+//     754-2019; NumPy's answer for ±0 depends on operand order.
+//   - a float sum of only −0 values is −0 (Kiln folds from the first
+//     element); NumPy adds them to its identity +0.
+//   - dot_general accumulates left to right from 0 in the operands' dtype
+//     (f16 in f32, rounded once); NumPy's matmul calls BLAS, whose order
+//     and FMAs are its own, so the helper spells the loop with np.multiply
+//     and np.add.
+//
+// Other differences are kept out of the programs by numpyOptions instead.
+
+// numpyDType is NumPy's name of a dtype (little-endian).
+var numpyDType = map[tensor.DType]string{
+	tensor.Bool: "?", tensor.U8: "<u1", tensor.U16: "<u2", tensor.U32: "<u4", tensor.U64: "<u8",
+	tensor.I8: "<i1", tensor.I16: "<i2", tensor.I32: "<i4", tensor.I64: "<i8",
+	tensor.F16: "<f2", tensor.F32: "<f4", tensor.F64: "<f8", tensor.C64: "<c8", tensor.C128: "<c16",
+}
+
+const numpyPrelude = `import sys
+import warnings
+import numpy as np
+warnings.simplefilter('ignore')
+np.seterr(all='ignore')
+
+def contig(x):
+    return np.array(x, order='C', copy=True)
+
+def arr(dt, shape, h):
+    return np.frombuffer(bytes.fromhex(h), dtype=dt).reshape(shape).copy()
+
+def bcast(x, shape, dims):
+    s = [1] * len(shape)
+    for i, d in enumerate(dims):
+        s[d] = x.shape[i]
+    return contig(np.broadcast_to(x.reshape(s), shape))
+
+def vmax(a, b):
+    if a.dtype.kind != 'f':
+        return np.maximum(a, b)
+    return np.where(a == b, np.where(np.signbit(a), b, a), np.maximum(a, b))
+
+def vmin(a, b):
+    if a.dtype.kind != 'f':
+        return np.minimum(a, b)
+    return np.where(a == b, np.where(np.signbit(a), a, b), np.minimum(a, b))
+
+def rmax(x, axes, keep):
+    r = np.max(x, axis=axes, keepdims=keep)
+    if x.dtype.kind == 'f':
+        pz = np.any((x == 0) & ~np.signbit(x), axis=axes, keepdims=keep)
+        r = np.where(r == 0, np.where(pz, x.dtype.type(0), -x.dtype.type(0)), r)
+    return np.asarray(r, dtype=x.dtype)
+
+def rmin(x, axes, keep):
+    r = np.min(x, axis=axes, keepdims=keep)
+    if x.dtype.kind == 'f':
+        nz = np.any((x == 0) & np.signbit(x), axis=axes, keepdims=keep)
+        r = np.where(r == 0, np.where(nz, -x.dtype.type(0), x.dtype.type(0)), r)
+    return np.asarray(r, dtype=x.dtype)
+
+def negzero_sum(x, r, axes, keep):
+    n = x.size // max(r.size, 1) if r.size else 0
+    allneg = np.all((x == 0) & np.signbit(x), axis=axes, keepdims=keep) & (n > 0)
+    return np.where(allneg, -r.dtype.type(0), r)
+
+def rsum(x, axes, keep):
+    r = np.asarray(np.sum(x, axis=axes, keepdims=keep, dtype=x.dtype))
+    if x.dtype.kind == 'f':
+        r = np.asarray(negzero_sum(x, r, axes, keep), dtype=x.dtype)
+    elif x.dtype.kind == 'c':
+        r = r.copy()
+        r.real = negzero_sum(x.real, r.real, axes, keep)
+        r.imag = negzero_sum(x.imag, r.imag, axes, keep)
+    return r
+
+def rprod(x, axes, keep):
+    return np.asarray(np.prod(x, axis=axes, keepdims=keep, dtype=x.dtype))
+
+def argr(f, x, axis, dt):
+    return np.asarray(f(x, axis=axis)).astype(dt)
+
+def dot(a, b, lb, rb, lc, rc, dt):
+    lf = [i for i in range(a.ndim) if i not in lb and i not in lc]
+    rf = [i for i in range(b.ndim) if i not in rb and i not in rc]
+    bshape = [a.shape[i] for i in lb]
+    fa = [a.shape[i] for i in lf]
+    fb = [b.shape[i] for i in rf]
+    B, FA, FB = int(np.prod(bshape)), int(np.prod(fa)), int(np.prod(fb))
+    K = int(np.prod([a.shape[i] for i in lc]))
+    a2 = np.transpose(a, lb + lf + lc).reshape(B, FA, K)
+    b2 = np.transpose(b, rb + rc + rf).reshape(B, K, FB)
+    acc_dt = np.dtype('<f4') if a.dtype == np.float16 else a.dtype
+    acc = np.zeros((B, FA, FB), dtype=acc_dt)
+    for k in range(K):
+        x = a2[:, :, k, None].astype(acc_dt)
+        y = b2[:, None, k, :].astype(acc_dt)
+        if acc_dt == np.bool_:
+            acc = acc | (x & y)
+        else:
+            acc = np.add(acc, np.multiply(x, y, dtype=acc_dt), dtype=acc_dt)
+    return acc.astype(dt).reshape(bshape + fa + fb)
+
+def run(i, f):
+    try:
+        outs = f()
+    except Exception as e:
+        print('ERR', i, repr(e).replace('\n', ' '))
+        return
+    print('OK', i, len(outs))
+    for o in outs:
+        o = contig(o)
+        print(o.dtype.str, 's' + ','.join(str(d) for d in o.shape), o.tobytes().hex() or '-')
+`
+
+// arrayHex is an array's little-endian bytes in hex.
+func arrayHex(a *tensor.Array) string {
+	var b bytes.Buffer
+	if err := binary.Write(&b, binary.LittleEndian, a.Data()); err != nil {
+		panic(err) // unreachable: every storage type is fixed-size
+	}
+	return hex.EncodeToString(b.Bytes())
+}
+
+// arrayFromHex decodes NumPy's bytes of dtype d.
+func arrayFromHex(d tensor.DType, shape []int, h string) (*tensor.Array, error) {
+	raw, err := hex.DecodeString(h)
+	if err != nil {
+		return nil, err
+	}
+	data := tensor.MakeSlice(d, trace.ShapeSize(shape))
+	if err := binary.Read(bytes.NewReader(raw), binary.LittleEndian, data); err != nil {
+		return nil, fmt.Errorf("%s%v from %d bytes: %v", d, shape, len(raw), err)
+	}
+	return tensor.New(d, shape, data)
+}
+
+// pyTuple prints ints as a Python tuple.
+func pyTuple(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	if len(xs) == 1 {
+		return "(" + parts[0] + ",)"
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+func pyList(xs []int) string { return "[" + strings.TrimSuffix(strings.Trim(pyTuple(xs), "()"), ",") + "]" }
+
+// numpyUfunc is the NumPy function of each elementwise op.
+var numpyUfunc = map[trace.Op]string{
+	trace.OpNeg: "np.negative", trace.OpAbs: "np.absolute", trace.OpSign: "np.sign", trace.OpSqrt: "np.sqrt",
+	trace.OpFloor: "np.floor", trace.OpCeil: "np.ceil", trace.OpRound: "np.rint",
+	trace.OpIsNaN: "np.isnan", trace.OpIsFinite: "np.isfinite", trace.OpConj: "np.conjugate", trace.OpNot: "np.invert",
+	trace.OpAdd: "np.add", trace.OpSub: "np.subtract", trace.OpMul: "np.multiply", trace.OpDiv: "np.true_divide",
+	trace.OpFloorDiv: "np.floor_divide", trace.OpRem: "np.remainder",
+	trace.OpAnd: "np.bitwise_and", trace.OpOr: "np.bitwise_or", trace.OpXor: "np.bitwise_xor",
+	trace.OpShl: "np.left_shift", trace.OpShr: "np.right_shift",
+	trace.OpEq: "np.equal", trace.OpNe: "np.not_equal", trace.OpLt: "np.less", trace.OpLe: "np.less_equal",
+	trace.OpGt: "np.greater", trace.OpGe: "np.greater_equal",
+}
+
+// translate writes p as a Python function named name over the given input
+// arrays, or reports an op it has no translation of.
+func translate(b *strings.Builder, name string, p *trace.Program, inputs []*tensor.Array) error {
+	fmt.Fprintf(b, "def %s():\n", name)
+	v := func(x *trace.Var) string { return "v_" + x.Name() }
+	for i, in := range p.Inputs {
+		fmt.Fprintf(b, "    %s = arr('%s', %s, '%s')\n", v(in), numpyDType[in.Type.DType], pyTuple(in.Shape), arrayHex(inputs[i]))
+	}
+	for _, e := range p.Eqns {
+		dt := "'" + numpyDType[e.Out.Type.DType] + "'"
+		var args []string
+		for _, a := range e.Args {
+			args = append(args, v(a))
+		}
+		var rhs string
+		pr := e.Params
+		axes := "None"
+		if len(pr.Axes) > 0 {
+			axes = pyTuple(pr.Axes)
+		}
+		keep := "False"
+		if pr.KeepDims {
+			keep = "True"
+		}
+		switch op := e.Op; {
+		case op == trace.OpConst:
+			rhs = fmt.Sprintf("arr(%s, %s, '%s')", dt, pyTuple(e.Out.Shape), arrayHex(pr.Value))
+		case op == trace.OpConvert:
+			rhs = fmt.Sprintf("%s.astype(%s)", args[0], dt)
+		case op == trace.OpConj && !e.Args[0].Type.DType.IsComplex():
+			rhs = args[0] + ".copy()"
+		case op == trace.OpReal:
+			rhs = fmt.Sprintf("np.real(%s).astype(%s)", args[0], dt)
+		case op == trace.OpImag:
+			rhs = fmt.Sprintf("np.imag(%s).astype(%s)", args[0], dt)
+		case op == trace.OpMax:
+			rhs = fmt.Sprintf("vmax(%s, %s)", args[0], args[1])
+		case op == trace.OpMin:
+			rhs = fmt.Sprintf("vmin(%s, %s)", args[0], args[1])
+		case (op == trace.OpFloor || op == trace.OpCeil || op == trace.OpRound) && !e.Args[0].Type.DType.IsFloat():
+			rhs = args[0] + ".copy()" // Kiln: the identity on integers and bool
+		case op.Info().Compare:
+			rhs = fmt.Sprintf("%s(%s)", numpyUfunc[op], strings.Join(args, ", "))
+		case numpyUfunc[op] != "":
+			rhs = fmt.Sprintf("%s(%s, dtype=%s)", numpyUfunc[op], strings.Join(args, ", "), dt)
+		case op == trace.OpSelect:
+			rhs = fmt.Sprintf("np.where(%s)", strings.Join(args, ", "))
+		case op == trace.OpBroadcastInDim:
+			rhs = fmt.Sprintf("bcast(%s, %s, %s)", args[0], pyTuple(pr.Shape), pyList(pr.Dims))
+		case op == trace.OpReshape:
+			rhs = fmt.Sprintf("%s.reshape(%s)", args[0], pyTuple(pr.Shape))
+		case op == trace.OpTranspose:
+			rhs = fmt.Sprintf("contig(np.transpose(%s, %s))", args[0], pyTuple(pr.Perm))
+		case op == trace.OpSlice:
+			var sl []string
+			for i := range pr.Start {
+				sl = append(sl, fmt.Sprintf("%d:%d:%d", pr.Start[i], pr.Limit[i], pr.Stride[i]))
+			}
+			rhs = fmt.Sprintf("contig(%s[%s])", args[0], strings.Join(sl, ", "))
+			if len(sl) == 1 {
+				rhs = fmt.Sprintf("contig(%s[%s,])", args[0], sl[0])
+			}
+		case op == trace.OpConcat:
+			rhs = fmt.Sprintf("np.concatenate([%s], axis=%d)", strings.Join(args, ", "), pr.Axis)
+		case op == trace.OpReduceSum:
+			rhs = fmt.Sprintf("rsum(%s, %s, %s)", args[0], axes, keep)
+		case op == trace.OpReduceProd:
+			rhs = fmt.Sprintf("rprod(%s, %s, %s)", args[0], axes, keep)
+		case op == trace.OpReduceMax:
+			rhs = fmt.Sprintf("rmax(%s, %s, %s)", args[0], axes, keep)
+		case op == trace.OpReduceMin:
+			rhs = fmt.Sprintf("rmin(%s, %s, %s)", args[0], axes, keep)
+		case op == trace.OpArgMax:
+			rhs = fmt.Sprintf("argr(np.argmax, %s, %d, %s)", args[0], pr.Axes[0], dt)
+		case op == trace.OpArgMin:
+			rhs = fmt.Sprintf("argr(np.argmin, %s, %d, %s)", args[0], pr.Axes[0], dt)
+		case op == trace.OpDot:
+			d := pr.Dot
+			rhs = fmt.Sprintf("dot(%s, %s, %s, %s, %s, %s, %s)", args[0], args[1], pyList(d.LhsBatch), pyList(d.RhsBatch), pyList(d.LhsContract), pyList(d.RhsContract), dt)
+		default:
+			return fmt.Errorf("no NumPy translation of %s", e)
+		}
+		fmt.Fprintf(b, "    %s = np.asarray(%s)\n", v(e.Out), rhs)
+	}
+	outs := make([]string, len(p.Outputs))
+	for i, o := range p.Outputs {
+		outs[i] = v(o)
+	}
+	fmt.Fprintf(b, "    return [%s]\n", strings.Join(outs, ", "))
+	return nil
+}
