@@ -167,7 +167,9 @@ func pyTuple(xs []int) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-func pyList(xs []int) string { return "[" + strings.TrimSuffix(strings.Trim(pyTuple(xs), "()"), ",") + "]" }
+func pyList(xs []int) string {
+	return "[" + strings.TrimSuffix(strings.Trim(pyTuple(xs), "()"), ",") + "]"
+}
 
 // numpyUfunc is the NumPy function of each elementwise op.
 var numpyUfunc = map[trace.Op]string{
