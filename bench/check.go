@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/x448/float16"
+)
+
+// compare checks a peer's output against Kiln fused's: bit for bit when
+// tol is 0, else within tol relative to the larger magnitude (for E6, to
+// the largest element of Kiln's result, since a dot product's rounding
+// error scales with its terms, not its sum). It returns "" when they
+// agree, else a description of the first mismatch and how many differ,
+// and the worst relative error seen (0 when comparing bits).
+func compare(got, want any, tol float64, matrix bool) (string, float64) {
+	switch w := want.(type) {
+	case []float32:
+		g, ok := got.([]float32)
+		if !ok {
+			return fmt.Sprintf("output is %T, want []float32", got), 0
+		}
+		return compareFloats(g, w, tol, matrix, func(v float32) uint64 { return uint64(math.Float32bits(v)) })
+	case []float64:
+		g, ok := got.([]float64)
+		if !ok {
+			return fmt.Sprintf("output is %T, want []float64", got), 0
+		}
+		return compareFloats(g, w, tol, matrix, math.Float64bits)
+	case []float16.Float16:
+		g, ok := got.([]float16.Float16)
+		if !ok {
+			return fmt.Sprintf("output is %T, want []float16.Float16", got), 0
+		}
+		return compareFloats(toF32(g), toF32(w), tol, matrix, func(v float32) uint64 { return uint64(float16.Fromfloat32(v).Bits()) })
+	}
+	return fmt.Sprintf("cannot compare a %T output", want), 0
+}
+
+// toF32 widens f16 values exactly (every f16 is an f32).
+func toF32(h []float16.Float16) []float32 {
+	f := make([]float32, len(h))
+	for i, v := range h {
+		f[i] = v.Float32()
+	}
+	return f
+}
+
+func compareFloats[T float32 | float64](got, want []T, tol float64, matrix bool, bits func(T) uint64) (string, float64) {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d elements, want %d", len(got), len(want)), 0
+	}
+	scale := 0.0
+	if matrix {
+		for _, v := range want {
+			scale = max(scale, math.Abs(float64(v)))
+		}
+	}
+	bad, first, worst := 0, -1, 0.0
+	for i := range want {
+		g, w := float64(got[i]), float64(want[i])
+		var off bool
+		if tol == 0 {
+			off = bits(got[i]) != bits(want[i])
+		} else {
+			ref := max(math.Abs(g), math.Abs(w))
+			if matrix {
+				ref = scale
+			}
+			d := math.Abs(g - w)
+			off = !(d <= tol*ref) // NaN is off
+			if ref > 0 {
+				worst = max(worst, d/ref)
+			}
+		}
+		if off {
+			if first < 0 {
+				first = i
+			}
+			bad++
+		}
+	}
+	if bad == 0 {
+		return "", worst
+	}
+	msg := fmt.Sprintf("%d of %d elements differ; first at [%d]: %v, Kiln %v", bad, len(want), first, got[first], want[first])
+	if tol > 0 {
+		msg += fmt.Sprintf("; worst relative error %.3g > %g", worst, tol)
+	}
+	return msg, worst
+}
+
+// checkLabel says how a workload's outputs are compared.
+func checkLabel(w *workload) string {
+	switch {
+	case w.tol == 0:
+		return "bit-exact"
+	case w.flops > 0:
+		return fmt.Sprintf("max |error| ≤ %g × max |Kiln|", w.tol)
+	}
+	return fmt.Sprintf("relative %g", w.tol)
+}

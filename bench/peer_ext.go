@@ -1,0 +1,177 @@
+package main
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/x448/float16"
+)
+
+// The external peers run as subprocesses that time themselves: the C
+// loops in peers/peer.c, compiled here with gcc, and the NumPy script
+// peers/peer.py. Inputs go to files in a temporary directory (native byte
+// order), outputs come back the same way and are checked like any other.
+
+//go:embed peers/peer.c
+var peerC string
+
+//go:embed peers/peer.py
+var peerPy string
+
+// external is one subprocess peer.
+type external struct {
+	name    string
+	argv    []string // the command, before the workload arguments
+	env     []string // added to the environment
+	why     string   // non-empty: the peer is missing, and why
+	version string
+	only    map[string]bool // the workloads it runs
+	note    string          // how it was built, for the report
+}
+
+func (e *external) applies(id string) bool { return e.only[id] }
+
+// extEnv pins the subprocesses to 2 threads. A passive OpenMP wait policy
+// keeps idle threads from spinning, which on a shared 2-core machine would
+// steal the core the working thread needs.
+var extEnv = []string{"OMP_NUM_THREADS=2", "OMP_WAIT_POLICY=passive", "OPENBLAS_NUM_THREADS=2"}
+
+// buildC compiles peer.c twice (strict and -ffast-math) into dir.
+func buildC(cc, dir string) (strict, fast *external) {
+	strict = &external{name: cPeer, env: extEnv, only: set("copy", "E1", "E2", "E3", "E4", "E6a", "E6b")}
+	fast = &external{name: cFastPeer, env: extEnv, only: set("E3")}
+	path, err := exec.LookPath(cc)
+	if err != nil {
+		strict.why = fmt.Sprintf("missing: no C compiler (%v)", err)
+		fast.why = strict.why
+		return
+	}
+	ver, _ := commandOutput(path, "-dumpfullversion")
+	strict.version, fast.version = filepath.Base(cc)+" "+ver, filepath.Base(cc)+" "+ver
+	src := filepath.Join(dir, "peer.c")
+	if err := os.WriteFile(src, []byte(peerC), 0o644); err != nil {
+		strict.why, fast.why = "missing: "+err.Error(), "missing: "+err.Error()
+		return
+	}
+	build := func(e *external, out string, flags ...string) {
+		bin := filepath.Join(dir, out)
+		for _, omp := range []string{"-fopenmp", ""} { // without OpenMP: 1 thread
+			args := append([]string{"-O3", "-march=native"}, flags...)
+			if omp != "" {
+				args = append(args, omp)
+			}
+			args = append(args, "-o", bin, src, "-lm")
+			if _, err = commandOutput(path, args...); err == nil {
+				e.argv, e.note = []string{bin}, strings.Join(args[:len(args)-4], " ")
+				if omp == "" {
+					e.note += " (no OpenMP: 1 thread)"
+				}
+				return
+			}
+		}
+		e.why = "missing: the C build failed: " + firstLine(err.Error())
+	}
+	build(strict, "peer", "-ffp-contract=off")
+	build(fast, "peer-fast", "-ffast-math")
+	return strict, fast
+}
+
+// findNumPy checks that python has NumPy and writes the script into dir.
+func findNumPy(python, dir string) *external {
+	e := &external{name: numpyPeer, env: extEnv, only: set("E1", "E2", "E3", "E4", "E5a", "E6a", "E6b")}
+	script := filepath.Join(dir, "peer.py")
+	if err := os.WriteFile(script, []byte(peerPy), 0o644); err != nil {
+		e.why = "missing: " + err.Error()
+		return e
+	}
+	ver, err := commandOutput(python, script, "version")
+	if err != nil {
+		e.why = fmt.Sprintf("missing: %s has no NumPy (%s)", python, firstLine(err.Error()))
+		return e
+	}
+	e.argv, e.version, e.note = []string{python, script}, ver, python
+	return e
+}
+
+func set(ids ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+// run runs workload id of size n in the subprocess, reading inputs from
+// dir; it returns the timing and the output file's bytes.
+func (e *external) run(id string, n int, s schedule, dir string) (timing, []byte, error) {
+	out := filepath.Join(dir, "out-"+e.name+".bin")
+	defer os.Remove(out)
+	name := id
+	if strings.HasPrefix(id, "E6") {
+		name = "E6"
+	}
+	args := append(append([]string{}, e.argv[1:]...), name, strconv.Itoa(n), strconv.Itoa(s.runs),
+		strconv.Itoa(s.minRuns), strconv.FormatInt(s.budget.Milliseconds(), 10), dir, out)
+	cmd := exec.Command(e.argv[0], args...)
+	cmd.Env = append(os.Environ(), e.env...)
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		return timing{}, nil, fmt.Errorf("%v: %s", err, firstLine(string(b)))
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var ns float64
+	var runs int
+	if _, err := fmt.Sscanf(lines[len(lines)-1], "ok %g %d", &ns, &runs); err != nil {
+		return timing{}, nil, fmt.Errorf("unexpected output %q", string(b))
+	}
+	t := timing{sec: ns / 1e9, runs: runs}
+	if id == "copy" {
+		return t, nil, nil
+	}
+	data, err := os.ReadFile(out)
+	return t, data, err
+}
+
+// writeInputs writes w's input files into dir.
+func writeInputs(w *workload, dir string) error {
+	for name, b := range w.files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decode turns an output file into a slice of like's type.
+func decode(b []byte, like any) (any, error) {
+	switch like.(type) {
+	case []float32:
+		return castBytes[float32](b)
+	case []float64:
+		return castBytes[float64](b)
+	case []float16.Float16:
+		return castBytes[float16.Float16](b)
+	}
+	return nil, fmt.Errorf("bench: cannot decode a %T output", like)
+}
+
+func castBytes[T any](b []byte) (any, error) {
+	var z T
+	size := len(bytesOf([]T{z}))
+	if len(b)%size != 0 {
+		return nil, fmt.Errorf("bench: output of %d bytes is not a whole number of %T", len(b), z)
+	}
+	out := make([]T, len(b)/size)
+	copy(bytesOf(out), b)
+	return out, nil
+}

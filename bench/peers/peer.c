@@ -1,0 +1,221 @@
+// peer.c is the C peer of Kiln's benchmark report (bench/, SPEC §8): the
+// practical limit of each workload, built at run time by `go run ./bench`
+// with gcc -O3 -march=native -fopenmp (-ffp-contract=off, so a*x + b is two
+// rounded ops as in Kiln, or -ffast-math for the E3 variant) and run as a
+// subprocess that times itself; no cgo.
+//
+// usage: peer WORKLOAD N RUNS MIN_RUNS BUDGET_MS DIR OUT
+//
+// It reads its inputs from DIR (x.bin, y.bin, a.bin, b.bin in native byte
+// order, written by bench/peer_ext.go), runs WORKLOAD once to warm up and
+// then RUNS times (stopping after MIN_RUNS once BUDGET_MS is spent), writes
+// the last output to OUT and prints "ok MEDIAN_NS RUNS".
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef __AVX512F__
+#include <immintrin.h>
+#endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+// E1's scalars; bench/workloads.go spells the same values.
+#define E1_A 1.7
+#define E1_B 0.3
+
+static double now_ns(void) {
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static void *xalloc(size_t bytes) {
+	void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
+	if (!p) {
+		fprintf(stderr, "peer: out of memory\n");
+		exit(1);
+	}
+	memset(p, 0, bytes); // touch every page before timing
+	return p;
+}
+
+static void *load(const char *dir, const char *name, size_t bytes) {
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "peer: cannot open %s\n", path);
+		exit(1);
+	}
+	void *p = xalloc(bytes);
+	if (fread(p, 1, bytes, f) != bytes) {
+		fprintf(stderr, "peer: short read of %s\n", path);
+		exit(1);
+	}
+	fclose(f);
+	return p;
+}
+
+static void save(const char *path, const void *p, size_t bytes) {
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(p, 1, bytes, f) != bytes || fclose(f) != 0) {
+		fprintf(stderr, "peer: cannot write %s\n", path);
+		exit(1);
+	}
+}
+
+static long n;
+static const float *xf, *af, *bf;
+static const int8_t *xi8;
+static const uint16_t *yh;
+static const double *xd;
+static float *of;
+static uint16_t *oh;
+static double od;
+
+static void copy(void) {
+	#pragma omp parallel for simd schedule(static)
+	for (long i = 0; i < n; i++) of[i] = xf[i];
+}
+
+static void e1(void) {
+	const float a = (float)E1_A, b = (float)E1_B;
+	#pragma omp parallel for simd schedule(static)
+	for (long i = 0; i < n; i++) of[i] = a * xf[i] + b;
+}
+
+// e2 is (x*2 + y) * 0.5 with JAX's per-op dtypes: x*2 in int8 (wrapping),
+// converted to f16, each f16 op computed in f32 and rounded to f16 (exact
+// for f16 add and multiply: f32 has more than 2*11+2 bits).
+static inline uint16_t e2_elem(int8_t x, uint16_t y) {
+	_Float16 yv;
+	memcpy(&yv, &y, 2);
+	_Float16 xh = (_Float16)(int8_t)(x * 2);
+	_Float16 s = (_Float16)((float)xh + (float)yv);
+	_Float16 r = (_Float16)((float)s * 0.5f);
+	uint16_t out;
+	memcpy(&out, &r, 2);
+	return out;
+}
+
+static void e2(void) {
+	#pragma omp parallel
+	{
+#ifdef _OPENMP
+		long t = omp_get_thread_num(), nt = omp_get_num_threads();
+#else
+		long t = 0, nt = 1;
+#endif
+		long lo = n * t / nt / 16 * 16, hi = t == nt - 1 ? n : n * (t + 1) / nt / 16 * 16;
+		long i = lo;
+#ifdef __AVX512F__
+		const __m512 half = _mm512_set1_ps(0.5f);
+		for (; i + 16 <= hi; i += 16) {
+			__m128i xb = _mm_loadu_si128((const __m128i *)(xi8 + i));
+			__m512 x2 = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_add_epi8(xb, xb)));
+			__m512 y = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(yh + i)));
+			__m256i s = _mm512_cvtps_ph(_mm512_add_ps(x2, y), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+			__m512 r = _mm512_mul_ps(_mm512_cvtph_ps(s), half);
+			_mm256_storeu_si256((__m256i *)(oh + i), _mm512_cvtps_ph(r, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+		}
+#endif
+		for (; i < hi; i++) oh[i] = e2_elem(xi8[i], yh[i]);
+	}
+}
+
+static void e3(void) {
+	#pragma omp parallel for simd schedule(static)
+	for (long i = 0; i < n; i++) {
+		float x = xf[i];
+		float t = tanhf(sinf(expf(x * x)) + cosf(x));
+		of[i] = logf(2.0f + t) * (1.0f / (1.0f + expf(-x)));
+	}
+}
+
+static void e4(void) {
+	double s = 0, q = 0;
+	#pragma omp parallel for simd reduction(+ : s) schedule(static)
+	for (long i = 0; i < n; i++) s += xd[i];
+	const double mean = s / (double)n;
+	#pragma omp parallel for simd reduction(+ : q) schedule(static)
+	for (long i = 0; i < n; i++) {
+		double d = xd[i] - mean;
+		q += d * d;
+	}
+	od = q;
+}
+
+// e6 is a naive i-k-j matmul of n×n matrices, rows split over threads.
+static void e6(void) {
+	#pragma omp parallel for schedule(static)
+	for (long i = 0; i < n; i++) {
+		float *c = of + i * n;
+		memset(c, 0, n * sizeof *c);
+		for (long k = 0; k < n; k++) {
+			const float aik = af[i * n + k], *b = bf + k * n;
+			#pragma omp simd
+			for (long j = 0; j < n; j++) c[j] += aik * b[j];
+		}
+	}
+}
+
+static int cmp(const void *a, const void *b) {
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+	if (argc != 8) {
+		fprintf(stderr, "usage: peer WORKLOAD N RUNS MIN_RUNS BUDGET_MS DIR OUT\n");
+		return 2;
+	}
+	const char *w = argv[1], *dir = argv[6], *out = argv[7];
+	n = atol(argv[2]);
+	int runs = atoi(argv[3]), min_runs = atoi(argv[4]);
+	double budget = atof(argv[5]) * 1e6;
+	void (*fn)(void) = 0;
+	const void *res = 0;
+	size_t res_bytes = 0;
+	if (!strcmp(w, "copy")) {
+		float *x = xalloc(n * sizeof(float));
+		for (long i = 0; i < n; i++) x[i] = (float)i;
+		xf = x, of = xalloc(n * sizeof(float)), fn = copy;
+	} else if (!strcmp(w, "E1")) {
+		xf = load(dir, "x.bin", n * sizeof(float)), of = xalloc(n * sizeof(float)), fn = e1;
+		res = of, res_bytes = n * sizeof(float);
+	} else if (!strcmp(w, "E2")) {
+		xi8 = load(dir, "x.bin", n), yh = load(dir, "y.bin", n * 2), oh = xalloc(n * 2), fn = e2;
+		res = oh, res_bytes = n * 2;
+	} else if (!strcmp(w, "E3")) {
+		xf = load(dir, "x.bin", n * sizeof(float)), of = xalloc(n * sizeof(float)), fn = e3;
+		res = of, res_bytes = n * sizeof(float);
+	} else if (!strcmp(w, "E4")) {
+		xd = load(dir, "x.bin", n * sizeof(double)), fn = e4;
+		res = &od, res_bytes = sizeof od;
+	} else if (!strcmp(w, "E6")) {
+		af = load(dir, "a.bin", n * n * sizeof(float)), bf = load(dir, "b.bin", n * n * sizeof(float));
+		of = xalloc(n * n * sizeof(float)), fn = e6;
+		res = of, res_bytes = n * n * sizeof(float);
+	} else {
+		fprintf(stderr, "peer: unknown workload %s\n", w);
+		return 2;
+	}
+	fn(); // warm up
+	double *t = malloc((runs + 1) * sizeof *t), spent = 0;
+	int k = 0;
+	while (k < runs && (k < min_runs || spent < budget)) {
+		double start = now_ns();
+		fn();
+		t[k] = now_ns() - start;
+		spent += t[k++];
+	}
+	qsort(t, k, sizeof *t, cmp);
+	double med = k % 2 ? t[k / 2] : (t[k / 2 - 1] + t[k / 2]) / 2;
+	if (res) save(out, res, res_bytes);
+	printf("ok %.0f %d\n", med, k);
+	return 0;
+}

@@ -1,0 +1,91 @@
+"""NumPy peer of Kiln's benchmark report (bench/, SPEC §8).
+
+usage: peer.py WORKLOAD N RUNS MIN_RUNS BUDGET_MS DIR OUT
+       peer.py version
+
+Run by `go run ./bench` with Debian's /usr/bin/python3. It reads its inputs
+from DIR (native byte order, written by bench/peer_ext.go), runs WORKLOAD
+once to warm up and then RUNS times (stopping after MIN_RUNS once BUDGET_MS
+is spent), writes the last output to OUT and prints "ok MEDIAN_NS RUNS".
+E5a's time is per call, over batches of E5_CALLS calls.
+"""
+import sys
+import time
+
+import numpy as np
+
+E1_A, E1_B = 1.7, 0.3  # bench/workloads.go spells the same values
+E5_CALLS = 2000  # bench/workloads.go: e5Calls
+
+
+def load(d, name, dtype, count):
+    return np.fromfile(f"{d}/{name}", dtype=dtype, count=count)
+
+
+def logistic(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def workload(name, n, d):
+    """Returns (run, calls): run() computes the workload and returns its output."""
+    if name == "E1":
+        x = load(d, "x.bin", np.float32, n)
+        return (lambda: E1_A * x + E1_B), 1
+    if name == "E2":
+        x = load(d, "x.bin", np.int8, n)
+        y = load(d, "y.bin", np.float16, n)
+
+        def e2():
+            # JAX's per-op dtypes: x*2 stays int8 (wraps), then f16 ops.
+            xm = np.multiply(x, np.int8(2))
+            s = np.add(xm.astype(np.float16), y, dtype=np.float16)
+            return np.multiply(s, np.float16(0.5))
+
+        return e2, 1
+    if name == "E3":
+        x = load(d, "x.bin", np.float32, n)
+        return (lambda: np.log(2 + np.tanh(np.sin(np.exp(x * x)) + np.cos(x))) * logistic(x)), 1
+    if name == "E4":
+        x = load(d, "x.bin", np.float64, n)
+        return (lambda: np.array([np.sum((x - x.mean()) ** 2)])), 1
+    if name == "E5a":
+        x = load(d, "x.bin", np.float32, 1)
+
+        def e5():
+            for _ in range(E5_CALLS - 1):
+                E1_A * x + E1_B
+            return E1_A * x + E1_B
+
+        return e5, E5_CALLS
+    if name == "E6":
+        a = load(d, "a.bin", np.float32, n * n).reshape(n, n)
+        b = load(d, "b.bin", np.float32, n * n).reshape(n, n)
+        return (lambda: a @ b), 1
+    raise SystemExit(f"peer.py: unknown workload {name}")
+
+
+def main(argv):
+    if len(argv) == 2 and argv[1] == "version":
+        print(np.__version__, "python", sys.version.split()[0])
+        return
+    if len(argv) != 8:
+        raise SystemExit(__doc__)
+    name, n, runs, min_runs, budget = argv[1], int(argv[2]), int(argv[3]), int(argv[4]), float(argv[5]) * 1e6
+    run, calls = workload(name, n, argv[6])
+    out = run()  # warm up
+    times, spent = [], 0
+    while len(times) < runs and (len(times) < min_runs or spent < budget):
+        start = time.perf_counter_ns()
+        out = run()
+        t = time.perf_counter_ns() - start
+        times.append(t)
+        spent += t
+    times.sort()
+    k = len(times)
+    med = times[k // 2] if k % 2 else (times[k // 2 - 1] + times[k // 2]) / 2
+    np.ascontiguousarray(out).tofile(argv[7])
+    print(f"ok {med / calls:.0f} {k}")
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"runtime/debug"
+	"time"
+
+	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/tensor"
+)
+
+// Peer names, in report column order.
+const (
+	kilnFused    = "kiln-fused"
+	kilnRun      = "kiln-run"
+	kilnFirst    = "kiln-first"
+	kilnOpByOp   = "kiln-opbyop"
+	gorgoniaPeer = "gorgonia"
+	gonumPeer    = "gonum"
+	goLoop       = "go-loop"
+	cPeer        = "c-O3"
+	cFastPeer    = "c-fastmath"
+	numpyPeer    = "numpy"
+)
+
+// peerNames is every peer in column order; kiln-fused comes first because
+// its output is the one the others are checked against.
+var peerNames = []string{kilnFused, kilnRun, kilnFirst, kilnOpByOp, gorgoniaPeer, gonumPeer, goLoop, cPeer, cFastPeer, numpyPeer}
+
+// peerDesc says what each column measures.
+var peerDesc = map[string]string{
+	kilnFused:    "Kiln fused, steady state: cached executable, `RunInto` preallocated outputs",
+	kilnRun:      "Kiln fused, cached executable, `Run` returning freshly allocated outputs (the Go heap recycles them)",
+	kilnFirst:    "a fresh `kiln.Jit` and its first `Run`: trace, lower, compile and fresh outputs, with the heap returned to the OS before each repetition (`debug.FreeOSMemory`) so outputs page-fault as in a new process",
+	kilnOpByOp:   "Kiln with `kiln.NoFusion()`: every op its own kernel and buffer, `RunInto` preallocated outputs",
+	gorgoniaPeer: "gorgonia.org/tensor eager `Dense` ops (a new `Dense` per op)",
+	gonumPeer:    "gonum where it has the op: floats Sum, AddConst and Dot (E4), blas32.Gemm (E6); for f32 E1 and E5a blas32 Copy, Scal and Axpy with a ones vector (three passes: floats.ScaleTo/AddConst are float64-only and blas32 has no add-constant)",
+	goLoop:       "a plain Go loop on 2 goroutines (float64 math for E3; x448/float16 conversions for E2; naive i-k-j for E6; one plain call for E5a)",
+	cPeer:        "C `-O3 -march=native -ffp-contract=off -fopenmp`, 2 threads, built at run time and run as a subprocess that times itself (AVX-512 F16C intrinsics for E2; naive i-k-j for E6)",
+	cFastPeer:    "the same C with `-ffast-math` (vector libm), E3 only",
+	numpyPeer:    "NumPy in Debian's /usr/bin/python3, timing itself in a subprocess",
+}
+
+// kilnImpl prepares a Kiln variant of w; ok is false when the variant does
+// not apply to w. The kiln-fused variant records w.cold, the time of the
+// very first Run of a fresh Jit in this process.
+func kilnImpl(w *workload, peer string) (im impl, ok bool, err error) {
+	if w.compile {
+		switch peer {
+		case kilnFused:
+			return compileImpl(w), true, nil
+		case kilnOpByOp:
+			return compileImpl(w, kiln.NoFusion()), true, nil
+		}
+		return impl{}, false, nil
+	}
+	switch peer {
+	case kilnFused:
+		im, err = runIntoImpl(w)
+	case kilnOpByOp:
+		im, err = runIntoImpl(w, kiln.NoFusion())
+	case kilnRun:
+		f := kiln.Jit(w.fn)
+		var out *tensor.Array
+		im = impl{
+			run:    w.repeat(func() (err error) { out, err = f.Run(w.args...); return err }),
+			result: func() any { return out.Data() },
+		}
+	case kilnFirst:
+		if w.calls > 0 {
+			return impl{}, false, nil
+		}
+		im = compileImpl(w)
+		im.before = debug.FreeOSMemory
+	default:
+		return impl{}, false, nil
+	}
+	return im, true, err
+}
+
+// repeat makes run do w.calls calls when w times calls, not runs.
+func (w *workload) repeat(call func() error) func() error {
+	if w.calls <= 0 {
+		return call
+	}
+	return func() error {
+		for range w.calls {
+			if err := call(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// runIntoImpl runs a cached executable into outputs allocated once.
+func runIntoImpl(w *workload, opts ...kiln.Option) (impl, error) {
+	f := kiln.Jit(w.fn, opts...)
+	start := time.Now()
+	outs, err := f.RunAll(w.args...)
+	if err != nil {
+		return impl{}, err
+	}
+	if len(opts) == 0 {
+		w.cold = time.Since(start)
+	}
+	dst := make([]*tensor.Array, len(outs))
+	for i, o := range outs {
+		if dst[i], err = tensor.Zeros(o.DType(), o.Shape()...); err != nil {
+			return impl{}, err
+		}
+	}
+	return impl{
+		run:    w.repeat(func() error { return f.RunInto(dst, w.args...) }),
+		result: func() any { return dst[0].Data() },
+	}, nil
+}
+
+// compileImpl times a fresh Jit and its first Run.
+func compileImpl(w *workload, opts ...kiln.Option) impl {
+	var out *tensor.Array
+	return impl{
+		run: func() (err error) {
+			out, err = kiln.Jit(w.fn, opts...).Run(w.args...)
+			return err
+		},
+		result: func() any { return out.Data() },
+	}
+}

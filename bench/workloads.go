@@ -1,0 +1,212 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/x448/float16"
+
+	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/tensor"
+)
+
+// E1's scalars: weak literals in Kiln, Python floats in NumPy, float
+// constants in C (peers/peer.c and peers/peer.py spell the same values).
+const e1A, e1B = 1.7, 0.3
+
+// workload is one SPEC §8 row: its Kiln function and inputs, the data the
+// other peers need, and how its time is turned into a rate.
+type workload struct {
+	id, title string
+	size      int           // elements per input, or the matrix order for E6
+	bytes     float64       // bytes per run counted for GB/s (0: no GB/s)
+	flops     float64       // flops per run, for GFLOP/s (0: none)
+	calls     int           // calls per timed run; the reported time is per call
+	tol       float64       // peers' relative tolerance against Kiln (0: bit-exact)
+	compile   bool          // E5b: the Kiln time is a fresh Jit's trace, compile and first Run
+	cold      time.Duration // the first Run of the process's first Jit of fn (set by kiln-fused)
+
+	fn   any   // the traced function
+	args []any // Kiln's arguments (*tensor.Array)
+
+	files map[string][]byte // input files for external peers (native byte order)
+	peers map[string]func() (impl, error)
+	why   map[string]string // peer → why it has no implementation
+}
+
+// impl is one prepared implementation of a workload.
+type impl struct {
+	before func()       // untimed, before every run (may be nil)
+	run    func() error // the timed work
+	result func() any   // the output to check: a typed slice
+}
+
+// workloadIDs lists the report rows in order.
+var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b"}
+
+// newWorkload builds the inputs of workload id for element count n and
+// matrix orders mm. It returns nil for an unknown id.
+func newWorkload(id string, n int, mm [2]int) *workload {
+	switch id {
+	case "E1":
+		return newE1(n)
+	case "E2":
+		return newE2(n)
+	case "E3":
+		return newE3(n)
+	case "E4":
+		return newE4(n)
+	case "E5a":
+		return newE5a()
+	case "E5b":
+		return newE5b()
+	case "E6a":
+		return newE6(id, mm[0])
+	case "E6b":
+		return newE6(id, mm[1])
+	}
+	return nil
+}
+
+// rng is a deterministic source: seed picks the stream.
+func rng(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(2024, seed)) }
+
+func mustArray[T tensor.Elem](data []T, shape ...int) *tensor.Array {
+	a, err := tensor.FromSlice(data, shape...)
+	if err != nil {
+		panic(err) // shapes here are built to match
+	}
+	return a
+}
+
+// uniform32 returns n float32 values uniform in [lo, hi) from stream seed.
+func uniform32(seed uint64, n int, lo, hi float64) []float32 {
+	r := rng(seed)
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32(lo + (hi-lo)*r.Float64())
+	}
+	return x
+}
+
+func e1Kiln(x kiln.Value) kiln.Value { return x.Mul(kiln.Float(e1A)).Add(kiln.Float(e1B)) }
+
+func newE1(n int) *workload {
+	x := uniform32(1, n, -1, 1)
+	w := &workload{id: "E1", title: fmt.Sprintf("`a*x + b`, x f32[%d], a b weak scalars", n), size: n, bytes: 8 * float64(n),
+		fn: e1Kiln, args: []any{mustArray(x)}, files: map[string][]byte{"x.bin": bytesOf(x)}}
+	e1Peers(w, x)
+	return w
+}
+
+func e2Kiln(x, y kiln.Value) kiln.Value {
+	return x.Mul(kiln.Int(2)).Add(y).Mul(kiln.Float(0.5))
+}
+
+func newE2(n int) *workload {
+	r := rng(2)
+	x := make([]int8, n)
+	y := make([]float16.Float16, n)
+	for i := range x {
+		x[i] = int8(r.IntN(256) - 128) // the full range, so x*2 wraps
+		y[i] = float16.Fromfloat32(float32(200*r.Float64() - 100))
+	}
+	w := &workload{id: "E2", title: fmt.Sprintf("`(x*2 + y) * 0.5`, x i8[%d], y f16[%d] → f16", n, n), size: n, bytes: 5 * float64(n),
+		fn: e2Kiln, args: []any{mustArray(x), mustArray(y)},
+		files: map[string][]byte{"x.bin": bytesOf(x), "y.bin": bytesOf(y)}}
+	e2Peers(w, x, y)
+	return w
+}
+
+// e3Kiln is E3's chain of 10 ops, 6 of them transcendental:
+// log(2 + tanh(sin(exp(x*x)) + cos(x))) * logistic(x), for x in [-1, 1]
+// (every intermediate stays in a range where f32 keeps ~7 digits, and the
+// result is bounded away from 0, so a relative check is meaningful).
+func e3Kiln(x kiln.Value) kiln.Value {
+	t := x.Mul(x).Exp().Sin().Add(x.Cos()).Tanh()
+	return t.Add(kiln.Float(2)).Log().Mul(x.Logistic())
+}
+
+// e3Elem is E3 for one element in float64 math, rounded once.
+func e3Elem(v float32) float32 {
+	x := float64(v)
+	t := math.Tanh(math.Sin(math.Exp(x*x)) + math.Cos(x))
+	return float32(math.Log(2+t) / (1 + math.Exp(-x)))
+}
+
+func newE3(n int) *workload {
+	x := uniform32(1, n, -1, 1)
+	w := &workload{id: "E3", title: fmt.Sprintf("10-op chain `log(2 + tanh(sin(exp(x*x)) + cos(x))) * logistic(x)`, x f32[%d]", n), size: n,
+		tol: 1e-5, fn: e3Kiln, args: []any{mustArray(x)}, files: map[string][]byte{"x.bin": bytesOf(x)}}
+	e3Peers(w, x)
+	return w
+}
+
+func e4Kiln(x kiln.Value) kiln.Value { return x.Sub(x.Mean()).Pow(kiln.Int(2)).Sum() }
+
+func newE4(n int) *workload {
+	r := rng(4)
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = 3 + r.NormFloat64()
+	}
+	w := &workload{id: "E4", title: fmt.Sprintf("`sum((x - mean(x))**2)`, x f64[%d]", n), size: n, bytes: 8 * float64(n), tol: 1e-9,
+		fn: e4Kiln, args: []any{mustArray(x)}, files: map[string][]byte{"x.bin": bytesOf(x)}}
+	e4Peers(w, x)
+	return w
+}
+
+// e5Calls is the number of calls per timed E5a run.
+const e5Calls = 2000
+
+func newE5a() *workload {
+	x := []float32{0.625}
+	w := &workload{id: "E5a", title: "cached call of `a*x + b` on f32[1] (time per call)", size: 1, calls: e5Calls,
+		fn: e1Kiln, args: []any{mustArray(x)}, files: map[string][]byte{"x.bin": bytesOf(x)}}
+	e5Peers(w, x)
+	return w
+}
+
+// e5bLen is the length of E5b's input; e5bOps the length of its chain.
+const e5bLen, e5bOps = 16, 100
+
+// chain100 is E5b's program: 100 elementwise ops cycling through
+// multiply and subtract by literals, add the input, sin and tanh.
+func chain100(x kiln.Value) kiln.Value {
+	v := x
+	for i := range e5bOps {
+		switch i % 5 {
+		case 0:
+			v = v.Mul(kiln.Float(0.9))
+		case 1:
+			v = v.Add(x)
+		case 2:
+			v = v.Sin()
+		case 3:
+			v = v.Sub(kiln.Float(0.1))
+		default:
+			v = v.Tanh()
+		}
+	}
+	return v
+}
+
+func newE5b() *workload {
+	x := uniform32(1, e5bLen, -1, 1)
+	return &workload{id: "E5b", title: fmt.Sprintf("trace + compile + first Run of a %d-op chain on f32[%d]", e5bOps, e5bLen),
+		size: e5bLen, compile: true, fn: chain100, args: []any{mustArray(x)}, peers: map[string]func() (impl, error){}}
+}
+
+func e6Kiln(a, b kiln.Value) kiln.Value { return a.MatMul(b) }
+
+func newE6(id string, m int) *workload {
+	a := uniform32(6, m*m, -1, 1)
+	b := uniform32(7, m*m, -1, 1)
+	w := &workload{id: id, title: fmt.Sprintf("matmul f32 %d×%d", m, m), size: m, flops: 2 * float64(m) * float64(m) * float64(m),
+		tol: 1e-4, fn: e6Kiln, args: []any{mustArray(a, m, m), mustArray(b, m, m)},
+		files: map[string][]byte{"a.bin": bytesOf(a), "b.bin": bytesOf(b)}}
+	e6Peers(w, a, b, m)
+	return w
+}
