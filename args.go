@@ -33,10 +33,20 @@ func (e *ArgError) Error() string {
 	return fmt.Sprintf("kiln: argument %d: %s", e.Index, e.Msg)
 }
 
-// arg is one converted argument: its abstract type and its data.
+// arg is one converted argument: its data and whether it is weak. Its
+// abstract type (dtype, weak flag, shape) is the array's.
 type arg struct {
-	abs   trace.Abstract
 	array *tensor.Array
+	weak  bool
+}
+
+// abstract is the argument as the tracer sees it.
+func (a arg) abstract() trace.Abstract {
+	t := promote.Strong(a.array.DType())
+	if a.weak {
+		t = promote.WeakOf(a.array.DType())
+	}
+	return trace.Abstract{Type: t, Shape: a.array.Shape()}
 }
 
 // toArg converts a Run argument. Go's int, float64 and complex128 — the
@@ -44,12 +54,8 @@ type arg struct {
 // are to a jitted JAX function; every other scalar type, bool, typed
 // slices and arrays are strong.
 func toArg(i int, v any, cfg promote.Config) (arg, error) {
-	weak := func(a *tensor.Array) arg {
-		return arg{abs: trace.Abstract{Type: promote.WeakOf(a.DType()), Shape: a.Shape()}, array: a}
-	}
-	strong := func(a *tensor.Array) arg {
-		return arg{abs: trace.Abstract{Type: promote.Strong(a.DType()), Shape: a.Shape()}, array: a}
-	}
+	weak := func(a *tensor.Array) arg { return arg{array: a, weak: a.DType() != tensor.Bool} }
+	strong := func(a *tensor.Array) arg { return arg{array: a} }
 	switch x := v.(type) {
 	case nil:
 		return arg{}, &ArgError{Index: i, Msg: "nil argument"}
@@ -123,18 +129,58 @@ func toArg(i int, v any, cfg promote.Config) (arg, error) {
 
 func sliceLen(v any) int { return reflect.ValueOf(v).Len() }
 
-// signature is the cache key of a call: every argument's dtype, weak flag
-// and shape.
-func signature(args []arg) string {
-	var b strings.Builder
-	for _, a := range args {
-		fmt.Fprintf(&b, "%s%v;", a.abs.Type, a.abs.Shape)
+// sigHash hashes a call's signature — every argument's dtype, weak flag
+// and shape — without allocating (FNV-1a).
+func sigHash(args []arg) uint64 {
+	h := uint64(14695981039346656037)
+	mix := func(v uint64) {
+		h ^= v
+		h *= 1099511628211
 	}
-	return b.String()
+	for _, a := range args {
+		mix(uint64(a.array.DType())<<1 | b2u(a.weak))
+		mix(uint64(a.array.Rank()))
+		for i := range a.array.Rank() {
+			mix(uint64(a.array.Dim(i)))
+		}
+	}
+	return h
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// sig is a signature kept by a cache entry, to check a hash hit exactly.
+type sig []trace.Abstract
+
+func signatureOf(args []arg) sig {
+	s := make(sig, len(args))
+	for i, a := range args {
+		s[i] = a.abstract()
+	}
+	return s
+}
+
+// matches reports whether args have exactly this signature.
+func (s sig) matches(args []arg) bool {
+	if len(s) != len(args) {
+		return false
+	}
+	for i, a := range args {
+		t := s[i].Type
+		if t.DType != a.array.DType() || t.Weak != a.weak || !a.array.HasShape(s[i].Shape) {
+			return false
+		}
+	}
+	return true
 }
 
 // describeMiss says how a new signature differs from a cached one.
-func describeMiss(prev, cur []arg) string {
+func describeMiss(prev sig, cur []arg) string {
 	if prev == nil {
 		return "first call"
 	}
@@ -143,7 +189,7 @@ func describeMiss(prev, cur []arg) string {
 	}
 	var diffs []string
 	for i := range cur {
-		p, c := prev[i].abs, cur[i].abs
+		p, c := prev[i], cur[i].abstract()
 		switch {
 		case p.Type.DType != c.Type.DType:
 			diffs = append(diffs, fmt.Sprintf("argument %d: dtype %s, was %s", i, c.Type.DType, p.Type.DType))

@@ -24,11 +24,18 @@ type Func struct {
 	ckey string
 
 	mu      sync.Mutex
-	entries map[string]*list.Element // signature → *entry in lru
-	lru     *list.List               // most recent first
-	execs   map[string]*shared       // module key → executable, shared by signatures
-	last    []arg                    // the most recent signature that missed
+	entries map[uint64][]*list.Element // signature hash → *entry elements in lru
+	lru     *list.List                 // most recent first
+	execs   map[string]*shared         // module key → executable, shared by signatures
+	last    sig                        // the most recent signature that missed
 	stats   Stats
+	calls   sync.Pool // *call: per-call scratch, so a cached Run allocates nothing
+}
+
+// call is the scratch of one Run: converted arguments and input arrays.
+type call struct {
+	args   []arg
+	inputs []*tensor.Array
 }
 
 // Stats counts what a Func's cache did.
@@ -40,7 +47,8 @@ type Stats struct {
 
 // entry is one cached signature.
 type entry struct {
-	sig   string
+	hash  uint64
+	sig   sig
 	ready chan struct{} // closed when prog, exe and err are set
 	prog  *trace.Program
 	conv  []int // per argument: the dtype a hoisted weak scalar converts to, or -1
@@ -61,7 +69,7 @@ type shared struct {
 // and return one Value, several, or a []Value. A fn of another shape is
 // reported by every call of the Func, not by a panic.
 func Jit(fn any, opts ...Option) *Func {
-	f := &Func{cfg: newConfig(opts), entries: map[string]*list.Element{}, lru: list.New(), execs: map[string]*shared{}}
+	f := &Func{cfg: newConfig(opts), entries: map[uint64][]*list.Element{}, lru: list.New(), execs: map[string]*shared{}}
 	f.ckey = f.cfg.key()
 	f.fn, f.nin, f.err = adapt(fn)
 	return f
@@ -122,21 +130,21 @@ func adapt(fn any) (func([]trace.Value) []trace.Value, int, error) {
 	return call, nin, nil
 }
 
-// convertArgs checks the count and converts every argument.
-func (f *Func) convertArgs(vals []any) ([]arg, error) {
+// convertArgs checks the count and converts every argument into args.
+func (f *Func) convertArgs(vals []any, args []arg) ([]arg, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
 	if f.nin >= 0 && len(vals) != f.nin {
 		return nil, &ArgError{Index: -1, Msg: fmt.Sprintf("the function takes %d arguments, got %d", f.nin, len(vals))}
 	}
-	args := make([]arg, len(vals))
+	args = args[:0]
 	for i, v := range vals {
 		a, err := toArg(i, v, f.cfg.promote)
 		if err != nil {
 			return nil, err
 		}
-		args[i] = a
+		args = append(args, a)
 	}
 	return args, nil
 }
@@ -144,9 +152,9 @@ func (f *Func) convertArgs(vals []any) ([]arg, error) {
 // lookup returns the compiled entry for args, tracing and compiling on a
 // miss. Concurrent misses of one signature compile once.
 func (f *Func) lookup(args []arg) *entry {
-	sig := signature(args)
+	h := sigHash(args)
 	f.mu.Lock()
-	if el, ok := f.entries[sig]; ok {
+	if el := f.find(h, args); el != nil {
 		f.lru.MoveToFront(el)
 		f.stats.Hits++
 		f.mu.Unlock()
@@ -155,10 +163,10 @@ func (f *Func) lookup(args []arg) *entry {
 		return e
 	}
 	f.stats.Misses++
-	reason := describeMiss(f.closest(args), args)
-	e := &entry{sig: sig, ready: make(chan struct{})}
-	f.entries[sig] = f.lru.PushFront(e)
-	f.last = args
+	reason := describeMiss(f.last, args)
+	e := &entry{hash: h, sig: signatureOf(args), ready: make(chan struct{})}
+	f.entries[h] = append(f.entries[h], f.lru.PushFront(e))
+	f.last = e.sig
 	f.evict()
 	f.mu.Unlock()
 	if f.cfg.onMiss != nil {
@@ -168,26 +176,50 @@ func (f *Func) lookup(args []arg) *entry {
 	close(e.ready)
 	if e.err != nil {
 		f.mu.Lock()
-		if el, ok := f.entries[sig]; ok && el.Value == e {
-			f.lru.Remove(el)
-			delete(f.entries, sig)
+		for _, el := range f.entries[h] {
+			if el.Value == e {
+				f.remove(el)
+			}
 		}
 		f.mu.Unlock()
 	}
 	return e
 }
 
-// closest is the cached signature to explain a miss against: the last
-// one that missed (callers usually change one thing at a time).
-func (f *Func) closest(args []arg) []arg { return f.last }
+// find returns the cache element of exactly this signature (mu held).
+func (f *Func) find(h uint64, args []arg) *list.Element {
+	for _, el := range f.entries[h] {
+		if el.Value.(*entry).sig.matches(args) {
+			return el
+		}
+	}
+	return nil
+}
+
+// remove drops one cache element (mu held).
+func (f *Func) remove(el *list.Element) {
+	e := el.Value.(*entry)
+	f.lru.Remove(el)
+	chain := f.entries[e.hash]
+	for i, c := range chain {
+		if c == el {
+			chain = append(chain[:i:i], chain[i+1:]...)
+			break
+		}
+	}
+	if len(chain) == 0 {
+		delete(f.entries, e.hash)
+	} else {
+		f.entries[e.hash] = chain
+	}
+}
 
 // evict drops least recently used entries beyond the bound (mu held).
 func (f *Func) evict() {
 	for f.lru.Len() > f.cfg.cacheMax {
 		el := f.lru.Back()
 		e := el.Value.(*entry)
-		f.lru.Remove(el)
-		delete(f.entries, e.sig)
+		f.remove(el)
 		if e.exe != nil {
 			e.exe.refs--
 			if e.exe.refs == 0 {
@@ -240,7 +272,7 @@ func (f *Func) build(e *entry, args []arg) {
 func (f *Func) trace(args []arg) (p *trace.Program, err error) {
 	abs := make([]trace.Abstract, len(args))
 	for i, a := range args {
-		abs[i] = a.abs
+		abs[i] = a.abstract()
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -275,43 +307,57 @@ func (f *Func) Run(args ...any) (*tensor.Array, error) {
 
 // RunAll runs fn on args and returns all its results.
 func (f *Func) RunAll(args ...any) ([]*tensor.Array, error) {
-	e, inputs, err := f.prepare(args)
+	c := f.getCall()
+	defer f.calls.Put(c)
+	e, err := f.prepare(args, c)
 	if err != nil {
 		return nil, err
 	}
-	return e.exe.exe.Run(inputs)
+	return e.exe.exe.Run(c.inputs)
 }
 
 // RunInto runs fn on args writing its results into outs, which must have
 // the results' dtypes and shapes and share no memory with the inputs. A
 // steady loop of RunInto allocates nothing for outputs.
 func (f *Func) RunInto(outs []*tensor.Array, args ...any) error {
-	e, inputs, err := f.prepare(args)
+	c := f.getCall()
+	defer f.calls.Put(c)
+	e, err := f.prepare(args, c)
 	if err != nil {
 		return err
 	}
-	return e.exe.exe.RunInto(outs, inputs)
+	return e.exe.exe.RunInto(outs, c.inputs)
 }
 
-func (f *Func) prepare(vals []any) (*entry, []*tensor.Array, error) {
-	args, err := f.convertArgs(vals)
+func (f *Func) getCall() *call {
+	if c, ok := f.calls.Get().(*call); ok {
+		return c
+	}
+	return &call{}
+}
+
+// prepare converts the arguments into c, finds (or builds) the compiled
+// entry and fills c.inputs.
+func (f *Func) prepare(vals []any, c *call) (*entry, error) {
+	args, err := f.convertArgs(vals, c.args)
+	c.args = args
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	e := f.lookup(args)
 	if e.err != nil {
-		return nil, nil, e.err
+		return nil, e.err
 	}
-	inputs := make([]*tensor.Array, len(args))
+	c.inputs = c.inputs[:0]
 	for i, a := range args {
-		inputs[i] = convertArg(a.array, e.conv[i])
+		c.inputs = append(c.inputs, convertArg(a.array, e.conv[i]))
 	}
-	return e, inputs, nil
+	return e, nil
 }
 
 // Trace returns the traced program for args' signature without running it.
 func (f *Func) Trace(args ...any) (*trace.Program, error) {
-	a, err := f.convertArgs(args)
+	a, err := f.convertArgs(args, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -322,7 +368,7 @@ func (f *Func) Trace(args ...any) (*trace.Program, error) {
 // Lower returns the lowered, fused and buffer-planned module for args'
 // signature.
 func (f *Func) Lower(args ...any) (*lower.Module, error) {
-	a, err := f.convertArgs(args)
+	a, err := f.convertArgs(args, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -343,16 +389,16 @@ func (f *Func) Stats() Stats {
 // weak flag or shape differs from the last signature compiled — or returns
 // "" when they would hit.
 func (f *Func) ExplainMiss(args ...any) (string, error) {
-	a, err := f.convertArgs(args)
+	a, err := f.convertArgs(args, nil)
 	if err != nil {
 		return "", err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if _, ok := f.entries[signature(a)]; ok {
+	if f.find(sigHash(a), a) != nil {
 		return "", nil
 	}
-	return describeMiss(f.closest(a), a), nil
+	return describeMiss(f.last, a), nil
 }
 
 // errNoFunc is returned by Eval for an inert value.

@@ -58,7 +58,7 @@ func checkInputs(m *lower.Module, inputs []*tensor.Array) error {
 			return &ArgError{Index: i, Msg: "nil array"}
 		case a.DType() != p.DType:
 			return &ArgError{Index: i, Msg: fmt.Sprintf("dtype %s, the program was compiled for %s", a.DType(), p.DType)}
-		case !shapeEqual(a.Shape(), p.Shape):
+		case !a.HasShape(p.Shape):
 			return &ArgError{Index: i, Msg: fmt.Sprintf("shape %v, the program was compiled for %v", a.Shape(), p.Shape)}
 		}
 		if n, ok := sliceLen(a.Data()); !ok || n != p.Size() {
@@ -66,16 +66,4 @@ func checkInputs(m *lower.Module, inputs []*tensor.Array) error {
 		}
 	}
 	return nil
-}
-
-func shapeEqual(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

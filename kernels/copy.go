@@ -66,15 +66,16 @@ func (x *cpuExec) compileCopy(f *lower.Fusion) (kernel, error) {
 }
 
 func (k *gatherKernel) run(x *cpuExec, rs *runState) {
+	x.parallel(rs, (k.n+copyChunk-1)/copyChunk, k.n, k)
+}
+
+func (k *gatherKernel) runRange(rs *runState, _ *worker, lo, hi int) {
 	dst, src := rs.srcs[k.out], rs.srcs[k.src]
-	chunks := (k.n + copyChunk - 1) / copyChunk
-	x.parallel(rs, chunks, k.n, func(_ *worker, lo, hi int) {
-		for c := lo; c < hi; c++ {
-			start := c * copyChunk
-			n := min(copyChunk, k.n-start)
-			k.gatherFunc(unsafe.Add(dst, start*k.size), src, k.g, start, n)
-		}
-	})
+	for c := lo; c < hi; c++ {
+		start := c * copyChunk
+		n := min(copyChunk, k.n-start)
+		k.gatherFunc(unsafe.Add(dst, start*k.size), src, k.g, start, n)
+	}
 }
 
 func (k *concatKernel) run(x *cpuExec, rs *runState) {
@@ -82,17 +83,23 @@ func (k *concatKernel) run(x *cpuExec, rs *runState) {
 	for _, b := range k.rowBytes {
 		outRow += b
 	}
+	x.parallel(rs, k.outer, k.outer*outRow/8, k)
+}
+
+func (k *concatKernel) runRange(rs *runState, _ *worker, lo, hi int) {
+	outRow := 0
+	for _, b := range k.rowBytes {
+		outRow += b
+	}
 	dst := rs.srcs[k.out]
-	x.parallel(rs, k.outer, k.outer*outRow/8, func(_ *worker, lo, hi int) {
-		for o := lo; o < hi; o++ {
-			off := o * outRow
-			for i, src := range k.srcs {
-				n := k.rowBytes[i]
-				if n > 0 {
-					copy(view[byte](unsafe.Add(dst, off), n), view[byte](unsafe.Add(rs.srcs[src], o*n), n))
-				}
-				off += n
+	for o := lo; o < hi; o++ {
+		off := o * outRow
+		for i, src := range k.srcs {
+			n := k.rowBytes[i]
+			if n > 0 {
+				copy(view[byte](unsafe.Add(dst, off), n), view[byte](unsafe.Add(rs.srcs[src], o*n), n))
 			}
+			off += n
 		}
-	})
+	}
 }

@@ -260,9 +260,20 @@ func (x *cpuExec) finishOutputs(outs, inputs []*tensor.Array, rs *runState) {
 
 func plan(x *cpuExec) *lower.Plan { return x.m.Plan }
 
-// parallel runs fn over [0, n) split into contiguous ranges, one per
-// worker, when the work is large enough; each call gets its worker index.
-func (x *cpuExec) parallel(rs *runState, n, elems int, fn func(w *worker, lo, hi int)) {
+// rangeJob is work over an index range [lo, hi) that one worker does.
+// Kernels implement it themselves, so a small Run builds no closure.
+type rangeJob interface {
+	runRange(rs *runState, w *worker, lo, hi int)
+}
+
+// funcJob adapts a closure, for kernels that allocate per run anyway.
+type funcJob func(w *worker, lo, hi int)
+
+func (f funcJob) runRange(_ *runState, w *worker, lo, hi int) { f(w, lo, hi) }
+
+// parallel runs job over [0, n) split into contiguous ranges, one per
+// worker, when the work (elems) is large enough.
+func (x *cpuExec) parallel(rs *runState, n, elems int, job rangeJob) {
 	nw := x.cpu.workers()
 	if elems < x.cpu.opts.ParallelMin || n < 2 {
 		nw = 1
@@ -272,18 +283,24 @@ func (x *cpuExec) parallel(rs *runState, n, elems int, fn func(w *worker, lo, hi
 		rs.workers = append(rs.workers, &worker{})
 	}
 	if nw <= 1 {
-		fn(rs.workers[0], 0, n)
+		job.runRange(rs, rs.workers[0], 0, n)
 		return
 	}
+	x.fork(rs, n, nw, job)
+}
+
+// fork runs job on nw workers. It is apart from parallel so that the
+// variables its goroutines capture live on the heap only when it runs.
+func (x *cpuExec) fork(rs *runState, n, nw int, job rangeJob) {
 	var wg sync.WaitGroup
 	for w := 1; w < nw; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fn(rs.workers[w], w*n/nw, (w+1)*n/nw)
+			job.runRange(rs, rs.workers[w], w*n/nw, (w+1)*n/nw)
 		}()
 	}
-	fn(rs.workers[0], 0, n/nw)
+	job.runRange(rs, rs.workers[0], 0, n/nw)
 	wg.Wait()
 }
 
@@ -298,7 +315,8 @@ func checkOutputs(m *lower.Module, outs, inputs []*tensor.Array) error {
 		p := uintptr(dataPtr(a.Data()))
 		return span{p, p + uintptr(a.Size()*a.DType().Size())}
 	}
-	var taken []span
+	var buf [16]span
+	taken := buf[:0]
 	for _, a := range inputs {
 		taken = append(taken, spanOf(a))
 	}
@@ -309,7 +327,7 @@ func checkOutputs(m *lower.Module, outs, inputs []*tensor.Array) error {
 			return &ArgError{Index: i, Output: true, Msg: "nil array"}
 		case a.DType() != o.DType:
 			return &ArgError{Index: i, Output: true, Msg: fmt.Sprintf("dtype %s, the output is %s", a.DType(), o.DType)}
-		case !shapeEqual(a.Shape(), o.Shape):
+		case !a.HasShape(o.Shape):
 			return &ArgError{Index: i, Output: true, Msg: fmt.Sprintf("shape %v, the output is %v", a.Shape(), o.Shape)}
 		}
 		if n, ok := sliceLen(a.Data()); !ok || n != o.Size() {

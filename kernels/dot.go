@@ -147,7 +147,7 @@ var dotTable [tensor.NumDTypes]dotFn
 // zero, each product rounded before it is added.
 func naiveDot[T number](x *cpuExec, rs *runState, c, a, bm unsafe.Pointer, nb, m, k, n int) {
 	cs, as, bs := view[T](c, nb*m*n), view[T](a, nb*m*k), view[T](bm, nb*k*n)
-	x.parallel(rs, nb*m, nb*m*n*max(k, 1), func(_ *worker, lo, hi int) {
+	x.parallel(rs, nb*m, nb*m*n*max(k, 1), funcJob(func(_ *worker, lo, hi int) {
 		for r := lo; r < hi; r++ {
 			bi := r / m
 			crow := cs[r*n : (r+1)*n]
@@ -160,7 +160,7 @@ func naiveDot[T number](x *cpuExec, rs *runState, c, a, bm unsafe.Pointer, nb, m
 				}
 			}
 		}
-	})
+	}))
 }
 
 func boolDot(x *cpuExec, rs *runState, c, a, bm unsafe.Pointer, nb, m, k, n int) {

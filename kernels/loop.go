@@ -41,15 +41,18 @@ func (x *cpuExec) compileLoop(f *lower.Fusion) (kernel, error) {
 func (k *loopKernel) run(x *cpuExec, rs *runState) {
 	block := k.body.block
 	nblocks := (k.n + block - 1) / block
-	x.parallel(rs, nblocks, k.n, func(w *worker, lo, hi int) {
-		w.prepare(k.body, rs.srcs)
-		for b := lo; b < hi; b++ {
-			start := b * block
-			n := min(block, k.n-start)
-			res := w.eval(k.body, rs.srcs, start, n)
-			if k.store != nil {
-				k.store(unsafe.Add(rs.srcs[k.out], start*k.size), res, n)
-			}
+	x.parallel(rs, nblocks, k.n, k)
+}
+
+func (k *loopKernel) runRange(rs *runState, w *worker, lo, hi int) {
+	block := k.body.block
+	w.prepare(k.body, rs.srcs)
+	for b := lo; b < hi; b++ {
+		start := b * block
+		n := min(block, k.n-start)
+		res := w.eval(k.body, rs.srcs, start, n)
+		if k.store != nil {
+			k.store(unsafe.Add(rs.srcs[k.out], start*k.size), res, n)
 		}
-	})
+	}
 }

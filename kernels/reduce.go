@@ -96,7 +96,6 @@ func (k *reduceKernel) run(x *cpuExec, rs *runState) {
 		return
 	}
 	outPtr := rs.srcs[k.out]
-	outSize := k.outDT.Size()
 	if k.r == 0 {
 		w := x.worker0(rs)
 		tmp := w.temp(k.k * k.accSize)
@@ -104,36 +103,8 @@ func (k *reduceKernel) run(x *cpuExec, rs *runState) {
 		k.store(outPtr, tmp, k.k)
 		return
 	}
-	var parts, partIdx []byte
-	if k.ngroups > 0 {
-		n := k.k * k.ngroups
-		parts = rs.slotBytes(k.slot, 0, n*k.accSize)
-		if k.arg != nil {
-			partIdx = rs.slotBytes(k.slot, 1, n*8)
-		}
-	}
-	x.parallel(rs, k.chunks(), k.k*k.r, func(w *worker, lo, hi int) {
-		w.prepare(k.body, rs.srcs)
-		for c := lo; c < hi; c++ {
-			if k.ngroups > 0 {
-				o, g := c/k.ngroups, c%k.ngroups
-				start := o*k.r + g*groupElems
-				n := min(groupElems, k.r-g*groupElems)
-				vals := w.eval(k.body, rs.srcs, start, n)
-				dst := unsafe.Pointer(&parts[c*k.accSize])
-				if k.arg != nil {
-					k.arg.seg(view[int64](unsafe.Pointer(&partIdx[c*8]), 1), dst, vals, 1, n)
-				} else {
-					k.red.seg(dst, vals, 1, n)
-				}
-				continue
-			}
-			o0 := c * k.per
-			nout := min(k.per, k.k-o0)
-			vals := w.eval(k.body, rs.srcs, o0*k.r, nout*k.r)
-			k.finish(w, vals, nout, unsafe.Add(outPtr, o0*outSize))
-		}
-	})
+	parts, partIdx := k.partials(rs)
+	x.parallel(rs, k.chunks(), k.k*k.r, k)
 	if k.ngroups == 0 {
 		return
 	}
@@ -147,6 +118,45 @@ func (k *reduceKernel) run(x *cpuExec, rs *runState) {
 	tmp := w.temp(k.k * k.accSize)
 	k.red.combine(tmp, unsafe.Pointer(&parts[0]), k.k, k.ngroups)
 	k.store(outPtr, tmp, k.k)
+}
+
+// partials returns the run's scratch for the groups' partial results (and
+// their indices, for argmax and argmin); nil when outputs have one group.
+func (k *reduceKernel) partials(rs *runState) (parts, idx []byte) {
+	if k.ngroups == 0 {
+		return nil, nil
+	}
+	n := k.k * k.ngroups
+	parts = rs.slotBytes(k.slot, 0, n*k.accSize)
+	if k.arg != nil {
+		idx = rs.slotBytes(k.slot, 1, n*8)
+	}
+	return parts, idx
+}
+
+func (k *reduceKernel) runRange(rs *runState, w *worker, lo, hi int) {
+	parts, partIdx := k.partials(rs)
+	outPtr, outSize := rs.srcs[k.out], k.outDT.Size()
+	w.prepare(k.body, rs.srcs)
+	for c := lo; c < hi; c++ {
+		if k.ngroups > 0 {
+			o, g := c/k.ngroups, c%k.ngroups
+			start := o*k.r + g*groupElems
+			n := min(groupElems, k.r-g*groupElems)
+			vals := w.eval(k.body, rs.srcs, start, n)
+			dst := unsafe.Pointer(&parts[c*k.accSize])
+			if k.arg != nil {
+				k.arg.seg(view[int64](unsafe.Pointer(&partIdx[c*8]), 1), dst, vals, 1, n)
+			} else {
+				k.red.seg(dst, vals, 1, n)
+			}
+			continue
+		}
+		o0 := c * k.per
+		nout := min(k.per, k.k-o0)
+		vals := w.eval(k.body, rs.srcs, o0*k.r, nout*k.r)
+		k.finish(w, vals, nout, unsafe.Add(outPtr, o0*outSize))
+	}
 }
 
 // finish reduces nout whole segments of vals and stores them at dst.

@@ -232,6 +232,22 @@ func (a *Array) DType() DType { return a.dtype }
 // Shape returns a copy of the array's shape.
 func (a *Array) Shape() []int { return append([]int{}, a.shape...) }
 
+// Dim is the size of dimension i.
+func (a *Array) Dim(i int) int { return a.shape[i] }
+
+// HasShape reports whether a's shape is shape, without copying it.
+func (a *Array) HasShape(shape []int) bool {
+	if len(shape) != len(a.shape) {
+		return false
+	}
+	for i, d := range a.shape {
+		if shape[i] != d {
+			return false
+		}
+	}
+	return true
+}
+
 // Rank is the number of dimensions.
 func (a *Array) Rank() int { return len(a.shape) }
 
