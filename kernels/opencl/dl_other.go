@@ -1,0 +1,12 @@
+//go:build !((linux || darwin || freebsd) && (amd64 || arm64))
+
+package opencl
+
+import "runtime"
+
+// open fails where purego cannot load a shared library: the backend is
+// reported unavailable and the rest of Kiln builds and runs without it.
+func open() (*api, error) {
+	return nil, &Error{Kind: KindNoLibrary, Msg: "the OpenCL backend is not available on " + runtime.GOOS + "/" + runtime.GOARCH,
+		Hint: "use the CPU backend, or a linux, darwin or freebsd build for amd64 or arm64"}
+}

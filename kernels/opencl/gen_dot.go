@@ -1,0 +1,197 @@
+package opencl
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// dotFusion: dot_general as a tiled matmul. Batch dims flatten to B, lhs
+// free dims to M, rhs free dims to N, contracting dims to K (row-major in
+// the order the dimension numbers list them). A TS×TS work-group stages
+// TS×TS tiles of both operands in local memory; each work-item owns one
+// output element and accumulates k = 0, 1, …, K−1 in order, from +0, as
+// kernels/doc.go requires: f32/f64 in their own type without FMA, f16/bf16
+// in f32 rounded once at the end, integers wrapping, complex in its type.
+func (g *gen) dotFusion(f *lower.Fusion) {
+	root := f.Outputs[0]
+	lhs, rhs := root.Args[0], root.Args[1]
+	dn := root.Params.Dot
+	d := root.DType
+	free := func(shape, batch, contract []int) []int {
+		var out []int
+		for i := range shape {
+			if !slices.Contains(batch, i) && !slices.Contains(contract, i) {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	lfree, rfree := free(lhs.Shape, dn.LhsBatch, dn.LhsContract), free(rhs.Shape, dn.RhsBatch, dn.RhsContract)
+	size := func(shape, dims []int) int {
+		n := 1
+		for _, x := range dims {
+			n *= shape[x]
+		}
+		return n
+	}
+	B, M, N, K := size(lhs.Shape, dn.LhsBatch), size(lhs.Shape, lfree), size(rhs.Shape, rfree), size(lhs.Shape, dn.LhsContract)
+	if B*M*N == 0 {
+		return
+	}
+	ls, rs := rowMajorStrides(lhs.Shape), rowMajorStrides(rhs.Shape)
+	it := indexType(lhs.Size(), rhs.Size(), B*M*N)
+	p := newParams()
+	xl, xr := p.input(g, lhs), p.input(g, rhs)
+	out := fmt.Sprintf("out%d", root.ID)
+	p.output(d, out, kernelArg{argPlan, g.m.Plan.Of[root]})
+	lhsAt := func(b, m, k string) string {
+		return g.load(d, xl, sum(offsetExpr(b, mergeRuns(dn.LhsBatch, lhs.Shape, ls)), offsetExpr(m, mergeRuns(lfree, lhs.Shape, ls)), offsetExpr(k, mergeRuns(dn.LhsContract, lhs.Shape, ls))))
+	}
+	rhsAt := func(b, k, n string) string {
+		return g.load(d, xr, sum(offsetExpr(b, mergeRuns(dn.RhsBatch, rhs.Shape, rs)), offsetExpr(k, mergeRuns(dn.RhsContract, rhs.Shape, rs)), offsetExpr(n, mergeRuns(rfree, rhs.Shape, rs))))
+	}
+	c := ct(d)
+	acc, zero := c.compute, zeroOf(d)
+	if narrow(d) {
+		zero = "0.0f"
+	}
+	var mac string // acc ⊕= a ⊗ b
+	switch {
+	case d == tensor.Bool:
+		mac = "acc = (uchar)(acc | (as[ty][kk] & bs[kk][tx]));"
+	case d.IsInteger():
+		mac = fmt.Sprintf("acc = %s;", g.call("add_"+c.sfx, "acc", g.call("mul_"+c.sfx, "as[ty][kk]", "bs[kk][tx]")))
+	case d.IsComplex():
+		mac = fmt.Sprintf("acc = acc + %s;", g.call("cmul_"+c.sfx, "as[ty][kk]", "bs[kk][tx]"))
+	default:
+		mac = "acc = acc + as[ty][kk] * bs[kk][tx];"
+	}
+	ts := 16
+	for ts > 1 && ts*ts > g.dev.MaxWorkGroupSize {
+		ts /= 2
+	}
+	name := fmt.Sprintf("fusion%d", f.ID)
+	g.header(f)
+	w := &g.kernels
+	fmt.Fprintf(w, "// B=%d M=%d N=%d K=%d, %dx%d tiles.\n", B, M, N, K, ts, ts)
+	fmt.Fprintf(w, "__kernel __attribute__((reqd_work_group_size(%d, %d, 1)))\nvoid %s(%s) {\n", ts, ts, name, p.list())
+	fmt.Fprintf(w, "\t__local %s as[%d][%d], bs[%d][%d];\n", acc, ts, ts, ts, ts+1)
+	fmt.Fprintf(w, "\tconst int tx = get_local_id(0), ty = get_local_id(1);\n")
+	fmt.Fprintf(w, "\tconst %s n0 = (%s)get_group_id(0) * %d, m0 = (%s)get_group_id(1) * %d, b = (%s)get_global_id(2);\n", it, it, ts, it, ts, it)
+	fmt.Fprintf(w, "\tconst %s n = n0 + tx, m = m0 + ty;\n", it)
+	fmt.Fprintf(w, "\t%s acc = %s;\n", acc, zero)
+	fmt.Fprintf(w, "\tfor (%s k0 = 0; k0 < %d; k0 += %d) {\n", it, K, ts)
+	fmt.Fprintf(w, "\t\tif (m < %d && k0 + tx < %d) as[ty][tx] = %s;\n", M, K, lhsAt("b", "m", "(k0 + tx)"))
+	fmt.Fprintf(w, "\t\tif (k0 + ty < %d && n < %d) bs[ty][tx] = %s;\n", K, N, rhsAt("b", "(k0 + ty)", "n"))
+	fmt.Fprintf(w, "\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n")
+	fmt.Fprintf(w, "\t\tconst int kn = min((%s)%d, %d - k0);\n", it, ts, K)
+	fmt.Fprintf(w, "\t\tif (m < %d && n < %d)\n\t\t\tfor (int kk = 0; kk < kn; kk++) %s\n", M, N, mac)
+	fmt.Fprintf(w, "\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n\t}\n")
+	fmt.Fprintf(w, "\tif (m < %d && n < %d) %s\n}\n\n", M, N, g.store(d, out, fmt.Sprintf("(b * %d + m) * %d + n", M, N), "acc"))
+	g.out.kernels = append(g.out.kernels, kernelSpec{name: name, args: p.args,
+		global: []int{roundUp(N, ts), roundUp(M, ts), B}, local: []int{ts, ts, 1}, fixedLocal: true})
+}
+
+// sum joins non-zero index terms with +.
+func sum(terms ...string) string {
+	var parts []string
+	for _, t := range terms {
+		if t != "0" {
+			parts = append(parts, paren(t))
+		}
+	}
+	switch len(parts) {
+	case 0:
+		return "0"
+	case 1:
+		return parts[0]
+	}
+	s := parts[0]
+	for _, p := range parts[1:] {
+		s += " + " + p
+	}
+	return s
+}
+
+// copyFusion: transpose, slice and concatenate as gathers, one work-item
+// per output element, moving storage words without converting them.
+func (g *gen) copyFusion(f *lower.Fusion) {
+	root := f.Outputs[0]
+	n := root.Size()
+	if n == 0 {
+		return
+	}
+	sizes := []int{n}
+	for _, a := range root.Args {
+		sizes = append(sizes, a.Size())
+	}
+	it := indexType(sizes...)
+	p := newParams()
+	out := fmt.Sprintf("out%d", root.ID)
+	var body []string
+	coords := make([]string, len(root.Shape))
+	for j := range coords {
+		coords[j] = coord("i", root.Shape, j)
+	}
+	switch root.Op {
+	case trace.OpTranspose:
+		src := root.Args[0]
+		st := rowMajorStrides(src.Shape)
+		strides := make([]int, len(coords))
+		for j, pj := range root.Params.Perm {
+			strides[j] = st[pj]
+		}
+		body = append(body, fmt.Sprintf("%s[i] = %s[%s];", out, p.input(g, src), linear(0, coords, strides)))
+	case trace.OpSlice:
+		src := root.Args[0]
+		st := rowMajorStrides(src.Shape)
+		base := 0
+		strides := make([]int, len(coords))
+		for j := range coords {
+			base += root.Params.Start[j] * st[j]
+			strides[j] = root.Params.Stride[j] * st[j]
+		}
+		body = append(body, fmt.Sprintf("%s[i] = %s[%s];", out, p.input(g, src), linear(base, coords, strides)))
+	case trace.OpConcat:
+		ax := root.Params.Axis
+		body = append(body, fmt.Sprintf("const %s c = %s;", it, coords[ax]))
+		off := 0
+		for k, src := range root.Args {
+			st := rowMajorStrides(src.Shape)
+			terms := slices.Clone(coords)
+			terms[ax] = "(c - " + fmt.Sprint(off) + ")"
+			if off == 0 {
+				terms[ax] = "c"
+			}
+			off += src.Shape[ax]
+			stmt := fmt.Sprintf("%s[i] = %s[%s];", out, p.input(g, src), linear(0, terms, st))
+			switch {
+			case len(root.Args) == 1:
+				body = append(body, stmt)
+			case k == 0:
+				body = append(body, fmt.Sprintf("if (c < %d) %s", off, stmt))
+			case k == len(root.Args)-1:
+				body = append(body, "else "+stmt)
+			default:
+				body = append(body, fmt.Sprintf("else if (c < %d) %s", off, stmt))
+			}
+		}
+	default:
+		g.fail(&Error{Kind: KindUnsupported, Msg: fmt.Sprintf("no copy kernel for %s", root.Op)})
+		return
+	}
+	p.output(root.DType, out, kernelArg{argPlan, g.m.Plan.Of[root]})
+	name := fmt.Sprintf("fusion%d", f.ID)
+	g.header(f)
+	fmt.Fprintf(&g.kernels, "__kernel void %s(%s) {\n", name, p.list())
+	fmt.Fprintf(&g.kernels, "\tconst %s i = (%s)get_global_id(0);\n\tif (i >= %d) return;\n", it, it, n)
+	for _, l := range body {
+		g.kernels.WriteString("\t" + l + "\n")
+	}
+	g.kernels.WriteString("}\n\n")
+	g.launch1D(name, p.args, n)
+}
