@@ -3,6 +3,7 @@ module github.com/kiln-go/kiln
 go 1.26.0
 
 require (
+	github.com/ebitengine/purego v0.11.3
 	github.com/x448/float16 v0.8.4
 	golang.org/x/sys v0.49.0
 	gonum.org/v1/gonum v0.17.0
@@ -19,7 +20,6 @@ require (
 	github.com/apache/arrow/go/arrow v0.0.0-20201229220542-30ce2eb5d4dc // indirect
 	github.com/chewxy/hm v1.0.0 // indirect
 	github.com/chewxy/math32 v1.0.8 // indirect
-	github.com/ebitengine/purego v0.11.3 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/golang/protobuf v1.4.3 // indirect
