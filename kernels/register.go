@@ -136,6 +136,11 @@ func Transcendental(op trace.Op, d tensor.DType, x, y float64) float64 {
 	if op == trace.OpPow {
 		return math.Pow(x, y)
 	}
+	if f, ok := vectorMath[op]; ok && d != tensor.F64 {
+		var out [1]float32
+		f(out[:], []float32{float32(x)})
+		return float64(out[0])
+	}
 	if f, ok := scalarMath[op]; ok {
 		return f(x)
 	}

@@ -69,6 +69,12 @@ func init() {
 		}
 	}
 
+	for op, fs := range vectorMath {
+		for _, d := range []tensor.DType{tensor.F32, tensor.F16, tensor.BF16} {
+			unaryTable[op][d] = simd1(fs)
+		}
+	}
+
 	convertTable[tensor.I8][tensor.F32] = simd1(simd.I8ToF32)
 	convertTable[tensor.U8][tensor.F32] = simd1(simd.U8ToF32)
 	convertTable[tensor.I16][tensor.F32] = simd1(simd.I16ToF32)
@@ -116,4 +122,16 @@ func init() {
 	narrowBF16Fn = simd1(simd.F32ToBF16)
 	roundF16Fn = func(p unsafe.Pointer, n int) { simd.RoundF16(view[float32](p, n)) }
 	roundBF16Fn = func(p unsafe.Pointer, n int) { simd.RoundBF16(view[float32](p, n)) }
+}
+
+// vectorMath are the f32 transcendental functions with vectorized kernels
+// (f16 and bf16 compute in f32 too); the others (log1p, expm1, tan, rsqrt,
+// pow) and every f64 function evaluate Go's math in float64.
+var vectorMath = map[trace.Op]func(d, x []float32){
+	trace.OpExp:      simd.ExpF32,
+	trace.OpLog:      simd.LogF32,
+	trace.OpTanh:     simd.TanhF32,
+	trace.OpLogistic: simd.LogisticF32,
+	trace.OpSin:      simd.SinF32,
+	trace.OpCos:      simd.CosF32,
 }
