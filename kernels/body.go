@@ -193,7 +193,7 @@ func (bb *bodyBuilder) load(d tensor.DType, src int, strides []int) loc {
 	g := &strided{shape: slices.Clone(bb.iter), strides: strides}
 	g.simplify()
 	widen := widenFn(d)
-	size := storageSize(d)
+	size := d.Size()
 	invariant := true
 	for _, s := range g.strides {
 		invariant = invariant && s == 0

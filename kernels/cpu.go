@@ -245,8 +245,8 @@ func (x *cpuExec) finishOutputs(outs, inputs []*tensor.Array, rs *runState) {
 		case d.Op == trace.OpParam:
 			src = dataPtr(inputs[d.Param].Data())
 		default:
-			b := plan(x).Of[d]
-			if plan(x).Buffers[b].Output == i {
+			b := x.m.Plan.Of[d]
+			if x.m.Plan.Buffers[b].Output == i {
 				continue
 			}
 			src = rs.srcs[b]
@@ -257,8 +257,6 @@ func (x *cpuExec) finishOutputs(outs, inputs []*tensor.Array, rs *runState) {
 		}
 	}
 }
-
-func plan(x *cpuExec) *lower.Plan { return x.m.Plan }
 
 // rangeJob is work over an index range [lo, hi) that one worker does.
 // Kernels implement it themselves, so a small Run builds no closure.

@@ -3,8 +3,6 @@ package kernels
 import (
 	"reflect"
 	"unsafe"
-
-	"github.com/kiln-go/kiln/tensor"
 )
 
 // Data movement (broadcast, transpose, slice, concatenate, copies) does not
@@ -156,6 +154,3 @@ func (g *strided) simplify() {
 func (g *strided) contiguous() bool {
 	return len(g.shape) == 0 || (len(g.shape) == 1 && g.strides[0] == 1)
 }
-
-// storageSize is the byte size of one element of d in memory.
-func storageSize(d tensor.DType) int { return d.Size() }
