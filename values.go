@@ -30,6 +30,19 @@ func Const(a *tensor.Array) Value { return trace.Const(a) }
 // Where returns cond ? a : b elementwise; a non-bool cond means cond != 0.
 func Where(cond, a, b Value) Value { return trace.Where(cond, a, b) }
 
+// LogicalAnd, LogicalOr, LogicalXor and LogicalNot are NumPy's logical_*:
+// operands are taken as truth values (x != 0) and the result is bool.
+func LogicalAnd(x, y Value) Value { return trace.LogicalAnd(x, y) }
+
+// LogicalOr is numpy.logical_or.
+func LogicalOr(x, y Value) Value { return trace.LogicalOr(x, y) }
+
+// LogicalXor is numpy.logical_xor.
+func LogicalXor(x, y Value) Value { return trace.LogicalXor(x, y) }
+
+// LogicalNot is numpy.logical_not.
+func LogicalNot(x Value) Value { return trace.LogicalNot(x) }
+
 // Concatenate joins xs along axis, promoting their dtypes together.
 func Concatenate(axis int, xs ...Value) Value { return trace.Concatenate(axis, xs...) }
 

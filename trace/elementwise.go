@@ -394,3 +394,24 @@ func (x Value) Astype(d tensor.DType) Value {
 	}
 	return b.emit(OpConvert, []*Var{v}, t, v.Shape, Params{DType: d}, "astype")
 }
+
+// truth is x as bool: x itself for bool, x != 0 otherwise (NaN is true).
+func truth(x Value) Value {
+	if x.Type().DType == tensor.Bool {
+		return x
+	}
+	return x.Ne(Int(0))
+}
+
+// LogicalAnd is numpy.logical_and: the truth values of x and y, anded; the
+// result is bool whatever the operand dtypes.
+func LogicalAnd(x, y Value) Value { return truth(x).And(truth(y)) }
+
+// LogicalOr is numpy.logical_or.
+func LogicalOr(x, y Value) Value { return truth(x).Or(truth(y)) }
+
+// LogicalXor is numpy.logical_xor.
+func LogicalXor(x, y Value) Value { return truth(x).Xor(truth(y)) }
+
+// LogicalNot is numpy.logical_not.
+func LogicalNot(x Value) Value { return truth(x).Not() }

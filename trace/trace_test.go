@@ -335,3 +335,15 @@ func TestIntegerPow(t *testing.T) {
 		}
 	}
 }
+
+func TestLogicalOps(t *testing.T) {
+	p, err := traceOne(t, promote.Config{}, []string{"f32[3]", "i8[3]"}, func(a []trace.Value) trace.Value {
+		return trace.LogicalXor(trace.LogicalAnd(a[0], a[1]), trace.LogicalNot(trace.LogicalOr(a[1], trace.Bool(false))))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Outputs[0].TypeString(); got != "bool[3]" {
+		t.Errorf("logical ops give %s, want bool[3]\n%s", got, p)
+	}
+}
