@@ -88,7 +88,7 @@ func TestDifferential(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	t.Logf("%d programs in %v (%d hit a known bug, see TestKnownBugs)", ran.Load(), time.Since(start).Round(time.Millisecond), knownBugHits.Load())
+	t.Logf("%d programs in %v", ran.Load(), time.Since(start).Round(time.Millisecond))
 	for i, f := range failures {
 		if i == 5 {
 			t.Errorf("… and %d more failures", len(failures)-5)
@@ -116,7 +116,7 @@ func FuzzFusedVsReference(f *testing.F) {
 
 // runDifferential checks one seed and returns a failure report, or "".
 func runDifferential(seed int64) (msg string) {
-	c := progen.Generate(rand.New(rand.NewSource(seed)), progen.Options{Allow: allowKnownBugs})
+	c := progen.Generate(rand.New(rand.NewSource(seed)), progen.Options{})
 	defer func() {
 		if r := recover(); r != nil {
 			msg = fmt.Sprintf("seed %d: panic: %v\n%s\n%s", seed, r, c, debug.Stack())
@@ -151,10 +151,6 @@ func runDifferential(seed int64) (msg string) {
 	}
 	got, err := fused.RunAll(args...)
 	if err != nil {
-		if bug := knownBug(p, err); bug != "" {
-			knownBugHits.Add(1)
-			return ""
-		}
 		return report("fused run failed: "+err.Error(), nil, nil, "")
 	}
 	want, err := reference.Eval(p, c.Arrays, refOptions)
@@ -162,10 +158,6 @@ func runDifferential(seed int64) (msg string) {
 		return report("reference failed: "+err.Error(), nil, nil, "")
 	}
 	if d := diffResults(got, want, true); d != "" {
-		if bug := knownBug(p, nil); bug != "" {
-			knownBugHits.Add(1)
-			return ""
-		}
 		return report("fused result differs from the reference", got, want, d)
 	}
 	for _, v := range []struct {

@@ -74,7 +74,7 @@ func numpyOptions() progen.Options {
 	}
 	return progen.Options{
 		DTypes: dts, Ops: ops, SafeConverts: true,
-		Allow:     func(e *trace.Eqn) bool { return numpyAllow(e) && allowKnownBugs(e) },
+		Allow:     numpyAllow,
 		LargeProb: 0.02, LargeMax: 4096,
 	}
 }
@@ -228,12 +228,10 @@ func runNumPyBatch(t *testing.T, cases []numpyCase) {
 		}
 		got, err := kiln.Jit(nc.c.Fn, caseOptions(nc.c)...).RunAll(caseArgs(nc.c)...)
 		if err != nil {
-			if knownBug(progs[i], err) == "" {
-				fail("Kiln: %v", err)
-			}
+			fail("Kiln: %v", err)
 			continue
 		}
-		if d := diffResults(got, res.outs, true); d != "" && knownBug(progs[i], nil) == "" {
+		if d := diffResults(got, res.outs, true); d != "" {
 			fail("Kiln and NumPy differ: %s\nKiln:  %s\nNumPy: %s", d, formatResults(got), formatResults(res.outs))
 		}
 	}

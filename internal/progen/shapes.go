@@ -55,11 +55,8 @@ func newGen(r *rand.Rand, o *Options) *gen {
 // weakType is mostly the default width of d's kind (what a Python scalar
 // passed to a jitted function becomes), sometimes d itself, when that is
 // one of the allowed dtypes.
-//
-// Weak unsigned inputs are never drawn: all-weak promotions of u64 with a
-// signed int land on the weak float node and trace panics (reported).
 func (g *gen) weakType(d tensor.DType) promote.Type {
-	if g.r.Intn(3) > 0 || d.IsUnsigned() {
+	if g.r.Intn(3) > 0 {
 		var def tensor.DType
 		switch d.Kind() {
 		case tensor.KindUint, tensor.KindInt:
