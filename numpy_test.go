@@ -2,6 +2,7 @@ package kiln_test
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"math/rand"
 	"os"
@@ -168,16 +169,21 @@ func fixedNumpyCases() []numpyCase {
 	}
 }
 
+var (
+	numpyN    = flag.Int("numpy.n", 400, "number of random programs of TestNumPy")
+	numpyFrom = flag.Int64("numpy.from", 7_000_000, "first seed of TestNumPy's programs")
+)
+
 func TestNumPy(t *testing.T) {
 	numpyOrSkip(t)
 	cases := fixedNumpyCases()
-	n := 400
+	n := *numpyN
 	if testing.Short() {
-		n = 100
+		n = min(n, 100)
 	}
 	opts := numpyOptions()
 	for i := range n {
-		seed := int64(7_000_000 + i)
+		seed := *numpyFrom + int64(i)
 		cases = append(cases, numpyCase{fmt.Sprintf("seed %d", seed), progen.Generate(rand.New(rand.NewSource(seed)), opts)})
 	}
 	const batch = 100
