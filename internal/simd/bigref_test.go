@@ -64,6 +64,9 @@ func bigExp(x *big.Float) *big.Float {
 func refExp(x float64) float64 { f, _ := bigExp(bf(x)).Float64(); return f }
 
 func refLog(x float64) float64 {
+	if !(x > 0) || math.IsInf(x, 1) {
+		return math.Log(x) // exact: −Inf, NaN, +Inf
+	}
 	// Halley's iteration y += 2(x − e**y)/(x + e**y) from math.Log: each
 	// step triples the correct bits.
 	frac, exp := math.Frexp(x) // math.Log itself is wrong on subnormals on amd64

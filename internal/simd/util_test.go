@@ -1,0 +1,5 @@
+package simd_test
+
+import "fmt"
+
+func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
