@@ -21,8 +21,6 @@ import (
 // numpyPrelude spell Kiln's definition with NumPy primitives, each exact:
 //   - maximum/minimum (and their reductions) order −0 < +0, as IEEE
 //     754-2019; NumPy's answer for ±0 depends on operand order.
-//   - a float sum of only −0 values is −0 (Kiln folds from the first
-//     element); NumPy adds them to its identity +0.
 //   - dot_general accumulates left to right from 0 in the operands' dtype
 //     (f16 in f32, rounded once); NumPy's matmul calls BLAS, whose order
 //     and FMAs are its own, so the helper spells the loop with np.multiply
@@ -79,20 +77,8 @@ def rmin(x, axes, keep):
         r = np.where(r == 0, np.where(nz, -x.dtype.type(0), x.dtype.type(0)), r)
     return np.asarray(r, dtype=x.dtype)
 
-def negzero_sum(x, r, axes, keep):
-    n = x.size // max(r.size, 1) if r.size else 0
-    allneg = np.all((x == 0) & np.signbit(x), axis=axes, keepdims=keep) & (n > 0)
-    return np.where(allneg, -r.dtype.type(0), r)
-
 def rsum(x, axes, keep):
-    r = np.asarray(np.sum(x, axis=axes, keepdims=keep, dtype=x.dtype))
-    if x.dtype.kind == 'f':
-        r = np.asarray(negzero_sum(x, r, axes, keep), dtype=x.dtype)
-    elif x.dtype.kind == 'c':
-        r = r.copy()
-        r.real = negzero_sum(x.real, r.real, axes, keep)
-        r.imag = negzero_sum(x.imag, r.imag, axes, keep)
-    return r
+    return np.asarray(np.sum(x, axis=axes, keepdims=keep, dtype=x.dtype))
 
 def rprod(x, axes, keep):
     return np.asarray(np.prod(x, axis=axes, keepdims=keep, dtype=x.dtype))

@@ -44,7 +44,14 @@
 //     else T(lo, p) ⊕ T(lo+p, n−p) with p the largest power of two below n.
 //     Every aligned run of 2^k leaves is then a subtree, so workers may sum
 //     aligned groups independently and still produce the same bits.
-//   - the sum of nothing is +0 (integers: 0), the product of nothing 1.
+//   - a sum starts from +0: it is +0 ⊕ tree, so a sum of only −0 values is
+//     +0, as in NumPy and in XLA's reduce from 0; the sum of nothing is +0
+//     (integers: 0), the product of nothing 1.
+//
+// Which NaN an operation returns — its sign and payload — is not part of
+// the contract: fused and op-by-op evaluation may return different NaNs
+// (x86 hands back one operand's NaN, and fusion can swap operands), and
+// the tests treat all NaNs as equal.
 //
 // This is pairwise summation with a 128-element base case (error O(log n)
 // ulps, as NumPy's). Integer sums and products wrap, so any order gives the

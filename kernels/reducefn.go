@@ -143,18 +143,28 @@ func treeCombine[T number](p []T, prod bool) T {
 	return a + b
 }
 
+// treeReducer sums (or multiplies) with the fixed tree. A sum starts from
+// +0 (+0 ⊕ tree), so a sum of −0s is +0; adding +0 to a partial as well
+// changes nothing in the end, since only the sign of a zero can change.
 func treeReducer[T number](prod bool) *reducer {
+	var zero T
 	return &reducer{
 		seg: func(dst, src unsafe.Pointer, nseg, segLen int) {
 			d, s := view[T](dst, nseg), view[T](src, nseg*segLen)
 			for i := range d {
 				d[i] = treeReduce(s[i*segLen:(i+1)*segLen], prod)
+				if !prod {
+					d[i] = zero + d[i]
+				}
 			}
 		},
 		combine: func(dst, parts unsafe.Pointer, nout, ngroups int) {
 			d, p := view[T](dst, nout), view[T](parts, nout*ngroups)
 			for o := range d {
 				d[o] = treeCombine(p[o*ngroups:(o+1)*ngroups], prod)
+				if !prod {
+					d[o] = zero + d[o]
+				}
 			}
 		},
 		identity: func(dst unsafe.Pointer, n int) {

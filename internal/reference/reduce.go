@@ -108,6 +108,9 @@ type reducer[T any] struct {
 	tree  bool // sum and prod follow the fixed tree; max and min fold left
 	empty T    // the result of reducing nothing
 	hasID bool // whether reducing nothing is defined (not for max and min)
+	// startAtZero: a sum is +0 ⊕ tree, so a sum of −0s is +0 (as NumPy and
+	// XLA's reduce from 0 give); see kernels/doc.go.
+	startAtZero bool
 }
 
 func reduceValues(op trace.Op, x any, groups [][]int) (any, error) {
@@ -175,7 +178,7 @@ func intReducer[T integer](op trace.Op) reducer[T] {
 func floatReducer[T float](op trace.Op) reducer[T] {
 	switch op {
 	case trace.OpReduceSum:
-		return reducer[T]{op: func(a, b T) T { return T(a + b) }, tree: true, hasID: true} // empty: +0
+		return reducer[T]{op: func(a, b T) T { return T(a + b) }, tree: true, hasID: true, startAtZero: true} // empty: +0
 	case trace.OpReduceProd:
 		return reducer[T]{op: func(a, b T) T { return T(a * b) }, tree: true, empty: 1, hasID: true}
 	case trace.OpReduceMax:
@@ -189,7 +192,7 @@ func floatReducer[T float](op trace.Op) reducer[T] {
 func complexReducer[F float](op trace.Op) reducer[cpx[F]] {
 	switch op {
 	case trace.OpReduceSum:
-		return reducer[cpx[F]]{op: cadd[F], tree: true, hasID: true}
+		return reducer[cpx[F]]{op: cadd[F], tree: true, hasID: true, startAtZero: true}
 	case trace.OpReduceProd:
 		return reducer[cpx[F]]{op: cmul[F], tree: true, empty: cpx[F]{1, 0}, hasID: true}
 	}
@@ -212,6 +215,8 @@ func reduceWith[T any](x []T, groups [][]int, r reducer[T]) ([]T, error) {
 			return nil, fmt.Errorf("max and min of no elements are undefined")
 		case len(vals) == 0:
 			out[o] = r.empty
+		case r.tree && r.startAtZero:
+			out[o] = r.op(r.empty, treeReduce(vals, r.op))
 		case r.tree:
 			out[o] = treeReduce(vals, r.op)
 		default:
