@@ -18,22 +18,12 @@ var benchPeers = []string{kilnFused, kilnRun, kilnOpByOp, gorgoniaPeer, gonumPee
 // prepare builds peer's implementation of w, or skips the benchmark.
 func prepare(b *testing.B, w *workload, peer string) impl {
 	b.Helper()
-	var im impl
-	var err error
-	if isKiln(peer) {
-		var ok bool
-		if im, ok, err = kilnImpl(w, peer); !ok {
-			b.Skipf("%s has no %s variant", w.id, peer)
-		}
-	} else {
-		mk, ok := w.peers[peer]
-		if !ok {
-			b.Skipf("%s: %s", peer, w.why[peer])
-		}
-		im, err = mk()
-	}
+	im, status, err := inProcess(w, peer)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if status != "" {
+		b.Skipf("%s %s: %s", w.id, peer, status)
 	}
 	return im
 }

@@ -24,36 +24,45 @@ type schedule struct {
 	budget        time.Duration
 }
 
-// measure calls im.run once untimed (warm-up: caches, page faults of
-// preallocated outputs), then times it per the schedule. perCall divides
-// every run's time (E5a times a batch of calls).
-func measure(im impl, s schedule, perCall int) (timing, error) {
-	if im.before != nil {
-		im.before()
-	}
-	if err := im.run(); err != nil {
-		return timing{}, err
-	}
-	var times []time.Duration
-	var spent time.Duration
-	for len(times) < s.runs && (len(times) < s.minRuns || spent < s.budget) {
-		if im.before != nil {
-			im.before()
+// measureTogether calls every impl's run once untimed (the warm-up:
+// caches, page faults of preallocated outputs), then times them in
+// rounds, one run of each in turn, so that other load on the machine
+// falls on all of them alike. Each follows the schedule on its own: at
+// most s.runs runs, and once it has spent s.budget, no more than
+// s.minRuns. perCall divides the times (E5a times batches of calls).
+func measureTogether(ims []impl, s schedule, perCall int) ([]timing, []error) {
+	times := make([][]time.Duration, len(ims))
+	spent := make([]time.Duration, len(ims))
+	errs := make([]error, len(ims))
+	once := func(i int) (time.Duration, error) {
+		if ims[i].before != nil {
+			ims[i].before()
 		}
 		start := time.Now()
-		err := im.run()
-		d := time.Since(start)
-		if err != nil {
-			return timing{}, err
+		err := ims[i].run()
+		return time.Since(start), err
+	}
+	for i := range ims {
+		_, errs[i] = once(i)
+	}
+	for more := true; more; {
+		more = false
+		for i := range ims {
+			n := len(times[i])
+			if errs[i] != nil || n >= s.runs || (n >= s.minRuns && spent[i] >= s.budget) {
+				continue
+			}
+			more = true
+			var d time.Duration
+			d, errs[i] = once(i)
+			times[i], spent[i] = append(times[i], d), spent[i]+d
 		}
-		spent += d
-		times = append(times, d)
 	}
-	m := median(times).Seconds()
-	if perCall > 1 {
-		m /= float64(perCall)
+	ts := make([]timing, len(ims))
+	for i, t := range times {
+		ts[i] = timing{sec: median(t).Seconds() / float64(max(perCall, 1)), runs: len(t)}
 	}
-	return timing{sec: m, runs: len(times)}, nil
+	return ts, errs
 }
 
 func median(ts []time.Duration) time.Duration {
@@ -83,7 +92,8 @@ func goCopy(s schedule) (timing, error) {
 		parallel(copyBytes, func(lo, hi int) { copy(dst[lo:hi], src[lo:hi]) })
 		return nil
 	}
-	return measure(impl{run: run}, s, 0)
+	ts, errs := measureTogether([]impl{{run: run}}, s, 0)
+	return ts[0], errs[0]
 }
 
 // gbps is the rate of moving bytes in sec seconds, in GB/s (1e9 bytes per second).
@@ -101,12 +111,14 @@ type machine struct {
 	goVersion                  string
 	gcc, numpy                 string // versions, or why missing
 	loadStart, loadEnd         string // /proc/loadavg's 1-minute average
+	commit                     string // the Kiln source measured
 }
 
 func describeMachine() machine {
 	m := machine{cores: runtime.NumCPU(), procs: runtime.GOMAXPROCS(0), goVersion: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH}
 	m.cpu, m.flags = cpuInfo()
 	m.loadStart = loadAverage()
+	m.commit = kilnCommit()
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		m.kernel = "Linux " + strings.TrimSpace(string(b))
 	}
@@ -120,6 +132,20 @@ func describeMachine() machine {
 		}
 	}
 	return m
+}
+
+// kilnCommit names the commit measured and whether the working tree
+// (outside bench/) differed from it: other engineers' edits in progress.
+func kilnCommit() string {
+	head, err := commandOutput("git", "rev-parse", "--short", "HEAD")
+	if err != nil {
+		return "unknown (" + firstLine(err.Error()) + ")"
+	}
+	status, err := commandOutput("git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench")
+	if err != nil || status == "" {
+		return head
+	}
+	return fmt.Sprintf("%s plus uncommitted changes to %d files", head, len(strings.Split(status, "\n")))
 }
 
 // loadAverage is the 1-minute load average: other work on the machine.

@@ -142,14 +142,27 @@ func (e *external) run(id string, n int, s schedule, dir string) (timing, []byte
 	return t, data, err
 }
 
-// writeInputs writes w's input files into dir.
-func writeInputs(w *workload, dir string) error {
-	for name, b := range w.files {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			return err
+// writeInputs writes w's input files into dir when an available
+// subprocess peer runs w.
+func writeInputs(w *workload, exts map[string]*external, dir string) error {
+	for _, e := range exts {
+		if e.why == "" && e.applies(w.id) {
+			for name, b := range w.files {
+				if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+					return err
+				}
+			}
+			return nil
 		}
 	}
 	return nil
+}
+
+// removeInputs deletes w's input files from dir.
+func removeInputs(w *workload, dir string) {
+	for name := range w.files {
+		os.Remove(filepath.Join(dir, name))
+	}
 }
 
 // decode turns an output file into a slice of like's type.

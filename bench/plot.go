@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"image/color"
 	"io"
 	"math"
@@ -50,12 +49,12 @@ func drawChart(img vg.Canvas, r *results) error {
 	if err != nil {
 		return err
 	}
-	bwP, err := ratePanel(r, "GB/s (memory-bound workloads; line: measured copy bandwidth)", "GB/s",
-		func(row *row) float64 { return row.bytes }, r.copyLimit())
+	bwP, err := ratePanel(r, "GB/s (memory-bound workloads; dashed: copy bandwidth measured before each)", "GB/s",
+		func(row *row) float64 { return row.bytes }, true)
 	if err != nil {
 		return err
 	}
-	flopP, err := ratePanel(r, "GFLOP/s (matmul f32)", "GFLOP/s", func(row *row) float64 { return row.flops }, 0)
+	flopP, err := ratePanel(r, "GFLOP/s (matmul f32)", "GFLOP/s", func(row *row) float64 { return row.flops }, false)
 	if err != nil {
 		return err
 	}
@@ -150,8 +149,8 @@ func (logTimeTicks) Ticks(min, max float64) []plot.Tick {
 }
 
 // ratePanel plots amount/time for the rows where amount is non-zero, with
-// a dashed horizontal line at limit when it is positive.
-func ratePanel(r *results, title, unit string, amount func(*row) float64, limit float64) (*plot.Plot, error) {
+// a dashed line over each group at its copy bandwidth when copies is set.
+func ratePanel(r *results, title, unit string, amount func(*row) float64, copies bool) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title + " — higher is better; colors as above"
 	p.Y.Label.Text = unit
@@ -175,16 +174,22 @@ func ratePanel(r *results, title, unit string, amount func(*row) float64, limit 
 	if err != nil {
 		return nil, err
 	}
-	if limit > 0 {
-		line, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: limit}, {X: float64(len(rows)) - 0.5, Y: limit}})
+	for i, row := range rows {
+		lim := row.copyLimit()
+		if !copies || lim <= 0 {
+			continue
+		}
+		line, err := plotter.NewLine(plotter.XYs{{X: float64(i) - 0.45, Y: lim}, {X: float64(i) + 0.45, Y: lim}})
 		if err != nil {
 			return nil, err
 		}
 		line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		line.Color = color.Black
 		p.Add(line)
-		p.Legend.Add(fmt.Sprintf("copy %.1f GB/s", limit), line)
-		p.Legend.Top = true
+		if i == 0 {
+			p.Legend.Add("copy bandwidth", line)
+			p.Legend.Top = true
+		}
 	}
 	return p, nil
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -53,23 +52,28 @@ type row struct {
 	checkHow  string
 	cold      time.Duration
 	cells     map[string]*cell
+
+	// copyGo and copyC are the copy bandwidth measured just before a
+	// memory-bound workload, so its GB/s compare with the machine's state
+	// at that moment (other work on a shared machine moves it a lot).
+	copyGo, copyC cell
 }
 
 // results is everything one run measured.
 type results struct {
-	opts          options
-	start         time.Time
-	took          time.Duration
-	mach          machine
-	copyGo, copyC cell
-	exts          map[string]*external
-	rows          []*row
+	opts  options
+	start time.Time
+	took  time.Duration
+	mach  machine
+	exts  map[string]*external
+	rows  []*row
 }
 
-// copyLimit is the faster measured copy bandwidth in GB/s (0 if none).
-func (r *results) copyLimit() float64 {
+// copyLimit is the faster copy bandwidth measured before row, in GB/s (0
+// if none).
+func (row *row) copyLimit() float64 {
 	lim := 0.0
-	for _, c := range []cell{r.copyGo, r.copyC} {
+	for _, c := range []cell{row.copyGo, row.copyC} {
 		if c.measured() {
 			lim = max(lim, gbps(2*copyBytes, c.sec))
 		}
@@ -92,27 +96,38 @@ func runAll(opts options) (*results, error) {
 	}
 	res.mach.gcc, res.mach.numpy = orWhy(c.version, c.why), orWhy(np.version, np.why)
 	s := opts.schedule()
-	logf(opts, "copy bandwidth …")
-	res.copyGo.timing, err = goCopy(s)
-	if err != nil {
-		res.copyGo.status = "error: " + err.Error()
-	}
-	if c.why != "" {
-		res.copyC.status = c.why
-	} else if res.copyC.timing, _, err = c.run("copy", copyBytes/4, s, tmp); err != nil {
-		res.copyC.status = "error: " + err.Error()
-	}
 	for _, id := range workloadIDs {
 		if len(opts.only) > 0 && !contains(opts.only, id) {
 			continue
 		}
 		w := newWorkload(id, opts.n, opts.mm)
-		res.rows = append(res.rows, runWorkload(w, res.exts, s, tmp, opts))
+		var goC, cC cell
+		if w.bytes > 0 {
+			goC, cC = measureCopies(c, s, tmp)
+			logf(opts, "%-4s copy: Go %s, C %s", id, describeCell(&goC), describeCell(&cC))
+		}
+		row := runWorkload(w, res.exts, s, tmp, opts)
+		row.copyGo, row.copyC = goC, cC
+		res.rows = append(res.rows, row)
 		runtime.GC() // drop the workload's data before the next one
 	}
 	res.took = time.Since(res.start)
 	res.mach.loadEnd = loadAverage()
 	return res, nil
+}
+
+// measureCopies times the Go and the C copy of copyBytes.
+func measureCopies(c *external, s schedule, dir string) (goC, cC cell) {
+	var err error
+	if goC.timing, err = goCopy(s); err != nil {
+		goC.status = "error: " + err.Error()
+	}
+	if c.why != "" {
+		cC.status = c.why
+	} else if cC.timing, _, err = c.run("copy", copyBytes/4, s, dir); err != nil {
+		cC.status = "error: " + err.Error()
+	}
+	return goC, cC
 }
 
 func orWhy(version, why string) string {
@@ -139,103 +154,134 @@ func logf(opts options, format string, args ...any) {
 
 func isKiln(peer string) bool { return strings.HasPrefix(peer, "kiln-") }
 
-// runWorkload times every peer on w, kiln-fused first, and checks each
-// peer's output against kiln-fused's.
+// runWorkload times every peer on w and checks each peer's output against
+// kiln-fused's. The in-process peers are timed together, one run of each
+// in turn, so that load from other work on a shared machine falls on all
+// of them alike; kiln-first (which returns the heap to the OS before each
+// run, and would make the others page-fault) and the subprocess peers
+// follow, one at a time.
 func runWorkload(w *workload, exts map[string]*external, s schedule, dir string, opts options) *row {
 	r := &row{id: w.id, title: w.title, size: w.size, bytes: w.bytes, flops: w.flops, calls: w.calls,
 		checkHow: checkLabel(w), cells: map[string]*cell{}}
-	wantFiles := false
-	for _, e := range exts {
-		wantFiles = wantFiles || (e.why == "" && e.applies(w.id))
-	}
-	var fileErr error
-	if wantFiles {
-		fileErr = writeInputs(w, dir)
-		defer func() {
-			for name := range w.files {
-				os.Remove(filepath.Join(dir, name))
-			}
-		}()
-	}
-	var want any
+	var group []string
+	var ims []impl
 	for _, p := range peerNames {
+		if _, ext := exts[p]; ext || p == kilnFirst {
+			continue
+		}
 		c := &cell{}
 		r.cells[p] = c
-		got, err := runPeer(w, p, exts, s, dir, fileErr, want, c)
+		im, status, err := inProcess(w, p)
+		switch {
+		case err != nil:
+			c.status = "error: " + firstLine(err.Error())
+		case status != "":
+			c.status = status
+		default:
+			group, ims = append(group, p), append(ims, im)
+		}
+	}
+	ts, errs := measureTogether(ims, s, w.calls)
+	outs := map[string]any{}
+	for i, p := range group {
+		if errs[i] != nil {
+			r.cells[p].status = "error: " + firstLine(errs[i].Error())
+			continue
+		}
+		r.cells[p].timing, outs[p] = ts[i], ims[i].result()
+	}
+	ims = nil // let the group's buffers go
+	want := outs[kilnFused]
+	check := func(p string, got any) {
+		c := r.cells[p]
+		if c.status != "" || want == nil || p == kilnFused {
+			return
+		}
+		tol := w.tol
+		if isKiln(p) {
+			tol = 0 // fused and op-by-op Kiln promise identical bits
+		}
+		c.checked = true
+		c.check, c.worst = compare(got, want, tol, w.flops > 0)
+	}
+	for p, got := range outs {
+		check(p, got)
+	}
+	fileErr := writeInputs(w, exts, dir)
+	defer removeInputs(w, dir)
+	for _, p := range peerNames {
+		if r.cells[p] != nil {
+			continue
+		}
+		c := &cell{}
+		r.cells[p] = c
+		got, err := runAlone(w, p, exts, s, dir, fileErr, want, c)
 		if err != nil {
 			c.status = "error: " + firstLine(err.Error())
 		}
-		if c.status == "" {
-			switch {
-			case p == kilnFused:
-				want = got
-			case want != nil:
-				tol := w.tol
-				if isKiln(p) {
-					tol = 0 // fused and op-by-op Kiln promise identical bits
-				}
-				c.checked = true
-				c.check, c.worst = compare(got, want, tol, w.flops > 0)
-			}
-		}
-		logf(opts, "%-4s %-12s %s", w.id, p, describeCell(c))
+		check(p, got)
+	}
+	for _, p := range peerNames {
+		logf(opts, "%-4s %-12s %s", w.id, p, describeCell(r.cells[p]))
 	}
 	r.cold = w.cold
 	return r
 }
 
-// runPeer measures one peer on w into c and returns its output; c.status
-// is set when the peer does not apply or is missing.
-func runPeer(w *workload, p string, exts map[string]*external, s schedule, dir string, fileErr error, want any, c *cell) (any, error) {
-	if e, ok := exts[p]; ok {
-		switch {
-		case !e.applies(w.id):
-			c.status = "n/a"
-			return nil, nil
-		case e.why != "":
-			c.status = e.why
-			return nil, nil
-		case fileErr != nil:
-			return nil, fileErr
-		case want == nil:
-			return nil, fmt.Errorf("no Kiln output to check against")
-		}
-		t, data, err := e.run(w.id, w.size, s, dir)
-		if err != nil {
-			return nil, err
-		}
-		c.timing = t
-		return decode(data, want)
-	}
-	var im impl
+// inProcess prepares peer p's in-process implementation of w; status says
+// why there is none ("n/a", or "missing: why").
+func inProcess(w *workload, p string) (im impl, status string, err error) {
 	if isKiln(p) {
-		var ok bool
-		var err error
-		if im, ok, err = kilnImpl(w, p); !ok {
-			c.status = "n/a"
-			return nil, nil
-		} else if err != nil {
-			return nil, err
-		}
-	} else {
-		mk, ok := w.peers[p]
+		im, ok, err := kilnImpl(w, p)
 		if !ok {
-			if why, ok := w.why[p]; ok {
-				c.status = "missing: " + why
-			} else {
-				c.status = "n/a"
-			}
-			return nil, nil
+			return impl{}, "n/a", nil
 		}
-		var err error
-		if im, err = mk(); err != nil {
+		return im, "", err
+	}
+	mk, ok := w.peers[p]
+	if !ok {
+		if why, ok := w.why[p]; ok {
+			return impl{}, "missing: " + why, nil
+		}
+		return impl{}, "n/a", nil
+	}
+	im, err = mk()
+	return im, "", err
+}
+
+// runAlone measures peer p (kiln-first or a subprocess) on w into c and
+// returns its output; c.status is set when the peer does not apply or is
+// missing.
+func runAlone(w *workload, p string, exts map[string]*external, s schedule, dir string, fileErr error, want any, c *cell) (any, error) {
+	e, ok := exts[p]
+	if !ok {
+		im, status, err := inProcess(w, p)
+		if c.status = status; err != nil || status != "" {
 			return nil, err
 		}
+		ts, errs := measureTogether([]impl{im}, s, w.calls)
+		if errs[0] != nil {
+			return nil, errs[0]
+		}
+		c.timing = ts[0]
+		return im.result(), nil
 	}
-	t, err := measure(im, s, w.calls)
+	switch {
+	case !e.applies(w.id):
+		c.status = "n/a"
+		return nil, nil
+	case e.why != "":
+		c.status = e.why
+		return nil, nil
+	case fileErr != nil:
+		return nil, fileErr
+	case want == nil:
+		return nil, fmt.Errorf("no Kiln output to check against")
+	}
+	t, data, err := e.run(w.id, w.size, s, dir)
 	if err != nil {
 		return nil, err
 	}
 	c.timing = t
-	return im.result(), nil
+	return decode(data, want)
 }
