@@ -29,7 +29,7 @@ type kernelSourcer interface {
 }
 
 // printNames are the --print stages, in pipeline order.
-var printNames = []string{"program", "module", "fused", "dot", "kernels"}
+var printNames = []string{"program", "module", "fused", "dot", "stablehlo", "kernels"}
 
 // listFlag collects a repeatable flag; with split set, each value may also
 // be a comma list.
@@ -70,7 +70,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&fl.strict, "strict", false, "strict promotion (same as --rules strict): only weak values promote implicitly")
 	fs.StringVar(&fl.rules, "rules", "jax", rulesHelp())
 	fs.StringVar(&fl.backend, "backend", "cpu", "the backend that runs the program: "+strings.Join(backendNames(), ", "))
-	fs.Var(&fl.prints, "print", "print a stage before the result: program, module, fused, dot or kernels (repeat, or a comma list)")
+	fs.Var(&fl.prints, "print", "print a stage before the result: program, module, fused, dot, stablehlo or kernels (repeat, or a comma list)")
 	fs.IntVar(&fl.bench, "bench", 0, "after one warm-up, run the compiled function N times and print min and median time per run")
 	fs.Var(&fl.args, "arg", "an argument NAME=DTYPE[SHAPE]:VALUES (repeat for each)")
 	fs.Var(&fl.forbid, "forbid", "make the implicit widening FROM:TO an error (kind policy), e.g. bf16:f32 (repeatable)")
@@ -255,6 +255,11 @@ func (r *evalRun) stages(f *kilnpkg.Func, prog *trace.Program) ([]stage, error) 
 			text = mod.FusedString()
 		case "dot":
 			text = mod.DOT()
+		case "stablehlo":
+			var err error
+			if text, err = mod.StableHLO(); err != nil {
+				return nil, err
+			}
 		case "kernels":
 			src, err := r.backend.(kernelSourcer).Source(mod)
 			if err != nil {
@@ -360,11 +365,12 @@ func (r result) writeJSON(w io.Writer) error {
 		Module  string          `json:"module,omitempty"`
 		Fused   string          `json:"fused,omitempty"`
 		DOT     string          `json:"dot,omitempty"`
+		SHLO    string          `json:"stablehlo,omitempty"`
 		Kernels string          `json:"kernels,omitempty"`
 		Bench   *benchResult    `json:"bench,omitempty"`
 	}{DType: r.array.DType().String(), Weak: r.weak, Shape: r.array.Shape(), Values: jsonValues(r.array), Bench: r.bench}
 	for _, s := range r.stages {
-		*map[string]*string{"program": &obj.Program, "module": &obj.Module, "fused": &obj.Fused, "dot": &obj.DOT, "kernels": &obj.Kernels}[s.name] = s.text
+		*map[string]*string{"program": &obj.Program, "module": &obj.Module, "fused": &obj.Fused, "dot": &obj.DOT, "stablehlo": &obj.SHLO, "kernels": &obj.Kernels}[s.name] = s.text
 	}
 	return encodeJSON(w, obj)
 }

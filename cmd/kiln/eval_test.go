@@ -306,7 +306,7 @@ func TestEvalUsage(t *testing.T) {
 		{"bad shape", []string{"--arg", "x=f32[2,a]:arange", "x"}, `kiln eval: --arg x: shape [2,a]: dimension "a" is not a non-negative int`},
 		{"bad seed", []string{"--arg", "x=f32[2]:rand(x)", "x"}, `kiln eval: --arg x: rand(SEED) needs a non-negative int seed, got "rand(x)"`},
 		{"duplicate arg", []string{"--arg", "x=f32:1", "--arg", "x=f32:2", "x"}, "kiln eval: --arg x is given twice"},
-		{"unknown print", []string{"--print", "asm", "1"}, `kiln eval: unknown --print "asm" (want program, module, fused, dot, kernels)`},
+		{"unknown print", []string{"--print", "asm", "1"}, `kiln eval: unknown --print "asm" (want program, module, fused, dot, stablehlo, kernels)`},
 		{"no kernel source on cpu", []string{"--print", "kernels", "1"}, "kiln eval: --print kernels: the cpu backend generates no kernel source (code-generating backends such as OpenCL do)"},
 		{"unknown backend", []string{"--backend", "tpu", "1"}, `kiln eval: unknown --backend "tpu" (have cpu)`},
 		{"unknown rules", []string{"--rules", "nope", "1"}, `kiln eval: promote: unknown rules "nope" (want one of jax, anvil, lax, numpy, strict, tensorflow, torch)`},
@@ -366,6 +366,14 @@ f16[3] [1.25 2.5 4]
 	dot, module := strings.Index(out, "digraph kiln {"), strings.Index(out, "module {")
 	if status != 0 || dot != 0 || module < 0 || strings.Count(out, "digraph") != 1 || strings.Contains(out, ".go:") {
 		t.Errorf("--print dot,module:\n%s", out)
+	}
+
+	// StableHLO text for XLA/IREE, before the result.
+	out, _, status = eval(append([]string{"--print", "stablehlo"}, args...)...)
+	if status != 0 || !strings.HasPrefix(out, "// A Kiln module as StableHLO") ||
+		!strings.Contains(out, "func.func public @main(%0: tensor<3xi8>, %1: tensor<3xf16>) -> (tensor<3xf16>)") ||
+		!strings.Contains(out, `"stablehlo.convert"`) || !strings.HasSuffix(out, "}\n}\n\nf16[3] [1.25 2.5 4]\n") {
+		t.Errorf("--print stablehlo:\n%s", out)
 	}
 
 	out, _, status = eval(append([]string{"--json", "--print", "program,fused"}, args...)...)

@@ -7,7 +7,7 @@ import (
 )
 
 const evalSynopsis = `usage: kiln eval [--json] [--x32] [--strict] [--rules R] [--backend NAME]
-                 [--print program|module|fused|dot|kernels] [--bench N]
+                 [--print program|module|fused|dot|stablehlo|kernels] [--bench N]
                  --arg NAME=SPEC ... 'EXPR'
 `
 

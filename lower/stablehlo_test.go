@@ -1,0 +1,260 @@
+package lower_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/promote"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// shloCases cover every op at every dtype class it accepts; each prints to
+// testdata/stablehlo_<name>.golden.
+var shloCases = []struct {
+	name   string
+	inputs []trace.Abstract
+	fn     func(a []trace.Value) []trace.Value
+}{
+	{"mixed", []trace.Abstract{abs(tensor.I8, 3), abs(tensor.F16, 3)}, func(a []trace.Value) []trace.Value {
+		return []trace.Value{a[0].Mul(trace.Int(2)).Add(a[1]).Mul(trace.Float(0.5))}
+	}},
+	{"f32", []trace.Abstract{abs(tensor.F32, 3), abs(tensor.F32, 3)}, floatOps},
+	{"f16", []trace.Abstract{abs(tensor.F16, 3), abs(tensor.F16, 3)}, floatOps},
+	{"bf16_f64", []trace.Abstract{abs(tensor.BF16, 2), abs(tensor.BF16, 2), abs(tensor.F64, 2), abs(tensor.F64, 2)}, func(a []trace.Value) []trace.Value {
+		return []trace.Value{a[0].Add(a[1]), a[0].FloorDiv(a[1]), a[0].Rem(a[1]), a[0].Maximum(a[1]), a[0].Sum(),
+			a[2].FloorDiv(a[3]), a[2].Rem(a[3]), a[2].Sign(), a[2].Minimum(a[3])}
+	}},
+	{"i32", []trace.Abstract{abs(tensor.I32, 2, 2), abs(tensor.I32, 2, 2)}, func(a []trace.Value) []trace.Value {
+		return append(intOps(a[0], a[1]), a[0].IsNaN(), a[0].IsFinite(), a[0].Real(), a[0].Imag(), a[0].Conj())
+	}},
+	{"u8", []trace.Abstract{abs(tensor.U8, 4), abs(tensor.U8, 4)}, func(a []trace.Value) []trace.Value {
+		return intOps(a[0], a[1])
+	}},
+	{"bool", []trace.Abstract{abs(tensor.Bool, 3), abs(tensor.Bool, 3)}, func(a []trace.Value) []trace.Value {
+		x, y := a[0], a[1]
+		return []trace.Value{x.And(y), x.Or(y), x.Xor(y), x.Not(), x.Add(y), x.Mul(y), x.Maximum(y), x.Minimum(y),
+			x.Eq(y), x.Ne(y), x.Lt(y), x.Ge(y), trace.Where(x, y, x.Not()), x.Abs(), x.IsNaN(), x.IsFinite(),
+			x.Real(), x.Imag(), x.Conj()}
+	}},
+	{"c64", []trace.Abstract{abs(tensor.C64, 2), abs(tensor.C64, 2)}, func(a []trace.Value) []trace.Value {
+		x, y := a[0], a[1]
+		return []trace.Value{x.Neg(), x.Abs(), x.Sign(), x.Exp(), x.Log(), x.Log1p(), x.Expm1(), x.Sqrt(), x.Rsqrt(),
+			x.Sin(), x.Cos(), x.Tan(), x.Tanh(), x.Logistic(), x.IsNaN(), x.IsFinite(), x.Real(), x.Imag(), x.Conj(),
+			x.Add(y), x.Sub(y), x.Mul(y), x.Div(y), x.Pow(y), x.Eq(y), x.Ne(y)}
+	}},
+	{"convert", []trace.Abstract{abs(tensor.F32, 2), abs(tensor.F16, 2), abs(tensor.F64, 2), abs(tensor.C64, 2),
+		abs(tensor.C128, 2), abs(tensor.I8, 2), abs(tensor.Bool, 2), abs(tensor.U8, 2), abs(tensor.I32, 2)}, func(a []trace.Value) []trace.Value {
+		f32, f16, f64, c64, c128, i8, b, u8, i32 := a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]
+		return []trace.Value{f32.Astype(tensor.I8), f32.Astype(tensor.U32), f16.Astype(tensor.I32), f16.Astype(tensor.U16),
+			f64.Astype(tensor.U64), f64.Astype(tensor.I64), c64.Astype(tensor.F32), c128.Astype(tensor.I16),
+			f32.Astype(tensor.Bool), c64.Astype(tensor.Bool), i32.Astype(tensor.Bool), i8.Astype(tensor.F16),
+			b.Astype(tensor.F32), u8.Astype(tensor.I8), i32.Astype(tensor.C64), f64.Astype(tensor.BF16), c128.Astype(tensor.C64)}
+	}},
+	{"structural", []trace.Abstract{abs(tensor.F32, 2, 3), abs(tensor.F32, 3)}, func(a []trace.Value) []trace.Value {
+		x := a[0]
+		return []trace.Value{x.Reshape(3, 2), x.Transpose(1, 0), x.Slice(1, 0, 3, 2), trace.Concatenate(0, x, x),
+			x.ExpandDims(0), x.BroadcastTo(4, 2, 3), x.Add(a[1]), x.Add(trace.Const(iota(tensor.F32, 2, 3)))}
+	}},
+	{"reduce", []trace.Abstract{abs(tensor.F32, 2, 3), abs(tensor.F16, 4), abs(tensor.I32, 3), abs(tensor.Bool, 3), abs(tensor.F32, 0, 2)},
+		func(a []trace.Value) []trace.Value {
+			x, h, i, b, e := a[0], a[1], a[2], a[3], a[4]
+			return []trace.Value{x.Sum(1), x.Sum(), x.Prod(0), x.Max(1), x.Min(), x.Mean(0),
+				trace.Reduce(trace.OpReduceSum, x, []int{1}, true), x.ArgMax(1), x.ArgMin(0), h.Sum(), h.Max(),
+				i.ArgMax(0), i.Max(), i.Prod(), b.ArgMin(0), b.Max(), b.Min(), b.Sum(), e.Sum(0)}
+		}},
+	{"dot", []trace.Abstract{abs(tensor.F32, 2, 3), abs(tensor.F32, 3, 4), abs(tensor.F16, 5, 2, 3), abs(tensor.F16, 5, 3, 4),
+		abs(tensor.I8, 3), abs(tensor.I8, 3, 2), abs(tensor.Bool, 2, 3), abs(tensor.Bool, 3, 2)}, func(a []trace.Value) []trace.Value {
+		return []trace.Value{a[0].MatMul(a[1]), a[2].MatMul(a[3]), a[4].MatMul(a[5]), a[6].MatMul(a[7]),
+			trace.DotGeneral(a[0], a[0], trace.DotDims{LhsContract: []int{0, 1}, RhsContract: []int{0, 1}}),
+			trace.DotGeneral(a[4], a[4], trace.DotDims{})}
+	}},
+}
+
+func floatOps(a []trace.Value) []trace.Value {
+	x, y := a[0], a[1]
+	return []trace.Value{x.Neg(), x.Abs(), x.Sign(), x.Exp(), x.Log(), x.Log1p(), x.Expm1(), x.Sqrt(), x.Rsqrt(),
+		x.Sin(), x.Cos(), x.Tan(), x.Tanh(), x.Logistic(), x.Floor(), x.Ceil(), x.Round(), x.IsNaN(), x.IsFinite(),
+		x.Real(), x.Imag(), x.Conj(), x.Add(y), x.Sub(y), x.Mul(y), x.Div(y), x.FloorDiv(y), x.Rem(y), x.Pow(y),
+		x.Maximum(y), x.Minimum(y), x.Eq(y), x.Ne(y), x.Lt(y), x.Le(y), x.Gt(y), x.Ge(y), trace.Where(x.Lt(y), x, y)}
+}
+
+func intOps(x, y trace.Value) []trace.Value {
+	return []trace.Value{x.Neg(), x.Abs(), x.Sign(), x.Add(y), x.Sub(y), x.Mul(y), x.FloorDiv(y), x.Rem(y), x.Pow(y),
+		x.Maximum(y), x.Minimum(y), x.And(y), x.Or(y), x.Xor(y), x.Not(), x.Shl(y), x.Shr(y),
+		x.Eq(y), x.Ne(y), x.Lt(y), x.Le(y), x.Gt(y), x.Ge(y)}
+}
+
+// iota is 0, 1, 2, … of dtype d and the given shape.
+func iota(d tensor.DType, shape ...int) *tensor.Array {
+	a, err := tensor.Arange(d, trace.ShapeSize(shape)).Reshape(shape...)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+// edgeModule holds instructions the tracer never emits but a module may
+// hold (integer floor, bool round, an identity convert, an f16 sum without
+// the f32 widening, isnan of bool), built by hand.
+func edgeModule() *lower.Module {
+	m := &lower.Module{}
+	add := func(in *lower.Instr) *lower.Instr {
+		in.ID = len(m.Instrs)
+		m.Instrs = append(m.Instrs, in)
+		return in
+	}
+	i := add(&lower.Instr{Op: trace.OpParam, DType: tensor.I32, Shape: []int{2}, Param: 0})
+	b := add(&lower.Instr{Op: trace.OpParam, DType: tensor.Bool, Shape: []int{2}, Param: 1})
+	h := add(&lower.Instr{Op: trace.OpParam, DType: tensor.F16, Shape: []int{2, 2}, Param: 2})
+	m.Params = []*lower.Instr{i, b, h}
+	m.Outputs = []*lower.Instr{
+		add(&lower.Instr{Op: trace.OpFloor, DType: tensor.I32, Shape: []int{2}, Args: []*lower.Instr{i}}),
+		add(&lower.Instr{Op: trace.OpRound, DType: tensor.Bool, Shape: []int{2}, Args: []*lower.Instr{b}}),
+		add(&lower.Instr{Op: trace.OpConvert, DType: tensor.I32, Shape: []int{2}, Args: []*lower.Instr{i}, Params: trace.Params{DType: tensor.I32}}),
+		add(&lower.Instr{Op: trace.OpReduceSum, DType: tensor.F16, Shape: []int{2, 1}, Args: []*lower.Instr{h}, Params: trace.Params{Axes: []int{1}, KeepDims: true}}),
+		add(&lower.Instr{Op: trace.OpIsNaN, DType: tensor.Bool, Shape: []int{2}, Args: []*lower.Instr{b}}),
+	}
+	return m
+}
+
+// shloModules builds every case's module, by name.
+func shloModules(t *testing.T) map[string]*lower.Module {
+	t.Helper()
+	mods := map[string]*lower.Module{"edge": edgeModule()}
+	for _, c := range shloCases {
+		mods[c.name] = compile(t, c.inputs, lower.Options{}, c.fn)
+	}
+	return mods
+}
+
+func TestStableHLOGolden(t *testing.T) {
+	for name, m := range shloModules(t) {
+		t.Run(name, func(t *testing.T) {
+			text, err := m.StableHLO()
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "stablehlo_"+name, text)
+		})
+	}
+}
+
+// Every op of the table is exported by some case: a new op needs a
+// lowering and a golden.
+func TestStableHLOCoversEveryOp(t *testing.T) {
+	seen := map[trace.Op]bool{}
+	for _, m := range shloModules(t) {
+		for _, in := range m.Instrs {
+			seen[in.Op] = true
+		}
+	}
+	for _, op := range trace.AllOps() {
+		if !seen[op] {
+			t.Errorf("no StableHLO case exercises %s", op)
+		}
+	}
+}
+
+func TestStableHLOErrors(t *testing.T) {
+	c := &lower.Instr{ID: 0, Op: trace.OpParam, DType: tensor.C64, Shape: []int{2}}
+	f := &lower.Instr{ID: 1, Op: trace.OpParam, DType: tensor.F32, Shape: []int{2, 2}, Param: 1}
+	for _, tc := range []struct {
+		in   *lower.Instr
+		want string
+	}{
+		{&lower.Instr{Op: trace.OpMax, DType: tensor.C64, Shape: []int{2}, Args: []*lower.Instr{c, c}}, "%2 = c64[2] max: complex numbers have no order"},
+		{&lower.Instr{Op: trace.OpLt, DType: tensor.Bool, Shape: []int{2}, Args: []*lower.Instr{c, c}}, "complex numbers have no order"},
+		{&lower.Instr{Op: trace.OpReduceMin, DType: tensor.C64, Shape: nil, Args: []*lower.Instr{c}, Params: trace.Params{Axes: []int{0}}}, "complex numbers have no order"},
+		{&lower.Instr{Op: trace.OpArgMax, DType: tensor.I64, Shape: nil, Args: []*lower.Instr{f}, Params: trace.Params{Axes: []int{0, 1}, DType: tensor.I64}}, "argmax over 2 axes (want one)"},
+		{&lower.Instr{Op: trace.OpShl, DType: tensor.F32, Shape: []int{2, 2}, Args: []*lower.Instr{f, f}}, "no StableHLO lowering for shl on f32"},
+		{&lower.Instr{Op: trace.OpExp, DType: tensor.F32, Shape: []int{2, 2}, Args: []*lower.Instr{f}}, ""},
+		{&lower.Instr{Op: trace.OpReal, DType: tensor.F64, Shape: []int{2, 2}, Args: []*lower.Instr{f}}, "internal error: the export computed tensor<2x2xf32>"},
+	} {
+		tc.in.ID = 2
+		m := &lower.Module{Params: []*lower.Instr{c, f}, Instrs: []*lower.Instr{c, f, tc.in}, Outputs: []*lower.Instr{tc.in}}
+		_, err := m.StableHLO()
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.in, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "lower: stablehlo: ")):
+			t.Errorf("%s: error %v, want one containing %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// mlirOpt finds an upstream mlir-opt: $KILN_MLIR_OPT, mlir-opt or
+// mlir-opt-N on the PATH, or LLVM's install directory (Debian's
+// mlir-N-tools package).
+func mlirOpt() string {
+	if p := os.Getenv("KILN_MLIR_OPT"); p != "" {
+		return p
+	}
+	if p, err := exec.LookPath("mlir-opt"); err == nil {
+		return p
+	}
+	var found []string
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		m, _ := filepath.Glob(filepath.Join(dir, "mlir-opt-*"))
+		found = append(found, m...)
+	}
+	m, _ := filepath.Glob("/usr/lib/llvm-*/bin/mlir-opt")
+	found = append(found, m...)
+	if len(found) == 0 {
+		return ""
+	}
+	slices.Sort(found)
+	return found[len(found)-1]
+}
+
+// TestStableHLOParses runs every golden through upstream mlir-opt, which
+// parses the generic syntax without the StableHLO dialect and checks SSA
+// dominance, that every use of a value has the type it was defined with,
+// the dense literals against their types and func.return against the
+// signature. It is skipped where no mlir-opt is installed (apt-get install
+// mlir-19-tools or newer provides one); CI does not need it.
+func TestStableHLOParses(t *testing.T) {
+	opt := mlirOpt()
+	if opt == "" {
+		t.Skip("no mlir-opt found (set KILN_MLIR_OPT, or apt-get install mlir-19-tools): the StableHLO text is checked by the golden files only")
+	}
+	for name, m := range shloModules(t) {
+		t.Run(name, func(t *testing.T) {
+			text, err := m.StableHLO()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(opt, "--allow-unregistered-dialect", "-")
+			cmd.Stdin = strings.NewReader(text)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Errorf("%s rejects the export: %v\n%s", opt, err, out)
+			}
+		})
+	}
+}
+
+// An example for the README of the export: the SPEC's mixed expression.
+func ExampleModule_StableHLO() {
+	p, _ := trace.Trace(promote.Config{}, []trace.Abstract{
+		{Type: promote.Strong(tensor.I32), Shape: []int{3}},
+		{Type: promote.Strong(tensor.I32), Shape: []int{3}},
+	}, func(a []trace.Value) []trace.Value {
+		return []trace.Value{a[0].Add(a[1])}
+	})
+	m, _ := lower.Compile(p, lower.Options{})
+	text, _ := m.StableHLO()
+	_, body, _ := strings.Cut(text, "module @kiln {\n")
+	os.Stdout.WriteString(body)
+	// Output:
+	//   func.func public @main(%0: tensor<3xi32>, %1: tensor<3xi32>) -> (tensor<3xi32>) {
+	//     %2 = "stablehlo.add"(%0, %1) : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
+	//     func.return %2 : tensor<3xi32>
+	//   }
+	// }
+}
