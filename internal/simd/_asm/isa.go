@@ -111,7 +111,10 @@ func inout(param string, size int) stream {
 // time, unroll steps per iteration while enough remain, then one step at a
 // time, and returns the number of elements done. The element count is the
 // length of the first stream. body maps one step's inputs (in stream order)
-// to its outputs; it may call bail to stop before this step.
+// to its outputs; it may call bailIfAny to stop the kernel before the
+// iteration when a lane is outside its vector domain. An iteration loads
+// all its steps, computes them, tests the bail conditions, and only then
+// stores, so a kernel that stops has written nothing of that iteration.
 type loop struct {
 	lanes  int
 	unroll int
@@ -119,11 +122,8 @@ type loop struct {
 	body   func(in []reg.VecVirtual) []Op
 }
 
-// bailLabel is where a body jumps to stop early (see bail).
-var bailLabel string
-
-// bail ends the kernel before the current step. Only for unroll 1.
-func bail() { JNZ(LabelRef(bailLabel)) }
+// pendingBail collects the bail conditions of the iteration being emitted.
+var pendingBail []reg.Register
 
 func (l loop) emit(s isa, streams ...stream) {
 	text(s)
@@ -140,34 +140,52 @@ func (l loop) emit(s isa, streams ...stream) {
 	i := GP64()
 	XORQ(i, i)
 	rem := GP64()
-	step := func(k int) {
-		var ins []reg.VecVirtual
-		for j, st := range streams {
-			if st.in {
-				m := Mem{Base: ptrs[j], Index: i, Scale: uint8(st.size), Disp: k * l.lanes * st.size}
-				ins = append(ins, loadN(m, l.lanes*st.size))
+	mem := func(j, k int) Mem {
+		st := streams[j]
+		return Mem{Base: ptrs[j], Index: i, Scale: uint8(st.size), Disp: k * l.lanes * st.size}
+	}
+	// iteration emits steps 0..count−1 at i.
+	iteration := func(count int) {
+		outs := make([][]Op, count)
+		for k := range count {
+			var ins []reg.VecVirtual
+			for j, st := range streams {
+				if st.in {
+					ins = append(ins, loadN(mem(j, k), l.lanes*st.size))
+				}
 			}
+			outs[k] = l.body(ins)
 		}
-		outs := l.body(ins)
-		o := 0
-		for j, st := range streams {
-			if st.out {
-				m := Mem{Base: ptrs[j], Index: i, Scale: uint8(st.size), Disp: k * l.lanes * st.size}
-				storeN(outs[o], m, l.lanes*st.size)
-				o++
+		if len(pendingBail) > 0 {
+			c := pendingBail[0]
+			for _, d := range pendingBail[1:] {
+				c = s.orCond(c, d)
+			}
+			pendingBail = nil
+			if s.evex {
+				KORTESTW(c, c)
+			} else {
+				VPTEST(c, c)
+			}
+			JNZ(LabelRef(name + "_done"))
+		}
+		for k := range count {
+			o := 0
+			for j, st := range streams {
+				if st.out {
+					storeN(outs[k][o], mem(j, k), l.lanes*st.size)
+					o++
+				}
 			}
 		}
 	}
-	bailLabel = name + "_done"
 	if l.unroll > 1 {
 		Label(name + "_loopU")
 		MOVQ(n, rem)
 		SUBQ(i, rem)
 		CMPQ(rem, U32(l.unroll*l.lanes))
 		JB(LabelRef(name + "_loop1"))
-		for k := 0; k < l.unroll; k++ {
-			step(k)
-		}
+		iteration(l.unroll)
 		ADDQ(U32(l.unroll*l.lanes), i)
 		JMP(LabelRef(name + "_loopU"))
 	}
@@ -176,7 +194,7 @@ func (l loop) emit(s isa, streams ...stream) {
 	SUBQ(i, rem)
 	CMPQ(rem, U32(l.lanes))
 	JB(LabelRef(name + "_done"))
-	step(0)
+	iteration(1)
 	ADDQ(U32(l.lanes), i)
 	JMP(LabelRef(name + "_loop1"))
 	Label(name + "_done")
@@ -331,15 +349,9 @@ func (s isa) orCond(a, b reg.Register) reg.Register {
 	return m
 }
 
-// bailIfAny stops the kernel before this step when c holds in any lane.
-func (s isa) bailIfAny(c reg.Register) {
-	if s.evex {
-		KORTESTW(c, c)
-	} else {
-		VPTEST(c, c)
-	}
-	bail()
-}
+// bailIfAny stops the kernel before this iteration when c holds in any
+// lane (see loop).
+func (s isa) bailIfAny(c reg.Register) { pendingBail = append(pendingBail, c) }
 
 // broadcast32 fills a vector with the float32 parameter p.
 func (s isa) broadcastParam32(p string) reg.VecVirtual {
