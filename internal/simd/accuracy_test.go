@@ -10,7 +10,7 @@ import (
 	"github.com/kiln-go/kiln/internal/simd"
 )
 
-var accuracyPoints = flag.Int("accuracy.points", 2_000_000, "random points per function in TestAccuracy")
+var accuracyPoints = flag.Int("accuracy.points", 1_000_000, "random points per function in TestAccuracy")
 
 // ulp32 is the distance in representable float32 values between a and b
 // (0 when both are NaN).
