@@ -13,7 +13,7 @@ import (
 // KILN_OPENCL_DEVICE, else the first GPU, else the first device.
 type Options struct {
 	// Device selects the device: its index in the list Devices returns, or
-	// a case-insensitive substring of its platform, name or vendor ("pocl",
+	// a case-insensitive substring of its platform, name, vendor or version ("pocl",
 	// "nvidia", "gfx1100"). Empty reads KILN_OPENCL_DEVICE; if that is
 	// empty too, the first GPU is chosen, else the first device.
 	Device string
@@ -145,8 +145,11 @@ func (b *Backend) buildOptions() string {
 // retained: the caller releases it once its kernels exist (they keep the
 // program alive), so an eviction meanwhile cannot free it.
 func (b *Backend) program(src string) (clProgram, error) {
+	return b.programWith(src, b.buildOptions())
+}
+
+func (b *Backend) programWith(src, opts string) (clProgram, error) {
 	r := b.res
-	opts := b.buildOptions()
 	key := opts + "\x00" + src
 	cl := r.cl
 	r.mu.Lock()

@@ -162,7 +162,8 @@ func discover() ([]device, error) {
 }
 
 // chooseDevice applies Options.Device (or KILN_OPENCL_DEVICE): an index, a
-// case-insensitive substring of platform, name or vendor, or — when empty —
+// case-insensitive substring of platform, name, vendor or version ("pocl"
+// is in PoCL's version string), or — when empty —
 // the first GPU, else the first device.
 func chooseDevice(devs []device, want string) (device, error) {
 	source := "Options.Device"
@@ -185,7 +186,7 @@ func chooseDevice(devs []device, want string) (device, error) {
 	} else {
 		w := strings.ToLower(want)
 		for _, d := range devs {
-			hay := strings.ToLower(d.info.Platform + " " + d.info.Name + " " + d.info.Vendor)
+			hay := strings.ToLower(d.info.Platform + " " + d.info.Name + " " + d.info.Vendor + " " + d.info.Version)
 			if strings.Contains(hay, w) {
 				return d, nil
 			}

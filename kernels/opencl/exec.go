@@ -243,14 +243,8 @@ func (e *Executable) RunInto(outputs, inputs []*tensor.Array) error {
 			return callError("clEnqueueWriteBuffer", st, fmt.Sprintf("cannot copy input %d to the device", p.Param))
 		}
 	}
-	for i, spec := range r.specs {
-		global, local := make([]uintptr, len(spec.global)), make([]uintptr, len(spec.local))
-		for j := range global {
-			global[j], local[j] = uintptr(spec.global[j]), uintptr(spec.local[j])
-		}
-		if st := cl.EnqueueNDRangeKernel(r.queue, r.kernels[i], uint32(len(global)), nil, &global[0], &local[0], 0, nil, nil); st != clSuccess {
-			return callError("clEnqueueNDRangeKernel", st, "cannot run kernel "+spec.name)
-		}
+	if err := r.enqueueKernels(); err != nil {
+		return err
 	}
 	for i, o := range e.m.Outputs {
 		src := o
@@ -277,6 +271,20 @@ func (e *Executable) RunInto(outputs, inputs []*tensor.Array) error {
 	runtime.KeepAlive(outputs)
 	if st := cl.Finish(r.queue); st != clSuccess {
 		return callError("clFinish", st, "the device failed while running the module")
+	}
+	return nil
+}
+
+// enqueueKernels launches every kernel in order; the caller holds r.mu.
+func (r *execResources) enqueueKernels() error {
+	var global, local [3]uintptr
+	for i, spec := range r.specs {
+		for j := range spec.global {
+			global[j], local[j] = uintptr(spec.global[j]), uintptr(spec.local[j])
+		}
+		if st := r.cl.EnqueueNDRangeKernel(r.queue, r.kernels[i], uint32(len(spec.global)), nil, &global[0], &local[0], 0, nil, nil); st != clSuccess {
+			return callError("clEnqueueNDRangeKernel", st, "cannot run kernel "+spec.name)
+		}
 	}
 	return nil
 }

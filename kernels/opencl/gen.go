@@ -104,7 +104,21 @@ func generate(m *lower.Module, dev *DeviceInfo, opts Options) (*generated, error
 	b.WriteString(helpers)
 	b.WriteString(g.kernels.String())
 	g.out.source = b.String()
+	if clCVersion(dev.OpenCLC) >= 12 {
+		// C99 inline alone provides no external definition, which an
+		// unoptimized build may need; OpenCL C 1.2 allows static functions.
+		g.out.source = strings.ReplaceAll(g.out.source, "\ninline ", "\nstatic inline ")
+	}
 	return &g.out, nil
+}
+
+// clCVersion parses "OpenCL C 1.2 …" into 12 (0 if unknown).
+func clCVersion(s string) int {
+	var major, minor int
+	if _, err := fmt.Sscanf(s, "OpenCL C %d.%d", &major, &minor); err != nil {
+		return 0
+	}
+	return major*10 + minor
 }
 
 // checkDTypes rejects f64 and c128 (and the c64 ops computed through

@@ -27,9 +27,29 @@ var mathNames = map[trace.Op]string{
 func (g *gen) elemExpr(in *lower.Instr, a []string) string {
 	e := g.elemRaw(in, a)
 	if narrow(in.DType) && !exactOnNarrow[in.Op] {
-		e = g.call("rnd_"+ct(in.DType).sfx, e)
+		e = g.call("rnd_"+ct(in.DType).sfx, stripParens(e))
 	}
 	return e
+}
+
+// stripParens removes one pair of parentheses enclosing all of e.
+func stripParens(e string) string {
+	if len(e) < 2 || e[0] != '(' || e[len(e)-1] != ')' {
+		return e
+	}
+	depth := 0
+	for i, c := range e {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 && i != len(e)-1 {
+				return e // the first parenthesis closes before the end
+			}
+		}
+	}
+	return e[1 : len(e)-1]
 }
 
 func (g *gen) elemRaw(in *lower.Instr, a []string) string {
@@ -262,6 +282,10 @@ func (g *gen) transcendental(op trace.Op, d tensor.DType, a []string) string {
 			y = "(double)" + y
 		}
 		e = "pow(" + x + ", " + y + ")"
+	case trace.OpLog1p:
+		// log1p(x) = x below 2^-54 (Go's Log1p): device versions may flush
+		// subnormal arguments to 0.
+		e = "(fabs(" + x + ") < 0x1p-54 ? " + x + " : log1p(" + x + "))"
 	case trace.OpSin, trace.OpCos, trace.OpTan:
 		if wide {
 			e = g.call("go_"+mathNames[op], x) // Go's own algorithm: the CPU's bits, any argument

@@ -27,9 +27,9 @@ import (
 //     aligned power-of-two runs of leaves (subtrees as well); a second
 //     kernel combines the S partial results per output the same way.
 //
-// max, min, argmax and argmin use the same tree: their results do not
-// depend on the order, but the first NaN (or first extremum) must win, and
-// every node combines an earlier run (left) with a later one (right).
+// max, min, argmax and argmin use the same tree: max and min are exact in
+// any order (which NaN's payload survives is not specified), and argmax
+// and argmin break ties by the smaller index, so the first extremum wins.
 
 const (
 	leafSize  = 128

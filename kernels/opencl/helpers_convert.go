@@ -103,6 +103,8 @@ func (g *gen) convertExpr(to, from tensor.DType, x string) string {
 		return "(float)" + x // ints: one rounding to nearest even; f64: round to nearest; f16/bf16: exact
 	case to == tensor.F64:
 		return "(double)" + x
+	case narrow(to) && (from == tensor.Bool || from == tensor.I8 || from == tensor.U8):
+		return "(float)" + x // exact in both 16-bit formats
 	case to == tensor.F16:
 		if from == tensor.F64 {
 			return g.call("f64_to_f16", x)

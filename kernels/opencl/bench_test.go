@@ -1,0 +1,101 @@
+package opencl
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/kiln-go/kiln/kernels"
+	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+	"github.com/x448/float16"
+)
+
+// The SPEC §8 workloads E1 and E2 at 16M elements on the OpenCL device,
+// beside the CPU backend on the same module:
+//
+//	run:     a whole Run — inputs copied to the device, kernels, outputs read back;
+//	kernels: the kernels alone (inputs already on the device);
+//	cpu:     the CPU backend's Run.
+//
+// Bytes per element count one pass: E1 reads x f32 and writes f32 (8 B),
+// E2 reads i8 and f16 and writes f16 (5 B).
+
+const benchN = 1 << 24
+
+func BenchmarkE1(b *testing.B) {
+	xs := make([]float32, benchN)
+	r := rand.New(rand.NewPCG(1, 1))
+	for i := range xs {
+		xs[i] = float32(r.Float64()*2 - 1)
+	}
+	x, _ := tensor.FromSlice(xs, benchN)
+	m := module(b, func(a []trace.Value) []trace.Value {
+		return []trace.Value{a[0].Mul(trace.Float(1.7)).Add(trace.Float(0.3))}
+	}, abstract(tensor.F32, benchN))
+	benchModule(b, m, []*tensor.Array{x}, 8)
+}
+
+func BenchmarkE2(b *testing.B) {
+	xs := make([]int8, benchN)
+	ys := make([]float16.Float16, benchN)
+	r := rand.New(rand.NewPCG(2, 2))
+	for i := range xs {
+		xs[i] = int8(r.IntN(256) - 128)
+		ys[i] = float16.Fromfloat32(float32(200*r.Float64() - 100))
+	}
+	x, _ := tensor.FromSlice(xs, benchN)
+	y, _ := tensor.FromSlice(ys, benchN)
+	benchModule(b, module(b, e2, abstract(tensor.I8, benchN), abstract(tensor.F16, benchN)), []*tensor.Array{x, y}, 5)
+}
+
+func benchModule(b *testing.B, m *lower.Module, inputs []*tensor.Array, bytesPerElem int64) {
+	be := testBackend(b)
+	exe, err := be.CompileModule(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer exe.Close()
+	outs := make([]*tensor.Array, len(m.Outputs))
+	for i, o := range m.Outputs {
+		outs[i], _ = tensor.Zeros(o.DType, o.Shape...)
+	}
+	b.Run("run", func(b *testing.B) {
+		b.SetBytes(bytesPerElem * benchN)
+		for b.Loop() {
+			if err := exe.RunInto(outs, inputs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("kernels", func(b *testing.B) {
+		if err := exe.RunInto(outs, inputs); err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(bytesPerElem * benchN)
+		r := exe.res
+		for b.Loop() {
+			r.mu.Lock()
+			err := r.enqueueKernels()
+			if err == nil && r.cl.Finish(r.queue) != clSuccess {
+				b.Fatal("clFinish failed")
+			}
+			r.mu.Unlock()
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cpu", func(b *testing.B) {
+		cpu, err := kernels.DefaultCPU().Compile(m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(bytesPerElem * benchN)
+		for b.Loop() {
+			if err := cpu.RunInto(outs, inputs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
