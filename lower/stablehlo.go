@@ -14,10 +14,11 @@ import (
 // users: MLIR text holding one function, func.func public @main, whose
 // arguments are the module's parameters and whose results are its outputs.
 // Every instruction (the unfused list: fusions are a backend detail) becomes
-// one SSA value named as in Module.String (%7), computed by one StableHLO op
-// or, where Kiln's semantics (kernels/doc.go) differ from the op's or the op
-// leaves a case undefined, by a commented composition of ops whose helpers
-// are named %t7_1, %t7_2, …:
+// one SSA value named as in Module.String (%7) — or, for an identity such
+// as abs of an unsigned integer, a comment naming the value it is — computed
+// by one StableHLO op or, where Kiln's semantics (kernels/doc.go) differ
+// from the op's or the op leaves a case undefined, by a commented
+// composition of ops whose helpers are named %t7_1, %t7_2, …:
 //
 //   - integer floordiv and rem have floor semantics, x // 0 = x % 0 = 0 and
 //     MIN // −1 = MIN (stablehlo.divide and remainder truncate and leave
@@ -35,11 +36,10 @@ import (
 //     complex(real, −imag); sign of unsigned integers is min(x, 1);
 //   - bool add and mul are or and and; bool dot_general is an f32 dot_general
 //     compared with 0; f16 and bf16 dot_general accumulate in f32;
-//   - float sums start from −0 (+0 for an empty sum), so that a sum of −0s is
-//     −0 as in Kiln; argmax and argmin are a two-operand (value, index)
-//     reduce over an iota whose comparator is a total order (the first
-//     maximum wins, NaN is the maximum, the first NaN wins), so the result
-//     does not depend on the reduction order.
+//   - argmax and argmin are a two-operand (value, index) reduce over an iota
+//     whose comparator is a total order (the first maximum wins, NaN is the
+//     maximum, the first NaN wins), so the result does not depend on the
+//     order in which the reduce combines elements.
 //
 // stablehlo.maximum and minimum map 1:1: the StableHLO spec defines them for
 // floats as IEEE 754-2019 maximum and minimum (NaN propagates, −0 < +0),
@@ -55,7 +55,10 @@ import (
 //
 // Ops print in MLIR's generic form, readable by stablehlo-opt, IREE and
 // upstream mlir-opt --allow-unregistered-dialect. An instruction that cannot
-// be expressed is an error naming it.
+// be expressed (an ordering of complex numbers, an argmax over several axes)
+// is an error naming it. The tests check the compositions against Kiln's
+// reference evaluator by interpreting the export with every case StableHLO
+// leaves undefined poisoned.
 func (m *Module) StableHLO() (string, error) {
 	f, err := m.buildStableHLO()
 	if err != nil {
@@ -171,7 +174,8 @@ func (x *shloInstr) note(s string) { x.notes = append(x.notes, s) }
 var errNoOrder = errors.New("complex numbers have no order")
 
 // shloDirect are the ops that map 1:1 onto a StableHLO op for float and
-// complex operands (Kiln's inexact ops only ever see those).
+// complex operands, and for integers where the op is defined on them (add,
+// sub, mul, neg; pow of unsigned integers — signed ones are composed).
 var shloDirect = map[trace.Op]string{
 	trace.OpNeg: "negate", trace.OpExp: "exponential", trace.OpLog: "log", trace.OpLog1p: "log_plus_one",
 	trace.OpExpm1: "exponential_minus_one", trace.OpSqrt: "sqrt", trace.OpRsqrt: "rsqrt",
@@ -248,7 +252,7 @@ func (x *shloInstr) lower(args []*shloVal) (*shloVal, error) {
 			return nil, errNoOrder
 		}
 		if !d.IsFloat() {
-			x.note(op.String() + " of an integer is the identity")
+			x.note(op.String() + " of an integer or bool is the identity")
 			return a, nil
 		}
 		return x.op(shloReal[op], x.t, a), nil

@@ -171,7 +171,7 @@ func (x *shloInstr) unary(op trace.Op, a *shloVal) (*shloVal, error) {
 			x.note("isnan(x) is x != x")
 			return x.cmp("NE", a, a), nil
 		}
-		x.note("an integer is never NaN")
+		x.note("integers and bools are never NaN")
 		return x.splat(x.t, false), nil
 	case trace.OpIsFinite:
 		switch {
@@ -183,7 +183,7 @@ func (x *shloInstr) unary(op trace.Op, a *shloVal) (*shloVal, error) {
 			re, im := x.op("real", pt, a), x.op("imag", pt, a)
 			return x.bin("and", x.op("is_finite", x.t, re), x.op("is_finite", x.t, im)), nil
 		}
-		x.note("an integer is always finite")
+		x.note("integers and bools are always finite")
 		return x.splat(x.t, true), nil
 	case trace.OpReal:
 		if d.IsComplex() {
@@ -360,25 +360,13 @@ func (x *shloInstr) reduce(op trace.Op, a *shloVal) (*shloVal, error) {
 		src = x.conv(a, tensor.F32)
 	}
 	st := src.typ.scalar()
-	count := 1
-	for _, ax := range axes {
-		count *= a.typ.shape[ax]
-	}
 	var init any
 	var body string
 	switch op {
 	case trace.OpReduceSum:
+		// +0, as Kiln's float sums are +0 + the tree of the elements:
+		// a sum of −0s is +0, as is the sum of nothing.
 		init, body = int64(0), "add"
-		if (st.dt.IsFloat() || st.dt.IsComplex()) && count > 0 {
-			// −0 is the identity of IEEE addition; +0 would turn a sum of
-			// −0s into +0. The sum of nothing stays +0.
-			x.note("starts from -0, so that a sum of -0s is -0")
-			negZero := math.Copysign(0, -1)
-			init = negZero
-			if st.dt.IsComplex() {
-				init = complex(negZero, negZero)
-			}
-		}
 	case trace.OpReduceProd:
 		init, body = int64(1), "multiply"
 	case trace.OpReduceMax:

@@ -1,0 +1,350 @@
+package lower
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kiln-go/kiln/tensor"
+)
+
+// VerifyStableHLO checks the export of m against StableHLO's typing rules
+// for the ops it uses (operand and result types, attributes, reduce bodies)
+// and SSA order — what upstream mlir-opt cannot check without the StableHLO
+// dialect. It is exported to the lower_test package for its cases.
+func VerifyStableHLO(m *Module) error {
+	f, err := m.buildStableHLO()
+	if err != nil {
+		return err
+	}
+	scope := map[*shloVal]bool{}
+	for _, a := range f.body.args {
+		scope[a] = true
+	}
+	if err := verifyBlock(f.body, scope, false); err != nil {
+		return err
+	}
+	for i, v := range f.outs {
+		if !scope[v] {
+			return fmt.Errorf("result %d (%s) is not defined", i, v.ref())
+		}
+		if !sameType(v.typ, typeOf(m.Outputs[i])) {
+			return fmt.Errorf("result %d is %s, the module's output is %s", i, v.typ, typeOf(m.Outputs[i]))
+		}
+	}
+	return nil
+}
+
+func verifyBlock(blk *shloBlock, scope map[*shloVal]bool, region bool) error {
+	for i, o := range blk.ops {
+		if o.op == "" {
+			continue
+		}
+		for _, a := range o.args {
+			if !scope[a] {
+				return fmt.Errorf("%s %s uses %s before its definition", o.name, o.op, a.ref())
+			}
+		}
+		if o.op == "stablehlo.return" {
+			if !region || i != len(blk.ops)-1 {
+				return fmt.Errorf("stablehlo.return outside the end of a region")
+			}
+			continue
+		}
+		if err := verifyOp(o); err != nil {
+			return fmt.Errorf("%s = %s: %w", o.name, o.op, err)
+		}
+		for _, r := range o.results {
+			scope[r] = true
+		}
+	}
+	if region && (len(blk.ops) == 0 || blk.ops[len(blk.ops)-1].op != "stablehlo.return") {
+		return fmt.Errorf("a region does not end with stablehlo.return")
+	}
+	return nil
+}
+
+// attr returns the value of the attribute key ("" if absent).
+func (o *shloOp) attr(key string) string {
+	for _, a := range o.attrs {
+		if k, v, ok := strings.Cut(a, " = "); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+var intsRE = regexp.MustCompile(`-?[0-9]+`)
+
+// ints reads the integers of array<i64: 1, 2>, [1, 2] or "3 : i64".
+func ints(s string) []int {
+	s = strings.TrimPrefix(strings.TrimSuffix(s, " : i64"), "array<i64")
+	var out []int
+	for _, m := range intsRE.FindAllString(s, -1) {
+		n, _ := strconv.Atoi(m)
+		out = append(out, n)
+	}
+	return out
+}
+
+var dotFieldRE = regexp.MustCompile(`(\w+) = \[([0-9, ]*)\]`)
+
+var (
+	shloSameTypeBinary = []string{"add", "subtract", "multiply", "divide", "remainder", "power", "maximum", "minimum",
+		"and", "or", "xor", "shift_left", "shift_right_arithmetic", "shift_right_logical"}
+	shloSameTypeUnary = []string{"negate", "sign", "exponential", "log", "log_plus_one", "exponential_minus_one",
+		"sqrt", "rsqrt", "sine", "cosine", "tan", "tanh", "logistic", "floor", "ceil", "round_nearest_even", "not"}
+)
+
+func verifyOp(o *shloOp) error {
+	name := strings.TrimPrefix(o.op, "stablehlo.")
+	var args []shloType
+	for _, a := range o.args {
+		args = append(args, a.typ)
+	}
+	if len(o.results) == 0 {
+		return fmt.Errorf("no result")
+	}
+	res := o.results[0].typ
+	d := res.dt
+	if len(args) > 0 {
+		d = args[0].dt
+	}
+	want := func(n int) error {
+		if len(args) != n {
+			return fmt.Errorf("%d operands, want %d", len(args), n)
+		}
+		return nil
+	}
+	allSame := func(ts ...shloType) error {
+		for _, t := range ts {
+			if !sameType(t, res) {
+				return fmt.Errorf("operand %s differs from result %s", t, res)
+			}
+		}
+		return nil
+	}
+	inexact := d.IsFloat() || d.IsComplex()
+	switch {
+	case slices.Contains(shloSameTypeBinary, name):
+		if err := want(2); err != nil {
+			return err
+		}
+		switch {
+		case (name == "and" || name == "or" || name == "xor") && inexact,
+			strings.HasPrefix(name, "shift") && !d.IsInteger(),
+			(name == "subtract" || name == "divide" || name == "remainder" || name == "power") && d == tensor.Bool,
+			(name == "maximum" || name == "minimum") && d.IsComplex():
+			return fmt.Errorf("not defined on %s", d)
+		}
+		return allSame(args...)
+	case slices.Contains(shloSameTypeUnary, name):
+		if err := want(1); err != nil {
+			return err
+		}
+		switch {
+		case name == "not" && inexact,
+			name == "negate" && d == tensor.Bool,
+			name == "sign" && !(d.IsSigned() || inexact),
+			(name == "floor" || name == "ceil" || name == "round_nearest_even") && !d.IsFloat(),
+			name != "not" && name != "negate" && name != "sign" && !inexact:
+			return fmt.Errorf("not defined on %s", d)
+		}
+		return allSame(args...)
+	}
+	switch name {
+	case "abs", "real", "imag":
+		if err := want(1); err != nil {
+			return err
+		}
+		if name == "abs" && !(d.IsSigned() || inexact) || name != "abs" && !inexact {
+			return fmt.Errorf("not defined on %s", d)
+		}
+		want := args[0]
+		if d.IsComplex() {
+			want = want.with(d.RealPart())
+		}
+		if !sameType(res, want) {
+			return fmt.Errorf("result %s, want %s", res, want)
+		}
+	case "complex":
+		if err := want(2); err != nil {
+			return err
+		}
+		if !sameType(args[0], args[1]) || (d != tensor.F32 && d != tensor.F64) || !sameType(res, args[0].with(d.ComplexOf())) {
+			return fmt.Errorf("(%s, %s) -> %s", args[0], args[1], res)
+		}
+	case "is_finite":
+		if err := want(1); err != nil {
+			return err
+		}
+		if !d.IsFloat() || !sameType(res, args[0].with(tensor.Bool)) {
+			return fmt.Errorf("%s -> %s", args[0], res)
+		}
+	case "compare":
+		if err := want(2); err != nil {
+			return err
+		}
+		if !sameType(args[0], args[1]) || !sameType(res, args[0].with(tensor.Bool)) {
+			return fmt.Errorf("(%s, %s) -> %s", args[0], args[1], res)
+		}
+		kind := map[bool]string{true: "FLOAT", false: map[bool]string{true: "SIGNED", false: "UNSIGNED"}[d.IsSigned()]}[inexact]
+		if o.attr("compare_type") != "#stablehlo<comparison_type "+kind+">" {
+			return fmt.Errorf("compare_type %s on %s", o.attr("compare_type"), d)
+		}
+		dir := o.attr("comparison_direction")
+		if d.IsComplex() && !strings.HasSuffix(dir, "EQ>") && !strings.HasSuffix(dir, "NE>") {
+			return fmt.Errorf("%s on complex", dir)
+		}
+	case "select":
+		if err := want(3); err != nil {
+			return err
+		}
+		if !sameType(args[0], res.with(tensor.Bool)) {
+			return fmt.Errorf("predicate %s for %s", args[0], res)
+		}
+		return allSame(args[1:]...)
+	case "convert", "bitcast_convert":
+		if err := want(1); err != nil {
+			return err
+		}
+		if !slices.Equal(args[0].shape, res.shape) || name == "bitcast_convert" && args[0].dt.Size() != res.dt.Size() {
+			return fmt.Errorf("%s -> %s", args[0], res)
+		}
+	case "constant":
+		if err := want(0); err != nil {
+			return err
+		}
+		if !strings.HasSuffix(o.attr("value"), " : "+res.String()) || !strings.HasPrefix(o.attr("value"), "dense<") {
+			return fmt.Errorf("value %s for %s", o.attr("value"), res)
+		}
+	case "iota":
+		if err := want(0); err != nil {
+			return err
+		}
+		if dim := ints(o.attr("iota_dimension")); len(dim) != 1 || dim[0] >= len(res.shape) || !res.dt.IsInteger() {
+			return fmt.Errorf("iota_dimension %s for %s", o.attr("iota_dimension"), res)
+		}
+	case "broadcast_in_dim":
+		if err := want(1); err != nil {
+			return err
+		}
+		dims := ints(o.attr("broadcast_dimensions"))
+		if len(dims) != len(args[0].shape) || args[0].dt != res.dt {
+			return fmt.Errorf("dimensions %v for %s -> %s", dims, args[0], res)
+		}
+		for i, r := range dims {
+			if r >= len(res.shape) || slices.Contains(dims[:i], r) || args[0].shape[i] != 1 && args[0].shape[i] != res.shape[r] {
+				return fmt.Errorf("dimensions %v for %s -> %s", dims, args[0], res)
+			}
+		}
+	case "reshape":
+		if err := want(1); err != nil {
+			return err
+		}
+		if args[0].dt != res.dt || shapeSize(args[0].shape) != shapeSize(res.shape) {
+			return fmt.Errorf("%s -> %s", args[0], res)
+		}
+	case "transpose":
+		perm := ints(o.attr("permutation"))
+		shape := make([]int, len(perm))
+		for i, p := range perm {
+			shape[i] = args[0].shape[p]
+		}
+		if !sameType(res, shloType{args[0].dt, shape}) {
+			return fmt.Errorf("permutation %v of %s -> %s", perm, args[0], res)
+		}
+	case "slice":
+		start, limit, stride := ints(o.attr("start_indices")), ints(o.attr("limit_indices")), ints(o.attr("strides"))
+		shape := make([]int, len(args[0].shape))
+		for i := range shape {
+			if start[i] < 0 || limit[i] > args[0].shape[i] || start[i] > limit[i] || stride[i] < 1 {
+				return fmt.Errorf("bad slice of %s", args[0])
+			}
+			shape[i] = (limit[i] - start[i] + stride[i] - 1) / stride[i]
+		}
+		if !sameType(res, shloType{args[0].dt, shape}) {
+			return fmt.Errorf("slice of %s -> %s", args[0], res)
+		}
+	case "concatenate":
+		dim := ints(o.attr("dimension"))[0]
+		shape := slices.Clone(args[0].shape)
+		shape[dim] = 0
+		for _, a := range args {
+			shape[dim] += a.shape[dim]
+		}
+		if !sameType(res, shloType{args[0].dt, shape}) {
+			return fmt.Errorf("concatenate -> %s", res)
+		}
+	case "dot_general":
+		fields := map[string][]int{}
+		for _, m := range dotFieldRE.FindAllStringSubmatch(o.attr("dot_dimension_numbers"), -1) {
+			fields[m[1]] = ints(m[2])
+		}
+		lb, rb := fields["lhs_batching_dimensions"], fields["rhs_batching_dimensions"]
+		lc, rc := fields["lhs_contracting_dimensions"], fields["rhs_contracting_dimensions"]
+		var shape []int
+		for i := range lb {
+			if args[0].shape[lb[i]] != args[1].shape[rb[i]] {
+				return fmt.Errorf("batch dims differ")
+			}
+			shape = append(shape, args[0].shape[lb[i]])
+		}
+		for i := range lc {
+			if args[0].shape[lc[i]] != args[1].shape[rc[i]] {
+				return fmt.Errorf("contracting dims differ")
+			}
+		}
+		for k, dims := range [][]int{append(slices.Clone(lb), lc...), append(slices.Clone(rb), rc...)} {
+			for i, n := range args[k].shape {
+				if !slices.Contains(dims, i) {
+					shape = append(shape, n)
+				}
+			}
+		}
+		if args[0].dt != args[1].dt || !sameType(res, shloType{args[0].dt, shape}) {
+			return fmt.Errorf("(%s, %s) -> %s", args[0], args[1], res)
+		}
+	case "reduce":
+		n := len(o.results)
+		if len(args) != 2*n || o.region == nil || len(o.region.args) != 2*n {
+			return fmt.Errorf("%d operands and %d results", len(args), n)
+		}
+		dims := ints(o.attr("dimensions"))
+		for k := range n {
+			in, init, r := args[k], args[n+k], o.results[k].typ
+			e := shloType{in.dt, nil}
+			if !slices.Equal(in.shape, args[0].shape) || !sameType(init, e) ||
+				!sameType(r, shloType{in.dt, dropAxes(in.shape, dims)}) ||
+				!sameType(o.region.args[k].typ, e) || !sameType(o.region.args[n+k].typ, e) {
+				return fmt.Errorf("input %d: %s, init %s, result %s", k, in, init, r)
+			}
+		}
+		scope := map[*shloVal]bool{}
+		for _, a := range o.region.args {
+			scope[a] = true
+		}
+		if err := verifyBlock(o.region, scope, true); err != nil {
+			return err
+		}
+		ret := o.region.ops[len(o.region.ops)-1]
+		for k, a := range ret.args {
+			if k >= n || !sameType(a.typ, shloType{args[k].dt, nil}) {
+				return fmt.Errorf("the body returns %s", a.typ)
+			}
+		}
+	default:
+		return fmt.Errorf("the verifier does not know %s", o.op)
+	}
+	return nil
+}
+
+func shapeSize(s []int) int {
+	n := 1
+	for _, d := range s {
+		n *= d
+	}
+	return n
+}
