@@ -46,7 +46,7 @@ func expCoreF32(x float32) float32 {
 	}
 	z := r * r
 	y := float32(float32(p*z)+r) + 1
-	return y * math.Float32frombits(uint32(int32(k)+127)<<23)
+	return float32(y * math.Float32frombits(uint32(int32(k)+127)<<23))
 }
 
 // Cephes logf: ln(1+f) ≈ f − f²/2 + f³·P(f) on [√½−1, √2−1], degree 8.

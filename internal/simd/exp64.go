@@ -39,9 +39,9 @@ func expF64(x float64) float64 {
 	_, u := expKernelF64(x)
 	y := 1 - u
 	if k > 0 {
-		return y * math.Float64frombits(uint64(int64(k)+1022)<<52) * 2
+		return float64(y*math.Float64frombits(uint64(int64(k)+1022)<<52)) * 2
 	}
-	return y * math.Float64frombits(uint64(int64(k)+1023+1000)<<52) * 0x1p-1000
+	return float64(y*math.Float64frombits(uint64(int64(k)+1023+1000)<<52)) * 0x1p-1000
 }
 
 // expCoreF64 evaluates fdlibm exp for x in [−708, 708]: x = k·ln2 + r with
@@ -50,7 +50,7 @@ func expF64(x float64) float64 {
 // by 2**k.
 func expCoreF64(x float64) float64 {
 	scale, u := expKernelF64(x)
-	return (1 - u) * scale
+	return float64((1 - u) * scale)
 }
 
 // expKernelF64 returns 2**k and u, e**x = 2**k·(1 − u) before the last
@@ -59,7 +59,7 @@ func expCoreF64(x float64) float64 {
 func expKernelF64(x float64) (scale, u float64) {
 	k := math.RoundToEven(x * log2eF64)
 	hi := x - float64(k*ln2HiF64)
-	lo := k * ln2LoF64
+	lo := float64(k * ln2LoF64)
 	r := hi - lo
 	t := r * r
 	p := expPF64[0]
@@ -115,7 +115,7 @@ func logCoreF64(x float64, scale int64) float64 {
 	even := float64(s4*L[5]) + L[3]
 	even = float64(s4*even) + L[1]
 	R := float64(s2*odd) + float64(s4*even)
-	hfsq := float64(0.5*f) * f
+	hfsq := float64(float64(0.5*f) * f)
 	return float64(k*ln2HiF64) - ((hfsq - (float64(s*(hfsq+R)) + float64(k*ln2LoF64))) - f)
 }
 
@@ -140,7 +140,7 @@ func tanhF64(x float64) float64 {
 		s := expCoreF64(z + z)
 		t = 1 - 2/(s+1)
 	} else {
-		s := z * z
+		s := float64(z * z)
 		p := float64(tanhPF64[0]*s) + tanhPF64[1]
 		p = float64(p*s) + tanhPF64[2]
 		q := s + tanhQF64[0]
@@ -165,7 +165,7 @@ func logisticF64(x float64) float64 {
 	x = min(x, 40)
 	scale, u := expKernelF64(-x)
 	s1, t1 := twoSum(1, scale)
-	s2, t2 := twoSum(s1, -(scale * u))
+	s2, t2 := twoSum(s1, -float64(scale*u))
 	dl := t1 + t2
 	q := 1 / s2
 	e := math.FMA(-q, s2, 1)

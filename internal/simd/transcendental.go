@@ -6,7 +6,8 @@ package simd
 // lane outside it (NaN, ±Inf, a result that would be subnormal, a huge sin
 // argument, ...). The Go twin evaluates the very same operations in scalar
 // code — every product that feeds a sum is rounded explicitly with a
-// conversion, so the compiler cannot contract it into an FMA — and handles
+// conversion, so the compiler cannot contract it into an FMA (it does on
+// arm64, and on amd64 with GOAMD64=v3) — and handles
 // inputs outside the vector domain with package math in float64. So every
 // tier returns the same bits.
 

@@ -113,10 +113,10 @@ func reduceFarF64(ax float64) (hi, lo float64, j int32) {
 
 // reduceByF64 returns ax − y·π/4 as hi + lo.
 func reduceByF64(ax, y float64) (hi, lo float64) {
-	ph := y * pio4A64
+	ph := float64(y * pio4A64)
 	pl := math.FMA(y, pio4A64, -ph)
 	h, l := twoSum(ax-ph, -pl) // ax − ph is exact (Sterbenz)
-	qh := y * pio4B64
+	qh := float64(y * pio4B64)
 	ql := math.FMA(y, pio4B64, -qh)
 	h, l2 := twoSum(h, -qh)
 	l = ((l + l2) - ql) - float64(y*pio4C64)
@@ -141,7 +141,7 @@ func sinCosPolyF64(hi, lo float64, j int32) float64 {
 	for _, c := range cosPF64[1:] {
 		p = float64(p*z) + c
 	}
-	hz := 0.5 * z
+	hz := float64(0.5 * z)
 	w := 1 - hz
 	return w + (((1 - w) - hz) + (float64(float64(z*z)*p) - float64(hi*lo)))
 }

@@ -109,5 +109,3 @@ func choose(s isa, size int) {
 	}
 	l.emit(s, out("dst", size), in("c", 1), in("a", size), in("b", size))
 }
-
-var _ Op

@@ -3,7 +3,6 @@ package main
 import (
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
-	"github.com/mmcloughlin/avo/reg"
 )
 
 // Wrapping integer arithmetic. x86 has no byte multiply and AVX2 no 64-bit
@@ -58,5 +57,3 @@ func mulI64(s isa, a, b, dst Op) {
 	VPSLLQ(U8(32), t1, t1)
 	VPADDQ(t1, lo, dst)
 }
-
-var _ reg.Register

@@ -353,7 +353,7 @@ func (s isa) orCond(a, b reg.Register) reg.Register {
 // lane (see loop).
 func (s isa) bailIfAny(c reg.Register) { pendingBail = append(pendingBail, c) }
 
-// broadcast32 fills a vector with the float32 parameter p.
+// broadcastParam32 fills a vector with the float32 parameter p.
 func (s isa) broadcastParam32(p string) reg.VecVirtual {
 	x := Load(Param(p), XMM())
 	v := s.vec()
@@ -361,7 +361,7 @@ func (s isa) broadcastParam32(p string) reg.VecVirtual {
 	return v
 }
 
-// broadcast64 fills a vector with the float64 parameter p.
+// broadcastParam64 fills a vector with the float64 parameter p.
 func (s isa) broadcastParam64(p string) reg.VecVirtual {
 	x := Load(Param(p), XMM())
 	v := s.vec()
