@@ -63,18 +63,26 @@ func (g *gen) load(d tensor.DType, buf, idx string) string {
 	x := buf + "[" + idx + "]"
 	switch d {
 	case tensor.F16:
-		return g.call("f16_to_float", x)
+		return "vload_half(" + idx + ", (__global const half*)" + buf + ")"
 	case tensor.BF16:
 		return g.call("bf16_to_float", x)
 	}
 	return x
 }
 
+// round rounds a float accumulator to d's precision (f16, bf16), once.
+func (g *gen) round(d tensor.DType, v string) string {
+	if narrow(d) {
+		return g.call("rnd_"+ct(d).sfx, v)
+	}
+	return v
+}
+
 // store writes compute value v (already rounded) to buf[idx].
 func (g *gen) store(d tensor.DType, buf, idx, v string) string {
 	switch d {
 	case tensor.F16:
-		v = g.call("float_to_f16", v)
+		v = g.call("f16_bits", v)
 	case tensor.BF16:
 		v = g.call("float_to_bf16", v)
 	}

@@ -173,6 +173,9 @@ func (e *Executable) kernel(prog clProgram, spec *kernelSpec, dev clDevice) (clK
 			}
 			n := spec.global[0]
 			l := int(maxWG)
+			for spec.exact && n%l != 0 {
+				l--
+			}
 			spec.local = []int{l}
 			spec.global = []int{roundUp(n, l)}
 		}

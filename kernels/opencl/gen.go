@@ -33,6 +33,9 @@ type kernelSpec struct {
 	// fixedLocal: the kernel declares reqd_work_group_size (its local
 	// memory is sized for it), so local cannot shrink to fit the device.
 	fixedLocal bool
+	// exact: the kernel has no bounds check, so a smaller local size must
+	// still divide global.
+	exact bool
 }
 
 // generated is a module's OpenCL C program and its launches in order.
@@ -340,22 +343,42 @@ func (g *gen) loopFusion(f *lower.Fusion) {
 	p.output(root.DType, out, kernelArg{argPlan, g.m.Plan.Of[root]})
 	g.header(f)
 	fmt.Fprintf(&g.kernels, "__kernel void %s(%s) {\n", name, p.list())
-	fmt.Fprintf(&g.kernels, "\tconst %s i = (%s)get_global_id(0);\n\tif (i >= %d) return;\n", it, it, n)
+	g.kernels.WriteString(g.elementIndex(it, n))
 	b.write(&g.kernels, "\t")
 	fmt.Fprintf(&g.kernels, "\t%s\n}\n\n", g.store(root.DType, out, "i", b.value(root)))
 	g.launch1D(name, p.args, n)
 }
 
-// launch1D records a kernel over n work-items in groups of up to 256.
+// groupSize is the work-group size of a one-item-per-element kernel over
+// n items: up to 256, preferring a power of two that divides n.
+func (g *gen) groupSize(n int) int {
+	local := min(256, g.dev.MaxWorkGroupSize)
+	for l := local; l >= 32; l /= 2 {
+		if n%l == 0 {
+			return l
+		}
+	}
+	return min(local, n)
+}
+
+// elementIndex declares the work-item's element index i. When the groups
+// overshoot n, the extra work-items redo element n-1 (the same value to
+// the same place) rather than return early: a branch there keeps PoCL's
+// work-group vectorizer from vectorizing the kernel.
+func (g *gen) elementIndex(it string, n int) string {
+	if n%g.groupSize(n) == 0 {
+		return fmt.Sprintf("\tconst %s i = (%s)get_global_id(0); // < %d: the groups divide it\n", it, it, n)
+	}
+	return fmt.Sprintf("\tconst %s i = min((%s)get_global_id(0), (%s)%d); // the last group's extra items redo element %d\n", it, it, it, n-1, n-1)
+}
+
+// launch1D records a kernel over n work-items.
 func (g *gen) launch1D(name string, args []kernelArg, n int) {
 	if n == 0 {
 		return
 	}
-	local := min(256, g.dev.MaxWorkGroupSize)
-	if n < local {
-		local = n
-	}
-	g.out.kernels = append(g.out.kernels, kernelSpec{name: name, args: args, global: []int{roundUp(n, local)}, local: []int{local}})
+	local := g.groupSize(n)
+	g.out.kernels = append(g.out.kernels, kernelSpec{name: name, args: args, global: []int{roundUp(n, local)}, local: []int{local}, exact: n%local == 0})
 }
 
 func roundUp(n, m int) int { return (n + m - 1) / m * m }

@@ -91,7 +91,7 @@ func (g *gen) dotFusion(f *lower.Fusion) {
 	fmt.Fprintf(w, "\t\tconst int kn = min((%s)%d, %d - k0);\n", it, ts, K)
 	fmt.Fprintf(w, "\t\tif (m < %d && n < %d)\n\t\t\tfor (int kk = 0; kk < kn; kk++) %s\n", M, N, mac)
 	fmt.Fprintf(w, "\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n\t}\n")
-	fmt.Fprintf(w, "\tif (m < %d && n < %d) %s\n}\n\n", M, N, g.store(d, out, fmt.Sprintf("(b * %d + m) * %d + n", M, N), "acc"))
+	fmt.Fprintf(w, "\tif (m < %d && n < %d) %s\n}\n\n", M, N, g.store(d, out, fmt.Sprintf("(b * %d + m) * %d + n", M, N), g.round(d, "acc")))
 	g.out.kernels = append(g.out.kernels, kernelSpec{name: name, args: p.args,
 		global: []int{roundUp(N, ts), roundUp(M, ts), B}, local: []int{ts, ts, 1}, fixedLocal: true})
 }
@@ -188,7 +188,7 @@ func (g *gen) copyFusion(f *lower.Fusion) {
 	name := fmt.Sprintf("fusion%d", f.ID)
 	g.header(f)
 	fmt.Fprintf(&g.kernels, "__kernel void %s(%s) {\n", name, p.list())
-	fmt.Fprintf(&g.kernels, "\tconst %s i = (%s)get_global_id(0);\n\tif (i >= %d) return;\n", it, it, n)
+	g.kernels.WriteString(g.elementIndex(it, n))
 	for _, l := range body {
 		g.kernels.WriteString("\t" + l + "\n")
 	}

@@ -266,7 +266,7 @@ func (g *gen) reduceFusion(f *lower.Fusion) {
 		if r.arg {
 			return g.store(root.DType, out, "o", g.convertExpr(root.DType, tensor.I64, acc+".i"))
 		}
-		return g.store(root.DType, out, "o", acc)
+		return g.store(root.DType, out, "o", g.round(root.DType, acc))
 	}
 	if O == 0 {
 		return

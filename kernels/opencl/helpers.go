@@ -103,10 +103,12 @@ func init() {
 	defConvertHelpers()
 }
 
-// f16 and bf16 live in ushort buffers and compute in float. The
-// conversions are bit operations identical to package tensor's (NaN
-// payloads kept and made quiet, ties to even), so no cl_khr_fp16 is needed
-// and every device gives the same bits.
+// f16 and bf16 live in ushort buffers and compute in float. f16 is loaded
+// with vload_half (core OpenCL, no cl_khr_fp16; exact for every value but a
+// NaN's payload, which is not part of the contract) and stored, already
+// rounded, by bit operations (f16_bits), as bf16 is; rounding after each op stays in
+// float (rnd_f16, rnd_bf16), and 64-bit sources reach the 16-bit formats
+// in one correctly rounded step (small_from_mag).
 func defNarrowHelpers() {
 	defHelper("f16_to_float", `
 // f16 bits -> float (exact).
@@ -116,46 +118,42 @@ inline float f16_to_float(ushort h) {
 	if (e == 0) return as_float(s | as_uint((float)m * 0x1p-24f));
 	return as_float(s | ((e + 112) << 23) | (m << 13));
 }`, false)
-	defHelper("float_to_f16", `
-// float -> f16 bits, to nearest even, NaN kept quiet.
-inline ushort float_to_f16(float x) {
-	const uint b = as_uint(x);
-	const uint sign = (b >> 16) & 0x8000;
-	const int ex = (int)((b >> 23) & 0xff);
-	const uint mant = b & 0x7fffff;
-	if (ex == 0xff) return (ushort)(mant != 0 ? sign | 0x7e00 | (mant >> 13) : sign | 0x7c00);
-	const int e = ex - 127 + 15;
-	if (e >= 0x1f) return (ushort)(sign | 0x7c00);
-	if (e <= 0) {
-		if (e < -10) return (ushort)sign;
-		const uint m = mant | 0x800000, shift = (uint)(14 - e);
-		uint h = m >> shift;
-		const uint rem = m & ((1U << shift) - 1), hl = 1U << (shift - 1);
-		if (rem > hl || (rem == hl && (h & 1))) h++;
-		return (ushort)(sign | h);
-	}
-	uint h = ((uint)e << 10) | (mant >> 13);
-	const uint rem = mant & 0x1fff;
-	if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
-	return (ushort)(sign | h);
-}`, false)
 	defHelper("rnd_f16", `
-// Rounds a float to f16 precision: SPEC §3 rounds after every op.
-inline float rnd_f16(float x) { return f16_to_float(float_to_f16(x)); }`, false, "f16_to_float", "float_to_f16")
+// Rounds a float to the nearest f16 value, ties to even, without leaving
+// float (SPEC §3 rounds after every op): the mantissa is rounded at bit 13
+// in f16's normal range, to a multiple of 2^-24 below it, and beyond 65504
+// it overflows to Inf. Branch-free, so loops stay vectorized.
+inline float rnd_f16(float x) {
+	const float a = fabs(x);
+	const uint b = as_uint(a);
+	float r = as_float((b + 0xfffU + ((b >> 13) & 1U)) & ~0x1fffU);
+	r = a < 0x1p-14f ? (a + 0.5f) - 0.5f : r;
+	r = r > 65504.0f ? INFINITY : r;
+	return isnan(x) ? x : copysign(r, x);
+}`, false)
+	defHelper("f16_bits", `
+// A float already rounded to f16 -> its bits (exact; branch-free, which
+// PoCL vectorizes better than vstore_half_rte).
+inline ushort f16_bits(float x) {
+	const uint b = as_uint(x);
+	const uint s = (b >> 16) & 0x8000, a = b & 0x7fffffffU;
+	const uint normal = (a >> 13) - (112U << 10);
+	const uint subnormal = (uint)(as_float(a) * 0x1p24f);
+	const uint special = 0x7c00U | (a > 0x7f800000U ? 0x200U | ((a >> 13) & 0x3ff) : 0U);
+	return (ushort)(s | (a >= 0x7f800000U ? special : a < 0x38800000U ? subnormal : normal));
+}`, false)
 	defHelper("bf16_to_float", `
 // bf16 bits -> float (exact).
 inline float bf16_to_float(ushort h) { return as_float((uint)h << 16); }`, false)
-	defHelper("float_to_bf16", `
-// float -> bf16 bits, to nearest even, NaN kept quiet.
-inline ushort float_to_bf16(float x) {
-	uint b = as_uint(x);
-	if ((b & 0x7fffffffU) > 0x7f800000U) return (ushort)((b >> 16) | 0x40);
-	b += 0x7fffU + ((b >> 16) & 1);
-	return (ushort)(b >> 16);
-}`, false)
 	defHelper("rnd_bf16", `
-// Rounds a float to bf16 precision.
-inline float rnd_bf16(float x) { return bf16_to_float(float_to_bf16(x)); }`, false, "bf16_to_float", "float_to_bf16")
+// Rounds a float to the nearest bf16 value, ties to even (NaN kept, quiet).
+inline float rnd_bf16(float x) {
+	const uint b = as_uint(x);
+	return isnan(x) ? as_float(b | 0x400000U) : as_float((b + 0x7fffU + ((b >> 16) & 1U)) & 0xffff0000U);
+}`, false)
+	defHelper("float_to_bf16", `
+// A float already rounded to bf16 -> its bits.
+inline ushort float_to_bf16(float x) { return (ushort)(as_uint(x) >> 16); }`, false)
 	defHelper("small_from_mag", `
 // Rounds ±m·2^e (m > 0) to a 16-bit binary format with mant fraction and
 // expw exponent bits in ONE step, ties to even (tensor's fromMagnitude):
