@@ -75,7 +75,7 @@ func groupedBars(p *plot.Plot, rows []*row, extra float64, legend bool, value fu
 	for i, row := range rows {
 		names[i] = row.id
 	}
-	areaW := chartWidth - 1.5*vg.Inch
+	areaW := chartWidth - 3*vg.Inch // less the axes and margins, conservatively
 	groupW := areaW / vg.Length(float64(len(rows))+extra)
 	barW := groupW * 0.85 / vg.Length(len(peerNames))
 	for i, peer := range peerNames {
@@ -165,7 +165,11 @@ func ratePanel(r *results, title, unit string, amount func(*row) float64, copies
 		p.NominalX("(no rows)")
 		return p, nil
 	}
-	err := groupedBars(p, rows, 0, false, func(row *row, peer string) float64 {
+	extra := 0.0
+	if copies {
+		extra = 0.8 // room for the legend
+	}
+	err := groupedBars(p, rows, extra, false, func(row *row, peer string) float64 {
 		if c := row.cells[peer]; c.measured() {
 			return amount(row) / c.sec / 1e9
 		}
@@ -174,6 +178,18 @@ func ratePanel(r *results, title, unit string, amount func(*row) float64, copies
 	if err != nil {
 		return nil, err
 	}
+	top := 0.0
+	for _, row := range rows {
+		for _, peer := range peerNames {
+			if c := row.cells[peer]; c.measured() {
+				top = max(top, amount(row)/c.sec/1e9)
+			}
+		}
+		if copies {
+			top = max(top, row.copyLimit())
+		}
+	}
+	p.Y.Max = 1.08 * top
 	for i, row := range rows {
 		lim := row.copyLimit()
 		if !copies || lim <= 0 {

@@ -64,9 +64,20 @@ def workload(name, n, d):
     raise SystemExit(f"peer.py: unknown workload {name}")
 
 
+def blas():
+    """The BLAS libraries NumPy's matmul loaded, from /proc/self/maps."""
+    np.ones((64, 64), np.float32) @ np.ones((64, 64), np.float32)
+    try:
+        with open("/proc/self/maps") as f:
+            libs = {line.split()[-1] for line in f if "blas" in line.lower() and "/" in line}
+    except OSError:
+        return "unknown"
+    return ", ".join(sorted(libs)) or "none found"
+
+
 def main(argv):
     if len(argv) == 2 and argv[1] == "version":
-        print(np.__version__, "python", sys.version.split()[0])
+        print(f"{np.__version__} (Python {sys.version.split()[0]}; BLAS: {blas()})")
         return
     if len(argv) != 8:
         raise SystemExit(__doc__)
