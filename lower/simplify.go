@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/kiln-go/kiln/tensor"
@@ -205,17 +206,35 @@ func isIdentity(p []int) bool {
 
 // cseKey identifies an instruction by everything that determines its value.
 func cseKey(in *Instr) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d|%s|%v|", in.Op, in.DType, in.Shape)
-	for _, a := range in.Args {
-		fmt.Fprintf(&b, "%d,", a.ID)
+	b := make([]byte, 0, 96)
+	num := func(x int) { b = strconv.AppendInt(b, int64(x), 10); b = append(b, ',') }
+	ints := func(xs []int) {
+		for _, x := range xs {
+			num(x)
+		}
+		b = append(b, '|')
 	}
 	p := in.Params
-	fmt.Fprintf(&b, "|%d|%v|%v|%v|%v|%v|%v|%d|%v|%v|%v", p.DType, p.Shape, p.Dims, p.Perm, p.Start, p.Limit, p.Stride, p.Axis, p.Axes, p.KeepDims, p.Dot)
-	if p.Value != nil {
-		fmt.Fprintf(&b, "|%s", constKey(p.Value))
+	num(int(in.Op))
+	num(int(in.DType))
+	ints(in.Shape)
+	for _, a := range in.Args {
+		num(a.ID)
 	}
-	return b.String()
+	b = append(b, '|')
+	num(int(p.DType))
+	for _, xs := range [][]int{p.Shape, p.Dims, p.Perm, p.Start, p.Limit, p.Stride, p.Axes,
+		p.Dot.LhsBatch, p.Dot.RhsBatch, p.Dot.LhsContract, p.Dot.RhsContract} {
+		ints(xs)
+	}
+	num(p.Axis)
+	if p.KeepDims {
+		b = append(b, 'k')
+	}
+	if p.Value != nil {
+		b = append(b, constKey(p.Value)...)
+	}
+	return string(b)
 }
 
 // constKey prints a constant's values: FormatElem round-trips at the

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/kiln-go/kiln/promote"
 )
@@ -83,18 +84,52 @@ func isOwnFrame(f runtime.Frame) bool {
 
 // callerPos is the first stack frame outside Kiln's own packages: the
 // user's line that asked for the op. The file is shortened to its last
-// directory and name ("kiln/foo_test.go").
+// directory and name ("kiln/foo_test.go"). Every op asks for it, so what
+// each program counter resolves to is cached: symbolizing frames is most
+// of the cost of tracing otherwise.
 func callerPos() Pos {
-	var pcs [32]uintptr
-	n := runtime.Callers(2, pcs[:])
-	frames := runtime.CallersFrames(pcs[:n])
+	// The user's frame is usually a few frames up: unwind that far first,
+	// and the whole stack only when it is not there.
+	var pcs [48]uintptr
+	for _, depth := range []int{8, len(pcs)} {
+		n := runtime.Callers(2, pcs[:depth])
+		for _, pc := range pcs[:n] {
+			if r := pcInfo(pc); r.user {
+				return r.pos
+			}
+		}
+		if n < depth {
+			break
+		}
+	}
+	return Pos{}
+}
+
+// pcResult is what one return address resolves to: the first user frame
+// among the (possibly inlined) frames at it, if any.
+type pcResult struct {
+	user bool
+	pos  Pos
+}
+
+var pcCache sync.Map // uintptr → pcResult
+
+func pcInfo(pc uintptr) pcResult {
+	if r, ok := pcCache.Load(pc); ok {
+		return r.(pcResult)
+	}
+	var r pcResult
+	frames := runtime.CallersFrames([]uintptr{pc})
 	for {
 		f, more := frames.Next()
 		if !isOwnFrame(f) {
-			return Pos{File: filepath.Join(filepath.Base(filepath.Dir(f.File)), filepath.Base(f.File)), Line: f.Line}
+			r = pcResult{user: true, pos: Pos{File: filepath.Join(filepath.Base(filepath.Dir(f.File)), filepath.Base(f.File)), Line: f.Line}}
+			break
 		}
 		if !more {
-			return Pos{}
+			break
 		}
 	}
+	pcCache.Store(pc, r)
+	return r
 }
