@@ -14,22 +14,38 @@ const (
 	expC2F32  = -2.12194440e-4
 	expMinF32 = -87.0 // e**x is normal from here ...
 	expMaxF32 = 88.0  // ... to here, and 2**k in range
+	// e**x rounds to +Inf from expInfF32 on, and to 0 below expZeroF32.
+	expInfF32  = 0x1.62e43p+06   // 88.72284
+	expZeroF32 = -0x1.9fe368p+06 // −103.97208
 )
+
+// nanF32 is the NaN of invalid operations (log of a negative, sin of ±Inf):
+// float32(math.NaN()).
+var nanF32 = math.Float32frombits(0x7fc00000)
 
 // Cephes expf: e**r − 1 − r ≈ r²·P(r) on |r| ≤ ln2/2, degree 5, relative
 // error about 1e-7.
 var expPF32 = [...]float32{1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1}
 
-// expF32 is e**x. The vector domain is [−87, 88], where the result is a
-// normal float; outside it (and for NaN) the float64 exp rounded to float32
-// is correctly rounded but for rare double-rounding cases. (The float32
-// functions fall back on the package's float64 ones rather than package
-// math's, whose amd64 assembly differs from other platforms' Go code.)
+// expF32 is e**x. The polynomial covers [−87, 88], where the result is a
+// normal float; NaN, overflow to +Inf and underflow to 0 are settled in the
+// vector too. The rest (subnormal results, the last bits before overflow)
+// stops the vector and takes the float64 exp rounded to float32, correctly
+// rounded but for rare double-rounding cases. (The float32 functions fall
+// back on the package's float64 ones rather than package math's, whose
+// amd64 assembly differs from other platforms' Go code.)
 func expF32(x float32) float32 {
-	if !(x >= expMinF32 && x <= expMaxF32) {
-		return float32(expF64(float64(x)))
+	switch {
+	case x >= expMinF32 && x <= expMaxF32:
+		return expCoreF32(x)
+	case x != x:
+		return x + x
+	case x >= expInfF32:
+		return float32(math.Inf(1))
+	case x < expZeroF32:
+		return 0
 	}
-	return expCoreF32(x)
+	return float32(expF64(float64(x)))
 }
 
 // expCoreF32 evaluates Cephes expf for x in [−87, 88] (also reached from
@@ -58,10 +74,19 @@ const (
 	minNormalF32 = 0x1p-126
 )
 
-// logF32 is ln x. The vector domain is the positive normal floats; zero,
-// negatives, subnormals, +Inf and NaN go to the float64 log.
+// logF32 is ln x. The polynomial covers the positive normal floats; ±0,
+// negatives, +Inf and NaN are settled in the vector too, and a positive
+// subnormal stops it and takes the float64 log.
 func logF32(x float32) float32 {
-	if !(x >= minNormalF32 && x <= math.MaxFloat32) {
+	switch {
+	case x >= minNormalF32 && x <= math.MaxFloat32:
+	case x == 0:
+		return float32(math.Inf(-1))
+	case x < 0:
+		return nanF32
+	case x != x || x > math.MaxFloat32:
+		return x + x
+	default:
 		return float32(logF64(float64(x)))
 	}
 	// x = m·2**e with m in [√½, √2): split the bits, and move m below √½
@@ -91,10 +116,10 @@ var tanhPF32 = [...]float32{-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e
 
 // tanhF32 is tanh x, computed on |x| (clamped to 10, where tanh rounds to
 // 1) with the sign put back: 1 − 2/(e**2|x| + 1) from |x| ≥ 0.625, the odd
-// polynomial below. The vector domain is everything but NaN.
+// polynomial below; NaN gives x + x (quiet, payload kept).
 func tanhF32(x float32) float32 {
 	if x != x {
-		return float32(math.Tanh(float64(x)))
+		return x + x
 	}
 	b := math.Float32bits(x)
 	z := math.Float32frombits(b &^ (1 << 31))
@@ -115,12 +140,17 @@ func tanhF32(x float32) float32 {
 }
 
 // logisticF32 is 1/(1 + e**−x), with x clamped to 20 (where it rounds to
-// 1). The vector domain is x ≥ −87; below, the result is e**x to well
-// within float32 precision, and NaN stays NaN.
+// 1). Below −87 the result is e**x to well within float32 precision: 0
+// below expZeroF32 (settled in the vector, as NaN), else the float64 exp.
 func logisticF32(x float32) float32 {
-	if !(x >= expMinF32) {
-		return float32(expF64(float64(x)))
+	switch {
+	case x >= expMinF32:
+		x = min(x, 20)
+		return 1 / (1 + expCoreF32(-x))
+	case x != x:
+		return x + x
+	case x < expZeroF32:
+		return 0
 	}
-	x = min(x, 20)
-	return 1 / (1 + expCoreF32(-x))
+	return float32(expF64(float64(x)))
 }

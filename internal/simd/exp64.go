@@ -13,6 +13,10 @@ const (
 	ln2LoF64  = 1.90821492927058770002e-10
 	expMinF64 = -708.0 // e**x is normal from here ...
 	expMaxF64 = 708.0  // ... to here, with 2**k in range
+	// e**x overflows above expInfF64 and underflows to 0 below expZeroF64
+	// (fdlibm's thresholds).
+	expInfF64  = 7.09782712893383973096e+02
+	expZeroF64 = -7.45133219101941108420e+02
 )
 
 // fdlibm exp: R(r²) ≈ r·(e**r + 1)/(e**r − 1) − 2 on |r| ≤ ln2/2, degree 5
@@ -20,7 +24,8 @@ const (
 var expPF64 = [...]float64{4.13813679705723846039e-08, -1.65339022054652515390e-06, 6.61375632143793436117e-05,
 	-2.77777777770155933842e-03, 1.66666666666666657415e-01}
 
-// expF64 is e**x; the vector domain is [−708, 708]. Beyond it the same
+// expF64 is e**x. The polynomial covers [−708, 708]; NaN, overflow and
+// underflow to 0 are settled in the vector too. In between, the same
 // kernel runs with 2**k applied in two exact steps, as fdlibm does (Go's
 // math.Exp is not used: on amd64 it overflows to +Inf from about 709.4,
 // short of the true threshold 709.78).
@@ -30,9 +35,9 @@ func expF64(x float64) float64 {
 		return expCoreF64(x)
 	case x != x:
 		return x + x
-	case x > 7.09782712893383973096e+02:
+	case x > expInfF64:
 		return math.Inf(1)
-	case x < -7.45133219101941108420e+02:
+	case x < expZeroF64:
 		return 0
 	}
 	k := math.RoundToEven(x * log2eF64)
@@ -78,9 +83,10 @@ var logLF64 = [...]float64{6.666666666666735130e-01, 3.999999999940941908e-01, 2
 
 const minNormalF64 = 0x1p-1022
 
-// logF64 is ln x; the vector domain is the positive normal floats. A
-// subnormal is scaled into it by 2**54, as fdlibm does (Go's math.Log is
-// not used: on amd64 it is wrong on subnormals, −709.09 for 5e−324).
+// logF64 is ln x. The polynomial covers the positive normal floats; a
+// subnormal is scaled into them by 2**54, as fdlibm does (Go's math.Log is
+// not used: on amd64 it is wrong on subnormals, −709.09 for 5e−324). Every
+// case, ±0, negatives, +Inf and NaN included, is settled in the vector.
 func logF64(x float64) float64 {
 	switch {
 	case x >= minNormalF64 && x <= math.MaxFloat64:
@@ -90,10 +96,13 @@ func logF64(x float64) float64 {
 	case x == 0:
 		return math.Inf(-1)
 	case x < 0:
-		return math.NaN()
+		return nanF64
 	}
 	return x + x // +Inf, NaN
 }
+
+// nanF64 is the NaN of invalid operations: math.NaN().
+var nanF64 = math.Float64frombits(0x7ff8000000000001)
 
 // logCoreF64 is ln(x·2**−scale) for a normal x.
 func logCoreF64(x float64, scale int64) float64 {
@@ -127,10 +136,10 @@ var (
 
 // tanhF64 is tanh x on |x| (clamped to 20, where tanh rounds to 1) with the
 // sign put back: 1 − 2/(e**2|x| + 1) from 0.625 on, the rational function
-// below. The vector domain is everything but NaN.
+// below; NaN gives x + x (quiet, payload kept).
 func tanhF64(x float64) float64 {
 	if x != x {
-		return math.Tanh(x)
+		return x + x
 	}
 	b := math.Float64bits(x)
 	z := math.Float64frombits(b &^ (1 << 63))
@@ -155,11 +164,17 @@ func tanhF64(x float64) float64 {
 // 1). The denominator 1 + 2**k·(1 − u) is summed exactly as a
 // double-double (two TwoSums) and divided with one Newton correction
 // (FMA), so the result's error is the exp kernel's (< 0.5 ulp) plus the last
-// rounding; plain 1/(1 + exp(−x)) reaches 2 ulp. The vector domain is
-// x ≥ −708; below, the result is e**x to far less than an ulp, and NaN
-// stays NaN.
+// rounding; plain 1/(1 + exp(−x)) reaches 2 ulp. Below −708 the result is
+// e**x to far less than an ulp: 0 below the underflow threshold (settled
+// in the vector, as NaN), else the scalar exp.
 func logisticF64(x float64) float64 {
-	if !(x >= expMinF64) {
+	switch {
+	case x >= expMinF64:
+	case x != x:
+		return x + x
+	case x < expZeroF64:
+		return 0
+	default:
 		return expF64(x)
 	}
 	x = min(x, 40)

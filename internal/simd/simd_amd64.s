@@ -7092,47 +7092,76 @@ TEXT ·expF32AVX2(SB), NOSPLIT, $0-56
 	XORQ BX, BX
 
 expF32AVX2_loop1:
-	MOVQ     AX, SI
-	SUBQ     BX, SI
-	CMPQ     SI, $0x00000008
-	JB       expF32AVX2_done
-	VMOVUPS  (DX)(BX*4), Y0
-	VCMPPS   $0x19, f32_c2ae0000<>+0(SB), Y0, Y1
-	VCMPPS   $0x16, f32_42b00000<>+0(SB), Y0, Y2
-	VPOR     Y1, Y2, Y1
-	VMULPS   f32_3fb8aa3b<>+0(SB), Y0, Y2
-	VROUNDPS $0x08, Y2, Y2
-	VMULPS   f32_3f318000<>+0(SB), Y2, Y3
-	VSUBPS   Y3, Y0, Y0
-	VMULPS   f32_b95e8083<>+0(SB), Y2, Y3
-	VSUBPS   Y3, Y0, Y0
-	VMULPS   f32_39506967<>+0(SB), Y0, Y3
-	VADDPS   f32_3ab743ce<>+0(SB), Y3, Y3
-	VMULPS   Y0, Y3, Y3
-	VADDPS   f32_3c088908<>+0(SB), Y3, Y3
-	VMULPS   Y0, Y3, Y3
-	VADDPS   f32_3d2aa9c1<>+0(SB), Y3, Y3
-	VMULPS   Y0, Y3, Y3
-	VADDPS   f32_3e2aaaaa<>+0(SB), Y3, Y3
-	VMULPS   Y0, Y3, Y3
-	VADDPS   f32_3f000000<>+0(SB), Y3, Y3
-	VMULPS   Y0, Y0, Y4
-	VMULPS   Y4, Y3, Y3
-	VADDPS   Y0, Y3, Y0
-	VADDPS   f32_3f800000<>+0(SB), Y0, Y0
-	VADDPS   f32_4b40007f<>+0(SB), Y2, Y2
-	VPSLLD   $0x17, Y2, Y2
-	VMULPS   Y2, Y0, Y0
-	VPTEST   Y1, Y1
-	JNZ      expF32AVX2_done
-	VMOVUPS  Y0, (CX)(BX*4)
-	ADDQ     $0x00000008, BX
-	JMP      expF32AVX2_loop1
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        expF32AVX2_done
+	VMOVUPS   (DX)(BX*4), Y0
+	VCMPPS    $0x1d, f32_c2cff1b4<>+0(SB), Y0, Y1
+	VCMPPS    $0x11, f32_c2ae0000<>+0(SB), Y0, Y2
+	VPAND     Y1, Y2, Y1
+	VCMPPS    $0x1e, f32_42b00000<>+0(SB), Y0, Y2
+	VCMPPS    $0x11, f32_42b17218<>+0(SB), Y0, Y3
+	VPAND     Y2, Y3, Y2
+	VPOR      Y1, Y2, Y1
+	VMULPS    f32_3fb8aa3b<>+0(SB), Y0, Y2
+	VROUNDPS  $0x08, Y2, Y2
+	VMULPS    f32_3f318000<>+0(SB), Y2, Y3
+	VSUBPS    Y3, Y0, Y3
+	VMULPS    f32_b95e8083<>+0(SB), Y2, Y4
+	VSUBPS    Y4, Y3, Y3
+	VMULPS    f32_39506967<>+0(SB), Y3, Y4
+	VADDPS    f32_3ab743ce<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    f32_3c088908<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    f32_3d2aa9c1<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    f32_3e2aaaaa<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    f32_3f000000<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y3, Y5
+	VMULPS    Y5, Y4, Y4
+	VADDPS    Y3, Y4, Y3
+	VADDPS    f32_3f800000<>+0(SB), Y3, Y3
+	VADDPS    f32_4b40007f<>+0(SB), Y2, Y2
+	VPSLLD    $0x17, Y2, Y2
+	VMULPS    Y2, Y3, Y2
+	VCMPPS    $0x1d, f32_42b17218<>+0(SB), Y0, Y3
+	VBLENDVPS Y3, f32_7f800000<>+0(SB), Y2, Y2
+	VCMPPS    $0x11, f32_c2cff1b4<>+0(SB), Y0, Y3
+	VBLENDVPS Y3, f32_00000000<>+0(SB), Y2, Y2
+	VCMPPS    $0x03, Y0, Y0, Y3
+	VADDPS    Y0, Y0, Y0
+	VBLENDVPS Y3, Y0, Y2, Y0
+	VPTEST    Y1, Y1
+	JNZ       expF32AVX2_done
+	VMOVUPS   Y0, (CX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       expF32AVX2_loop1
 
 expF32AVX2_done:
 	VZEROUPPER
 	MOVQ BX, ret+48(FP)
 	RET
+
+DATA f32_c2cff1b4<>+0(SB)/4, $0xc2cff1b4
+DATA f32_c2cff1b4<>+4(SB)/4, $0xc2cff1b4
+DATA f32_c2cff1b4<>+8(SB)/4, $0xc2cff1b4
+DATA f32_c2cff1b4<>+12(SB)/4, $0xc2cff1b4
+DATA f32_c2cff1b4<>+16(SB)/4, $0xc2cff1b4
+DATA f32_c2cff1b4<>+20(SB)/4, $0xc2cff1b4
+DATA f32_c2cff1b4<>+24(SB)/4, $0xc2cff1b4
+DATA f32_c2cff1b4<>+28(SB)/4, $0xc2cff1b4
+DATA f32_c2cff1b4<>+32(SB)/4, $0xc2cff1b4
+DATA f32_c2cff1b4<>+36(SB)/4, $0xc2cff1b4
+DATA f32_c2cff1b4<>+40(SB)/4, $0xc2cff1b4
+DATA f32_c2cff1b4<>+44(SB)/4, $0xc2cff1b4
+DATA f32_c2cff1b4<>+48(SB)/4, $0xc2cff1b4
+DATA f32_c2cff1b4<>+52(SB)/4, $0xc2cff1b4
+DATA f32_c2cff1b4<>+56(SB)/4, $0xc2cff1b4
+DATA f32_c2cff1b4<>+60(SB)/4, $0xc2cff1b4
+GLOBL f32_c2cff1b4<>(SB), RODATA|NOPTR, $64
 
 DATA f32_c2ae0000<>+0(SB)/4, $0xc2ae0000
 DATA f32_c2ae0000<>+4(SB)/4, $0xc2ae0000
@@ -7169,6 +7198,24 @@ DATA f32_42b00000<>+52(SB)/4, $0x42b00000
 DATA f32_42b00000<>+56(SB)/4, $0x42b00000
 DATA f32_42b00000<>+60(SB)/4, $0x42b00000
 GLOBL f32_42b00000<>(SB), RODATA|NOPTR, $64
+
+DATA f32_42b17218<>+0(SB)/4, $0x42b17218
+DATA f32_42b17218<>+4(SB)/4, $0x42b17218
+DATA f32_42b17218<>+8(SB)/4, $0x42b17218
+DATA f32_42b17218<>+12(SB)/4, $0x42b17218
+DATA f32_42b17218<>+16(SB)/4, $0x42b17218
+DATA f32_42b17218<>+20(SB)/4, $0x42b17218
+DATA f32_42b17218<>+24(SB)/4, $0x42b17218
+DATA f32_42b17218<>+28(SB)/4, $0x42b17218
+DATA f32_42b17218<>+32(SB)/4, $0x42b17218
+DATA f32_42b17218<>+36(SB)/4, $0x42b17218
+DATA f32_42b17218<>+40(SB)/4, $0x42b17218
+DATA f32_42b17218<>+44(SB)/4, $0x42b17218
+DATA f32_42b17218<>+48(SB)/4, $0x42b17218
+DATA f32_42b17218<>+52(SB)/4, $0x42b17218
+DATA f32_42b17218<>+56(SB)/4, $0x42b17218
+DATA f32_42b17218<>+60(SB)/4, $0x42b17218
+GLOBL f32_42b17218<>(SB), RODATA|NOPTR, $64
 
 DATA f32_3fb8aa3b<>+0(SB)/4, $0x3fb8aa3b
 DATA f32_3fb8aa3b<>+4(SB)/4, $0x3fb8aa3b
@@ -7368,6 +7415,42 @@ DATA f32_4b40007f<>+56(SB)/4, $0x4b40007f
 DATA f32_4b40007f<>+60(SB)/4, $0x4b40007f
 GLOBL f32_4b40007f<>(SB), RODATA|NOPTR, $64
 
+DATA f32_7f800000<>+0(SB)/4, $0x7f800000
+DATA f32_7f800000<>+4(SB)/4, $0x7f800000
+DATA f32_7f800000<>+8(SB)/4, $0x7f800000
+DATA f32_7f800000<>+12(SB)/4, $0x7f800000
+DATA f32_7f800000<>+16(SB)/4, $0x7f800000
+DATA f32_7f800000<>+20(SB)/4, $0x7f800000
+DATA f32_7f800000<>+24(SB)/4, $0x7f800000
+DATA f32_7f800000<>+28(SB)/4, $0x7f800000
+DATA f32_7f800000<>+32(SB)/4, $0x7f800000
+DATA f32_7f800000<>+36(SB)/4, $0x7f800000
+DATA f32_7f800000<>+40(SB)/4, $0x7f800000
+DATA f32_7f800000<>+44(SB)/4, $0x7f800000
+DATA f32_7f800000<>+48(SB)/4, $0x7f800000
+DATA f32_7f800000<>+52(SB)/4, $0x7f800000
+DATA f32_7f800000<>+56(SB)/4, $0x7f800000
+DATA f32_7f800000<>+60(SB)/4, $0x7f800000
+GLOBL f32_7f800000<>(SB), RODATA|NOPTR, $64
+
+DATA f32_00000000<>+0(SB)/4, $0x00000000
+DATA f32_00000000<>+4(SB)/4, $0x00000000
+DATA f32_00000000<>+8(SB)/4, $0x00000000
+DATA f32_00000000<>+12(SB)/4, $0x00000000
+DATA f32_00000000<>+16(SB)/4, $0x00000000
+DATA f32_00000000<>+20(SB)/4, $0x00000000
+DATA f32_00000000<>+24(SB)/4, $0x00000000
+DATA f32_00000000<>+28(SB)/4, $0x00000000
+DATA f32_00000000<>+32(SB)/4, $0x00000000
+DATA f32_00000000<>+36(SB)/4, $0x00000000
+DATA f32_00000000<>+40(SB)/4, $0x00000000
+DATA f32_00000000<>+44(SB)/4, $0x00000000
+DATA f32_00000000<>+48(SB)/4, $0x00000000
+DATA f32_00000000<>+52(SB)/4, $0x00000000
+DATA f32_00000000<>+56(SB)/4, $0x00000000
+DATA f32_00000000<>+60(SB)/4, $0x00000000
+GLOBL f32_00000000<>(SB), RODATA|NOPTR, $64
+
 // func expF32AVX512(dst []float32, x []float32) int
 // Requires: AVX, AVX512F
 TEXT ·expF32AVX512(SB), NOSPLIT, $0-56
@@ -7382,35 +7465,46 @@ expF32AVX512_loop1:
 	CMPQ        SI, $0x00000010
 	JB          expF32AVX512_done
 	VMOVUPS     (DX)(BX*4), Z0
-	VCMPPS      $0x19, f32_c2ae0000<>+0(SB), Z0, K1
-	VCMPPS      $0x16, f32_42b00000<>+0(SB), Z0, K2
+	VCMPPS      $0x1d, f32_c2cff1b4<>+0(SB), Z0, K1
+	VCMPPS      $0x11, f32_c2ae0000<>+0(SB), Z0, K2
+	KANDW       K1, K2, K1
+	VCMPPS      $0x1e, f32_42b00000<>+0(SB), Z0, K2
+	VCMPPS      $0x11, f32_42b17218<>+0(SB), Z0, K3
+	KANDW       K2, K3, K2
 	KORW        K1, K2, K1
 	VMULPS      f32_3fb8aa3b<>+0(SB), Z0, Z1
 	VRNDSCALEPS $0x08, Z1, Z1
-	VMULPS      f32_3f318000<>+0(SB), Z1, Z2
-	VSUBPS      Z2, Z0, Z0
-	VMULPS      f32_b95e8083<>+0(SB), Z1, Z2
-	VSUBPS      Z2, Z0, Z0
-	VMULPS      f32_39506967<>+0(SB), Z0, Z2
-	VADDPS      f32_3ab743ce<>+0(SB), Z2, Z2
-	VMULPS      Z0, Z2, Z2
-	VADDPS      f32_3c088908<>+0(SB), Z2, Z2
-	VMULPS      Z0, Z2, Z2
-	VADDPS      f32_3d2aa9c1<>+0(SB), Z2, Z2
-	VMULPS      Z0, Z2, Z2
-	VADDPS      f32_3e2aaaaa<>+0(SB), Z2, Z2
-	VMULPS      Z0, Z2, Z2
-	VADDPS      f32_3f000000<>+0(SB), Z2, Z2
-	VMULPS      Z0, Z0, Z3
-	VMULPS      Z3, Z2, Z2
-	VADDPS      Z0, Z2, Z0
-	VADDPS      f32_3f800000<>+0(SB), Z0, Z0
+	VMULPS      f32_3f318000<>+0(SB), Z1, Z5
+	VSUBPS      Z5, Z0, Z5
+	VMULPS      f32_b95e8083<>+0(SB), Z1, Z6
+	VSUBPS      Z6, Z5, Z5
+	VMULPS      f32_39506967<>+0(SB), Z5, Z6
+	VADDPS      f32_3ab743ce<>+0(SB), Z6, Z6
+	VMULPS      Z5, Z6, Z6
+	VADDPS      f32_3c088908<>+0(SB), Z6, Z6
+	VMULPS      Z5, Z6, Z6
+	VADDPS      f32_3d2aa9c1<>+0(SB), Z6, Z6
+	VMULPS      Z5, Z6, Z6
+	VADDPS      f32_3e2aaaaa<>+0(SB), Z6, Z6
+	VMULPS      Z5, Z6, Z6
+	VADDPS      f32_3f000000<>+0(SB), Z6, Z6
+	VMULPS      Z5, Z5, Z7
+	VMULPS      Z7, Z6, Z6
+	VADDPS      Z5, Z6, Z5
+	VADDPS      f32_3f800000<>+0(SB), Z5, Z5
 	VADDPS      f32_4b40007f<>+0(SB), Z1, Z1
 	VPSLLD      $0x17, Z1, Z1
-	VMULPS      Z1, Z0, Z0
+	VMULPS      Z1, Z5, Z1
+	VCMPPS      $0x1d, f32_42b17218<>+0(SB), Z0, K2
+	VBLENDMPS   f32_7f800000<>+0(SB), Z1, K2, Z2
+	VCMPPS      $0x11, f32_c2cff1b4<>+0(SB), Z0, K2
+	VBLENDMPS   f32_00000000<>+0(SB), Z2, K2, Z3
+	VCMPPS      $0x03, Z0, Z0, K2
+	VADDPS      Z0, Z0, Z0
+	VBLENDMPS   Z0, Z3, K2, Z4
 	KORTESTW    K1, K1
 	JNZ         expF32AVX512_done
-	VMOVUPS     Z0, (CX)(BX*4)
+	VMOVUPS     Z4, (CX)(BX*4)
 	ADDQ        $0x00000010, BX
 	JMP         expF32AVX512_loop1
 
@@ -7433,46 +7527,53 @@ logF32AVX2_loop1:
 	CMPQ      SI, $0x00000008
 	JB        logF32AVX2_done
 	VMOVUPS   (DX)(BX*4), Y0
-	VCMPPS    $0x19, f32_00800000<>+0(SB), Y0, Y1
-	VCMPPS    $0x16, f32_7f7fffff<>+0(SB), Y0, Y2
-	VPOR      Y1, Y2, Y1
+	VCMPPS    $0x1e, f32_00000000<>+0(SB), Y0, Y1
+	VCMPPS    $0x11, f32_00800000<>+0(SB), Y0, Y2
+	VPAND     Y1, Y2, Y1
 	VPSRLD    $0x17, Y0, Y2
 	VPSUBD    b32_0000007e<>+0(SB), Y2, Y2
 	VCVTDQ2PS Y2, Y2
-	VPAND     b32_007fffff<>+0(SB), Y0, Y0
-	VPOR      b32_3f000000<>+0(SB), Y0, Y0
-	VCMPPS    $0x11, f32_3f3504f3<>+0(SB), Y0, Y3
-	VADDPS    Y0, Y0, Y4
-	VBLENDVPS Y3, Y4, Y0, Y0
-	VSUBPS    f32_3f800000<>+0(SB), Y2, Y4
-	VBLENDVPS Y3, Y4, Y2, Y2
-	VSUBPS    f32_3f800000<>+0(SB), Y0, Y0
-	VMULPS    f32_3d9021bb<>+0(SB), Y0, Y3
-	VADDPS    f32_bdebd1b8<>+0(SB), Y3, Y3
-	VMULPS    Y0, Y3, Y3
-	VADDPS    f32_3def251a<>+0(SB), Y3, Y3
-	VMULPS    Y0, Y3, Y3
-	VADDPS    f32_bdfe5d4f<>+0(SB), Y3, Y3
-	VMULPS    Y0, Y3, Y3
-	VADDPS    f32_3e11e9bf<>+0(SB), Y3, Y3
-	VMULPS    Y0, Y3, Y3
-	VADDPS    f32_be2aae50<>+0(SB), Y3, Y3
-	VMULPS    Y0, Y3, Y3
-	VADDPS    f32_3e4cceac<>+0(SB), Y3, Y3
-	VMULPS    Y0, Y3, Y3
-	VADDPS    f32_be7ffffc<>+0(SB), Y3, Y3
-	VMULPS    Y0, Y3, Y3
-	VADDPS    f32_3eaaaaaa<>+0(SB), Y3, Y3
-	VMULPS    Y0, Y0, Y4
-	VMULPS    Y0, Y3, Y3
-	VMULPS    Y4, Y3, Y3
-	VMULPS    f32_b95e8083<>+0(SB), Y2, Y5
-	VADDPS    Y5, Y3, Y3
-	VMULPS    f32_3f000000<>+0(SB), Y4, Y4
-	VSUBPS    Y4, Y3, Y3
-	VADDPS    Y3, Y0, Y0
+	VPAND     b32_007fffff<>+0(SB), Y0, Y3
+	VPOR      b32_3f000000<>+0(SB), Y3, Y3
+	VCMPPS    $0x11, f32_3f3504f3<>+0(SB), Y3, Y4
+	VADDPS    Y3, Y3, Y5
+	VBLENDVPS Y4, Y5, Y3, Y3
+	VSUBPS    f32_3f800000<>+0(SB), Y2, Y5
+	VBLENDVPS Y4, Y5, Y2, Y2
+	VSUBPS    f32_3f800000<>+0(SB), Y3, Y3
+	VMULPS    f32_3d9021bb<>+0(SB), Y3, Y4
+	VADDPS    f32_bdebd1b8<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    f32_3def251a<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    f32_bdfe5d4f<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    f32_3e11e9bf<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    f32_be2aae50<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    f32_3e4cceac<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    f32_be7ffffc<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    f32_3eaaaaaa<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y3, Y5
+	VMULPS    Y3, Y4, Y4
+	VMULPS    Y5, Y4, Y4
+	VMULPS    f32_b95e8083<>+0(SB), Y2, Y6
+	VADDPS    Y6, Y4, Y4
+	VMULPS    f32_3f000000<>+0(SB), Y5, Y5
+	VSUBPS    Y5, Y4, Y4
+	VADDPS    Y4, Y3, Y3
 	VMULPS    f32_3f318000<>+0(SB), Y2, Y2
-	VADDPS    Y2, Y0, Y0
+	VADDPS    Y2, Y3, Y2
+	VCMPPS    $0x00, f32_00000000<>+0(SB), Y0, Y3
+	VBLENDVPS Y3, f32_ff800000<>+0(SB), Y2, Y2
+	VCMPPS    $0x11, f32_00000000<>+0(SB), Y0, Y3
+	VBLENDVPS Y3, b32_7fc00000<>+0(SB), Y2, Y2
+	VCMPPS    $0x15, f32_7f800000<>+0(SB), Y0, Y3
+	VADDPS    Y0, Y0, Y0
+	VBLENDVPS Y3, Y0, Y2, Y0
 	VPTEST    Y1, Y1
 	JNZ       logF32AVX2_done
 	VMOVUPS   Y0, (CX)(BX*4)
@@ -7501,24 +7602,6 @@ DATA f32_00800000<>+52(SB)/4, $0x00800000
 DATA f32_00800000<>+56(SB)/4, $0x00800000
 DATA f32_00800000<>+60(SB)/4, $0x00800000
 GLOBL f32_00800000<>(SB), RODATA|NOPTR, $64
-
-DATA f32_7f7fffff<>+0(SB)/4, $0x7f7fffff
-DATA f32_7f7fffff<>+4(SB)/4, $0x7f7fffff
-DATA f32_7f7fffff<>+8(SB)/4, $0x7f7fffff
-DATA f32_7f7fffff<>+12(SB)/4, $0x7f7fffff
-DATA f32_7f7fffff<>+16(SB)/4, $0x7f7fffff
-DATA f32_7f7fffff<>+20(SB)/4, $0x7f7fffff
-DATA f32_7f7fffff<>+24(SB)/4, $0x7f7fffff
-DATA f32_7f7fffff<>+28(SB)/4, $0x7f7fffff
-DATA f32_7f7fffff<>+32(SB)/4, $0x7f7fffff
-DATA f32_7f7fffff<>+36(SB)/4, $0x7f7fffff
-DATA f32_7f7fffff<>+40(SB)/4, $0x7f7fffff
-DATA f32_7f7fffff<>+44(SB)/4, $0x7f7fffff
-DATA f32_7f7fffff<>+48(SB)/4, $0x7f7fffff
-DATA f32_7f7fffff<>+52(SB)/4, $0x7f7fffff
-DATA f32_7f7fffff<>+56(SB)/4, $0x7f7fffff
-DATA f32_7f7fffff<>+60(SB)/4, $0x7f7fffff
-GLOBL f32_7f7fffff<>(SB), RODATA|NOPTR, $64
 
 DATA b32_0000007e<>+0(SB)/4, $0x0000007e
 DATA b32_0000007e<>+4(SB)/4, $0x0000007e
@@ -7754,6 +7837,42 @@ DATA f32_3eaaaaaa<>+56(SB)/4, $0x3eaaaaaa
 DATA f32_3eaaaaaa<>+60(SB)/4, $0x3eaaaaaa
 GLOBL f32_3eaaaaaa<>(SB), RODATA|NOPTR, $64
 
+DATA f32_ff800000<>+0(SB)/4, $0xff800000
+DATA f32_ff800000<>+4(SB)/4, $0xff800000
+DATA f32_ff800000<>+8(SB)/4, $0xff800000
+DATA f32_ff800000<>+12(SB)/4, $0xff800000
+DATA f32_ff800000<>+16(SB)/4, $0xff800000
+DATA f32_ff800000<>+20(SB)/4, $0xff800000
+DATA f32_ff800000<>+24(SB)/4, $0xff800000
+DATA f32_ff800000<>+28(SB)/4, $0xff800000
+DATA f32_ff800000<>+32(SB)/4, $0xff800000
+DATA f32_ff800000<>+36(SB)/4, $0xff800000
+DATA f32_ff800000<>+40(SB)/4, $0xff800000
+DATA f32_ff800000<>+44(SB)/4, $0xff800000
+DATA f32_ff800000<>+48(SB)/4, $0xff800000
+DATA f32_ff800000<>+52(SB)/4, $0xff800000
+DATA f32_ff800000<>+56(SB)/4, $0xff800000
+DATA f32_ff800000<>+60(SB)/4, $0xff800000
+GLOBL f32_ff800000<>(SB), RODATA|NOPTR, $64
+
+DATA b32_7fc00000<>+0(SB)/4, $0x7fc00000
+DATA b32_7fc00000<>+4(SB)/4, $0x7fc00000
+DATA b32_7fc00000<>+8(SB)/4, $0x7fc00000
+DATA b32_7fc00000<>+12(SB)/4, $0x7fc00000
+DATA b32_7fc00000<>+16(SB)/4, $0x7fc00000
+DATA b32_7fc00000<>+20(SB)/4, $0x7fc00000
+DATA b32_7fc00000<>+24(SB)/4, $0x7fc00000
+DATA b32_7fc00000<>+28(SB)/4, $0x7fc00000
+DATA b32_7fc00000<>+32(SB)/4, $0x7fc00000
+DATA b32_7fc00000<>+36(SB)/4, $0x7fc00000
+DATA b32_7fc00000<>+40(SB)/4, $0x7fc00000
+DATA b32_7fc00000<>+44(SB)/4, $0x7fc00000
+DATA b32_7fc00000<>+48(SB)/4, $0x7fc00000
+DATA b32_7fc00000<>+52(SB)/4, $0x7fc00000
+DATA b32_7fc00000<>+56(SB)/4, $0x7fc00000
+DATA b32_7fc00000<>+60(SB)/4, $0x7fc00000
+GLOBL b32_7fc00000<>(SB), RODATA|NOPTR, $64
+
 // func logF32AVX512(dst []float32, x []float32) int
 // Requires: AVX, AVX512F
 TEXT ·logF32AVX512(SB), NOSPLIT, $0-56
@@ -7768,49 +7887,56 @@ logF32AVX512_loop1:
 	CMPQ      SI, $0x00000010
 	JB        logF32AVX512_done
 	VMOVUPS   (DX)(BX*4), Z0
-	VCMPPS    $0x19, f32_00800000<>+0(SB), Z0, K1
-	VCMPPS    $0x16, f32_7f7fffff<>+0(SB), Z0, K2
-	KORW      K1, K2, K1
+	VCMPPS    $0x1e, f32_00000000<>+0(SB), Z0, K1
+	VCMPPS    $0x11, f32_00800000<>+0(SB), Z0, K2
+	KANDW     K1, K2, K1
 	VPSRLD    $0x17, Z0, Z1
 	VPSUBD    b32_0000007e<>+0(SB), Z1, Z1
 	VCVTDQ2PS Z1, Z1
-	VPANDD    b32_007fffff<>+0(SB), Z0, Z0
-	VPORD     b32_3f000000<>+0(SB), Z0, Z0
-	VCMPPS    $0x11, f32_3f3504f3<>+0(SB), Z0, K2
-	VADDPS    Z0, Z0, Z4
-	VBLENDMPS Z4, Z0, K2, Z2
-	VSUBPS    f32_3f800000<>+0(SB), Z1, Z0
-	VBLENDMPS Z0, Z1, K2, Z3
-	VSUBPS    f32_3f800000<>+0(SB), Z2, Z0
-	VMULPS    f32_3d9021bb<>+0(SB), Z0, Z1
-	VADDPS    f32_bdebd1b8<>+0(SB), Z1, Z1
-	VMULPS    Z0, Z1, Z1
-	VADDPS    f32_3def251a<>+0(SB), Z1, Z1
-	VMULPS    Z0, Z1, Z1
-	VADDPS    f32_bdfe5d4f<>+0(SB), Z1, Z1
-	VMULPS    Z0, Z1, Z1
-	VADDPS    f32_3e11e9bf<>+0(SB), Z1, Z1
-	VMULPS    Z0, Z1, Z1
-	VADDPS    f32_be2aae50<>+0(SB), Z1, Z1
-	VMULPS    Z0, Z1, Z1
-	VADDPS    f32_3e4cceac<>+0(SB), Z1, Z1
-	VMULPS    Z0, Z1, Z1
-	VADDPS    f32_be7ffffc<>+0(SB), Z1, Z1
-	VMULPS    Z0, Z1, Z1
-	VADDPS    f32_3eaaaaaa<>+0(SB), Z1, Z1
-	VMULPS    Z0, Z0, Z4
-	VMULPS    Z0, Z1, Z1
-	VMULPS    Z4, Z1, Z1
-	VMULPS    f32_b95e8083<>+0(SB), Z3, Z5
-	VADDPS    Z5, Z1, Z1
-	VMULPS    f32_3f000000<>+0(SB), Z4, Z4
-	VSUBPS    Z4, Z1, Z1
-	VADDPS    Z1, Z0, Z0
-	VMULPS    f32_3f318000<>+0(SB), Z3, Z1
-	VADDPS    Z1, Z0, Z0
+	VPANDD    b32_007fffff<>+0(SB), Z0, Z7
+	VPORD     b32_3f000000<>+0(SB), Z7, Z7
+	VCMPPS    $0x11, f32_3f3504f3<>+0(SB), Z7, K2
+	VADDPS    Z7, Z7, Z8
+	VBLENDMPS Z8, Z7, K2, Z2
+	VSUBPS    f32_3f800000<>+0(SB), Z1, Z7
+	VBLENDMPS Z7, Z1, K2, Z3
+	VSUBPS    f32_3f800000<>+0(SB), Z2, Z1
+	VMULPS    f32_3d9021bb<>+0(SB), Z1, Z7
+	VADDPS    f32_bdebd1b8<>+0(SB), Z7, Z7
+	VMULPS    Z1, Z7, Z7
+	VADDPS    f32_3def251a<>+0(SB), Z7, Z7
+	VMULPS    Z1, Z7, Z7
+	VADDPS    f32_bdfe5d4f<>+0(SB), Z7, Z7
+	VMULPS    Z1, Z7, Z7
+	VADDPS    f32_3e11e9bf<>+0(SB), Z7, Z7
+	VMULPS    Z1, Z7, Z7
+	VADDPS    f32_be2aae50<>+0(SB), Z7, Z7
+	VMULPS    Z1, Z7, Z7
+	VADDPS    f32_3e4cceac<>+0(SB), Z7, Z7
+	VMULPS    Z1, Z7, Z7
+	VADDPS    f32_be7ffffc<>+0(SB), Z7, Z7
+	VMULPS    Z1, Z7, Z7
+	VADDPS    f32_3eaaaaaa<>+0(SB), Z7, Z7
+	VMULPS    Z1, Z1, Z8
+	VMULPS    Z1, Z7, Z7
+	VMULPS    Z8, Z7, Z7
+	VMULPS    f32_b95e8083<>+0(SB), Z3, Z9
+	VADDPS    Z9, Z7, Z7
+	VMULPS    f32_3f000000<>+0(SB), Z8, Z8
+	VSUBPS    Z8, Z7, Z7
+	VADDPS    Z7, Z1, Z1
+	VMULPS    f32_3f318000<>+0(SB), Z3, Z7
+	VADDPS    Z7, Z1, Z1
+	VCMPPS    $0x00, f32_00000000<>+0(SB), Z0, K2
+	VBLENDMPS f32_ff800000<>+0(SB), Z1, K2, Z4
+	VCMPPS    $0x11, f32_00000000<>+0(SB), Z0, K2
+	VBLENDMPS b32_7fc00000<>+0(SB), Z4, K2, Z5
+	VCMPPS    $0x15, f32_7f800000<>+0(SB), Z0, K2
+	VADDPS    Z0, Z0, Z0
+	VBLENDMPS Z0, Z5, K2, Z6
 	KORTESTW  K1, K1
 	JNZ       logF32AVX512_done
-	VMOVUPS   Z0, (CX)(BX*4)
+	VMOVUPS   Z6, (CX)(BX*4)
 	ADDQ      $0x00000010, BX
 	JMP       logF32AVX512_loop1
 
@@ -7833,11 +7959,10 @@ tanhF32AVX2_loop1:
 	CMPQ      SI, $0x00000008
 	JB        tanhF32AVX2_done
 	VMOVUPS   (DX)(BX*4), Y0
-	VCMPPS    $0x03, Y0, Y0, Y1
-	VPAND     b32_80000000<>+0(SB), Y0, Y2
-	VPAND     b32_7fffffff<>+0(SB), Y0, Y0
-	VMINPS    f32_41200000<>+0(SB), Y0, Y0
-	VADDPS    Y0, Y0, Y3
+	VPAND     b32_80000000<>+0(SB), Y0, Y1
+	VPAND     b32_7fffffff<>+0(SB), Y0, Y2
+	VMINPS    f32_41200000<>+0(SB), Y2, Y2
+	VADDPS    Y2, Y2, Y3
 	VMULPS    f32_3fb8aa3b<>+0(SB), Y3, Y4
 	VROUNDPS  $0x08, Y4, Y4
 	VMULPS    f32_3f318000<>+0(SB), Y4, Y5
@@ -7866,7 +7991,7 @@ tanhF32AVX2_loop1:
 	VADDPS    f32_3f800000<>+0(SB), Y3, Y3
 	VDIVPS    Y3, Y5, Y3
 	VSUBPS    Y3, Y4, Y3
-	VMULPS    Y0, Y0, Y4
+	VMULPS    Y2, Y2, Y4
 	VMULPS    f32_bbbaf0ea<>+0(SB), Y4, Y5
 	VADDPS    f32_3ca9134e<>+0(SB), Y5, Y5
 	VMULPS    Y4, Y5, Y5
@@ -7876,13 +8001,14 @@ tanhF32AVX2_loop1:
 	VMULPS    Y4, Y5, Y5
 	VADDPS    f32_beaaaa99<>+0(SB), Y5, Y5
 	VMULPS    Y4, Y5, Y4
-	VMULPS    Y0, Y4, Y4
-	VADDPS    Y0, Y4, Y4
-	VCMPPS    $0x1d, f32_3f200000<>+0(SB), Y0, Y0
-	VBLENDVPS Y0, Y3, Y4, Y0
-	VPOR      Y2, Y0, Y0
-	VPTEST    Y1, Y1
-	JNZ       tanhF32AVX2_done
+	VMULPS    Y2, Y4, Y4
+	VADDPS    Y2, Y4, Y4
+	VCMPPS    $0x1d, f32_3f200000<>+0(SB), Y2, Y2
+	VBLENDVPS Y2, Y3, Y4, Y2
+	VPOR      Y1, Y2, Y1
+	VCMPPS    $0x03, Y0, Y0, Y2
+	VADDPS    Y0, Y0, Y0
+	VBLENDVPS Y2, Y0, Y1, Y0
 	VMOVUPS   Y0, (CX)(BX*4)
 	ADDQ      $0x00000008, BX
 	JMP       tanhF32AVX2_loop1
@@ -8086,57 +8212,57 @@ tanhF32AVX512_loop1:
 	CMPQ        SI, $0x00000010
 	JB          tanhF32AVX512_done
 	VMOVUPS     (DX)(BX*4), Z0
-	VCMPPS      $0x03, Z0, Z0, K1
 	VPANDD      b32_80000000<>+0(SB), Z0, Z1
-	VPANDD      b32_7fffffff<>+0(SB), Z0, Z0
-	VMINPS      f32_41200000<>+0(SB), Z0, Z0
-	VADDPS      Z0, Z0, Z3
-	VMULPS      f32_3fb8aa3b<>+0(SB), Z3, Z4
-	VRNDSCALEPS $0x08, Z4, Z4
-	VMULPS      f32_3f318000<>+0(SB), Z4, Z5
-	VSUBPS      Z5, Z3, Z3
-	VMULPS      f32_b95e8083<>+0(SB), Z4, Z5
-	VSUBPS      Z5, Z3, Z3
-	VMULPS      f32_39506967<>+0(SB), Z3, Z5
-	VADDPS      f32_3ab743ce<>+0(SB), Z5, Z5
-	VMULPS      Z3, Z5, Z5
-	VADDPS      f32_3c088908<>+0(SB), Z5, Z5
-	VMULPS      Z3, Z5, Z5
-	VADDPS      f32_3d2aa9c1<>+0(SB), Z5, Z5
-	VMULPS      Z3, Z5, Z5
-	VADDPS      f32_3e2aaaaa<>+0(SB), Z5, Z5
-	VMULPS      Z3, Z5, Z5
-	VADDPS      f32_3f000000<>+0(SB), Z5, Z5
-	VMULPS      Z3, Z3, Z6
+	VPANDD      b32_7fffffff<>+0(SB), Z0, Z2
+	VMINPS      f32_41200000<>+0(SB), Z2, Z2
+	VADDPS      Z2, Z2, Z5
+	VMULPS      f32_3fb8aa3b<>+0(SB), Z5, Z6
+	VRNDSCALEPS $0x08, Z6, Z6
+	VMULPS      f32_3f318000<>+0(SB), Z6, Z7
+	VSUBPS      Z7, Z5, Z5
+	VMULPS      f32_b95e8083<>+0(SB), Z6, Z7
+	VSUBPS      Z7, Z5, Z5
+	VMULPS      f32_39506967<>+0(SB), Z5, Z7
+	VADDPS      f32_3ab743ce<>+0(SB), Z7, Z7
+	VMULPS      Z5, Z7, Z7
+	VADDPS      f32_3c088908<>+0(SB), Z7, Z7
+	VMULPS      Z5, Z7, Z7
+	VADDPS      f32_3d2aa9c1<>+0(SB), Z7, Z7
+	VMULPS      Z5, Z7, Z7
+	VADDPS      f32_3e2aaaaa<>+0(SB), Z7, Z7
+	VMULPS      Z5, Z7, Z7
+	VADDPS      f32_3f000000<>+0(SB), Z7, Z7
+	VMULPS      Z5, Z5, Z8
+	VMULPS      Z8, Z7, Z7
+	VADDPS      Z5, Z7, Z5
+	VADDPS      f32_3f800000<>+0(SB), Z5, Z5
+	VADDPS      f32_4b40007f<>+0(SB), Z6, Z6
+	VPSLLD      $0x17, Z6, Z6
 	VMULPS      Z6, Z5, Z5
-	VADDPS      Z3, Z5, Z3
-	VADDPS      f32_3f800000<>+0(SB), Z3, Z3
-	VADDPS      f32_4b40007f<>+0(SB), Z4, Z4
-	VPSLLD      $0x17, Z4, Z4
-	VMULPS      Z4, Z3, Z3
-	VMOVUPS     f32_3f800000<>+0(SB), Z4
-	VMOVUPS     f32_40000000<>+0(SB), Z5
-	VADDPS      f32_3f800000<>+0(SB), Z3, Z3
-	VDIVPS      Z3, Z5, Z3
-	VSUBPS      Z3, Z4, Z3
-	VMULPS      Z0, Z0, Z4
-	VMULPS      f32_bbbaf0ea<>+0(SB), Z4, Z5
-	VADDPS      f32_3ca9134e<>+0(SB), Z5, Z5
-	VMULPS      Z4, Z5, Z5
-	VADDPS      f32_bd5c1e2d<>+0(SB), Z5, Z5
-	VMULPS      Z4, Z5, Z5
-	VADDPS      f32_3e088393<>+0(SB), Z5, Z5
-	VMULPS      Z4, Z5, Z5
-	VADDPS      f32_beaaaa99<>+0(SB), Z5, Z5
-	VMULPS      Z4, Z5, Z4
-	VMULPS      Z0, Z4, Z4
-	VADDPS      Z0, Z4, Z4
-	VCMPPS      $0x1d, f32_3f200000<>+0(SB), Z0, K2
-	VBLENDMPS   Z3, Z4, K2, Z2
-	VPORD       Z1, Z2, Z0
-	KORTESTW    K1, K1
-	JNZ         tanhF32AVX512_done
-	VMOVUPS     Z0, (CX)(BX*4)
+	VMOVUPS     f32_3f800000<>+0(SB), Z6
+	VMOVUPS     f32_40000000<>+0(SB), Z7
+	VADDPS      f32_3f800000<>+0(SB), Z5, Z5
+	VDIVPS      Z5, Z7, Z5
+	VSUBPS      Z5, Z6, Z5
+	VMULPS      Z2, Z2, Z6
+	VMULPS      f32_bbbaf0ea<>+0(SB), Z6, Z7
+	VADDPS      f32_3ca9134e<>+0(SB), Z7, Z7
+	VMULPS      Z6, Z7, Z7
+	VADDPS      f32_bd5c1e2d<>+0(SB), Z7, Z7
+	VMULPS      Z6, Z7, Z7
+	VADDPS      f32_3e088393<>+0(SB), Z7, Z7
+	VMULPS      Z6, Z7, Z7
+	VADDPS      f32_beaaaa99<>+0(SB), Z7, Z7
+	VMULPS      Z6, Z7, Z6
+	VMULPS      Z2, Z6, Z6
+	VADDPS      Z2, Z6, Z6
+	VCMPPS      $0x1d, f32_3f200000<>+0(SB), Z2, K1
+	VBLENDMPS   Z5, Z6, K1, Z3
+	VPORD       Z1, Z3, Z1
+	VCMPPS      $0x03, Z0, Z0, K1
+	VADDPS      Z0, Z0, Z0
+	VBLENDMPS   Z0, Z1, K1, Z4
+	VMOVUPS     Z4, (CX)(BX*4)
 	ADDQ        $0x00000010, BX
 	JMP         tanhF32AVX512_loop1
 
@@ -8154,45 +8280,52 @@ TEXT ·logisticF32AVX2(SB), NOSPLIT, $0-56
 	XORQ BX, BX
 
 logisticF32AVX2_loop1:
-	MOVQ     AX, SI
-	SUBQ     BX, SI
-	CMPQ     SI, $0x00000008
-	JB       logisticF32AVX2_done
-	VMOVUPS  (DX)(BX*4), Y0
-	VCMPPS   $0x19, f32_c2ae0000<>+0(SB), Y0, Y1
-	VMINPS   f32_41a00000<>+0(SB), Y0, Y0
-	VPXOR    b32_80000000<>+0(SB), Y0, Y0
-	VMULPS   f32_3fb8aa3b<>+0(SB), Y0, Y2
-	VROUNDPS $0x08, Y2, Y2
-	VMULPS   f32_3f318000<>+0(SB), Y2, Y3
-	VSUBPS   Y3, Y0, Y0
-	VMULPS   f32_b95e8083<>+0(SB), Y2, Y3
-	VSUBPS   Y3, Y0, Y0
-	VMULPS   f32_39506967<>+0(SB), Y0, Y3
-	VADDPS   f32_3ab743ce<>+0(SB), Y3, Y3
-	VMULPS   Y0, Y3, Y3
-	VADDPS   f32_3c088908<>+0(SB), Y3, Y3
-	VMULPS   Y0, Y3, Y3
-	VADDPS   f32_3d2aa9c1<>+0(SB), Y3, Y3
-	VMULPS   Y0, Y3, Y3
-	VADDPS   f32_3e2aaaaa<>+0(SB), Y3, Y3
-	VMULPS   Y0, Y3, Y3
-	VADDPS   f32_3f000000<>+0(SB), Y3, Y3
-	VMULPS   Y0, Y0, Y4
-	VMULPS   Y4, Y3, Y3
-	VADDPS   Y0, Y3, Y0
-	VADDPS   f32_3f800000<>+0(SB), Y0, Y0
-	VADDPS   f32_4b40007f<>+0(SB), Y2, Y2
-	VPSLLD   $0x17, Y2, Y2
-	VMULPS   Y2, Y0, Y0
-	VMOVUPS  f32_3f800000<>+0(SB), Y2
-	VADDPS   f32_3f800000<>+0(SB), Y0, Y0
-	VDIVPS   Y0, Y2, Y0
-	VPTEST   Y1, Y1
-	JNZ      logisticF32AVX2_done
-	VMOVUPS  Y0, (CX)(BX*4)
-	ADDQ     $0x00000008, BX
-	JMP      logisticF32AVX2_loop1
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        logisticF32AVX2_done
+	VMOVUPS   (DX)(BX*4), Y0
+	VCMPPS    $0x1d, f32_c2cff1b4<>+0(SB), Y0, Y1
+	VCMPPS    $0x11, f32_c2ae0000<>+0(SB), Y0, Y2
+	VPAND     Y1, Y2, Y1
+	VMINPS    f32_41a00000<>+0(SB), Y0, Y2
+	VPXOR     b32_80000000<>+0(SB), Y2, Y2
+	VMULPS    f32_3fb8aa3b<>+0(SB), Y2, Y3
+	VROUNDPS  $0x08, Y3, Y3
+	VMULPS    f32_3f318000<>+0(SB), Y3, Y4
+	VSUBPS    Y4, Y2, Y2
+	VMULPS    f32_b95e8083<>+0(SB), Y3, Y4
+	VSUBPS    Y4, Y2, Y2
+	VMULPS    f32_39506967<>+0(SB), Y2, Y4
+	VADDPS    f32_3ab743ce<>+0(SB), Y4, Y4
+	VMULPS    Y2, Y4, Y4
+	VADDPS    f32_3c088908<>+0(SB), Y4, Y4
+	VMULPS    Y2, Y4, Y4
+	VADDPS    f32_3d2aa9c1<>+0(SB), Y4, Y4
+	VMULPS    Y2, Y4, Y4
+	VADDPS    f32_3e2aaaaa<>+0(SB), Y4, Y4
+	VMULPS    Y2, Y4, Y4
+	VADDPS    f32_3f000000<>+0(SB), Y4, Y4
+	VMULPS    Y2, Y2, Y5
+	VMULPS    Y5, Y4, Y4
+	VADDPS    Y2, Y4, Y2
+	VADDPS    f32_3f800000<>+0(SB), Y2, Y2
+	VADDPS    f32_4b40007f<>+0(SB), Y3, Y3
+	VPSLLD    $0x17, Y3, Y3
+	VMULPS    Y3, Y2, Y2
+	VMOVUPS   f32_3f800000<>+0(SB), Y3
+	VADDPS    f32_3f800000<>+0(SB), Y2, Y2
+	VDIVPS    Y2, Y3, Y2
+	VCMPPS    $0x11, f32_c2cff1b4<>+0(SB), Y0, Y3
+	VBLENDVPS Y3, f32_00000000<>+0(SB), Y2, Y2
+	VCMPPS    $0x03, Y0, Y0, Y3
+	VADDPS    Y0, Y0, Y0
+	VBLENDVPS Y3, Y0, Y2, Y0
+	VPTEST    Y1, Y1
+	JNZ       logisticF32AVX2_done
+	VMOVUPS   Y0, (CX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       logisticF32AVX2_loop1
 
 logisticF32AVX2_done:
 	VZEROUPPER
@@ -8231,38 +8364,45 @@ logisticF32AVX512_loop1:
 	CMPQ        SI, $0x00000010
 	JB          logisticF32AVX512_done
 	VMOVUPS     (DX)(BX*4), Z0
-	VCMPPS      $0x19, f32_c2ae0000<>+0(SB), Z0, K1
-	VMINPS      f32_41a00000<>+0(SB), Z0, Z0
-	VPXORD      b32_80000000<>+0(SB), Z0, Z0
-	VMULPS      f32_3fb8aa3b<>+0(SB), Z0, Z1
-	VRNDSCALEPS $0x08, Z1, Z1
-	VMULPS      f32_3f318000<>+0(SB), Z1, Z2
-	VSUBPS      Z2, Z0, Z0
-	VMULPS      f32_b95e8083<>+0(SB), Z1, Z2
-	VSUBPS      Z2, Z0, Z0
-	VMULPS      f32_39506967<>+0(SB), Z0, Z2
-	VADDPS      f32_3ab743ce<>+0(SB), Z2, Z2
-	VMULPS      Z0, Z2, Z2
-	VADDPS      f32_3c088908<>+0(SB), Z2, Z2
-	VMULPS      Z0, Z2, Z2
-	VADDPS      f32_3d2aa9c1<>+0(SB), Z2, Z2
-	VMULPS      Z0, Z2, Z2
-	VADDPS      f32_3e2aaaaa<>+0(SB), Z2, Z2
-	VMULPS      Z0, Z2, Z2
-	VADDPS      f32_3f000000<>+0(SB), Z2, Z2
-	VMULPS      Z0, Z0, Z3
-	VMULPS      Z3, Z2, Z2
-	VADDPS      Z0, Z2, Z0
-	VADDPS      f32_3f800000<>+0(SB), Z0, Z0
-	VADDPS      f32_4b40007f<>+0(SB), Z1, Z1
-	VPSLLD      $0x17, Z1, Z1
-	VMULPS      Z1, Z0, Z0
-	VMOVUPS     f32_3f800000<>+0(SB), Z1
-	VADDPS      f32_3f800000<>+0(SB), Z0, Z0
-	VDIVPS      Z0, Z1, Z0
+	VCMPPS      $0x1d, f32_c2cff1b4<>+0(SB), Z0, K1
+	VCMPPS      $0x11, f32_c2ae0000<>+0(SB), Z0, K2
+	KANDW       K1, K2, K1
+	VMINPS      f32_41a00000<>+0(SB), Z0, Z1
+	VPXORD      b32_80000000<>+0(SB), Z1, Z1
+	VMULPS      f32_3fb8aa3b<>+0(SB), Z1, Z4
+	VRNDSCALEPS $0x08, Z4, Z4
+	VMULPS      f32_3f318000<>+0(SB), Z4, Z5
+	VSUBPS      Z5, Z1, Z1
+	VMULPS      f32_b95e8083<>+0(SB), Z4, Z5
+	VSUBPS      Z5, Z1, Z1
+	VMULPS      f32_39506967<>+0(SB), Z1, Z5
+	VADDPS      f32_3ab743ce<>+0(SB), Z5, Z5
+	VMULPS      Z1, Z5, Z5
+	VADDPS      f32_3c088908<>+0(SB), Z5, Z5
+	VMULPS      Z1, Z5, Z5
+	VADDPS      f32_3d2aa9c1<>+0(SB), Z5, Z5
+	VMULPS      Z1, Z5, Z5
+	VADDPS      f32_3e2aaaaa<>+0(SB), Z5, Z5
+	VMULPS      Z1, Z5, Z5
+	VADDPS      f32_3f000000<>+0(SB), Z5, Z5
+	VMULPS      Z1, Z1, Z6
+	VMULPS      Z6, Z5, Z5
+	VADDPS      Z1, Z5, Z1
+	VADDPS      f32_3f800000<>+0(SB), Z1, Z1
+	VADDPS      f32_4b40007f<>+0(SB), Z4, Z4
+	VPSLLD      $0x17, Z4, Z4
+	VMULPS      Z4, Z1, Z1
+	VMOVUPS     f32_3f800000<>+0(SB), Z4
+	VADDPS      f32_3f800000<>+0(SB), Z1, Z1
+	VDIVPS      Z1, Z4, Z1
+	VCMPPS      $0x11, f32_c2cff1b4<>+0(SB), Z0, K2
+	VBLENDMPS   f32_00000000<>+0(SB), Z1, K2, Z2
+	VCMPPS      $0x03, Z0, Z0, K2
+	VADDPS      Z0, Z0, Z0
+	VBLENDMPS   Z0, Z2, K2, Z3
 	KORTESTW    K1, K1
 	JNZ         logisticF32AVX512_done
-	VMOVUPS     Z0, (CX)(BX*4)
+	VMOVUPS     Z3, (CX)(BX*4)
 	ADDQ        $0x00000010, BX
 	JMP         logisticF32AVX512_loop1
 
@@ -8286,52 +8426,59 @@ sinF32AVX2_loop1:
 	JB           sinF32AVX2_done
 	VMOVUPS      (DX)(BX*4), Y0
 	VPAND        b32_7fffffff<>+0(SB), Y0, Y1
-	VCMPPS       $0x16, f32_47800000<>+0(SB), Y1, Y2
+	VCMPPS       $0x1e, f32_47800000<>+0(SB), Y1, Y2
+	VCMPPS       $0x11, f32_7f800000<>+0(SB), Y1, Y3
+	VPAND        Y2, Y3, Y2
 	VMULPS       f32_3fa2f983<>+0(SB), Y1, Y3
 	VCVTTPS2DQ   Y3, Y3
 	VPADDD       b32_00000001<>+0(SB), Y3, Y3
 	VPAND        b32_fffffffe<>+0(SB), Y3, Y3
 	VEXTRACTF128 $0x01, Y1, X5
 	VEXTRACTI128 $0x01, Y3, X6
-	VCVTPS2PD    X1, Y1
-	VCVTDQ2PD    X3, Y7
-	VMULPD       f64_3fe921fb40000000<>+0(SB), Y7, Y8
-	VSUBPD       Y8, Y1, Y1
-	VMULPD       f64_3e64442d184698bf<>+0(SB), Y7, Y7
-	VSUBPD       Y7, Y1, Y1
-	VCVTPD2PSY   Y1, X4
-	VCVTPS2PD    X5, Y1
-	VCVTDQ2PD    X6, Y5
-	VMULPD       f64_3fe921fb40000000<>+0(SB), Y5, Y6
-	VSUBPD       Y6, Y1, Y1
-	VMULPD       f64_3e64442d184698bf<>+0(SB), Y5, Y5
-	VSUBPD       Y5, Y1, Y1
-	VCVTPD2PSY   Y1, X1
-	VINSERTF128  $0x01, X1, Y4, Y1
-	VPSLLD       $0x1d, Y3, Y5
-	VPAND        b32_80000000<>+0(SB), Y5, Y5
-	VPAND        b32_80000000<>+0(SB), Y0, Y0
-	VPXOR        Y0, Y5, Y0
-	VMULPS       Y1, Y1, Y5
-	VMULPS       f32_b94ca1f9<>+0(SB), Y5, Y6
-	VADDPS       f32_3c08839e<>+0(SB), Y6, Y6
-	VMULPS       Y5, Y6, Y6
-	VADDPS       f32_be2aaaa3<>+0(SB), Y6, Y6
-	VMULPS       Y5, Y6, Y6
-	VMULPS       Y1, Y6, Y6
-	VADDPS       Y1, Y6, Y1
-	VMULPS       f32_37ccf5ce<>+0(SB), Y5, Y6
-	VADDPS       f32_bab6061a<>+0(SB), Y6, Y6
-	VMULPS       Y5, Y6, Y6
-	VADDPS       f32_3d2aaaa5<>+0(SB), Y6, Y6
-	VMULPS       Y5, Y6, Y6
-	VMULPS       Y5, Y6, Y6
-	VMULPS       f32_3f000000<>+0(SB), Y5, Y5
-	VSUBPS       Y5, Y6, Y5
-	VADDPS       f32_3f800000<>+0(SB), Y5, Y5
+	VCVTPS2PD    X1, Y7
+	VCVTDQ2PD    X3, Y8
+	VMULPD       f64_3fe921fb40000000<>+0(SB), Y8, Y9
+	VSUBPD       Y9, Y7, Y7
+	VMULPD       f64_3e64442d184698bf<>+0(SB), Y8, Y8
+	VSUBPD       Y8, Y7, Y7
+	VCVTPD2PSY   Y7, X4
+	VCVTPS2PD    X5, Y5
+	VCVTDQ2PD    X6, Y6
+	VMULPD       f64_3fe921fb40000000<>+0(SB), Y6, Y7
+	VSUBPD       Y7, Y5, Y5
+	VMULPD       f64_3e64442d184698bf<>+0(SB), Y6, Y6
+	VSUBPD       Y6, Y5, Y5
+	VCVTPD2PSY   Y5, X5
+	VINSERTF128  $0x01, X5, Y4, Y5
+	VPSLLD       $0x1d, Y3, Y6
+	VPAND        b32_80000000<>+0(SB), Y6, Y6
+	VPAND        b32_80000000<>+0(SB), Y0, Y7
+	VPXOR        Y7, Y6, Y6
+	VMULPS       Y5, Y5, Y7
+	VMULPS       f32_b94ca1f9<>+0(SB), Y7, Y8
+	VADDPS       f32_3c08839e<>+0(SB), Y8, Y8
+	VMULPS       Y7, Y8, Y8
+	VADDPS       f32_be2aaaa3<>+0(SB), Y8, Y8
+	VMULPS       Y7, Y8, Y8
+	VMULPS       Y5, Y8, Y8
+	VADDPS       Y5, Y8, Y5
+	VMULPS       f32_37ccf5ce<>+0(SB), Y7, Y8
+	VADDPS       f32_bab6061a<>+0(SB), Y8, Y8
+	VMULPS       Y7, Y8, Y8
+	VADDPS       f32_3d2aaaa5<>+0(SB), Y8, Y8
+	VMULPS       Y7, Y8, Y8
+	VMULPS       Y7, Y8, Y8
+	VMULPS       f32_3f000000<>+0(SB), Y7, Y7
+	VSUBPS       Y7, Y8, Y7
+	VADDPS       f32_3f800000<>+0(SB), Y7, Y7
 	VPSLLD       $0x1e, Y3, Y3
-	VBLENDVPS    Y3, Y5, Y1, Y1
-	VPXOR        Y0, Y1, Y0
+	VBLENDVPS    Y3, Y7, Y5, Y3
+	VPXOR        Y6, Y3, Y3
+	VCMPPS       $0x00, f32_7f800000<>+0(SB), Y1, Y1
+	VBLENDVPS    Y1, b32_7fc00000<>+0(SB), Y3, Y1
+	VCMPPS       $0x03, Y0, Y0, Y3
+	VADDPS       Y0, Y0, Y0
+	VBLENDVPS    Y3, Y0, Y1, Y0
 	VPTEST       Y2, Y2
 	JNZ          sinF32AVX2_done
 	VMOVUPS      Y0, (CX)(BX*4)
@@ -8558,55 +8705,62 @@ sinF32AVX512_loop1:
 	JB            sinF32AVX512_done
 	VMOVUPS       (DX)(BX*4), Z0
 	VPANDD        b32_7fffffff<>+0(SB), Z0, Z1
-	VCMPPS        $0x16, f32_47800000<>+0(SB), Z1, K1
+	VCMPPS        $0x1e, f32_47800000<>+0(SB), Z1, K1
+	VCMPPS        $0x11, f32_7f800000<>+0(SB), Z1, K2
+	KANDW         K1, K2, K1
 	VMULPS        f32_3fa2f983<>+0(SB), Z1, Z2
 	VCVTTPS2DQ    Z2, Z2
 	VPADDD        b32_00000001<>+0(SB), Z2, Z2
 	VPANDD        b32_fffffffe<>+0(SB), Z2, Z2
-	VEXTRACTF32X8 $0x01, Z1, Y5
-	VEXTRACTI32X8 $0x01, Z2, Y6
-	VCVTPS2PD     Y1, Z1
-	VCVTDQ2PD     Y2, Z7
-	VMULPD        f64_3fe921fb40000000<>+0(SB), Z7, Z8
-	VSUBPD        Z8, Z1, Z1
-	VMULPD        f64_3e64442d184698bf<>+0(SB), Z7, Z7
-	VSUBPD        Z7, Z1, Z1
-	VCVTPD2PS     Z1, Y3
-	VCVTPS2PD     Y5, Z1
-	VCVTDQ2PD     Y6, Z5
-	VMULPD        f64_3fe921fb40000000<>+0(SB), Z5, Z6
-	VSUBPD        Z6, Z1, Z1
-	VMULPD        f64_3e64442d184698bf<>+0(SB), Z5, Z5
-	VSUBPD        Z5, Z1, Z1
-	VCVTPD2PS     Z1, Y1
-	VINSERTF32X8  $0x01, Y1, Z3, Z1
-	VPSLLD        $0x1d, Z2, Z5
-	VPANDD        b32_80000000<>+0(SB), Z5, Z5
-	VPANDD        b32_80000000<>+0(SB), Z0, Z0
-	VPXORD        Z0, Z5, Z0
-	VMULPS        Z1, Z1, Z5
-	VMULPS        f32_b94ca1f9<>+0(SB), Z5, Z6
-	VADDPS        f32_3c08839e<>+0(SB), Z6, Z6
-	VMULPS        Z5, Z6, Z6
-	VADDPS        f32_be2aaaa3<>+0(SB), Z6, Z6
-	VMULPS        Z5, Z6, Z6
-	VMULPS        Z1, Z6, Z6
-	VADDPS        Z1, Z6, Z1
-	VMULPS        f32_37ccf5ce<>+0(SB), Z5, Z6
-	VADDPS        f32_bab6061a<>+0(SB), Z6, Z6
-	VMULPS        Z5, Z6, Z6
-	VADDPS        f32_3d2aaaa5<>+0(SB), Z6, Z6
-	VMULPS        Z5, Z6, Z6
-	VMULPS        Z5, Z6, Z6
-	VMULPS        f32_3f000000<>+0(SB), Z5, Z5
-	VSUBPS        Z5, Z6, Z5
-	VADDPS        f32_3f800000<>+0(SB), Z5, Z5
+	VEXTRACTF32X8 $0x01, Z1, Y7
+	VEXTRACTI32X8 $0x01, Z2, Y8
+	VCVTPS2PD     Y1, Z9
+	VCVTDQ2PD     Y2, Z10
+	VMULPD        f64_3fe921fb40000000<>+0(SB), Z10, Z11
+	VSUBPD        Z11, Z9, Z9
+	VMULPD        f64_3e64442d184698bf<>+0(SB), Z10, Z10
+	VSUBPD        Z10, Z9, Z9
+	VCVTPD2PS     Z9, Y3
+	VCVTPS2PD     Y7, Z7
+	VCVTDQ2PD     Y8, Z8
+	VMULPD        f64_3fe921fb40000000<>+0(SB), Z8, Z9
+	VSUBPD        Z9, Z7, Z7
+	VMULPD        f64_3e64442d184698bf<>+0(SB), Z8, Z8
+	VSUBPD        Z8, Z7, Z7
+	VCVTPD2PS     Z7, Y7
+	VINSERTF32X8  $0x01, Y7, Z3, Z7
+	VPSLLD        $0x1d, Z2, Z8
+	VPANDD        b32_80000000<>+0(SB), Z8, Z8
+	VPANDD        b32_80000000<>+0(SB), Z0, Z9
+	VPXORD        Z9, Z8, Z8
+	VMULPS        Z7, Z7, Z9
+	VMULPS        f32_b94ca1f9<>+0(SB), Z9, Z10
+	VADDPS        f32_3c08839e<>+0(SB), Z10, Z10
+	VMULPS        Z9, Z10, Z10
+	VADDPS        f32_be2aaaa3<>+0(SB), Z10, Z10
+	VMULPS        Z9, Z10, Z10
+	VMULPS        Z7, Z10, Z10
+	VADDPS        Z7, Z10, Z7
+	VMULPS        f32_37ccf5ce<>+0(SB), Z9, Z10
+	VADDPS        f32_bab6061a<>+0(SB), Z10, Z10
+	VMULPS        Z9, Z10, Z10
+	VADDPS        f32_3d2aaaa5<>+0(SB), Z10, Z10
+	VMULPS        Z9, Z10, Z10
+	VMULPS        Z9, Z10, Z10
+	VMULPS        f32_3f000000<>+0(SB), Z9, Z9
+	VSUBPS        Z9, Z10, Z9
+	VADDPS        f32_3f800000<>+0(SB), Z9, Z9
 	VPTESTMD      b32_00000002<>+0(SB), Z2, K2
-	VBLENDMPS     Z5, Z1, K2, Z4
-	VPXORD        Z0, Z4, Z0
+	VBLENDMPS     Z9, Z7, K2, Z4
+	VPXORD        Z8, Z4, Z2
+	VCMPPS        $0x00, f32_7f800000<>+0(SB), Z1, K2
+	VBLENDMPS     b32_7fc00000<>+0(SB), Z2, K2, Z5
+	VCMPPS        $0x03, Z0, Z0, K2
+	VADDPS        Z0, Z0, Z0
+	VBLENDMPS     Z0, Z5, K2, Z6
 	KORTESTW      K1, K1
 	JNZ           sinF32AVX512_done
-	VMOVUPS       Z0, (CX)(BX*4)
+	VMOVUPS       Z6, (CX)(BX*4)
 	ADDQ          $0x00000010, BX
 	JMP           sinF32AVX512_loop1
 
@@ -8647,52 +8801,59 @@ cosF32AVX2_loop1:
 	CMPQ         SI, $0x00000008
 	JB           cosF32AVX2_done
 	VMOVUPS      (DX)(BX*4), Y0
-	VPAND        b32_7fffffff<>+0(SB), Y0, Y0
-	VCMPPS       $0x16, f32_47800000<>+0(SB), Y0, Y2
-	VMULPS       f32_3fa2f983<>+0(SB), Y0, Y3
+	VPAND        b32_7fffffff<>+0(SB), Y0, Y1
+	VCMPPS       $0x1e, f32_47800000<>+0(SB), Y1, Y2
+	VCMPPS       $0x11, f32_7f800000<>+0(SB), Y1, Y3
+	VPAND        Y2, Y3, Y2
+	VMULPS       f32_3fa2f983<>+0(SB), Y1, Y3
 	VCVTTPS2DQ   Y3, Y3
 	VPADDD       b32_00000001<>+0(SB), Y3, Y3
 	VPAND        b32_fffffffe<>+0(SB), Y3, Y3
-	VEXTRACTF128 $0x01, Y0, X4
-	VEXTRACTI128 $0x01, Y3, X5
-	VCVTPS2PD    X0, Y0
-	VCVTDQ2PD    X3, Y6
+	VEXTRACTF128 $0x01, Y1, X5
+	VEXTRACTI128 $0x01, Y3, X6
+	VCVTPS2PD    X1, Y7
+	VCVTDQ2PD    X3, Y8
+	VMULPD       f64_3fe921fb40000000<>+0(SB), Y8, Y9
+	VSUBPD       Y9, Y7, Y7
+	VMULPD       f64_3e64442d184698bf<>+0(SB), Y8, Y8
+	VSUBPD       Y8, Y7, Y7
+	VCVTPD2PSY   Y7, X4
+	VCVTPS2PD    X5, Y5
+	VCVTDQ2PD    X6, Y6
 	VMULPD       f64_3fe921fb40000000<>+0(SB), Y6, Y7
-	VSUBPD       Y7, Y0, Y0
+	VSUBPD       Y7, Y5, Y5
 	VMULPD       f64_3e64442d184698bf<>+0(SB), Y6, Y6
-	VSUBPD       Y6, Y0, Y0
-	VCVTPD2PSY   Y0, X1
-	VCVTPS2PD    X4, Y0
-	VCVTDQ2PD    X5, Y4
-	VMULPD       f64_3fe921fb40000000<>+0(SB), Y4, Y5
-	VSUBPD       Y5, Y0, Y0
-	VMULPD       f64_3e64442d184698bf<>+0(SB), Y4, Y4
-	VSUBPD       Y4, Y0, Y0
-	VCVTPD2PSY   Y0, X0
-	VINSERTF128  $0x01, X0, Y1, Y0
+	VSUBPD       Y6, Y5, Y5
+	VCVTPD2PSY   Y5, X5
+	VINSERTF128  $0x01, X5, Y4, Y5
 	VPADDD       b32_00000002<>+0(SB), Y3, Y3
-	VPSLLD       $0x1d, Y3, Y4
-	VPAND        b32_80000000<>+0(SB), Y4, Y4
-	VMULPS       Y0, Y0, Y5
-	VMULPS       f32_b94ca1f9<>+0(SB), Y5, Y6
-	VADDPS       f32_3c08839e<>+0(SB), Y6, Y6
-	VMULPS       Y5, Y6, Y6
-	VADDPS       f32_be2aaaa3<>+0(SB), Y6, Y6
-	VMULPS       Y5, Y6, Y6
-	VMULPS       Y0, Y6, Y6
-	VADDPS       Y0, Y6, Y0
-	VMULPS       f32_37ccf5ce<>+0(SB), Y5, Y6
-	VADDPS       f32_bab6061a<>+0(SB), Y6, Y6
-	VMULPS       Y5, Y6, Y6
-	VADDPS       f32_3d2aaaa5<>+0(SB), Y6, Y6
-	VMULPS       Y5, Y6, Y6
-	VMULPS       Y5, Y6, Y6
-	VMULPS       f32_3f000000<>+0(SB), Y5, Y5
-	VSUBPS       Y5, Y6, Y5
-	VADDPS       f32_3f800000<>+0(SB), Y5, Y5
+	VPSLLD       $0x1d, Y3, Y6
+	VPAND        b32_80000000<>+0(SB), Y6, Y6
+	VMULPS       Y5, Y5, Y7
+	VMULPS       f32_b94ca1f9<>+0(SB), Y7, Y8
+	VADDPS       f32_3c08839e<>+0(SB), Y8, Y8
+	VMULPS       Y7, Y8, Y8
+	VADDPS       f32_be2aaaa3<>+0(SB), Y8, Y8
+	VMULPS       Y7, Y8, Y8
+	VMULPS       Y5, Y8, Y8
+	VADDPS       Y5, Y8, Y5
+	VMULPS       f32_37ccf5ce<>+0(SB), Y7, Y8
+	VADDPS       f32_bab6061a<>+0(SB), Y8, Y8
+	VMULPS       Y7, Y8, Y8
+	VADDPS       f32_3d2aaaa5<>+0(SB), Y8, Y8
+	VMULPS       Y7, Y8, Y8
+	VMULPS       Y7, Y8, Y8
+	VMULPS       f32_3f000000<>+0(SB), Y7, Y7
+	VSUBPS       Y7, Y8, Y7
+	VADDPS       f32_3f800000<>+0(SB), Y7, Y7
 	VPSLLD       $0x1e, Y3, Y3
-	VBLENDVPS    Y3, Y5, Y0, Y0
-	VPXOR        Y4, Y0, Y0
+	VBLENDVPS    Y3, Y7, Y5, Y3
+	VPXOR        Y6, Y3, Y3
+	VCMPPS       $0x00, f32_7f800000<>+0(SB), Y1, Y1
+	VBLENDVPS    Y1, b32_7fc00000<>+0(SB), Y3, Y1
+	VCMPPS       $0x03, Y0, Y0, Y3
+	VADDPS       Y0, Y0, Y0
+	VBLENDVPS    Y3, Y0, Y1, Y0
 	VPTEST       Y2, Y2
 	JNZ          cosF32AVX2_done
 	VMOVUPS      Y0, (CX)(BX*4)
@@ -8718,55 +8879,62 @@ cosF32AVX512_loop1:
 	CMPQ          SI, $0x00000010
 	JB            cosF32AVX512_done
 	VMOVUPS       (DX)(BX*4), Z0
-	VPANDD        b32_7fffffff<>+0(SB), Z0, Z0
-	VCMPPS        $0x16, f32_47800000<>+0(SB), Z0, K1
-	VMULPS        f32_3fa2f983<>+0(SB), Z0, Z3
-	VCVTTPS2DQ    Z3, Z3
-	VPADDD        b32_00000001<>+0(SB), Z3, Z3
-	VPANDD        b32_fffffffe<>+0(SB), Z3, Z3
-	VEXTRACTF32X8 $0x01, Z0, Y4
-	VEXTRACTI32X8 $0x01, Z3, Y5
-	VCVTPS2PD     Y0, Z0
-	VCVTDQ2PD     Y3, Z6
-	VMULPD        f64_3fe921fb40000000<>+0(SB), Z6, Z7
-	VSUBPD        Z7, Z0, Z0
-	VMULPD        f64_3e64442d184698bf<>+0(SB), Z6, Z6
-	VSUBPD        Z6, Z0, Z0
-	VCVTPD2PS     Z0, Y1
-	VCVTPS2PD     Y4, Z0
-	VCVTDQ2PD     Y5, Z4
-	VMULPD        f64_3fe921fb40000000<>+0(SB), Z4, Z5
-	VSUBPD        Z5, Z0, Z0
-	VMULPD        f64_3e64442d184698bf<>+0(SB), Z4, Z4
-	VSUBPD        Z4, Z0, Z0
-	VCVTPD2PS     Z0, Y0
-	VINSERTF32X8  $0x01, Y0, Z1, Z0
-	VPADDD        b32_00000002<>+0(SB), Z3, Z3
-	VPSLLD        $0x1d, Z3, Z4
-	VPANDD        b32_80000000<>+0(SB), Z4, Z4
-	VMULPS        Z0, Z0, Z5
-	VMULPS        f32_b94ca1f9<>+0(SB), Z5, Z6
-	VADDPS        f32_3c08839e<>+0(SB), Z6, Z6
-	VMULPS        Z5, Z6, Z6
-	VADDPS        f32_be2aaaa3<>+0(SB), Z6, Z6
-	VMULPS        Z5, Z6, Z6
-	VMULPS        Z0, Z6, Z6
-	VADDPS        Z0, Z6, Z0
-	VMULPS        f32_37ccf5ce<>+0(SB), Z5, Z6
-	VADDPS        f32_bab6061a<>+0(SB), Z6, Z6
-	VMULPS        Z5, Z6, Z6
-	VADDPS        f32_3d2aaaa5<>+0(SB), Z6, Z6
-	VMULPS        Z5, Z6, Z6
-	VMULPS        Z5, Z6, Z6
-	VMULPS        f32_3f000000<>+0(SB), Z5, Z5
-	VSUBPS        Z5, Z6, Z5
-	VADDPS        f32_3f800000<>+0(SB), Z5, Z5
-	VPTESTMD      b32_00000002<>+0(SB), Z3, K2
-	VBLENDMPS     Z5, Z0, K2, Z2
-	VPXORD        Z4, Z2, Z0
+	VPANDD        b32_7fffffff<>+0(SB), Z0, Z1
+	VCMPPS        $0x1e, f32_47800000<>+0(SB), Z1, K1
+	VCMPPS        $0x11, f32_7f800000<>+0(SB), Z1, K2
+	KANDW         K1, K2, K1
+	VMULPS        f32_3fa2f983<>+0(SB), Z1, Z2
+	VCVTTPS2DQ    Z2, Z2
+	VPADDD        b32_00000001<>+0(SB), Z2, Z2
+	VPANDD        b32_fffffffe<>+0(SB), Z2, Z2
+	VEXTRACTF32X8 $0x01, Z1, Y7
+	VEXTRACTI32X8 $0x01, Z2, Y8
+	VCVTPS2PD     Y1, Z9
+	VCVTDQ2PD     Y2, Z10
+	VMULPD        f64_3fe921fb40000000<>+0(SB), Z10, Z11
+	VSUBPD        Z11, Z9, Z9
+	VMULPD        f64_3e64442d184698bf<>+0(SB), Z10, Z10
+	VSUBPD        Z10, Z9, Z9
+	VCVTPD2PS     Z9, Y3
+	VCVTPS2PD     Y7, Z7
+	VCVTDQ2PD     Y8, Z8
+	VMULPD        f64_3fe921fb40000000<>+0(SB), Z8, Z9
+	VSUBPD        Z9, Z7, Z7
+	VMULPD        f64_3e64442d184698bf<>+0(SB), Z8, Z8
+	VSUBPD        Z8, Z7, Z7
+	VCVTPD2PS     Z7, Y7
+	VINSERTF32X8  $0x01, Y7, Z3, Z7
+	VPADDD        b32_00000002<>+0(SB), Z2, Z2
+	VPSLLD        $0x1d, Z2, Z8
+	VPANDD        b32_80000000<>+0(SB), Z8, Z8
+	VMULPS        Z7, Z7, Z9
+	VMULPS        f32_b94ca1f9<>+0(SB), Z9, Z10
+	VADDPS        f32_3c08839e<>+0(SB), Z10, Z10
+	VMULPS        Z9, Z10, Z10
+	VADDPS        f32_be2aaaa3<>+0(SB), Z10, Z10
+	VMULPS        Z9, Z10, Z10
+	VMULPS        Z7, Z10, Z10
+	VADDPS        Z7, Z10, Z7
+	VMULPS        f32_37ccf5ce<>+0(SB), Z9, Z10
+	VADDPS        f32_bab6061a<>+0(SB), Z10, Z10
+	VMULPS        Z9, Z10, Z10
+	VADDPS        f32_3d2aaaa5<>+0(SB), Z10, Z10
+	VMULPS        Z9, Z10, Z10
+	VMULPS        Z9, Z10, Z10
+	VMULPS        f32_3f000000<>+0(SB), Z9, Z9
+	VSUBPS        Z9, Z10, Z9
+	VADDPS        f32_3f800000<>+0(SB), Z9, Z9
+	VPTESTMD      b32_00000002<>+0(SB), Z2, K2
+	VBLENDMPS     Z9, Z7, K2, Z4
+	VPXORD        Z8, Z4, Z2
+	VCMPPS        $0x00, f32_7f800000<>+0(SB), Z1, K2
+	VBLENDMPS     b32_7fc00000<>+0(SB), Z2, K2, Z5
+	VCMPPS        $0x03, Z0, Z0, K2
+	VADDPS        Z0, Z0, Z0
+	VBLENDMPS     Z0, Z5, K2, Z6
 	KORTESTW      K1, K1
 	JNZ           cosF32AVX512_done
-	VMOVUPS       Z0, (CX)(BX*4)
+	VMOVUPS       Z6, (CX)(BX*4)
 	ADDQ          $0x00000010, BX
 	JMP           cosF32AVX512_loop1
 
@@ -8784,52 +8952,73 @@ TEXT ·expF64AVX2(SB), NOSPLIT, $0-56
 	XORQ BX, BX
 
 expF64AVX2_loop1:
-	MOVQ     AX, SI
-	SUBQ     BX, SI
-	CMPQ     SI, $0x00000004
-	JB       expF64AVX2_done
-	VMOVUPS  (DX)(BX*8), Y0
-	VCMPPD   $0x19, f64_c086200000000000<>+0(SB), Y0, Y1
-	VCMPPD   $0x16, f64_4086200000000000<>+0(SB), Y0, Y2
-	VPOR     Y1, Y2, Y1
-	VMULPD   f64_3ff71547652b82fe<>+0(SB), Y0, Y2
-	VROUNDPD $0x08, Y2, Y2
-	VMULPD   f64_3fe62e42fee00000<>+0(SB), Y2, Y3
-	VSUBPD   Y3, Y0, Y0
-	VMULPD   f64_3dea39ef35793c76<>+0(SB), Y2, Y3
-	VSUBPD   Y3, Y0, Y4
-	VMULPD   Y4, Y4, Y5
-	VMULPD   f64_3e66376972bea4d0<>+0(SB), Y5, Y6
-	VADDPD   f64_bebbbd41c5d26bf1<>+0(SB), Y6, Y6
-	VMULPD   Y5, Y6, Y6
-	VADDPD   f64_3f11566aaf25de2c<>+0(SB), Y6, Y6
-	VMULPD   Y5, Y6, Y6
-	VADDPD   f64_bf66c16c16bebd93<>+0(SB), Y6, Y6
-	VMULPD   Y5, Y6, Y6
-	VADDPD   f64_3fc5555555555555<>+0(SB), Y6, Y6
-	VMULPD   Y6, Y5, Y5
-	VSUBPD   Y5, Y4, Y5
-	VMULPD   Y5, Y4, Y4
-	VMOVUPS  f64_4000000000000000<>+0(SB), Y6
-	VSUBPD   Y5, Y6, Y5
-	VDIVPD   Y5, Y4, Y4
-	VSUBPD   Y4, Y3, Y3
-	VSUBPD   Y0, Y3, Y0
-	VADDPD   f64_43380000000003ff<>+0(SB), Y2, Y2
-	VPSLLQ   $0x34, Y2, Y2
-	VMOVUPS  f64_3ff0000000000000<>+0(SB), Y3
-	VSUBPD   Y0, Y3, Y0
-	VMULPD   Y2, Y0, Y0
-	VPTEST   Y1, Y1
-	JNZ      expF64AVX2_done
-	VMOVUPS  Y0, (CX)(BX*8)
-	ADDQ     $0x00000004, BX
-	JMP      expF64AVX2_loop1
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000004
+	JB        expF64AVX2_done
+	VMOVUPS   (DX)(BX*8), Y0
+	VCMPPD    $0x1d, f64_c0874910d52d3051<>+0(SB), Y0, Y1
+	VCMPPD    $0x11, f64_c086200000000000<>+0(SB), Y0, Y2
+	VPAND     Y1, Y2, Y1
+	VCMPPD    $0x1e, f64_4086200000000000<>+0(SB), Y0, Y2
+	VCMPPD    $0x12, f64_40862e42fefa39ef<>+0(SB), Y0, Y3
+	VPAND     Y2, Y3, Y2
+	VPOR      Y1, Y2, Y1
+	VMULPD    f64_3ff71547652b82fe<>+0(SB), Y0, Y2
+	VROUNDPD  $0x08, Y2, Y2
+	VMULPD    f64_3fe62e42fee00000<>+0(SB), Y2, Y3
+	VSUBPD    Y3, Y0, Y3
+	VMULPD    f64_3dea39ef35793c76<>+0(SB), Y2, Y4
+	VSUBPD    Y4, Y3, Y5
+	VMULPD    Y5, Y5, Y6
+	VMULPD    f64_3e66376972bea4d0<>+0(SB), Y6, Y7
+	VADDPD    f64_bebbbd41c5d26bf1<>+0(SB), Y7, Y7
+	VMULPD    Y6, Y7, Y7
+	VADDPD    f64_3f11566aaf25de2c<>+0(SB), Y7, Y7
+	VMULPD    Y6, Y7, Y7
+	VADDPD    f64_bf66c16c16bebd93<>+0(SB), Y7, Y7
+	VMULPD    Y6, Y7, Y7
+	VADDPD    f64_3fc5555555555555<>+0(SB), Y7, Y7
+	VMULPD    Y7, Y6, Y6
+	VSUBPD    Y6, Y5, Y6
+	VMULPD    Y6, Y5, Y5
+	VMOVUPS   f64_4000000000000000<>+0(SB), Y7
+	VSUBPD    Y6, Y7, Y6
+	VDIVPD    Y6, Y5, Y5
+	VSUBPD    Y5, Y4, Y4
+	VSUBPD    Y3, Y4, Y3
+	VADDPD    f64_43380000000003ff<>+0(SB), Y2, Y2
+	VPSLLQ    $0x34, Y2, Y2
+	VMOVUPS   f64_3ff0000000000000<>+0(SB), Y4
+	VSUBPD    Y3, Y4, Y3
+	VMULPD    Y2, Y3, Y2
+	VCMPPD    $0x1e, f64_40862e42fefa39ef<>+0(SB), Y0, Y3
+	VBLENDVPD Y3, f64_7ff0000000000000<>+0(SB), Y2, Y2
+	VCMPPD    $0x11, f64_c0874910d52d3051<>+0(SB), Y0, Y3
+	VBLENDVPD Y3, f64_0000000000000000<>+0(SB), Y2, Y2
+	VCMPPD    $0x03, Y0, Y0, Y3
+	VADDPD    Y0, Y0, Y0
+	VBLENDVPD Y3, Y0, Y2, Y0
+	VPTEST    Y1, Y1
+	JNZ       expF64AVX2_done
+	VMOVUPS   Y0, (CX)(BX*8)
+	ADDQ      $0x00000004, BX
+	JMP       expF64AVX2_loop1
 
 expF64AVX2_done:
 	VZEROUPPER
 	MOVQ BX, ret+48(FP)
 	RET
+
+DATA f64_c0874910d52d3051<>+0(SB)/8, $0xc0874910d52d3051
+DATA f64_c0874910d52d3051<>+8(SB)/8, $0xc0874910d52d3051
+DATA f64_c0874910d52d3051<>+16(SB)/8, $0xc0874910d52d3051
+DATA f64_c0874910d52d3051<>+24(SB)/8, $0xc0874910d52d3051
+DATA f64_c0874910d52d3051<>+32(SB)/8, $0xc0874910d52d3051
+DATA f64_c0874910d52d3051<>+40(SB)/8, $0xc0874910d52d3051
+DATA f64_c0874910d52d3051<>+48(SB)/8, $0xc0874910d52d3051
+DATA f64_c0874910d52d3051<>+56(SB)/8, $0xc0874910d52d3051
+GLOBL f64_c0874910d52d3051<>(SB), RODATA|NOPTR, $64
 
 DATA f64_c086200000000000<>+0(SB)/8, $0xc086200000000000
 DATA f64_c086200000000000<>+8(SB)/8, $0xc086200000000000
@@ -8850,6 +9039,16 @@ DATA f64_4086200000000000<>+40(SB)/8, $0x4086200000000000
 DATA f64_4086200000000000<>+48(SB)/8, $0x4086200000000000
 DATA f64_4086200000000000<>+56(SB)/8, $0x4086200000000000
 GLOBL f64_4086200000000000<>(SB), RODATA|NOPTR, $64
+
+DATA f64_40862e42fefa39ef<>+0(SB)/8, $0x40862e42fefa39ef
+DATA f64_40862e42fefa39ef<>+8(SB)/8, $0x40862e42fefa39ef
+DATA f64_40862e42fefa39ef<>+16(SB)/8, $0x40862e42fefa39ef
+DATA f64_40862e42fefa39ef<>+24(SB)/8, $0x40862e42fefa39ef
+DATA f64_40862e42fefa39ef<>+32(SB)/8, $0x40862e42fefa39ef
+DATA f64_40862e42fefa39ef<>+40(SB)/8, $0x40862e42fefa39ef
+DATA f64_40862e42fefa39ef<>+48(SB)/8, $0x40862e42fefa39ef
+DATA f64_40862e42fefa39ef<>+56(SB)/8, $0x40862e42fefa39ef
+GLOBL f64_40862e42fefa39ef<>(SB), RODATA|NOPTR, $64
 
 DATA f64_3ff71547652b82fe<>+0(SB)/8, $0x3ff71547652b82fe
 DATA f64_3ff71547652b82fe<>+8(SB)/8, $0x3ff71547652b82fe
@@ -8961,6 +9160,26 @@ DATA f64_3ff0000000000000<>+48(SB)/8, $0x3ff0000000000000
 DATA f64_3ff0000000000000<>+56(SB)/8, $0x3ff0000000000000
 GLOBL f64_3ff0000000000000<>(SB), RODATA|NOPTR, $64
 
+DATA f64_7ff0000000000000<>+0(SB)/8, $0x7ff0000000000000
+DATA f64_7ff0000000000000<>+8(SB)/8, $0x7ff0000000000000
+DATA f64_7ff0000000000000<>+16(SB)/8, $0x7ff0000000000000
+DATA f64_7ff0000000000000<>+24(SB)/8, $0x7ff0000000000000
+DATA f64_7ff0000000000000<>+32(SB)/8, $0x7ff0000000000000
+DATA f64_7ff0000000000000<>+40(SB)/8, $0x7ff0000000000000
+DATA f64_7ff0000000000000<>+48(SB)/8, $0x7ff0000000000000
+DATA f64_7ff0000000000000<>+56(SB)/8, $0x7ff0000000000000
+GLOBL f64_7ff0000000000000<>(SB), RODATA|NOPTR, $64
+
+DATA f64_0000000000000000<>+0(SB)/8, $0x0000000000000000
+DATA f64_0000000000000000<>+8(SB)/8, $0x0000000000000000
+DATA f64_0000000000000000<>+16(SB)/8, $0x0000000000000000
+DATA f64_0000000000000000<>+24(SB)/8, $0x0000000000000000
+DATA f64_0000000000000000<>+32(SB)/8, $0x0000000000000000
+DATA f64_0000000000000000<>+40(SB)/8, $0x0000000000000000
+DATA f64_0000000000000000<>+48(SB)/8, $0x0000000000000000
+DATA f64_0000000000000000<>+56(SB)/8, $0x0000000000000000
+GLOBL f64_0000000000000000<>(SB), RODATA|NOPTR, $64
+
 // func expF64AVX512(dst []float64, x []float64) int
 // Requires: AVX, AVX512F
 TEXT ·expF64AVX512(SB), NOSPLIT, $0-56
@@ -8975,40 +9194,51 @@ expF64AVX512_loop1:
 	CMPQ        SI, $0x00000008
 	JB          expF64AVX512_done
 	VMOVUPS     (DX)(BX*8), Z0
-	VCMPPD      $0x19, f64_c086200000000000<>+0(SB), Z0, K1
-	VCMPPD      $0x16, f64_4086200000000000<>+0(SB), Z0, K2
+	VCMPPD      $0x1d, f64_c0874910d52d3051<>+0(SB), Z0, K1
+	VCMPPD      $0x11, f64_c086200000000000<>+0(SB), Z0, K2
+	KANDW       K1, K2, K1
+	VCMPPD      $0x1e, f64_4086200000000000<>+0(SB), Z0, K2
+	VCMPPD      $0x12, f64_40862e42fefa39ef<>+0(SB), Z0, K3
+	KANDW       K2, K3, K2
 	KORW        K1, K2, K1
 	VMULPD      f64_3ff71547652b82fe<>+0(SB), Z0, Z1
 	VRNDSCALEPD $0x08, Z1, Z1
-	VMULPD      f64_3fe62e42fee00000<>+0(SB), Z1, Z2
-	VSUBPD      Z2, Z0, Z0
-	VMULPD      f64_3dea39ef35793c76<>+0(SB), Z1, Z2
-	VSUBPD      Z2, Z0, Z3
-	VMULPD      Z3, Z3, Z4
-	VMULPD      f64_3e66376972bea4d0<>+0(SB), Z4, Z5
-	VADDPD      f64_bebbbd41c5d26bf1<>+0(SB), Z5, Z5
-	VMULPD      Z4, Z5, Z5
-	VADDPD      f64_3f11566aaf25de2c<>+0(SB), Z5, Z5
-	VMULPD      Z4, Z5, Z5
-	VADDPD      f64_bf66c16c16bebd93<>+0(SB), Z5, Z5
-	VMULPD      Z4, Z5, Z5
-	VADDPD      f64_3fc5555555555555<>+0(SB), Z5, Z5
-	VMULPD      Z5, Z4, Z4
-	VSUBPD      Z4, Z3, Z4
-	VMULPD      Z4, Z3, Z3
-	VMOVUPS     f64_4000000000000000<>+0(SB), Z5
-	VSUBPD      Z4, Z5, Z4
-	VDIVPD      Z4, Z3, Z3
-	VSUBPD      Z3, Z2, Z2
-	VSUBPD      Z0, Z2, Z0
+	VMULPD      f64_3fe62e42fee00000<>+0(SB), Z1, Z5
+	VSUBPD      Z5, Z0, Z5
+	VMULPD      f64_3dea39ef35793c76<>+0(SB), Z1, Z6
+	VSUBPD      Z6, Z5, Z7
+	VMULPD      Z7, Z7, Z8
+	VMULPD      f64_3e66376972bea4d0<>+0(SB), Z8, Z9
+	VADDPD      f64_bebbbd41c5d26bf1<>+0(SB), Z9, Z9
+	VMULPD      Z8, Z9, Z9
+	VADDPD      f64_3f11566aaf25de2c<>+0(SB), Z9, Z9
+	VMULPD      Z8, Z9, Z9
+	VADDPD      f64_bf66c16c16bebd93<>+0(SB), Z9, Z9
+	VMULPD      Z8, Z9, Z9
+	VADDPD      f64_3fc5555555555555<>+0(SB), Z9, Z9
+	VMULPD      Z9, Z8, Z8
+	VSUBPD      Z8, Z7, Z8
+	VMULPD      Z8, Z7, Z7
+	VMOVUPS     f64_4000000000000000<>+0(SB), Z9
+	VSUBPD      Z8, Z9, Z8
+	VDIVPD      Z8, Z7, Z7
+	VSUBPD      Z7, Z6, Z6
+	VSUBPD      Z5, Z6, Z5
 	VADDPD      f64_43380000000003ff<>+0(SB), Z1, Z1
 	VPSLLQ      $0x34, Z1, Z1
-	VMOVUPS     f64_3ff0000000000000<>+0(SB), Z2
-	VSUBPD      Z0, Z2, Z0
-	VMULPD      Z1, Z0, Z0
+	VMOVUPS     f64_3ff0000000000000<>+0(SB), Z6
+	VSUBPD      Z5, Z6, Z5
+	VMULPD      Z1, Z5, Z1
+	VCMPPD      $0x1e, f64_40862e42fefa39ef<>+0(SB), Z0, K2
+	VBLENDMPD   f64_7ff0000000000000<>+0(SB), Z1, K2, Z2
+	VCMPPD      $0x11, f64_c0874910d52d3051<>+0(SB), Z0, K2
+	VBLENDMPD   f64_0000000000000000<>+0(SB), Z2, K2, Z3
+	VCMPPD      $0x03, Z0, Z0, K2
+	VADDPD      Z0, Z0, Z0
+	VBLENDMPD   Z0, Z3, K2, Z4
 	KORTESTW    K1, K1
 	JNZ         expF64AVX512_done
-	VMOVUPS     Z0, (CX)(BX*8)
+	VMOVUPS     Z4, (CX)(BX*8)
 	ADDQ        $0x00000008, BX
 	JMP         expF64AVX512_loop1
 
@@ -9031,23 +9261,27 @@ logF64AVX2_loop1:
 	CMPQ      SI, $0x00000004
 	JB        logF64AVX2_done
 	VMOVUPS   (DX)(BX*8), Y0
-	VCMPPD    $0x19, f64_0010000000000000<>+0(SB), Y0, Y1
-	VCMPPD    $0x16, f64_7fefffffffffffff<>+0(SB), Y0, Y2
-	VPOR      Y1, Y2, Y1
-	VPSRLQ    $0x34, Y0, Y2
-	VPOR      b64_4330000000000000<>+0(SB), Y2, Y2
-	VSUBPD    f64_4330000000000000<>+0(SB), Y2, Y2
-	VSUBPD    f64_408ff00000000000<>+0(SB), Y2, Y2
-	VPAND     b64_000fffffffffffff<>+0(SB), Y0, Y0
-	VPOR      b64_3fe0000000000000<>+0(SB), Y0, Y0
-	VCMPPD    $0x11, f64_3fe6a09e667f3bcd<>+0(SB), Y0, Y3
-	VADDPD    Y0, Y0, Y4
-	VBLENDVPD Y3, Y4, Y0, Y0
-	VSUBPD    f64_3ff0000000000000<>+0(SB), Y2, Y4
+	VCMPPD    $0x1e, f64_0000000000000000<>+0(SB), Y0, Y1
+	VCMPPD    $0x11, f64_0010000000000000<>+0(SB), Y0, Y2
+	VPAND     Y1, Y2, Y1
+	VMULPD    f64_4350000000000000<>+0(SB), Y0, Y2
+	VBLENDVPD Y1, Y2, Y0, Y2
+	VPSRLQ    $0x34, Y2, Y3
+	VPOR      b64_4330000000000000<>+0(SB), Y3, Y3
+	VSUBPD    f64_4330000000000000<>+0(SB), Y3, Y3
+	VSUBPD    f64_408ff00000000000<>+0(SB), Y3, Y3
+	VSUBPD    f64_404b000000000000<>+0(SB), Y3, Y4
+	VBLENDVPD Y1, Y4, Y3, Y1
+	VPAND     b64_000fffffffffffff<>+0(SB), Y2, Y2
+	VPOR      b64_3fe0000000000000<>+0(SB), Y2, Y2
+	VCMPPD    $0x11, f64_3fe6a09e667f3bcd<>+0(SB), Y2, Y3
+	VADDPD    Y2, Y2, Y4
 	VBLENDVPD Y3, Y4, Y2, Y2
-	VSUBPD    f64_3ff0000000000000<>+0(SB), Y0, Y0
-	VADDPD    f64_4000000000000000<>+0(SB), Y0, Y3
-	VDIVPD    Y3, Y0, Y3
+	VSUBPD    f64_3ff0000000000000<>+0(SB), Y1, Y4
+	VBLENDVPD Y3, Y4, Y1, Y1
+	VSUBPD    f64_3ff0000000000000<>+0(SB), Y2, Y2
+	VADDPD    f64_4000000000000000<>+0(SB), Y2, Y3
+	VDIVPD    Y3, Y2, Y3
 	VMULPD    Y3, Y3, Y4
 	VMULPD    Y4, Y4, Y5
 	VMULPD    f64_3fc2f112df3e5244<>+0(SB), Y5, Y6
@@ -9063,18 +9297,23 @@ logF64AVX2_loop1:
 	VMULPD    Y6, Y4, Y4
 	VMULPD    Y7, Y5, Y5
 	VADDPD    Y5, Y4, Y4
-	VMULPD    f64_3fe0000000000000<>+0(SB), Y0, Y5
-	VMULPD    Y0, Y5, Y5
+	VMULPD    f64_3fe0000000000000<>+0(SB), Y2, Y5
+	VMULPD    Y2, Y5, Y5
 	VADDPD    Y4, Y5, Y4
 	VMULPD    Y4, Y3, Y3
-	VMULPD    f64_3dea39ef35793c76<>+0(SB), Y2, Y4
+	VMULPD    f64_3dea39ef35793c76<>+0(SB), Y1, Y4
 	VADDPD    Y4, Y3, Y3
-	VMULPD    f64_3fe62e42fee00000<>+0(SB), Y2, Y2
+	VMULPD    f64_3fe62e42fee00000<>+0(SB), Y1, Y1
 	VSUBPD    Y3, Y5, Y3
-	VSUBPD    Y0, Y3, Y0
-	VSUBPD    Y0, Y2, Y0
-	VPTEST    Y1, Y1
-	JNZ       logF64AVX2_done
+	VSUBPD    Y2, Y3, Y2
+	VSUBPD    Y2, Y1, Y1
+	VCMPPD    $0x00, f64_0000000000000000<>+0(SB), Y0, Y2
+	VBLENDVPD Y2, f64_fff0000000000000<>+0(SB), Y1, Y1
+	VCMPPD    $0x11, f64_0000000000000000<>+0(SB), Y0, Y2
+	VBLENDVPD Y2, b64_7ff8000000000001<>+0(SB), Y1, Y1
+	VCMPPD    $0x15, f64_7ff0000000000000<>+0(SB), Y0, Y2
+	VADDPD    Y0, Y0, Y0
+	VBLENDVPD Y2, Y0, Y1, Y0
 	VMOVUPS   Y0, (CX)(BX*8)
 	ADDQ      $0x00000004, BX
 	JMP       logF64AVX2_loop1
@@ -9094,15 +9333,15 @@ DATA f64_0010000000000000<>+48(SB)/8, $0x0010000000000000
 DATA f64_0010000000000000<>+56(SB)/8, $0x0010000000000000
 GLOBL f64_0010000000000000<>(SB), RODATA|NOPTR, $64
 
-DATA f64_7fefffffffffffff<>+0(SB)/8, $0x7fefffffffffffff
-DATA f64_7fefffffffffffff<>+8(SB)/8, $0x7fefffffffffffff
-DATA f64_7fefffffffffffff<>+16(SB)/8, $0x7fefffffffffffff
-DATA f64_7fefffffffffffff<>+24(SB)/8, $0x7fefffffffffffff
-DATA f64_7fefffffffffffff<>+32(SB)/8, $0x7fefffffffffffff
-DATA f64_7fefffffffffffff<>+40(SB)/8, $0x7fefffffffffffff
-DATA f64_7fefffffffffffff<>+48(SB)/8, $0x7fefffffffffffff
-DATA f64_7fefffffffffffff<>+56(SB)/8, $0x7fefffffffffffff
-GLOBL f64_7fefffffffffffff<>(SB), RODATA|NOPTR, $64
+DATA f64_4350000000000000<>+0(SB)/8, $0x4350000000000000
+DATA f64_4350000000000000<>+8(SB)/8, $0x4350000000000000
+DATA f64_4350000000000000<>+16(SB)/8, $0x4350000000000000
+DATA f64_4350000000000000<>+24(SB)/8, $0x4350000000000000
+DATA f64_4350000000000000<>+32(SB)/8, $0x4350000000000000
+DATA f64_4350000000000000<>+40(SB)/8, $0x4350000000000000
+DATA f64_4350000000000000<>+48(SB)/8, $0x4350000000000000
+DATA f64_4350000000000000<>+56(SB)/8, $0x4350000000000000
+GLOBL f64_4350000000000000<>(SB), RODATA|NOPTR, $64
 
 DATA b64_4330000000000000<>+0(SB)/8, $0x4330000000000000
 DATA b64_4330000000000000<>+8(SB)/8, $0x4330000000000000
@@ -9133,6 +9372,16 @@ DATA f64_408ff00000000000<>+40(SB)/8, $0x408ff00000000000
 DATA f64_408ff00000000000<>+48(SB)/8, $0x408ff00000000000
 DATA f64_408ff00000000000<>+56(SB)/8, $0x408ff00000000000
 GLOBL f64_408ff00000000000<>(SB), RODATA|NOPTR, $64
+
+DATA f64_404b000000000000<>+0(SB)/8, $0x404b000000000000
+DATA f64_404b000000000000<>+8(SB)/8, $0x404b000000000000
+DATA f64_404b000000000000<>+16(SB)/8, $0x404b000000000000
+DATA f64_404b000000000000<>+24(SB)/8, $0x404b000000000000
+DATA f64_404b000000000000<>+32(SB)/8, $0x404b000000000000
+DATA f64_404b000000000000<>+40(SB)/8, $0x404b000000000000
+DATA f64_404b000000000000<>+48(SB)/8, $0x404b000000000000
+DATA f64_404b000000000000<>+56(SB)/8, $0x404b000000000000
+GLOBL f64_404b000000000000<>(SB), RODATA|NOPTR, $64
 
 DATA b64_000fffffffffffff<>+0(SB)/8, $0x000fffffffffffff
 DATA b64_000fffffffffffff<>+8(SB)/8, $0x000fffffffffffff
@@ -9244,6 +9493,26 @@ DATA f64_3fe0000000000000<>+48(SB)/8, $0x3fe0000000000000
 DATA f64_3fe0000000000000<>+56(SB)/8, $0x3fe0000000000000
 GLOBL f64_3fe0000000000000<>(SB), RODATA|NOPTR, $64
 
+DATA f64_fff0000000000000<>+0(SB)/8, $0xfff0000000000000
+DATA f64_fff0000000000000<>+8(SB)/8, $0xfff0000000000000
+DATA f64_fff0000000000000<>+16(SB)/8, $0xfff0000000000000
+DATA f64_fff0000000000000<>+24(SB)/8, $0xfff0000000000000
+DATA f64_fff0000000000000<>+32(SB)/8, $0xfff0000000000000
+DATA f64_fff0000000000000<>+40(SB)/8, $0xfff0000000000000
+DATA f64_fff0000000000000<>+48(SB)/8, $0xfff0000000000000
+DATA f64_fff0000000000000<>+56(SB)/8, $0xfff0000000000000
+GLOBL f64_fff0000000000000<>(SB), RODATA|NOPTR, $64
+
+DATA b64_7ff8000000000001<>+0(SB)/8, $0x7ff8000000000001
+DATA b64_7ff8000000000001<>+8(SB)/8, $0x7ff8000000000001
+DATA b64_7ff8000000000001<>+16(SB)/8, $0x7ff8000000000001
+DATA b64_7ff8000000000001<>+24(SB)/8, $0x7ff8000000000001
+DATA b64_7ff8000000000001<>+32(SB)/8, $0x7ff8000000000001
+DATA b64_7ff8000000000001<>+40(SB)/8, $0x7ff8000000000001
+DATA b64_7ff8000000000001<>+48(SB)/8, $0x7ff8000000000001
+DATA b64_7ff8000000000001<>+56(SB)/8, $0x7ff8000000000001
+GLOBL b64_7ff8000000000001<>(SB), RODATA|NOPTR, $64
+
 // func logF64AVX512(dst []float64, x []float64) int
 // Requires: AVX, AVX512F
 TEXT ·logF64AVX512(SB), NOSPLIT, $0-56
@@ -9258,51 +9527,60 @@ logF64AVX512_loop1:
 	CMPQ      SI, $0x00000008
 	JB        logF64AVX512_done
 	VMOVUPS   (DX)(BX*8), Z0
-	VCMPPD    $0x19, f64_0010000000000000<>+0(SB), Z0, K1
-	VCMPPD    $0x16, f64_7fefffffffffffff<>+0(SB), Z0, K2
-	KORW      K1, K2, K1
-	VPSRLQ    $0x34, Z0, Z1
+	VCMPPD    $0x1e, f64_0000000000000000<>+0(SB), Z0, K1
+	VCMPPD    $0x11, f64_0010000000000000<>+0(SB), Z0, K2
+	KANDW     K1, K2, K1
+	VMULPD    f64_4350000000000000<>+0(SB), Z0, Z1
+	VBLENDMPD Z1, Z0, K1, Z2
+	VPSRLQ    $0x34, Z2, Z1
 	VPORD     b64_4330000000000000<>+0(SB), Z1, Z1
 	VSUBPD    f64_4330000000000000<>+0(SB), Z1, Z1
 	VSUBPD    f64_408ff00000000000<>+0(SB), Z1, Z1
-	VPANDD    b64_000fffffffffffff<>+0(SB), Z0, Z0
-	VPORD     b64_3fe0000000000000<>+0(SB), Z0, Z0
-	VCMPPD    $0x11, f64_3fe6a09e667f3bcd<>+0(SB), Z0, K2
-	VADDPD    Z0, Z0, Z4
-	VBLENDMPD Z4, Z0, K2, Z2
-	VSUBPD    f64_3ff0000000000000<>+0(SB), Z1, Z0
-	VBLENDMPD Z0, Z1, K2, Z3
-	VSUBPD    f64_3ff0000000000000<>+0(SB), Z2, Z0
-	VADDPD    f64_4000000000000000<>+0(SB), Z0, Z1
-	VDIVPD    Z1, Z0, Z1
-	VMULPD    Z1, Z1, Z4
-	VMULPD    Z4, Z4, Z5
-	VMULPD    f64_3fc2f112df3e5244<>+0(SB), Z5, Z6
-	VADDPD    f64_3fc7466496cb03de<>+0(SB), Z6, Z6
-	VMULPD    Z5, Z6, Z6
-	VADDPD    f64_3fd2492494229359<>+0(SB), Z6, Z6
-	VMULPD    Z5, Z6, Z6
-	VADDPD    f64_3fe5555555555593<>+0(SB), Z6, Z6
-	VMULPD    f64_3fc39a09d078c69f<>+0(SB), Z5, Z7
-	VADDPD    f64_3fcc71c51d8e78af<>+0(SB), Z7, Z7
-	VMULPD    Z5, Z7, Z7
-	VADDPD    f64_3fd999999997fa04<>+0(SB), Z7, Z7
-	VMULPD    Z6, Z4, Z4
-	VMULPD    Z7, Z5, Z5
-	VADDPD    Z5, Z4, Z4
-	VMULPD    f64_3fe0000000000000<>+0(SB), Z0, Z5
-	VMULPD    Z0, Z5, Z5
-	VADDPD    Z4, Z5, Z4
-	VMULPD    Z4, Z1, Z1
-	VMULPD    f64_3dea39ef35793c76<>+0(SB), Z3, Z4
-	VADDPD    Z4, Z1, Z1
-	VMULPD    f64_3fe62e42fee00000<>+0(SB), Z3, Z4
-	VSUBPD    Z1, Z5, Z1
-	VSUBPD    Z0, Z1, Z0
-	VSUBPD    Z0, Z4, Z0
-	KORTESTW  K1, K1
-	JNZ       logF64AVX512_done
-	VMOVUPS   Z0, (CX)(BX*8)
+	VSUBPD    f64_404b000000000000<>+0(SB), Z1, Z9
+	VBLENDMPD Z9, Z1, K1, Z3
+	VPANDD    b64_000fffffffffffff<>+0(SB), Z2, Z1
+	VPORD     b64_3fe0000000000000<>+0(SB), Z1, Z1
+	VCMPPD    $0x11, f64_3fe6a09e667f3bcd<>+0(SB), Z1, K1
+	VADDPD    Z1, Z1, Z9
+	VBLENDMPD Z9, Z1, K1, Z4
+	VSUBPD    f64_3ff0000000000000<>+0(SB), Z3, Z1
+	VBLENDMPD Z1, Z3, K1, Z5
+	VSUBPD    f64_3ff0000000000000<>+0(SB), Z4, Z1
+	VADDPD    f64_4000000000000000<>+0(SB), Z1, Z9
+	VDIVPD    Z9, Z1, Z9
+	VMULPD    Z9, Z9, Z10
+	VMULPD    Z10, Z10, Z11
+	VMULPD    f64_3fc2f112df3e5244<>+0(SB), Z11, Z12
+	VADDPD    f64_3fc7466496cb03de<>+0(SB), Z12, Z12
+	VMULPD    Z11, Z12, Z12
+	VADDPD    f64_3fd2492494229359<>+0(SB), Z12, Z12
+	VMULPD    Z11, Z12, Z12
+	VADDPD    f64_3fe5555555555593<>+0(SB), Z12, Z12
+	VMULPD    f64_3fc39a09d078c69f<>+0(SB), Z11, Z13
+	VADDPD    f64_3fcc71c51d8e78af<>+0(SB), Z13, Z13
+	VMULPD    Z11, Z13, Z13
+	VADDPD    f64_3fd999999997fa04<>+0(SB), Z13, Z13
+	VMULPD    Z12, Z10, Z10
+	VMULPD    Z13, Z11, Z11
+	VADDPD    Z11, Z10, Z10
+	VMULPD    f64_3fe0000000000000<>+0(SB), Z1, Z11
+	VMULPD    Z1, Z11, Z11
+	VADDPD    Z10, Z11, Z10
+	VMULPD    Z10, Z9, Z9
+	VMULPD    f64_3dea39ef35793c76<>+0(SB), Z5, Z10
+	VADDPD    Z10, Z9, Z9
+	VMULPD    f64_3fe62e42fee00000<>+0(SB), Z5, Z10
+	VSUBPD    Z9, Z11, Z9
+	VSUBPD    Z1, Z9, Z1
+	VSUBPD    Z1, Z10, Z1
+	VCMPPD    $0x00, f64_0000000000000000<>+0(SB), Z0, K1
+	VBLENDMPD f64_fff0000000000000<>+0(SB), Z1, K1, Z6
+	VCMPPD    $0x11, f64_0000000000000000<>+0(SB), Z0, K1
+	VBLENDMPD b64_7ff8000000000001<>+0(SB), Z6, K1, Z7
+	VCMPPD    $0x15, f64_7ff0000000000000<>+0(SB), Z0, K1
+	VADDPD    Z0, Z0, Z0
+	VBLENDMPD Z0, Z7, K1, Z8
+	VMOVUPS   Z8, (CX)(BX*8)
 	ADDQ      $0x00000008, BX
 	JMP       logF64AVX512_loop1
 
@@ -9325,11 +9603,10 @@ tanhF64AVX2_loop1:
 	CMPQ      SI, $0x00000004
 	JB        tanhF64AVX2_done
 	VMOVUPS   (DX)(BX*8), Y0
-	VCMPPD    $0x03, Y0, Y0, Y1
-	VPAND     b64_8000000000000000<>+0(SB), Y0, Y2
-	VPAND     b64_7fffffffffffffff<>+0(SB), Y0, Y0
-	VMINPD    f64_4034000000000000<>+0(SB), Y0, Y0
-	VADDPD    Y0, Y0, Y3
+	VPAND     b64_8000000000000000<>+0(SB), Y0, Y1
+	VPAND     b64_7fffffffffffffff<>+0(SB), Y0, Y2
+	VMINPD    f64_4034000000000000<>+0(SB), Y2, Y2
+	VADDPD    Y2, Y2, Y3
 	VMULPD    f64_3ff71547652b82fe<>+0(SB), Y3, Y4
 	VROUNDPD  $0x08, Y4, Y4
 	VMULPD    f64_3fe62e42fee00000<>+0(SB), Y4, Y5
@@ -9363,7 +9640,7 @@ tanhF64AVX2_loop1:
 	VADDPD    f64_3ff0000000000000<>+0(SB), Y3, Y3
 	VDIVPD    Y3, Y5, Y3
 	VSUBPD    Y3, Y4, Y3
-	VMULPD    Y0, Y0, Y4
+	VMULPD    Y2, Y2, Y4
 	VMULPD    f64_bfeedc5baafd6f4b<>+0(SB), Y4, Y5
 	VADDPD    f64_c058d26a0e26682d<>+0(SB), Y5, Y5
 	VMULPD    Y4, Y5, Y5
@@ -9373,15 +9650,16 @@ tanhF64AVX2_loop1:
 	VADDPD    f64_40a176fa0e5535fa<>+0(SB), Y6, Y6
 	VMULPD    Y4, Y6, Y6
 	VADDPD    f64_40b2ec102442040c<>+0(SB), Y6, Y6
-	VMULPD    Y4, Y0, Y4
+	VMULPD    Y4, Y2, Y4
 	VMULPD    Y5, Y4, Y4
 	VDIVPD    Y6, Y4, Y4
-	VADDPD    Y4, Y0, Y4
-	VCMPPD    $0x1d, f64_3fe4000000000000<>+0(SB), Y0, Y0
-	VBLENDVPD Y0, Y3, Y4, Y0
-	VPOR      Y2, Y0, Y0
-	VPTEST    Y1, Y1
-	JNZ       tanhF64AVX2_done
+	VADDPD    Y4, Y2, Y4
+	VCMPPD    $0x1d, f64_3fe4000000000000<>+0(SB), Y2, Y2
+	VBLENDVPD Y2, Y3, Y4, Y2
+	VPOR      Y1, Y2, Y1
+	VCMPPD    $0x03, Y0, Y0, Y2
+	VADDPD    Y0, Y0, Y0
+	VBLENDVPD Y2, Y0, Y1, Y0
 	VMOVUPS   Y0, (CX)(BX*8)
 	ADDQ      $0x00000004, BX
 	JMP       tanhF64AVX2_loop1
@@ -9505,64 +9783,64 @@ tanhF64AVX512_loop1:
 	CMPQ        SI, $0x00000008
 	JB          tanhF64AVX512_done
 	VMOVUPS     (DX)(BX*8), Z0
-	VCMPPD      $0x03, Z0, Z0, K1
 	VPANDD      b64_8000000000000000<>+0(SB), Z0, Z1
-	VPANDD      b64_7fffffffffffffff<>+0(SB), Z0, Z0
-	VMINPD      f64_4034000000000000<>+0(SB), Z0, Z0
-	VADDPD      Z0, Z0, Z3
-	VMULPD      f64_3ff71547652b82fe<>+0(SB), Z3, Z4
-	VRNDSCALEPD $0x08, Z4, Z4
-	VMULPD      f64_3fe62e42fee00000<>+0(SB), Z4, Z5
-	VSUBPD      Z5, Z3, Z3
-	VMULPD      f64_3dea39ef35793c76<>+0(SB), Z4, Z5
-	VSUBPD      Z5, Z3, Z6
-	VMULPD      Z6, Z6, Z7
-	VMULPD      f64_3e66376972bea4d0<>+0(SB), Z7, Z8
-	VADDPD      f64_bebbbd41c5d26bf1<>+0(SB), Z8, Z8
-	VMULPD      Z7, Z8, Z8
-	VADDPD      f64_3f11566aaf25de2c<>+0(SB), Z8, Z8
-	VMULPD      Z7, Z8, Z8
-	VADDPD      f64_bf66c16c16bebd93<>+0(SB), Z8, Z8
-	VMULPD      Z7, Z8, Z8
-	VADDPD      f64_3fc5555555555555<>+0(SB), Z8, Z8
-	VMULPD      Z8, Z7, Z7
-	VSUBPD      Z7, Z6, Z7
+	VPANDD      b64_7fffffffffffffff<>+0(SB), Z0, Z2
+	VMINPD      f64_4034000000000000<>+0(SB), Z2, Z2
+	VADDPD      Z2, Z2, Z5
+	VMULPD      f64_3ff71547652b82fe<>+0(SB), Z5, Z6
+	VRNDSCALEPD $0x08, Z6, Z6
+	VMULPD      f64_3fe62e42fee00000<>+0(SB), Z6, Z7
+	VSUBPD      Z7, Z5, Z5
+	VMULPD      f64_3dea39ef35793c76<>+0(SB), Z6, Z7
+	VSUBPD      Z7, Z5, Z8
+	VMULPD      Z8, Z8, Z9
+	VMULPD      f64_3e66376972bea4d0<>+0(SB), Z9, Z10
+	VADDPD      f64_bebbbd41c5d26bf1<>+0(SB), Z10, Z10
+	VMULPD      Z9, Z10, Z10
+	VADDPD      f64_3f11566aaf25de2c<>+0(SB), Z10, Z10
+	VMULPD      Z9, Z10, Z10
+	VADDPD      f64_bf66c16c16bebd93<>+0(SB), Z10, Z10
+	VMULPD      Z9, Z10, Z10
+	VADDPD      f64_3fc5555555555555<>+0(SB), Z10, Z10
+	VMULPD      Z10, Z9, Z9
+	VSUBPD      Z9, Z8, Z9
+	VMULPD      Z9, Z8, Z8
+	VMOVUPS     f64_4000000000000000<>+0(SB), Z10
+	VSUBPD      Z9, Z10, Z9
+	VDIVPD      Z9, Z8, Z8
+	VSUBPD      Z8, Z7, Z7
+	VSUBPD      Z5, Z7, Z5
+	VADDPD      f64_43380000000003ff<>+0(SB), Z6, Z6
+	VPSLLQ      $0x34, Z6, Z6
+	VMOVUPS     f64_3ff0000000000000<>+0(SB), Z7
+	VSUBPD      Z5, Z7, Z5
+	VMULPD      Z6, Z5, Z5
+	VMOVUPS     f64_3ff0000000000000<>+0(SB), Z6
+	VMOVUPS     f64_4000000000000000<>+0(SB), Z7
+	VADDPD      f64_3ff0000000000000<>+0(SB), Z5, Z5
+	VDIVPD      Z5, Z7, Z5
+	VSUBPD      Z5, Z6, Z5
+	VMULPD      Z2, Z2, Z6
+	VMULPD      f64_bfeedc5baafd6f4b<>+0(SB), Z6, Z7
+	VADDPD      f64_c058d26a0e26682d<>+0(SB), Z7, Z7
+	VMULPD      Z6, Z7, Z7
+	VADDPD      f64_c0993ac030580563<>+0(SB), Z7, Z7
+	VADDPD      f64_405c33f28a581b86<>+0(SB), Z6, Z8
+	VMULPD      Z6, Z8, Z8
+	VADDPD      f64_40a176fa0e5535fa<>+0(SB), Z8, Z8
+	VMULPD      Z6, Z8, Z8
+	VADDPD      f64_40b2ec102442040c<>+0(SB), Z8, Z8
+	VMULPD      Z6, Z2, Z6
 	VMULPD      Z7, Z6, Z6
-	VMOVUPS     f64_4000000000000000<>+0(SB), Z8
-	VSUBPD      Z7, Z8, Z7
-	VDIVPD      Z7, Z6, Z6
-	VSUBPD      Z6, Z5, Z5
-	VSUBPD      Z3, Z5, Z3
-	VADDPD      f64_43380000000003ff<>+0(SB), Z4, Z4
-	VPSLLQ      $0x34, Z4, Z4
-	VMOVUPS     f64_3ff0000000000000<>+0(SB), Z5
-	VSUBPD      Z3, Z5, Z3
-	VMULPD      Z4, Z3, Z3
-	VMOVUPS     f64_3ff0000000000000<>+0(SB), Z4
-	VMOVUPS     f64_4000000000000000<>+0(SB), Z5
-	VADDPD      f64_3ff0000000000000<>+0(SB), Z3, Z3
-	VDIVPD      Z3, Z5, Z3
-	VSUBPD      Z3, Z4, Z3
-	VMULPD      Z0, Z0, Z4
-	VMULPD      f64_bfeedc5baafd6f4b<>+0(SB), Z4, Z5
-	VADDPD      f64_c058d26a0e26682d<>+0(SB), Z5, Z5
-	VMULPD      Z4, Z5, Z5
-	VADDPD      f64_c0993ac030580563<>+0(SB), Z5, Z5
-	VADDPD      f64_405c33f28a581b86<>+0(SB), Z4, Z6
-	VMULPD      Z4, Z6, Z6
-	VADDPD      f64_40a176fa0e5535fa<>+0(SB), Z6, Z6
-	VMULPD      Z4, Z6, Z6
-	VADDPD      f64_40b2ec102442040c<>+0(SB), Z6, Z6
-	VMULPD      Z4, Z0, Z4
-	VMULPD      Z5, Z4, Z4
-	VDIVPD      Z6, Z4, Z4
-	VADDPD      Z4, Z0, Z4
-	VCMPPD      $0x1d, f64_3fe4000000000000<>+0(SB), Z0, K2
-	VBLENDMPD   Z3, Z4, K2, Z2
-	VPORD       Z1, Z2, Z0
-	KORTESTW    K1, K1
-	JNZ         tanhF64AVX512_done
-	VMOVUPS     Z0, (CX)(BX*8)
+	VDIVPD      Z8, Z6, Z6
+	VADDPD      Z6, Z2, Z6
+	VCMPPD      $0x1d, f64_3fe4000000000000<>+0(SB), Z2, K1
+	VBLENDMPD   Z5, Z6, K1, Z3
+	VPORD       Z1, Z3, Z1
+	VCMPPD      $0x03, Z0, Z0, K1
+	VADDPD      Z0, Z0, Z0
+	VBLENDMPD   Z0, Z1, K1, Z4
+	VMOVUPS     Z4, (CX)(BX*8)
 	ADDQ        $0x00000008, BX
 	JMP         tanhF64AVX512_loop1
 
@@ -9585,58 +9863,65 @@ logisticF64AVX2_loop1:
 	CMPQ         SI, $0x00000004
 	JB           logisticF64AVX2_done
 	VMOVUPS      (DX)(BX*8), Y0
-	VCMPPD       $0x19, f64_c086200000000000<>+0(SB), Y0, Y1
-	VMINPD       f64_4044000000000000<>+0(SB), Y0, Y0
-	VPXOR        b64_8000000000000000<>+0(SB), Y0, Y0
-	VMULPD       f64_3ff71547652b82fe<>+0(SB), Y0, Y2
-	VROUNDPD     $0x08, Y2, Y2
-	VMULPD       f64_3fe62e42fee00000<>+0(SB), Y2, Y3
-	VSUBPD       Y3, Y0, Y0
-	VMULPD       f64_3dea39ef35793c76<>+0(SB), Y2, Y3
-	VSUBPD       Y3, Y0, Y4
-	VMULPD       Y4, Y4, Y5
-	VMULPD       f64_3e66376972bea4d0<>+0(SB), Y5, Y6
-	VADDPD       f64_bebbbd41c5d26bf1<>+0(SB), Y6, Y6
-	VMULPD       Y5, Y6, Y6
-	VADDPD       f64_3f11566aaf25de2c<>+0(SB), Y6, Y6
-	VMULPD       Y5, Y6, Y6
-	VADDPD       f64_bf66c16c16bebd93<>+0(SB), Y6, Y6
-	VMULPD       Y5, Y6, Y6
-	VADDPD       f64_3fc5555555555555<>+0(SB), Y6, Y6
-	VMULPD       Y6, Y5, Y5
-	VSUBPD       Y5, Y4, Y5
-	VMULPD       Y5, Y4, Y4
-	VMOVUPS      f64_4000000000000000<>+0(SB), Y6
-	VSUBPD       Y5, Y6, Y5
-	VDIVPD       Y5, Y4, Y4
-	VSUBPD       Y4, Y3, Y3
-	VSUBPD       Y0, Y3, Y0
-	VADDPD       f64_43380000000003ff<>+0(SB), Y2, Y2
-	VPSLLQ       $0x34, Y2, Y2
-	VMOVUPS      f64_3ff0000000000000<>+0(SB), Y3
-	VADDPD       Y2, Y3, Y4
-	VSUBPD       Y3, Y4, Y5
-	VSUBPD       Y5, Y4, Y6
-	VSUBPD       Y6, Y3, Y3
-	VSUBPD       Y5, Y2, Y5
-	VADDPD       Y5, Y3, Y3
-	VMULPD       Y0, Y2, Y0
-	VPXOR        b64_8000000000000000<>+0(SB), Y0, Y0
-	VADDPD       Y0, Y4, Y2
+	VCMPPD       $0x1d, f64_c0874910d52d3051<>+0(SB), Y0, Y1
+	VCMPPD       $0x11, f64_c086200000000000<>+0(SB), Y0, Y2
+	VPAND        Y1, Y2, Y1
+	VMINPD       f64_4044000000000000<>+0(SB), Y0, Y2
+	VPXOR        b64_8000000000000000<>+0(SB), Y2, Y2
+	VMULPD       f64_3ff71547652b82fe<>+0(SB), Y2, Y3
+	VROUNDPD     $0x08, Y3, Y3
+	VMULPD       f64_3fe62e42fee00000<>+0(SB), Y3, Y4
+	VSUBPD       Y4, Y2, Y2
+	VMULPD       f64_3dea39ef35793c76<>+0(SB), Y3, Y4
 	VSUBPD       Y4, Y2, Y5
-	VSUBPD       Y5, Y2, Y6
-	VSUBPD       Y6, Y4, Y4
-	VSUBPD       Y5, Y0, Y0
-	VADDPD       Y0, Y4, Y0
-	VADDPD       Y0, Y3, Y0
-	VMOVUPS      f64_3ff0000000000000<>+0(SB), Y3
-	VDIVPD       Y2, Y3, Y3
-	VMOVUPD      f64_3ff0000000000000<>+0(SB), Y4
-	VFNMADD231PD Y2, Y3, Y4
+	VMULPD       Y5, Y5, Y6
+	VMULPD       f64_3e66376972bea4d0<>+0(SB), Y6, Y7
+	VADDPD       f64_bebbbd41c5d26bf1<>+0(SB), Y7, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       f64_3f11566aaf25de2c<>+0(SB), Y7, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       f64_bf66c16c16bebd93<>+0(SB), Y7, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       f64_3fc5555555555555<>+0(SB), Y7, Y7
+	VMULPD       Y7, Y6, Y6
+	VSUBPD       Y6, Y5, Y6
+	VMULPD       Y6, Y5, Y5
+	VMOVUPS      f64_4000000000000000<>+0(SB), Y7
+	VSUBPD       Y6, Y7, Y6
+	VDIVPD       Y6, Y5, Y5
+	VSUBPD       Y5, Y4, Y4
+	VSUBPD       Y2, Y4, Y2
+	VADDPD       f64_43380000000003ff<>+0(SB), Y3, Y3
+	VPSLLQ       $0x34, Y3, Y3
+	VMOVUPS      f64_3ff0000000000000<>+0(SB), Y4
+	VADDPD       Y3, Y4, Y5
+	VSUBPD       Y4, Y5, Y6
+	VSUBPD       Y6, Y5, Y7
+	VSUBPD       Y7, Y4, Y4
+	VSUBPD       Y6, Y3, Y6
+	VADDPD       Y6, Y4, Y4
+	VMULPD       Y2, Y3, Y2
+	VPXOR        b64_8000000000000000<>+0(SB), Y2, Y2
+	VADDPD       Y2, Y5, Y3
+	VSUBPD       Y5, Y3, Y6
+	VSUBPD       Y6, Y3, Y7
+	VSUBPD       Y7, Y5, Y5
+	VSUBPD       Y6, Y2, Y2
+	VADDPD       Y2, Y5, Y2
+	VADDPD       Y2, Y4, Y2
+	VMOVUPS      f64_3ff0000000000000<>+0(SB), Y4
+	VDIVPD       Y3, Y4, Y4
+	VMOVUPD      f64_3ff0000000000000<>+0(SB), Y5
+	VFNMADD231PD Y3, Y4, Y5
+	VMOVUPD      Y5, Y3
+	VFNMADD231PD Y2, Y4, Y3
 	VMOVUPD      Y4, Y2
-	VFNMADD231PD Y0, Y3, Y2
-	VMOVUPD      Y3, Y0
-	VFMADD231PD  Y2, Y3, Y0
+	VFMADD231PD  Y3, Y4, Y2
+	VCMPPD       $0x11, f64_c0874910d52d3051<>+0(SB), Y0, Y3
+	VBLENDVPD    Y3, f64_0000000000000000<>+0(SB), Y2, Y2
+	VCMPPD       $0x03, Y0, Y0, Y3
+	VADDPD       Y0, Y0, Y0
+	VBLENDVPD    Y3, Y0, Y2, Y0
 	VPTEST       Y1, Y1
 	JNZ          logisticF64AVX2_done
 	VMOVUPS      Y0, (CX)(BX*8)
@@ -9672,61 +9957,68 @@ logisticF64AVX512_loop1:
 	CMPQ         SI, $0x00000008
 	JB           logisticF64AVX512_done
 	VMOVUPS      (DX)(BX*8), Z0
-	VCMPPD       $0x19, f64_c086200000000000<>+0(SB), Z0, K1
-	VMINPD       f64_4044000000000000<>+0(SB), Z0, Z0
-	VPXORD       b64_8000000000000000<>+0(SB), Z0, Z0
-	VMULPD       f64_3ff71547652b82fe<>+0(SB), Z0, Z1
-	VRNDSCALEPD  $0x08, Z1, Z1
-	VMULPD       f64_3fe62e42fee00000<>+0(SB), Z1, Z2
-	VSUBPD       Z2, Z0, Z0
-	VMULPD       f64_3dea39ef35793c76<>+0(SB), Z1, Z2
-	VSUBPD       Z2, Z0, Z3
-	VMULPD       Z3, Z3, Z4
-	VMULPD       f64_3e66376972bea4d0<>+0(SB), Z4, Z5
-	VADDPD       f64_bebbbd41c5d26bf1<>+0(SB), Z5, Z5
-	VMULPD       Z4, Z5, Z5
-	VADDPD       f64_3f11566aaf25de2c<>+0(SB), Z5, Z5
-	VMULPD       Z4, Z5, Z5
-	VADDPD       f64_bf66c16c16bebd93<>+0(SB), Z5, Z5
-	VMULPD       Z4, Z5, Z5
-	VADDPD       f64_3fc5555555555555<>+0(SB), Z5, Z5
-	VMULPD       Z5, Z4, Z4
-	VSUBPD       Z4, Z3, Z4
-	VMULPD       Z4, Z3, Z3
-	VMOVUPS      f64_4000000000000000<>+0(SB), Z5
-	VSUBPD       Z4, Z5, Z4
-	VDIVPD       Z4, Z3, Z3
-	VSUBPD       Z3, Z2, Z2
-	VSUBPD       Z0, Z2, Z0
-	VADDPD       f64_43380000000003ff<>+0(SB), Z1, Z1
-	VPSLLQ       $0x34, Z1, Z1
-	VMOVUPS      f64_3ff0000000000000<>+0(SB), Z2
-	VADDPD       Z1, Z2, Z3
-	VSUBPD       Z2, Z3, Z4
-	VSUBPD       Z4, Z3, Z5
-	VSUBPD       Z5, Z2, Z2
-	VSUBPD       Z4, Z1, Z4
-	VADDPD       Z4, Z2, Z2
-	VMULPD       Z0, Z1, Z0
-	VPXORD       b64_8000000000000000<>+0(SB), Z0, Z0
-	VADDPD       Z0, Z3, Z1
-	VSUBPD       Z3, Z1, Z4
-	VSUBPD       Z4, Z1, Z5
-	VSUBPD       Z5, Z3, Z3
-	VSUBPD       Z4, Z0, Z0
-	VADDPD       Z0, Z3, Z0
-	VADDPD       Z0, Z2, Z0
-	VMOVUPS      f64_3ff0000000000000<>+0(SB), Z2
-	VDIVPD       Z1, Z2, Z2
-	VMOVUPD      f64_3ff0000000000000<>+0(SB), Z3
-	VFNMADD231PD Z1, Z2, Z3
-	VMOVUPD      Z3, Z1
-	VFNMADD231PD Z0, Z2, Z1
-	VMOVUPD      Z2, Z0
-	VFMADD231PD  Z1, Z2, Z0
+	VCMPPD       $0x1d, f64_c0874910d52d3051<>+0(SB), Z0, K1
+	VCMPPD       $0x11, f64_c086200000000000<>+0(SB), Z0, K2
+	KANDW        K1, K2, K1
+	VMINPD       f64_4044000000000000<>+0(SB), Z0, Z1
+	VPXORD       b64_8000000000000000<>+0(SB), Z1, Z1
+	VMULPD       f64_3ff71547652b82fe<>+0(SB), Z1, Z4
+	VRNDSCALEPD  $0x08, Z4, Z4
+	VMULPD       f64_3fe62e42fee00000<>+0(SB), Z4, Z5
+	VSUBPD       Z5, Z1, Z1
+	VMULPD       f64_3dea39ef35793c76<>+0(SB), Z4, Z5
+	VSUBPD       Z5, Z1, Z6
+	VMULPD       Z6, Z6, Z7
+	VMULPD       f64_3e66376972bea4d0<>+0(SB), Z7, Z8
+	VADDPD       f64_bebbbd41c5d26bf1<>+0(SB), Z8, Z8
+	VMULPD       Z7, Z8, Z8
+	VADDPD       f64_3f11566aaf25de2c<>+0(SB), Z8, Z8
+	VMULPD       Z7, Z8, Z8
+	VADDPD       f64_bf66c16c16bebd93<>+0(SB), Z8, Z8
+	VMULPD       Z7, Z8, Z8
+	VADDPD       f64_3fc5555555555555<>+0(SB), Z8, Z8
+	VMULPD       Z8, Z7, Z7
+	VSUBPD       Z7, Z6, Z7
+	VMULPD       Z7, Z6, Z6
+	VMOVUPS      f64_4000000000000000<>+0(SB), Z8
+	VSUBPD       Z7, Z8, Z7
+	VDIVPD       Z7, Z6, Z6
+	VSUBPD       Z6, Z5, Z5
+	VSUBPD       Z1, Z5, Z1
+	VADDPD       f64_43380000000003ff<>+0(SB), Z4, Z4
+	VPSLLQ       $0x34, Z4, Z4
+	VMOVUPS      f64_3ff0000000000000<>+0(SB), Z5
+	VADDPD       Z4, Z5, Z6
+	VSUBPD       Z5, Z6, Z7
+	VSUBPD       Z7, Z6, Z8
+	VSUBPD       Z8, Z5, Z5
+	VSUBPD       Z7, Z4, Z7
+	VADDPD       Z7, Z5, Z5
+	VMULPD       Z1, Z4, Z1
+	VPXORD       b64_8000000000000000<>+0(SB), Z1, Z1
+	VADDPD       Z1, Z6, Z4
+	VSUBPD       Z6, Z4, Z7
+	VSUBPD       Z7, Z4, Z8
+	VSUBPD       Z8, Z6, Z6
+	VSUBPD       Z7, Z1, Z1
+	VADDPD       Z1, Z6, Z1
+	VADDPD       Z1, Z5, Z1
+	VMOVUPS      f64_3ff0000000000000<>+0(SB), Z5
+	VDIVPD       Z4, Z5, Z5
+	VMOVUPD      f64_3ff0000000000000<>+0(SB), Z6
+	VFNMADD231PD Z4, Z5, Z6
+	VMOVUPD      Z6, Z4
+	VFNMADD231PD Z1, Z5, Z4
+	VMOVUPD      Z5, Z1
+	VFMADD231PD  Z4, Z5, Z1
+	VCMPPD       $0x11, f64_c0874910d52d3051<>+0(SB), Z0, K2
+	VBLENDMPD    f64_0000000000000000<>+0(SB), Z1, K2, Z2
+	VCMPPD       $0x03, Z0, Z0, K2
+	VADDPD       Z0, Z0, Z0
+	VBLENDMPD    Z0, Z2, K2, Z3
 	KORTESTW     K1, K1
 	JNZ          logisticF64AVX512_done
-	VMOVUPS      Z0, (CX)(BX*8)
+	VMOVUPS      Z3, (CX)(BX*8)
 	ADDQ         $0x00000008, BX
 	JMP          logisticF64AVX512_loop1
 
@@ -9750,7 +10042,9 @@ sinF64AVX2_loop1:
 	JB          sinF64AVX2_done
 	VMOVUPS     (DX)(BX*8), Y0
 	VPAND       b64_7fffffffffffffff<>+0(SB), Y0, Y1
-	VCMPPD      $0x16, f64_41d0000000000000<>+0(SB), Y1, Y2
+	VCMPPD      $0x1e, f64_41d0000000000000<>+0(SB), Y1, Y2
+	VCMPPD      $0x11, f64_7ff0000000000000<>+0(SB), Y1, Y3
+	VPAND       Y2, Y3, Y2
 	VMULPD      f64_3ff45f306dc9c883<>+0(SB), Y1, Y3
 	VCVTTPD2DQY Y3, X3
 	VPADDD      b32_00000001<>+0(SB), X3, X3
@@ -9759,76 +10053,81 @@ sinF64AVX2_loop1:
 	VMULPD      f64_3fe921fb54442d18<>+0(SB), Y4, Y5
 	VMOVUPD     Y5, Y6
 	VFMSUB231PD f64_3fe921fb54442d18<>+0(SB), Y4, Y6
-	VSUBPD      Y5, Y1, Y1
-	VPXOR       b64_8000000000000000<>+0(SB), Y6, Y5
-	VADDPD      Y5, Y1, Y6
-	VSUBPD      Y1, Y6, Y7
-	VSUBPD      Y7, Y6, Y8
-	VSUBPD      Y8, Y1, Y1
-	VSUBPD      Y7, Y5, Y5
-	VADDPD      Y5, Y1, Y1
-	VMULPD      f64_3c81a62633145c07<>+0(SB), Y4, Y5
-	VMOVUPD     Y5, Y7
-	VFMSUB231PD f64_3c81a62633145c07<>+0(SB), Y4, Y7
-	VPXOR       b64_8000000000000000<>+0(SB), Y5, Y5
-	VADDPD      Y5, Y6, Y8
-	VSUBPD      Y6, Y8, Y9
-	VSUBPD      Y9, Y8, Y10
-	VSUBPD      Y10, Y6, Y6
+	VSUBPD      Y5, Y1, Y5
+	VPXOR       b64_8000000000000000<>+0(SB), Y6, Y6
+	VADDPD      Y6, Y5, Y7
+	VSUBPD      Y5, Y7, Y8
+	VSUBPD      Y8, Y7, Y9
 	VSUBPD      Y9, Y5, Y5
-	VADDPD      Y5, Y6, Y5
-	VADDPD      Y5, Y1, Y1
-	VSUBPD      Y7, Y1, Y1
+	VSUBPD      Y8, Y6, Y6
+	VADDPD      Y6, Y5, Y5
+	VMULPD      f64_3c81a62633145c07<>+0(SB), Y4, Y6
+	VMOVUPD     Y6, Y8
+	VFMSUB231PD f64_3c81a62633145c07<>+0(SB), Y4, Y8
+	VPXOR       b64_8000000000000000<>+0(SB), Y6, Y6
+	VADDPD      Y6, Y7, Y9
+	VSUBPD      Y7, Y9, Y10
+	VSUBPD      Y10, Y9, Y11
+	VSUBPD      Y11, Y7, Y7
+	VSUBPD      Y10, Y6, Y6
+	VADDPD      Y6, Y7, Y6
+	VADDPD      Y6, Y5, Y5
+	VSUBPD      Y8, Y5, Y5
 	VMULPD      f64_b90f1976b7ed8fbc<>+0(SB), Y4, Y4
-	VSUBPD      Y4, Y1, Y1
-	VADDPD      Y1, Y8, Y4
-	VSUBPD      Y8, Y4, Y5
-	VSUBPD      Y5, Y1, Y1
+	VSUBPD      Y4, Y5, Y4
+	VADDPD      Y4, Y9, Y5
+	VSUBPD      Y9, Y5, Y6
+	VSUBPD      Y6, Y4, Y4
 	VPMOVZXDQ   X3, Y3
-	VPSLLQ      $0x3d, Y3, Y5
-	VPAND       b64_8000000000000000<>+0(SB), Y5, Y5
-	VPAND       b64_8000000000000000<>+0(SB), Y0, Y0
-	VPXOR       Y0, Y5, Y0
-	VMULPD      Y4, Y4, Y5
-	VMULPD      Y5, Y4, Y6
-	VMULPD      f64_3de5d8fd1fd19ccd<>+0(SB), Y5, Y7
-	VADDPD      f64_be5ae5e5a9291f5d<>+0(SB), Y7, Y7
-	VMULPD      Y5, Y7, Y7
-	VADDPD      f64_3ec71de3567d48a1<>+0(SB), Y7, Y7
-	VMULPD      Y5, Y7, Y7
-	VADDPD      f64_bf2a01a019bfdf03<>+0(SB), Y7, Y7
-	VMULPD      Y5, Y7, Y7
-	VADDPD      f64_3f8111111110f7d0<>+0(SB), Y7, Y7
-	VMULPD      Y5, Y7, Y7
-	VADDPD      f64_bfc5555555555548<>+0(SB), Y7, Y7
-	VMULPD      Y7, Y6, Y6
-	VADDPD      Y1, Y6, Y6
-	VADDPD      Y6, Y4, Y6
-	VMULPD      f64_3fe0000000000000<>+0(SB), Y5, Y7
-	VMOVUPS     f64_3ff0000000000000<>+0(SB), Y8
-	VSUBPD      Y7, Y8, Y8
-	VMULPD      Y5, Y5, Y9
-	VMULPD      f64_bda8fa49a0861a9b<>+0(SB), Y5, Y10
-	VADDPD      f64_3e21ee9d7b4e3f05<>+0(SB), Y10, Y10
-	VMULPD      Y5, Y10, Y10
-	VADDPD      f64_be927e4f7eac4bc6<>+0(SB), Y10, Y10
-	VMULPD      Y5, Y10, Y10
-	VADDPD      f64_3efa01a019c844f5<>+0(SB), Y10, Y10
-	VMULPD      Y5, Y10, Y10
-	VADDPD      f64_bf56c16c16c14f91<>+0(SB), Y10, Y10
-	VMULPD      Y5, Y10, Y5
-	VADDPD      f64_3fa555555555554b<>+0(SB), Y5, Y5
-	VMULPD      Y5, Y9, Y5
-	VMULPD      Y1, Y4, Y1
-	VSUBPD      Y1, Y5, Y1
-	VMOVUPS     f64_3ff0000000000000<>+0(SB), Y4
-	VSUBPD      Y8, Y4, Y4
-	VSUBPD      Y7, Y4, Y4
-	VADDPD      Y1, Y4, Y1
-	VADDPD      Y1, Y8, Y1
+	VPSLLQ      $0x3d, Y3, Y6
+	VPAND       b64_8000000000000000<>+0(SB), Y6, Y6
+	VPAND       b64_8000000000000000<>+0(SB), Y0, Y7
+	VPXOR       Y7, Y6, Y6
+	VMULPD      Y5, Y5, Y7
+	VMULPD      Y7, Y5, Y8
+	VMULPD      f64_3de5d8fd1fd19ccd<>+0(SB), Y7, Y9
+	VADDPD      f64_be5ae5e5a9291f5d<>+0(SB), Y9, Y9
+	VMULPD      Y7, Y9, Y9
+	VADDPD      f64_3ec71de3567d48a1<>+0(SB), Y9, Y9
+	VMULPD      Y7, Y9, Y9
+	VADDPD      f64_bf2a01a019bfdf03<>+0(SB), Y9, Y9
+	VMULPD      Y7, Y9, Y9
+	VADDPD      f64_3f8111111110f7d0<>+0(SB), Y9, Y9
+	VMULPD      Y7, Y9, Y9
+	VADDPD      f64_bfc5555555555548<>+0(SB), Y9, Y9
+	VMULPD      Y9, Y8, Y8
+	VADDPD      Y4, Y8, Y8
+	VADDPD      Y8, Y5, Y8
+	VMULPD      f64_3fe0000000000000<>+0(SB), Y7, Y9
+	VMOVUPS     f64_3ff0000000000000<>+0(SB), Y10
+	VSUBPD      Y9, Y10, Y10
+	VMULPD      Y7, Y7, Y11
+	VMULPD      f64_bda8fa49a0861a9b<>+0(SB), Y7, Y12
+	VADDPD      f64_3e21ee9d7b4e3f05<>+0(SB), Y12, Y12
+	VMULPD      Y7, Y12, Y12
+	VADDPD      f64_be927e4f7eac4bc6<>+0(SB), Y12, Y12
+	VMULPD      Y7, Y12, Y12
+	VADDPD      f64_3efa01a019c844f5<>+0(SB), Y12, Y12
+	VMULPD      Y7, Y12, Y12
+	VADDPD      f64_bf56c16c16c14f91<>+0(SB), Y12, Y12
+	VMULPD      Y7, Y12, Y7
+	VADDPD      f64_3fa555555555554b<>+0(SB), Y7, Y7
+	VMULPD      Y7, Y11, Y7
+	VMULPD      Y4, Y5, Y4
+	VSUBPD      Y4, Y7, Y4
+	VMOVUPS     f64_3ff0000000000000<>+0(SB), Y5
+	VSUBPD      Y10, Y5, Y5
+	VSUBPD      Y9, Y5, Y5
+	VADDPD      Y4, Y5, Y4
+	VADDPD      Y4, Y10, Y4
 	VPSLLQ      $0x3e, Y3, Y3
-	VBLENDVPD   Y3, Y1, Y6, Y1
-	VPXOR       Y0, Y1, Y0
+	VBLENDVPD   Y3, Y4, Y8, Y3
+	VPXOR       Y6, Y3, Y3
+	VCMPPD      $0x00, f64_7ff0000000000000<>+0(SB), Y1, Y1
+	VBLENDVPD   Y1, b64_7ff8000000000001<>+0(SB), Y3, Y1
+	VCMPPD      $0x03, Y0, Y0, Y3
+	VADDPD      Y0, Y0, Y0
+	VBLENDVPD   Y3, Y0, Y1, Y0
 	VPTEST      Y2, Y2
 	JNZ         sinF64AVX2_done
 	VMOVUPS     Y0, (CX)(BX*8)
@@ -10025,7 +10324,9 @@ sinF64AVX512_loop1:
 	JB          sinF64AVX512_done
 	VMOVUPS     (DX)(BX*8), Z0
 	VPANDD      b64_7fffffffffffffff<>+0(SB), Z0, Z1
-	VCMPPD      $0x16, f64_41d0000000000000<>+0(SB), Z1, K1
+	VCMPPD      $0x1e, f64_41d0000000000000<>+0(SB), Z1, K1
+	VCMPPD      $0x11, f64_7ff0000000000000<>+0(SB), Z1, K2
+	KANDW       K1, K2, K1
 	VMULPD      f64_3ff45f306dc9c883<>+0(SB), Z1, Z2
 	VCVTTPD2DQ  Z2, Y2
 	VPADDD      b32_00000001<>+0(SB), Y2, Y2
@@ -10034,79 +10335,84 @@ sinF64AVX512_loop1:
 	VMULPD      f64_3fe921fb54442d18<>+0(SB), Z3, Z4
 	VMOVUPD     Z4, Z5
 	VFMSUB231PD f64_3fe921fb54442d18<>+0(SB), Z3, Z5
-	VSUBPD      Z4, Z1, Z1
-	VPXORD      b64_8000000000000000<>+0(SB), Z5, Z4
-	VADDPD      Z4, Z1, Z5
-	VSUBPD      Z1, Z5, Z7
-	VSUBPD      Z7, Z5, Z8
-	VSUBPD      Z8, Z1, Z1
-	VSUBPD      Z7, Z4, Z4
-	VADDPD      Z4, Z1, Z1
-	VMULPD      f64_3c81a62633145c07<>+0(SB), Z3, Z4
-	VMOVUPD     Z4, Z7
-	VFMSUB231PD f64_3c81a62633145c07<>+0(SB), Z3, Z7
-	VPXORD      b64_8000000000000000<>+0(SB), Z4, Z4
-	VADDPD      Z4, Z5, Z8
-	VSUBPD      Z5, Z8, Z9
-	VSUBPD      Z9, Z8, Z10
+	VSUBPD      Z4, Z1, Z4
+	VPXORD      b64_8000000000000000<>+0(SB), Z5, Z5
+	VADDPD      Z5, Z4, Z9
+	VSUBPD      Z4, Z9, Z10
+	VSUBPD      Z10, Z9, Z11
+	VSUBPD      Z11, Z4, Z4
 	VSUBPD      Z10, Z5, Z5
-	VSUBPD      Z9, Z4, Z4
-	VADDPD      Z4, Z5, Z4
-	VADDPD      Z4, Z1, Z1
-	VSUBPD      Z7, Z1, Z1
+	VADDPD      Z5, Z4, Z4
+	VMULPD      f64_3c81a62633145c07<>+0(SB), Z3, Z5
+	VMOVUPD     Z5, Z10
+	VFMSUB231PD f64_3c81a62633145c07<>+0(SB), Z3, Z10
+	VPXORD      b64_8000000000000000<>+0(SB), Z5, Z5
+	VADDPD      Z5, Z9, Z11
+	VSUBPD      Z9, Z11, Z12
+	VSUBPD      Z12, Z11, Z13
+	VSUBPD      Z13, Z9, Z9
+	VSUBPD      Z12, Z5, Z5
+	VADDPD      Z5, Z9, Z5
+	VADDPD      Z5, Z4, Z4
+	VSUBPD      Z10, Z4, Z4
 	VMULPD      f64_b90f1976b7ed8fbc<>+0(SB), Z3, Z3
-	VSUBPD      Z3, Z1, Z1
-	VADDPD      Z1, Z8, Z3
-	VSUBPD      Z8, Z3, Z4
-	VSUBPD      Z4, Z1, Z1
+	VSUBPD      Z3, Z4, Z3
+	VADDPD      Z3, Z11, Z4
+	VSUBPD      Z11, Z4, Z5
+	VSUBPD      Z5, Z3, Z3
 	VPMOVZXDQ   Y2, Z2
-	VPSLLQ      $0x3d, Z2, Z4
-	VPANDD      b64_8000000000000000<>+0(SB), Z4, Z4
-	VPANDD      b64_8000000000000000<>+0(SB), Z0, Z0
-	VPXORD      Z0, Z4, Z0
-	VMULPD      Z3, Z3, Z4
-	VMULPD      Z4, Z3, Z5
-	VMULPD      f64_3de5d8fd1fd19ccd<>+0(SB), Z4, Z7
-	VADDPD      f64_be5ae5e5a9291f5d<>+0(SB), Z7, Z7
-	VMULPD      Z4, Z7, Z7
-	VADDPD      f64_3ec71de3567d48a1<>+0(SB), Z7, Z7
-	VMULPD      Z4, Z7, Z7
-	VADDPD      f64_bf2a01a019bfdf03<>+0(SB), Z7, Z7
-	VMULPD      Z4, Z7, Z7
-	VADDPD      f64_3f8111111110f7d0<>+0(SB), Z7, Z7
-	VMULPD      Z4, Z7, Z7
-	VADDPD      f64_bfc5555555555548<>+0(SB), Z7, Z7
-	VMULPD      Z7, Z5, Z5
-	VADDPD      Z1, Z5, Z5
-	VADDPD      Z5, Z3, Z5
-	VMULPD      f64_3fe0000000000000<>+0(SB), Z4, Z7
-	VMOVUPS     f64_3ff0000000000000<>+0(SB), Z8
-	VSUBPD      Z7, Z8, Z8
+	VPSLLQ      $0x3d, Z2, Z5
+	VPANDD      b64_8000000000000000<>+0(SB), Z5, Z5
+	VPANDD      b64_8000000000000000<>+0(SB), Z0, Z9
+	VPXORD      Z9, Z5, Z5
 	VMULPD      Z4, Z4, Z9
-	VMULPD      f64_bda8fa49a0861a9b<>+0(SB), Z4, Z10
-	VADDPD      f64_3e21ee9d7b4e3f05<>+0(SB), Z10, Z10
-	VMULPD      Z4, Z10, Z10
-	VADDPD      f64_be927e4f7eac4bc6<>+0(SB), Z10, Z10
-	VMULPD      Z4, Z10, Z10
-	VADDPD      f64_3efa01a019c844f5<>+0(SB), Z10, Z10
-	VMULPD      Z4, Z10, Z10
-	VADDPD      f64_bf56c16c16c14f91<>+0(SB), Z10, Z10
-	VMULPD      Z4, Z10, Z4
-	VADDPD      f64_3fa555555555554b<>+0(SB), Z4, Z4
-	VMULPD      Z4, Z9, Z4
-	VMULPD      Z1, Z3, Z1
-	VSUBPD      Z1, Z4, Z1
-	VMOVUPS     f64_3ff0000000000000<>+0(SB), Z3
-	VSUBPD      Z8, Z3, Z3
-	VSUBPD      Z7, Z3, Z3
-	VADDPD      Z1, Z3, Z1
-	VADDPD      Z1, Z8, Z1
+	VMULPD      Z9, Z4, Z10
+	VMULPD      f64_3de5d8fd1fd19ccd<>+0(SB), Z9, Z11
+	VADDPD      f64_be5ae5e5a9291f5d<>+0(SB), Z11, Z11
+	VMULPD      Z9, Z11, Z11
+	VADDPD      f64_3ec71de3567d48a1<>+0(SB), Z11, Z11
+	VMULPD      Z9, Z11, Z11
+	VADDPD      f64_bf2a01a019bfdf03<>+0(SB), Z11, Z11
+	VMULPD      Z9, Z11, Z11
+	VADDPD      f64_3f8111111110f7d0<>+0(SB), Z11, Z11
+	VMULPD      Z9, Z11, Z11
+	VADDPD      f64_bfc5555555555548<>+0(SB), Z11, Z11
+	VMULPD      Z11, Z10, Z10
+	VADDPD      Z3, Z10, Z10
+	VADDPD      Z10, Z4, Z10
+	VMULPD      f64_3fe0000000000000<>+0(SB), Z9, Z11
+	VMOVUPS     f64_3ff0000000000000<>+0(SB), Z12
+	VSUBPD      Z11, Z12, Z12
+	VMULPD      Z9, Z9, Z13
+	VMULPD      f64_bda8fa49a0861a9b<>+0(SB), Z9, Z14
+	VADDPD      f64_3e21ee9d7b4e3f05<>+0(SB), Z14, Z14
+	VMULPD      Z9, Z14, Z14
+	VADDPD      f64_be927e4f7eac4bc6<>+0(SB), Z14, Z14
+	VMULPD      Z9, Z14, Z14
+	VADDPD      f64_3efa01a019c844f5<>+0(SB), Z14, Z14
+	VMULPD      Z9, Z14, Z14
+	VADDPD      f64_bf56c16c16c14f91<>+0(SB), Z14, Z14
+	VMULPD      Z9, Z14, Z9
+	VADDPD      f64_3fa555555555554b<>+0(SB), Z9, Z9
+	VMULPD      Z9, Z13, Z9
+	VMULPD      Z3, Z4, Z3
+	VSUBPD      Z3, Z9, Z3
+	VMOVUPS     f64_3ff0000000000000<>+0(SB), Z4
+	VSUBPD      Z12, Z4, Z4
+	VSUBPD      Z11, Z4, Z4
+	VADDPD      Z3, Z4, Z3
+	VADDPD      Z3, Z12, Z3
 	VPTESTMQ    b64_0000000000000002<>+0(SB), Z2, K2
-	VBLENDMPD   Z1, Z5, K2, Z6
-	VPXORD      Z0, Z6, Z0
+	VBLENDMPD   Z3, Z10, K2, Z6
+	VPXORD      Z5, Z6, Z2
+	VCMPPD      $0x00, f64_7ff0000000000000<>+0(SB), Z1, K2
+	VBLENDMPD   b64_7ff8000000000001<>+0(SB), Z2, K2, Z7
+	VCMPPD      $0x03, Z0, Z0, K2
+	VADDPD      Z0, Z0, Z0
+	VBLENDMPD   Z0, Z7, K2, Z8
 	KORTESTW    K1, K1
 	JNZ         sinF64AVX512_done
-	VMOVUPS     Z0, (CX)(BX*8)
+	VMOVUPS     Z8, (CX)(BX*8)
 	ADDQ        $0x00000008, BX
 	JMP         sinF64AVX512_loop1
 
@@ -10139,86 +10445,93 @@ cosF64AVX2_loop1:
 	CMPQ        SI, $0x00000004
 	JB          cosF64AVX2_done
 	VMOVUPS     (DX)(BX*8), Y0
-	VPAND       b64_7fffffffffffffff<>+0(SB), Y0, Y0
-	VCMPPD      $0x16, f64_41d0000000000000<>+0(SB), Y0, Y1
-	VMULPD      f64_3ff45f306dc9c883<>+0(SB), Y0, Y2
-	VCVTTPD2DQY Y2, X2
-	VPADDD      b32_00000001<>+0(SB), X2, X2
-	VPAND       b32_fffffffe<>+0(SB), X2, X2
-	VCVTDQ2PD   X2, Y3
-	VMULPD      f64_3fe921fb54442d18<>+0(SB), Y3, Y4
-	VMOVUPD     Y4, Y5
-	VFMSUB231PD f64_3fe921fb54442d18<>+0(SB), Y3, Y5
-	VSUBPD      Y4, Y0, Y0
-	VPXOR       b64_8000000000000000<>+0(SB), Y5, Y4
-	VADDPD      Y4, Y0, Y5
-	VSUBPD      Y0, Y5, Y6
-	VSUBPD      Y6, Y5, Y7
-	VSUBPD      Y7, Y0, Y0
-	VSUBPD      Y6, Y4, Y4
-	VADDPD      Y4, Y0, Y0
-	VMULPD      f64_3c81a62633145c07<>+0(SB), Y3, Y4
-	VMOVUPD     Y4, Y6
-	VFMSUB231PD f64_3c81a62633145c07<>+0(SB), Y3, Y6
-	VPXOR       b64_8000000000000000<>+0(SB), Y4, Y4
-	VADDPD      Y4, Y5, Y7
+	VPAND       b64_7fffffffffffffff<>+0(SB), Y0, Y1
+	VCMPPD      $0x1e, f64_41d0000000000000<>+0(SB), Y1, Y2
+	VCMPPD      $0x11, f64_7ff0000000000000<>+0(SB), Y1, Y3
+	VPAND       Y2, Y3, Y2
+	VMULPD      f64_3ff45f306dc9c883<>+0(SB), Y1, Y3
+	VCVTTPD2DQY Y3, X3
+	VPADDD      b32_00000001<>+0(SB), X3, X3
+	VPAND       b32_fffffffe<>+0(SB), X3, X3
+	VCVTDQ2PD   X3, Y4
+	VMULPD      f64_3fe921fb54442d18<>+0(SB), Y4, Y5
+	VMOVUPD     Y5, Y6
+	VFMSUB231PD f64_3fe921fb54442d18<>+0(SB), Y4, Y6
+	VSUBPD      Y5, Y1, Y5
+	VPXOR       b64_8000000000000000<>+0(SB), Y6, Y6
+	VADDPD      Y6, Y5, Y7
 	VSUBPD      Y5, Y7, Y8
 	VSUBPD      Y8, Y7, Y9
 	VSUBPD      Y9, Y5, Y5
-	VSUBPD      Y8, Y4, Y4
+	VSUBPD      Y8, Y6, Y6
+	VADDPD      Y6, Y5, Y5
+	VMULPD      f64_3c81a62633145c07<>+0(SB), Y4, Y6
+	VMOVUPD     Y6, Y8
+	VFMSUB231PD f64_3c81a62633145c07<>+0(SB), Y4, Y8
+	VPXOR       b64_8000000000000000<>+0(SB), Y6, Y6
+	VADDPD      Y6, Y7, Y9
+	VSUBPD      Y7, Y9, Y10
+	VSUBPD      Y10, Y9, Y11
+	VSUBPD      Y11, Y7, Y7
+	VSUBPD      Y10, Y6, Y6
+	VADDPD      Y6, Y7, Y6
+	VADDPD      Y6, Y5, Y5
+	VSUBPD      Y8, Y5, Y5
+	VMULPD      f64_b90f1976b7ed8fbc<>+0(SB), Y4, Y4
+	VSUBPD      Y4, Y5, Y4
+	VADDPD      Y4, Y9, Y5
+	VSUBPD      Y9, Y5, Y6
+	VSUBPD      Y6, Y4, Y4
+	VPADDD      b32_00000002<>+0(SB), X3, X3
+	VPMOVZXDQ   X3, Y3
+	VPSLLQ      $0x3d, Y3, Y6
+	VPAND       b64_8000000000000000<>+0(SB), Y6, Y6
+	VMULPD      Y5, Y5, Y7
+	VMULPD      Y7, Y5, Y8
+	VMULPD      f64_3de5d8fd1fd19ccd<>+0(SB), Y7, Y9
+	VADDPD      f64_be5ae5e5a9291f5d<>+0(SB), Y9, Y9
+	VMULPD      Y7, Y9, Y9
+	VADDPD      f64_3ec71de3567d48a1<>+0(SB), Y9, Y9
+	VMULPD      Y7, Y9, Y9
+	VADDPD      f64_bf2a01a019bfdf03<>+0(SB), Y9, Y9
+	VMULPD      Y7, Y9, Y9
+	VADDPD      f64_3f8111111110f7d0<>+0(SB), Y9, Y9
+	VMULPD      Y7, Y9, Y9
+	VADDPD      f64_bfc5555555555548<>+0(SB), Y9, Y9
+	VMULPD      Y9, Y8, Y8
+	VADDPD      Y4, Y8, Y8
+	VADDPD      Y8, Y5, Y8
+	VMULPD      f64_3fe0000000000000<>+0(SB), Y7, Y9
+	VMOVUPS     f64_3ff0000000000000<>+0(SB), Y10
+	VSUBPD      Y9, Y10, Y10
+	VMULPD      Y7, Y7, Y11
+	VMULPD      f64_bda8fa49a0861a9b<>+0(SB), Y7, Y12
+	VADDPD      f64_3e21ee9d7b4e3f05<>+0(SB), Y12, Y12
+	VMULPD      Y7, Y12, Y12
+	VADDPD      f64_be927e4f7eac4bc6<>+0(SB), Y12, Y12
+	VMULPD      Y7, Y12, Y12
+	VADDPD      f64_3efa01a019c844f5<>+0(SB), Y12, Y12
+	VMULPD      Y7, Y12, Y12
+	VADDPD      f64_bf56c16c16c14f91<>+0(SB), Y12, Y12
+	VMULPD      Y7, Y12, Y7
+	VADDPD      f64_3fa555555555554b<>+0(SB), Y7, Y7
+	VMULPD      Y7, Y11, Y7
+	VMULPD      Y4, Y5, Y4
+	VSUBPD      Y4, Y7, Y4
+	VMOVUPS     f64_3ff0000000000000<>+0(SB), Y5
+	VSUBPD      Y10, Y5, Y5
+	VSUBPD      Y9, Y5, Y5
 	VADDPD      Y4, Y5, Y4
-	VADDPD      Y4, Y0, Y0
-	VSUBPD      Y6, Y0, Y0
-	VMULPD      f64_b90f1976b7ed8fbc<>+0(SB), Y3, Y3
-	VSUBPD      Y3, Y0, Y0
-	VADDPD      Y0, Y7, Y3
-	VSUBPD      Y7, Y3, Y4
-	VSUBPD      Y4, Y0, Y0
-	VPADDD      b32_00000002<>+0(SB), X2, X2
-	VPMOVZXDQ   X2, Y2
-	VPSLLQ      $0x3d, Y2, Y4
-	VPAND       b64_8000000000000000<>+0(SB), Y4, Y4
-	VMULPD      Y3, Y3, Y5
-	VMULPD      Y5, Y3, Y6
-	VMULPD      f64_3de5d8fd1fd19ccd<>+0(SB), Y5, Y7
-	VADDPD      f64_be5ae5e5a9291f5d<>+0(SB), Y7, Y7
-	VMULPD      Y5, Y7, Y7
-	VADDPD      f64_3ec71de3567d48a1<>+0(SB), Y7, Y7
-	VMULPD      Y5, Y7, Y7
-	VADDPD      f64_bf2a01a019bfdf03<>+0(SB), Y7, Y7
-	VMULPD      Y5, Y7, Y7
-	VADDPD      f64_3f8111111110f7d0<>+0(SB), Y7, Y7
-	VMULPD      Y5, Y7, Y7
-	VADDPD      f64_bfc5555555555548<>+0(SB), Y7, Y7
-	VMULPD      Y7, Y6, Y6
-	VADDPD      Y0, Y6, Y6
-	VADDPD      Y6, Y3, Y6
-	VMULPD      f64_3fe0000000000000<>+0(SB), Y5, Y7
-	VMOVUPS     f64_3ff0000000000000<>+0(SB), Y8
-	VSUBPD      Y7, Y8, Y8
-	VMULPD      Y5, Y5, Y9
-	VMULPD      f64_bda8fa49a0861a9b<>+0(SB), Y5, Y10
-	VADDPD      f64_3e21ee9d7b4e3f05<>+0(SB), Y10, Y10
-	VMULPD      Y5, Y10, Y10
-	VADDPD      f64_be927e4f7eac4bc6<>+0(SB), Y10, Y10
-	VMULPD      Y5, Y10, Y10
-	VADDPD      f64_3efa01a019c844f5<>+0(SB), Y10, Y10
-	VMULPD      Y5, Y10, Y10
-	VADDPD      f64_bf56c16c16c14f91<>+0(SB), Y10, Y10
-	VMULPD      Y5, Y10, Y5
-	VADDPD      f64_3fa555555555554b<>+0(SB), Y5, Y5
-	VMULPD      Y5, Y9, Y5
-	VMULPD      Y0, Y3, Y0
-	VSUBPD      Y0, Y5, Y0
-	VMOVUPS     f64_3ff0000000000000<>+0(SB), Y3
-	VSUBPD      Y8, Y3, Y3
-	VSUBPD      Y7, Y3, Y3
-	VADDPD      Y0, Y3, Y0
-	VADDPD      Y0, Y8, Y0
-	VPSLLQ      $0x3e, Y2, Y2
-	VBLENDVPD   Y2, Y0, Y6, Y0
-	VPXOR       Y4, Y0, Y0
-	VPTEST      Y1, Y1
+	VADDPD      Y4, Y10, Y4
+	VPSLLQ      $0x3e, Y3, Y3
+	VBLENDVPD   Y3, Y4, Y8, Y3
+	VPXOR       Y6, Y3, Y3
+	VCMPPD      $0x00, f64_7ff0000000000000<>+0(SB), Y1, Y1
+	VBLENDVPD   Y1, b64_7ff8000000000001<>+0(SB), Y3, Y1
+	VCMPPD      $0x03, Y0, Y0, Y3
+	VADDPD      Y0, Y0, Y0
+	VBLENDVPD   Y3, Y0, Y1, Y0
+	VPTEST      Y2, Y2
 	JNZ         cosF64AVX2_done
 	VMOVUPS     Y0, (CX)(BX*8)
 	ADDQ        $0x00000004, BX
@@ -10243,9 +10556,11 @@ cosF64AVX512_loop1:
 	CMPQ        SI, $0x00000008
 	JB          cosF64AVX512_done
 	VMOVUPS     (DX)(BX*8), Z0
-	VPANDD      b64_7fffffffffffffff<>+0(SB), Z0, Z0
-	VCMPPD      $0x16, f64_41d0000000000000<>+0(SB), Z0, K1
-	VMULPD      f64_3ff45f306dc9c883<>+0(SB), Z0, Z2
+	VPANDD      b64_7fffffffffffffff<>+0(SB), Z0, Z1
+	VCMPPD      $0x1e, f64_41d0000000000000<>+0(SB), Z1, K1
+	VCMPPD      $0x11, f64_7ff0000000000000<>+0(SB), Z1, K2
+	KANDW       K1, K2, K1
+	VMULPD      f64_3ff45f306dc9c883<>+0(SB), Z1, Z2
 	VCVTTPD2DQ  Z2, Y2
 	VPADDD      b32_00000001<>+0(SB), Y2, Y2
 	VPANDD      b32_fffffffe<>+0(SB), Y2, Y2
@@ -10253,78 +10568,83 @@ cosF64AVX512_loop1:
 	VMULPD      f64_3fe921fb54442d18<>+0(SB), Z3, Z4
 	VMOVUPD     Z4, Z5
 	VFMSUB231PD f64_3fe921fb54442d18<>+0(SB), Z3, Z5
-	VSUBPD      Z4, Z0, Z0
-	VPXORD      b64_8000000000000000<>+0(SB), Z5, Z4
-	VADDPD      Z4, Z0, Z5
-	VSUBPD      Z0, Z5, Z6
-	VSUBPD      Z6, Z5, Z7
-	VSUBPD      Z7, Z0, Z0
-	VSUBPD      Z6, Z4, Z4
-	VADDPD      Z4, Z0, Z0
-	VMULPD      f64_3c81a62633145c07<>+0(SB), Z3, Z4
-	VMOVUPD     Z4, Z6
-	VFMSUB231PD f64_3c81a62633145c07<>+0(SB), Z3, Z6
-	VPXORD      b64_8000000000000000<>+0(SB), Z4, Z4
-	VADDPD      Z4, Z5, Z7
-	VSUBPD      Z5, Z7, Z8
-	VSUBPD      Z8, Z7, Z9
-	VSUBPD      Z9, Z5, Z5
-	VSUBPD      Z8, Z4, Z4
-	VADDPD      Z4, Z5, Z4
-	VADDPD      Z4, Z0, Z0
-	VSUBPD      Z6, Z0, Z0
+	VSUBPD      Z4, Z1, Z4
+	VPXORD      b64_8000000000000000<>+0(SB), Z5, Z5
+	VADDPD      Z5, Z4, Z9
+	VSUBPD      Z4, Z9, Z10
+	VSUBPD      Z10, Z9, Z11
+	VSUBPD      Z11, Z4, Z4
+	VSUBPD      Z10, Z5, Z5
+	VADDPD      Z5, Z4, Z4
+	VMULPD      f64_3c81a62633145c07<>+0(SB), Z3, Z5
+	VMOVUPD     Z5, Z10
+	VFMSUB231PD f64_3c81a62633145c07<>+0(SB), Z3, Z10
+	VPXORD      b64_8000000000000000<>+0(SB), Z5, Z5
+	VADDPD      Z5, Z9, Z11
+	VSUBPD      Z9, Z11, Z12
+	VSUBPD      Z12, Z11, Z13
+	VSUBPD      Z13, Z9, Z9
+	VSUBPD      Z12, Z5, Z5
+	VADDPD      Z5, Z9, Z5
+	VADDPD      Z5, Z4, Z4
+	VSUBPD      Z10, Z4, Z4
 	VMULPD      f64_b90f1976b7ed8fbc<>+0(SB), Z3, Z3
-	VSUBPD      Z3, Z0, Z0
-	VADDPD      Z0, Z7, Z3
-	VSUBPD      Z7, Z3, Z4
-	VSUBPD      Z4, Z0, Z0
+	VSUBPD      Z3, Z4, Z3
+	VADDPD      Z3, Z11, Z4
+	VSUBPD      Z11, Z4, Z5
+	VSUBPD      Z5, Z3, Z3
 	VPADDD      b32_00000002<>+0(SB), Y2, Y2
 	VPMOVZXDQ   Y2, Z2
-	VPSLLQ      $0x3d, Z2, Z4
-	VPANDD      b64_8000000000000000<>+0(SB), Z4, Z4
-	VMULPD      Z3, Z3, Z5
-	VMULPD      Z5, Z3, Z6
-	VMULPD      f64_3de5d8fd1fd19ccd<>+0(SB), Z5, Z7
-	VADDPD      f64_be5ae5e5a9291f5d<>+0(SB), Z7, Z7
-	VMULPD      Z5, Z7, Z7
-	VADDPD      f64_3ec71de3567d48a1<>+0(SB), Z7, Z7
-	VMULPD      Z5, Z7, Z7
-	VADDPD      f64_bf2a01a019bfdf03<>+0(SB), Z7, Z7
-	VMULPD      Z5, Z7, Z7
-	VADDPD      f64_3f8111111110f7d0<>+0(SB), Z7, Z7
-	VMULPD      Z5, Z7, Z7
-	VADDPD      f64_bfc5555555555548<>+0(SB), Z7, Z7
-	VMULPD      Z7, Z6, Z6
-	VADDPD      Z0, Z6, Z6
-	VADDPD      Z6, Z3, Z6
-	VMULPD      f64_3fe0000000000000<>+0(SB), Z5, Z7
-	VMOVUPS     f64_3ff0000000000000<>+0(SB), Z8
-	VSUBPD      Z7, Z8, Z8
-	VMULPD      Z5, Z5, Z9
-	VMULPD      f64_bda8fa49a0861a9b<>+0(SB), Z5, Z10
-	VADDPD      f64_3e21ee9d7b4e3f05<>+0(SB), Z10, Z10
-	VMULPD      Z5, Z10, Z10
-	VADDPD      f64_be927e4f7eac4bc6<>+0(SB), Z10, Z10
-	VMULPD      Z5, Z10, Z10
-	VADDPD      f64_3efa01a019c844f5<>+0(SB), Z10, Z10
-	VMULPD      Z5, Z10, Z10
-	VADDPD      f64_bf56c16c16c14f91<>+0(SB), Z10, Z10
-	VMULPD      Z5, Z10, Z5
-	VADDPD      f64_3fa555555555554b<>+0(SB), Z5, Z5
-	VMULPD      Z5, Z9, Z5
-	VMULPD      Z0, Z3, Z0
-	VSUBPD      Z0, Z5, Z0
-	VMOVUPS     f64_3ff0000000000000<>+0(SB), Z3
-	VSUBPD      Z8, Z3, Z3
-	VSUBPD      Z7, Z3, Z3
-	VADDPD      Z0, Z3, Z0
-	VADDPD      Z0, Z8, Z0
+	VPSLLQ      $0x3d, Z2, Z5
+	VPANDD      b64_8000000000000000<>+0(SB), Z5, Z5
+	VMULPD      Z4, Z4, Z9
+	VMULPD      Z9, Z4, Z10
+	VMULPD      f64_3de5d8fd1fd19ccd<>+0(SB), Z9, Z11
+	VADDPD      f64_be5ae5e5a9291f5d<>+0(SB), Z11, Z11
+	VMULPD      Z9, Z11, Z11
+	VADDPD      f64_3ec71de3567d48a1<>+0(SB), Z11, Z11
+	VMULPD      Z9, Z11, Z11
+	VADDPD      f64_bf2a01a019bfdf03<>+0(SB), Z11, Z11
+	VMULPD      Z9, Z11, Z11
+	VADDPD      f64_3f8111111110f7d0<>+0(SB), Z11, Z11
+	VMULPD      Z9, Z11, Z11
+	VADDPD      f64_bfc5555555555548<>+0(SB), Z11, Z11
+	VMULPD      Z11, Z10, Z10
+	VADDPD      Z3, Z10, Z10
+	VADDPD      Z10, Z4, Z10
+	VMULPD      f64_3fe0000000000000<>+0(SB), Z9, Z11
+	VMOVUPS     f64_3ff0000000000000<>+0(SB), Z12
+	VSUBPD      Z11, Z12, Z12
+	VMULPD      Z9, Z9, Z13
+	VMULPD      f64_bda8fa49a0861a9b<>+0(SB), Z9, Z14
+	VADDPD      f64_3e21ee9d7b4e3f05<>+0(SB), Z14, Z14
+	VMULPD      Z9, Z14, Z14
+	VADDPD      f64_be927e4f7eac4bc6<>+0(SB), Z14, Z14
+	VMULPD      Z9, Z14, Z14
+	VADDPD      f64_3efa01a019c844f5<>+0(SB), Z14, Z14
+	VMULPD      Z9, Z14, Z14
+	VADDPD      f64_bf56c16c16c14f91<>+0(SB), Z14, Z14
+	VMULPD      Z9, Z14, Z9
+	VADDPD      f64_3fa555555555554b<>+0(SB), Z9, Z9
+	VMULPD      Z9, Z13, Z9
+	VMULPD      Z3, Z4, Z3
+	VSUBPD      Z3, Z9, Z3
+	VMOVUPS     f64_3ff0000000000000<>+0(SB), Z4
+	VSUBPD      Z12, Z4, Z4
+	VSUBPD      Z11, Z4, Z4
+	VADDPD      Z3, Z4, Z3
+	VADDPD      Z3, Z12, Z3
 	VPTESTMQ    b64_0000000000000002<>+0(SB), Z2, K2
-	VBLENDMPD   Z0, Z6, K2, Z1
-	VPXORD      Z4, Z1, Z0
+	VBLENDMPD   Z3, Z10, K2, Z6
+	VPXORD      Z5, Z6, Z2
+	VCMPPD      $0x00, f64_7ff0000000000000<>+0(SB), Z1, K2
+	VBLENDMPD   b64_7ff8000000000001<>+0(SB), Z2, K2, Z7
+	VCMPPD      $0x03, Z0, Z0, K2
+	VADDPD      Z0, Z0, Z0
+	VBLENDMPD   Z0, Z7, K2, Z8
 	KORTESTW    K1, K1
 	JNZ         cosF64AVX512_done
-	VMOVUPS     Z0, (CX)(BX*8)
+	VMOVUPS     Z8, (CX)(BX*8)
 	ADDQ        $0x00000008, BX
 	JMP         cosF64AVX512_loop1
 

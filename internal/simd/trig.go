@@ -7,8 +7,8 @@ import "math"
 // more careful argument reduction than Cephes'. |x| is reduced by an even
 // multiple j of π/4 (Cody–Waite, see reduceF32 and reduceF64), then j mod 8
 // picks the sine or cosine polynomial on r ∈ [−π/4, π/4] and the sign.
-// Beyond the vector domain |x| ≤ trigMax (and for ±Inf, NaN), lanes go to
-// the Go twin: float32 uses float64 math.Sin/math.Cos (Payne–Hanek, far
+// NaN (x + x) and ±Inf (NaN) are settled in the vector. Beyond the vector
+// domain |x| ≤ trigMax, lanes go to the Go twin: float32 uses float64 math.Sin/math.Cos (Payne–Hanek, far
 // more precise than a float32 ulp); float64 reduces in the same way up to
 // 2**48 and uses math.Sin/math.Cos beyond, which are within 2 ulp there
 // (Go's Payne–Hanek keeps only a float64 of the remainder).
@@ -68,6 +68,9 @@ func sinCosPolyF32(r float32, j int32) float32 {
 }
 
 func sinF32(x float32) float32 {
+	if r, ok := trigSpecialF32(x); ok {
+		return r
+	}
 	if !(x >= -trigMaxF32 && x <= trigMaxF32) {
 		return float32(math.Sin(float64(x)))
 	}
@@ -78,6 +81,9 @@ func sinF32(x float32) float32 {
 }
 
 func cosF32(x float32) float32 {
+	if r, ok := trigSpecialF32(x); ok {
+		return r
+	}
 	if !(x >= -trigMaxF32 && x <= trigMaxF32) {
 		return float32(math.Cos(float64(x)))
 	}
@@ -91,6 +97,17 @@ func cosF32(x float32) float32 {
 // reduceF64 returns |x| − j·π/4 as a double-double hi + lo, exact to far
 // below an ulp of the result even next to a multiple of π: the products
 // y·pio4A and y·pio4B are split exactly with FMA and summed with TwoSum.
+// trigSpecialF32 settles NaN (x + x) and ±Inf (NaN), in the vector too.
+func trigSpecialF32(x float32) (float32, bool) {
+	switch {
+	case x != x:
+		return x + x, true
+	case x > math.MaxFloat32 || x < -math.MaxFloat32:
+		return nanF32, true
+	}
+	return 0, false
+}
+
 func reduceF64(ax float64) (hi, lo float64, j int32) {
 	j = int32(ax * fourOverPi)
 	j = (j + 1) &^ 1
@@ -154,6 +171,10 @@ func sinF64(x float64) float64 {
 	switch {
 	case ax <= trigMaxF64:
 		hi, lo, j = reduceF64(ax)
+	case x != x:
+		return x + x
+	case ax > math.MaxFloat64:
+		return nanF64
 	case ax < trigFarF64:
 		hi, lo, j = reduceFarF64(ax)
 	default:
@@ -170,6 +191,10 @@ func cosF64(x float64) float64 {
 	switch {
 	case ax <= trigMaxF64:
 		hi, lo, j = reduceF64(ax)
+	case x != x:
+		return x + x
+	case ax > math.MaxFloat64:
+		return nanF64
 	case ax < trigFarF64:
 		hi, lo, j = reduceFarF64(ax)
 	default:

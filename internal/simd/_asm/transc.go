@@ -11,7 +11,7 @@ import (
 // The transcendentals, one for one with the Go twins in package simd
 // (exp32.go, exp64.go, trig.go), where the algorithms, their sources and
 // their vector domains are documented. Each kernel first tests its vector
-// against the domain and stops before it if any lane is outside.
+// against the lanes it cannot settle (see loop) and stops before it if any.
 
 // Coefficients: the same literals as the twins.
 var (
@@ -41,6 +41,10 @@ const (
 	pio4A64    = 0x1.921fb54442d18p-01
 	pio4B64    = 0x1.1a62633145c07p-55
 	pio4C64    = -0x1.f1976b7ed8fbcp-111
+	expInfF32  = 0x1.62e43p+06
+	expZeroF32 = -0x1.9fe368p+06
+	expInfF64  = 7.09782712893383973096e+02
+	expZeroF64 = -7.45133219101941108420e+02
 )
 
 func registerTranscendental() {
@@ -78,8 +82,11 @@ func (v vm) pow2(k Op) reg.VecVirtual {
 }
 
 func expF32(v vm, x reg.VecVirtual) Op {
-	v.s.bailIfAny(v.outside(x, -87, 88))
-	return expCoreF32(v, x)
+	v.s.bailIfAny(v.s.orCond(v.between(x, expZeroF32, true, -87, false), v.between(x, 88, false, expInfF32, false)))
+	r := expCoreF32(v, x)
+	r = v.blend(v.cmp(cmpGE, x, v.k(expInfF32)), v.k(math.Inf(1)), r)
+	r = v.blend(v.cmp(cmpLT, x, v.k(expZeroF32)), v.k(0), r)
+	return v.nanLanes(x, r)
 }
 
 func expCoreF32(v vm, x Op) reg.VecVirtual {
@@ -93,7 +100,14 @@ func expCoreF32(v vm, x Op) reg.VecVirtual {
 }
 
 func logF32(v vm, x reg.VecVirtual) Op {
-	v.s.bailIfAny(v.outside(x, 0x1p-126, math.MaxFloat32))
+	v.s.bailIfAny(v.between(x, 0, false, 0x1p-126, false))
+	r := logCoreF32(v, x)
+	r = v.blend(v.cmp(cmpEQ, x, v.k(0)), v.k(math.Inf(-1)), r)
+	r = v.blend(v.cmp(cmpLT, x, v.k(0)), v.bits(0x7fc00000), r)
+	return v.blend(v.cmp(cmpNLT, x, v.k(math.Inf(1))), v.add(x, x), r) // +Inf, NaN
+}
+
+func logCoreF32(v vm, x reg.VecVirtual) reg.VecVirtual {
 	e := v.r()
 	VPSRLD(U8(23), x, e)
 	VPSUBD(v.bits(126), e, e)
@@ -114,7 +128,6 @@ func logF32(v vm, x reg.VecVirtual) Op {
 }
 
 func tanhF32(v vm, x reg.VecVirtual) Op {
-	v.s.bailIfAny(v.cmp(cmpUnord, x, x))
 	sign := v.and(x, v.signBit())
 	z := v.min(v.and(x, v.absMask()), v.k(10))
 	s := expCoreF32(v, v.add(z, z))
@@ -123,14 +136,15 @@ func tanhF32(v vm, x reg.VecVirtual) Op {
 	p := v.horner(z2, tanhPF32...)
 	small := v.add(v.mul(v.mul(p, z2), z), z)
 	t := v.blend(v.cmp(cmpGE, z, v.k(0.625)), big, small)
-	return v.or(t, sign)
+	return v.nanLanes(x, v.or(t, sign))
 }
 
 func logisticF32(v vm, x reg.VecVirtual) Op {
-	v.s.bailIfAny(v.outside(x, -87, math.Inf(1)))
-	x = v.min(x, v.k(20))
-	e := expCoreF32(v, v.neg(x))
-	return v.div(v.reg(1), v.add(e, v.k(1)))
+	v.s.bailIfAny(v.between(x, expZeroF32, true, -87, false))
+	e := expCoreF32(v, v.neg(v.min(x, v.k(20))))
+	r := v.div(v.reg(1), v.add(e, v.k(1)))
+	r = v.blend(v.cmp(cmpLT, x, v.k(expZeroF32)), v.k(0), r)
+	return v.nanLanes(x, r)
 }
 
 // sinCosF32 reduces in float64, one half vector at a time, then evaluates
@@ -138,7 +152,7 @@ func logisticF32(v vm, x reg.VecVirtual) Op {
 func sinCosF32(v vm, x reg.VecVirtual, cos bool) Op {
 	s := v.s
 	ax := v.and(x, v.absMask())
-	v.s.bailIfAny(v.outside(ax, math.Inf(-1), 1<<16))
+	v.s.bailIfAny(v.between(ax, 1<<16, false, math.Inf(1), false))
 	j := v.r()
 	VCVTTPS2DQ(v.mul(ax, v.k(fourOverPi)), j)
 	VPADDD(v.bits(1), j, j)
@@ -185,7 +199,9 @@ func sinCosF32(v vm, x reg.VecVirtual, cos bool) Op {
 	sp := v.add(v.mul(v.mul(v.horner(z, sinPF32...), z), r), r)
 	cp := v.mul(v.mul(v.horner(z, cosPF32...), z), z)
 	cp = v.add(v.sub(cp, v.mul(v.k(0.5), z)), v.k(1))
-	return v.xor(v.blend(v.bitSet(j, 2), cp, sp), sign)
+	r = v.xor(v.blend(v.bitSet(j, 2), cp, sp), sign)
+	r = v.blend(v.cmp(cmpEQ, ax, v.k(math.Inf(1))), v.bits(0x7fc00000), r)
+	return v.nanLanes(x, r)
 }
 
 // bitSet is the condition (j & bit) != 0 on int32 lanes.
@@ -211,9 +227,12 @@ func trailingZeros(b uint32) uint8 {
 }
 
 func expF64(v vm, x reg.VecVirtual) Op {
-	v.s.bailIfAny(v.outside(x, -708, 708))
+	v.s.bailIfAny(v.s.orCond(v.between(x, expZeroF64, true, -708, false), v.between(x, 708, false, expInfF64, true)))
 	scale, u := expKernelF64(v, x)
-	return v.mul(v.sub(v.reg(1), u), scale)
+	r := v.mul(v.sub(v.reg(1), u), scale)
+	r = v.blend(v.cmp(cmpGT, x, v.k(expInfF64)), v.k(math.Inf(1)), r)
+	r = v.blend(v.cmp(cmpLT, x, v.k(expZeroF64)), v.k(0), r)
+	return v.nanLanes(x, r)
 }
 
 // expKernelF64 returns 2**k and u, e**x = 2**k·(1 − u).
@@ -230,13 +249,18 @@ func expKernelF64(v vm, x Op) (scale, u reg.VecVirtual) {
 	return v.pow2(k), u
 }
 
-func logF64(v vm, x reg.VecVirtual) Op {
-	v.s.bailIfAny(v.outside(x, 0x1p-1022, math.MaxFloat64))
-	// k = float64(exponent field) − 1022, exactly, via the 2**52 trick.
+// logF64 scales subnormal lanes by 2**54 (taking 54 off k), and settles
+// the special lanes by blends: it never stops.
+func logF64(v vm, x0 reg.VecVirtual) Op {
+	sub := v.between(x0, 0, false, 0x1p-1022, false)
+	x := v.blend(sub, v.mul(x0, v.k(0x1p54)), x0)
+	// k = float64(exponent field) − 1022 − scale, exactly, via the 2**52
+	// trick.
 	e := v.r()
 	VPSRLQ(U8(52), x, e)
 	k := v.sub(v.or(e, v.bits(0x4330000000000000)), v.k(0x1p52))
 	k = v.sub(k, v.k(1022))
+	k = v.blend(sub, v.sub(k, v.k(54)), k)
 	m := v.or(v.and(x, v.bits(1<<52-1)), v.bits(0x3fe0000000000000))
 	lt := v.cmp(cmpLT, m, v.k(math.Sqrt2/2))
 	m = v.blend(lt, v.add(m, m), m)
@@ -251,11 +275,13 @@ func logF64(v vm, x reg.VecVirtual) Op {
 	R := v.add(v.mul(s2, odd), v.mul(s4, even))
 	hfsq := v.mul(v.mul(f, v.k(0.5)), f)
 	inner := v.add(v.mul(s, v.add(hfsq, R)), v.mul(k, v.k(ln2LoF64)))
-	return v.sub(v.mul(k, v.k(ln2HiF64)), v.sub(v.sub(hfsq, inner), f))
+	r := v.sub(v.mul(k, v.k(ln2HiF64)), v.sub(v.sub(hfsq, inner), f))
+	r = v.blend(v.cmp(cmpEQ, x0, v.k(0)), v.k(math.Inf(-1)), r)
+	r = v.blend(v.cmp(cmpLT, x0, v.k(0)), v.bits(0x7ff8000000000001), r)
+	return v.blend(v.cmp(cmpNLT, x0, v.k(math.Inf(1))), v.add(x0, x0), r) // +Inf, NaN
 }
 
 func tanhF64(v vm, x reg.VecVirtual) Op {
-	v.s.bailIfAny(v.cmp(cmpUnord, x, x))
 	sign := v.and(x, v.signBit())
 	z := v.min(v.and(x, v.absMask()), v.k(20))
 	s := expCoreF64(v, v.add(z, z))
@@ -267,7 +293,7 @@ func tanhF64(v vm, x reg.VecVirtual) Op {
 	q = v.add(v.mul(q, s2), v.k(tanhQF64[2]))
 	small := v.add(z, v.div(v.mul(v.mul(z, s2), p), q))
 	t := v.blend(v.cmp(cmpGE, z, v.k(0.625)), big, small)
-	return v.or(t, sign)
+	return v.nanLanes(x, v.or(t, sign))
 }
 
 func expCoreF64(v vm, x Op) reg.VecVirtual {
@@ -275,9 +301,9 @@ func expCoreF64(v vm, x Op) reg.VecVirtual {
 	return v.mul(v.sub(v.reg(1), u), scale)
 }
 
-func logisticF64(v vm, x reg.VecVirtual) Op {
-	v.s.bailIfAny(v.outside(x, -708, math.Inf(1)))
-	x = v.min(x, v.k(40))
+func logisticF64(v vm, x0 reg.VecVirtual) Op {
+	v.s.bailIfAny(v.between(x0, expZeroF64, true, -708, false))
+	x := v.min(x0, v.k(40))
 	scale, u := expKernelF64(v, v.neg(x))
 	s1, t1 := v.twoSum(v.reg(1), scale)
 	s2, t2 := v.twoSum(s1, v.neg(v.mul(scale, u)))
@@ -285,7 +311,9 @@ func logisticF64(v vm, x reg.VecVirtual) Op {
 	q := v.div(v.reg(1), s2)
 	e := v.fnma(q, s2, v.k(1))
 	e = v.fnma(q, dl, e)
-	return v.fma(q, e, q)
+	r := v.fma(q, e, q)
+	r = v.blend(v.cmp(cmpLT, x0, v.k(expZeroF64)), v.k(0), r)
+	return v.nanLanes(x0, r)
 }
 
 // sinCosF64: j in int32 lanes of a half-width register, the reduction as a
@@ -293,7 +321,7 @@ func logisticF64(v vm, x reg.VecVirtual) Op {
 func sinCosF64(v vm, x reg.VecVirtual, cos bool) Op {
 	s := v.s
 	ax := v.and(x, v.absMask())
-	s.bailIfAny(v.outside(ax, math.Inf(-1), 1<<30))
+	s.bailIfAny(v.between(ax, 1<<30, false, math.Inf(1), false))
 	j := sized(s.bytes / 2)
 	if s.evex {
 		VCVTTPD2DQ(v.mul(ax, v.k(fourOverPi)), j)
@@ -342,5 +370,7 @@ func sinCosF64(v vm, x reg.VecVirtual, cos bool) Op {
 		VPSLLQ(U8(62), jq, m)
 		sel = m
 	}
-	return v.xor(v.blend(sel, cp, sp), sign)
+	r := v.xor(v.blend(sel, cp, sp), sign)
+	r = v.blend(v.cmp(cmpEQ, ax, v.k(math.Inf(1))), v.bits(0x7ff8000000000001), r)
+	return v.nanLanes(x, r)
 }

@@ -172,25 +172,46 @@ func (v vm) twoSum(a, b Op) (s, e reg.VecVirtual) {
 	return s, e
 }
 
-// outside reports lanes not in [lo, hi] (NaN included): the vector domain
-// test !(x >= lo && x <= hi).
-func (v vm) outside(x Op, lo, hi float64) reg.Register {
-	const ngeUQ, nleUQ = 0x19, 0x16
-	if math.IsInf(lo, -1) {
-		return v.cmp(nleUQ, x, v.k(hi))
-	}
-	if math.IsInf(hi, 1) {
-		return v.cmp(ngeUQ, x, v.k(lo))
-	}
-	return v.s.orCond(v.cmp(ngeUQ, x, v.k(lo)), v.cmp(nleUQ, x, v.k(hi)))
-}
-
-// Comparison predicates used below.
+// Comparison predicates used below (ordered: false for NaN, except NLT).
 const (
+	cmpEQ    = 0x00 // EQ_OQ
 	cmpLT    = 0x11 // LT_OQ
+	cmpLE    = 0x12 // LE_OQ
+	cmpGT    = 0x1e // GT_OQ
 	cmpGE    = 0x1d // GE_OQ
+	cmpNLT   = 0x15 // NLT_UQ: !(a < b), true for NaN
 	cmpUnord = 0x03
 )
+
+// andCond is the lanes where both a and b hold.
+func (v vm) andCond(a, b reg.Register) reg.Register {
+	if v.s.evex {
+		k := K()
+		KANDW(a, b, k)
+		return k
+	}
+	m := YMM()
+	VPAND(a, b, m)
+	return m
+}
+
+// between is the lanes with lo <op> x <op> hi, each bound inclusive or not.
+func (v vm) between(x Op, lo float64, loIncl bool, hi float64, hiIncl bool) reg.Register {
+	pl, ph := uint8(cmpGT), uint8(cmpLT)
+	if loIncl {
+		pl = cmpGE
+	}
+	if hiIncl {
+		ph = cmpLE
+	}
+	return v.andCond(v.cmp(pl, x, v.k(lo)), v.cmp(ph, x, v.k(hi)))
+}
+
+// nanLanes replaces NaN lanes of r by x + x (x made quiet, payload kept),
+// as the twins return.
+func (v vm) nanLanes(x, r Op) reg.VecVirtual {
+	return v.blend(v.cmp(cmpUnord, x, x), v.add(x, x), r)
+}
 
 // transUnroll is how many vectors a transcendental kernel computes per
 // iteration. 2 measured no faster than 1 on Zen 4 (out-of-order execution
