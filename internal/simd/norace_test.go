@@ -1,0 +1,5 @@
+//go:build !race
+
+package simd_test
+
+const raceEnabled = false
