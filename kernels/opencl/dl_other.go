@@ -1,4 +1,4 @@
-//go:build !((linux || darwin || freebsd) && (amd64 || arm64))
+//go:build !((linux || darwin) && (amd64 || arm64))
 
 package opencl
 
@@ -8,5 +8,5 @@ import "runtime"
 // reported unavailable and the rest of Kiln builds and runs without it.
 func open() (*api, error) {
 	return nil, &Error{Kind: KindNoLibrary, Msg: "the OpenCL backend is not available on " + runtime.GOOS + "/" + runtime.GOARCH,
-		Hint: "use the CPU backend, or a linux, darwin or freebsd build for amd64 or arm64"}
+		Hint: "use the CPU backend, or a linux or darwin build for amd64 or arm64"}
 }

@@ -226,7 +226,7 @@ func (g *gen) bufferArg(in *lower.Instr) kernelArg {
 // indexType is the C type of linear indices: uint when every index fits.
 func indexType(sizes ...int) string {
 	for _, n := range sizes {
-		if n >= 1<<31 {
+		if int64(n) >= 1<<31 {
 			return "ulong"
 		}
 	}

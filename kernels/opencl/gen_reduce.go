@@ -243,7 +243,7 @@ func (g *gen) reduceFusion(f *lower.Fusion) {
 	fmt.Fprintf(w, "\treturn %s;\n}\n", v)
 	base := offsetExpr("o", mergeRuns(kept, opShape, st))
 	off := offsetExpr("k", mergeRuns(axes, opShape, st))
-	at := fmt.Sprintf("%s_elem(%s%s + %s)", name, callArgs, paren(base), paren(off))
+	at := fmt.Sprintf("%s_elem(%s%s)", name, callArgs, sum(base, off))
 	if r.arg {
 		at = "make_" + r.acc + "(" + at + ", (long)k)"
 	}
@@ -294,9 +294,21 @@ func paramPrefix(p *params) string {
 	return p.list() + ", "
 }
 
+// paren wraps e in parentheses if it has a top-level + or −, so it can be
+// a term of a sum or a factor.
 func paren(e string) string {
-	if strings.ContainsAny(e, " ") {
-		return "(" + e + ")"
+	depth := 0
+	for i := 0; i+2 < len(e); i++ {
+		switch e[i] {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			depth--
+		case ' ':
+			if depth == 0 && (e[i+1] == '+' || e[i+1] == '-') && e[i+2] == ' ' {
+				return "(" + e + ")"
+			}
+		}
 	}
 	return e
 }

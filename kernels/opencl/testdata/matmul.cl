@@ -13,8 +13,8 @@ void fusion0(__global const float* restrict x0, __global const float* restrict x
 	const uint n = n0 + tx, m = m0 + ty;
 	float acc = (float)0;
 	for (uint k0 = 0; k0 < 40; k0 += 16) {
-		if (m < 30 && k0 + tx < 40) as[ty][tx] = x0[(m * 40) + ((k0 + tx))];
-		if (k0 + ty < 40 && n < 50) bs[ty][tx] = x1[((k0 + ty) * 50) + n];
+		if (m < 30 && k0 + tx < 40) as[ty][tx] = x0[m * 40 + (k0 + tx)];
+		if (k0 + ty < 40 && n < 50) bs[ty][tx] = x1[(k0 + ty) * 50 + n];
 		barrier(CLK_LOCAL_MEM_FENCE);
 		const int kn = min((uint)16, 40 - k0);
 		if (m < 30 && n < 50)

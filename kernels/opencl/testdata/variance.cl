@@ -10,7 +10,7 @@ static inline double fusion0_elem(__global const double* restrict x0, uint p) {
 	return v0;
 }
 // Element k (of 100000) of output o's reduction.
-static inline double fusion0_at(__global const double* restrict x0, uint o, uint k) { return fusion0_elem(x0, 0 + k); }
+static inline double fusion0_at(__global const double* restrict x0, uint o, uint k) { return fusion0_elem(x0, k); }
 // Leaf l: elements [128l, 128l+128), eight lanes (kernels/doc.go).
 static inline double fusion0_leaf(__global const double* restrict x0, uint o, uint l) {
 	const uint lo = l * 128, m = min((uint)128, (uint)100000 - lo);
@@ -115,7 +115,7 @@ static inline double fusion2_elem(__global const double* restrict x3, __global c
 	return v6;
 }
 // Element k (of 100000) of output o's reduction.
-static inline double fusion2_at(__global const double* restrict x3, __global const double* restrict x0, uint o, uint k) { return fusion2_elem(x3, x0, 0 + k); }
+static inline double fusion2_at(__global const double* restrict x3, __global const double* restrict x0, uint o, uint k) { return fusion2_elem(x3, x0, k); }
 // Leaf l: elements [128l, 128l+128), eight lanes (kernels/doc.go).
 static inline double fusion2_leaf(__global const double* restrict x3, __global const double* restrict x0, uint o, uint l) {
 	const uint lo = l * 128, m = min((uint)128, (uint)100000 - lo);
