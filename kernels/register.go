@@ -136,9 +136,14 @@ func Transcendental(op trace.Op, d tensor.DType, x, y float64) float64 {
 	if op == trace.OpPow {
 		return math.Pow(x, y)
 	}
-	if f, ok := vectorMath[op]; ok && d != tensor.F64 {
+	if fs, ok := vectorMath[op]; ok {
+		if d == tensor.F64 {
+			var out [1]float64
+			fs.f64(out[:], []float64{x})
+			return out[0]
+		}
 		var out [1]float32
-		f(out[:], []float32{float32(x)})
+		fs.f32(out[:], []float32{float32(x)})
 		return float64(out[0])
 	}
 	if f, ok := scalarMath[op]; ok {

@@ -71,8 +71,9 @@ func init() {
 
 	for op, fs := range vectorMath {
 		for _, d := range []tensor.DType{tensor.F32, tensor.F16, tensor.BF16} {
-			unaryTable[op][d] = simd1(fs)
+			unaryTable[op][d] = simd1(fs.f32)
 		}
+		unaryTable[op][tensor.F64] = simd1(fs.f64)
 	}
 
 	convertTable[tensor.I8][tensor.F32] = simd1(simd.I8ToF32)
@@ -124,14 +125,19 @@ func init() {
 	roundBF16Fn = func(p unsafe.Pointer, n int) { simd.RoundBF16(view[float32](p, n)) }
 }
 
-// vectorMath are the f32 transcendental functions with vectorized kernels
-// (f16 and bf16 compute in f32 too); the others (log1p, expm1, tan, rsqrt,
-// pow) and every f64 function evaluate Go's math in float64.
-var vectorMath = map[trace.Op]func(d, x []float32){
-	trace.OpExp:      simd.ExpF32,
-	trace.OpLog:      simd.LogF32,
-	trace.OpTanh:     simd.TanhF32,
-	trace.OpLogistic: simd.LogisticF32,
-	trace.OpSin:      simd.SinF32,
-	trace.OpCos:      simd.CosF32,
+// vectorMath are the transcendental functions with vectorized kernels
+// (f16 and bf16 compute in f32); the others (log1p, expm1, tan, rsqrt,
+// pow) evaluate Go's math in float64. The f64 kernels are also more
+// accurate than Go's math on amd64, whose Exp overflows early and whose
+// Log is wrong on subnormals.
+var vectorMath = map[trace.Op]struct {
+	f32 func(d, x []float32)
+	f64 func(d, x []float64)
+}{
+	trace.OpExp:      {simd.ExpF32, simd.ExpF64},
+	trace.OpLog:      {simd.LogF32, simd.LogF64},
+	trace.OpTanh:     {simd.TanhF32, simd.TanhF64},
+	trace.OpLogistic: {simd.LogisticF32, simd.LogisticF64},
+	trace.OpSin:      {simd.SinF32, simd.SinF64},
+	trace.OpCos:      {simd.CosF32, simd.CosF64},
 }
