@@ -25,6 +25,11 @@ type Options struct {
 	FastTranscendentals bool
 }
 
+var (
+	_ kernels.Backend    = (*Backend)(nil)
+	_ kernels.Executable = (*Executable)(nil)
+)
+
 // maxCachedPrograms bounds a backend's cache of built programs.
 const maxCachedPrograms = 64
 

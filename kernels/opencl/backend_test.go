@@ -3,7 +3,9 @@ package opencl
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -275,5 +277,37 @@ func TestBackendClose(t *testing.T) {
 	out, err := exe.Run([]*tensor.Array{x, x.Astype(tensor.F16)})
 	if err != nil || out[0].FormatElem(2) != "4.5" {
 		t.Errorf("an executable outlives its backend: %v %v", out, err)
+	}
+}
+
+func TestOutOfDeviceMemory(t *testing.T) {
+	b := testBackend(t)
+	n := int(b.Device().MaxAlloc/4) + 1024 // one f32 buffer beyond the largest allocation
+	_, err := b.Compile(module(t, func(a []trace.Value) []trace.Value { return []trace.Value{a[0].Add(trace.Int(1))} }, abstract(tensor.F32, n)))
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindOutOfMemory || e.Hint == "" {
+		t.Fatalf("got %v, want a KindOutOfMemory error with a hint", err)
+	}
+}
+
+// TestNoLibrary runs Devices in a child process pointed at a library that
+// does not exist: the error must say what to install.
+func TestNoLibrary(t *testing.T) {
+	if os.Getenv("KILN_OPENCL_CHILD") == "1" {
+		_, err := Devices()
+		if !IsKind(err, KindNoLibrary) || !Unavailable(err) || !strings.Contains(err.Error(), "pocl-opencl-icd") {
+			fmt.Printf("unexpected: %v\n", err)
+			os.Exit(1)
+		}
+		if _, err := New(Options{}); !IsKind(err, KindNoLibrary) {
+			fmt.Printf("New: %v\n", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestNoLibrary$")
+	cmd.Env = append(os.Environ(), "KILN_OPENCL_CHILD=1", "KILN_OPENCL_LIBRARY=/nonexistent/libOpenCL.so.1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
 	}
 }
