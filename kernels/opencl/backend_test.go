@@ -152,6 +152,12 @@ func TestSourceGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		for _, r := range g.source {
+			if r > 127 {
+				t.Errorf("%s: non-ASCII %q in the generated source", c.name, r)
+				break
+			}
+		}
 		path := filepath.Join("testdata", c.name+".cl")
 		if *update {
 			if err := os.WriteFile(path, []byte(g.source), 0o644); err != nil {
@@ -309,5 +315,29 @@ func TestNoLibrary(t *testing.T) {
 	cmd.Env = append(os.Environ(), "KILN_OPENCL_CHILD=1", "KILN_OPENCL_LIBRARY=/nonexistent/libOpenCL.so.1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("child: %v\n%s", err, out)
+	}
+}
+
+// TestAllHelpersBuild compiles every helper of the table in one program,
+// including those no other test happens to use, and checks that the C
+// source is plain ASCII (some OpenCL compilers reject anything else).
+func TestAllHelpersBuild(t *testing.T) {
+	h := helperSet{}
+	for _, d := range helperList {
+		h.use(d.name)
+	}
+	src, fp64 := h.source()
+	for i, r := range src {
+		if r > 127 {
+			line := strings.Count(src[:i], "\n") + 1
+			t.Fatalf("non-ASCII %q in helper source line %d: %s", r, line, strings.Split(src, "\n")[line-1])
+		}
+	}
+	b := testBackend(t)
+	if fp64 {
+		src = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + src
+	}
+	if _, err := b.programWith("#pragma OPENCL FP_CONTRACT OFF\n"+src+"__kernel void nothing(void) {}\n", b.buildOptions()); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -286,9 +286,16 @@ func (g *gen) transcendental(op trace.Op, d tensor.DType, a []string) string {
 		// log1p(x) = x below 2^-54 (Go's Log1p): device versions may flush
 		// subnormal arguments to 0.
 		e = "(fabs(" + x + ") < 0x1p-54 ? " + x + " : log1p(" + x + "))"
-	case trace.OpSin, trace.OpCos, trace.OpTan:
+	case trace.OpSin, trace.OpCos:
 		if wide {
-			e = g.call("go_"+mathNames[op], x) // Go's own algorithm: the CPU's bits, any argument
+			g.helpers.use("kiln_sincos") // the CPU backend's algorithm (and bits), accurate at any argument
+			e = "kiln_" + mathNames[op] + "(" + x + ")"
+		} else {
+			e = mathNames[op] + "(" + x + ")"
+		}
+	case trace.OpTan:
+		if wide {
+			e = g.call("kiln_tan", x) // on the CPU's sin/cos reduction: accurate at any argument
 		} else {
 			e = mathNames[op] + "(" + x + ")"
 		}

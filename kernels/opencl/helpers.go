@@ -120,7 +120,7 @@ inline float f16_to_float(ushort h) {
 }`, false)
 	defHelper("rnd_f16", `
 // Rounds a float to the nearest f16 value, ties to even, without leaving
-// float (SPEC §3 rounds after every op): the mantissa is rounded at bit 13
+// float (SPEC section 3 rounds after every op): the mantissa is rounded at bit 13
 // in f16's normal range, to a multiple of 2^-24 below it, and beyond 65504
 // it overflows to Inf. Branch-free, so loops stay vectorized.
 inline float rnd_f16(float x) {
@@ -155,7 +155,7 @@ inline float rnd_bf16(float x) {
 // A float already rounded to bf16 -> its bits.
 inline ushort float_to_bf16(float x) { return (ushort)(as_uint(x) >> 16); }`, false)
 	defHelper("small_from_mag", `
-// Rounds ±m·2^e (m > 0) to a 16-bit binary format with mant fraction and
+// Rounds +/-m*2^e (m > 0) to a 16-bit binary format with mant fraction and
 // expw exponent bits in ONE step, ties to even (tensor's fromMagnitude):
 // 64-bit integers and doubles reach f16/bf16 without double rounding.
 inline ushort small_from_mag(int neg, ulong m, int e, int mant, int expw) {
@@ -281,7 +281,7 @@ inline $T maximum_$S($T x, $T y) { return isnan(x) ? x : isnan(y) ? y : (x > y |
 // IEEE minimum: a NaN operand gives that NaN (the first), and -0 < +0.
 inline $T minimum_$S($T x, $T y) { return isnan(x) ? x : isnan(y) ? y : (x < y || (x == y && signbit(x))) ? x : y; }`, d), fp64)
 	defHelper("sign_"+ct(d).sfx, expand(`
-// NumPy's sign: -1, 0 or 1; +0 for ±0; NaN stays NaN.
+// NumPy's sign: -1, 0 or 1; +0 for +/-0; NaN stays NaN.
 inline $T sign_$S($T x) { return x > 0 ? ($T)1 : x < 0 ? ($T)-1 : x == 0 ? ($T)0 : x; }`, d), fp64)
 	defHelper("floordiv_"+ct(d).sfx, expand(`
 // NumPy's npy_divmod, the quotient: floor(a / b) computed from fmod.
