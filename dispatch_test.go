@@ -31,22 +31,3 @@ func BenchmarkDispatch(b *testing.B) {
 		}
 	})
 }
-
-// A steady RunInto loop allocates nothing per call.
-func TestRunIntoDoesNotAllocate(t *testing.T) {
-	f := kiln.Jit(func(x kiln.Value) kiln.Value { return x.Mul(kiln.Float(1.5)).Add(x.Sqrt()).Sum() })
-	x := tensor.Arange(tensor.F32, 50000)
-	out, err := f.Run(x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	outs := []*tensor.Array{out}
-	allocs := testing.AllocsPerRun(20, func() {
-		if err := f.RunInto(outs, x); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if allocs > 0 {
-		t.Errorf("RunInto allocates %.1f times per call", allocs)
-	}
-}

@@ -1,0 +1,32 @@
+//go:build !race
+
+// The race detector makes sync.Pool drop items at random, so allocation
+// counts are only meaningful without it.
+
+package kiln_test
+
+import (
+	"testing"
+
+	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/tensor"
+)
+
+// A steady RunInto loop allocates nothing per call.
+func TestRunIntoDoesNotAllocate(t *testing.T) {
+	f := kiln.Jit(func(x kiln.Value) kiln.Value { return x.Mul(kiln.Float(1.5)).Add(x.Sqrt()).Sum() })
+	x := tensor.Arange(tensor.F32, 50000)
+	out, err := f.Run(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs := []*tensor.Array{out}
+	allocs := testing.AllocsPerRun(20, func() {
+		if err := f.RunInto(outs, x); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 0 {
+		t.Errorf("RunInto allocates %.1f times per call", allocs)
+	}
+}
