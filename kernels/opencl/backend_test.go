@@ -181,6 +181,15 @@ func TestDevices(t *testing.T) {
 	if err != nil || len(devs) == 0 {
 		t.Fatalf("Devices: %v, %v", devs, err)
 	}
+	if _, err := New(Options{Device: "no such device"}); !IsKind(err, KindNoDevice) {
+		t.Errorf("New with an unknown device: %v, want KindNoDevice", err)
+	}
+	t.Setenv("KILN_OPENCL_DEVICE", devs[0].Name)
+	if b, err := New(Options{}); err != nil || b.Device().Name != devs[0].Name {
+		t.Errorf("New with KILN_OPENCL_DEVICE=%q: %v", devs[0].Name, err)
+	} else {
+		b.Close()
+	}
 	for i, d := range devs {
 		if d.Index != i || d.Name == "" || d.ComputeUnits <= 0 || d.MaxWorkGroupSize <= 0 || d.GlobalMemory <= 0 {
 			t.Errorf("implausible device %d: %+v", i, d)

@@ -42,6 +42,7 @@ type DeviceInfo struct {
 	Extensions []string
 }
 
+// String is the one-line summary `kiln devices` prints.
 func (d DeviceInfo) String() string {
 	var feats []string
 	if d.FP64 {

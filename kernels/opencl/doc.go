@@ -50,8 +50,8 @@
 // ops defined through complex128 need cl_khr_fp64; without it Compile
 // returns a KindUnsupported error. Transcendentals of f32, f16 and bf16
 // are computed in double and rounded, as on the CPU, unless
-// Options.FastTranscendentals; sin, cos and tan are Go's own algorithms,
-// so those bits match the CPU backend exactly.
+// Options.FastTranscendentals; sin, cos and tan are the CPU backend's own
+// algorithms (helpers_trig.go), so those bits match it exactly.
 //
 // # Memory and concurrency
 //

@@ -43,6 +43,7 @@ var kindNames = [...]string{
 	KindClosed:      "closed",
 }
 
+// String names the kind: "no OpenCL library", "build failed", ….
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && kindNames[k] != "" {
 		return kindNames[k]
@@ -61,6 +62,8 @@ type Error struct {
 	Log  string
 }
 
+// Error formats the message, the failing call and its status, the hint and
+// the build log.
 func (e *Error) Error() string {
 	s := "opencl: " + e.Msg
 	if e.Call != "" {

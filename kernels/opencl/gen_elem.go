@@ -288,14 +288,14 @@ func (g *gen) transcendental(op trace.Op, d tensor.DType, a []string) string {
 		e = "(fabs(" + x + ") < 0x1p-54 ? " + x + " : log1p(" + x + "))"
 	case trace.OpSin, trace.OpCos:
 		if wide {
-			g.helpers.use("kiln_sincos") // the CPU backend's algorithm (and bits), accurate at any argument
+			g.helpers.use("kiln_sincos") // the CPU backend's algorithm, and bits
 			e = "kiln_" + mathNames[op] + "(" + x + ")"
 		} else {
 			e = mathNames[op] + "(" + x + ")"
 		}
 	case trace.OpTan:
 		if wide {
-			e = g.call("kiln_tan", x) // on the CPU's sin/cos reduction: accurate at any argument
+			e = g.call("go_tan", x) // Go's math.Tan, as the CPU backend
 		} else {
 			e = mathNames[op] + "(" + x + ")"
 		}

@@ -9,8 +9,8 @@ import "github.com/kiln-go/kiln/tensor"
 // to double (zsqrt, zexp, …) and applied to the widened value, parts then
 // rounded to the part type — so c64 needs cl_khr_fp64 for them. sqrt and
 // abs use only correctly rounded operations and match the CPU bit for bit;
-// the others call the device's double exp/log/… (and kiln_sin, kiln_cos of
-// helpers_trig.go) and are within the SPEC §3 bounds.
+// the others call the device's double exp/log/… (and Go's sin and cos,
+// helpers_trig.go, as math/cmplx does) and are within the SPEC §3 bounds.
 
 func defComplexHelpers() {
 	for _, d := range []tensor.DType{tensor.C64, tensor.C128} {
@@ -86,8 +86,8 @@ inline double2 zexp(double2 x) {
 		return (double2)(NAN, im);
 	}
 	const double r = exp(re);
-	return (double2)(r * kiln_cos(im), r * kiln_sin(im));
-}`, true, "kiln_sincos")
+	return (double2)(r * go_cos(im), r * go_sin(im));
+}`, true, "go_sin", "go_cos")
 	defHelper("zlog", `
 // math/cmplx.Log.
 inline double2 zlog(double2 x) { return (double2)(log(hypot_go(x.x, x.y)), atan2(x.y, x.x)); }`, true, "hypot_go")
@@ -113,8 +113,8 @@ inline double2 zsin(double2 x) {
 	}
 	double sh, ch;
 	zsinhcosh(im, &sh, &ch);
-	return (double2)(kiln_sin(re) * ch, kiln_cos(re) * sh);
-}`, true, "zsinhcosh", "kiln_sincos")
+	return (double2)(go_sin(re) * ch, go_cos(re) * sh);
+}`, true, "zsinhcosh", "go_sin", "go_cos")
 	defHelper("zcos", `
 // math/cmplx.Cos.
 inline double2 zcos(double2 x) {
@@ -128,8 +128,8 @@ inline double2 zcos(double2 x) {
 	}
 	double sh, ch;
 	zsinhcosh(im, &sh, &ch);
-	return (double2)(kiln_cos(re) * ch, -kiln_sin(re) * sh);
-}`, true, "zsinhcosh", "kiln_sincos")
+	return (double2)(go_cos(re) * ch, -go_sin(re) * sh);
+}`, true, "zsinhcosh", "go_sin", "go_cos")
 	defHelper("zreduce_pi", `
 __constant ulong zmPi[20] = {
 	0x0000000000000000UL, 0x517cc1b727220a94UL, 0xfe13abe8fa9a6ee0UL, 0x6db14acc9e21c820UL,
@@ -167,7 +167,7 @@ inline double zreduce_pi(double x) {
 	return M_PI * x;
 }`, true)
 	defHelper("ztan_series", `
-// math/cmplx's tanSeries: kiln_cos(2x)+cosh(2y) by its Taylor series near the poles.
+// math/cmplx's tanSeries: cos(2x)+cosh(2y) by its Taylor series near the poles.
 inline double ztan_series(double2 z) {
 	double x = zreduce_pi(fabs(2 * z.x)), y = fabs(2 * z.y);
 	x = x * x;
@@ -190,27 +190,27 @@ inline double2 ztan(double2 x) {
 	const double re = x.x, im = x.y;
 	if (isinf(im)) {
 		if (isinf(re) || isnan(re)) return (double2)(copysign(0.0, re), copysign(1.0, im));
-		return (double2)(copysign(0.0, kiln_sin(2 * re)), copysign(1.0, im));
+		return (double2)(copysign(0.0, go_sin(2 * re)), copysign(1.0, im));
 	}
 	if (re == 0 && isnan(im)) return x;
-	double d = kiln_cos(2 * re) + cosh(2 * im);
+	double d = go_cos(2 * re) + cosh(2 * im);
 	if (fabs(d) < 0.25) d = ztan_series(x);
 	if (d == 0) return (double2)(INFINITY, INFINITY);
-	return (double2)(kiln_sin(2 * re) / d, sinh(2 * im) / d);
-}`, true, "ztan_series", "kiln_sincos")
+	return (double2)(go_sin(2 * re) / d, sinh(2 * im) / d);
+}`, true, "ztan_series", "go_sin", "go_cos")
 	defHelper("ztanh", `
 // math/cmplx.Tanh.
 inline double2 ztanh(double2 x) {
 	const double re = x.x, im = x.y;
 	if (isinf(re)) {
 		if (isinf(im) || isnan(im)) return (double2)(copysign(1.0, re), copysign(0.0, im));
-		return (double2)(copysign(1.0, re), copysign(0.0, kiln_sin(2 * im)));
+		return (double2)(copysign(1.0, re), copysign(0.0, go_sin(2 * im)));
 	}
 	if (im == 0 && isnan(re)) return x;
-	const double d = cosh(2 * re) + kiln_cos(2 * im);
+	const double d = cosh(2 * re) + go_cos(2 * im);
 	if (d == 0) return (double2)(INFINITY, INFINITY);
-	return (double2)(sinh(2 * re) / d, kiln_sin(2 * im) / d);
-}`, true, "kiln_sincos")
+	return (double2)(sinh(2 * re) / d, go_sin(2 * im) / d);
+}`, true, "go_sin", "go_cos")
 	defHelper("zpow", `
 // math/cmplx.Pow.
 inline double2 zpow(double2 x, double2 y) {
@@ -230,8 +230,8 @@ inline double2 zpow(double2 x, double2 y) {
 		r *= exp(-y.y * arg);
 		theta += y.y * log(modulus);
 	}
-	return (double2)(r * kiln_cos(theta), r * kiln_sin(theta));
-}`, true, "hypot_go", "kiln_sincos")
+	return (double2)(r * go_cos(theta), r * go_sin(theta));
+}`, true, "hypot_go", "go_sin", "go_cos")
 	defComplexOps()
 }
 
