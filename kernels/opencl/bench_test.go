@@ -103,3 +103,26 @@ func benchModule(b *testing.B, m *lower.Module, inputs []*tensor.Array, bytesPer
 		}
 	})
 }
+
+// BenchmarkDispatch is E5's dispatch overhead: a cached Run of a*x + b on
+// one element (copy in, one kernel, copy out, clFinish).
+func BenchmarkDispatch(b *testing.B) {
+	be := testBackend(b)
+	m := module(b, func(a []trace.Value) []trace.Value {
+		return []trace.Value{a[0].Mul(trace.Float(1.7)).Add(trace.Float(0.3))}
+	}, abstract(tensor.F32, 1))
+	exe, err := be.CompileModule(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer exe.Close()
+	x, _ := tensor.FromSlice([]float32{2}, 1)
+	out, _ := tensor.Zeros(tensor.F32, 1)
+	ins, outs := []*tensor.Array{x}, []*tensor.Array{out}
+	exe.RunInto(outs, ins)
+	for b.Loop() {
+		if err := exe.RunInto(outs, ins); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -16,8 +16,8 @@ import (
 // Executable is a compiled module on one device. Device buffers (the
 // module's plan, its constant arrays and reduction scratch) are allocated
 // once, at Compile, and reused by every Run: a Run copies the inputs in,
-// enqueues one kernel per fusion on the executable's own in-order queue and
-// reads the outputs back. Runs are serialized by a mutex, so an Executable
+// enqueues one kernel per fusion on the executable's own in-order queue,
+// reads the outputs back and waits once for all of it. Runs are serialized by a mutex, so an Executable
 // is safe for concurrent use; use one per goroutine to run in parallel.
 type Executable struct {
 	res    *execResources
@@ -237,17 +237,27 @@ func (e *Executable) RunInto(outputs, inputs []*tensor.Array) error {
 		return &Error{Kind: KindClosed, Msg: "the executable is closed"}
 	}
 	cl := r.cl
+	// Transfers are enqueued without blocking and the run ends with one
+	// clFinish: the host arrays are pinned until then, as the device may
+	// read or write them at any point before it.
+	var pin runtime.Pinner
+	defer pin.Unpin()
+	fail := func(err error) error {
+		cl.Finish(r.queue) // no command may still refer to the arrays
+		return err
+	}
 	for _, p := range e.m.Params {
 		ptr, n := dataPointer(inputs[p.Param].Data(), p.DType)
 		if n == 0 {
 			continue
 		}
-		if st := cl.EnqueueWriteBuffer(r.queue, r.plan[e.m.Plan.Of[p]], 1, 0, uintptr(n), ptr, 0, nil, nil); st != clSuccess {
-			return callError("clEnqueueWriteBuffer", st, fmt.Sprintf("cannot copy input %d to the device", p.Param))
+		pin.Pin((*byte)(ptr))
+		if st := cl.EnqueueWriteBuffer(r.queue, r.plan[e.m.Plan.Of[p]], 0, 0, uintptr(n), ptr, 0, nil, nil); st != clSuccess {
+			return fail(callError("clEnqueueWriteBuffer", st, fmt.Sprintf("cannot copy input %d to the device", p.Param)))
 		}
 	}
 	if err := r.enqueueKernels(); err != nil {
-		return err
+		return fail(err)
 	}
 	for i, o := range e.m.Outputs {
 		src := o
@@ -266,12 +276,11 @@ func (e *Executable) RunInto(outputs, inputs []*tensor.Array) error {
 		if n == 0 {
 			continue
 		}
-		if st := cl.EnqueueReadBuffer(r.queue, r.plan[e.m.Plan.Of[src]], 1, 0, uintptr(n), ptr, 0, nil, nil); st != clSuccess {
-			return callError("clEnqueueReadBuffer", st, fmt.Sprintf("cannot read output %d back", i))
+		pin.Pin((*byte)(ptr))
+		if st := cl.EnqueueReadBuffer(r.queue, r.plan[e.m.Plan.Of[src]], 0, 0, uintptr(n), ptr, 0, nil, nil); st != clSuccess {
+			return fail(callError("clEnqueueReadBuffer", st, fmt.Sprintf("cannot read output %d back", i)))
 		}
 	}
-	runtime.KeepAlive(inputs)
-	runtime.KeepAlive(outputs)
 	if st := cl.Finish(r.queue); st != clSuccess {
 		return callError("clFinish", st, "the device failed while running the module")
 	}
