@@ -763,3 +763,263 @@ func cosF64Accel(dst, x []float64) int {
 	}
 	return 0
 }
+
+func affineF32Accel(dst, x []float32, a, b float32) int {
+	switch tier {
+	case AVX512:
+		return affineF32AVX512(dst, x, a, b)
+	case AVX2:
+		return affineF32AVX2(dst, x, a, b)
+	}
+	return 0
+}
+
+func affineNTF32Accel(dst, x []float32, a, b float32) int {
+	switch tier {
+	case AVX512:
+		return affineNTF32AVX512(dst, x, a, b)
+	case AVX2:
+		return affineNTF32AVX2(dst, x, a, b)
+	}
+	return 0
+}
+
+func affineF64Accel(dst, x []float64, a, b float64) int {
+	switch tier {
+	case AVX512:
+		return affineF64AVX512(dst, x, a, b)
+	case AVX2:
+		return affineF64AVX2(dst, x, a, b)
+	}
+	return 0
+}
+
+func affineNTF64Accel(dst, x []float64, a, b float64) int {
+	switch tier {
+	case AVX512:
+		return affineNTF64AVX512(dst, x, a, b)
+	case AVX2:
+		return affineNTF64AVX2(dst, x, a, b)
+	}
+	return 0
+}
+
+func addRoundF16Accel(dst, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return addRoundF16AVX512(dst, a, b)
+	case AVX2:
+		return addRoundF16AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func subRoundF16Accel(dst, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return subRoundF16AVX512(dst, a, b)
+	case AVX2:
+		return subRoundF16AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func mulRoundF16Accel(dst, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return mulRoundF16AVX512(dst, a, b)
+	case AVX2:
+		return mulRoundF16AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func divRoundF16Accel(dst, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return divRoundF16AVX512(dst, a, b)
+	case AVX2:
+		return divRoundF16AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func addScalarRoundF16Accel(dst, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return addScalarRoundF16AVX512(dst, a, s)
+	case AVX2:
+		return addScalarRoundF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func subScalarRoundF16Accel(dst, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return subScalarRoundF16AVX512(dst, a, s)
+	case AVX2:
+		return subScalarRoundF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func subScalarRevRoundF16Accel(dst, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return subScalarRevRoundF16AVX512(dst, a, s)
+	case AVX2:
+		return subScalarRevRoundF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func mulScalarRoundF16Accel(dst, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return mulScalarRoundF16AVX512(dst, a, s)
+	case AVX2:
+		return mulScalarRoundF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func divScalarRoundF16Accel(dst, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return divScalarRoundF16AVX512(dst, a, s)
+	case AVX2:
+		return divScalarRoundF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func divScalarRevRoundF16Accel(dst, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return divScalarRevRoundF16AVX512(dst, a, s)
+	case AVX2:
+		return divScalarRevRoundF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func addRoundBF16Accel(dst, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return addRoundBF16AVX512(dst, a, b)
+	case AVX2:
+		return addRoundBF16AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func subRoundBF16Accel(dst, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return subRoundBF16AVX512(dst, a, b)
+	case AVX2:
+		return subRoundBF16AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func mulRoundBF16Accel(dst, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return mulRoundBF16AVX512(dst, a, b)
+	case AVX2:
+		return mulRoundBF16AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func divRoundBF16Accel(dst, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return divRoundBF16AVX512(dst, a, b)
+	case AVX2:
+		return divRoundBF16AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func addScalarRoundBF16Accel(dst, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return addScalarRoundBF16AVX512(dst, a, s)
+	case AVX2:
+		return addScalarRoundBF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func subScalarRoundBF16Accel(dst, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return subScalarRoundBF16AVX512(dst, a, s)
+	case AVX2:
+		return subScalarRoundBF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func subScalarRevRoundBF16Accel(dst, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return subScalarRevRoundBF16AVX512(dst, a, s)
+	case AVX2:
+		return subScalarRevRoundBF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func mulScalarRoundBF16Accel(dst, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return mulScalarRoundBF16AVX512(dst, a, s)
+	case AVX2:
+		return mulScalarRoundBF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func divScalarRoundBF16Accel(dst, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return divScalarRoundBF16AVX512(dst, a, s)
+	case AVX2:
+		return divScalarRoundBF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func divScalarRevRoundBF16Accel(dst, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return divScalarRevRoundBF16AVX512(dst, a, s)
+	case AVX2:
+		return divScalarRevRoundBF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func sumLeafF64Accel(x []float64) (float64, int) {
+	switch tier {
+	case AVX512:
+		return sumLeafF64AVX2(x)
+	case AVX2:
+		return sumLeafF64AVX2(x)
+	}
+	return 0, 0
+}
+
+func sumLeafF32Accel(x []float32) (float32, int) {
+	switch tier {
+	case AVX512:
+		return sumLeafF32AVX2(x)
+	case AVX2:
+		return sumLeafF32AVX2(x)
+	}
+	return 0, 0
+}

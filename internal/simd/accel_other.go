@@ -155,3 +155,55 @@ func logisticF64Accel(dst, x []float64) int { return 0 }
 func sinF64Accel(dst, x []float64) int { return 0 }
 
 func cosF64Accel(dst, x []float64) int { return 0 }
+
+func affineF32Accel(dst, x []float32, a, b float32) int { return 0 }
+
+func affineNTF32Accel(dst, x []float32, a, b float32) int { return 0 }
+
+func affineF64Accel(dst, x []float64, a, b float64) int { return 0 }
+
+func affineNTF64Accel(dst, x []float64, a, b float64) int { return 0 }
+
+func addRoundF16Accel(dst, a, b []float32) int { return 0 }
+
+func subRoundF16Accel(dst, a, b []float32) int { return 0 }
+
+func mulRoundF16Accel(dst, a, b []float32) int { return 0 }
+
+func divRoundF16Accel(dst, a, b []float32) int { return 0 }
+
+func addScalarRoundF16Accel(dst, a []float32, s float32) int { return 0 }
+
+func subScalarRoundF16Accel(dst, a []float32, s float32) int { return 0 }
+
+func subScalarRevRoundF16Accel(dst, a []float32, s float32) int { return 0 }
+
+func mulScalarRoundF16Accel(dst, a []float32, s float32) int { return 0 }
+
+func divScalarRoundF16Accel(dst, a []float32, s float32) int { return 0 }
+
+func divScalarRevRoundF16Accel(dst, a []float32, s float32) int { return 0 }
+
+func addRoundBF16Accel(dst, a, b []float32) int { return 0 }
+
+func subRoundBF16Accel(dst, a, b []float32) int { return 0 }
+
+func mulRoundBF16Accel(dst, a, b []float32) int { return 0 }
+
+func divRoundBF16Accel(dst, a, b []float32) int { return 0 }
+
+func addScalarRoundBF16Accel(dst, a []float32, s float32) int { return 0 }
+
+func subScalarRoundBF16Accel(dst, a []float32, s float32) int { return 0 }
+
+func subScalarRevRoundBF16Accel(dst, a []float32, s float32) int { return 0 }
+
+func mulScalarRoundBF16Accel(dst, a []float32, s float32) int { return 0 }
+
+func divScalarRoundBF16Accel(dst, a []float32, s float32) int { return 0 }
+
+func divScalarRevRoundBF16Accel(dst, a []float32, s float32) int { return 0 }
+
+func sumLeafF64Accel(x []float64) (float64, int) { return 0, 0 }
+
+func sumLeafF32Accel(x []float32) (float32, int) { return 0, 0 }

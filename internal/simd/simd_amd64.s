@@ -10652,3 +10652,3534 @@ cosF64AVX512_done:
 	VZEROUPPER
 	MOVQ BX, ret+48(FP)
 	RET
+
+// func affineF32AVX2(dst []float32, x []float32, a float32, b float32) int
+// Requires: AVX, AVX2, SSE
+TEXT ·affineF32AVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVSS        a+48(FP), X0
+	VBROADCASTSS X0, Y0
+	MOVSS        b+52(FP), X1
+	VBROADCASTSS X1, Y1
+	XORQ         BX, BX
+
+affineF32AVX2_loopU:
+	MOVQ    AX, SI
+	SUBQ    BX, SI
+	CMPQ    SI, $0x00000020
+	JB      affineF32AVX2_loop1
+	VMOVUPS (DX)(BX*4), Y2
+	VMULPS  Y0, Y2, Y2
+	VADDPS  Y1, Y2, Y2
+	VMOVUPS 32(DX)(BX*4), Y3
+	VMULPS  Y0, Y3, Y3
+	VADDPS  Y1, Y3, Y3
+	VMOVUPS 64(DX)(BX*4), Y4
+	VMULPS  Y0, Y4, Y4
+	VADDPS  Y1, Y4, Y4
+	VMOVUPS 96(DX)(BX*4), Y5
+	VMULPS  Y0, Y5, Y5
+	VADDPS  Y1, Y5, Y5
+	VMOVUPS Y2, (CX)(BX*4)
+	VMOVUPS Y3, 32(CX)(BX*4)
+	VMOVUPS Y4, 64(CX)(BX*4)
+	VMOVUPS Y5, 96(CX)(BX*4)
+	ADDQ    $0x00000020, BX
+	JMP     affineF32AVX2_loopU
+
+affineF32AVX2_loop1:
+	MOVQ    AX, SI
+	SUBQ    BX, SI
+	CMPQ    SI, $0x00000008
+	JB      affineF32AVX2_done
+	VMOVUPS (DX)(BX*4), Y2
+	VMULPS  Y0, Y2, Y2
+	VADDPS  Y1, Y2, Y2
+	VMOVUPS Y2, (CX)(BX*4)
+	ADDQ    $0x00000008, BX
+	JMP     affineF32AVX2_loop1
+
+affineF32AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func affineF32AVX512(dst []float32, x []float32, a float32, b float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·affineF32AVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVSS        a+48(FP), X0
+	VBROADCASTSS X0, Z0
+	MOVSS        b+52(FP), X1
+	VBROADCASTSS X1, Z1
+	XORQ         BX, BX
+
+affineF32AVX512_loopU:
+	MOVQ    AX, SI
+	SUBQ    BX, SI
+	CMPQ    SI, $0x00000040
+	JB      affineF32AVX512_loop1
+	VMOVUPS (DX)(BX*4), Z2
+	VMULPS  Z0, Z2, Z2
+	VADDPS  Z1, Z2, Z2
+	VMOVUPS 64(DX)(BX*4), Z3
+	VMULPS  Z0, Z3, Z3
+	VADDPS  Z1, Z3, Z3
+	VMOVUPS 128(DX)(BX*4), Z4
+	VMULPS  Z0, Z4, Z4
+	VADDPS  Z1, Z4, Z4
+	VMOVUPS 192(DX)(BX*4), Z5
+	VMULPS  Z0, Z5, Z5
+	VADDPS  Z1, Z5, Z5
+	VMOVUPS Z2, (CX)(BX*4)
+	VMOVUPS Z3, 64(CX)(BX*4)
+	VMOVUPS Z4, 128(CX)(BX*4)
+	VMOVUPS Z5, 192(CX)(BX*4)
+	ADDQ    $0x00000040, BX
+	JMP     affineF32AVX512_loopU
+
+affineF32AVX512_loop1:
+	MOVQ    AX, SI
+	SUBQ    BX, SI
+	CMPQ    SI, $0x00000010
+	JB      affineF32AVX512_done
+	VMOVUPS (DX)(BX*4), Z2
+	VMULPS  Z0, Z2, Z2
+	VADDPS  Z1, Z2, Z2
+	VMOVUPS Z2, (CX)(BX*4)
+	ADDQ    $0x00000010, BX
+	JMP     affineF32AVX512_loop1
+
+affineF32AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func affineNTF32AVX2(dst []float32, x []float32, a float32, b float32) int
+// Requires: AVX, AVX2, MMX+, SSE
+TEXT ·affineNTF32AVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVSS        a+48(FP), X0
+	VBROADCASTSS X0, Y0
+	MOVSS        b+52(FP), X1
+	VBROADCASTSS X1, Y1
+	XORQ         BX, BX
+
+affineNTF32AVX2_loopU:
+	MOVQ     AX, SI
+	SUBQ     BX, SI
+	CMPQ     SI, $0x00000020
+	JB       affineNTF32AVX2_loop1
+	VMOVUPS  (DX)(BX*4), Y2
+	VMULPS   Y0, Y2, Y2
+	VADDPS   Y1, Y2, Y2
+	VMOVUPS  32(DX)(BX*4), Y3
+	VMULPS   Y0, Y3, Y3
+	VADDPS   Y1, Y3, Y3
+	VMOVUPS  64(DX)(BX*4), Y4
+	VMULPS   Y0, Y4, Y4
+	VADDPS   Y1, Y4, Y4
+	VMOVUPS  96(DX)(BX*4), Y5
+	VMULPS   Y0, Y5, Y5
+	VADDPS   Y1, Y5, Y5
+	VMOVNTPS Y2, (CX)(BX*4)
+	VMOVNTPS Y3, 32(CX)(BX*4)
+	VMOVNTPS Y4, 64(CX)(BX*4)
+	VMOVNTPS Y5, 96(CX)(BX*4)
+	ADDQ     $0x00000020, BX
+	JMP      affineNTF32AVX2_loopU
+
+affineNTF32AVX2_loop1:
+	MOVQ     AX, SI
+	SUBQ     BX, SI
+	CMPQ     SI, $0x00000008
+	JB       affineNTF32AVX2_done
+	VMOVUPS  (DX)(BX*4), Y2
+	VMULPS   Y0, Y2, Y2
+	VADDPS   Y1, Y2, Y2
+	VMOVNTPS Y2, (CX)(BX*4)
+	ADDQ     $0x00000008, BX
+	JMP      affineNTF32AVX2_loop1
+
+affineNTF32AVX2_done:
+	SFENCE
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func affineNTF32AVX512(dst []float32, x []float32, a float32, b float32) int
+// Requires: AVX, AVX512F, MMX+, SSE
+TEXT ·affineNTF32AVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVSS        a+48(FP), X0
+	VBROADCASTSS X0, Z0
+	MOVSS        b+52(FP), X1
+	VBROADCASTSS X1, Z1
+	XORQ         BX, BX
+
+affineNTF32AVX512_loopU:
+	MOVQ     AX, SI
+	SUBQ     BX, SI
+	CMPQ     SI, $0x00000040
+	JB       affineNTF32AVX512_loop1
+	VMOVUPS  (DX)(BX*4), Z2
+	VMULPS   Z0, Z2, Z2
+	VADDPS   Z1, Z2, Z2
+	VMOVUPS  64(DX)(BX*4), Z3
+	VMULPS   Z0, Z3, Z3
+	VADDPS   Z1, Z3, Z3
+	VMOVUPS  128(DX)(BX*4), Z4
+	VMULPS   Z0, Z4, Z4
+	VADDPS   Z1, Z4, Z4
+	VMOVUPS  192(DX)(BX*4), Z5
+	VMULPS   Z0, Z5, Z5
+	VADDPS   Z1, Z5, Z5
+	VMOVNTPS Z2, (CX)(BX*4)
+	VMOVNTPS Z3, 64(CX)(BX*4)
+	VMOVNTPS Z4, 128(CX)(BX*4)
+	VMOVNTPS Z5, 192(CX)(BX*4)
+	ADDQ     $0x00000040, BX
+	JMP      affineNTF32AVX512_loopU
+
+affineNTF32AVX512_loop1:
+	MOVQ     AX, SI
+	SUBQ     BX, SI
+	CMPQ     SI, $0x00000010
+	JB       affineNTF32AVX512_done
+	VMOVUPS  (DX)(BX*4), Z2
+	VMULPS   Z0, Z2, Z2
+	VADDPS   Z1, Z2, Z2
+	VMOVNTPS Z2, (CX)(BX*4)
+	ADDQ     $0x00000010, BX
+	JMP      affineNTF32AVX512_loop1
+
+affineNTF32AVX512_done:
+	SFENCE
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func affineF64AVX2(dst []float64, x []float64, a float64, b float64) int
+// Requires: AVX, AVX2, SSE2
+TEXT ·affineF64AVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVSD        a+48(FP), X0
+	VBROADCASTSD X0, Y0
+	MOVSD        b+56(FP), X1
+	VBROADCASTSD X1, Y1
+	XORQ         BX, BX
+
+affineF64AVX2_loopU:
+	MOVQ    AX, SI
+	SUBQ    BX, SI
+	CMPQ    SI, $0x00000010
+	JB      affineF64AVX2_loop1
+	VMOVUPS (DX)(BX*8), Y2
+	VMULPD  Y0, Y2, Y2
+	VADDPD  Y1, Y2, Y2
+	VMOVUPS 32(DX)(BX*8), Y3
+	VMULPD  Y0, Y3, Y3
+	VADDPD  Y1, Y3, Y3
+	VMOVUPS 64(DX)(BX*8), Y4
+	VMULPD  Y0, Y4, Y4
+	VADDPD  Y1, Y4, Y4
+	VMOVUPS 96(DX)(BX*8), Y5
+	VMULPD  Y0, Y5, Y5
+	VADDPD  Y1, Y5, Y5
+	VMOVUPS Y2, (CX)(BX*8)
+	VMOVUPS Y3, 32(CX)(BX*8)
+	VMOVUPS Y4, 64(CX)(BX*8)
+	VMOVUPS Y5, 96(CX)(BX*8)
+	ADDQ    $0x00000010, BX
+	JMP     affineF64AVX2_loopU
+
+affineF64AVX2_loop1:
+	MOVQ    AX, SI
+	SUBQ    BX, SI
+	CMPQ    SI, $0x00000004
+	JB      affineF64AVX2_done
+	VMOVUPS (DX)(BX*8), Y2
+	VMULPD  Y0, Y2, Y2
+	VADDPD  Y1, Y2, Y2
+	VMOVUPS Y2, (CX)(BX*8)
+	ADDQ    $0x00000004, BX
+	JMP     affineF64AVX2_loop1
+
+affineF64AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+64(FP)
+	RET
+
+// func affineF64AVX512(dst []float64, x []float64, a float64, b float64) int
+// Requires: AVX, AVX512F, SSE2
+TEXT ·affineF64AVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVSD        a+48(FP), X0
+	VBROADCASTSD X0, Z0
+	MOVSD        b+56(FP), X1
+	VBROADCASTSD X1, Z1
+	XORQ         BX, BX
+
+affineF64AVX512_loopU:
+	MOVQ    AX, SI
+	SUBQ    BX, SI
+	CMPQ    SI, $0x00000020
+	JB      affineF64AVX512_loop1
+	VMOVUPS (DX)(BX*8), Z2
+	VMULPD  Z0, Z2, Z2
+	VADDPD  Z1, Z2, Z2
+	VMOVUPS 64(DX)(BX*8), Z3
+	VMULPD  Z0, Z3, Z3
+	VADDPD  Z1, Z3, Z3
+	VMOVUPS 128(DX)(BX*8), Z4
+	VMULPD  Z0, Z4, Z4
+	VADDPD  Z1, Z4, Z4
+	VMOVUPS 192(DX)(BX*8), Z5
+	VMULPD  Z0, Z5, Z5
+	VADDPD  Z1, Z5, Z5
+	VMOVUPS Z2, (CX)(BX*8)
+	VMOVUPS Z3, 64(CX)(BX*8)
+	VMOVUPS Z4, 128(CX)(BX*8)
+	VMOVUPS Z5, 192(CX)(BX*8)
+	ADDQ    $0x00000020, BX
+	JMP     affineF64AVX512_loopU
+
+affineF64AVX512_loop1:
+	MOVQ    AX, SI
+	SUBQ    BX, SI
+	CMPQ    SI, $0x00000008
+	JB      affineF64AVX512_done
+	VMOVUPS (DX)(BX*8), Z2
+	VMULPD  Z0, Z2, Z2
+	VADDPD  Z1, Z2, Z2
+	VMOVUPS Z2, (CX)(BX*8)
+	ADDQ    $0x00000008, BX
+	JMP     affineF64AVX512_loop1
+
+affineF64AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+64(FP)
+	RET
+
+// func affineNTF64AVX2(dst []float64, x []float64, a float64, b float64) int
+// Requires: AVX, AVX2, MMX+, SSE2
+TEXT ·affineNTF64AVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVSD        a+48(FP), X0
+	VBROADCASTSD X0, Y0
+	MOVSD        b+56(FP), X1
+	VBROADCASTSD X1, Y1
+	XORQ         BX, BX
+
+affineNTF64AVX2_loopU:
+	MOVQ     AX, SI
+	SUBQ     BX, SI
+	CMPQ     SI, $0x00000010
+	JB       affineNTF64AVX2_loop1
+	VMOVUPS  (DX)(BX*8), Y2
+	VMULPD   Y0, Y2, Y2
+	VADDPD   Y1, Y2, Y2
+	VMOVUPS  32(DX)(BX*8), Y3
+	VMULPD   Y0, Y3, Y3
+	VADDPD   Y1, Y3, Y3
+	VMOVUPS  64(DX)(BX*8), Y4
+	VMULPD   Y0, Y4, Y4
+	VADDPD   Y1, Y4, Y4
+	VMOVUPS  96(DX)(BX*8), Y5
+	VMULPD   Y0, Y5, Y5
+	VADDPD   Y1, Y5, Y5
+	VMOVNTPS Y2, (CX)(BX*8)
+	VMOVNTPS Y3, 32(CX)(BX*8)
+	VMOVNTPS Y4, 64(CX)(BX*8)
+	VMOVNTPS Y5, 96(CX)(BX*8)
+	ADDQ     $0x00000010, BX
+	JMP      affineNTF64AVX2_loopU
+
+affineNTF64AVX2_loop1:
+	MOVQ     AX, SI
+	SUBQ     BX, SI
+	CMPQ     SI, $0x00000004
+	JB       affineNTF64AVX2_done
+	VMOVUPS  (DX)(BX*8), Y2
+	VMULPD   Y0, Y2, Y2
+	VADDPD   Y1, Y2, Y2
+	VMOVNTPS Y2, (CX)(BX*8)
+	ADDQ     $0x00000004, BX
+	JMP      affineNTF64AVX2_loop1
+
+affineNTF64AVX2_done:
+	SFENCE
+	VZEROUPPER
+	MOVQ BX, ret+64(FP)
+	RET
+
+// func affineNTF64AVX512(dst []float64, x []float64, a float64, b float64) int
+// Requires: AVX, AVX512F, MMX+, SSE2
+TEXT ·affineNTF64AVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVSD        a+48(FP), X0
+	VBROADCASTSD X0, Z0
+	MOVSD        b+56(FP), X1
+	VBROADCASTSD X1, Z1
+	XORQ         BX, BX
+
+affineNTF64AVX512_loopU:
+	MOVQ     AX, SI
+	SUBQ     BX, SI
+	CMPQ     SI, $0x00000020
+	JB       affineNTF64AVX512_loop1
+	VMOVUPS  (DX)(BX*8), Z2
+	VMULPD   Z0, Z2, Z2
+	VADDPD   Z1, Z2, Z2
+	VMOVUPS  64(DX)(BX*8), Z3
+	VMULPD   Z0, Z3, Z3
+	VADDPD   Z1, Z3, Z3
+	VMOVUPS  128(DX)(BX*8), Z4
+	VMULPD   Z0, Z4, Z4
+	VADDPD   Z1, Z4, Z4
+	VMOVUPS  192(DX)(BX*8), Z5
+	VMULPD   Z0, Z5, Z5
+	VADDPD   Z1, Z5, Z5
+	VMOVNTPS Z2, (CX)(BX*8)
+	VMOVNTPS Z3, 64(CX)(BX*8)
+	VMOVNTPS Z4, 128(CX)(BX*8)
+	VMOVNTPS Z5, 192(CX)(BX*8)
+	ADDQ     $0x00000020, BX
+	JMP      affineNTF64AVX512_loopU
+
+affineNTF64AVX512_loop1:
+	MOVQ     AX, SI
+	SUBQ     BX, SI
+	CMPQ     SI, $0x00000008
+	JB       affineNTF64AVX512_done
+	VMOVUPS  (DX)(BX*8), Z2
+	VMULPD   Z0, Z2, Z2
+	VADDPD   Z1, Z2, Z2
+	VMOVNTPS Z2, (CX)(BX*8)
+	ADDQ     $0x00000008, BX
+	JMP      affineNTF64AVX512_loop1
+
+affineNTF64AVX512_done:
+	SFENCE
+	VZEROUPPER
+	MOVQ BX, ret+64(FP)
+	RET
+
+// func addRoundF16AVX2(dst []float32, a []float32, b []float32) int
+// Requires: AVX, F16C
+TEXT ·addRoundF16AVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+addRoundF16AVX2_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000020
+	JB        addRoundF16AVX2_loop1
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VADDPS    Y1, Y0, Y0
+	VCVTPS2PH $0x00, Y0, X0
+	VCVTPH2PS X0, Y0
+	VMOVUPS   32(DX)(SI*4), Y1
+	VMOVUPS   32(BX)(SI*4), Y2
+	VADDPS    Y2, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VCVTPH2PS X1, Y1
+	VMOVUPS   64(DX)(SI*4), Y2
+	VMOVUPS   64(BX)(SI*4), Y3
+	VADDPS    Y3, Y2, Y2
+	VCVTPS2PH $0x00, Y2, X2
+	VCVTPH2PS X2, Y2
+	VMOVUPS   96(DX)(SI*4), Y3
+	VMOVUPS   96(BX)(SI*4), Y4
+	VADDPS    Y4, Y3, Y3
+	VCVTPS2PH $0x00, Y3, X3
+	VCVTPH2PS X3, Y3
+	VMOVUPS   Y0, (CX)(SI*4)
+	VMOVUPS   Y1, 32(CX)(SI*4)
+	VMOVUPS   Y2, 64(CX)(SI*4)
+	VMOVUPS   Y3, 96(CX)(SI*4)
+	ADDQ      $0x00000020, SI
+	JMP       addRoundF16AVX2_loopU
+
+addRoundF16AVX2_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000008
+	JB        addRoundF16AVX2_done
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VADDPS    Y1, Y0, Y0
+	VCVTPS2PH $0x00, Y0, X0
+	VCVTPH2PS X0, Y0
+	VMOVUPS   Y0, (CX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       addRoundF16AVX2_loop1
+
+addRoundF16AVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func addRoundF16AVX512(dst []float32, a []float32, b []float32) int
+// Requires: AVX, AVX512F
+TEXT ·addRoundF16AVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+addRoundF16AVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000040
+	JB        addRoundF16AVX512_loop1
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VADDPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, Y0
+	VCVTPH2PS Y0, Z0
+	VMOVUPS   64(DX)(SI*4), Z1
+	VMOVUPS   64(BX)(SI*4), Z2
+	VADDPS    Z2, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VCVTPH2PS Y1, Z1
+	VMOVUPS   128(DX)(SI*4), Z2
+	VMOVUPS   128(BX)(SI*4), Z3
+	VADDPS    Z3, Z2, Z2
+	VCVTPS2PH $0x00, Z2, Y2
+	VCVTPH2PS Y2, Z2
+	VMOVUPS   192(DX)(SI*4), Z3
+	VMOVUPS   192(BX)(SI*4), Z4
+	VADDPS    Z4, Z3, Z3
+	VCVTPS2PH $0x00, Z3, Y3
+	VCVTPH2PS Y3, Z3
+	VMOVUPS   Z0, (CX)(SI*4)
+	VMOVUPS   Z1, 64(CX)(SI*4)
+	VMOVUPS   Z2, 128(CX)(SI*4)
+	VMOVUPS   Z3, 192(CX)(SI*4)
+	ADDQ      $0x00000040, SI
+	JMP       addRoundF16AVX512_loopU
+
+addRoundF16AVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        addRoundF16AVX512_done
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VADDPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, Y0
+	VCVTPH2PS Y0, Z0
+	VMOVUPS   Z0, (CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       addRoundF16AVX512_loop1
+
+addRoundF16AVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func subRoundF16AVX2(dst []float32, a []float32, b []float32) int
+// Requires: AVX, F16C
+TEXT ·subRoundF16AVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+subRoundF16AVX2_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000020
+	JB        subRoundF16AVX2_loop1
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VSUBPS    Y1, Y0, Y0
+	VCVTPS2PH $0x00, Y0, X0
+	VCVTPH2PS X0, Y0
+	VMOVUPS   32(DX)(SI*4), Y1
+	VMOVUPS   32(BX)(SI*4), Y2
+	VSUBPS    Y2, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VCVTPH2PS X1, Y1
+	VMOVUPS   64(DX)(SI*4), Y2
+	VMOVUPS   64(BX)(SI*4), Y3
+	VSUBPS    Y3, Y2, Y2
+	VCVTPS2PH $0x00, Y2, X2
+	VCVTPH2PS X2, Y2
+	VMOVUPS   96(DX)(SI*4), Y3
+	VMOVUPS   96(BX)(SI*4), Y4
+	VSUBPS    Y4, Y3, Y3
+	VCVTPS2PH $0x00, Y3, X3
+	VCVTPH2PS X3, Y3
+	VMOVUPS   Y0, (CX)(SI*4)
+	VMOVUPS   Y1, 32(CX)(SI*4)
+	VMOVUPS   Y2, 64(CX)(SI*4)
+	VMOVUPS   Y3, 96(CX)(SI*4)
+	ADDQ      $0x00000020, SI
+	JMP       subRoundF16AVX2_loopU
+
+subRoundF16AVX2_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000008
+	JB        subRoundF16AVX2_done
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VSUBPS    Y1, Y0, Y0
+	VCVTPS2PH $0x00, Y0, X0
+	VCVTPH2PS X0, Y0
+	VMOVUPS   Y0, (CX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       subRoundF16AVX2_loop1
+
+subRoundF16AVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func subRoundF16AVX512(dst []float32, a []float32, b []float32) int
+// Requires: AVX, AVX512F
+TEXT ·subRoundF16AVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+subRoundF16AVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000040
+	JB        subRoundF16AVX512_loop1
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VSUBPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, Y0
+	VCVTPH2PS Y0, Z0
+	VMOVUPS   64(DX)(SI*4), Z1
+	VMOVUPS   64(BX)(SI*4), Z2
+	VSUBPS    Z2, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VCVTPH2PS Y1, Z1
+	VMOVUPS   128(DX)(SI*4), Z2
+	VMOVUPS   128(BX)(SI*4), Z3
+	VSUBPS    Z3, Z2, Z2
+	VCVTPS2PH $0x00, Z2, Y2
+	VCVTPH2PS Y2, Z2
+	VMOVUPS   192(DX)(SI*4), Z3
+	VMOVUPS   192(BX)(SI*4), Z4
+	VSUBPS    Z4, Z3, Z3
+	VCVTPS2PH $0x00, Z3, Y3
+	VCVTPH2PS Y3, Z3
+	VMOVUPS   Z0, (CX)(SI*4)
+	VMOVUPS   Z1, 64(CX)(SI*4)
+	VMOVUPS   Z2, 128(CX)(SI*4)
+	VMOVUPS   Z3, 192(CX)(SI*4)
+	ADDQ      $0x00000040, SI
+	JMP       subRoundF16AVX512_loopU
+
+subRoundF16AVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        subRoundF16AVX512_done
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VSUBPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, Y0
+	VCVTPH2PS Y0, Z0
+	VMOVUPS   Z0, (CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       subRoundF16AVX512_loop1
+
+subRoundF16AVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func mulRoundF16AVX2(dst []float32, a []float32, b []float32) int
+// Requires: AVX, F16C
+TEXT ·mulRoundF16AVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+mulRoundF16AVX2_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000020
+	JB        mulRoundF16AVX2_loop1
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VMULPS    Y1, Y0, Y0
+	VCVTPS2PH $0x00, Y0, X0
+	VCVTPH2PS X0, Y0
+	VMOVUPS   32(DX)(SI*4), Y1
+	VMOVUPS   32(BX)(SI*4), Y2
+	VMULPS    Y2, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VCVTPH2PS X1, Y1
+	VMOVUPS   64(DX)(SI*4), Y2
+	VMOVUPS   64(BX)(SI*4), Y3
+	VMULPS    Y3, Y2, Y2
+	VCVTPS2PH $0x00, Y2, X2
+	VCVTPH2PS X2, Y2
+	VMOVUPS   96(DX)(SI*4), Y3
+	VMOVUPS   96(BX)(SI*4), Y4
+	VMULPS    Y4, Y3, Y3
+	VCVTPS2PH $0x00, Y3, X3
+	VCVTPH2PS X3, Y3
+	VMOVUPS   Y0, (CX)(SI*4)
+	VMOVUPS   Y1, 32(CX)(SI*4)
+	VMOVUPS   Y2, 64(CX)(SI*4)
+	VMOVUPS   Y3, 96(CX)(SI*4)
+	ADDQ      $0x00000020, SI
+	JMP       mulRoundF16AVX2_loopU
+
+mulRoundF16AVX2_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000008
+	JB        mulRoundF16AVX2_done
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VMULPS    Y1, Y0, Y0
+	VCVTPS2PH $0x00, Y0, X0
+	VCVTPH2PS X0, Y0
+	VMOVUPS   Y0, (CX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       mulRoundF16AVX2_loop1
+
+mulRoundF16AVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func mulRoundF16AVX512(dst []float32, a []float32, b []float32) int
+// Requires: AVX, AVX512F
+TEXT ·mulRoundF16AVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+mulRoundF16AVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000040
+	JB        mulRoundF16AVX512_loop1
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VMULPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, Y0
+	VCVTPH2PS Y0, Z0
+	VMOVUPS   64(DX)(SI*4), Z1
+	VMOVUPS   64(BX)(SI*4), Z2
+	VMULPS    Z2, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VCVTPH2PS Y1, Z1
+	VMOVUPS   128(DX)(SI*4), Z2
+	VMOVUPS   128(BX)(SI*4), Z3
+	VMULPS    Z3, Z2, Z2
+	VCVTPS2PH $0x00, Z2, Y2
+	VCVTPH2PS Y2, Z2
+	VMOVUPS   192(DX)(SI*4), Z3
+	VMOVUPS   192(BX)(SI*4), Z4
+	VMULPS    Z4, Z3, Z3
+	VCVTPS2PH $0x00, Z3, Y3
+	VCVTPH2PS Y3, Z3
+	VMOVUPS   Z0, (CX)(SI*4)
+	VMOVUPS   Z1, 64(CX)(SI*4)
+	VMOVUPS   Z2, 128(CX)(SI*4)
+	VMOVUPS   Z3, 192(CX)(SI*4)
+	ADDQ      $0x00000040, SI
+	JMP       mulRoundF16AVX512_loopU
+
+mulRoundF16AVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        mulRoundF16AVX512_done
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VMULPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, Y0
+	VCVTPH2PS Y0, Z0
+	VMOVUPS   Z0, (CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       mulRoundF16AVX512_loop1
+
+mulRoundF16AVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func divRoundF16AVX2(dst []float32, a []float32, b []float32) int
+// Requires: AVX, F16C
+TEXT ·divRoundF16AVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+divRoundF16AVX2_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000020
+	JB        divRoundF16AVX2_loop1
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VDIVPS    Y1, Y0, Y0
+	VCVTPS2PH $0x00, Y0, X0
+	VCVTPH2PS X0, Y0
+	VMOVUPS   32(DX)(SI*4), Y1
+	VMOVUPS   32(BX)(SI*4), Y2
+	VDIVPS    Y2, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VCVTPH2PS X1, Y1
+	VMOVUPS   64(DX)(SI*4), Y2
+	VMOVUPS   64(BX)(SI*4), Y3
+	VDIVPS    Y3, Y2, Y2
+	VCVTPS2PH $0x00, Y2, X2
+	VCVTPH2PS X2, Y2
+	VMOVUPS   96(DX)(SI*4), Y3
+	VMOVUPS   96(BX)(SI*4), Y4
+	VDIVPS    Y4, Y3, Y3
+	VCVTPS2PH $0x00, Y3, X3
+	VCVTPH2PS X3, Y3
+	VMOVUPS   Y0, (CX)(SI*4)
+	VMOVUPS   Y1, 32(CX)(SI*4)
+	VMOVUPS   Y2, 64(CX)(SI*4)
+	VMOVUPS   Y3, 96(CX)(SI*4)
+	ADDQ      $0x00000020, SI
+	JMP       divRoundF16AVX2_loopU
+
+divRoundF16AVX2_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000008
+	JB        divRoundF16AVX2_done
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VDIVPS    Y1, Y0, Y0
+	VCVTPS2PH $0x00, Y0, X0
+	VCVTPH2PS X0, Y0
+	VMOVUPS   Y0, (CX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       divRoundF16AVX2_loop1
+
+divRoundF16AVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func divRoundF16AVX512(dst []float32, a []float32, b []float32) int
+// Requires: AVX, AVX512F
+TEXT ·divRoundF16AVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+divRoundF16AVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000040
+	JB        divRoundF16AVX512_loop1
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VDIVPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, Y0
+	VCVTPH2PS Y0, Z0
+	VMOVUPS   64(DX)(SI*4), Z1
+	VMOVUPS   64(BX)(SI*4), Z2
+	VDIVPS    Z2, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VCVTPH2PS Y1, Z1
+	VMOVUPS   128(DX)(SI*4), Z2
+	VMOVUPS   128(BX)(SI*4), Z3
+	VDIVPS    Z3, Z2, Z2
+	VCVTPS2PH $0x00, Z2, Y2
+	VCVTPH2PS Y2, Z2
+	VMOVUPS   192(DX)(SI*4), Z3
+	VMOVUPS   192(BX)(SI*4), Z4
+	VDIVPS    Z4, Z3, Z3
+	VCVTPS2PH $0x00, Z3, Y3
+	VCVTPH2PS Y3, Z3
+	VMOVUPS   Z0, (CX)(SI*4)
+	VMOVUPS   Z1, 64(CX)(SI*4)
+	VMOVUPS   Z2, 128(CX)(SI*4)
+	VMOVUPS   Z3, 192(CX)(SI*4)
+	ADDQ      $0x00000040, SI
+	JMP       divRoundF16AVX512_loopU
+
+divRoundF16AVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        divRoundF16AVX512_done
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VDIVPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, Y0
+	VCVTPH2PS Y0, Z0
+	VMOVUPS   Z0, (CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       divRoundF16AVX512_loop1
+
+divRoundF16AVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func addScalarRoundF16AVX2(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX2, F16C, SSE
+TEXT ·addScalarRoundF16AVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+addScalarRoundF16AVX2_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000020
+	JB        addScalarRoundF16AVX2_loop1
+	VMOVUPS   (DX)(BX*4), Y1
+	VADDPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VCVTPH2PS X1, Y1
+	VMOVUPS   32(DX)(BX*4), Y2
+	VADDPS    Y0, Y2, Y2
+	VCVTPS2PH $0x00, Y2, X2
+	VCVTPH2PS X2, Y2
+	VMOVUPS   64(DX)(BX*4), Y3
+	VADDPS    Y0, Y3, Y3
+	VCVTPS2PH $0x00, Y3, X3
+	VCVTPH2PS X3, Y3
+	VMOVUPS   96(DX)(BX*4), Y4
+	VADDPS    Y0, Y4, Y4
+	VCVTPS2PH $0x00, Y4, X4
+	VCVTPH2PS X4, Y4
+	VMOVUPS   Y1, (CX)(BX*4)
+	VMOVUPS   Y2, 32(CX)(BX*4)
+	VMOVUPS   Y3, 64(CX)(BX*4)
+	VMOVUPS   Y4, 96(CX)(BX*4)
+	ADDQ      $0x00000020, BX
+	JMP       addScalarRoundF16AVX2_loopU
+
+addScalarRoundF16AVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        addScalarRoundF16AVX2_done
+	VMOVUPS   (DX)(BX*4), Y1
+	VADDPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VCVTPH2PS X1, Y1
+	VMOVUPS   Y1, (CX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       addScalarRoundF16AVX2_loop1
+
+addScalarRoundF16AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func addScalarRoundF16AVX512(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·addScalarRoundF16AVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+addScalarRoundF16AVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        addScalarRoundF16AVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VADDPS    Z0, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VCVTPH2PS Y1, Z1
+	VMOVUPS   64(DX)(BX*4), Z2
+	VADDPS    Z0, Z2, Z2
+	VCVTPS2PH $0x00, Z2, Y2
+	VCVTPH2PS Y2, Z2
+	VMOVUPS   128(DX)(BX*4), Z3
+	VADDPS    Z0, Z3, Z3
+	VCVTPS2PH $0x00, Z3, Y3
+	VCVTPH2PS Y3, Z3
+	VMOVUPS   192(DX)(BX*4), Z4
+	VADDPS    Z0, Z4, Z4
+	VCVTPS2PH $0x00, Z4, Y4
+	VCVTPH2PS Y4, Z4
+	VMOVUPS   Z1, (CX)(BX*4)
+	VMOVUPS   Z2, 64(CX)(BX*4)
+	VMOVUPS   Z3, 128(CX)(BX*4)
+	VMOVUPS   Z4, 192(CX)(BX*4)
+	ADDQ      $0x00000040, BX
+	JMP       addScalarRoundF16AVX512_loopU
+
+addScalarRoundF16AVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        addScalarRoundF16AVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VADDPS    Z0, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VCVTPH2PS Y1, Z1
+	VMOVUPS   Z1, (CX)(BX*4)
+	ADDQ      $0x00000010, BX
+	JMP       addScalarRoundF16AVX512_loop1
+
+addScalarRoundF16AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func subScalarRoundF16AVX2(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX2, F16C, SSE
+TEXT ·subScalarRoundF16AVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+subScalarRoundF16AVX2_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000020
+	JB        subScalarRoundF16AVX2_loop1
+	VMOVUPS   (DX)(BX*4), Y1
+	VSUBPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VCVTPH2PS X1, Y1
+	VMOVUPS   32(DX)(BX*4), Y2
+	VSUBPS    Y0, Y2, Y2
+	VCVTPS2PH $0x00, Y2, X2
+	VCVTPH2PS X2, Y2
+	VMOVUPS   64(DX)(BX*4), Y3
+	VSUBPS    Y0, Y3, Y3
+	VCVTPS2PH $0x00, Y3, X3
+	VCVTPH2PS X3, Y3
+	VMOVUPS   96(DX)(BX*4), Y4
+	VSUBPS    Y0, Y4, Y4
+	VCVTPS2PH $0x00, Y4, X4
+	VCVTPH2PS X4, Y4
+	VMOVUPS   Y1, (CX)(BX*4)
+	VMOVUPS   Y2, 32(CX)(BX*4)
+	VMOVUPS   Y3, 64(CX)(BX*4)
+	VMOVUPS   Y4, 96(CX)(BX*4)
+	ADDQ      $0x00000020, BX
+	JMP       subScalarRoundF16AVX2_loopU
+
+subScalarRoundF16AVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        subScalarRoundF16AVX2_done
+	VMOVUPS   (DX)(BX*4), Y1
+	VSUBPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VCVTPH2PS X1, Y1
+	VMOVUPS   Y1, (CX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       subScalarRoundF16AVX2_loop1
+
+subScalarRoundF16AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func subScalarRoundF16AVX512(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·subScalarRoundF16AVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+subScalarRoundF16AVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        subScalarRoundF16AVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VSUBPS    Z0, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VCVTPH2PS Y1, Z1
+	VMOVUPS   64(DX)(BX*4), Z2
+	VSUBPS    Z0, Z2, Z2
+	VCVTPS2PH $0x00, Z2, Y2
+	VCVTPH2PS Y2, Z2
+	VMOVUPS   128(DX)(BX*4), Z3
+	VSUBPS    Z0, Z3, Z3
+	VCVTPS2PH $0x00, Z3, Y3
+	VCVTPH2PS Y3, Z3
+	VMOVUPS   192(DX)(BX*4), Z4
+	VSUBPS    Z0, Z4, Z4
+	VCVTPS2PH $0x00, Z4, Y4
+	VCVTPH2PS Y4, Z4
+	VMOVUPS   Z1, (CX)(BX*4)
+	VMOVUPS   Z2, 64(CX)(BX*4)
+	VMOVUPS   Z3, 128(CX)(BX*4)
+	VMOVUPS   Z4, 192(CX)(BX*4)
+	ADDQ      $0x00000040, BX
+	JMP       subScalarRoundF16AVX512_loopU
+
+subScalarRoundF16AVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        subScalarRoundF16AVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VSUBPS    Z0, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VCVTPH2PS Y1, Z1
+	VMOVUPS   Z1, (CX)(BX*4)
+	ADDQ      $0x00000010, BX
+	JMP       subScalarRoundF16AVX512_loop1
+
+subScalarRoundF16AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func subScalarRevRoundF16AVX2(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX2, F16C, SSE
+TEXT ·subScalarRevRoundF16AVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+subScalarRevRoundF16AVX2_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000020
+	JB        subScalarRevRoundF16AVX2_loop1
+	VMOVUPS   (DX)(BX*4), Y1
+	VSUBPS    Y1, Y0, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VCVTPH2PS X1, Y1
+	VMOVUPS   32(DX)(BX*4), Y2
+	VSUBPS    Y2, Y0, Y2
+	VCVTPS2PH $0x00, Y2, X2
+	VCVTPH2PS X2, Y2
+	VMOVUPS   64(DX)(BX*4), Y3
+	VSUBPS    Y3, Y0, Y3
+	VCVTPS2PH $0x00, Y3, X3
+	VCVTPH2PS X3, Y3
+	VMOVUPS   96(DX)(BX*4), Y4
+	VSUBPS    Y4, Y0, Y4
+	VCVTPS2PH $0x00, Y4, X4
+	VCVTPH2PS X4, Y4
+	VMOVUPS   Y1, (CX)(BX*4)
+	VMOVUPS   Y2, 32(CX)(BX*4)
+	VMOVUPS   Y3, 64(CX)(BX*4)
+	VMOVUPS   Y4, 96(CX)(BX*4)
+	ADDQ      $0x00000020, BX
+	JMP       subScalarRevRoundF16AVX2_loopU
+
+subScalarRevRoundF16AVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        subScalarRevRoundF16AVX2_done
+	VMOVUPS   (DX)(BX*4), Y1
+	VSUBPS    Y1, Y0, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VCVTPH2PS X1, Y1
+	VMOVUPS   Y1, (CX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       subScalarRevRoundF16AVX2_loop1
+
+subScalarRevRoundF16AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func subScalarRevRoundF16AVX512(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·subScalarRevRoundF16AVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+subScalarRevRoundF16AVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        subScalarRevRoundF16AVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VSUBPS    Z1, Z0, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VCVTPH2PS Y1, Z1
+	VMOVUPS   64(DX)(BX*4), Z2
+	VSUBPS    Z2, Z0, Z2
+	VCVTPS2PH $0x00, Z2, Y2
+	VCVTPH2PS Y2, Z2
+	VMOVUPS   128(DX)(BX*4), Z3
+	VSUBPS    Z3, Z0, Z3
+	VCVTPS2PH $0x00, Z3, Y3
+	VCVTPH2PS Y3, Z3
+	VMOVUPS   192(DX)(BX*4), Z4
+	VSUBPS    Z4, Z0, Z4
+	VCVTPS2PH $0x00, Z4, Y4
+	VCVTPH2PS Y4, Z4
+	VMOVUPS   Z1, (CX)(BX*4)
+	VMOVUPS   Z2, 64(CX)(BX*4)
+	VMOVUPS   Z3, 128(CX)(BX*4)
+	VMOVUPS   Z4, 192(CX)(BX*4)
+	ADDQ      $0x00000040, BX
+	JMP       subScalarRevRoundF16AVX512_loopU
+
+subScalarRevRoundF16AVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        subScalarRevRoundF16AVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VSUBPS    Z1, Z0, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VCVTPH2PS Y1, Z1
+	VMOVUPS   Z1, (CX)(BX*4)
+	ADDQ      $0x00000010, BX
+	JMP       subScalarRevRoundF16AVX512_loop1
+
+subScalarRevRoundF16AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func mulScalarRoundF16AVX2(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX2, F16C, SSE
+TEXT ·mulScalarRoundF16AVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+mulScalarRoundF16AVX2_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000020
+	JB        mulScalarRoundF16AVX2_loop1
+	VMOVUPS   (DX)(BX*4), Y1
+	VMULPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VCVTPH2PS X1, Y1
+	VMOVUPS   32(DX)(BX*4), Y2
+	VMULPS    Y0, Y2, Y2
+	VCVTPS2PH $0x00, Y2, X2
+	VCVTPH2PS X2, Y2
+	VMOVUPS   64(DX)(BX*4), Y3
+	VMULPS    Y0, Y3, Y3
+	VCVTPS2PH $0x00, Y3, X3
+	VCVTPH2PS X3, Y3
+	VMOVUPS   96(DX)(BX*4), Y4
+	VMULPS    Y0, Y4, Y4
+	VCVTPS2PH $0x00, Y4, X4
+	VCVTPH2PS X4, Y4
+	VMOVUPS   Y1, (CX)(BX*4)
+	VMOVUPS   Y2, 32(CX)(BX*4)
+	VMOVUPS   Y3, 64(CX)(BX*4)
+	VMOVUPS   Y4, 96(CX)(BX*4)
+	ADDQ      $0x00000020, BX
+	JMP       mulScalarRoundF16AVX2_loopU
+
+mulScalarRoundF16AVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        mulScalarRoundF16AVX2_done
+	VMOVUPS   (DX)(BX*4), Y1
+	VMULPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VCVTPH2PS X1, Y1
+	VMOVUPS   Y1, (CX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       mulScalarRoundF16AVX2_loop1
+
+mulScalarRoundF16AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func mulScalarRoundF16AVX512(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·mulScalarRoundF16AVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+mulScalarRoundF16AVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        mulScalarRoundF16AVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VMULPS    Z0, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VCVTPH2PS Y1, Z1
+	VMOVUPS   64(DX)(BX*4), Z2
+	VMULPS    Z0, Z2, Z2
+	VCVTPS2PH $0x00, Z2, Y2
+	VCVTPH2PS Y2, Z2
+	VMOVUPS   128(DX)(BX*4), Z3
+	VMULPS    Z0, Z3, Z3
+	VCVTPS2PH $0x00, Z3, Y3
+	VCVTPH2PS Y3, Z3
+	VMOVUPS   192(DX)(BX*4), Z4
+	VMULPS    Z0, Z4, Z4
+	VCVTPS2PH $0x00, Z4, Y4
+	VCVTPH2PS Y4, Z4
+	VMOVUPS   Z1, (CX)(BX*4)
+	VMOVUPS   Z2, 64(CX)(BX*4)
+	VMOVUPS   Z3, 128(CX)(BX*4)
+	VMOVUPS   Z4, 192(CX)(BX*4)
+	ADDQ      $0x00000040, BX
+	JMP       mulScalarRoundF16AVX512_loopU
+
+mulScalarRoundF16AVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        mulScalarRoundF16AVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VMULPS    Z0, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VCVTPH2PS Y1, Z1
+	VMOVUPS   Z1, (CX)(BX*4)
+	ADDQ      $0x00000010, BX
+	JMP       mulScalarRoundF16AVX512_loop1
+
+mulScalarRoundF16AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func divScalarRoundF16AVX2(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX2, F16C, SSE
+TEXT ·divScalarRoundF16AVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+divScalarRoundF16AVX2_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000020
+	JB        divScalarRoundF16AVX2_loop1
+	VMOVUPS   (DX)(BX*4), Y1
+	VDIVPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VCVTPH2PS X1, Y1
+	VMOVUPS   32(DX)(BX*4), Y2
+	VDIVPS    Y0, Y2, Y2
+	VCVTPS2PH $0x00, Y2, X2
+	VCVTPH2PS X2, Y2
+	VMOVUPS   64(DX)(BX*4), Y3
+	VDIVPS    Y0, Y3, Y3
+	VCVTPS2PH $0x00, Y3, X3
+	VCVTPH2PS X3, Y3
+	VMOVUPS   96(DX)(BX*4), Y4
+	VDIVPS    Y0, Y4, Y4
+	VCVTPS2PH $0x00, Y4, X4
+	VCVTPH2PS X4, Y4
+	VMOVUPS   Y1, (CX)(BX*4)
+	VMOVUPS   Y2, 32(CX)(BX*4)
+	VMOVUPS   Y3, 64(CX)(BX*4)
+	VMOVUPS   Y4, 96(CX)(BX*4)
+	ADDQ      $0x00000020, BX
+	JMP       divScalarRoundF16AVX2_loopU
+
+divScalarRoundF16AVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        divScalarRoundF16AVX2_done
+	VMOVUPS   (DX)(BX*4), Y1
+	VDIVPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VCVTPH2PS X1, Y1
+	VMOVUPS   Y1, (CX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       divScalarRoundF16AVX2_loop1
+
+divScalarRoundF16AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func divScalarRoundF16AVX512(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·divScalarRoundF16AVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+divScalarRoundF16AVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        divScalarRoundF16AVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VDIVPS    Z0, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VCVTPH2PS Y1, Z1
+	VMOVUPS   64(DX)(BX*4), Z2
+	VDIVPS    Z0, Z2, Z2
+	VCVTPS2PH $0x00, Z2, Y2
+	VCVTPH2PS Y2, Z2
+	VMOVUPS   128(DX)(BX*4), Z3
+	VDIVPS    Z0, Z3, Z3
+	VCVTPS2PH $0x00, Z3, Y3
+	VCVTPH2PS Y3, Z3
+	VMOVUPS   192(DX)(BX*4), Z4
+	VDIVPS    Z0, Z4, Z4
+	VCVTPS2PH $0x00, Z4, Y4
+	VCVTPH2PS Y4, Z4
+	VMOVUPS   Z1, (CX)(BX*4)
+	VMOVUPS   Z2, 64(CX)(BX*4)
+	VMOVUPS   Z3, 128(CX)(BX*4)
+	VMOVUPS   Z4, 192(CX)(BX*4)
+	ADDQ      $0x00000040, BX
+	JMP       divScalarRoundF16AVX512_loopU
+
+divScalarRoundF16AVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        divScalarRoundF16AVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VDIVPS    Z0, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VCVTPH2PS Y1, Z1
+	VMOVUPS   Z1, (CX)(BX*4)
+	ADDQ      $0x00000010, BX
+	JMP       divScalarRoundF16AVX512_loop1
+
+divScalarRoundF16AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func divScalarRevRoundF16AVX2(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX2, F16C, SSE
+TEXT ·divScalarRevRoundF16AVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+divScalarRevRoundF16AVX2_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000020
+	JB        divScalarRevRoundF16AVX2_loop1
+	VMOVUPS   (DX)(BX*4), Y1
+	VDIVPS    Y1, Y0, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VCVTPH2PS X1, Y1
+	VMOVUPS   32(DX)(BX*4), Y2
+	VDIVPS    Y2, Y0, Y2
+	VCVTPS2PH $0x00, Y2, X2
+	VCVTPH2PS X2, Y2
+	VMOVUPS   64(DX)(BX*4), Y3
+	VDIVPS    Y3, Y0, Y3
+	VCVTPS2PH $0x00, Y3, X3
+	VCVTPH2PS X3, Y3
+	VMOVUPS   96(DX)(BX*4), Y4
+	VDIVPS    Y4, Y0, Y4
+	VCVTPS2PH $0x00, Y4, X4
+	VCVTPH2PS X4, Y4
+	VMOVUPS   Y1, (CX)(BX*4)
+	VMOVUPS   Y2, 32(CX)(BX*4)
+	VMOVUPS   Y3, 64(CX)(BX*4)
+	VMOVUPS   Y4, 96(CX)(BX*4)
+	ADDQ      $0x00000020, BX
+	JMP       divScalarRevRoundF16AVX2_loopU
+
+divScalarRevRoundF16AVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        divScalarRevRoundF16AVX2_done
+	VMOVUPS   (DX)(BX*4), Y1
+	VDIVPS    Y1, Y0, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VCVTPH2PS X1, Y1
+	VMOVUPS   Y1, (CX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       divScalarRevRoundF16AVX2_loop1
+
+divScalarRevRoundF16AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func divScalarRevRoundF16AVX512(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·divScalarRevRoundF16AVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+divScalarRevRoundF16AVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        divScalarRevRoundF16AVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VDIVPS    Z1, Z0, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VCVTPH2PS Y1, Z1
+	VMOVUPS   64(DX)(BX*4), Z2
+	VDIVPS    Z2, Z0, Z2
+	VCVTPS2PH $0x00, Z2, Y2
+	VCVTPH2PS Y2, Z2
+	VMOVUPS   128(DX)(BX*4), Z3
+	VDIVPS    Z3, Z0, Z3
+	VCVTPS2PH $0x00, Z3, Y3
+	VCVTPH2PS Y3, Z3
+	VMOVUPS   192(DX)(BX*4), Z4
+	VDIVPS    Z4, Z0, Z4
+	VCVTPS2PH $0x00, Z4, Y4
+	VCVTPH2PS Y4, Z4
+	VMOVUPS   Z1, (CX)(BX*4)
+	VMOVUPS   Z2, 64(CX)(BX*4)
+	VMOVUPS   Z3, 128(CX)(BX*4)
+	VMOVUPS   Z4, 192(CX)(BX*4)
+	ADDQ      $0x00000040, BX
+	JMP       divScalarRevRoundF16AVX512_loopU
+
+divScalarRevRoundF16AVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        divScalarRevRoundF16AVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VDIVPS    Z1, Z0, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VCVTPH2PS Y1, Z1
+	VMOVUPS   Z1, (CX)(BX*4)
+	ADDQ      $0x00000010, BX
+	JMP       divScalarRevRoundF16AVX512_loop1
+
+divScalarRevRoundF16AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func addRoundBF16AVX2(dst []float32, a []float32, b []float32) int
+// Requires: AVX, AVX2
+TEXT ·addRoundBF16AVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+addRoundBF16AVX2_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000020
+	JB        addRoundBF16AVX2_loop1
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VADDPS    Y1, Y0, Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     one32<>+0(SB), Y1, Y1
+	VPADDD    bf16half<>+0(SB), Y0, Y2
+	VPADDD    Y1, Y2, Y2
+	VPAND     absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD  inf32<>+0(SB), Y1, Y1
+	VPOR      quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS Y1, Y0, Y2, Y2
+	VPAND     bf16keep<>+0(SB), Y2, Y2
+	VMOVUPS   32(DX)(SI*4), Y0
+	VMOVUPS   32(BX)(SI*4), Y1
+	VADDPS    Y1, Y0, Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     one32<>+0(SB), Y1, Y1
+	VPADDD    bf16half<>+0(SB), Y0, Y3
+	VPADDD    Y1, Y3, Y3
+	VPAND     absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD  inf32<>+0(SB), Y1, Y1
+	VPOR      quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS Y1, Y0, Y3, Y3
+	VPAND     bf16keep<>+0(SB), Y3, Y3
+	VMOVUPS   64(DX)(SI*4), Y0
+	VMOVUPS   64(BX)(SI*4), Y1
+	VADDPS    Y1, Y0, Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     one32<>+0(SB), Y1, Y1
+	VPADDD    bf16half<>+0(SB), Y0, Y4
+	VPADDD    Y1, Y4, Y4
+	VPAND     absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD  inf32<>+0(SB), Y1, Y1
+	VPOR      quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS Y1, Y0, Y4, Y4
+	VPAND     bf16keep<>+0(SB), Y4, Y4
+	VMOVUPS   96(DX)(SI*4), Y0
+	VMOVUPS   96(BX)(SI*4), Y1
+	VADDPS    Y1, Y0, Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     one32<>+0(SB), Y1, Y1
+	VPADDD    bf16half<>+0(SB), Y0, Y5
+	VPADDD    Y1, Y5, Y5
+	VPAND     absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD  inf32<>+0(SB), Y1, Y1
+	VPOR      quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS Y1, Y0, Y5, Y5
+	VPAND     bf16keep<>+0(SB), Y5, Y5
+	VMOVUPS   Y2, (CX)(SI*4)
+	VMOVUPS   Y3, 32(CX)(SI*4)
+	VMOVUPS   Y4, 64(CX)(SI*4)
+	VMOVUPS   Y5, 96(CX)(SI*4)
+	ADDQ      $0x00000020, SI
+	JMP       addRoundBF16AVX2_loopU
+
+addRoundBF16AVX2_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000008
+	JB        addRoundBF16AVX2_done
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VADDPS    Y1, Y0, Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     one32<>+0(SB), Y1, Y1
+	VPADDD    bf16half<>+0(SB), Y0, Y2
+	VPADDD    Y1, Y2, Y2
+	VPAND     absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD  inf32<>+0(SB), Y1, Y1
+	VPOR      quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS Y1, Y0, Y2, Y2
+	VPAND     bf16keep<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, (CX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       addRoundBF16AVX2_loop1
+
+addRoundBF16AVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func addRoundBF16AVX512(dst []float32, a []float32, b []float32) int
+// Requires: AVX, AVX512F
+TEXT ·addRoundBF16AVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+addRoundBF16AVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000040
+	JB        addRoundBF16AVX512_loop1
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VADDPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z2
+	VPADDD    Z1, Z2, Z2
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z2, K1, Z2
+	VPANDD    bf16keep<>+0(SB), Z2, Z2
+	VMOVUPS   64(DX)(SI*4), Z0
+	VMOVUPS   64(BX)(SI*4), Z1
+	VADDPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z3
+	VPADDD    Z1, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z3, K1, Z3
+	VPANDD    bf16keep<>+0(SB), Z3, Z3
+	VMOVUPS   128(DX)(SI*4), Z0
+	VMOVUPS   128(BX)(SI*4), Z1
+	VADDPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z4
+	VPADDD    Z1, Z4, Z4
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z4, K1, Z4
+	VPANDD    bf16keep<>+0(SB), Z4, Z4
+	VMOVUPS   192(DX)(SI*4), Z0
+	VMOVUPS   192(BX)(SI*4), Z1
+	VADDPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z5
+	VPADDD    Z1, Z5, Z5
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z5, K1, Z5
+	VPANDD    bf16keep<>+0(SB), Z5, Z5
+	VMOVUPS   Z2, (CX)(SI*4)
+	VMOVUPS   Z3, 64(CX)(SI*4)
+	VMOVUPS   Z4, 128(CX)(SI*4)
+	VMOVUPS   Z5, 192(CX)(SI*4)
+	ADDQ      $0x00000040, SI
+	JMP       addRoundBF16AVX512_loopU
+
+addRoundBF16AVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        addRoundBF16AVX512_done
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VADDPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z2
+	VPADDD    Z1, Z2, Z2
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z2, K1, Z2
+	VPANDD    bf16keep<>+0(SB), Z2, Z2
+	VMOVUPS   Z2, (CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       addRoundBF16AVX512_loop1
+
+addRoundBF16AVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func subRoundBF16AVX2(dst []float32, a []float32, b []float32) int
+// Requires: AVX, AVX2
+TEXT ·subRoundBF16AVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+subRoundBF16AVX2_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000020
+	JB        subRoundBF16AVX2_loop1
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VSUBPS    Y1, Y0, Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     one32<>+0(SB), Y1, Y1
+	VPADDD    bf16half<>+0(SB), Y0, Y2
+	VPADDD    Y1, Y2, Y2
+	VPAND     absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD  inf32<>+0(SB), Y1, Y1
+	VPOR      quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS Y1, Y0, Y2, Y2
+	VPAND     bf16keep<>+0(SB), Y2, Y2
+	VMOVUPS   32(DX)(SI*4), Y0
+	VMOVUPS   32(BX)(SI*4), Y1
+	VSUBPS    Y1, Y0, Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     one32<>+0(SB), Y1, Y1
+	VPADDD    bf16half<>+0(SB), Y0, Y3
+	VPADDD    Y1, Y3, Y3
+	VPAND     absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD  inf32<>+0(SB), Y1, Y1
+	VPOR      quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS Y1, Y0, Y3, Y3
+	VPAND     bf16keep<>+0(SB), Y3, Y3
+	VMOVUPS   64(DX)(SI*4), Y0
+	VMOVUPS   64(BX)(SI*4), Y1
+	VSUBPS    Y1, Y0, Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     one32<>+0(SB), Y1, Y1
+	VPADDD    bf16half<>+0(SB), Y0, Y4
+	VPADDD    Y1, Y4, Y4
+	VPAND     absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD  inf32<>+0(SB), Y1, Y1
+	VPOR      quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS Y1, Y0, Y4, Y4
+	VPAND     bf16keep<>+0(SB), Y4, Y4
+	VMOVUPS   96(DX)(SI*4), Y0
+	VMOVUPS   96(BX)(SI*4), Y1
+	VSUBPS    Y1, Y0, Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     one32<>+0(SB), Y1, Y1
+	VPADDD    bf16half<>+0(SB), Y0, Y5
+	VPADDD    Y1, Y5, Y5
+	VPAND     absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD  inf32<>+0(SB), Y1, Y1
+	VPOR      quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS Y1, Y0, Y5, Y5
+	VPAND     bf16keep<>+0(SB), Y5, Y5
+	VMOVUPS   Y2, (CX)(SI*4)
+	VMOVUPS   Y3, 32(CX)(SI*4)
+	VMOVUPS   Y4, 64(CX)(SI*4)
+	VMOVUPS   Y5, 96(CX)(SI*4)
+	ADDQ      $0x00000020, SI
+	JMP       subRoundBF16AVX2_loopU
+
+subRoundBF16AVX2_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000008
+	JB        subRoundBF16AVX2_done
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VSUBPS    Y1, Y0, Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     one32<>+0(SB), Y1, Y1
+	VPADDD    bf16half<>+0(SB), Y0, Y2
+	VPADDD    Y1, Y2, Y2
+	VPAND     absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD  inf32<>+0(SB), Y1, Y1
+	VPOR      quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS Y1, Y0, Y2, Y2
+	VPAND     bf16keep<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, (CX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       subRoundBF16AVX2_loop1
+
+subRoundBF16AVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func subRoundBF16AVX512(dst []float32, a []float32, b []float32) int
+// Requires: AVX, AVX512F
+TEXT ·subRoundBF16AVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+subRoundBF16AVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000040
+	JB        subRoundBF16AVX512_loop1
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VSUBPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z2
+	VPADDD    Z1, Z2, Z2
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z2, K1, Z2
+	VPANDD    bf16keep<>+0(SB), Z2, Z2
+	VMOVUPS   64(DX)(SI*4), Z0
+	VMOVUPS   64(BX)(SI*4), Z1
+	VSUBPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z3
+	VPADDD    Z1, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z3, K1, Z3
+	VPANDD    bf16keep<>+0(SB), Z3, Z3
+	VMOVUPS   128(DX)(SI*4), Z0
+	VMOVUPS   128(BX)(SI*4), Z1
+	VSUBPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z4
+	VPADDD    Z1, Z4, Z4
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z4, K1, Z4
+	VPANDD    bf16keep<>+0(SB), Z4, Z4
+	VMOVUPS   192(DX)(SI*4), Z0
+	VMOVUPS   192(BX)(SI*4), Z1
+	VSUBPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z5
+	VPADDD    Z1, Z5, Z5
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z5, K1, Z5
+	VPANDD    bf16keep<>+0(SB), Z5, Z5
+	VMOVUPS   Z2, (CX)(SI*4)
+	VMOVUPS   Z3, 64(CX)(SI*4)
+	VMOVUPS   Z4, 128(CX)(SI*4)
+	VMOVUPS   Z5, 192(CX)(SI*4)
+	ADDQ      $0x00000040, SI
+	JMP       subRoundBF16AVX512_loopU
+
+subRoundBF16AVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        subRoundBF16AVX512_done
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VSUBPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z2
+	VPADDD    Z1, Z2, Z2
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z2, K1, Z2
+	VPANDD    bf16keep<>+0(SB), Z2, Z2
+	VMOVUPS   Z2, (CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       subRoundBF16AVX512_loop1
+
+subRoundBF16AVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func mulRoundBF16AVX2(dst []float32, a []float32, b []float32) int
+// Requires: AVX, AVX2
+TEXT ·mulRoundBF16AVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+mulRoundBF16AVX2_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000020
+	JB        mulRoundBF16AVX2_loop1
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VMULPS    Y1, Y0, Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     one32<>+0(SB), Y1, Y1
+	VPADDD    bf16half<>+0(SB), Y0, Y2
+	VPADDD    Y1, Y2, Y2
+	VPAND     absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD  inf32<>+0(SB), Y1, Y1
+	VPOR      quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS Y1, Y0, Y2, Y2
+	VPAND     bf16keep<>+0(SB), Y2, Y2
+	VMOVUPS   32(DX)(SI*4), Y0
+	VMOVUPS   32(BX)(SI*4), Y1
+	VMULPS    Y1, Y0, Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     one32<>+0(SB), Y1, Y1
+	VPADDD    bf16half<>+0(SB), Y0, Y3
+	VPADDD    Y1, Y3, Y3
+	VPAND     absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD  inf32<>+0(SB), Y1, Y1
+	VPOR      quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS Y1, Y0, Y3, Y3
+	VPAND     bf16keep<>+0(SB), Y3, Y3
+	VMOVUPS   64(DX)(SI*4), Y0
+	VMOVUPS   64(BX)(SI*4), Y1
+	VMULPS    Y1, Y0, Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     one32<>+0(SB), Y1, Y1
+	VPADDD    bf16half<>+0(SB), Y0, Y4
+	VPADDD    Y1, Y4, Y4
+	VPAND     absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD  inf32<>+0(SB), Y1, Y1
+	VPOR      quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS Y1, Y0, Y4, Y4
+	VPAND     bf16keep<>+0(SB), Y4, Y4
+	VMOVUPS   96(DX)(SI*4), Y0
+	VMOVUPS   96(BX)(SI*4), Y1
+	VMULPS    Y1, Y0, Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     one32<>+0(SB), Y1, Y1
+	VPADDD    bf16half<>+0(SB), Y0, Y5
+	VPADDD    Y1, Y5, Y5
+	VPAND     absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD  inf32<>+0(SB), Y1, Y1
+	VPOR      quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS Y1, Y0, Y5, Y5
+	VPAND     bf16keep<>+0(SB), Y5, Y5
+	VMOVUPS   Y2, (CX)(SI*4)
+	VMOVUPS   Y3, 32(CX)(SI*4)
+	VMOVUPS   Y4, 64(CX)(SI*4)
+	VMOVUPS   Y5, 96(CX)(SI*4)
+	ADDQ      $0x00000020, SI
+	JMP       mulRoundBF16AVX2_loopU
+
+mulRoundBF16AVX2_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000008
+	JB        mulRoundBF16AVX2_done
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VMULPS    Y1, Y0, Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     one32<>+0(SB), Y1, Y1
+	VPADDD    bf16half<>+0(SB), Y0, Y2
+	VPADDD    Y1, Y2, Y2
+	VPAND     absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD  inf32<>+0(SB), Y1, Y1
+	VPOR      quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS Y1, Y0, Y2, Y2
+	VPAND     bf16keep<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, (CX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       mulRoundBF16AVX2_loop1
+
+mulRoundBF16AVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func mulRoundBF16AVX512(dst []float32, a []float32, b []float32) int
+// Requires: AVX, AVX512F
+TEXT ·mulRoundBF16AVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+mulRoundBF16AVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000040
+	JB        mulRoundBF16AVX512_loop1
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VMULPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z2
+	VPADDD    Z1, Z2, Z2
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z2, K1, Z2
+	VPANDD    bf16keep<>+0(SB), Z2, Z2
+	VMOVUPS   64(DX)(SI*4), Z0
+	VMOVUPS   64(BX)(SI*4), Z1
+	VMULPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z3
+	VPADDD    Z1, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z3, K1, Z3
+	VPANDD    bf16keep<>+0(SB), Z3, Z3
+	VMOVUPS   128(DX)(SI*4), Z0
+	VMOVUPS   128(BX)(SI*4), Z1
+	VMULPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z4
+	VPADDD    Z1, Z4, Z4
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z4, K1, Z4
+	VPANDD    bf16keep<>+0(SB), Z4, Z4
+	VMOVUPS   192(DX)(SI*4), Z0
+	VMOVUPS   192(BX)(SI*4), Z1
+	VMULPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z5
+	VPADDD    Z1, Z5, Z5
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z5, K1, Z5
+	VPANDD    bf16keep<>+0(SB), Z5, Z5
+	VMOVUPS   Z2, (CX)(SI*4)
+	VMOVUPS   Z3, 64(CX)(SI*4)
+	VMOVUPS   Z4, 128(CX)(SI*4)
+	VMOVUPS   Z5, 192(CX)(SI*4)
+	ADDQ      $0x00000040, SI
+	JMP       mulRoundBF16AVX512_loopU
+
+mulRoundBF16AVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        mulRoundBF16AVX512_done
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VMULPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z2
+	VPADDD    Z1, Z2, Z2
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z2, K1, Z2
+	VPANDD    bf16keep<>+0(SB), Z2, Z2
+	VMOVUPS   Z2, (CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       mulRoundBF16AVX512_loop1
+
+mulRoundBF16AVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func divRoundBF16AVX2(dst []float32, a []float32, b []float32) int
+// Requires: AVX, AVX2
+TEXT ·divRoundBF16AVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+divRoundBF16AVX2_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000020
+	JB        divRoundBF16AVX2_loop1
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VDIVPS    Y1, Y0, Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     one32<>+0(SB), Y1, Y1
+	VPADDD    bf16half<>+0(SB), Y0, Y2
+	VPADDD    Y1, Y2, Y2
+	VPAND     absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD  inf32<>+0(SB), Y1, Y1
+	VPOR      quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS Y1, Y0, Y2, Y2
+	VPAND     bf16keep<>+0(SB), Y2, Y2
+	VMOVUPS   32(DX)(SI*4), Y0
+	VMOVUPS   32(BX)(SI*4), Y1
+	VDIVPS    Y1, Y0, Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     one32<>+0(SB), Y1, Y1
+	VPADDD    bf16half<>+0(SB), Y0, Y3
+	VPADDD    Y1, Y3, Y3
+	VPAND     absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD  inf32<>+0(SB), Y1, Y1
+	VPOR      quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS Y1, Y0, Y3, Y3
+	VPAND     bf16keep<>+0(SB), Y3, Y3
+	VMOVUPS   64(DX)(SI*4), Y0
+	VMOVUPS   64(BX)(SI*4), Y1
+	VDIVPS    Y1, Y0, Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     one32<>+0(SB), Y1, Y1
+	VPADDD    bf16half<>+0(SB), Y0, Y4
+	VPADDD    Y1, Y4, Y4
+	VPAND     absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD  inf32<>+0(SB), Y1, Y1
+	VPOR      quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS Y1, Y0, Y4, Y4
+	VPAND     bf16keep<>+0(SB), Y4, Y4
+	VMOVUPS   96(DX)(SI*4), Y0
+	VMOVUPS   96(BX)(SI*4), Y1
+	VDIVPS    Y1, Y0, Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     one32<>+0(SB), Y1, Y1
+	VPADDD    bf16half<>+0(SB), Y0, Y5
+	VPADDD    Y1, Y5, Y5
+	VPAND     absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD  inf32<>+0(SB), Y1, Y1
+	VPOR      quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS Y1, Y0, Y5, Y5
+	VPAND     bf16keep<>+0(SB), Y5, Y5
+	VMOVUPS   Y2, (CX)(SI*4)
+	VMOVUPS   Y3, 32(CX)(SI*4)
+	VMOVUPS   Y4, 64(CX)(SI*4)
+	VMOVUPS   Y5, 96(CX)(SI*4)
+	ADDQ      $0x00000020, SI
+	JMP       divRoundBF16AVX2_loopU
+
+divRoundBF16AVX2_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000008
+	JB        divRoundBF16AVX2_done
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VDIVPS    Y1, Y0, Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     one32<>+0(SB), Y1, Y1
+	VPADDD    bf16half<>+0(SB), Y0, Y2
+	VPADDD    Y1, Y2, Y2
+	VPAND     absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD  inf32<>+0(SB), Y1, Y1
+	VPOR      quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS Y1, Y0, Y2, Y2
+	VPAND     bf16keep<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, (CX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       divRoundBF16AVX2_loop1
+
+divRoundBF16AVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func divRoundBF16AVX512(dst []float32, a []float32, b []float32) int
+// Requires: AVX, AVX512F
+TEXT ·divRoundBF16AVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+divRoundBF16AVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000040
+	JB        divRoundBF16AVX512_loop1
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VDIVPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z2
+	VPADDD    Z1, Z2, Z2
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z2, K1, Z2
+	VPANDD    bf16keep<>+0(SB), Z2, Z2
+	VMOVUPS   64(DX)(SI*4), Z0
+	VMOVUPS   64(BX)(SI*4), Z1
+	VDIVPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z3
+	VPADDD    Z1, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z3, K1, Z3
+	VPANDD    bf16keep<>+0(SB), Z3, Z3
+	VMOVUPS   128(DX)(SI*4), Z0
+	VMOVUPS   128(BX)(SI*4), Z1
+	VDIVPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z4
+	VPADDD    Z1, Z4, Z4
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z4, K1, Z4
+	VPANDD    bf16keep<>+0(SB), Z4, Z4
+	VMOVUPS   192(DX)(SI*4), Z0
+	VMOVUPS   192(BX)(SI*4), Z1
+	VDIVPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z5
+	VPADDD    Z1, Z5, Z5
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z5, K1, Z5
+	VPANDD    bf16keep<>+0(SB), Z5, Z5
+	VMOVUPS   Z2, (CX)(SI*4)
+	VMOVUPS   Z3, 64(CX)(SI*4)
+	VMOVUPS   Z4, 128(CX)(SI*4)
+	VMOVUPS   Z5, 192(CX)(SI*4)
+	ADDQ      $0x00000040, SI
+	JMP       divRoundBF16AVX512_loopU
+
+divRoundBF16AVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        divRoundBF16AVX512_done
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VDIVPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z2
+	VPADDD    Z1, Z2, Z2
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z2, K1, Z2
+	VPANDD    bf16keep<>+0(SB), Z2, Z2
+	VMOVUPS   Z2, (CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       divRoundBF16AVX512_loop1
+
+divRoundBF16AVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func addScalarRoundBF16AVX2(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX2, SSE
+TEXT ·addScalarRoundBF16AVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+addScalarRoundBF16AVX2_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000020
+	JB        addScalarRoundBF16AVX2_loop1
+	VMOVUPS   (DX)(BX*4), Y1
+	VADDPS    Y0, Y1, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y3
+	VPADDD    Y2, Y3, Y3
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VPAND     bf16keep<>+0(SB), Y3, Y3
+	VMOVUPS   32(DX)(BX*4), Y1
+	VADDPS    Y0, Y1, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y4
+	VPADDD    Y2, Y4, Y4
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y4, Y4
+	VPAND     bf16keep<>+0(SB), Y4, Y4
+	VMOVUPS   64(DX)(BX*4), Y1
+	VADDPS    Y0, Y1, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y5
+	VPADDD    Y2, Y5, Y5
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y5, Y5
+	VPAND     bf16keep<>+0(SB), Y5, Y5
+	VMOVUPS   96(DX)(BX*4), Y1
+	VADDPS    Y0, Y1, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y6
+	VPADDD    Y2, Y6, Y6
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y6, Y6
+	VPAND     bf16keep<>+0(SB), Y6, Y6
+	VMOVUPS   Y3, (CX)(BX*4)
+	VMOVUPS   Y4, 32(CX)(BX*4)
+	VMOVUPS   Y5, 64(CX)(BX*4)
+	VMOVUPS   Y6, 96(CX)(BX*4)
+	ADDQ      $0x00000020, BX
+	JMP       addScalarRoundBF16AVX2_loopU
+
+addScalarRoundBF16AVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        addScalarRoundBF16AVX2_done
+	VMOVUPS   (DX)(BX*4), Y1
+	VADDPS    Y0, Y1, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y3
+	VPADDD    Y2, Y3, Y3
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VPAND     bf16keep<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, (CX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       addScalarRoundBF16AVX2_loop1
+
+addScalarRoundBF16AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func addScalarRoundBF16AVX512(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·addScalarRoundBF16AVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+addScalarRoundBF16AVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        addScalarRoundBF16AVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VADDPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPANDD    bf16keep<>+0(SB), Z3, Z3
+	VMOVUPS   64(DX)(BX*4), Z1
+	VADDPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z4
+	VPADDD    Z2, Z4, Z4
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z4, K1, Z4
+	VPANDD    bf16keep<>+0(SB), Z4, Z4
+	VMOVUPS   128(DX)(BX*4), Z1
+	VADDPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z5
+	VPADDD    Z2, Z5, Z5
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z5, K1, Z5
+	VPANDD    bf16keep<>+0(SB), Z5, Z5
+	VMOVUPS   192(DX)(BX*4), Z1
+	VADDPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z6
+	VPADDD    Z2, Z6, Z6
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z6, K1, Z6
+	VPANDD    bf16keep<>+0(SB), Z6, Z6
+	VMOVUPS   Z3, (CX)(BX*4)
+	VMOVUPS   Z4, 64(CX)(BX*4)
+	VMOVUPS   Z5, 128(CX)(BX*4)
+	VMOVUPS   Z6, 192(CX)(BX*4)
+	ADDQ      $0x00000040, BX
+	JMP       addScalarRoundBF16AVX512_loopU
+
+addScalarRoundBF16AVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        addScalarRoundBF16AVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VADDPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPANDD    bf16keep<>+0(SB), Z3, Z3
+	VMOVUPS   Z3, (CX)(BX*4)
+	ADDQ      $0x00000010, BX
+	JMP       addScalarRoundBF16AVX512_loop1
+
+addScalarRoundBF16AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func subScalarRoundBF16AVX2(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX2, SSE
+TEXT ·subScalarRoundBF16AVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+subScalarRoundBF16AVX2_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000020
+	JB        subScalarRoundBF16AVX2_loop1
+	VMOVUPS   (DX)(BX*4), Y1
+	VSUBPS    Y0, Y1, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y3
+	VPADDD    Y2, Y3, Y3
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VPAND     bf16keep<>+0(SB), Y3, Y3
+	VMOVUPS   32(DX)(BX*4), Y1
+	VSUBPS    Y0, Y1, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y4
+	VPADDD    Y2, Y4, Y4
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y4, Y4
+	VPAND     bf16keep<>+0(SB), Y4, Y4
+	VMOVUPS   64(DX)(BX*4), Y1
+	VSUBPS    Y0, Y1, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y5
+	VPADDD    Y2, Y5, Y5
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y5, Y5
+	VPAND     bf16keep<>+0(SB), Y5, Y5
+	VMOVUPS   96(DX)(BX*4), Y1
+	VSUBPS    Y0, Y1, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y6
+	VPADDD    Y2, Y6, Y6
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y6, Y6
+	VPAND     bf16keep<>+0(SB), Y6, Y6
+	VMOVUPS   Y3, (CX)(BX*4)
+	VMOVUPS   Y4, 32(CX)(BX*4)
+	VMOVUPS   Y5, 64(CX)(BX*4)
+	VMOVUPS   Y6, 96(CX)(BX*4)
+	ADDQ      $0x00000020, BX
+	JMP       subScalarRoundBF16AVX2_loopU
+
+subScalarRoundBF16AVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        subScalarRoundBF16AVX2_done
+	VMOVUPS   (DX)(BX*4), Y1
+	VSUBPS    Y0, Y1, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y3
+	VPADDD    Y2, Y3, Y3
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VPAND     bf16keep<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, (CX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       subScalarRoundBF16AVX2_loop1
+
+subScalarRoundBF16AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func subScalarRoundBF16AVX512(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·subScalarRoundBF16AVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+subScalarRoundBF16AVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        subScalarRoundBF16AVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VSUBPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPANDD    bf16keep<>+0(SB), Z3, Z3
+	VMOVUPS   64(DX)(BX*4), Z1
+	VSUBPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z4
+	VPADDD    Z2, Z4, Z4
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z4, K1, Z4
+	VPANDD    bf16keep<>+0(SB), Z4, Z4
+	VMOVUPS   128(DX)(BX*4), Z1
+	VSUBPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z5
+	VPADDD    Z2, Z5, Z5
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z5, K1, Z5
+	VPANDD    bf16keep<>+0(SB), Z5, Z5
+	VMOVUPS   192(DX)(BX*4), Z1
+	VSUBPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z6
+	VPADDD    Z2, Z6, Z6
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z6, K1, Z6
+	VPANDD    bf16keep<>+0(SB), Z6, Z6
+	VMOVUPS   Z3, (CX)(BX*4)
+	VMOVUPS   Z4, 64(CX)(BX*4)
+	VMOVUPS   Z5, 128(CX)(BX*4)
+	VMOVUPS   Z6, 192(CX)(BX*4)
+	ADDQ      $0x00000040, BX
+	JMP       subScalarRoundBF16AVX512_loopU
+
+subScalarRoundBF16AVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        subScalarRoundBF16AVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VSUBPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPANDD    bf16keep<>+0(SB), Z3, Z3
+	VMOVUPS   Z3, (CX)(BX*4)
+	ADDQ      $0x00000010, BX
+	JMP       subScalarRoundBF16AVX512_loop1
+
+subScalarRoundBF16AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func subScalarRevRoundBF16AVX2(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX2, SSE
+TEXT ·subScalarRevRoundBF16AVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+subScalarRevRoundBF16AVX2_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000020
+	JB        subScalarRevRoundBF16AVX2_loop1
+	VMOVUPS   (DX)(BX*4), Y1
+	VSUBPS    Y1, Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y3
+	VPADDD    Y2, Y3, Y3
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VPAND     bf16keep<>+0(SB), Y3, Y3
+	VMOVUPS   32(DX)(BX*4), Y1
+	VSUBPS    Y1, Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y4
+	VPADDD    Y2, Y4, Y4
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y4, Y4
+	VPAND     bf16keep<>+0(SB), Y4, Y4
+	VMOVUPS   64(DX)(BX*4), Y1
+	VSUBPS    Y1, Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y5
+	VPADDD    Y2, Y5, Y5
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y5, Y5
+	VPAND     bf16keep<>+0(SB), Y5, Y5
+	VMOVUPS   96(DX)(BX*4), Y1
+	VSUBPS    Y1, Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y6
+	VPADDD    Y2, Y6, Y6
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y6, Y6
+	VPAND     bf16keep<>+0(SB), Y6, Y6
+	VMOVUPS   Y3, (CX)(BX*4)
+	VMOVUPS   Y4, 32(CX)(BX*4)
+	VMOVUPS   Y5, 64(CX)(BX*4)
+	VMOVUPS   Y6, 96(CX)(BX*4)
+	ADDQ      $0x00000020, BX
+	JMP       subScalarRevRoundBF16AVX2_loopU
+
+subScalarRevRoundBF16AVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        subScalarRevRoundBF16AVX2_done
+	VMOVUPS   (DX)(BX*4), Y1
+	VSUBPS    Y1, Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y3
+	VPADDD    Y2, Y3, Y3
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VPAND     bf16keep<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, (CX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       subScalarRevRoundBF16AVX2_loop1
+
+subScalarRevRoundBF16AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func subScalarRevRoundBF16AVX512(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·subScalarRevRoundBF16AVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+subScalarRevRoundBF16AVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        subScalarRevRoundBF16AVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VSUBPS    Z1, Z0, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPANDD    bf16keep<>+0(SB), Z3, Z3
+	VMOVUPS   64(DX)(BX*4), Z1
+	VSUBPS    Z1, Z0, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z4
+	VPADDD    Z2, Z4, Z4
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z4, K1, Z4
+	VPANDD    bf16keep<>+0(SB), Z4, Z4
+	VMOVUPS   128(DX)(BX*4), Z1
+	VSUBPS    Z1, Z0, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z5
+	VPADDD    Z2, Z5, Z5
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z5, K1, Z5
+	VPANDD    bf16keep<>+0(SB), Z5, Z5
+	VMOVUPS   192(DX)(BX*4), Z1
+	VSUBPS    Z1, Z0, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z6
+	VPADDD    Z2, Z6, Z6
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z6, K1, Z6
+	VPANDD    bf16keep<>+0(SB), Z6, Z6
+	VMOVUPS   Z3, (CX)(BX*4)
+	VMOVUPS   Z4, 64(CX)(BX*4)
+	VMOVUPS   Z5, 128(CX)(BX*4)
+	VMOVUPS   Z6, 192(CX)(BX*4)
+	ADDQ      $0x00000040, BX
+	JMP       subScalarRevRoundBF16AVX512_loopU
+
+subScalarRevRoundBF16AVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        subScalarRevRoundBF16AVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VSUBPS    Z1, Z0, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPANDD    bf16keep<>+0(SB), Z3, Z3
+	VMOVUPS   Z3, (CX)(BX*4)
+	ADDQ      $0x00000010, BX
+	JMP       subScalarRevRoundBF16AVX512_loop1
+
+subScalarRevRoundBF16AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func mulScalarRoundBF16AVX2(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX2, SSE
+TEXT ·mulScalarRoundBF16AVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+mulScalarRoundBF16AVX2_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000020
+	JB        mulScalarRoundBF16AVX2_loop1
+	VMOVUPS   (DX)(BX*4), Y1
+	VMULPS    Y0, Y1, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y3
+	VPADDD    Y2, Y3, Y3
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VPAND     bf16keep<>+0(SB), Y3, Y3
+	VMOVUPS   32(DX)(BX*4), Y1
+	VMULPS    Y0, Y1, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y4
+	VPADDD    Y2, Y4, Y4
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y4, Y4
+	VPAND     bf16keep<>+0(SB), Y4, Y4
+	VMOVUPS   64(DX)(BX*4), Y1
+	VMULPS    Y0, Y1, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y5
+	VPADDD    Y2, Y5, Y5
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y5, Y5
+	VPAND     bf16keep<>+0(SB), Y5, Y5
+	VMOVUPS   96(DX)(BX*4), Y1
+	VMULPS    Y0, Y1, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y6
+	VPADDD    Y2, Y6, Y6
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y6, Y6
+	VPAND     bf16keep<>+0(SB), Y6, Y6
+	VMOVUPS   Y3, (CX)(BX*4)
+	VMOVUPS   Y4, 32(CX)(BX*4)
+	VMOVUPS   Y5, 64(CX)(BX*4)
+	VMOVUPS   Y6, 96(CX)(BX*4)
+	ADDQ      $0x00000020, BX
+	JMP       mulScalarRoundBF16AVX2_loopU
+
+mulScalarRoundBF16AVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        mulScalarRoundBF16AVX2_done
+	VMOVUPS   (DX)(BX*4), Y1
+	VMULPS    Y0, Y1, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y3
+	VPADDD    Y2, Y3, Y3
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VPAND     bf16keep<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, (CX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       mulScalarRoundBF16AVX2_loop1
+
+mulScalarRoundBF16AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func mulScalarRoundBF16AVX512(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·mulScalarRoundBF16AVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+mulScalarRoundBF16AVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        mulScalarRoundBF16AVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VMULPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPANDD    bf16keep<>+0(SB), Z3, Z3
+	VMOVUPS   64(DX)(BX*4), Z1
+	VMULPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z4
+	VPADDD    Z2, Z4, Z4
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z4, K1, Z4
+	VPANDD    bf16keep<>+0(SB), Z4, Z4
+	VMOVUPS   128(DX)(BX*4), Z1
+	VMULPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z5
+	VPADDD    Z2, Z5, Z5
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z5, K1, Z5
+	VPANDD    bf16keep<>+0(SB), Z5, Z5
+	VMOVUPS   192(DX)(BX*4), Z1
+	VMULPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z6
+	VPADDD    Z2, Z6, Z6
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z6, K1, Z6
+	VPANDD    bf16keep<>+0(SB), Z6, Z6
+	VMOVUPS   Z3, (CX)(BX*4)
+	VMOVUPS   Z4, 64(CX)(BX*4)
+	VMOVUPS   Z5, 128(CX)(BX*4)
+	VMOVUPS   Z6, 192(CX)(BX*4)
+	ADDQ      $0x00000040, BX
+	JMP       mulScalarRoundBF16AVX512_loopU
+
+mulScalarRoundBF16AVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        mulScalarRoundBF16AVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VMULPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPANDD    bf16keep<>+0(SB), Z3, Z3
+	VMOVUPS   Z3, (CX)(BX*4)
+	ADDQ      $0x00000010, BX
+	JMP       mulScalarRoundBF16AVX512_loop1
+
+mulScalarRoundBF16AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func divScalarRoundBF16AVX2(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX2, SSE
+TEXT ·divScalarRoundBF16AVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+divScalarRoundBF16AVX2_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000020
+	JB        divScalarRoundBF16AVX2_loop1
+	VMOVUPS   (DX)(BX*4), Y1
+	VDIVPS    Y0, Y1, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y3
+	VPADDD    Y2, Y3, Y3
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VPAND     bf16keep<>+0(SB), Y3, Y3
+	VMOVUPS   32(DX)(BX*4), Y1
+	VDIVPS    Y0, Y1, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y4
+	VPADDD    Y2, Y4, Y4
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y4, Y4
+	VPAND     bf16keep<>+0(SB), Y4, Y4
+	VMOVUPS   64(DX)(BX*4), Y1
+	VDIVPS    Y0, Y1, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y5
+	VPADDD    Y2, Y5, Y5
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y5, Y5
+	VPAND     bf16keep<>+0(SB), Y5, Y5
+	VMOVUPS   96(DX)(BX*4), Y1
+	VDIVPS    Y0, Y1, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y6
+	VPADDD    Y2, Y6, Y6
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y6, Y6
+	VPAND     bf16keep<>+0(SB), Y6, Y6
+	VMOVUPS   Y3, (CX)(BX*4)
+	VMOVUPS   Y4, 32(CX)(BX*4)
+	VMOVUPS   Y5, 64(CX)(BX*4)
+	VMOVUPS   Y6, 96(CX)(BX*4)
+	ADDQ      $0x00000020, BX
+	JMP       divScalarRoundBF16AVX2_loopU
+
+divScalarRoundBF16AVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        divScalarRoundBF16AVX2_done
+	VMOVUPS   (DX)(BX*4), Y1
+	VDIVPS    Y0, Y1, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y3
+	VPADDD    Y2, Y3, Y3
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VPAND     bf16keep<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, (CX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       divScalarRoundBF16AVX2_loop1
+
+divScalarRoundBF16AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func divScalarRoundBF16AVX512(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·divScalarRoundBF16AVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+divScalarRoundBF16AVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        divScalarRoundBF16AVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VDIVPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPANDD    bf16keep<>+0(SB), Z3, Z3
+	VMOVUPS   64(DX)(BX*4), Z1
+	VDIVPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z4
+	VPADDD    Z2, Z4, Z4
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z4, K1, Z4
+	VPANDD    bf16keep<>+0(SB), Z4, Z4
+	VMOVUPS   128(DX)(BX*4), Z1
+	VDIVPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z5
+	VPADDD    Z2, Z5, Z5
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z5, K1, Z5
+	VPANDD    bf16keep<>+0(SB), Z5, Z5
+	VMOVUPS   192(DX)(BX*4), Z1
+	VDIVPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z6
+	VPADDD    Z2, Z6, Z6
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z6, K1, Z6
+	VPANDD    bf16keep<>+0(SB), Z6, Z6
+	VMOVUPS   Z3, (CX)(BX*4)
+	VMOVUPS   Z4, 64(CX)(BX*4)
+	VMOVUPS   Z5, 128(CX)(BX*4)
+	VMOVUPS   Z6, 192(CX)(BX*4)
+	ADDQ      $0x00000040, BX
+	JMP       divScalarRoundBF16AVX512_loopU
+
+divScalarRoundBF16AVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        divScalarRoundBF16AVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VDIVPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPANDD    bf16keep<>+0(SB), Z3, Z3
+	VMOVUPS   Z3, (CX)(BX*4)
+	ADDQ      $0x00000010, BX
+	JMP       divScalarRoundBF16AVX512_loop1
+
+divScalarRoundBF16AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func divScalarRevRoundBF16AVX2(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX2, SSE
+TEXT ·divScalarRevRoundBF16AVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+divScalarRevRoundBF16AVX2_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000020
+	JB        divScalarRevRoundBF16AVX2_loop1
+	VMOVUPS   (DX)(BX*4), Y1
+	VDIVPS    Y1, Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y3
+	VPADDD    Y2, Y3, Y3
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VPAND     bf16keep<>+0(SB), Y3, Y3
+	VMOVUPS   32(DX)(BX*4), Y1
+	VDIVPS    Y1, Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y4
+	VPADDD    Y2, Y4, Y4
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y4, Y4
+	VPAND     bf16keep<>+0(SB), Y4, Y4
+	VMOVUPS   64(DX)(BX*4), Y1
+	VDIVPS    Y1, Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y5
+	VPADDD    Y2, Y5, Y5
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y5, Y5
+	VPAND     bf16keep<>+0(SB), Y5, Y5
+	VMOVUPS   96(DX)(BX*4), Y1
+	VDIVPS    Y1, Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y6
+	VPADDD    Y2, Y6, Y6
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y6, Y6
+	VPAND     bf16keep<>+0(SB), Y6, Y6
+	VMOVUPS   Y3, (CX)(BX*4)
+	VMOVUPS   Y4, 32(CX)(BX*4)
+	VMOVUPS   Y5, 64(CX)(BX*4)
+	VMOVUPS   Y6, 96(CX)(BX*4)
+	ADDQ      $0x00000020, BX
+	JMP       divScalarRevRoundBF16AVX2_loopU
+
+divScalarRevRoundBF16AVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        divScalarRevRoundBF16AVX2_done
+	VMOVUPS   (DX)(BX*4), Y1
+	VDIVPS    Y1, Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     one32<>+0(SB), Y2, Y2
+	VPADDD    bf16half<>+0(SB), Y1, Y3
+	VPADDD    Y2, Y3, Y3
+	VPAND     absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD  inf32<>+0(SB), Y2, Y2
+	VPOR      quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VPAND     bf16keep<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, (CX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       divScalarRevRoundBF16AVX2_loop1
+
+divScalarRevRoundBF16AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func divScalarRevRoundBF16AVX512(dst []float32, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·divScalarRevRoundBF16AVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+divScalarRevRoundBF16AVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        divScalarRevRoundBF16AVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VDIVPS    Z1, Z0, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPANDD    bf16keep<>+0(SB), Z3, Z3
+	VMOVUPS   64(DX)(BX*4), Z1
+	VDIVPS    Z1, Z0, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z4
+	VPADDD    Z2, Z4, Z4
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z4, K1, Z4
+	VPANDD    bf16keep<>+0(SB), Z4, Z4
+	VMOVUPS   128(DX)(BX*4), Z1
+	VDIVPS    Z1, Z0, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z5
+	VPADDD    Z2, Z5, Z5
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z5, K1, Z5
+	VPANDD    bf16keep<>+0(SB), Z5, Z5
+	VMOVUPS   192(DX)(BX*4), Z1
+	VDIVPS    Z1, Z0, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z6
+	VPADDD    Z2, Z6, Z6
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z6, K1, Z6
+	VPANDD    bf16keep<>+0(SB), Z6, Z6
+	VMOVUPS   Z3, (CX)(BX*4)
+	VMOVUPS   Z4, 64(CX)(BX*4)
+	VMOVUPS   Z5, 128(CX)(BX*4)
+	VMOVUPS   Z6, 192(CX)(BX*4)
+	ADDQ      $0x00000040, BX
+	JMP       divScalarRevRoundBF16AVX512_loopU
+
+divScalarRevRoundBF16AVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        divScalarRevRoundBF16AVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VDIVPS    Z1, Z0, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPANDD    bf16keep<>+0(SB), Z3, Z3
+	VMOVUPS   Z3, (CX)(BX*4)
+	ADDQ      $0x00000010, BX
+	JMP       divScalarRevRoundBF16AVX512_loop1
+
+divScalarRevRoundBF16AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func sumLeafF64AVX2(x []float64) (float64, int)
+// Requires: AVX, SSE2
+TEXT ·sumLeafF64AVX2(SB), NOSPLIT, $0-40
+	MOVQ   x_len+8(FP), AX
+	MOVQ   x_base+0(FP), CX
+	XORQ   DX, DX
+	CMPQ   AX, $0x08
+	JAE    sumLeafF64AVX2_go
+	VXORPS X0, X0, X0
+	MOVSD  X0, ret+24(FP)
+	MOVQ   DX, ret1+32(FP)
+	RET
+
+sumLeafF64AVX2_go:
+	VMOVUPS (CX), Y0
+	VMOVUPS 32(CX), Y1
+	MOVQ    $0x00000008, DX
+
+sumLeafF64AVX2_loop:
+	MOVQ   AX, BX
+	SUBQ   DX, BX
+	CMPQ   BX, $0x08
+	JB     sumLeafF64AVX2_combine
+	VADDPD (CX)(DX*8), Y0, Y0
+	VADDPD 32(CX)(DX*8), Y1, Y1
+	ADDQ   $0x08, DX
+	JMP    sumLeafF64AVX2_loop
+
+sumLeafF64AVX2_combine:
+	VPERMILPD    $0x05, Y0, Y2
+	VADDPD       Y2, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X2
+	VADDSD       X2, X0, X2
+	VPERMILPD    $0x05, Y1, Y0
+	VADDPD       Y0, Y1, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VADDSD       X1, X2, X2
+
+sumLeafF64AVX2_tail:
+	CMPQ   DX, AX
+	JAE    sumLeafF64AVX2_done
+	VADDSD (CX)(DX*8), X2, X2
+	INCQ   DX
+	JMP    sumLeafF64AVX2_tail
+
+sumLeafF64AVX2_done:
+	VZEROUPPER
+	MOVSD X2, ret+24(FP)
+	MOVQ  AX, ret1+32(FP)
+	RET
+
+// func sumLeafF32AVX2(x []float32) (float32, int)
+// Requires: AVX, SSE
+TEXT ·sumLeafF32AVX2(SB), NOSPLIT, $0-40
+	MOVQ   x_len+8(FP), AX
+	MOVQ   x_base+0(FP), CX
+	XORQ   DX, DX
+	CMPQ   AX, $0x08
+	JAE    sumLeafF32AVX2_go
+	VXORPS X0, X0, X0
+	MOVSS  X0, ret+24(FP)
+	MOVQ   DX, ret1+32(FP)
+	RET
+
+sumLeafF32AVX2_go:
+	VMOVUPS (CX), Y0
+	MOVQ    $0x00000008, DX
+
+sumLeafF32AVX2_loop:
+	MOVQ   AX, BX
+	SUBQ   DX, BX
+	CMPQ   BX, $0x08
+	JB     sumLeafF32AVX2_combine
+	VADDPS (CX)(DX*4), Y0, Y0
+	ADDQ   $0x08, DX
+	JMP    sumLeafF32AVX2_loop
+
+sumLeafF32AVX2_combine:
+	VPERMILPS    $0xb1, Y0, Y1
+	VADDPS       Y1, Y0, Y0
+	VPERMILPS    $0x4e, Y0, Y1
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSS       X1, X0, X1
+
+sumLeafF32AVX2_tail:
+	CMPQ   DX, AX
+	JAE    sumLeafF32AVX2_done
+	VADDSS (CX)(DX*4), X1, X1
+	INCQ   DX
+	JMP    sumLeafF32AVX2_tail
+
+sumLeafF32AVX2_done:
+	VZEROUPPER
+	MOVSS X1, ret+24(FP)
+	MOVQ  AX, ret1+32(FP)
+	RET

@@ -307,3 +307,103 @@ func sinF64AVX512(dst []float64, x []float64) int
 func cosF64AVX2(dst []float64, x []float64) int
 
 func cosF64AVX512(dst []float64, x []float64) int
+
+func affineF32AVX2(dst []float32, x []float32, a float32, b float32) int
+
+func affineF32AVX512(dst []float32, x []float32, a float32, b float32) int
+
+func affineNTF32AVX2(dst []float32, x []float32, a float32, b float32) int
+
+func affineNTF32AVX512(dst []float32, x []float32, a float32, b float32) int
+
+func affineF64AVX2(dst []float64, x []float64, a float64, b float64) int
+
+func affineF64AVX512(dst []float64, x []float64, a float64, b float64) int
+
+func affineNTF64AVX2(dst []float64, x []float64, a float64, b float64) int
+
+func affineNTF64AVX512(dst []float64, x []float64, a float64, b float64) int
+
+func addRoundF16AVX2(dst []float32, a []float32, b []float32) int
+
+func addRoundF16AVX512(dst []float32, a []float32, b []float32) int
+
+func subRoundF16AVX2(dst []float32, a []float32, b []float32) int
+
+func subRoundF16AVX512(dst []float32, a []float32, b []float32) int
+
+func mulRoundF16AVX2(dst []float32, a []float32, b []float32) int
+
+func mulRoundF16AVX512(dst []float32, a []float32, b []float32) int
+
+func divRoundF16AVX2(dst []float32, a []float32, b []float32) int
+
+func divRoundF16AVX512(dst []float32, a []float32, b []float32) int
+
+func addScalarRoundF16AVX2(dst []float32, a []float32, s float32) int
+
+func addScalarRoundF16AVX512(dst []float32, a []float32, s float32) int
+
+func subScalarRoundF16AVX2(dst []float32, a []float32, s float32) int
+
+func subScalarRoundF16AVX512(dst []float32, a []float32, s float32) int
+
+func subScalarRevRoundF16AVX2(dst []float32, a []float32, s float32) int
+
+func subScalarRevRoundF16AVX512(dst []float32, a []float32, s float32) int
+
+func mulScalarRoundF16AVX2(dst []float32, a []float32, s float32) int
+
+func mulScalarRoundF16AVX512(dst []float32, a []float32, s float32) int
+
+func divScalarRoundF16AVX2(dst []float32, a []float32, s float32) int
+
+func divScalarRoundF16AVX512(dst []float32, a []float32, s float32) int
+
+func divScalarRevRoundF16AVX2(dst []float32, a []float32, s float32) int
+
+func divScalarRevRoundF16AVX512(dst []float32, a []float32, s float32) int
+
+func addRoundBF16AVX2(dst []float32, a []float32, b []float32) int
+
+func addRoundBF16AVX512(dst []float32, a []float32, b []float32) int
+
+func subRoundBF16AVX2(dst []float32, a []float32, b []float32) int
+
+func subRoundBF16AVX512(dst []float32, a []float32, b []float32) int
+
+func mulRoundBF16AVX2(dst []float32, a []float32, b []float32) int
+
+func mulRoundBF16AVX512(dst []float32, a []float32, b []float32) int
+
+func divRoundBF16AVX2(dst []float32, a []float32, b []float32) int
+
+func divRoundBF16AVX512(dst []float32, a []float32, b []float32) int
+
+func addScalarRoundBF16AVX2(dst []float32, a []float32, s float32) int
+
+func addScalarRoundBF16AVX512(dst []float32, a []float32, s float32) int
+
+func subScalarRoundBF16AVX2(dst []float32, a []float32, s float32) int
+
+func subScalarRoundBF16AVX512(dst []float32, a []float32, s float32) int
+
+func subScalarRevRoundBF16AVX2(dst []float32, a []float32, s float32) int
+
+func subScalarRevRoundBF16AVX512(dst []float32, a []float32, s float32) int
+
+func mulScalarRoundBF16AVX2(dst []float32, a []float32, s float32) int
+
+func mulScalarRoundBF16AVX512(dst []float32, a []float32, s float32) int
+
+func divScalarRoundBF16AVX2(dst []float32, a []float32, s float32) int
+
+func divScalarRoundBF16AVX512(dst []float32, a []float32, s float32) int
+
+func divScalarRevRoundBF16AVX2(dst []float32, a []float32, s float32) int
+
+func divScalarRevRoundBF16AVX512(dst []float32, a []float32, s float32) int
+
+func sumLeafF64AVX2(x []float64) (float64, int)
+
+func sumLeafF32AVX2(x []float32) (float32, int)

@@ -203,6 +203,7 @@ func allCases() []kcase {
 	} {
 		cs = append(cs, c...)
 	}
+	cs = append(cs, fusedCases()...)
 	return append(cs, transcendentalCases()...)
 }
 

@@ -115,9 +115,15 @@ func inout(param string, size int) stream {
 // iteration when a lane is outside its vector domain. An iteration loads
 // all its steps, computes them, tests the bail conditions, and only then
 // stores, so a kernel that stops has written nothing of that iteration.
+//
+// With nt, the output streams are written with non-temporal (streaming)
+// stores, which need their addresses aligned to the vector width (the Go
+// wrapper passes a 64-byte aligned dst), and the kernel ends with SFENCE so
+// the streamed data is ordered before any later store.
 type loop struct {
 	lanes  int
 	unroll int
+	nt     bool
 	setup  func()
 	body   func(in []reg.VecVirtual) []Op
 }
@@ -173,7 +179,11 @@ func (l loop) emit(s isa, streams ...stream) {
 			o := 0
 			for j, st := range streams {
 				if st.out {
-					storeN(outs[k][o], mem(j, k), l.lanes*st.size)
+					if l.nt {
+						VMOVNTPS(outs[k][o], mem(j, k))
+					} else {
+						storeN(outs[k][o], mem(j, k), l.lanes*st.size)
+					}
 					o++
 				}
 			}
@@ -198,6 +208,9 @@ func (l loop) emit(s isa, streams ...stream) {
 	ADDQ(U32(l.lanes), i)
 	JMP(LabelRef(name + "_loop1"))
 	Label(name + "_done")
+	if l.nt {
+		SFENCE()
+	}
 	VZEROUPPER()
 	Store(i, ReturnIndex(0))
 	RET()

@@ -27,11 +27,13 @@ var (
 
 // kernel is one Go-visible operation with an assembly body per ISA.
 type kernel struct {
-	name   string // Go base name: addF32 → addF32AVX2, addF32AVX512, addF32Accel
-	params string // Go parameter list, e.g. "dst, a, b []float32"
-	args   string // the parameter names, e.g. "dst, a, b"
-	build  func(s isa)
-	isas   []isa // the ISAs that got a body
+	name    string // Go base name: addF32 → addF32AVX2, addF32AVX512, addF32Accel
+	params  string // Go parameter list, e.g. "dst, a, b []float32"
+	args    string // the parameter names, e.g. "dst, a, b"
+	results string // Go result list: "int" (elements done) unless addR says otherwise
+	zero    string // what the dispatch returns when no body runs: "0"
+	build   func(s isa)
+	isas    []isa // the ISAs that got a body
 }
 
 var kernels []*kernel
@@ -39,11 +41,19 @@ var kernels []*kernel
 // add registers a kernel; build(s) emits its body for ISA s, or returns
 // without emitting anything when s cannot run it.
 func add(name, params string, build func(s isa)) {
+	addR(name, params, "int", "0", build)
+}
+
+// addR registers a kernel with other results (a reduction returns its
+// value beside the count of elements it did); zero is what the dispatch
+// returns when no body runs.
+func addR(name, params, results, zero string, build func(s isa)) {
 	var args []string
 	for _, p := range strings.Split(params, ",") {
 		args = append(args, strings.Fields(p)[0])
 	}
-	kernels = append(kernels, &kernel{name: name, params: params, args: strings.Join(args, ", "), build: build})
+	kernels = append(kernels, &kernel{name: name, params: params, args: strings.Join(args, ", "),
+		results: results, zero: zero, build: build})
 }
 
 func main() {
@@ -54,6 +64,8 @@ func main() {
 	registerCmpSelect()
 	registerConvert()
 	registerTranscendental()
+	registerFused()
+	registerSum()
 	for _, k := range kernels {
 		for _, s := range []isa{avx2, avx512} {
 			before := current
@@ -77,7 +89,7 @@ var current *kernel
 // text opens the assembly function for the current kernel and ISA.
 func text(s isa) {
 	k := current
-	TEXT(k.name+s.name, NOSPLIT, "func("+k.params+") int")
+	TEXT(k.name+s.name, NOSPLIT, "func("+k.params+") "+k.results)
 	k.isas = append(k.isas, s)
 }
 
@@ -87,7 +99,7 @@ func dispatchFile() []byte {
 	var b bytes.Buffer
 	b.WriteString(header + "//go:build !purego\n\npackage simd\n")
 	for _, k := range kernels {
-		fmt.Fprintf(&b, "\nfunc %sAccel(%s) int {\n\tswitch tier {\n", k.name, k.params)
+		fmt.Fprintf(&b, "\nfunc %sAccel(%s) %s {\n\tswitch tier {\n", k.name, k.params, k.results)
 		for _, t := range []isa{avx512, avx2} {
 			// The best body at or below tier t serves it.
 			var body *isa
@@ -100,7 +112,7 @@ func dispatchFile() []byte {
 				fmt.Fprintf(&b, "\tcase %s:\n\t\treturn %s%s(%s)\n", t.tier, k.name, body.name, k.args)
 			}
 		}
-		b.WriteString("\t}\n\treturn 0\n}\n")
+		fmt.Fprintf(&b, "\t}\n\treturn %s\n}\n", k.zero)
 	}
 	return b.Bytes()
 }
@@ -109,7 +121,7 @@ func fallbackFile() []byte {
 	var b bytes.Buffer
 	b.WriteString(header + "//go:build !amd64 || purego\n\npackage simd\n")
 	for _, k := range kernels {
-		fmt.Fprintf(&b, "\nfunc %sAccel(%s) int { return 0 }\n", k.name, k.params)
+		fmt.Fprintf(&b, "\nfunc %sAccel(%s) %s { return %s }\n", k.name, k.params, k.results, k.zero)
 	}
 	return b.Bytes()
 }
