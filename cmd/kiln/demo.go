@@ -12,6 +12,7 @@ import (
 
 	kilnpkg "github.com/kiln-go/kiln"
 	"github.com/kiln-go/kiln/kernels"
+	"github.com/kiln-go/kiln/kernels/opencl"
 	"github.com/kiln-go/kiln/tensor"
 )
 
@@ -137,6 +138,8 @@ func firstValues(a *tensor.Array, k int) string {
 // backends are the backends the command line can select by name.
 var backends = map[string]func() (kernels.Backend, error){
 	"cpu": func() (kernels.Backend, error) { return kernels.DefaultCPU(), nil },
+	// OpenCL is loaded only when asked for: the CPU path never touches it.
+	"opencl": func() (kernels.Backend, error) { return opencl.New(opencl.Options{}) },
 }
 
 func backendNames() []string {
