@@ -1,9 +1,13 @@
-// Command kiln is Kiln's command-line tool: promotion rules, their tables and
-// their lattice checks, and (as the pipeline grows) expression evaluation.
+// Command kiln is Kiln's command-line tool: the traced, fused pipeline on
+// the running example, expression evaluation, promotion rules with their
+// tables and lattice checks, and the OpenCL devices.
 //
+//	kiln demo [--n N] [--runs R] [--backend cpu|opencl]
+//	kiln eval [--json] [--x32] [--strict] [--rules R] [--backend NAME] [--print WHAT] [--bench N] --arg NAME=SPEC … 'EXPR'
 //	kiln promote [--rules R] [--x32] [--json] T1 T2 ...
 //	kiln table --rules R [--format md|tsv] [--x32] [--weak-rows]
 //	kiln check --rules R [--x32]
+//	kiln devices [--json]
 //
 // Every command takes --help. Exit status: 0 on success, 1 when the command
 // ran and failed (for example no promotion exists), 2 on bad usage.
