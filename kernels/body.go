@@ -40,6 +40,7 @@ const (
 	stepSelect
 	stepGather
 	stepScalar // a binary op with one loop-invariant operand: args[1] holds it
+	stepAffine // args[0]·a + b with a and b loop-invariant (args[1], args[2]); see fuse
 )
 
 // step is one typed loop over a block.
@@ -51,10 +52,17 @@ type step struct {
 	bin    binaryFn
 	sel    selectFn
 	scal   scalarFn
+	aff    affineFn
 	round  func(p unsafe.Pointer, n int) // applied to dst after the op
 	gather func(dst, src unsafe.Pointer, g *strided, lo, n int)
 	g      *strided
 	src    int // gather: source index
+
+	// What the step computes, for the peephole pass and for printing.
+	op    trace.Op
+	dt    tensor.DType // the operands' dtype (the tables' index)
+	rev   bool         // stepScalar: the invariant operand is the left one
+	label string       // e.g. "mul.f32", "affine-nt.f32", "add+round.f16"
 }
 
 // body is a compiled elementwise computation.
@@ -209,14 +217,14 @@ func (bb *bodyBuilder) load(d tensor.DType, src int, strides []int) loc {
 	in := loc{kind: locBuf, idx: src, size: size}
 	if !g.contiguous() || invariant {
 		in = reg()
-		*steps = append(*steps, step{kind: stepGather, gather: gatherFn(size), g: g, src: src, dst: in})
+		*steps = append(*steps, step{kind: stepGather, gather: gatherFn(size), g: g, src: src, dst: in, label: "gather." + d.String()})
 		if widen == nil {
 			return in
 		}
 	}
 	// Widening writes wider elements than it reads: never in place.
 	dst := reg()
-	*steps = append(*steps, step{kind: stepUnary, un: widen, dst: dst, args: [3]loc{in}})
+	*steps = append(*steps, step{kind: stepUnary, un: widen, dst: dst, args: [3]loc{in}, label: "widen." + d.String()})
 	if in.kind == locReg && !invariant {
 		bb.free = append(bb.free, in.idx)
 	}
@@ -269,6 +277,10 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 	if len(argTypes) > 0 {
 		opd = argTypes[len(argTypes)-1]
 	}
+	s.op, s.dt, s.label = in.Op, opd, in.Op.String()+"."+opd.String()
+	if in.Op == trace.OpConvert {
+		s.label = "convert." + opd.String() + "." + in.DType.String()
+	}
 	switch {
 	case in.Op == trace.OpConvert:
 		s.kind, s.un = stepUnary, convertFn(argTypes[0], in.DType)
@@ -280,7 +292,7 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 		s.kind, s.bin = stepBinary, binaryTable[in.Op][opd]
 		for rev, inv := range [2]loc{args[1], args[0]} {
 			if f := scalarTable[in.Op][opd][rev]; f != nil && inv.kind == locReg && bb.pinned[inv.idx] {
-				s.kind, s.scal = stepScalar, f
+				s.kind, s.scal, s.rev = stepScalar, f, rev == 1
 				s.args = [3]loc{args[rev], inv}
 				break
 			}
@@ -359,6 +371,8 @@ func (w *worker) run(s *step, srcs []unsafe.Pointer, lo, n int) {
 		s.gather(d, srcs[s.src], s.g, lo, n)
 	case stepScalar:
 		s.scal(d, w.ptr(s.args[0], srcs, lo), w.regs[s.args[1].idx], n)
+	case stepAffine:
+		s.aff(d, w.ptr(s.args[0], srcs, lo), w.regs[s.args[1].idx], w.regs[s.args[2].idx], n)
 	}
 	if s.round != nil {
 		s.round(d, n)

@@ -34,7 +34,13 @@ const (
 
 // CPU is the CPU backend. It needs nothing installed and is safe for
 // concurrent use.
-type CPU struct{ opts CPUOptions }
+type CPU struct {
+	opts CPUOptions
+	// For the tests: noFuse turns the peephole pass off (fuse.go); ntMin
+	// is the output size in bytes from which stores stream.
+	noFuse bool
+	ntMin  int
+}
 
 // NewCPU returns a CPU backend with the given options.
 func NewCPU(opts CPUOptions) *CPU {
@@ -44,8 +50,10 @@ func NewCPU(opts CPUOptions) *CPU {
 	if opts.ParallelMin <= 0 {
 		opts.ParallelMin = defaultParallelMin
 	}
-	return &CPU{opts: opts}
+	return &CPU{opts: opts, ntMin: ntMinBytes}
 }
+
+func (c *CPU) fuseOptions() fuseOptions { return fuseOptions{off: c.noFuse} }
 
 var defaultCPU = NewCPU(CPUOptions{})
 

@@ -30,11 +30,15 @@ func (x *cpuExec) compileLoop(f *lower.Fusion) (kernel, error) {
 		return nil, err
 	}
 	k := &loopKernel{body: b, n: root.Size(), out: out, size: root.DType.Size()}
+	fo := x.cpu.fuseOptions()
+	fo.out, fo.nt = dst, root.Size()*root.DType.Size() >= x.cpu.ntMin
 	if b.out != dst {
 		if k.store = narrowFn(root.DType); k.store == nil {
 			k.store = copyFn(root.DType)
 		}
+		b.dropFinalRound(root.DType, fo)
 	}
+	b.fuse(fo)
 	return k, nil
 }
 

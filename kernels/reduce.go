@@ -55,6 +55,7 @@ func (x *cpuExec) compileReduce(f *lower.Fusion) (kernel, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.fuse(x.cpu.fuseOptions())
 	k.body = b
 	od := operand.DType
 	k.accSize = computeDType(od).Size()

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"unsafe"
 
+	"github.com/kiln-go/kiln/internal/simd"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
@@ -38,7 +39,23 @@ var (
 // splitPoint is the largest power of two below n (n ≥ 2).
 func splitPoint(n int) int { return 1 << (bits.Len(uint(n-1)) - 1) }
 
+// leafSum is a leaf of the summation tree (package doc). Floats run
+// internal/simd's vector leaf, which gives the same bits (its tests hold it
+// to the definition below); other types run the definition.
 func leafSum[T number](x []T) T {
+	var z T
+	switch any(z).(type) {
+	case float64:
+		s := simd.SumLeafF64(view[float64](unsafe.Pointer(unsafe.SliceData(x)), len(x)))
+		return *(*T)(unsafe.Pointer(&s))
+	case float32:
+		s := simd.SumLeafF32(view[float32](unsafe.Pointer(unsafe.SliceData(x)), len(x)))
+		return *(*T)(unsafe.Pointer(&s))
+	}
+	return leafSumGo(x)
+}
+
+func leafSumGo[T number](x []T) T {
 	n := len(x)
 	if n < 8 {
 		var s T
