@@ -62,6 +62,7 @@ type step struct {
 	op    trace.Op
 	dt    tensor.DType // the operands' dtype (the tables' index)
 	rev   bool         // stepScalar: the invariant operand is the left one
+	neg   [2]bool      // stepAffine: a, b are negated (x·a − b, b − x·a)
 	label string       // e.g. "mul.f32", "affine-nt.f32", "add+round.f16"
 }
 

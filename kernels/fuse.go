@@ -32,14 +32,15 @@ type affineFn func(dst, x, a, b unsafe.Pointer, n int)
 type fuseOptions struct {
 	off bool // keep the steps as compiled (tests compare both)
 	// nt: the body's out is a buffer of at least ntMinBytes, which an
-	// affine step writing it should stream.
+	// affine step writing it should stream when it is the body's only step.
 	nt  bool
 	out loc
 }
 
 // ntMinBytes is the output size from which E1-like loops measured faster
-// with non-temporal stores (bench: go test ./kernels -bench E1): below a
-// few times the last-level cache the output is better left in it.
+// with non-temporal stores (BenchmarkAffineNT: 11-12% faster at 32 and 64
+// MiB, no faster from 4 to 16 MiB, 20-30% slower at 1 MiB, where the
+// output is better left in the cache for its reader).
 const ntMinBytes = 32 << 20
 
 // affineTable[d][nt]: the affine kernels.
@@ -141,6 +142,14 @@ func (b *body) fuse(o fuseOptions) {
 		out = append(out, b.steps[i])
 	}
 	b.steps = out
+	// Streaming stores pay off only for a body that streams (see
+	// loopKernel.stream): fenced after every block they measured slower.
+	if o.nt && b.streams() {
+		if s := &b.steps[0]; s.kind == stepAffine && s.dst == o.out {
+			s.aff = affineTable[s.dt][1](s.neg)
+			s.label = "affine-nt." + s.dt.String()
+		}
+	}
 }
 
 // affine merges steps i (x·a) and i+1 (± b) when it can.
@@ -155,15 +164,10 @@ func (b *body) affine(i int, o fuseOptions) (step, bool) {
 		t.dst != s.dst && b.live(s.dst, i+2):
 		return step{}, false
 	}
-	neg := [2]bool{t.op == trace.OpSub && t.rev, t.op == trace.OpSub && !t.rev}
 	m := step{kind: stepAffine, dst: t.dst, args: [3]loc{s.args[0], s.args[1], t.args[1]},
-		op: t.op, dt: s.dt, label: "affine." + s.dt.String()}
-	nt := 0
-	if o.nt && t.dst.kind == locBuf && t.dst == o.out {
-		nt = 1
-		m.label = "affine-nt." + s.dt.String()
-	}
-	m.aff = mk[nt](neg)
+		op: t.op, dt: s.dt, label: "affine." + s.dt.String(),
+		neg: [2]bool{t.op == trace.OpSub && t.rev, t.op == trace.OpSub && !t.rev}}
+	m.aff = mk[0](m.neg)
 	return m, true
 }
 
@@ -182,6 +186,26 @@ func (b *body) live(r loc, j int) bool {
 		}
 	}
 	return b.out == r
+}
+
+// streams reports whether b is one step that reads only buffers (and
+// loop-invariant scalars) and writes a buffer: then it runs on any number
+// of elements at once, its registers being read at their first element only.
+func (b *body) streams() bool {
+	if len(b.steps) != 1 {
+		return false
+	}
+	s := &b.steps[0]
+	if s.dst.kind != locBuf || s.round != nil || s.dst != b.out {
+		return false
+	}
+	for i, a := range s.args {
+		scalar := i > 0 && (s.kind == stepScalar || s.kind == stepAffine)
+		if a.kind == locReg && !scalar {
+			return false
+		}
+	}
+	return s.kind != stepGather
 }
 
 // dropFinalRound removes the rounding of the step that computes the

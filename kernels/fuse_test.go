@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -97,7 +98,7 @@ func specialInput(d tensor.DType, seed uint64, n int) *tensor.Array {
 	return a.Astype(d)
 }
 
-func compileWith(t *testing.T, cpu *CPU, dts []tensor.DType, n int, fn func(a []trace.Value) []trace.Value) *cpuExec {
+func compileWith(t testing.TB, cpu *CPU, dts []tensor.DType, n int, fn func(a []trace.Value) []trace.Value) *cpuExec {
 	t.Helper()
 	abs := make([]trace.Abstract, len(dts))
 	for i, d := range dts {
@@ -244,6 +245,39 @@ func TestLeafSumMatchesDefinition(t *testing.T) {
 			if math.Float32bits(g32) != math.Float32bits(w32) && !(g32 != g32 && w32 != w32) {
 				t.Fatalf("f32 m=%d: %v, the definition gives %v", m, g32, w32)
 			}
+		}
+	}
+}
+
+// BenchmarkAffineNT measures E1 (x*a + b, f32) with and without streaming
+// stores by output size, the measurement behind ntMinBytes:
+//
+//	go test ./kernels -run '^$' -bench AffineNT -count 10 | benchstat -col /nt -
+func BenchmarkAffineNT(b *testing.B) {
+	for _, n := range []int{1 << 18, 1 << 20, 1 << 21, 1 << 22, 1 << 23, 1 << 24} {
+		x := specialInput(tensor.F32, 1, n)
+		for _, nt := range []string{"off", "on"} {
+			b.Run(fmt.Sprintf("MiB=%d/nt=%s", n*4>>20, nt), func(b *testing.B) {
+				cpu := NewCPU(CPUOptions{})
+				if nt == "off" {
+					cpu.ntMin = math.MaxInt
+				} else {
+					cpu.ntMin = 0
+				}
+				exe := compileWith(b, cpu, []tensor.DType{tensor.F32}, n, func(a []trace.Value) []trace.Value {
+					return []trace.Value{a[0].Mul(trace.Float(1.5)).Add(trace.Float(0.25))}
+				})
+				outs, err := exe.Run([]*tensor.Array{x})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(int64(8 * n))
+				for b.Loop() {
+					if err := exe.RunInto(outs, []*tensor.Array{x}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }

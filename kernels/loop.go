@@ -14,6 +14,10 @@ type loopKernel struct {
 	out   int     // buffer of the result
 	store unaryFn // narrows the result into the buffer; nil if written in place
 	size  int     // bytes per stored element
+	// stream: the body is one step from buffers to the output buffer, so a
+	// worker runs its whole range as one block (no per-block calls, and a
+	// streaming-store kernel fences once).
+	stream bool
 }
 
 func (x *cpuExec) compileLoop(f *lower.Fusion) (kernel, error) {
@@ -39,6 +43,7 @@ func (x *cpuExec) compileLoop(f *lower.Fusion) (kernel, error) {
 		b.dropFinalRound(root.DType, fo)
 	}
 	b.fuse(fo)
+	k.stream = k.store == nil && b.streams()
 	return k, nil
 }
 
@@ -51,6 +56,11 @@ func (k *loopKernel) run(x *cpuExec, rs *runState) {
 func (k *loopKernel) runRange(rs *runState, w *worker, lo, hi int) {
 	block := k.body.block
 	w.prepare(k.body, rs.srcs)
+	if k.stream {
+		start := lo * block
+		w.eval(k.body, rs.srcs, start, min(hi*block, k.n)-start)
+		return
+	}
 	for b := lo; b < hi; b++ {
 		start := b * block
 		n := min(block, k.n-start)
