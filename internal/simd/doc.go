@@ -17,8 +17,9 @@
 // in scalar code, so every tier gives the same bits, on every platform. They
 // are within 2 ulp (f32) and 1 ulp (f64) of the correctly rounded result
 // (SPEC §3): the tests check every float32 input (under -simd.exhaustive)
-// and millions of float64 ones against math/big. The one exception: sin and
-// cos of a float64 beyond 2**48 use math.Sin and math.Cos, up to 2 ulp off.
+// and millions of float64 ones against math/big. Lanes the vector kernels
+// cannot take (sin and cos of |x| > 2**30, for instance) go to the Go twin
+// (for huge sin and cos arguments, internal/xmath's Payne–Hanek reduction).
 //
 // # Tiers
 //

@@ -1,6 +1,10 @@
 package simd
 
-import "math"
+import (
+	"math"
+
+	"github.com/kiln-go/kiln/internal/xmath"
+)
 
 // sin and cos: the Cephes algorithms (sinf.c for float32; sin.c, as Go's
 // math.Sin, for float64) with their published minimax coefficients, and a
@@ -8,16 +12,17 @@ import "math"
 // multiple j of π/4 (Cody–Waite, see reduceF32 and reduceF64), then j mod 8
 // picks the sine or cosine polynomial on r ∈ [−π/4, π/4] and the sign.
 // NaN (x + x) and ±Inf (NaN) are settled in the vector. Beyond the vector
-// domain |x| ≤ trigMax, lanes go to the Go twin: float32 uses float64 math.Sin/math.Cos (Payne–Hanek, far
-// more precise than a float32 ulp); float64 reduces in the same way up to
-// 2**48 and uses math.Sin/math.Cos beyond, which are within 2 ulp there
-// (Go's Payne–Hanek keeps only a float64 of the remainder).
+// domain |x| ≤ trigMax, lanes go to the Go twin: float32 uses float64
+// math.Sin/math.Cos (Payne–Hanek, far more precise than a float32 ulp);
+// float64 reduces with internal/xmath's TrigReduce (the same Cody–Waite
+// with a float64 count up to 2**48, a Payne–Hanek reduction with a table
+// of 2/π bits beyond) and evaluates the same polynomials: within 1 ulp for
+// every float64.
 
 const (
 	fourOverPi = 1.27323954473516268615 // 4/π
 	trigMaxF32 = 1 << 16
-	trigMaxF64 = 1 << 30
-	trigFarF64 = 1 << 48 // beyond: math.Sin, math.Cos (up to 2 ulp measured)
+	trigMaxF64 = xmath.CodyWaiteMax // 2**30
 	// π/4 = pio4A + pio4B + ..., pio4A with 26 significant bits (Cephes
 	// DP1), so y·pio4A is exact for the float32 path's y < 2**17.
 	pio4A = 7.85398125648498535156e-1
@@ -115,19 +120,6 @@ func reduceF64(ax float64) (hi, lo float64, j int32) {
 	return hi, lo, j
 }
 
-// reduceFarF64 is reduceF64 for 2**30 < |x| < 2**48, past int32 j: the
-// three-part π/4 still leaves an error below 2**−115 there, far under an
-// ulp of the smallest remainder a float64 can leave (about 2**−62). Only
-// the Go twin runs it.
-func reduceFarF64(ax float64) (hi, lo float64, j int32) {
-	y := math.Trunc(ax * fourOverPi)
-	if math.Mod(y, 2) != 0 {
-		y++
-	}
-	hi, lo = reduceByF64(ax, y)
-	return hi, lo, int32(math.Mod(y, 8))
-}
-
 // reduceByF64 returns ax − y·π/4 as hi + lo.
 func reduceByF64(ax, y float64) (hi, lo float64) {
 	ph := float64(y * pio4A64)
@@ -175,10 +167,8 @@ func sinF64(x float64) float64 {
 		return x + x
 	case ax > math.MaxFloat64:
 		return nanF64
-	case ax < trigFarF64:
-		hi, lo, j = reduceFarF64(ax)
-	default:
-		return math.Sin(x)
+	default: // the Go twin only
+		hi, lo, j = xmath.TrigReduce(ax)
 	}
 	sign := b&(1<<63) ^ uint64(j&4)<<61
 	return math.Float64frombits(math.Float64bits(sinCosPolyF64(hi, lo, j)) ^ sign)
@@ -195,10 +185,8 @@ func cosF64(x float64) float64 {
 		return x + x
 	case ax > math.MaxFloat64:
 		return nanF64
-	case ax < trigFarF64:
-		hi, lo, j = reduceFarF64(ax)
-	default:
-		return math.Cos(x)
+	default: // the Go twin only
+		hi, lo, j = xmath.TrigReduce(ax)
 	}
 	j += 2
 	sign := uint64(j&4) << 61
