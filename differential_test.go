@@ -360,16 +360,22 @@ func formatArray(a *tensor.Array) string {
 }
 
 // exactMath is the yardstick for TestTranscendentalULP: the correctly
-// rounded result (package bigmath) for the vectorized functions, Go's math
-// for the rest (which the CPU backend evaluates with Go's math too). Go's
-// own math is not good enough for the former: on amd64 math.Exp overflows
-// from 709.44 and math.Log is wrong on subnormals.
+// rounded result (package bigmath) of every transcendental op. Go's own
+// math is not good enough: on amd64 math.Exp overflows from 709.44 and
+// math.Log is wrong on subnormals, math.Tan and math.Pow are several ulps
+// off, math.Sin hundreds at huge arguments.
 func exactMath(op trace.Op, d tensor.DType, x, y float64) float64 {
 	switch op {
 	case trace.OpExp:
 		return bigmath.Exp(x)
 	case trace.OpLog:
 		return bigmath.Log(x)
+	case trace.OpLog1p:
+		return bigmath.Log1p(x)
+	case trace.OpExpm1:
+		return bigmath.Expm1(x)
+	case trace.OpRsqrt:
+		return bigmath.Rsqrt(x)
 	case trace.OpTanh:
 		return bigmath.Tanh(x)
 	case trace.OpLogistic:
@@ -378,69 +384,201 @@ func exactMath(op trace.Op, d tensor.DType, x, y float64) float64 {
 		return bigmath.Sin(x)
 	case trace.OpCos:
 		return bigmath.Cos(x)
+	case trace.OpTan:
+		return bigmath.Tan(x)
+	case trace.OpPow:
+		return bigmath.Pow(x, y)
 	}
-	return kernels.Transcendental(op, d, x, y)
+	panic("exactMath: no correctly rounded reference for " + op.String())
 }
+
+// ulpBounds are SPEC §3's: 1 ulp for f64, 2 for f32, and 1 ulp of the
+// narrow type for f16 and bf16 (computed in f32, then rounded).
+var ulpBounds = map[tensor.DType]int64{tensor.F64: 1, tensor.F32: 2, tensor.F16: 1, tensor.BF16: 1}
 
 // TestTranscendentalULP compares the CPU backend's transcendental
 // functions with the correctly rounded result (exactMath) within SPEC §3's
-// bounds: 1 ulp for f64, 2 for f32, and 1 ulp of the narrow type for f16
-// and bf16.
+// bounds, on random arguments over the whole range and on each function's
+// hard ones (hardInputs, hardPowInputs).
 func TestTranscendentalULP(t *testing.T) {
-	bounds := map[tensor.DType]int64{tensor.F64: 1, tensor.F32: 2, tensor.F16: 1, tensor.BF16: 1}
 	unary := map[string]func(x kiln.Value) kiln.Value{
 		"exp": kiln.Value.Exp, "log": kiln.Value.Log, "log1p": kiln.Value.Log1p, "expm1": kiln.Value.Expm1,
 		"rsqrt": kiln.Value.Rsqrt, "sin": kiln.Value.Sin, "cos": kiln.Value.Cos, "tan": kiln.Value.Tan,
 		"tanh": kiln.Value.Tanh, "logistic": kiln.Value.Logistic,
 		"pow": func(x kiln.Value) kiln.Value { return x.Pow(x.Mul(kiln.Float(0.37)).Add(kiln.Float(0.5))) },
 	}
+	hard := hardInputs()
 	for _, d := range []tensor.DType{tensor.F64, tensor.F32, tensor.F16, tensor.BF16} {
 		for name, fn := range unary {
 			t.Run(name+"/"+d.String(), func(t *testing.T) {
-				x := ulpInputs(rand.New(rand.NewSource(int64(d))), 5000).Astype(d)
-				f := kiln.Jit(fn)
-				got, err := f.Run(x)
-				if err != nil {
-					t.Fatal(err)
-				}
-				p, _ := f.Trace(x)
-				want, err := reference.Eval(p, []*tensor.Array{x}, reference.Options{Transcendental: exactMath})
-				if err != nil {
-					t.Fatal(err)
-				}
-				g, w := elemBits(got), elemBits(want[0])
-				same := nanEqualFunc(d)
-				bad := 0
-				for i := range g {
-					if g[i] == w[i] || same(g[i], w[i]) {
-						continue
-					}
-					if dist := ulpDistance(g[i].lo, w[i].lo, d); dist < 0 || dist > bounds[d] {
-						if bad++; bad <= 5 {
-							t.Errorf("%s(%s) = %s, want %s within %d ulp", name, x.FormatElem(i), got.FormatElem(i), want[0].FormatElem(i), bounds[d])
-						}
-					}
-				}
+				xs := append(ulpInputs(rand.New(rand.NewSource(int64(d))), 5000), hard[name]...)
+				x, _ := tensor.FromSlice(xs)
+				checkULP(t, name, kiln.Jit(fn), d, x.Astype(d))
 			})
 		}
+		t.Run("pow2/"+d.String(), func(t *testing.T) {
+			xs, ys := hardPowInputs(rand.New(rand.NewSource(int64(d))))
+			x, _ := tensor.FromSlice(xs)
+			y, _ := tensor.FromSlice(ys)
+			checkULP(t, "pow", kiln.Jit(func(x, y kiln.Value) kiln.Value { return x.Pow(y) }), d, x.Astype(d), y.Astype(d))
+		})
 	}
 }
 
+// checkULP runs f on the CPU backend and holds every element within
+// ulpBounds[d] of the reference evaluator with exactMath.
+func checkULP(t *testing.T, name string, f *kiln.Func, d tensor.DType, in ...*tensor.Array) {
+	t.Helper()
+	args := make([]any, len(in))
+	for i, a := range in {
+		args[i] = a
+	}
+	got, err := f.Run(args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := f.Trace(args...)
+	want, err := reference.Eval(p, in, reference.Options{Transcendental: exactMath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, w := elemBits(got), elemBits(want[0])
+	same := nanEqualFunc(d)
+	bad := 0
+	var worst int64
+	for i := range g {
+		if g[i] == w[i] || same(g[i], w[i]) {
+			continue
+		}
+		dist := ulpDistance(g[i].lo, w[i].lo, d)
+		if dist >= 0 && dist > worst {
+			worst = dist
+		}
+		if dist < 0 || dist > ulpBounds[d] {
+			if bad++; bad <= 5 {
+				args := in[0].FormatElem(i)
+				if len(in) > 1 {
+					args += ", " + in[1].FormatElem(i)
+				}
+				t.Errorf("%s(%s) = %s, want %s within %d ulp", name, args, got.FormatElem(i), want[0].FormatElem(i), ulpBounds[d])
+			}
+		}
+	}
+	if bad > 5 {
+		t.Errorf("… %d elements out of bounds in all", bad)
+	}
+	t.Logf("%s %s: max error %d ulp over %d elements", name, d, worst, len(g))
+}
+
 // ulpInputs are float64 values across the whole range plus specials.
-func ulpInputs(r *rand.Rand, n int) *tensor.Array {
+func ulpInputs(r *rand.Rand, n int) []float64 {
 	xs := []float64{0, math.Copysign(0, -1), 1, -1, 0.5, math.NaN(), math.Inf(1), math.Inf(-1), 1e-310, 88.7, -87.3, 709.7, 1e22, math.Pi / 2}
 	for len(xs) < n {
-		switch r.Intn(3) {
+		switch r.Intn(4) {
 		case 0:
 			xs = append(xs, r.NormFloat64()*4)
 		case 1:
 			xs = append(xs, r.NormFloat64()*math.Pow(10, float64(r.Intn(30)-15)))
-		default:
+		case 2:
 			xs = append(xs, (r.Float64()-0.5)*200)
+		default: // any finite magnitude
+			xs = append(xs, math.Ldexp(r.NormFloat64(), r.Intn(2098)-1074))
 		}
 	}
-	a, _ := tensor.FromSlice(xs)
-	return a
+	return xs
+}
+
+// around returns x and its n float64 neighbors on each side.
+func around(x float64, n int) []float64 {
+	xs := []float64{x}
+	lo, hi := x, x
+	for range n {
+		lo, hi = math.Nextafter(lo, math.Inf(-1)), math.Nextafter(hi, math.Inf(1))
+		xs = append(xs, lo, hi)
+	}
+	return xs
+}
+
+// hardInputs are, per function, the arguments where it is hardest to be
+// accurate: for sin, cos and tan the doubles closest to multiples of π/2
+// in every few binades up to 1e300 and beyond (the smallest remainders of
+// the range reduction) and next to multiples of π/4; thresholds of exp
+// and expm1; log and log1p next to 1 (and log1p next to −1); rsqrt of
+// subnormals and powers of two.
+func hardInputs() map[string][]float64 {
+	var trig []float64
+	for e := -52; e <= 971; e += 3 {
+		for i, x := range bigmath.NearHalfPiMultiples(e) {
+			if i < 2 {
+				trig = append(trig, around(x, 1)...)
+				trig = append(trig, -x)
+			}
+		}
+	}
+	for _, k := range []int64{1, 2, 3, 4, 5, 6, 7, 8, 100, 355, 1 << 20, 1<<30 + 1, 1 << 40, 1<<52 + 3, 1<<60 + 7} {
+		trig = append(trig, around(bigmath.PiOver4Times(k), 1)...)
+	}
+	trig = append(trig, 1e300, -1e300, 1e308, math.MaxFloat64, 1<<48, 1<<30, 3e15, 2e21)
+	var exps, logs, log1ps, rsqrts []float64
+	for _, c := range []float64{709.782712893384, -745.1332191019411, -708.3964185322641, 0x1p-1022, -36.7368005696771, 1e-300, 0x1p-54} {
+		exps = append(exps, around(c, 3)...)
+		exps = append(exps, around(-c, 3)...)
+	}
+	for _, c := range []float64{1, 0x1p-1022, 5e-324, math.MaxFloat64, math.Sqrt2 / 2} {
+		logs = append(logs, around(c, 4)...)
+	}
+	for _, c := range []float64{-1 + 0x1p-53, -0.5, 0x1p-54, -0x1p-54, 0x1p-30, 1, 5e-324, math.MaxFloat64, math.Sqrt2 - 1} {
+		log1ps = append(log1ps, around(c, 4)...)
+	}
+	for e := -1074; e <= 1023; e += 5 {
+		rsqrts = append(rsqrts, around(math.Ldexp(1, e), 1)...)
+	}
+	rsqrts = append(rsqrts, 1e-310, 3e-320, math.MaxFloat64)
+	return map[string][]float64{"sin": trig, "cos": trig, "tan": trig, "exp": exps, "expm1": exps, "log": logs,
+		"log1p": log1ps, "rsqrt": rsqrts, "tanh": around(0.625, 20), "logistic": around(0, 20)}
+}
+
+// hardPowInputs are pow's hard argument pairs: results at the overflow and
+// underflow thresholds and in the subnormal range, x next to 1 with huge
+// y, huge and tiny exponents, integer powers of negative bases, plus
+// random pairs over the result range.
+func hardPowInputs(r *rand.Rand) (xs, ys []float64) {
+	add := func(x, y float64) {
+		for _, a := range around(x, 1) {
+			for _, b := range around(y, 1) {
+				xs, ys = append(xs, a), append(ys, b)
+			}
+		}
+	}
+	for _, x := range []float64{2, 0.5, 10, 0.1, math.E, 1.0001, 0.9999, 1e-300, 1e300, math.MaxFloat64, 5e-324} {
+		for _, z := range []float64{1024, 1023.9999, -1022, -1022.5, -1073.5, -1074, -1074.5, -1075} {
+			add(x, z/math.Log2(x))
+		}
+	}
+	for _, d := range []float64{0x1p-52, 0x1p-30, 0x1p-21, 0x1p-20, 0x1p-10} {
+		for _, x := range []float64{1 + d, 1 - d/2} {
+			for _, y := range []float64{0x1p31, 0x1p40, 0x1p63, 0x1p64, 700 / math.Log(x), -740 / math.Log(x)} {
+				add(x, y)
+				add(x, -y)
+			}
+		}
+	}
+	for _, x := range []float64{5e-324, 1e-310, 0.5, 1.001, 2, 1e300, math.MaxFloat64} {
+		for _, y := range []float64{1e300, -1e300, 1e-300, 0x1p-60, 0.5, -0.5, 1.5, 1.0 / 3} {
+			add(x, y)
+		}
+	}
+	for range 300 {
+		x := math.Exp(r.NormFloat64() * 3)
+		if r.Intn(2) == 0 {
+			x = -x
+		}
+		xs, ys = append(xs, x, float64(r.Intn(1000)+2)), append(ys, float64(r.Intn(200)-100), float64(r.Intn(6)+2))
+		x = math.Ldexp(1+r.Float64(), r.Intn(2000)-1000)
+		xs, ys = append(xs, x), append(ys, (r.Float64()*2110-1080)/math.Log2(x))
+	}
+	xs, ys = append(xs, math.NaN(), 1, -1, 0, math.Inf(-1), -8), append(ys, 0, math.NaN(), math.Inf(1), -3, 0.5, 1.0/3)
+	return xs, ys
 }
 
 // ulpDistance counts representable values of dtype d between two bit

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"unsafe"
 
+	"github.com/kiln-go/kiln/internal/xmath"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
@@ -456,7 +457,7 @@ func mathUn[T float](f func(float64) float64) func(d, a []T) {
 
 func powFloat[T float](d, a, b []T) {
 	for i := range d {
-		d[i] = T(math.Pow(float64(a[i]), float64(b[i])))
+		d[i] = T(xmath.Pow(float64(a[i]), float64(b[i])))
 	}
 }
 
@@ -474,7 +475,6 @@ func signFloat(x float64) float64 {
 }
 
 func logistic(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
-func rsqrt(x float64) float64    { return 1 / math.Sqrt(x) }
 
 func isNaN[T float](d []bool, a []T) {
 	for i := range d {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/kiln-go/kiln/internal/xmath"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
@@ -119,10 +120,15 @@ func registerBool() {
 }
 
 // scalarMath holds the float64 functions the CPU backend evaluates
-// transcendental ops with, element by element.
+// transcendental ops with, element by element (f32, f16 and bf16 compute
+// them in float64 and round). Those with vectorized kernels (vectorMath)
+// are overridden by them. log1p is package math's fdlibm port, within 1
+// ulp; tan, rsqrt, expm1 (and pow, powFloat) are internal/xmath's, as
+// math.Tan, 1/math.Sqrt and math.Pow are not within 1 ulp (2, 1.4 and
+// 18+ ulps), nor math.Expm1 at one argument (it overflows a double early).
 var scalarMath = map[trace.Op]func(float64) float64{
-	trace.OpExp: math.Exp, trace.OpLog: math.Log, trace.OpLog1p: math.Log1p, trace.OpExpm1: math.Expm1,
-	trace.OpRsqrt: rsqrt, trace.OpSin: math.Sin, trace.OpCos: math.Cos, trace.OpTan: math.Tan,
+	trace.OpExp: math.Exp, trace.OpLog: math.Log, trace.OpLog1p: math.Log1p, trace.OpExpm1: xmath.Expm1,
+	trace.OpRsqrt: xmath.Rsqrt, trace.OpSin: math.Sin, trace.OpCos: math.Cos, trace.OpTan: xmath.Tan,
 	trace.OpTanh: math.Tanh, trace.OpLogistic: logistic,
 }
 
@@ -134,7 +140,7 @@ var scalarMath = map[trace.Op]func(float64) float64{
 // rounded result is tested separately (SPEC §3 ulp bounds).
 func Transcendental(op trace.Op, d tensor.DType, x, y float64) float64 {
 	if op == trace.OpPow {
-		return math.Pow(x, y)
+		return xmath.Pow(x, y)
 	}
 	if fs, ok := vectorMath[op]; ok {
 		if d == tensor.F64 {

@@ -127,9 +127,10 @@ func init() {
 
 // vectorMath are the transcendental functions with vectorized kernels
 // (f16 and bf16 compute in f32); the others (log1p, expm1, tan, rsqrt,
-// pow) evaluate Go's math in float64. The f64 kernels are also more
-// accurate than Go's math on amd64, whose Exp overflows early and whose
-// Log is wrong on subnormals.
+// pow) evaluate scalarMath's float64 functions (package math, or
+// internal/xmath where math misses SPEC §3's 1 ulp). The f64 kernels are
+// also more accurate than Go's math on amd64, whose Exp overflows early
+// and whose Log is wrong on subnormals.
 var vectorMath = map[trace.Op]struct {
 	f32 func(d, x []float32)
 	f64 func(d, x []float64)

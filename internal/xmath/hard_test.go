@@ -155,6 +155,20 @@ func TestRsqrtHard(t *testing.T) {
 	}
 }
 
+// TestExpm1Hard: the overflow threshold (math.Expm1 overflows one double
+// early), the switch points of fdlibm's algorithm, −1 saturation.
+func TestExpm1Hard(t *testing.T) {
+	var xs []float64
+	for _, c := range []float64{709.782712893384, 709.78, 0.5 * math.Ln2, 1.5 * math.Ln2, 56 * math.Ln2, -56 * math.Ln2,
+		0x1p-54, -0x1p-54, 0x1p-1022, 5e-324, -36.7368005696771, -38, 1, -1} {
+		xs = append(xs, around(c, 4)...)
+	}
+	checkUnary(t, "Expm1", xmath.Expm1, bigmath.Expm1, xs)
+	if math.Expm1(709.782712893384) != math.Inf(1) {
+		t.Log("math.Expm1 no longer overflows early at 709.782712893384: xmath.Expm1's special case can go")
+	}
+}
+
 // TestSpecials pins the special values: Pow exactly as math.Pow wherever
 // math.Pow's result is a special value, Tan and Rsqrt as documented.
 func TestSpecials(t *testing.T) {
@@ -186,6 +200,9 @@ func TestSpecials(t *testing.T) {
 		}
 		if got := xmath.Rsqrt(c.x); !same(got, c.rsqrt) {
 			t.Errorf("Rsqrt(%v) = %v, want %v", c.x, got, c.rsqrt)
+		}
+		if got, want := xmath.Expm1(c.x), math.Expm1(c.x); !same(got, want) {
+			t.Errorf("Expm1(%v) = %v, want %v", c.x, got, want)
 		}
 	}
 }
