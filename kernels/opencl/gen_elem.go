@@ -295,7 +295,7 @@ func (g *gen) transcendental(op trace.Op, d tensor.DType, a []string) string {
 		}
 	case trace.OpTan:
 		if wide {
-			e = g.call("go_tan", x) // Go's math.Tan, as the CPU backend
+			e = g.call("kiln_tan", x) // the CPU backend's algorithm, and bits
 		} else {
 			e = mathNames[op] + "(" + x + ")"
 		}
