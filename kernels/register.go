@@ -124,8 +124,10 @@ func registerBool() {
 // them in float64 and round). Those with vectorized kernels (vectorMath)
 // are overridden by them. log1p is package math's fdlibm port, within 1
 // ulp; tan, rsqrt, expm1 (and pow, powFloat) are internal/xmath's, as
-// math.Tan, 1/math.Sqrt and math.Pow are not within 1 ulp (2, 1.4 and
-// 18+ ulps), nor math.Expm1 at one argument (it overflows a double early).
+// math.Tan (2 ulps, thousands at huge arguments), 1/math.Sqrt (1.4) and
+// math.Pow (many, and all accuracy for some subnormal bases) are not
+// within 1 ulp, nor math.Expm1 at one argument (it overflows a double
+// early).
 var scalarMath = map[trace.Op]func(float64) float64{
 	trace.OpExp: math.Exp, trace.OpLog: math.Log, trace.OpLog1p: math.Log1p, trace.OpExpm1: xmath.Expm1,
 	trace.OpRsqrt: xmath.Rsqrt, trace.OpSin: math.Sin, trace.OpCos: math.Cos, trace.OpTan: xmath.Tan,

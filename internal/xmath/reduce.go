@@ -104,8 +104,9 @@ func pow2(k int) float64 { return math.Float64frombits(uint64(1023+k) << 52) }
 // two integer bits are the quadrant q; the 190-bit fraction, taken to the
 // nearest quadrant (f or f − 1) and normalized, becomes a 106-bit
 // double-double (exact conversions) that is multiplied by π/2 in
-// double-double with FMA: hi + lo within about 2**−100 relative of
-// ax − q·π/2, and j = 2q mod 8.
+// double-double with FMA, and j = 2q mod 8. hi + lo is within about
+// 2**−137 (absolute) plus 2**−104 (relative) of ax − q·π/2: below 2**−75
+// relative even at the doubles closest to a multiple of π/2.
 func PayneHanek(ax float64) (hi, lo float64, j int32) {
 	b := math.Float64bits(ax)
 	e := int(b>>52) - 1075
