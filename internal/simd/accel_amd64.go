@@ -1023,3 +1023,23 @@ func sumLeafF32Accel(x []float32) (float32, int) {
 	}
 	return 0, 0
 }
+
+func sumLeavesF64Accel(dst, x []float64) int {
+	switch tier {
+	case AVX512:
+		return sumLeavesF64AVX2(dst, x)
+	case AVX2:
+		return sumLeavesF64AVX2(dst, x)
+	}
+	return 0
+}
+
+func sumLeavesF32Accel(dst, x []float32) int {
+	switch tier {
+	case AVX512:
+		return sumLeavesF32AVX2(dst, x)
+	case AVX2:
+		return sumLeavesF32AVX2(dst, x)
+	}
+	return 0
+}

@@ -207,3 +207,7 @@ func divScalarRevRoundBF16Accel(dst, a []float32, s float32) int { return 0 }
 func sumLeafF64Accel(x []float64) (float64, int) { return 0, 0 }
 
 func sumLeafF32Accel(x []float32) (float32, int) { return 0, 0 }
+
+func sumLeavesF64Accel(dst, x []float64) int { return 0 }
+
+func sumLeavesF32Accel(dst, x []float32) int { return 0 }

@@ -4,406 +4,614 @@
 
 package simd
 
+//go:noescape
 func addF32AVX2(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func addF32AVX512(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func subF32AVX2(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func subF32AVX512(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func mulF32AVX2(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func mulF32AVX512(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func divF32AVX2(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func divF32AVX512(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func minF32AVX2(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func minF32AVX512(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func maxF32AVX2(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func maxF32AVX512(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func sqrtF32AVX2(dst []float32, a []float32) int
 
+//go:noescape
 func sqrtF32AVX512(dst []float32, a []float32) int
 
+//go:noescape
 func addScalarF32AVX2(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func addScalarF32AVX512(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func subScalarF32AVX2(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func subScalarF32AVX512(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func subScalarRevF32AVX2(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func subScalarRevF32AVX512(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func mulScalarF32AVX2(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func mulScalarF32AVX512(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func divScalarF32AVX2(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func divScalarF32AVX512(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func divScalarRevF32AVX2(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func divScalarRevF32AVX512(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func addF64AVX2(dst []float64, a []float64, b []float64) int
 
+//go:noescape
 func addF64AVX512(dst []float64, a []float64, b []float64) int
 
+//go:noescape
 func subF64AVX2(dst []float64, a []float64, b []float64) int
 
+//go:noescape
 func subF64AVX512(dst []float64, a []float64, b []float64) int
 
+//go:noescape
 func mulF64AVX2(dst []float64, a []float64, b []float64) int
 
+//go:noescape
 func mulF64AVX512(dst []float64, a []float64, b []float64) int
 
+//go:noescape
 func divF64AVX2(dst []float64, a []float64, b []float64) int
 
+//go:noescape
 func divF64AVX512(dst []float64, a []float64, b []float64) int
 
+//go:noescape
 func minF64AVX2(dst []float64, a []float64, b []float64) int
 
+//go:noescape
 func minF64AVX512(dst []float64, a []float64, b []float64) int
 
+//go:noescape
 func maxF64AVX2(dst []float64, a []float64, b []float64) int
 
+//go:noescape
 func maxF64AVX512(dst []float64, a []float64, b []float64) int
 
+//go:noescape
 func sqrtF64AVX2(dst []float64, a []float64) int
 
+//go:noescape
 func sqrtF64AVX512(dst []float64, a []float64) int
 
+//go:noescape
 func addScalarF64AVX2(dst []float64, a []float64, s float64) int
 
+//go:noescape
 func addScalarF64AVX512(dst []float64, a []float64, s float64) int
 
+//go:noescape
 func subScalarF64AVX2(dst []float64, a []float64, s float64) int
 
+//go:noescape
 func subScalarF64AVX512(dst []float64, a []float64, s float64) int
 
+//go:noescape
 func subScalarRevF64AVX2(dst []float64, a []float64, s float64) int
 
+//go:noescape
 func subScalarRevF64AVX512(dst []float64, a []float64, s float64) int
 
+//go:noescape
 func mulScalarF64AVX2(dst []float64, a []float64, s float64) int
 
+//go:noescape
 func mulScalarF64AVX512(dst []float64, a []float64, s float64) int
 
+//go:noescape
 func divScalarF64AVX2(dst []float64, a []float64, s float64) int
 
+//go:noescape
 func divScalarF64AVX512(dst []float64, a []float64, s float64) int
 
+//go:noescape
 func divScalarRevF64AVX2(dst []float64, a []float64, s float64) int
 
+//go:noescape
 func divScalarRevF64AVX512(dst []float64, a []float64, s float64) int
 
+//go:noescape
 func addI8AVX2(dst []int8, a []int8, b []int8) int
 
+//go:noescape
 func addI8AVX512(dst []int8, a []int8, b []int8) int
 
+//go:noescape
 func subI8AVX2(dst []int8, a []int8, b []int8) int
 
+//go:noescape
 func subI8AVX512(dst []int8, a []int8, b []int8) int
 
+//go:noescape
 func mulI8AVX2(dst []int8, a []int8, b []int8) int
 
+//go:noescape
 func mulI8AVX512(dst []int8, a []int8, b []int8) int
 
+//go:noescape
 func addI16AVX2(dst []int16, a []int16, b []int16) int
 
+//go:noescape
 func addI16AVX512(dst []int16, a []int16, b []int16) int
 
+//go:noescape
 func subI16AVX2(dst []int16, a []int16, b []int16) int
 
+//go:noescape
 func subI16AVX512(dst []int16, a []int16, b []int16) int
 
+//go:noescape
 func mulI16AVX2(dst []int16, a []int16, b []int16) int
 
+//go:noescape
 func mulI16AVX512(dst []int16, a []int16, b []int16) int
 
+//go:noescape
 func addI32AVX2(dst []int32, a []int32, b []int32) int
 
+//go:noescape
 func addI32AVX512(dst []int32, a []int32, b []int32) int
 
+//go:noescape
 func subI32AVX2(dst []int32, a []int32, b []int32) int
 
+//go:noescape
 func subI32AVX512(dst []int32, a []int32, b []int32) int
 
+//go:noescape
 func mulI32AVX2(dst []int32, a []int32, b []int32) int
 
+//go:noescape
 func mulI32AVX512(dst []int32, a []int32, b []int32) int
 
+//go:noescape
 func addI64AVX2(dst []int64, a []int64, b []int64) int
 
+//go:noescape
 func addI64AVX512(dst []int64, a []int64, b []int64) int
 
+//go:noescape
 func subI64AVX2(dst []int64, a []int64, b []int64) int
 
+//go:noescape
 func subI64AVX512(dst []int64, a []int64, b []int64) int
 
+//go:noescape
 func mulI64AVX2(dst []int64, a []int64, b []int64) int
 
+//go:noescape
 func mulI64AVX512(dst []int64, a []int64, b []int64) int
 
+//go:noescape
 func cmpEqF32AVX2(dst []bool, a []float32, b []float32) int
 
+//go:noescape
 func cmpEqF32AVX512(dst []bool, a []float32, b []float32) int
 
+//go:noescape
 func cmpNeF32AVX2(dst []bool, a []float32, b []float32) int
 
+//go:noescape
 func cmpNeF32AVX512(dst []bool, a []float32, b []float32) int
 
+//go:noescape
 func cmpLtF32AVX2(dst []bool, a []float32, b []float32) int
 
+//go:noescape
 func cmpLtF32AVX512(dst []bool, a []float32, b []float32) int
 
+//go:noescape
 func cmpLeF32AVX2(dst []bool, a []float32, b []float32) int
 
+//go:noescape
 func cmpLeF32AVX512(dst []bool, a []float32, b []float32) int
 
+//go:noescape
 func cmpEqF64AVX2(dst []bool, a []float64, b []float64) int
 
+//go:noescape
 func cmpEqF64AVX512(dst []bool, a []float64, b []float64) int
 
+//go:noescape
 func cmpNeF64AVX2(dst []bool, a []float64, b []float64) int
 
+//go:noescape
 func cmpNeF64AVX512(dst []bool, a []float64, b []float64) int
 
+//go:noescape
 func cmpLtF64AVX2(dst []bool, a []float64, b []float64) int
 
+//go:noescape
 func cmpLtF64AVX512(dst []bool, a []float64, b []float64) int
 
+//go:noescape
 func cmpLeF64AVX2(dst []bool, a []float64, b []float64) int
 
+//go:noescape
 func cmpLeF64AVX512(dst []bool, a []float64, b []float64) int
 
+//go:noescape
 func select8AVX2(dst []uint8, c []bool, a []uint8, b []uint8) int
 
+//go:noescape
 func select8AVX512(dst []uint8, c []bool, a []uint8, b []uint8) int
 
+//go:noescape
 func select16AVX2(dst []uint16, c []bool, a []uint16, b []uint16) int
 
+//go:noescape
 func select16AVX512(dst []uint16, c []bool, a []uint16, b []uint16) int
 
+//go:noescape
 func select32AVX2(dst []uint32, c []bool, a []uint32, b []uint32) int
 
+//go:noescape
 func select32AVX512(dst []uint32, c []bool, a []uint32, b []uint32) int
 
+//go:noescape
 func select64AVX2(dst []uint64, c []bool, a []uint64, b []uint64) int
 
+//go:noescape
 func select64AVX512(dst []uint64, c []bool, a []uint64, b []uint64) int
 
+//go:noescape
 func f16ToF32AVX2(dst []float32, src []uint16) int
 
+//go:noescape
 func f16ToF32AVX512(dst []float32, src []uint16) int
 
+//go:noescape
 func f32ToF16AVX2(dst []uint16, src []float32) int
 
+//go:noescape
 func f32ToF16AVX512(dst []uint16, src []float32) int
 
+//go:noescape
 func roundF16AVX2(x []float32) int
 
+//go:noescape
 func roundF16AVX512(x []float32) int
 
+//go:noescape
 func bf16ToF32AVX2(dst []float32, src []uint16) int
 
+//go:noescape
 func bf16ToF32AVX512(dst []float32, src []uint16) int
 
+//go:noescape
 func f32ToBF16AVX2(dst []uint16, src []float32) int
 
+//go:noescape
 func f32ToBF16AVX512(dst []uint16, src []float32) int
 
+//go:noescape
 func roundBF16AVX2(x []float32) int
 
+//go:noescape
 func roundBF16AVX512(x []float32) int
 
+//go:noescape
 func f32ToF64AVX2(dst []float64, src []float32) int
 
+//go:noescape
 func f32ToF64AVX512(dst []float64, src []float32) int
 
+//go:noescape
 func f64ToF32AVX2(dst []float32, src []float64) int
 
+//go:noescape
 func f64ToF32AVX512(dst []float32, src []float64) int
 
+//go:noescape
 func i8ToF32AVX2(dst []float32, src []int8) int
 
+//go:noescape
 func i8ToF32AVX512(dst []float32, src []int8) int
 
+//go:noescape
 func u8ToF32AVX2(dst []float32, src []uint8) int
 
+//go:noescape
 func u8ToF32AVX512(dst []float32, src []uint8) int
 
+//go:noescape
 func i16ToF32AVX2(dst []float32, src []int16) int
 
+//go:noescape
 func i16ToF32AVX512(dst []float32, src []int16) int
 
+//go:noescape
 func u16ToF32AVX2(dst []float32, src []uint16) int
 
+//go:noescape
 func u16ToF32AVX512(dst []float32, src []uint16) int
 
+//go:noescape
 func i32ToF32AVX2(dst []float32, src []int32) int
 
+//go:noescape
 func i32ToF32AVX512(dst []float32, src []int32) int
 
+//go:noescape
 func i32ToF64AVX2(dst []float64, src []int32) int
 
+//go:noescape
 func i32ToF64AVX512(dst []float64, src []int32) int
 
+//go:noescape
 func expF32AVX2(dst []float32, x []float32) int
 
+//go:noescape
 func expF32AVX512(dst []float32, x []float32) int
 
+//go:noescape
 func logF32AVX2(dst []float32, x []float32) int
 
+//go:noescape
 func logF32AVX512(dst []float32, x []float32) int
 
+//go:noescape
 func tanhF32AVX2(dst []float32, x []float32) int
 
+//go:noescape
 func tanhF32AVX512(dst []float32, x []float32) int
 
+//go:noescape
 func logisticF32AVX2(dst []float32, x []float32) int
 
+//go:noescape
 func logisticF32AVX512(dst []float32, x []float32) int
 
+//go:noescape
 func sinF32AVX2(dst []float32, x []float32) int
 
+//go:noescape
 func sinF32AVX512(dst []float32, x []float32) int
 
+//go:noescape
 func cosF32AVX2(dst []float32, x []float32) int
 
+//go:noescape
 func cosF32AVX512(dst []float32, x []float32) int
 
+//go:noescape
 func expF64AVX2(dst []float64, x []float64) int
 
+//go:noescape
 func expF64AVX512(dst []float64, x []float64) int
 
+//go:noescape
 func logF64AVX2(dst []float64, x []float64) int
 
+//go:noescape
 func logF64AVX512(dst []float64, x []float64) int
 
+//go:noescape
 func tanhF64AVX2(dst []float64, x []float64) int
 
+//go:noescape
 func tanhF64AVX512(dst []float64, x []float64) int
 
+//go:noescape
 func logisticF64AVX2(dst []float64, x []float64) int
 
+//go:noescape
 func logisticF64AVX512(dst []float64, x []float64) int
 
+//go:noescape
 func sinF64AVX2(dst []float64, x []float64) int
 
+//go:noescape
 func sinF64AVX512(dst []float64, x []float64) int
 
+//go:noescape
 func cosF64AVX2(dst []float64, x []float64) int
 
+//go:noescape
 func cosF64AVX512(dst []float64, x []float64) int
 
+//go:noescape
 func affineF32AVX2(dst []float32, x []float32, a float32, b float32) int
 
+//go:noescape
 func affineF32AVX512(dst []float32, x []float32, a float32, b float32) int
 
+//go:noescape
 func affineNTF32AVX2(dst []float32, x []float32, a float32, b float32) int
 
+//go:noescape
 func affineNTF32AVX512(dst []float32, x []float32, a float32, b float32) int
 
+//go:noescape
 func affineF64AVX2(dst []float64, x []float64, a float64, b float64) int
 
+//go:noescape
 func affineF64AVX512(dst []float64, x []float64, a float64, b float64) int
 
+//go:noescape
 func affineNTF64AVX2(dst []float64, x []float64, a float64, b float64) int
 
+//go:noescape
 func affineNTF64AVX512(dst []float64, x []float64, a float64, b float64) int
 
+//go:noescape
 func addRoundF16AVX2(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func addRoundF16AVX512(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func subRoundF16AVX2(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func subRoundF16AVX512(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func mulRoundF16AVX2(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func mulRoundF16AVX512(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func divRoundF16AVX2(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func divRoundF16AVX512(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func addScalarRoundF16AVX2(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func addScalarRoundF16AVX512(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func subScalarRoundF16AVX2(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func subScalarRoundF16AVX512(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func subScalarRevRoundF16AVX2(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func subScalarRevRoundF16AVX512(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func mulScalarRoundF16AVX2(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func mulScalarRoundF16AVX512(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func divScalarRoundF16AVX2(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func divScalarRoundF16AVX512(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func divScalarRevRoundF16AVX2(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func divScalarRevRoundF16AVX512(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func addRoundBF16AVX2(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func addRoundBF16AVX512(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func subRoundBF16AVX2(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func subRoundBF16AVX512(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func mulRoundBF16AVX2(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func mulRoundBF16AVX512(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func divRoundBF16AVX2(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func divRoundBF16AVX512(dst []float32, a []float32, b []float32) int
 
+//go:noescape
 func addScalarRoundBF16AVX2(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func addScalarRoundBF16AVX512(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func subScalarRoundBF16AVX2(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func subScalarRoundBF16AVX512(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func subScalarRevRoundBF16AVX2(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func subScalarRevRoundBF16AVX512(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func mulScalarRoundBF16AVX2(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func mulScalarRoundBF16AVX512(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func divScalarRoundBF16AVX2(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func divScalarRoundBF16AVX512(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func divScalarRevRoundBF16AVX2(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func divScalarRevRoundBF16AVX512(dst []float32, a []float32, s float32) int
 
+//go:noescape
 func sumLeafF64AVX2(x []float64) (float64, int)
 
+//go:noescape
 func sumLeafF32AVX2(x []float32) (float32, int)
+
+//go:noescape
+func sumLeavesF64AVX2(dst []float64, x []float64) int
+
+//go:noescape
+func sumLeavesF32AVX2(dst []float32, x []float32) int

@@ -26,6 +26,28 @@ func SumLeafF32(x []float32) float32 {
 	return sumLeafGo(x)
 }
 
+// SumLeavesF64 sums the leaves of x: dst[k] = SumLeafF64(x[128k :
+// min(128k+128, len(x))]) for k < len(dst). Full leaves run several side
+// by side, which keeps the vector adders busy where one leaf alone waits
+// on its chain of additions.
+func SumLeavesF64(dst, x []float64) {
+	k := sumLeavesF64Accel(dst, x)
+	for ; k < len(dst); k++ {
+		dst[k] = SumLeafF64(x[k*leafElems : min(k*leafElems+leafElems, len(x))])
+	}
+}
+
+// SumLeavesF32 is SumLeavesF64 for float32.
+func SumLeavesF32(dst, x []float32) {
+	k := sumLeavesF32Accel(dst, x)
+	for ; k < len(dst); k++ {
+		dst[k] = SumLeafF32(x[k*leafElems : min(k*leafElems+leafElems, len(x))])
+	}
+}
+
+// leafElems is the length of a full leaf of the summation tree.
+const leafElems = 128
+
 func sumLeafGo[T float](x []T) T {
 	n := len(x)
 	if n < 8 {

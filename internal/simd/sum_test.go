@@ -182,6 +182,63 @@ func TestSumLeaf(t *testing.T) {
 	}
 }
 
+// TestSumLeaves: SumLeavesF64 and SumLeavesF32 give SumLeaf's bits on
+// every leaf, for lengths around every count of leaves up to 10, at every
+// tier, with a dst longer or shorter than the leaves.
+func TestSumLeaves(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	gens64, gens32 := sumGens64(), sumGens32()
+	for _, tier := range simd.Available() {
+		restore := simd.SetLevel(tier)
+		for leaves := 0; leaves <= 10; leaves++ {
+			for _, extra := range []int{-127, -100, -1, 0, 1, 7, 8, 65} {
+				n := leaves*128 + extra
+				if n < 0 {
+					continue
+				}
+				nd := (n + 127) / 128
+				for _, gname := range []string{"mixed", "rare-specials", "specials"} {
+					for _, off := range []int{0, 8, 24} {
+						x := sumSlice[float64](n, off)
+						gens64[gname](r, x)
+						for _, d := range []int{nd, max(nd-2, 0)} {
+							dst := make([]float64, d+1)
+							dst[d] = 42
+							simd.SumLeavesF64(dst[:d], x)
+							for k := range d {
+								want := simd.SumLeafF64(x[k*128 : min(k*128+128, n)])
+								if math.Float64bits(dst[k]) != math.Float64bits(want) {
+									t.Fatalf("%v f64 %s n=%d off=%d leaf %d: %#016x, SumLeafF64 gives %#016x", tier, gname, n, off, k, math.Float64bits(dst[k]), math.Float64bits(want))
+								}
+							}
+							if dst[d] != 42 {
+								t.Fatalf("%v f64 n=%d: wrote past dst", tier, n)
+							}
+						}
+						y := sumSlice[float32](n, off/2)
+						gens32[gname](r, y)
+						for _, d := range []int{nd, max(nd-3, 0)} {
+							dst := make([]float32, d+1)
+							dst[d] = 42
+							simd.SumLeavesF32(dst[:d], y)
+							for k := range d {
+								want := simd.SumLeafF32(y[k*128 : min(k*128+128, n)])
+								if math.Float32bits(dst[k]) != math.Float32bits(want) {
+									t.Fatalf("%v f32 %s n=%d off=%d leaf %d: %#08x, SumLeafF32 gives %#08x", tier, gname, n, off, k, math.Float32bits(dst[k]), math.Float32bits(want))
+								}
+							}
+							if dst[d] != 42 {
+								t.Fatalf("%v f32 n=%d: wrote past dst", tier, n)
+							}
+						}
+					}
+				}
+			}
+		}
+		restore()
+	}
+}
+
 // sumOffsets: byte offsets from a 64-byte boundary to start at; every one
 // for a few lengths (those not a multiple of the element size only without
 // -race, as in the twin test).
@@ -229,6 +286,33 @@ func BenchmarkSumLeaf(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+func BenchmarkSumLeaves(b *testing.B) {
+	const n = 4096
+	x64 := make([]float64, n)
+	x32 := make([]float32, n)
+	for i := range x64 {
+		x64[i] = float64(i%7) - 3.25
+		x32[i] = float32(x64[i])
+	}
+	d64, d32 := make([]float64, n/128), make([]float32, n/128)
+	for _, tier := range simd.Available() {
+		b.Run(fmt.Sprintf("F64/n=%d/tier=%v", n, tier), func(b *testing.B) {
+			defer simd.SetLevel(tier)()
+			b.SetBytes(8 * n)
+			for b.Loop() {
+				simd.SumLeavesF64(d64, x64)
+			}
+		})
+		b.Run(fmt.Sprintf("F32/n=%d/tier=%v", n, tier), func(b *testing.B) {
+			defer simd.SetLevel(tier)()
+			b.SetBytes(4 * n)
+			for b.Loop() {
+				simd.SumLeavesF32(d32, x32)
+			}
+		})
 	}
 }
 

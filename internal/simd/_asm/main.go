@@ -90,6 +90,7 @@ var current *kernel
 func text(s isa) {
 	k := current
 	TEXT(k.name+s.name, NOSPLIT, "func("+k.params+") "+k.results)
+	Pragma("noescape") // no kernel keeps a pointer: callers' slices may stay on their stacks
 	k.isas = append(k.isas, s)
 }
 

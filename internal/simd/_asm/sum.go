@@ -31,7 +31,127 @@ func registerSum() {
 		}
 		sumLeaf(s, f32)
 	})
+	add("sumLeavesF64", "dst, x []float64", func(s isa) {
+		if s.evex {
+			return
+		}
+		sumLeaves(s, f64, 4)
+	})
+	add("sumLeavesF32", "dst, x []float32", func(s isa) {
+		if s.evex {
+			return
+		}
+		sumLeaves(s, f32, 8)
+	})
 }
+
+// sumLeaves sums full leaves of x, per leaves at a time, into dst: one
+// leaf's lanes are one dependency chain of 15 additions, so several leaves
+// side by side keep the adders busy (eight chains of YMM). It does
+// min(len(dst), len(x)/128) rounded down to a multiple of per leaves and
+// returns that count; the Go wrapper does the rest.
+func sumLeaves(s isa, t floatType, per int) {
+	text(s)
+	name := current.name + s.name
+	nd := Load(Param("dst").Len(), GP64())
+	nx := Load(Param("x").Len(), GP64())
+	pd := Load(Param("dst").Base(), GP64())
+	px := Load(Param("x").Base(), GP64())
+	SHRQ(U8(7), nx) // full leaves
+	CMPQ(nx, nd)
+	CMOVQLT(nx, nd) // nd = min(nd, full leaves)
+	ANDQ(I32(-per), nd)
+	k := GP64()
+	XORQ(k, k)
+	leafBytes := leafElems * t.size
+	ymms := 8 / (32 / t.size) // YMM registers per leaf: 2 (f64) or 1 (f32)
+	Label(name + "_loop")
+	CMPQ(k, nd)
+	JAE(LabelRef(name + "_done"))
+	accs := make([][]reg.VecVirtual, per)
+	for l := range accs {
+		for h := range ymms {
+			a := YMM()
+			VMOVUPS(Mem{Base: px, Disp: l*leafBytes + 32*h}, a)
+			accs[l] = append(accs[l], a)
+		}
+	}
+	pf := 0
+	for g := 1; g < leafElems/8; g++ {
+		for l := range accs {
+			for h, a := range accs[l] {
+				t.add(Mem{Base: px, Disp: l*leafBytes + g*8*t.size + 32*h}, a, a) // r += x[8g : 8g+8]
+			}
+			if prefetchAhead > 0 && pf < per*leafBytes {
+				PREFETCHT0(Mem{Base: px, Disp: prefetchAhead*per*leafBytes + pf})
+				pf += 64
+			}
+		}
+	}
+	for ; prefetchAhead > 0 && pf < per*leafBytes; pf += 64 {
+		PREFETCHT0(Mem{Base: px, Disp: prefetchAhead*per*leafBytes + pf})
+	}
+	for l := range accs {
+		sum := combineLanes(t, accs[l])
+		if t.size == 8 {
+			VMOVSD(sum, Mem{Base: pd, Index: k, Scale: 8, Disp: 8 * l})
+		} else {
+			VMOVSS(sum, Mem{Base: pd, Index: k, Scale: 4, Disp: 4 * l})
+		}
+	}
+	ADDQ(U32(per*leafBytes), px)
+	ADDQ(U8(per), k)
+	JMP(LabelRef(name + "_loop"))
+	Label(name + "_done")
+	VZEROUPPER()
+	Store(k, ReturnIndex(0))
+	RET()
+}
+
+// combineLanes adds the eight lanes r0..r7 held in accs (one YMM of f32 or
+// two of f64) as ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7)), each left operand
+// Intel's src1, and returns the sum in the low lane of an XMM register.
+func combineLanes(t floatType, accs []reg.VecVirtual) reg.VecVirtual {
+	if t.size == 8 {
+		// Per YMM (r0..r3): lane 0 of r + swap(r) is r0+r1, lane 2 is
+		// r2+r3; adding the high half's lane 0 to the low one's gives
+		// (r0+r1)+(r2+r3).
+		half := func(r reg.VecVirtual) reg.VecVirtual {
+			sw, pr := YMM(), YMM()
+			VPERMILPD(U8(0b0101), r, sw)
+			VADDPD(sw, r, pr)
+			hi := XMM()
+			VEXTRACTF128(U8(1), pr, hi)
+			VADDSD(hi, pr.AsX(), hi)
+			return hi
+		}
+		lo, hi := half(accs[0]), half(accs[1])
+		VADDSD(hi, lo, lo)
+		return lo
+	}
+	r := accs[0]
+	sw, pr := YMM(), YMM()
+	VPERMILPS(U8(0xb1), r, sw) // swap neighbours: lane 2j is r[2j] + r[2j+1]
+	VADDPS(sw, r, pr)
+	sw2, quad := YMM(), YMM()
+	VPERMILPS(U8(0x4e), pr, sw2) // swap pairs: lane 0 is (r0+r1)+(r2+r3), lane 4 (r4+r5)+(r6+r7)
+	VADDPS(sw2, pr, quad)
+	hi := XMM()
+	VEXTRACTF128(U8(1), quad, hi)
+	VADDSS(hi, quad.AsX(), hi)
+	return hi
+}
+
+// leafElems is the length of a full leaf.
+const leafElems = 128
+
+// prefetchAhead is how many iterations ahead sumLeaves prefetches (one
+// PREFETCHT0 per cache line of the iteration, spread over its additions).
+// Several leaves side by side read several lines 1 KiB apart at a time,
+// which the hardware prefetchers follow badly from DRAM: 16M f64 summed by
+// two threads took 7 ms without it against 4.3 ms leaf by leaf; with it
+// 4.4 ms, while from L1 it stays twice as fast as leaf by leaf.
+const prefetchAhead = 2
 
 func sumLeaf(s isa, t floatType) {
 	text(s)
@@ -72,36 +192,7 @@ func sumLeaf(s isa, t floatType) {
 	JMP(LabelRef(name + "_loop"))
 
 	Label(name + "_combine")
-	var sum reg.VecVirtual
-	if t.size == 8 {
-		// Per YMM (r0..r3): lane 0 of r + swap(r) is r0+r1, lane 2 is
-		// r2+r3; adding the high half's lane 0 to the low one's gives
-		// (r0+r1)+(r2+r3).
-		half := func(r reg.VecVirtual) reg.VecVirtual {
-			sw, pr := YMM(), YMM()
-			VPERMILPD(U8(0b0101), r, sw)
-			VADDPD(sw, r, pr)
-			hi := XMM()
-			VEXTRACTF128(U8(1), pr, hi)
-			VADDSD(hi, pr.AsX(), hi)
-			return hi
-		}
-		lo, hi := half(accs[0]), half(accs[1])
-		VADDSD(hi, lo, lo)
-		sum = lo
-	} else {
-		r := accs[0]
-		sw, pr := YMM(), YMM()
-		VPERMILPS(U8(0xb1), r, sw) // swap neighbours: lane 2j is r[2j] + r[2j+1]
-		VADDPS(sw, r, pr)
-		sw2, quad := YMM(), YMM()
-		VPERMILPS(U8(0x4e), pr, sw2) // swap pairs: lane 0 is (r0+r1)+(r2+r3), lane 4 (r4+r5)+(r6+r7)
-		VADDPS(sw2, pr, quad)
-		hi := XMM()
-		VEXTRACTF128(U8(1), quad, hi)
-		VADDSS(hi, quad.AsX(), hi)
-		sum = hi
-	}
+	sum := combineLanes(t, accs)
 	Label(name + "_tail")
 	CMPQ(i, n)
 	JAE(LabelRef(name + "_done"))
