@@ -27,8 +27,11 @@ const (
 	defaultBlock       = 2048
 	defaultParallelMin = 1 << 16
 	// groupElems is the reduction group: a fixed aligned run of leaves whose
-	// sum is a subtree of the summation tree (see the package doc).
-	groupElems = 4096
+	// sum is a subtree of the summation tree (see the package doc), so any
+	// power of two times leafElems gives the same bits. It is also the block
+	// of a reduction's body: 1024 (8 KiB of f64 per register, in L1) ran E4
+	// about 10% faster than 4096 or 2048, and 512 no faster.
+	groupElems = 1024
 	leafElems  = 128
 )
 

@@ -281,3 +281,39 @@ func BenchmarkAffineNT(b *testing.B) {
 		}
 	}
 }
+
+// treeDef is the package doc's tree over leaves of the definition's leaf.
+func treeDef[T float32 | float64](x []T, lo, n int) T {
+	if n == 1 {
+		return leafSumGo(x[lo*leafElems : min((lo+1)*leafElems, len(x))])
+	}
+	p := splitPoint(n)
+	return treeDef(x, lo, p) + treeDef(x, lo+p, n-p)
+}
+
+// TestTreeReduceMatchesDefinition: sums that compute their leaves first
+// with the vector kernels give the tree's bits (NaNs equal) for every
+// length up to a group and beyond.
+func TestTreeReduceMatchesDefinition(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for n := 1; n <= groupElems+300; n += 1 + n/50 {
+		x64 := make([]float64, n)
+		x32 := make([]float32, n)
+		for i := range x64 {
+			v := r.NormFloat64() * math.Pow(2, float64(r.IntN(60)-30))
+			if r.IntN(5000) == 0 {
+				v = []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), 5e-324, 1e-40}[r.IntN(6)]
+			}
+			x64[i], x32[i] = v, float32(v)
+		}
+		nl := (n + leafElems - 1) / leafElems
+		g64, w64 := treeReduce(x64, false), treeDef(x64, 0, nl)
+		if math.Float64bits(g64) != math.Float64bits(w64) && !(g64 != g64 && w64 != w64) {
+			t.Fatalf("f64 n=%d: %v, the tree gives %v", n, g64, w64)
+		}
+		g32, w32 := treeReduce(x32, false), treeDef(x32, 0, nl)
+		if math.Float32bits(g32) != math.Float32bits(w32) && !(g32 != g32 && w32 != w32) {
+			t.Fatalf("f32 n=%d: %v, the tree gives %v", n, g32, w32)
+		}
+	}
+}

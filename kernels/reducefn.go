@@ -136,7 +136,12 @@ func treeLeaves[T number](x []T, lo, n int, prod bool) T {
 	return a + b
 }
 
-// treeReduce sums (or multiplies) x with the fixed tree.
+// maxLeaves bounds the leaves a sum computes first and then combines.
+const maxLeaves = groupElems / leafElems
+
+// treeReduce sums (or multiplies) x with the fixed tree. A sum of at most
+// maxLeaves leaves computes all its leaves first (floats several side by
+// side, see sumLeaves) and combines them with the same tree.
 func treeReduce[T number](x []T, prod bool) T {
 	if len(x) == 0 {
 		if prod {
@@ -144,7 +149,29 @@ func treeReduce[T number](x []T, prod bool) T {
 		}
 		return 0
 	}
-	return treeLeaves(x, 0, (len(x)+leafElems-1)/leafElems, prod)
+	nl := (len(x) + leafElems - 1) / leafElems
+	if !prod && nl <= maxLeaves {
+		var buf [maxLeaves]T
+		sumLeaves(buf[:nl], x)
+		return treeCombine(buf[:nl], false)
+	}
+	return treeLeaves(x, 0, nl, prod)
+}
+
+// sumLeaves writes the sums of x's leaves to dst (one per leaf).
+func sumLeaves[T number](dst, x []T) {
+	var z T
+	switch any(z).(type) {
+	case float64:
+		simd.SumLeavesF64(view[float64](unsafe.Pointer(unsafe.SliceData(dst)), len(dst)), view[float64](unsafe.Pointer(unsafe.SliceData(x)), len(x)))
+		return
+	case float32:
+		simd.SumLeavesF32(view[float32](unsafe.Pointer(unsafe.SliceData(dst)), len(dst)), view[float32](unsafe.Pointer(unsafe.SliceData(x)), len(x)))
+		return
+	}
+	for k := range dst {
+		dst[k] = leafSumGo(x[k*leafElems : min(k*leafElems+leafElems, len(x))])
+	}
 }
 
 // treeCombine combines partial results of aligned groups with the same tree.
