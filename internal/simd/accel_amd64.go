@@ -1004,6 +1004,206 @@ func divScalarRevRoundBF16Accel(dst, a []float32, s float32) int {
 	return 0
 }
 
+func addToF16Accel(dst []uint16, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return addToF16AVX512(dst, a, b)
+	case AVX2:
+		return addToF16AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func subToF16Accel(dst []uint16, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return subToF16AVX512(dst, a, b)
+	case AVX2:
+		return subToF16AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func mulToF16Accel(dst []uint16, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return mulToF16AVX512(dst, a, b)
+	case AVX2:
+		return mulToF16AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func divToF16Accel(dst []uint16, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return divToF16AVX512(dst, a, b)
+	case AVX2:
+		return divToF16AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func addScalarToF16Accel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return addScalarToF16AVX512(dst, a, s)
+	case AVX2:
+		return addScalarToF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func subScalarToF16Accel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return subScalarToF16AVX512(dst, a, s)
+	case AVX2:
+		return subScalarToF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func subScalarRevToF16Accel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return subScalarRevToF16AVX512(dst, a, s)
+	case AVX2:
+		return subScalarRevToF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func mulScalarToF16Accel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return mulScalarToF16AVX512(dst, a, s)
+	case AVX2:
+		return mulScalarToF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func divScalarToF16Accel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return divScalarToF16AVX512(dst, a, s)
+	case AVX2:
+		return divScalarToF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func divScalarRevToF16Accel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return divScalarRevToF16AVX512(dst, a, s)
+	case AVX2:
+		return divScalarRevToF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func addToBF16Accel(dst []uint16, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return addToBF16AVX512(dst, a, b)
+	case AVX2:
+		return addToBF16AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func subToBF16Accel(dst []uint16, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return subToBF16AVX512(dst, a, b)
+	case AVX2:
+		return subToBF16AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func mulToBF16Accel(dst []uint16, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return mulToBF16AVX512(dst, a, b)
+	case AVX2:
+		return mulToBF16AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func divToBF16Accel(dst []uint16, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return divToBF16AVX512(dst, a, b)
+	case AVX2:
+		return divToBF16AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func addScalarToBF16Accel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return addScalarToBF16AVX512(dst, a, s)
+	case AVX2:
+		return addScalarToBF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func subScalarToBF16Accel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return subScalarToBF16AVX512(dst, a, s)
+	case AVX2:
+		return subScalarToBF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func subScalarRevToBF16Accel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return subScalarRevToBF16AVX512(dst, a, s)
+	case AVX2:
+		return subScalarRevToBF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func mulScalarToBF16Accel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return mulScalarToBF16AVX512(dst, a, s)
+	case AVX2:
+		return mulScalarToBF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func divScalarToBF16Accel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return divScalarToBF16AVX512(dst, a, s)
+	case AVX2:
+		return divScalarToBF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func divScalarRevToBF16Accel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return divScalarRevToBF16AVX512(dst, a, s)
+	case AVX2:
+		return divScalarRevToBF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
 func sumLeafF64Accel(x []float64) (float64, int) {
 	switch tier {
 	case AVX512:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/kiln-go/kiln/internal/simd"
@@ -56,7 +57,93 @@ func fusedCases() []kcase {
 	} {
 		cs = append(cs, c...)
 	}
+	for _, fm := range []string{"F16", "BF16"} {
+		for name, f := range storeBinary16[fm] {
+			cs = append(cs, kcase{name: name + "To" + fm, dst: 2, ins: []int{4, 4},
+				call: func(d []byte, in [][]byte) { f(view[uint16](d), f32s(in[0]), f32s(in[1])) }})
+		}
+		for name, f := range storeScalar16[fm] {
+			for _, sc := range scalarF32(name+"To"+fm, nil) {
+				s := sc.name[strings.Index(sc.name, "/s="):]
+				v := scalarOf(s)
+				cs = append(cs, kcase{name: name + "To" + fm + s, dst: 2, ins: []int{4},
+					call: func(d []byte, in [][]byte) { f(view[uint16](d), f32s(in[0]), v) }})
+			}
+		}
+	}
 	return cs
+}
+
+// The kernels storing f16 or bf16 bits, by the op they compute.
+var (
+	storeBinary16 = map[string]map[string]func(dst []uint16, a, b []float32){
+		"F16":  {"Add": simd.AddToF16, "Sub": simd.SubToF16, "Mul": simd.MulToF16, "Div": simd.DivToF16},
+		"BF16": {"Add": simd.AddToBF16, "Sub": simd.SubToBF16, "Mul": simd.MulToBF16, "Div": simd.DivToBF16},
+	}
+	storeScalar16 = map[string]map[string]func(dst []uint16, a []float32, s float32){
+		"F16": {"AddScalar": simd.AddScalarToF16, "SubScalar": simd.SubScalarToF16, "SubScalarRev": simd.SubScalarRevToF16,
+			"MulScalar": simd.MulScalarToF16, "DivScalar": simd.DivScalarToF16, "DivScalarRev": simd.DivScalarRevToF16},
+		"BF16": {"AddScalar": simd.AddScalarToBF16, "SubScalar": simd.SubScalarToBF16, "SubScalarRev": simd.SubScalarRevToBF16,
+			"MulScalar": simd.MulScalarToBF16, "DivScalar": simd.DivScalarToBF16, "DivScalarRev": simd.DivScalarRevToBF16},
+	}
+)
+
+// scalarOf parses the operand out of a case name's "/s=…" (scalarF32's).
+func scalarOf(s string) float32 {
+	var v float64
+	switch s = strings.TrimPrefix(s, "/s="); s {
+	case "NaN":
+		v = math.NaN()
+	case "-Inf":
+		v = math.Inf(-1)
+	default:
+		fmt.Sscan(s, &v)
+	}
+	if s == "-0" {
+		v = math.Copysign(0, -1)
+	}
+	return float32(v)
+}
+
+// TestStore16Composition: each kernel storing f16 or bf16 bits is its
+// f32 op followed by F32ToF16 or F32ToBF16, at every tier.
+func TestStore16Composition(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	const n = 1000
+	x, y := make([]float32, n), make([]float32, n)
+	genF32(r, asBytes(x))
+	genF32(r, asBytes(y))
+	narrow := map[string]func(dst []uint16, src []float32){"F16": simd.F32ToF16, "BF16": simd.F32ToBF16}
+	bins := map[string]func(d, a, b []float32){"Add": simd.AddF32, "Sub": simd.SubF32, "Mul": simd.MulF32, "Div": simd.DivF32}
+	scal := map[string]func(d, a []float32, s float32){
+		"AddScalar": simd.AddScalarF32, "SubScalar": simd.SubScalarF32, "SubScalarRev": simd.SubScalarRevF32,
+		"MulScalar": simd.MulScalarF32, "DivScalar": simd.DivScalarF32, "DivScalarRev": simd.DivScalarRevF32,
+	}
+	for _, tier := range simd.Available() {
+		restore := simd.SetLevel(tier)
+		for fm, nar := range narrow {
+			tmp, want, got := make([]float32, n), make([]uint16, n), make([]uint16, n)
+			for name, f := range bins {
+				f(tmp, x, y)
+				nar(want, tmp)
+				storeBinary16[fm][name](got, x, y)
+				if i := firstDiff(asBytes(got), asBytes(want)); i < 2*n {
+					t.Fatalf("%v %sTo%s: element %d: %#04x, want %#04x", tier, name, fm, i/2, got[i/2], want[i/2])
+				}
+			}
+			for name, f := range scal {
+				for _, sv := range []float32{0.5, -3, 1e-40, 70000} {
+					f(tmp, x, sv)
+					nar(want, tmp)
+					storeScalar16[fm][name](got, x, sv)
+					if i := firstDiff(asBytes(got), asBytes(want)); i < 2*n {
+						t.Fatalf("%v %sTo%s s=%g: element %d: %#04x, want %#04x", tier, name, fm, sv, i/2, got[i/2], want[i/2])
+					}
+				}
+			}
+		}
+		restore()
+	}
 }
 
 // TestFusedComposition checks each fused kernel against the kernels it

@@ -605,6 +605,126 @@ func divScalarRevRoundBF16AVX2(dst []float32, a []float32, s float32) int
 func divScalarRevRoundBF16AVX512(dst []float32, a []float32, s float32) int
 
 //go:noescape
+func addToF16AVX2(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func addToF16AVX512(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func subToF16AVX2(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func subToF16AVX512(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func mulToF16AVX2(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func mulToF16AVX512(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func divToF16AVX2(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func divToF16AVX512(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func addScalarToF16AVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func addScalarToF16AVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func subScalarToF16AVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func subScalarToF16AVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func subScalarRevToF16AVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func subScalarRevToF16AVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func mulScalarToF16AVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func mulScalarToF16AVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func divScalarToF16AVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func divScalarToF16AVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func divScalarRevToF16AVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func divScalarRevToF16AVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func addToBF16AVX2(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func addToBF16AVX512(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func subToBF16AVX2(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func subToBF16AVX512(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func mulToBF16AVX2(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func mulToBF16AVX512(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func divToBF16AVX2(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func divToBF16AVX512(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func addScalarToBF16AVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func addScalarToBF16AVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func subScalarToBF16AVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func subScalarToBF16AVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func subScalarRevToBF16AVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func subScalarRevToBF16AVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func mulScalarToBF16AVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func mulScalarToBF16AVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func divScalarToBF16AVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func divScalarToBF16AVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func divScalarRevToBF16AVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func divScalarRevToBF16AVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
 func sumLeafF64AVX2(x []float64) (float64, int)
 
 //go:noescape

@@ -58,6 +58,58 @@ func registerFused() {
 		scalar("divScalar", VDIVPS, false)
 		scalar("divScalarRev", VDIVPS, true)
 	}
+	// The same ops storing binary16 or bfloat16 bits: the last op of an f16
+	// loop and the narrowing store of its result in one pass.
+	for _, r := range []struct {
+		suffix string
+		narrow func(s isa, x reg.VecVirtual, d Op)
+	}{
+		{"F16", func(s isa, x reg.VecVirtual, d Op) { VCVTPS2PH(U8(0), x, d) }},
+		{"BF16", func(s isa, x reg.VecVirtual, d Op) {
+			w := bf16Round(s, x)
+			VPSRLD(U8(16), w, w)
+			packDW(s, w, d)
+		}},
+	} {
+		r := r
+		bin := func(name string, op func(ops ...Op)) {
+			add(name+"To"+r.suffix, "dst []uint16, a, b []float32", func(s isa) {
+				loop{lanes: s.bytes / 4, unroll: 4, body: func(in []reg.VecVirtual) []Op {
+					x, d := s.vec(), sized(s.bytes/2)
+					op(in[1], in[0], x) // a ∘ b
+					r.narrow(s, x, d)
+					return []Op{d}
+				}}.emit(s, out("dst", 2), in("a", 4), in("b", 4))
+			})
+		}
+		bin("add", VADDPS)
+		bin("sub", VSUBPS)
+		bin("mul", VMULPS)
+		bin("div", VDIVPS)
+		scalar := func(name string, op func(ops ...Op), rev bool) {
+			add(name+"To"+r.suffix, "dst []uint16, a []float32, s float32", func(s isa) {
+				var sv reg.VecVirtual
+				loop{lanes: s.bytes / 4, unroll: 4,
+					setup: func() { sv = s.broadcastParam32("s") },
+					body: func(in []reg.VecVirtual) []Op {
+						x, d := s.vec(), sized(s.bytes/2)
+						if rev {
+							op(in[0], sv, x) // s ∘ a
+						} else {
+							op(sv, in[0], x) // a ∘ s
+						}
+						r.narrow(s, x, d)
+						return []Op{d}
+					}}.emit(s, out("dst", 2), in("a", 4))
+			})
+		}
+		scalar("addScalar", VADDPS, false)
+		scalar("subScalar", VSUBPS, false)
+		scalar("subScalarRev", VSUBPS, true)
+		scalar("mulScalar", VMULPS, false)
+		scalar("divScalar", VDIVPS, false)
+		scalar("divScalarRev", VDIVPS, true)
+	}
 }
 
 // affine emits dst = x·a + b as a multiply and then an add, each rounded
