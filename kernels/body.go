@@ -295,6 +295,9 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 			if f := scalarTable[in.Op][opd][rev]; f != nil && inv.kind == locReg && bb.pinned[inv.idx] {
 				s.kind, s.scal, s.rev = stepScalar, f, rev == 1
 				s.args = [3]loc{args[rev], inv}
+				if s.rev && (in.Op == trace.OpSub || in.Op == trace.OpDiv) {
+					s.label = "r" + s.label // the invariant operand is the left one
+				}
 				break
 			}
 		}

@@ -23,7 +23,9 @@ import (
 //     the storage precision after it become one kernel;
 //   - the last rounding of a loop whose result is narrowed into an f16 or
 //     bf16 buffer is dropped: narrowing rounds the same way, and rounding
-//     twice to the same precision is rounding once (dropFinalRound).
+//     twice to the same precision is rounding once (dropFinalRound); an
+//     f16 or bf16 add, subtract, multiply or divide computing that result
+//     then writes the storage bits itself (fuseStore).
 
 // affineFn computes dst = x·*a + *b.
 type affineFn func(dst, x, a, b unsafe.Pointer, n int)
@@ -64,11 +66,22 @@ func simdAffine[T float32 | float64](f func(dst, x []T, a, b T)) func(neg [2]boo
 }
 
 // roundedBinary[op][d] and roundedScalar[op][d][rev] are the f16 and bf16
-// ops fused with their rounding.
+// ops fused with their rounding; storeBinary and storeScalar the same ops
+// writing storage bits (uint16) instead.
 var (
 	roundedBinary [trace.NumOps][tensor.NumDTypes]binaryFn
 	roundedScalar [trace.NumOps][tensor.NumDTypes][2]scalarFn
+	storeBinary   [trace.NumOps][tensor.NumDTypes]binaryFn
+	storeScalar   [trace.NumOps][tensor.NumDTypes][2]scalarFn
 )
+
+func simd2To16(f func(d []uint16, a, b []float32)) binaryFn {
+	return func(d, a, b unsafe.Pointer, n int) { f(view[uint16](d, n), view[float32](a, n), view[float32](b, n)) }
+}
+
+func simdScalarTo16(f func(d []uint16, a []float32, s float32)) scalarFn {
+	return func(d, a, s unsafe.Pointer, n int) { f(view[uint16](d, n), view[float32](a, n), *(*float32)(s)) }
+}
 
 func init() {
 	affineTable[tensor.F32] = [2]func([2]bool) affineFn{simdAffine(simd.AffineF32), simdAffine(simd.AffineNTF32)}
@@ -94,6 +107,27 @@ func init() {
 		roundedScalar[trace.OpSub][d] = [2]scalarFn{simdScalar(k.subS), simdScalar(k.subSRev)}
 		roundedScalar[trace.OpMul][d] = [2]scalarFn{simdScalar(k.mulS), simdScalar(k.mulS)}
 		roundedScalar[trace.OpDiv][d] = [2]scalarFn{simdScalar(k.divS), simdScalar(k.divSRev)}
+	}
+	type storeKernels struct {
+		add, sub, mul, div                       func(d []uint16, a, b []float32)
+		addS, subS, subSRev, mulS, divS, divSRev func(d []uint16, a []float32, s float32)
+	}
+	for d, k := range map[tensor.DType]storeKernels{
+		tensor.F16: {simd.AddToF16, simd.SubToF16, simd.MulToF16, simd.DivToF16,
+			simd.AddScalarToF16, simd.SubScalarToF16, simd.SubScalarRevToF16,
+			simd.MulScalarToF16, simd.DivScalarToF16, simd.DivScalarRevToF16},
+		tensor.BF16: {simd.AddToBF16, simd.SubToBF16, simd.MulToBF16, simd.DivToBF16,
+			simd.AddScalarToBF16, simd.SubScalarToBF16, simd.SubScalarRevToBF16,
+			simd.MulScalarToBF16, simd.DivScalarToBF16, simd.DivScalarRevToBF16},
+	} {
+		storeBinary[trace.OpAdd][d] = simd2To16(k.add)
+		storeBinary[trace.OpSub][d] = simd2To16(k.sub)
+		storeBinary[trace.OpMul][d] = simd2To16(k.mul)
+		storeBinary[trace.OpDiv][d] = simd2To16(k.div)
+		storeScalar[trace.OpAdd][d] = [2]scalarFn{simdScalarTo16(k.addS), simdScalarTo16(k.addS)}
+		storeScalar[trace.OpSub][d] = [2]scalarFn{simdScalarTo16(k.subS), simdScalarTo16(k.subSRev)}
+		storeScalar[trace.OpMul][d] = [2]scalarFn{simdScalarTo16(k.mulS), simdScalarTo16(k.mulS)}
+		storeScalar[trace.OpDiv][d] = [2]scalarFn{simdScalarTo16(k.divS), simdScalarTo16(k.divSRev)}
 	}
 }
 
@@ -186,6 +220,44 @@ func (b *body) live(r loc, j int) bool {
 		}
 	}
 	return b.out == r
+}
+
+// fuseStore merges the narrowing of the body's result into an f16 or bf16
+// buffer dst with the step computing it, when that step is an add,
+// subtract, multiply or divide of d (its rounding already dropped, see
+// dropFinalRound): the step then writes the storage bits to dst itself.
+// It reports whether it did, so the loop stores nothing after the body.
+func (b *body) fuseStore(d tensor.DType, dst loc, o fuseOptions) bool {
+	if o.off || (d != tensor.F16 && d != tensor.BF16) || len(b.steps) == 0 {
+		return false
+	}
+	s := &b.steps[len(b.steps)-1]
+	if s.dst != b.out || s.round != nil || s.dt != d || s.dst.kind != locReg {
+		return false
+	}
+	switch s.kind {
+	case stepBinary:
+		f := storeBinary[s.op][d]
+		if f == nil {
+			return false
+		}
+		s.bin = f
+	case stepScalar:
+		rev := 0
+		if s.rev {
+			rev = 1
+		}
+		f := storeScalar[s.op][d][rev]
+		if f == nil {
+			return false
+		}
+		s.scal = f
+	default:
+		return false
+	}
+	s.dst, b.out = dst, dst
+	s.label = strings.Replace(s.label, ".", "+store.", 1)
+	return true
 }
 
 // streams reports whether b is one step that reads only buffers (and

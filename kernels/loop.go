@@ -43,6 +43,9 @@ func (x *cpuExec) compileLoop(f *lower.Fusion) (kernel, error) {
 		b.dropFinalRound(root.DType, fo)
 	}
 	b.fuse(fo)
+	if k.store != nil && b.fuseStore(root.DType, dst, fo) {
+		k.store = nil
+	}
 	k.stream = k.store == nil && b.streams()
 	return k, nil
 }
