@@ -20,6 +20,11 @@ type loopKernel struct {
 	stream bool
 }
 
+// streamChunk bounds the elements of one streaming call: an assembly loop
+// cannot be preempted, so a GC waits for it to return (1M elements take
+// tens of microseconds).
+var streamChunk = 1 << 20 // a variable for the tests
+
 func (x *cpuExec) compileLoop(f *lower.Fusion) (kernel, error) {
 	root := f.Outputs[0]
 	perm := make([]int, len(root.Shape))
@@ -60,8 +65,10 @@ func (k *loopKernel) runRange(rs *runState, w *worker, lo, hi int) {
 	block := k.body.block
 	w.prepare(k.body, rs.srcs)
 	if k.stream {
-		start := lo * block
-		w.eval(k.body, rs.srcs, start, min(hi*block, k.n)-start)
+		end := min(hi*block, k.n)
+		for start := lo * block; start < end; start += streamChunk {
+			w.eval(k.body, rs.srcs, start, min(streamChunk, end-start))
+		}
 		return
 	}
 	for b := lo; b < hi; b++ {
