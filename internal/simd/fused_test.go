@@ -266,3 +266,49 @@ func TestAffineNTAlignment(t *testing.T) {
 		restore()
 	}
 }
+
+// BenchmarkFused compares each fused kernel with the kernels it stands
+// for, run one after the other, on one block in L1 and at the best tier:
+//
+//	go test ./internal/simd -run '^$' -bench Fused -count 10 | benchstat -col /impl -
+func BenchmarkFused(b *testing.B) {
+	const n = 2048 // the executor's block
+	x, y := make([]float32, n), make([]float32, n)
+	x64 := make([]float64, n)
+	for i := range x {
+		x[i], y[i] = float32(i%100)+0.5, float32(i%7)+1
+		x64[i] = float64(x[i])
+	}
+	d, d64, h := make([]float32, n), make([]float64, n), make([]uint16, n)
+	cases := []struct {
+		name         string
+		fused, steps func()
+	}{
+		{"AffineF32", func() { simd.AffineF32(d, x, 1.5, 0.25) },
+			func() { simd.MulScalarF32(d, x, 1.5); simd.AddScalarF32(d, d, 0.25) }},
+		{"AffineF64", func() { simd.AffineF64(d64, x64, 1.5, 0.25) },
+			func() { simd.MulScalarF64(d64, x64, 1.5); simd.AddScalarF64(d64, d64, 0.25) }},
+		{"AddRoundF16", func() { simd.AddRoundF16(d, x, y) },
+			func() { simd.AddF32(d, x, y); simd.RoundF16(d) }},
+		{"MulScalarRoundF16", func() { simd.MulScalarRoundF16(d, x, 0.5) },
+			func() { simd.MulScalarF32(d, x, 0.5); simd.RoundF16(d) }},
+		{"AddRoundBF16", func() { simd.AddRoundBF16(d, x, y) },
+			func() { simd.AddF32(d, x, y); simd.RoundBF16(d) }},
+		{"MulScalarToF16", func() { simd.MulScalarToF16(h, x, 0.5) },
+			func() { simd.MulScalarF32(d, x, 0.5); simd.F32ToF16(h, d) }},
+		{"AddToBF16", func() { simd.AddToBF16(h, x, y) },
+			func() { simd.AddF32(d, x, y); simd.F32ToBF16(h, d) }},
+	}
+	for _, c := range cases {
+		b.Run(c.name+"/impl=fused", func(b *testing.B) {
+			for b.Loop() {
+				c.fused()
+			}
+		})
+		b.Run(c.name+"/impl=steps", func(b *testing.B) {
+			for b.Loop() {
+				c.steps()
+			}
+		})
+	}
+}
