@@ -1243,3 +1243,752 @@ func sumLeavesF32Accel(dst, x []float32) int {
 	}
 	return 0
 }
+
+func addRoundF16H1Accel(dst []float32, a []uint16, b []float32) int {
+	switch tier {
+	case AVX512:
+		return addRoundF16H1AVX512(dst, a, b)
+	case AVX2:
+		return addRoundF16H1AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func addToF16H1Accel(dst []uint16, a []uint16, b []float32) int {
+	switch tier {
+	case AVX512:
+		return addToF16H1AVX512(dst, a, b)
+	case AVX2:
+		return addToF16H1AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func addRoundF16H2Accel(dst []float32, a []float32, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return addRoundF16H2AVX512(dst, a, b)
+	case AVX2:
+		return addRoundF16H2AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func addToF16H2Accel(dst []uint16, a []float32, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return addToF16H2AVX512(dst, a, b)
+	case AVX2:
+		return addToF16H2AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func addRoundF16H12Accel(dst []float32, a []uint16, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return addRoundF16H12AVX512(dst, a, b)
+	case AVX2:
+		return addRoundF16H12AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func addToF16H12Accel(dst []uint16, a []uint16, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return addToF16H12AVX512(dst, a, b)
+	case AVX2:
+		return addToF16H12AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func subRoundF16H1Accel(dst []float32, a []uint16, b []float32) int {
+	switch tier {
+	case AVX512:
+		return subRoundF16H1AVX512(dst, a, b)
+	case AVX2:
+		return subRoundF16H1AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func subToF16H1Accel(dst []uint16, a []uint16, b []float32) int {
+	switch tier {
+	case AVX512:
+		return subToF16H1AVX512(dst, a, b)
+	case AVX2:
+		return subToF16H1AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func subRoundF16H2Accel(dst []float32, a []float32, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return subRoundF16H2AVX512(dst, a, b)
+	case AVX2:
+		return subRoundF16H2AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func subToF16H2Accel(dst []uint16, a []float32, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return subToF16H2AVX512(dst, a, b)
+	case AVX2:
+		return subToF16H2AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func subRoundF16H12Accel(dst []float32, a []uint16, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return subRoundF16H12AVX512(dst, a, b)
+	case AVX2:
+		return subRoundF16H12AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func subToF16H12Accel(dst []uint16, a []uint16, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return subToF16H12AVX512(dst, a, b)
+	case AVX2:
+		return subToF16H12AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func mulRoundF16H1Accel(dst []float32, a []uint16, b []float32) int {
+	switch tier {
+	case AVX512:
+		return mulRoundF16H1AVX512(dst, a, b)
+	case AVX2:
+		return mulRoundF16H1AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func mulToF16H1Accel(dst []uint16, a []uint16, b []float32) int {
+	switch tier {
+	case AVX512:
+		return mulToF16H1AVX512(dst, a, b)
+	case AVX2:
+		return mulToF16H1AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func mulRoundF16H2Accel(dst []float32, a []float32, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return mulRoundF16H2AVX512(dst, a, b)
+	case AVX2:
+		return mulRoundF16H2AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func mulToF16H2Accel(dst []uint16, a []float32, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return mulToF16H2AVX512(dst, a, b)
+	case AVX2:
+		return mulToF16H2AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func mulRoundF16H12Accel(dst []float32, a []uint16, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return mulRoundF16H12AVX512(dst, a, b)
+	case AVX2:
+		return mulRoundF16H12AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func mulToF16H12Accel(dst []uint16, a []uint16, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return mulToF16H12AVX512(dst, a, b)
+	case AVX2:
+		return mulToF16H12AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func divRoundF16H1Accel(dst []float32, a []uint16, b []float32) int {
+	switch tier {
+	case AVX512:
+		return divRoundF16H1AVX512(dst, a, b)
+	case AVX2:
+		return divRoundF16H1AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func divToF16H1Accel(dst []uint16, a []uint16, b []float32) int {
+	switch tier {
+	case AVX512:
+		return divToF16H1AVX512(dst, a, b)
+	case AVX2:
+		return divToF16H1AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func divRoundF16H2Accel(dst []float32, a []float32, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return divRoundF16H2AVX512(dst, a, b)
+	case AVX2:
+		return divRoundF16H2AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func divToF16H2Accel(dst []uint16, a []float32, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return divToF16H2AVX512(dst, a, b)
+	case AVX2:
+		return divToF16H2AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func divRoundF16H12Accel(dst []float32, a []uint16, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return divRoundF16H12AVX512(dst, a, b)
+	case AVX2:
+		return divRoundF16H12AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func divToF16H12Accel(dst []uint16, a []uint16, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return divToF16H12AVX512(dst, a, b)
+	case AVX2:
+		return divToF16H12AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func addScalarRoundF16HAccel(dst []float32, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return addScalarRoundF16HAVX512(dst, a, s)
+	case AVX2:
+		return addScalarRoundF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func addScalarToF16HAccel(dst []uint16, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return addScalarToF16HAVX512(dst, a, s)
+	case AVX2:
+		return addScalarToF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func subScalarRoundF16HAccel(dst []float32, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return subScalarRoundF16HAVX512(dst, a, s)
+	case AVX2:
+		return subScalarRoundF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func subScalarToF16HAccel(dst []uint16, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return subScalarToF16HAVX512(dst, a, s)
+	case AVX2:
+		return subScalarToF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func subScalarRevRoundF16HAccel(dst []float32, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return subScalarRevRoundF16HAVX512(dst, a, s)
+	case AVX2:
+		return subScalarRevRoundF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func subScalarRevToF16HAccel(dst []uint16, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return subScalarRevToF16HAVX512(dst, a, s)
+	case AVX2:
+		return subScalarRevToF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func mulScalarRoundF16HAccel(dst []float32, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return mulScalarRoundF16HAVX512(dst, a, s)
+	case AVX2:
+		return mulScalarRoundF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func mulScalarToF16HAccel(dst []uint16, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return mulScalarToF16HAVX512(dst, a, s)
+	case AVX2:
+		return mulScalarToF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func divScalarRoundF16HAccel(dst []float32, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return divScalarRoundF16HAVX512(dst, a, s)
+	case AVX2:
+		return divScalarRoundF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func divScalarToF16HAccel(dst []uint16, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return divScalarToF16HAVX512(dst, a, s)
+	case AVX2:
+		return divScalarToF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func divScalarRevRoundF16HAccel(dst []float32, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return divScalarRevRoundF16HAVX512(dst, a, s)
+	case AVX2:
+		return divScalarRevRoundF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func divScalarRevToF16HAccel(dst []uint16, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return divScalarRevToF16HAVX512(dst, a, s)
+	case AVX2:
+		return divScalarRevToF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func addRoundBF16H1Accel(dst []float32, a []uint16, b []float32) int {
+	switch tier {
+	case AVX512:
+		return addRoundBF16H1AVX512(dst, a, b)
+	case AVX2:
+		return addRoundBF16H1AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func addToBF16H1Accel(dst []uint16, a []uint16, b []float32) int {
+	switch tier {
+	case AVX512:
+		return addToBF16H1AVX512(dst, a, b)
+	case AVX2:
+		return addToBF16H1AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func addRoundBF16H2Accel(dst []float32, a []float32, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return addRoundBF16H2AVX512(dst, a, b)
+	case AVX2:
+		return addRoundBF16H2AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func addToBF16H2Accel(dst []uint16, a []float32, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return addToBF16H2AVX512(dst, a, b)
+	case AVX2:
+		return addToBF16H2AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func addRoundBF16H12Accel(dst []float32, a []uint16, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return addRoundBF16H12AVX512(dst, a, b)
+	case AVX2:
+		return addRoundBF16H12AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func addToBF16H12Accel(dst []uint16, a []uint16, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return addToBF16H12AVX512(dst, a, b)
+	case AVX2:
+		return addToBF16H12AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func subRoundBF16H1Accel(dst []float32, a []uint16, b []float32) int {
+	switch tier {
+	case AVX512:
+		return subRoundBF16H1AVX512(dst, a, b)
+	case AVX2:
+		return subRoundBF16H1AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func subToBF16H1Accel(dst []uint16, a []uint16, b []float32) int {
+	switch tier {
+	case AVX512:
+		return subToBF16H1AVX512(dst, a, b)
+	case AVX2:
+		return subToBF16H1AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func subRoundBF16H2Accel(dst []float32, a []float32, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return subRoundBF16H2AVX512(dst, a, b)
+	case AVX2:
+		return subRoundBF16H2AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func subToBF16H2Accel(dst []uint16, a []float32, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return subToBF16H2AVX512(dst, a, b)
+	case AVX2:
+		return subToBF16H2AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func subRoundBF16H12Accel(dst []float32, a []uint16, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return subRoundBF16H12AVX512(dst, a, b)
+	case AVX2:
+		return subRoundBF16H12AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func subToBF16H12Accel(dst []uint16, a []uint16, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return subToBF16H12AVX512(dst, a, b)
+	case AVX2:
+		return subToBF16H12AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func mulRoundBF16H1Accel(dst []float32, a []uint16, b []float32) int {
+	switch tier {
+	case AVX512:
+		return mulRoundBF16H1AVX512(dst, a, b)
+	case AVX2:
+		return mulRoundBF16H1AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func mulToBF16H1Accel(dst []uint16, a []uint16, b []float32) int {
+	switch tier {
+	case AVX512:
+		return mulToBF16H1AVX512(dst, a, b)
+	case AVX2:
+		return mulToBF16H1AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func mulRoundBF16H2Accel(dst []float32, a []float32, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return mulRoundBF16H2AVX512(dst, a, b)
+	case AVX2:
+		return mulRoundBF16H2AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func mulToBF16H2Accel(dst []uint16, a []float32, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return mulToBF16H2AVX512(dst, a, b)
+	case AVX2:
+		return mulToBF16H2AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func mulRoundBF16H12Accel(dst []float32, a []uint16, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return mulRoundBF16H12AVX512(dst, a, b)
+	case AVX2:
+		return mulRoundBF16H12AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func mulToBF16H12Accel(dst []uint16, a []uint16, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return mulToBF16H12AVX512(dst, a, b)
+	case AVX2:
+		return mulToBF16H12AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func divRoundBF16H1Accel(dst []float32, a []uint16, b []float32) int {
+	switch tier {
+	case AVX512:
+		return divRoundBF16H1AVX512(dst, a, b)
+	case AVX2:
+		return divRoundBF16H1AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func divToBF16H1Accel(dst []uint16, a []uint16, b []float32) int {
+	switch tier {
+	case AVX512:
+		return divToBF16H1AVX512(dst, a, b)
+	case AVX2:
+		return divToBF16H1AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func divRoundBF16H2Accel(dst []float32, a []float32, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return divRoundBF16H2AVX512(dst, a, b)
+	case AVX2:
+		return divRoundBF16H2AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func divToBF16H2Accel(dst []uint16, a []float32, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return divToBF16H2AVX512(dst, a, b)
+	case AVX2:
+		return divToBF16H2AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func divRoundBF16H12Accel(dst []float32, a []uint16, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return divRoundBF16H12AVX512(dst, a, b)
+	case AVX2:
+		return divRoundBF16H12AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func divToBF16H12Accel(dst []uint16, a []uint16, b []uint16) int {
+	switch tier {
+	case AVX512:
+		return divToBF16H12AVX512(dst, a, b)
+	case AVX2:
+		return divToBF16H12AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func addScalarRoundBF16HAccel(dst []float32, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return addScalarRoundBF16HAVX512(dst, a, s)
+	case AVX2:
+		return addScalarRoundBF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func addScalarToBF16HAccel(dst []uint16, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return addScalarToBF16HAVX512(dst, a, s)
+	case AVX2:
+		return addScalarToBF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func subScalarRoundBF16HAccel(dst []float32, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return subScalarRoundBF16HAVX512(dst, a, s)
+	case AVX2:
+		return subScalarRoundBF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func subScalarToBF16HAccel(dst []uint16, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return subScalarToBF16HAVX512(dst, a, s)
+	case AVX2:
+		return subScalarToBF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func subScalarRevRoundBF16HAccel(dst []float32, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return subScalarRevRoundBF16HAVX512(dst, a, s)
+	case AVX2:
+		return subScalarRevRoundBF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func subScalarRevToBF16HAccel(dst []uint16, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return subScalarRevToBF16HAVX512(dst, a, s)
+	case AVX2:
+		return subScalarRevToBF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func mulScalarRoundBF16HAccel(dst []float32, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return mulScalarRoundBF16HAVX512(dst, a, s)
+	case AVX2:
+		return mulScalarRoundBF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func mulScalarToBF16HAccel(dst []uint16, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return mulScalarToBF16HAVX512(dst, a, s)
+	case AVX2:
+		return mulScalarToBF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func divScalarRoundBF16HAccel(dst []float32, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return divScalarRoundBF16HAVX512(dst, a, s)
+	case AVX2:
+		return divScalarRoundBF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func divScalarToBF16HAccel(dst []uint16, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return divScalarToBF16HAVX512(dst, a, s)
+	case AVX2:
+		return divScalarToBF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func divScalarRevRoundBF16HAccel(dst []float32, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return divScalarRevRoundBF16HAVX512(dst, a, s)
+	case AVX2:
+		return divScalarRevRoundBF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func divScalarRevToBF16HAccel(dst []uint16, a []uint16, s float32) int {
+	switch tier {
+	case AVX512:
+		return divScalarRevToBF16HAVX512(dst, a, s)
+	case AVX2:
+		return divScalarRevToBF16HAVX2(dst, a, s)
+	}
+	return 0
+}
+
+func prefetchAccel(p []byte) int {
+	switch tier {
+	case AVX512:
+		return prefetchAVX2(p)
+	case AVX2:
+		return prefetchAVX2(p)
+	}
+	return 0
+}
+
+func streamCopyAccel(dst, src []byte) int {
+	switch tier {
+	case AVX512:
+		return streamCopyAVX512(dst, src)
+	case AVX2:
+		return streamCopyAVX2(dst, src)
+	}
+	return 0
+}
+
+func fenceAccel() {
+	switch tier {
+	case AVX512:
+		fenceAVX2()
+	case AVX2:
+		fenceAVX2()
+	}
+}

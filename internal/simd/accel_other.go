@@ -251,3 +251,153 @@ func sumLeafF32Accel(x []float32) (float32, int) { return 0, 0 }
 func sumLeavesF64Accel(dst, x []float64) int { return 0 }
 
 func sumLeavesF32Accel(dst, x []float32) int { return 0 }
+
+func addRoundF16H1Accel(dst []float32, a []uint16, b []float32) int { return 0 }
+
+func addToF16H1Accel(dst []uint16, a []uint16, b []float32) int { return 0 }
+
+func addRoundF16H2Accel(dst []float32, a []float32, b []uint16) int { return 0 }
+
+func addToF16H2Accel(dst []uint16, a []float32, b []uint16) int { return 0 }
+
+func addRoundF16H12Accel(dst []float32, a []uint16, b []uint16) int { return 0 }
+
+func addToF16H12Accel(dst []uint16, a []uint16, b []uint16) int { return 0 }
+
+func subRoundF16H1Accel(dst []float32, a []uint16, b []float32) int { return 0 }
+
+func subToF16H1Accel(dst []uint16, a []uint16, b []float32) int { return 0 }
+
+func subRoundF16H2Accel(dst []float32, a []float32, b []uint16) int { return 0 }
+
+func subToF16H2Accel(dst []uint16, a []float32, b []uint16) int { return 0 }
+
+func subRoundF16H12Accel(dst []float32, a []uint16, b []uint16) int { return 0 }
+
+func subToF16H12Accel(dst []uint16, a []uint16, b []uint16) int { return 0 }
+
+func mulRoundF16H1Accel(dst []float32, a []uint16, b []float32) int { return 0 }
+
+func mulToF16H1Accel(dst []uint16, a []uint16, b []float32) int { return 0 }
+
+func mulRoundF16H2Accel(dst []float32, a []float32, b []uint16) int { return 0 }
+
+func mulToF16H2Accel(dst []uint16, a []float32, b []uint16) int { return 0 }
+
+func mulRoundF16H12Accel(dst []float32, a []uint16, b []uint16) int { return 0 }
+
+func mulToF16H12Accel(dst []uint16, a []uint16, b []uint16) int { return 0 }
+
+func divRoundF16H1Accel(dst []float32, a []uint16, b []float32) int { return 0 }
+
+func divToF16H1Accel(dst []uint16, a []uint16, b []float32) int { return 0 }
+
+func divRoundF16H2Accel(dst []float32, a []float32, b []uint16) int { return 0 }
+
+func divToF16H2Accel(dst []uint16, a []float32, b []uint16) int { return 0 }
+
+func divRoundF16H12Accel(dst []float32, a []uint16, b []uint16) int { return 0 }
+
+func divToF16H12Accel(dst []uint16, a []uint16, b []uint16) int { return 0 }
+
+func addScalarRoundF16HAccel(dst []float32, a []uint16, s float32) int { return 0 }
+
+func addScalarToF16HAccel(dst []uint16, a []uint16, s float32) int { return 0 }
+
+func subScalarRoundF16HAccel(dst []float32, a []uint16, s float32) int { return 0 }
+
+func subScalarToF16HAccel(dst []uint16, a []uint16, s float32) int { return 0 }
+
+func subScalarRevRoundF16HAccel(dst []float32, a []uint16, s float32) int { return 0 }
+
+func subScalarRevToF16HAccel(dst []uint16, a []uint16, s float32) int { return 0 }
+
+func mulScalarRoundF16HAccel(dst []float32, a []uint16, s float32) int { return 0 }
+
+func mulScalarToF16HAccel(dst []uint16, a []uint16, s float32) int { return 0 }
+
+func divScalarRoundF16HAccel(dst []float32, a []uint16, s float32) int { return 0 }
+
+func divScalarToF16HAccel(dst []uint16, a []uint16, s float32) int { return 0 }
+
+func divScalarRevRoundF16HAccel(dst []float32, a []uint16, s float32) int { return 0 }
+
+func divScalarRevToF16HAccel(dst []uint16, a []uint16, s float32) int { return 0 }
+
+func addRoundBF16H1Accel(dst []float32, a []uint16, b []float32) int { return 0 }
+
+func addToBF16H1Accel(dst []uint16, a []uint16, b []float32) int { return 0 }
+
+func addRoundBF16H2Accel(dst []float32, a []float32, b []uint16) int { return 0 }
+
+func addToBF16H2Accel(dst []uint16, a []float32, b []uint16) int { return 0 }
+
+func addRoundBF16H12Accel(dst []float32, a []uint16, b []uint16) int { return 0 }
+
+func addToBF16H12Accel(dst []uint16, a []uint16, b []uint16) int { return 0 }
+
+func subRoundBF16H1Accel(dst []float32, a []uint16, b []float32) int { return 0 }
+
+func subToBF16H1Accel(dst []uint16, a []uint16, b []float32) int { return 0 }
+
+func subRoundBF16H2Accel(dst []float32, a []float32, b []uint16) int { return 0 }
+
+func subToBF16H2Accel(dst []uint16, a []float32, b []uint16) int { return 0 }
+
+func subRoundBF16H12Accel(dst []float32, a []uint16, b []uint16) int { return 0 }
+
+func subToBF16H12Accel(dst []uint16, a []uint16, b []uint16) int { return 0 }
+
+func mulRoundBF16H1Accel(dst []float32, a []uint16, b []float32) int { return 0 }
+
+func mulToBF16H1Accel(dst []uint16, a []uint16, b []float32) int { return 0 }
+
+func mulRoundBF16H2Accel(dst []float32, a []float32, b []uint16) int { return 0 }
+
+func mulToBF16H2Accel(dst []uint16, a []float32, b []uint16) int { return 0 }
+
+func mulRoundBF16H12Accel(dst []float32, a []uint16, b []uint16) int { return 0 }
+
+func mulToBF16H12Accel(dst []uint16, a []uint16, b []uint16) int { return 0 }
+
+func divRoundBF16H1Accel(dst []float32, a []uint16, b []float32) int { return 0 }
+
+func divToBF16H1Accel(dst []uint16, a []uint16, b []float32) int { return 0 }
+
+func divRoundBF16H2Accel(dst []float32, a []float32, b []uint16) int { return 0 }
+
+func divToBF16H2Accel(dst []uint16, a []float32, b []uint16) int { return 0 }
+
+func divRoundBF16H12Accel(dst []float32, a []uint16, b []uint16) int { return 0 }
+
+func divToBF16H12Accel(dst []uint16, a []uint16, b []uint16) int { return 0 }
+
+func addScalarRoundBF16HAccel(dst []float32, a []uint16, s float32) int { return 0 }
+
+func addScalarToBF16HAccel(dst []uint16, a []uint16, s float32) int { return 0 }
+
+func subScalarRoundBF16HAccel(dst []float32, a []uint16, s float32) int { return 0 }
+
+func subScalarToBF16HAccel(dst []uint16, a []uint16, s float32) int { return 0 }
+
+func subScalarRevRoundBF16HAccel(dst []float32, a []uint16, s float32) int { return 0 }
+
+func subScalarRevToBF16HAccel(dst []uint16, a []uint16, s float32) int { return 0 }
+
+func mulScalarRoundBF16HAccel(dst []float32, a []uint16, s float32) int { return 0 }
+
+func mulScalarToBF16HAccel(dst []uint16, a []uint16, s float32) int { return 0 }
+
+func divScalarRoundBF16HAccel(dst []float32, a []uint16, s float32) int { return 0 }
+
+func divScalarToBF16HAccel(dst []uint16, a []uint16, s float32) int { return 0 }
+
+func divScalarRevRoundBF16HAccel(dst []float32, a []uint16, s float32) int { return 0 }
+
+func divScalarRevToBF16HAccel(dst []uint16, a []uint16, s float32) int { return 0 }
+
+func prefetchAccel(p []byte) int { return 0 }
+
+func streamCopyAccel(dst, src []byte) int { return 0 }
+
+func fenceAccel() {}

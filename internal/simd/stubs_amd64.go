@@ -735,3 +735,447 @@ func sumLeavesF64AVX2(dst []float64, x []float64) int
 
 //go:noescape
 func sumLeavesF32AVX2(dst []float32, x []float32) int
+
+//go:noescape
+func addRoundF16H1AVX2(dst []float32, a []uint16, b []float32) int
+
+//go:noescape
+func addRoundF16H1AVX512(dst []float32, a []uint16, b []float32) int
+
+//go:noescape
+func addToF16H1AVX2(dst []uint16, a []uint16, b []float32) int
+
+//go:noescape
+func addToF16H1AVX512(dst []uint16, a []uint16, b []float32) int
+
+//go:noescape
+func addRoundF16H2AVX2(dst []float32, a []float32, b []uint16) int
+
+//go:noescape
+func addRoundF16H2AVX512(dst []float32, a []float32, b []uint16) int
+
+//go:noescape
+func addToF16H2AVX2(dst []uint16, a []float32, b []uint16) int
+
+//go:noescape
+func addToF16H2AVX512(dst []uint16, a []float32, b []uint16) int
+
+//go:noescape
+func addRoundF16H12AVX2(dst []float32, a []uint16, b []uint16) int
+
+//go:noescape
+func addRoundF16H12AVX512(dst []float32, a []uint16, b []uint16) int
+
+//go:noescape
+func addToF16H12AVX2(dst []uint16, a []uint16, b []uint16) int
+
+//go:noescape
+func addToF16H12AVX512(dst []uint16, a []uint16, b []uint16) int
+
+//go:noescape
+func subRoundF16H1AVX2(dst []float32, a []uint16, b []float32) int
+
+//go:noescape
+func subRoundF16H1AVX512(dst []float32, a []uint16, b []float32) int
+
+//go:noescape
+func subToF16H1AVX2(dst []uint16, a []uint16, b []float32) int
+
+//go:noescape
+func subToF16H1AVX512(dst []uint16, a []uint16, b []float32) int
+
+//go:noescape
+func subRoundF16H2AVX2(dst []float32, a []float32, b []uint16) int
+
+//go:noescape
+func subRoundF16H2AVX512(dst []float32, a []float32, b []uint16) int
+
+//go:noescape
+func subToF16H2AVX2(dst []uint16, a []float32, b []uint16) int
+
+//go:noescape
+func subToF16H2AVX512(dst []uint16, a []float32, b []uint16) int
+
+//go:noescape
+func subRoundF16H12AVX2(dst []float32, a []uint16, b []uint16) int
+
+//go:noescape
+func subRoundF16H12AVX512(dst []float32, a []uint16, b []uint16) int
+
+//go:noescape
+func subToF16H12AVX2(dst []uint16, a []uint16, b []uint16) int
+
+//go:noescape
+func subToF16H12AVX512(dst []uint16, a []uint16, b []uint16) int
+
+//go:noescape
+func mulRoundF16H1AVX2(dst []float32, a []uint16, b []float32) int
+
+//go:noescape
+func mulRoundF16H1AVX512(dst []float32, a []uint16, b []float32) int
+
+//go:noescape
+func mulToF16H1AVX2(dst []uint16, a []uint16, b []float32) int
+
+//go:noescape
+func mulToF16H1AVX512(dst []uint16, a []uint16, b []float32) int
+
+//go:noescape
+func mulRoundF16H2AVX2(dst []float32, a []float32, b []uint16) int
+
+//go:noescape
+func mulRoundF16H2AVX512(dst []float32, a []float32, b []uint16) int
+
+//go:noescape
+func mulToF16H2AVX2(dst []uint16, a []float32, b []uint16) int
+
+//go:noescape
+func mulToF16H2AVX512(dst []uint16, a []float32, b []uint16) int
+
+//go:noescape
+func mulRoundF16H12AVX2(dst []float32, a []uint16, b []uint16) int
+
+//go:noescape
+func mulRoundF16H12AVX512(dst []float32, a []uint16, b []uint16) int
+
+//go:noescape
+func mulToF16H12AVX2(dst []uint16, a []uint16, b []uint16) int
+
+//go:noescape
+func mulToF16H12AVX512(dst []uint16, a []uint16, b []uint16) int
+
+//go:noescape
+func divRoundF16H1AVX2(dst []float32, a []uint16, b []float32) int
+
+//go:noescape
+func divRoundF16H1AVX512(dst []float32, a []uint16, b []float32) int
+
+//go:noescape
+func divToF16H1AVX2(dst []uint16, a []uint16, b []float32) int
+
+//go:noescape
+func divToF16H1AVX512(dst []uint16, a []uint16, b []float32) int
+
+//go:noescape
+func divRoundF16H2AVX2(dst []float32, a []float32, b []uint16) int
+
+//go:noescape
+func divRoundF16H2AVX512(dst []float32, a []float32, b []uint16) int
+
+//go:noescape
+func divToF16H2AVX2(dst []uint16, a []float32, b []uint16) int
+
+//go:noescape
+func divToF16H2AVX512(dst []uint16, a []float32, b []uint16) int
+
+//go:noescape
+func divRoundF16H12AVX2(dst []float32, a []uint16, b []uint16) int
+
+//go:noescape
+func divRoundF16H12AVX512(dst []float32, a []uint16, b []uint16) int
+
+//go:noescape
+func divToF16H12AVX2(dst []uint16, a []uint16, b []uint16) int
+
+//go:noescape
+func divToF16H12AVX512(dst []uint16, a []uint16, b []uint16) int
+
+//go:noescape
+func addScalarRoundF16HAVX2(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func addScalarRoundF16HAVX512(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func addScalarToF16HAVX2(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func addScalarToF16HAVX512(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func subScalarRoundF16HAVX2(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func subScalarRoundF16HAVX512(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func subScalarToF16HAVX2(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func subScalarToF16HAVX512(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func subScalarRevRoundF16HAVX2(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func subScalarRevRoundF16HAVX512(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func subScalarRevToF16HAVX2(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func subScalarRevToF16HAVX512(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func mulScalarRoundF16HAVX2(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func mulScalarRoundF16HAVX512(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func mulScalarToF16HAVX2(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func mulScalarToF16HAVX512(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func divScalarRoundF16HAVX2(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func divScalarRoundF16HAVX512(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func divScalarToF16HAVX2(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func divScalarToF16HAVX512(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func divScalarRevRoundF16HAVX2(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func divScalarRevRoundF16HAVX512(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func divScalarRevToF16HAVX2(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func divScalarRevToF16HAVX512(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func addRoundBF16H1AVX2(dst []float32, a []uint16, b []float32) int
+
+//go:noescape
+func addRoundBF16H1AVX512(dst []float32, a []uint16, b []float32) int
+
+//go:noescape
+func addToBF16H1AVX2(dst []uint16, a []uint16, b []float32) int
+
+//go:noescape
+func addToBF16H1AVX512(dst []uint16, a []uint16, b []float32) int
+
+//go:noescape
+func addRoundBF16H2AVX2(dst []float32, a []float32, b []uint16) int
+
+//go:noescape
+func addRoundBF16H2AVX512(dst []float32, a []float32, b []uint16) int
+
+//go:noescape
+func addToBF16H2AVX2(dst []uint16, a []float32, b []uint16) int
+
+//go:noescape
+func addToBF16H2AVX512(dst []uint16, a []float32, b []uint16) int
+
+//go:noescape
+func addRoundBF16H12AVX2(dst []float32, a []uint16, b []uint16) int
+
+//go:noescape
+func addRoundBF16H12AVX512(dst []float32, a []uint16, b []uint16) int
+
+//go:noescape
+func addToBF16H12AVX2(dst []uint16, a []uint16, b []uint16) int
+
+//go:noescape
+func addToBF16H12AVX512(dst []uint16, a []uint16, b []uint16) int
+
+//go:noescape
+func subRoundBF16H1AVX2(dst []float32, a []uint16, b []float32) int
+
+//go:noescape
+func subRoundBF16H1AVX512(dst []float32, a []uint16, b []float32) int
+
+//go:noescape
+func subToBF16H1AVX2(dst []uint16, a []uint16, b []float32) int
+
+//go:noescape
+func subToBF16H1AVX512(dst []uint16, a []uint16, b []float32) int
+
+//go:noescape
+func subRoundBF16H2AVX2(dst []float32, a []float32, b []uint16) int
+
+//go:noescape
+func subRoundBF16H2AVX512(dst []float32, a []float32, b []uint16) int
+
+//go:noescape
+func subToBF16H2AVX2(dst []uint16, a []float32, b []uint16) int
+
+//go:noescape
+func subToBF16H2AVX512(dst []uint16, a []float32, b []uint16) int
+
+//go:noescape
+func subRoundBF16H12AVX2(dst []float32, a []uint16, b []uint16) int
+
+//go:noescape
+func subRoundBF16H12AVX512(dst []float32, a []uint16, b []uint16) int
+
+//go:noescape
+func subToBF16H12AVX2(dst []uint16, a []uint16, b []uint16) int
+
+//go:noescape
+func subToBF16H12AVX512(dst []uint16, a []uint16, b []uint16) int
+
+//go:noescape
+func mulRoundBF16H1AVX2(dst []float32, a []uint16, b []float32) int
+
+//go:noescape
+func mulRoundBF16H1AVX512(dst []float32, a []uint16, b []float32) int
+
+//go:noescape
+func mulToBF16H1AVX2(dst []uint16, a []uint16, b []float32) int
+
+//go:noescape
+func mulToBF16H1AVX512(dst []uint16, a []uint16, b []float32) int
+
+//go:noescape
+func mulRoundBF16H2AVX2(dst []float32, a []float32, b []uint16) int
+
+//go:noescape
+func mulRoundBF16H2AVX512(dst []float32, a []float32, b []uint16) int
+
+//go:noescape
+func mulToBF16H2AVX2(dst []uint16, a []float32, b []uint16) int
+
+//go:noescape
+func mulToBF16H2AVX512(dst []uint16, a []float32, b []uint16) int
+
+//go:noescape
+func mulRoundBF16H12AVX2(dst []float32, a []uint16, b []uint16) int
+
+//go:noescape
+func mulRoundBF16H12AVX512(dst []float32, a []uint16, b []uint16) int
+
+//go:noescape
+func mulToBF16H12AVX2(dst []uint16, a []uint16, b []uint16) int
+
+//go:noescape
+func mulToBF16H12AVX512(dst []uint16, a []uint16, b []uint16) int
+
+//go:noescape
+func divRoundBF16H1AVX2(dst []float32, a []uint16, b []float32) int
+
+//go:noescape
+func divRoundBF16H1AVX512(dst []float32, a []uint16, b []float32) int
+
+//go:noescape
+func divToBF16H1AVX2(dst []uint16, a []uint16, b []float32) int
+
+//go:noescape
+func divToBF16H1AVX512(dst []uint16, a []uint16, b []float32) int
+
+//go:noescape
+func divRoundBF16H2AVX2(dst []float32, a []float32, b []uint16) int
+
+//go:noescape
+func divRoundBF16H2AVX512(dst []float32, a []float32, b []uint16) int
+
+//go:noescape
+func divToBF16H2AVX2(dst []uint16, a []float32, b []uint16) int
+
+//go:noescape
+func divToBF16H2AVX512(dst []uint16, a []float32, b []uint16) int
+
+//go:noescape
+func divRoundBF16H12AVX2(dst []float32, a []uint16, b []uint16) int
+
+//go:noescape
+func divRoundBF16H12AVX512(dst []float32, a []uint16, b []uint16) int
+
+//go:noescape
+func divToBF16H12AVX2(dst []uint16, a []uint16, b []uint16) int
+
+//go:noescape
+func divToBF16H12AVX512(dst []uint16, a []uint16, b []uint16) int
+
+//go:noescape
+func addScalarRoundBF16HAVX2(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func addScalarRoundBF16HAVX512(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func addScalarToBF16HAVX2(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func addScalarToBF16HAVX512(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func subScalarRoundBF16HAVX2(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func subScalarRoundBF16HAVX512(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func subScalarToBF16HAVX2(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func subScalarToBF16HAVX512(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func subScalarRevRoundBF16HAVX2(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func subScalarRevRoundBF16HAVX512(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func subScalarRevToBF16HAVX2(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func subScalarRevToBF16HAVX512(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func mulScalarRoundBF16HAVX2(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func mulScalarRoundBF16HAVX512(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func mulScalarToBF16HAVX2(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func mulScalarToBF16HAVX512(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func divScalarRoundBF16HAVX2(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func divScalarRoundBF16HAVX512(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func divScalarToBF16HAVX2(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func divScalarToBF16HAVX512(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func divScalarRevRoundBF16HAVX2(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func divScalarRevRoundBF16HAVX512(dst []float32, a []uint16, s float32) int
+
+//go:noescape
+func divScalarRevToBF16HAVX2(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func divScalarRevToBF16HAVX512(dst []uint16, a []uint16, s float32) int
+
+//go:noescape
+func prefetchAVX2(p []byte) int
+
+//go:noescape
+func streamCopyAVX2(dst []byte, src []byte) int
+
+//go:noescape
+func streamCopyAVX512(dst []byte, src []byte) int
+
+//go:noescape
+func fenceAVX2()

@@ -204,6 +204,7 @@ func allCases() []kcase {
 		cs = append(cs, c...)
 	}
 	cs = append(cs, fusedCases()...)
+	cs = append(cs, wideCases()...)
 	return append(cs, transcendentalCases()...)
 }
 
@@ -323,4 +324,53 @@ func firstDiff(a, b []byte) int {
 		}
 	}
 	return len(a)
+}
+
+// TestStreamCopy checks StreamCopy at every tier, length 0..300 and
+// offset from a 64-byte line, plus a large copy, against copy(), with guard
+// bytes around dst left alone; and that Prefetch changes nothing.
+func TestStreamCopy(t *testing.T) {
+	for _, tier := range simd.Available() {
+		t.Run(tier.String(), func(t *testing.T) {
+			defer simd.SetLevel(tier)()
+			testStreamCopy(t)
+		})
+	}
+}
+
+func testStreamCopy(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	src := make([]byte, 1<<16+128)
+	for i := range src {
+		src[i] = byte(r.Uint32())
+	}
+	buf := make([]byte, len(src)+256)
+	for _, n := range append(seqInts(301), 1<<16) {
+		for off := range 64 {
+			for i := range buf {
+				buf[i] = 0xA5
+			}
+			s := src[off%7 : off%7+n]
+			d := buf[64+off : 64+off+n]
+			simd.Prefetch(unsafe.Pointer(unsafe.SliceData(s)), n)
+			simd.StreamCopy(unsafe.Pointer(unsafe.SliceData(d)), unsafe.Pointer(unsafe.SliceData(s)), n)
+			simd.Fence()
+			if !bytes.Equal(d, s) {
+				t.Fatalf("n=%d off=%d: copy differs", n, off)
+			}
+			for i, c := range buf {
+				if (i < 64+off || i >= 64+off+n) && c != 0xA5 {
+					t.Fatalf("n=%d off=%d: byte %d outside dst written", n, off, i)
+				}
+			}
+		}
+	}
+}
+
+func seqInts(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
 }

@@ -124,8 +124,11 @@ type loop struct {
 	lanes  int
 	unroll int
 	nt     bool
-	setup  func()
-	body   func(in []reg.VecVirtual) []Op
+	// noFence leaves the streamed stores unfenced: the caller fences once
+	// after many calls (simd.Fence).
+	noFence bool
+	setup   func()
+	body    func(in []reg.VecVirtual) []Op
 }
 
 // pendingBail collects the bail conditions of the iteration being emitted.
@@ -208,7 +211,7 @@ func (l loop) emit(s isa, streams ...stream) {
 	ADDQ(U32(l.lanes), i)
 	JMP(LabelRef(name + "_loop1"))
 	Label(name + "_done")
-	if l.nt {
+	if l.nt && !l.noFence {
 		SFENCE()
 	}
 	VZEROUPPER()

@@ -50,6 +50,9 @@ func add(name, params string, build func(s isa)) {
 func addR(name, params, results, zero string, build func(s isa)) {
 	var args []string
 	for _, p := range strings.Split(params, ",") {
+		if strings.TrimSpace(p) == "" {
+			continue // no parameters
+		}
 		args = append(args, strings.Fields(p)[0])
 	}
 	kernels = append(kernels, &kernel{name: name, params: params, args: strings.Join(args, ", "),
@@ -66,6 +69,8 @@ func main() {
 	registerTranscendental()
 	registerFused()
 	registerSum()
+	registerWide()
+	registerMemory()
 	for _, k := range kernels {
 		for _, s := range []isa{avx2, avx512} {
 			before := current
@@ -109,11 +114,19 @@ func dispatchFile() []byte {
 					body = &k.isas[i]
 				}
 			}
-			if body != nil {
+			switch {
+			case body == nil:
+			case k.results == "":
+				fmt.Fprintf(&b, "\tcase %s:\n\t\t%s%s(%s)\n", t.tier, k.name, body.name, k.args)
+			default:
 				fmt.Fprintf(&b, "\tcase %s:\n\t\treturn %s%s(%s)\n", t.tier, k.name, body.name, k.args)
 			}
 		}
-		fmt.Fprintf(&b, "\t}\n\treturn %s\n}\n", k.zero)
+		if k.results == "" {
+			b.WriteString("\t}\n}\n")
+		} else {
+			fmt.Fprintf(&b, "\t}\n\treturn %s\n}\n", k.zero)
+		}
 	}
 	return b.Bytes()
 }
@@ -122,7 +135,11 @@ func fallbackFile() []byte {
 	var b bytes.Buffer
 	b.WriteString(header + "//go:build !amd64 || purego\n\npackage simd\n")
 	for _, k := range kernels {
-		fmt.Fprintf(&b, "\nfunc %sAccel(%s) %s { return %s }\n", k.name, k.params, k.results, k.zero)
+		if k.results == "" {
+			fmt.Fprintf(&b, "\nfunc %sAccel(%s) {}\n", k.name, k.params)
+		} else {
+			fmt.Fprintf(&b, "\nfunc %sAccel(%s) %s { return %s }\n", k.name, k.params, k.results, k.zero)
+		}
 	}
 	return b.Bytes()
 }
