@@ -64,6 +64,11 @@ type step struct {
 	rev   bool         // stepScalar: the invariant operand is the left one
 	neg   [2]bool      // stepAffine: a, b are negated (x·a − b, b − x·a)
 	label string       // e.g. "mul.f32", "affine-nt.f32", "add+round.f16"
+	// widens: a unary step widening dt (f16, bf16) storage bits to the
+	// compute dtype; fused: which fused f16/bf16 kernel the step runs
+	// (see fuse.go).
+	widens bool
+	fused  fusedKind
 }
 
 // body is a compiled elementwise computation.
@@ -73,6 +78,26 @@ type body struct {
 	steps []step
 	nregs int
 	out   loc // where the result is after the steps
+}
+
+// reads lists the buffers the steps read element by element (not the
+// gathers' strided or broadcast reads, nor loop-invariant scalars), each
+// once.
+func (b *body) reads() []loc {
+	var ls []loc
+	for i := range b.steps {
+		s := &b.steps[i]
+		if s.kind == stepGather {
+			continue
+		}
+		for j, a := range s.args {
+			scalar := j > 0 && (s.kind == stepScalar || s.kind == stepAffine)
+			if a.kind == locBuf && !scalar && !slices.Contains(ls, a) {
+				ls = append(ls, a)
+			}
+		}
+	}
+	return ls
 }
 
 // source is where a fusion input's data lives: a plan buffer, or constant
@@ -225,7 +250,7 @@ func (bb *bodyBuilder) load(d tensor.DType, src int, strides []int) loc {
 	}
 	// Widening writes wider elements than it reads: never in place.
 	dst := reg()
-	*steps = append(*steps, step{kind: stepUnary, un: widen, dst: dst, args: [3]loc{in}, label: "widen." + d.String()})
+	*steps = append(*steps, step{kind: stepUnary, un: widen, dst: dst, args: [3]loc{in}, dt: d, widens: true, label: "widen." + d.String()})
 	if in.kind == locReg && !invariant {
 		bb.free = append(bb.free, in.idx)
 	}

@@ -25,7 +25,20 @@ import (
 //     bf16 buffer is dropped: narrowing rounds the same way, and rounding
 //     twice to the same precision is rounding once (dropFinalRound); an
 //     f16 or bf16 add, subtract, multiply or divide computing that result
-//     then writes the storage bits itself (fuseStore).
+//     then writes the storage bits itself (fuseStore);
+//   - the widening of an f16 or bf16 input buffer to f32, whose register
+//     only such an op (rounded or storing) reads, becomes part of that op:
+//     the op reads the storage bits from the buffer and widens them in
+//     vector registers (fuseWiden), so `x16 * y16` is one pass.
+
+// fusedKind says which fused f16/bf16 kernel family a step runs.
+type fusedKind uint8
+
+const (
+	fusedNone  fusedKind = iota
+	fusedRound           // op and rounding to the storage precision
+	fusedStore           // op writing the storage bits
+)
 
 // affineFn computes dst = x·*a + *b.
 type affineFn func(dst, x, a, b unsafe.Pointer, n int)
@@ -68,7 +81,13 @@ func simdAffine[T float32 | float64](f func(dst, x []T, a, b T)) func(neg [2]boo
 // roundedBinary[op][d] and roundedScalar[op][d][rev] are the f16 and bf16
 // ops fused with their rounding; storeBinary and storeScalar the same ops
 // writing storage bits (uint16) instead.
+//
+// wideBinary[k][op][d][form] and wideScalar[k][op][d][rev] are those ops
+// (k: 0 rounded, 1 storing) reading operands as storage bits: form bit 0
+// for a, bit 1 for b.
 var (
+	wideBinary    [2][trace.NumOps][tensor.NumDTypes][4]binaryFn
+	wideScalar    [2][trace.NumOps][tensor.NumDTypes][2]scalarFn
 	roundedBinary [trace.NumOps][tensor.NumDTypes]binaryFn
 	roundedScalar [trace.NumOps][tensor.NumDTypes][2]scalarFn
 	storeBinary   [trace.NumOps][tensor.NumDTypes]binaryFn
@@ -131,6 +150,75 @@ func init() {
 	}
 }
 
+func init() {
+	type forms struct{ h1, h2, h12 any }
+	type ops struct {
+		add, sub, mul, div                       [2]forms // rounded, storing
+		addS, subS, subSRev, mulS, divS, divSRev [2]any
+	}
+	for d, k := range map[tensor.DType]ops{
+		tensor.F16: {
+			add:  [2]forms{{simd.AddRoundF16H1, simd.AddRoundF16H2, simd.AddRoundF16H12}, {simd.AddToF16H1, simd.AddToF16H2, simd.AddToF16H12}},
+			sub:  [2]forms{{simd.SubRoundF16H1, simd.SubRoundF16H2, simd.SubRoundF16H12}, {simd.SubToF16H1, simd.SubToF16H2, simd.SubToF16H12}},
+			mul:  [2]forms{{simd.MulRoundF16H1, simd.MulRoundF16H2, simd.MulRoundF16H12}, {simd.MulToF16H1, simd.MulToF16H2, simd.MulToF16H12}},
+			div:  [2]forms{{simd.DivRoundF16H1, simd.DivRoundF16H2, simd.DivRoundF16H12}, {simd.DivToF16H1, simd.DivToF16H2, simd.DivToF16H12}},
+			addS: [2]any{simd.AddScalarRoundF16H, simd.AddScalarToF16H}, subS: [2]any{simd.SubScalarRoundF16H, simd.SubScalarToF16H},
+			subSRev: [2]any{simd.SubScalarRevRoundF16H, simd.SubScalarRevToF16H}, mulS: [2]any{simd.MulScalarRoundF16H, simd.MulScalarToF16H},
+			divS: [2]any{simd.DivScalarRoundF16H, simd.DivScalarToF16H}, divSRev: [2]any{simd.DivScalarRevRoundF16H, simd.DivScalarRevToF16H},
+		},
+		tensor.BF16: {
+			add:  [2]forms{{simd.AddRoundBF16H1, simd.AddRoundBF16H2, simd.AddRoundBF16H12}, {simd.AddToBF16H1, simd.AddToBF16H2, simd.AddToBF16H12}},
+			sub:  [2]forms{{simd.SubRoundBF16H1, simd.SubRoundBF16H2, simd.SubRoundBF16H12}, {simd.SubToBF16H1, simd.SubToBF16H2, simd.SubToBF16H12}},
+			mul:  [2]forms{{simd.MulRoundBF16H1, simd.MulRoundBF16H2, simd.MulRoundBF16H12}, {simd.MulToBF16H1, simd.MulToBF16H2, simd.MulToBF16H12}},
+			div:  [2]forms{{simd.DivRoundBF16H1, simd.DivRoundBF16H2, simd.DivRoundBF16H12}, {simd.DivToBF16H1, simd.DivToBF16H2, simd.DivToBF16H12}},
+			addS: [2]any{simd.AddScalarRoundBF16H, simd.AddScalarToBF16H}, subS: [2]any{simd.SubScalarRoundBF16H, simd.SubScalarToBF16H},
+			subSRev: [2]any{simd.SubScalarRevRoundBF16H, simd.SubScalarRevToBF16H}, mulS: [2]any{simd.MulScalarRoundBF16H, simd.MulScalarToBF16H},
+			divS: [2]any{simd.DivScalarRoundBF16H, simd.DivScalarToBF16H}, divSRev: [2]any{simd.DivScalarRevRoundBF16H, simd.DivScalarRevToBF16H},
+		},
+	} {
+		for kind := range 2 {
+			for op, f := range map[trace.Op]forms{trace.OpAdd: k.add[kind], trace.OpSub: k.sub[kind], trace.OpMul: k.mul[kind], trace.OpDiv: k.div[kind]} {
+				wideBinary[kind][op][d] = [4]binaryFn{nil, wideBin(f.h1), wideBin(f.h2), wideBin(f.h12)}
+			}
+			for op, f := range map[trace.Op][2]any{trace.OpAdd: {k.addS[kind], k.addS[kind]}, trace.OpSub: {k.subS[kind], k.subSRev[kind]},
+				trace.OpMul: {k.mulS[kind], k.mulS[kind]}, trace.OpDiv: {k.divS[kind], k.divSRev[kind]}} {
+				wideScalar[kind][op][d] = [2]scalarFn{wideScal(f[0]), wideScal(f[1])}
+			}
+		}
+	}
+}
+
+// wideBin adapts a binary kernel of package simd whose operands are
+// float32 or storage bits ([]uint16), writing float32 or bits.
+func wideBin(f any) binaryFn {
+	switch f := f.(type) {
+	case func([]float32, []uint16, []float32):
+		return func(d, a, b unsafe.Pointer, n int) { f(view[float32](d, n), view[uint16](a, n), view[float32](b, n)) }
+	case func([]float32, []float32, []uint16):
+		return func(d, a, b unsafe.Pointer, n int) { f(view[float32](d, n), view[float32](a, n), view[uint16](b, n)) }
+	case func([]float32, []uint16, []uint16):
+		return func(d, a, b unsafe.Pointer, n int) { f(view[float32](d, n), view[uint16](a, n), view[uint16](b, n)) }
+	case func([]uint16, []uint16, []float32):
+		return func(d, a, b unsafe.Pointer, n int) { f(view[uint16](d, n), view[uint16](a, n), view[float32](b, n)) }
+	case func([]uint16, []float32, []uint16):
+		return func(d, a, b unsafe.Pointer, n int) { f(view[uint16](d, n), view[float32](a, n), view[uint16](b, n)) }
+	case func([]uint16, []uint16, []uint16):
+		return func(d, a, b unsafe.Pointer, n int) { f(view[uint16](d, n), view[uint16](a, n), view[uint16](b, n)) }
+	}
+	panic(fmt.Sprintf("kernels: no adapter for %T", f))
+}
+
+// wideScal adapts a scalar kernel of package simd reading storage bits.
+func wideScal(f any) scalarFn {
+	switch f := f.(type) {
+	case func([]float32, []uint16, float32):
+		return func(d, a, s unsafe.Pointer, n int) { f(view[float32](d, n), view[uint16](a, n), *(*float32)(s)) }
+	case func([]uint16, []uint16, float32):
+		return func(d, a, s unsafe.Pointer, n int) { f(view[uint16](d, n), view[uint16](a, n), *(*float32)(s)) }
+	}
+	panic(fmt.Sprintf("kernels: no adapter for %T", f))
+}
+
 // isRound16 reports whether a step rounds its result to d's precision
 // with the executor's rounding.
 func isRound16(s *step) bool {
@@ -150,7 +238,7 @@ func (b *body) fuse(o fuseOptions) {
 		switch s.kind {
 		case stepBinary:
 			if f := roundedBinary[s.op][s.dt]; f != nil {
-				s.bin, s.round = f, nil
+				s.bin, s.round, s.fused = f, nil, fusedRound
 				s.label = strings.Replace(s.label, ".", "+round.", 1)
 			}
 		case stepScalar:
@@ -159,7 +247,7 @@ func (b *body) fuse(o fuseOptions) {
 				rev = 1
 			}
 			if f := roundedScalar[s.op][s.dt][rev]; f != nil {
-				s.scal, s.round = f, nil
+				s.scal, s.round, s.fused = f, nil, fusedRound
 				s.label = strings.Replace(s.label, ".", "+round.", 1)
 			}
 		}
@@ -255,9 +343,102 @@ func (b *body) fuseStore(d tensor.DType, dst loc, o fuseOptions) bool {
 	default:
 		return false
 	}
-	s.dst, b.out = dst, dst
+	s.dst, b.out, s.fused = dst, dst, fusedStore
 	s.label = strings.Replace(s.label, ".", "+store.", 1)
 	return true
+}
+
+// fuseWiden merges into each fused f16/bf16 step (rounded or storing) the
+// widening steps of its operands that read an input buffer, when the
+// widened register is read by no other step: the step then reads the
+// buffer's storage bits itself. Run it after fuse and fuseStore.
+func (b *body) fuseWiden(o fuseOptions) {
+	if o.off {
+		return
+	}
+	drop := make([]bool, len(b.steps))
+	for j := range b.steps {
+		s := &b.steps[j]
+		npos := 2
+		switch {
+		case s.fused == fusedNone:
+			continue
+		case s.kind == stepScalar:
+			npos = 1
+		case s.kind != stepBinary:
+			continue
+		}
+		form, from := 0, [2]int{-1, -1}
+		for p := range npos {
+			if i := b.widening(j, s.args[p]); i >= 0 && !drop[i] && b.steps[i].dt == s.dt {
+				form, from[p] = form|1<<p, i
+			}
+		}
+		if form == 0 {
+			continue
+		}
+		k := 0
+		if s.fused == fusedStore {
+			k = 1
+		}
+		if s.kind == stepScalar {
+			rev := 0
+			if s.rev {
+				rev = 1
+			}
+			f := wideScalar[k][s.op][s.dt][rev]
+			if f == nil {
+				continue
+			}
+			s.scal = f
+		} else {
+			f := wideBinary[k][s.op][s.dt][form]
+			if f == nil {
+				continue
+			}
+			s.bin = f
+		}
+		for p, i := range from {
+			if i >= 0 {
+				s.args[p] = b.steps[i].args[0]
+				drop[i] = true
+			}
+		}
+		s.label = strings.Replace(s.label, ".", "+widen.", 1)
+	}
+	out := b.steps[:0]
+	for i, s := range b.steps {
+		if !drop[i] {
+			out = append(out, s)
+		}
+	}
+	b.steps = out
+}
+
+// widening returns the index of the step that computes register r for
+// step j when it is a widening of an input buffer whose result only step
+// j reads; otherwise -1.
+func (b *body) widening(j int, r loc) int {
+	if r.kind != locReg {
+		return -1
+	}
+	i := j - 1
+	for ; i >= 0 && b.steps[i].dst != r; i-- {
+	}
+	if i < 0 || !b.steps[i].widens || b.steps[i].args[0].kind != locBuf {
+		return -1
+	}
+	for k := i + 1; k < j; k++ {
+		for _, a := range b.steps[k].args {
+			if a == r {
+				return -1
+			}
+		}
+	}
+	if b.steps[j].dst != r && b.live(r, j+1) {
+		return -1
+	}
+	return i
 }
 
 // streams reports whether b is one step that reads only buffers (and

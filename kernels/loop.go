@@ -3,6 +3,7 @@ package kernels
 import (
 	"unsafe"
 
+	"github.com/kiln-go/kiln/internal/simd"
 	"github.com/kiln-go/kiln/lower"
 )
 
@@ -18,6 +19,13 @@ type loopKernel struct {
 	// worker runs its whole range as one block (no per-block calls, and a
 	// streaming-store kernel fences once).
 	stream bool
+	// nt: the body's result lands in a register and is streamed to the
+	// output with non-temporal stores (simd.StreamCopy), fenced once per
+	// worker range.
+	nt bool
+	// ahead: the buffers the body reads element by element, whose next
+	// block a worker prefetches before computing the current one.
+	ahead []loc
 }
 
 // streamChunk bounds the elements of one streaming call: an assembly loop
@@ -51,7 +59,12 @@ func (x *cpuExec) compileLoop(f *lower.Fusion) (kernel, error) {
 	if k.store != nil && b.fuseStore(root.DType, dst, fo) {
 		k.store = nil
 	}
+	b.fuseWiden(fo)
 	k.stream = k.store == nil && b.streams()
+	if fo.nt && !k.stream && k.store == nil && b.streamOut(dst) {
+		k.store, k.nt = streamStore(k.size), true
+	}
+	k.ahead = b.reads()
 	return k, nil
 }
 
@@ -74,9 +87,45 @@ func (k *loopKernel) runRange(rs *runState, w *worker, lo, hi int) {
 	for b := lo; b < hi; b++ {
 		start := b * block
 		n := min(block, k.n-start)
+		if next := start + block; b+1 < hi {
+			m := min(block, k.n-next)
+			for _, l := range k.ahead {
+				simd.Prefetch(unsafe.Add(rs.srcs[l.idx], next*l.size), m*l.size)
+			}
+		}
 		res := w.eval(k.body, rs.srcs, start, n)
 		if k.store != nil {
 			k.store(unsafe.Add(rs.srcs[k.out], start*k.size), res, n)
 		}
 	}
+	if k.nt {
+		simd.Fence()
+	}
+}
+
+// streamStore copies a block of elements of size bytes from a register to
+// the output with non-temporal stores, left unfenced.
+func streamStore(size int) unaryFn {
+	return func(dst, src unsafe.Pointer, n int) { simd.StreamCopy(dst, src, n*size) }
+}
+
+// streamOut makes the step that writes the body's result to the output
+// buffer dst write it to a new register instead, so that the loop can
+// stream it to dst past the caches. It reports whether it did. Outputs of
+// at least ntMinBytes (from which E1's affine loop measured faster with
+// streaming stores) measured faster this way for bodies of several steps
+// too (E2: see BenchmarkLoopNT), because the output's lines are never
+// read for ownership.
+func (b *body) streamOut(dst loc) bool {
+	if b.out != dst || len(b.steps) == 0 {
+		return false
+	}
+	s := &b.steps[len(b.steps)-1]
+	if s.dst != dst || s.kind == stepGather {
+		return false
+	}
+	r := loc{kind: locReg, idx: b.nregs}
+	b.nregs++
+	s.dst, b.out = r, r
+	return true
 }

@@ -56,6 +56,7 @@ func (x *cpuExec) compileReduce(f *lower.Fusion) (kernel, error) {
 		return nil, err
 	}
 	b.fuse(x.cpu.fuseOptions())
+	b.fuseWiden(x.cpu.fuseOptions())
 	k.body = b
 	od := operand.DType
 	k.accSize = computeDType(od).Size()
