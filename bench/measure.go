@@ -27,7 +27,11 @@ type schedule struct {
 // measureTogether calls every impl's run once untimed (the warm-up:
 // caches, page faults of preallocated outputs), then times them in
 // rounds, one run of each in turn, so that other load on the machine
-// falls on all of them alike. Each follows the schedule on its own: at
+// falls on all of them alike. A collection precedes every run, untimed:
+// without it, the garbage of one peer (gorgonia's per-op arrays, Run's
+// fresh outputs) is marked by the GC's background workers on the next
+// peer's clock, taking one of the two cores from it. A peer's own
+// allocations still trigger collections inside its own timing. Each follows the schedule on its own: at
 // most s.runs runs, and once it has spent s.budget, no more than
 // s.minRuns. perCall divides the times (E5a times batches of calls).
 func measureTogether(ims []impl, s schedule, perCall int) ([]timing, []error) {
@@ -35,6 +39,7 @@ func measureTogether(ims []impl, s schedule, perCall int) ([]timing, []error) {
 	spent := make([]time.Duration, len(ims))
 	errs := make([]error, len(ims))
 	once := func(i int) (time.Duration, error) {
+		runtime.GC()
 		if ims[i].before != nil {
 			ims[i].before()
 		}
