@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/lower"
@@ -285,8 +286,8 @@ type funcJob func(w *worker, lo, hi int)
 
 func (f funcJob) runRange(_ *runState, w *worker, lo, hi int) { f(w, lo, hi) }
 
-// parallel runs job over [0, n) split into contiguous ranges, one per
-// worker, when the work (elems) is large enough.
+// parallel runs job over [0, n) on several workers when the work (elems)
+// is large enough (see fork).
 func (x *cpuExec) parallel(rs *runState, n, elems int, job rangeJob) {
 	nw := x.cpu.workers()
 	if elems < x.cpu.opts.ParallelMin || n < 2 {
@@ -303,18 +304,39 @@ func (x *cpuExec) parallel(rs *runState, n, elems int, job rangeJob) {
 	x.fork(rs, n, nw, job)
 }
 
-// fork runs job on nw workers. It is apart from parallel so that the
-// variables its goroutines capture live on the heap only when it runs.
+// forkChunks is how many ranges per worker fork deals out.
+const forkChunks = 8
+
+// fork runs job on nw workers, which take contiguous ranges of about
+// n/(nw·forkChunks) indices in turn from a shared counter until none is
+// left. The calling goroutine starts at once while the others still wake
+// up (tens to hundreds of microseconds for an idle core on these
+// machines), so a late worker leaves its share to the ones running instead
+// of making the Run wait for its fixed half. Which worker takes which
+// range does not change any result: kernels write by index. fork is apart
+// from parallel so that the variables its goroutines capture live on the
+// heap only when it runs.
 func (x *cpuExec) fork(rs *runState, n, nw int, job rangeJob) {
+	chunk := max(1, n/(nw*forkChunks))
+	var next atomic.Int64
+	take := func(w *worker) {
+		for {
+			lo := int(next.Add(int64(chunk))) - chunk
+			if lo >= n {
+				return
+			}
+			job.runRange(rs, w, lo, min(lo+chunk, n))
+		}
+	}
 	var wg sync.WaitGroup
 	for w := 1; w < nw; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			job.runRange(rs, rs.workers[w], w*n/nw, (w+1)*n/nw)
+			take(rs.workers[w])
 		}()
 	}
-	job.runRange(rs, rs.workers[0], 0, n/nw)
+	take(rs.workers[0])
 	wg.Wait()
 }
 
