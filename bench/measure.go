@@ -27,18 +27,26 @@ type schedule struct {
 // measureTogether calls every impl's run once untimed (the warm-up:
 // caches, page faults of preallocated outputs), then times them in
 // rounds, one run of each in turn, so that other load on the machine
-// falls on all of them alike. A collection precedes every run, untimed:
-// without it, the garbage of one peer (gorgonia's per-op arrays, Run's
-// fresh outputs) is marked by the GC's background workers on the next
-// peer's clock, taking one of the two cores from it. A peer's own
-// allocations still trigger collections inside its own timing. Each follows the schedule on its own: at
-// most s.runs runs, and once it has spent s.budget, no more than
-// s.minRuns. perCall divides the times (E5a times batches of calls).
+// falls on all of them alike. With several impls, each timed run follows
+// an untimed run of the same impl: the other peers' passes over hundreds
+// of MiB evict its data, and its page-table entries, from every cache, and
+// a peer timed alone (the C and NumPy subprocesses loop over their own
+// runs) never pays for that. A collection precedes every timed run,
+// untimed: without it, the garbage of one peer (gorgonia's per-op arrays,
+// Run's fresh outputs) is marked by the GC's background workers on the
+// next peer's clock, taking one of the two cores from it. A peer's own
+// allocations still trigger collections inside its own timing.
 func measureTogether(ims []impl, s schedule, perCall int) ([]timing, []error) {
 	times := make([][]time.Duration, len(ims))
 	spent := make([]time.Duration, len(ims))
 	errs := make([]error, len(ims))
+	rewarm := len(ims) > 1
 	once := func(i int) (time.Duration, error) {
+		if rewarm {
+			if err := ims[i].run(); err != nil {
+				return 0, err
+			}
+		}
 		runtime.GC()
 		if ims[i].before != nil {
 			ims[i].before()

@@ -18,8 +18,9 @@ func writeReport(wr io.Writer, r *results, svgName string) error {
 		r.opts.command, r.start.UTC().Format("2006-01-02 15:04 MST"), r.took.Round(time.Second))
 	p("Every number comes from this one run on this one machine: each cell is the median of repeated runs ")
 	p("(the count in parentheses; a peer stops early, after at least %d runs, once it has spent %s), ", r.opts.schedule().minRuns, r.opts.budget)
-	p("after one untimed warm-up run. The in-process peers are timed in rounds, one run of each in turn, each run ")
-	p("after an untimed `runtime.GC()` so that no peer pays for collecting another's garbage. The machine is shared with other work and noisy, so compare the ratios ")
+	p("after one untimed warm-up run. The in-process peers are timed in rounds, one run of each in turn; each timed run ")
+	p("follows an untimed run of the same peer (as the C and NumPy subprocesses, which loop over their own runs, ")
+	p("find their data and page tables warm) and an untimed `runtime.GC()` (so that no peer pays for collecting another's garbage). The machine is shared with other work and noisy, so compare the ratios ")
 	p("within a row rather than absolute times across reports.")
 	if r.opts.quick {
 		p(" **Quick mode**: small inputs and few runs — a smoke test, not a measurement.")
