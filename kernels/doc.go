@@ -59,6 +59,20 @@
 // the index of the first maximum (minimum) in that order, a NaN counting as
 // the maximum (minimum) and the first NaN winning; for bool, true > false.
 //
+// # How the CPU backend runs a loop fusion
+//
+// A fused loop is a list of steps, each one typed vector kernel (package
+// internal/simd: AVX-512 or AVX2 chosen at run time, a pure-Go twin
+// elsewhere) over a block of 1024 elements held in per-worker registers
+// that stay in L1. A peephole pass merges common step pairs into one pass
+// (x·a + b; an f16/bf16 op and its rounding; the last op and the narrowing
+// store; the widening of an f16/bf16 input and the op reading it). Before
+// each block a worker prefetches the next block's inputs; an output of 32
+// MiB or more is written with non-temporal stores, fenced once per range.
+// Workers take ranges of blocks from a shared counter, so a core that
+// wakes late does not delay the Run; every result is written by index, so
+// which worker computed it never changes a bit.
+//
 // # dot_general
 //
 // Each output element is Σ_k lhs·rhs over the contracting dims, in row-major
