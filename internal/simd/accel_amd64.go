@@ -1014,12 +1014,32 @@ func addToF16Accel(dst []uint16, a, b []float32) int {
 	return 0
 }
 
+func addToF16NTAccel(dst []uint16, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return addToF16NTAVX512(dst, a, b)
+	case AVX2:
+		return addToF16NTAVX2(dst, a, b)
+	}
+	return 0
+}
+
 func subToF16Accel(dst []uint16, a, b []float32) int {
 	switch tier {
 	case AVX512:
 		return subToF16AVX512(dst, a, b)
 	case AVX2:
 		return subToF16AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func subToF16NTAccel(dst []uint16, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return subToF16NTAVX512(dst, a, b)
+	case AVX2:
+		return subToF16NTAVX2(dst, a, b)
 	}
 	return 0
 }
@@ -1034,12 +1054,32 @@ func mulToF16Accel(dst []uint16, a, b []float32) int {
 	return 0
 }
 
+func mulToF16NTAccel(dst []uint16, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return mulToF16NTAVX512(dst, a, b)
+	case AVX2:
+		return mulToF16NTAVX2(dst, a, b)
+	}
+	return 0
+}
+
 func divToF16Accel(dst []uint16, a, b []float32) int {
 	switch tier {
 	case AVX512:
 		return divToF16AVX512(dst, a, b)
 	case AVX2:
 		return divToF16AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func divToF16NTAccel(dst []uint16, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return divToF16NTAVX512(dst, a, b)
+	case AVX2:
+		return divToF16NTAVX2(dst, a, b)
 	}
 	return 0
 }
@@ -1054,12 +1094,32 @@ func addScalarToF16Accel(dst []uint16, a []float32, s float32) int {
 	return 0
 }
 
+func addScalarToF16NTAccel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return addScalarToF16NTAVX512(dst, a, s)
+	case AVX2:
+		return addScalarToF16NTAVX2(dst, a, s)
+	}
+	return 0
+}
+
 func subScalarToF16Accel(dst []uint16, a []float32, s float32) int {
 	switch tier {
 	case AVX512:
 		return subScalarToF16AVX512(dst, a, s)
 	case AVX2:
 		return subScalarToF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func subScalarToF16NTAccel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return subScalarToF16NTAVX512(dst, a, s)
+	case AVX2:
+		return subScalarToF16NTAVX2(dst, a, s)
 	}
 	return 0
 }
@@ -1074,12 +1134,32 @@ func subScalarRevToF16Accel(dst []uint16, a []float32, s float32) int {
 	return 0
 }
 
+func subScalarRevToF16NTAccel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return subScalarRevToF16NTAVX512(dst, a, s)
+	case AVX2:
+		return subScalarRevToF16NTAVX2(dst, a, s)
+	}
+	return 0
+}
+
 func mulScalarToF16Accel(dst []uint16, a []float32, s float32) int {
 	switch tier {
 	case AVX512:
 		return mulScalarToF16AVX512(dst, a, s)
 	case AVX2:
 		return mulScalarToF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func mulScalarToF16NTAccel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return mulScalarToF16NTAVX512(dst, a, s)
+	case AVX2:
+		return mulScalarToF16NTAVX2(dst, a, s)
 	}
 	return 0
 }
@@ -1094,12 +1174,32 @@ func divScalarToF16Accel(dst []uint16, a []float32, s float32) int {
 	return 0
 }
 
+func divScalarToF16NTAccel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return divScalarToF16NTAVX512(dst, a, s)
+	case AVX2:
+		return divScalarToF16NTAVX2(dst, a, s)
+	}
+	return 0
+}
+
 func divScalarRevToF16Accel(dst []uint16, a []float32, s float32) int {
 	switch tier {
 	case AVX512:
 		return divScalarRevToF16AVX512(dst, a, s)
 	case AVX2:
 		return divScalarRevToF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func divScalarRevToF16NTAccel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return divScalarRevToF16NTAVX512(dst, a, s)
+	case AVX2:
+		return divScalarRevToF16NTAVX2(dst, a, s)
 	}
 	return 0
 }
@@ -1114,12 +1214,32 @@ func addToBF16Accel(dst []uint16, a, b []float32) int {
 	return 0
 }
 
+func addToBF16NTAccel(dst []uint16, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return addToBF16NTAVX512(dst, a, b)
+	case AVX2:
+		return addToBF16NTAVX2(dst, a, b)
+	}
+	return 0
+}
+
 func subToBF16Accel(dst []uint16, a, b []float32) int {
 	switch tier {
 	case AVX512:
 		return subToBF16AVX512(dst, a, b)
 	case AVX2:
 		return subToBF16AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func subToBF16NTAccel(dst []uint16, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return subToBF16NTAVX512(dst, a, b)
+	case AVX2:
+		return subToBF16NTAVX2(dst, a, b)
 	}
 	return 0
 }
@@ -1134,12 +1254,32 @@ func mulToBF16Accel(dst []uint16, a, b []float32) int {
 	return 0
 }
 
+func mulToBF16NTAccel(dst []uint16, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return mulToBF16NTAVX512(dst, a, b)
+	case AVX2:
+		return mulToBF16NTAVX2(dst, a, b)
+	}
+	return 0
+}
+
 func divToBF16Accel(dst []uint16, a, b []float32) int {
 	switch tier {
 	case AVX512:
 		return divToBF16AVX512(dst, a, b)
 	case AVX2:
 		return divToBF16AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func divToBF16NTAccel(dst []uint16, a, b []float32) int {
+	switch tier {
+	case AVX512:
+		return divToBF16NTAVX512(dst, a, b)
+	case AVX2:
+		return divToBF16NTAVX2(dst, a, b)
 	}
 	return 0
 }
@@ -1154,12 +1294,32 @@ func addScalarToBF16Accel(dst []uint16, a []float32, s float32) int {
 	return 0
 }
 
+func addScalarToBF16NTAccel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return addScalarToBF16NTAVX512(dst, a, s)
+	case AVX2:
+		return addScalarToBF16NTAVX2(dst, a, s)
+	}
+	return 0
+}
+
 func subScalarToBF16Accel(dst []uint16, a []float32, s float32) int {
 	switch tier {
 	case AVX512:
 		return subScalarToBF16AVX512(dst, a, s)
 	case AVX2:
 		return subScalarToBF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func subScalarToBF16NTAccel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return subScalarToBF16NTAVX512(dst, a, s)
+	case AVX2:
+		return subScalarToBF16NTAVX2(dst, a, s)
 	}
 	return 0
 }
@@ -1174,12 +1334,32 @@ func subScalarRevToBF16Accel(dst []uint16, a []float32, s float32) int {
 	return 0
 }
 
+func subScalarRevToBF16NTAccel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return subScalarRevToBF16NTAVX512(dst, a, s)
+	case AVX2:
+		return subScalarRevToBF16NTAVX2(dst, a, s)
+	}
+	return 0
+}
+
 func mulScalarToBF16Accel(dst []uint16, a []float32, s float32) int {
 	switch tier {
 	case AVX512:
 		return mulScalarToBF16AVX512(dst, a, s)
 	case AVX2:
 		return mulScalarToBF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func mulScalarToBF16NTAccel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return mulScalarToBF16NTAVX512(dst, a, s)
+	case AVX2:
+		return mulScalarToBF16NTAVX2(dst, a, s)
 	}
 	return 0
 }
@@ -1194,12 +1374,32 @@ func divScalarToBF16Accel(dst []uint16, a []float32, s float32) int {
 	return 0
 }
 
+func divScalarToBF16NTAccel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return divScalarToBF16NTAVX512(dst, a, s)
+	case AVX2:
+		return divScalarToBF16NTAVX2(dst, a, s)
+	}
+	return 0
+}
+
 func divScalarRevToBF16Accel(dst []uint16, a []float32, s float32) int {
 	switch tier {
 	case AVX512:
 		return divScalarRevToBF16AVX512(dst, a, s)
 	case AVX2:
 		return divScalarRevToBF16AVX2(dst, a, s)
+	}
+	return 0
+}
+
+func divScalarRevToBF16NTAccel(dst []uint16, a []float32, s float32) int {
+	switch tier {
+	case AVX512:
+		return divScalarRevToBF16NTAVX512(dst, a, s)
+	case AVX2:
+		return divScalarRevToBF16NTAVX2(dst, a, s)
 	}
 	return 0
 }

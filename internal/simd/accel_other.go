@@ -206,43 +206,83 @@ func divScalarRevRoundBF16Accel(dst, a []float32, s float32) int { return 0 }
 
 func addToF16Accel(dst []uint16, a, b []float32) int { return 0 }
 
+func addToF16NTAccel(dst []uint16, a, b []float32) int { return 0 }
+
 func subToF16Accel(dst []uint16, a, b []float32) int { return 0 }
+
+func subToF16NTAccel(dst []uint16, a, b []float32) int { return 0 }
 
 func mulToF16Accel(dst []uint16, a, b []float32) int { return 0 }
 
+func mulToF16NTAccel(dst []uint16, a, b []float32) int { return 0 }
+
 func divToF16Accel(dst []uint16, a, b []float32) int { return 0 }
+
+func divToF16NTAccel(dst []uint16, a, b []float32) int { return 0 }
 
 func addScalarToF16Accel(dst []uint16, a []float32, s float32) int { return 0 }
 
+func addScalarToF16NTAccel(dst []uint16, a []float32, s float32) int { return 0 }
+
 func subScalarToF16Accel(dst []uint16, a []float32, s float32) int { return 0 }
+
+func subScalarToF16NTAccel(dst []uint16, a []float32, s float32) int { return 0 }
 
 func subScalarRevToF16Accel(dst []uint16, a []float32, s float32) int { return 0 }
 
+func subScalarRevToF16NTAccel(dst []uint16, a []float32, s float32) int { return 0 }
+
 func mulScalarToF16Accel(dst []uint16, a []float32, s float32) int { return 0 }
+
+func mulScalarToF16NTAccel(dst []uint16, a []float32, s float32) int { return 0 }
 
 func divScalarToF16Accel(dst []uint16, a []float32, s float32) int { return 0 }
 
+func divScalarToF16NTAccel(dst []uint16, a []float32, s float32) int { return 0 }
+
 func divScalarRevToF16Accel(dst []uint16, a []float32, s float32) int { return 0 }
+
+func divScalarRevToF16NTAccel(dst []uint16, a []float32, s float32) int { return 0 }
 
 func addToBF16Accel(dst []uint16, a, b []float32) int { return 0 }
 
+func addToBF16NTAccel(dst []uint16, a, b []float32) int { return 0 }
+
 func subToBF16Accel(dst []uint16, a, b []float32) int { return 0 }
+
+func subToBF16NTAccel(dst []uint16, a, b []float32) int { return 0 }
 
 func mulToBF16Accel(dst []uint16, a, b []float32) int { return 0 }
 
+func mulToBF16NTAccel(dst []uint16, a, b []float32) int { return 0 }
+
 func divToBF16Accel(dst []uint16, a, b []float32) int { return 0 }
+
+func divToBF16NTAccel(dst []uint16, a, b []float32) int { return 0 }
 
 func addScalarToBF16Accel(dst []uint16, a []float32, s float32) int { return 0 }
 
+func addScalarToBF16NTAccel(dst []uint16, a []float32, s float32) int { return 0 }
+
 func subScalarToBF16Accel(dst []uint16, a []float32, s float32) int { return 0 }
+
+func subScalarToBF16NTAccel(dst []uint16, a []float32, s float32) int { return 0 }
 
 func subScalarRevToBF16Accel(dst []uint16, a []float32, s float32) int { return 0 }
 
+func subScalarRevToBF16NTAccel(dst []uint16, a []float32, s float32) int { return 0 }
+
 func mulScalarToBF16Accel(dst []uint16, a []float32, s float32) int { return 0 }
+
+func mulScalarToBF16NTAccel(dst []uint16, a []float32, s float32) int { return 0 }
 
 func divScalarToBF16Accel(dst []uint16, a []float32, s float32) int { return 0 }
 
+func divScalarToBF16NTAccel(dst []uint16, a []float32, s float32) int { return 0 }
+
 func divScalarRevToBF16Accel(dst []uint16, a []float32, s float32) int { return 0 }
+
+func divScalarRevToBF16NTAccel(dst []uint16, a []float32, s float32) int { return 0 }
 
 func sumLeafF64Accel(x []float64) (float64, int) { return 0, 0 }
 

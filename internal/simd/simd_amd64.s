@@ -14195,6 +14195,116 @@ addToF16AVX512_done:
 	MOVQ SI, ret+72(FP)
 	RET
 
+// func addToF16NTAVX2(dst []uint16, a []float32, b []float32) int
+// Requires: AVX, F16C
+TEXT ·addToF16NTAVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+addToF16NTAVX2_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000020
+	JB        addToF16NTAVX2_loop1
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VADDPS    Y1, Y0, Y0
+	VCVTPS2PH $0x00, Y0, X0
+	VMOVUPS   32(DX)(SI*4), Y1
+	VMOVUPS   32(BX)(SI*4), Y2
+	VADDPS    Y2, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVUPS   64(DX)(SI*4), Y2
+	VMOVUPS   64(BX)(SI*4), Y3
+	VADDPS    Y3, Y2, Y2
+	VCVTPS2PH $0x00, Y2, X2
+	VMOVUPS   96(DX)(SI*4), Y3
+	VMOVUPS   96(BX)(SI*4), Y4
+	VADDPS    Y4, Y3, Y3
+	VCVTPS2PH $0x00, Y3, X3
+	VMOVNTPS  X0, (CX)(SI*2)
+	VMOVNTPS  X1, 16(CX)(SI*2)
+	VMOVNTPS  X2, 32(CX)(SI*2)
+	VMOVNTPS  X3, 48(CX)(SI*2)
+	ADDQ      $0x00000020, SI
+	JMP       addToF16NTAVX2_loopU
+
+addToF16NTAVX2_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000008
+	JB        addToF16NTAVX2_done
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VADDPS    Y1, Y0, Y0
+	VCVTPS2PH $0x00, Y0, X0
+	VMOVNTPS  X0, (CX)(SI*2)
+	ADDQ      $0x00000008, SI
+	JMP       addToF16NTAVX2_loop1
+
+addToF16NTAVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func addToF16NTAVX512(dst []uint16, a []float32, b []float32) int
+// Requires: AVX, AVX512F
+TEXT ·addToF16NTAVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+addToF16NTAVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000040
+	JB        addToF16NTAVX512_loop1
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VADDPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, Y0
+	VMOVUPS   64(DX)(SI*4), Z1
+	VMOVUPS   64(BX)(SI*4), Z2
+	VADDPS    Z2, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVUPS   128(DX)(SI*4), Z2
+	VMOVUPS   128(BX)(SI*4), Z3
+	VADDPS    Z3, Z2, Z2
+	VCVTPS2PH $0x00, Z2, Y2
+	VMOVUPS   192(DX)(SI*4), Z3
+	VMOVUPS   192(BX)(SI*4), Z4
+	VADDPS    Z4, Z3, Z3
+	VCVTPS2PH $0x00, Z3, Y3
+	VMOVNTPS  Y0, (CX)(SI*2)
+	VMOVNTPS  Y1, 32(CX)(SI*2)
+	VMOVNTPS  Y2, 64(CX)(SI*2)
+	VMOVNTPS  Y3, 96(CX)(SI*2)
+	ADDQ      $0x00000040, SI
+	JMP       addToF16NTAVX512_loopU
+
+addToF16NTAVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        addToF16NTAVX512_done
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VADDPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, Y0
+	VMOVNTPS  Y0, (CX)(SI*2)
+	ADDQ      $0x00000010, SI
+	JMP       addToF16NTAVX512_loop1
+
+addToF16NTAVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
 // func subToF16AVX2(dst []uint16, a []float32, b []float32) int
 // Requires: AVX, F16C
 TEXT ·subToF16AVX2(SB), NOSPLIT, $0-80
@@ -14301,6 +14411,116 @@ subToF16AVX512_loop1:
 	JMP       subToF16AVX512_loop1
 
 subToF16AVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func subToF16NTAVX2(dst []uint16, a []float32, b []float32) int
+// Requires: AVX, F16C
+TEXT ·subToF16NTAVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+subToF16NTAVX2_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000020
+	JB        subToF16NTAVX2_loop1
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VSUBPS    Y1, Y0, Y0
+	VCVTPS2PH $0x00, Y0, X0
+	VMOVUPS   32(DX)(SI*4), Y1
+	VMOVUPS   32(BX)(SI*4), Y2
+	VSUBPS    Y2, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVUPS   64(DX)(SI*4), Y2
+	VMOVUPS   64(BX)(SI*4), Y3
+	VSUBPS    Y3, Y2, Y2
+	VCVTPS2PH $0x00, Y2, X2
+	VMOVUPS   96(DX)(SI*4), Y3
+	VMOVUPS   96(BX)(SI*4), Y4
+	VSUBPS    Y4, Y3, Y3
+	VCVTPS2PH $0x00, Y3, X3
+	VMOVNTPS  X0, (CX)(SI*2)
+	VMOVNTPS  X1, 16(CX)(SI*2)
+	VMOVNTPS  X2, 32(CX)(SI*2)
+	VMOVNTPS  X3, 48(CX)(SI*2)
+	ADDQ      $0x00000020, SI
+	JMP       subToF16NTAVX2_loopU
+
+subToF16NTAVX2_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000008
+	JB        subToF16NTAVX2_done
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VSUBPS    Y1, Y0, Y0
+	VCVTPS2PH $0x00, Y0, X0
+	VMOVNTPS  X0, (CX)(SI*2)
+	ADDQ      $0x00000008, SI
+	JMP       subToF16NTAVX2_loop1
+
+subToF16NTAVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func subToF16NTAVX512(dst []uint16, a []float32, b []float32) int
+// Requires: AVX, AVX512F
+TEXT ·subToF16NTAVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+subToF16NTAVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000040
+	JB        subToF16NTAVX512_loop1
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VSUBPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, Y0
+	VMOVUPS   64(DX)(SI*4), Z1
+	VMOVUPS   64(BX)(SI*4), Z2
+	VSUBPS    Z2, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVUPS   128(DX)(SI*4), Z2
+	VMOVUPS   128(BX)(SI*4), Z3
+	VSUBPS    Z3, Z2, Z2
+	VCVTPS2PH $0x00, Z2, Y2
+	VMOVUPS   192(DX)(SI*4), Z3
+	VMOVUPS   192(BX)(SI*4), Z4
+	VSUBPS    Z4, Z3, Z3
+	VCVTPS2PH $0x00, Z3, Y3
+	VMOVNTPS  Y0, (CX)(SI*2)
+	VMOVNTPS  Y1, 32(CX)(SI*2)
+	VMOVNTPS  Y2, 64(CX)(SI*2)
+	VMOVNTPS  Y3, 96(CX)(SI*2)
+	ADDQ      $0x00000040, SI
+	JMP       subToF16NTAVX512_loopU
+
+subToF16NTAVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        subToF16NTAVX512_done
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VSUBPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, Y0
+	VMOVNTPS  Y0, (CX)(SI*2)
+	ADDQ      $0x00000010, SI
+	JMP       subToF16NTAVX512_loop1
+
+subToF16NTAVX512_done:
 	VZEROUPPER
 	MOVQ SI, ret+72(FP)
 	RET
@@ -14415,6 +14635,116 @@ mulToF16AVX512_done:
 	MOVQ SI, ret+72(FP)
 	RET
 
+// func mulToF16NTAVX2(dst []uint16, a []float32, b []float32) int
+// Requires: AVX, F16C
+TEXT ·mulToF16NTAVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+mulToF16NTAVX2_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000020
+	JB        mulToF16NTAVX2_loop1
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VMULPS    Y1, Y0, Y0
+	VCVTPS2PH $0x00, Y0, X0
+	VMOVUPS   32(DX)(SI*4), Y1
+	VMOVUPS   32(BX)(SI*4), Y2
+	VMULPS    Y2, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVUPS   64(DX)(SI*4), Y2
+	VMOVUPS   64(BX)(SI*4), Y3
+	VMULPS    Y3, Y2, Y2
+	VCVTPS2PH $0x00, Y2, X2
+	VMOVUPS   96(DX)(SI*4), Y3
+	VMOVUPS   96(BX)(SI*4), Y4
+	VMULPS    Y4, Y3, Y3
+	VCVTPS2PH $0x00, Y3, X3
+	VMOVNTPS  X0, (CX)(SI*2)
+	VMOVNTPS  X1, 16(CX)(SI*2)
+	VMOVNTPS  X2, 32(CX)(SI*2)
+	VMOVNTPS  X3, 48(CX)(SI*2)
+	ADDQ      $0x00000020, SI
+	JMP       mulToF16NTAVX2_loopU
+
+mulToF16NTAVX2_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000008
+	JB        mulToF16NTAVX2_done
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VMULPS    Y1, Y0, Y0
+	VCVTPS2PH $0x00, Y0, X0
+	VMOVNTPS  X0, (CX)(SI*2)
+	ADDQ      $0x00000008, SI
+	JMP       mulToF16NTAVX2_loop1
+
+mulToF16NTAVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func mulToF16NTAVX512(dst []uint16, a []float32, b []float32) int
+// Requires: AVX, AVX512F
+TEXT ·mulToF16NTAVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+mulToF16NTAVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000040
+	JB        mulToF16NTAVX512_loop1
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VMULPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, Y0
+	VMOVUPS   64(DX)(SI*4), Z1
+	VMOVUPS   64(BX)(SI*4), Z2
+	VMULPS    Z2, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVUPS   128(DX)(SI*4), Z2
+	VMOVUPS   128(BX)(SI*4), Z3
+	VMULPS    Z3, Z2, Z2
+	VCVTPS2PH $0x00, Z2, Y2
+	VMOVUPS   192(DX)(SI*4), Z3
+	VMOVUPS   192(BX)(SI*4), Z4
+	VMULPS    Z4, Z3, Z3
+	VCVTPS2PH $0x00, Z3, Y3
+	VMOVNTPS  Y0, (CX)(SI*2)
+	VMOVNTPS  Y1, 32(CX)(SI*2)
+	VMOVNTPS  Y2, 64(CX)(SI*2)
+	VMOVNTPS  Y3, 96(CX)(SI*2)
+	ADDQ      $0x00000040, SI
+	JMP       mulToF16NTAVX512_loopU
+
+mulToF16NTAVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        mulToF16NTAVX512_done
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VMULPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, Y0
+	VMOVNTPS  Y0, (CX)(SI*2)
+	ADDQ      $0x00000010, SI
+	JMP       mulToF16NTAVX512_loop1
+
+mulToF16NTAVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
 // func divToF16AVX2(dst []uint16, a []float32, b []float32) int
 // Requires: AVX, F16C
 TEXT ·divToF16AVX2(SB), NOSPLIT, $0-80
@@ -14525,6 +14855,116 @@ divToF16AVX512_done:
 	MOVQ SI, ret+72(FP)
 	RET
 
+// func divToF16NTAVX2(dst []uint16, a []float32, b []float32) int
+// Requires: AVX, F16C
+TEXT ·divToF16NTAVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+divToF16NTAVX2_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000020
+	JB        divToF16NTAVX2_loop1
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VDIVPS    Y1, Y0, Y0
+	VCVTPS2PH $0x00, Y0, X0
+	VMOVUPS   32(DX)(SI*4), Y1
+	VMOVUPS   32(BX)(SI*4), Y2
+	VDIVPS    Y2, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVUPS   64(DX)(SI*4), Y2
+	VMOVUPS   64(BX)(SI*4), Y3
+	VDIVPS    Y3, Y2, Y2
+	VCVTPS2PH $0x00, Y2, X2
+	VMOVUPS   96(DX)(SI*4), Y3
+	VMOVUPS   96(BX)(SI*4), Y4
+	VDIVPS    Y4, Y3, Y3
+	VCVTPS2PH $0x00, Y3, X3
+	VMOVNTPS  X0, (CX)(SI*2)
+	VMOVNTPS  X1, 16(CX)(SI*2)
+	VMOVNTPS  X2, 32(CX)(SI*2)
+	VMOVNTPS  X3, 48(CX)(SI*2)
+	ADDQ      $0x00000020, SI
+	JMP       divToF16NTAVX2_loopU
+
+divToF16NTAVX2_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000008
+	JB        divToF16NTAVX2_done
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VDIVPS    Y1, Y0, Y0
+	VCVTPS2PH $0x00, Y0, X0
+	VMOVNTPS  X0, (CX)(SI*2)
+	ADDQ      $0x00000008, SI
+	JMP       divToF16NTAVX2_loop1
+
+divToF16NTAVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func divToF16NTAVX512(dst []uint16, a []float32, b []float32) int
+// Requires: AVX, AVX512F
+TEXT ·divToF16NTAVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+divToF16NTAVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000040
+	JB        divToF16NTAVX512_loop1
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VDIVPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, Y0
+	VMOVUPS   64(DX)(SI*4), Z1
+	VMOVUPS   64(BX)(SI*4), Z2
+	VDIVPS    Z2, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVUPS   128(DX)(SI*4), Z2
+	VMOVUPS   128(BX)(SI*4), Z3
+	VDIVPS    Z3, Z2, Z2
+	VCVTPS2PH $0x00, Z2, Y2
+	VMOVUPS   192(DX)(SI*4), Z3
+	VMOVUPS   192(BX)(SI*4), Z4
+	VDIVPS    Z4, Z3, Z3
+	VCVTPS2PH $0x00, Z3, Y3
+	VMOVNTPS  Y0, (CX)(SI*2)
+	VMOVNTPS  Y1, 32(CX)(SI*2)
+	VMOVNTPS  Y2, 64(CX)(SI*2)
+	VMOVNTPS  Y3, 96(CX)(SI*2)
+	ADDQ      $0x00000040, SI
+	JMP       divToF16NTAVX512_loopU
+
+divToF16NTAVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        divToF16NTAVX512_done
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VDIVPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, Y0
+	VMOVNTPS  Y0, (CX)(SI*2)
+	ADDQ      $0x00000010, SI
+	JMP       divToF16NTAVX512_loop1
+
+divToF16NTAVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
 // func addScalarToF16AVX2(dst []uint16, a []float32, s float32) int
 // Requires: AVX, AVX2, F16C, SSE
 TEXT ·addScalarToF16AVX2(SB), NOSPLIT, $0-64
@@ -14623,6 +15063,108 @@ addScalarToF16AVX512_loop1:
 	JMP       addScalarToF16AVX512_loop1
 
 addScalarToF16AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func addScalarToF16NTAVX2(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX2, F16C, SSE
+TEXT ·addScalarToF16NTAVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+addScalarToF16NTAVX2_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000020
+	JB        addScalarToF16NTAVX2_loop1
+	VMOVUPS   (DX)(BX*4), Y1
+	VADDPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVUPS   32(DX)(BX*4), Y2
+	VADDPS    Y0, Y2, Y2
+	VCVTPS2PH $0x00, Y2, X2
+	VMOVUPS   64(DX)(BX*4), Y3
+	VADDPS    Y0, Y3, Y3
+	VCVTPS2PH $0x00, Y3, X3
+	VMOVUPS   96(DX)(BX*4), Y4
+	VADDPS    Y0, Y4, Y4
+	VCVTPS2PH $0x00, Y4, X4
+	VMOVNTPS  X1, (CX)(BX*2)
+	VMOVNTPS  X2, 16(CX)(BX*2)
+	VMOVNTPS  X3, 32(CX)(BX*2)
+	VMOVNTPS  X4, 48(CX)(BX*2)
+	ADDQ      $0x00000020, BX
+	JMP       addScalarToF16NTAVX2_loopU
+
+addScalarToF16NTAVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        addScalarToF16NTAVX2_done
+	VMOVUPS   (DX)(BX*4), Y1
+	VADDPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVNTPS  X1, (CX)(BX*2)
+	ADDQ      $0x00000008, BX
+	JMP       addScalarToF16NTAVX2_loop1
+
+addScalarToF16NTAVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func addScalarToF16NTAVX512(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·addScalarToF16NTAVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+addScalarToF16NTAVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        addScalarToF16NTAVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VADDPS    Z0, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVUPS   64(DX)(BX*4), Z2
+	VADDPS    Z0, Z2, Z2
+	VCVTPS2PH $0x00, Z2, Y2
+	VMOVUPS   128(DX)(BX*4), Z3
+	VADDPS    Z0, Z3, Z3
+	VCVTPS2PH $0x00, Z3, Y3
+	VMOVUPS   192(DX)(BX*4), Z4
+	VADDPS    Z0, Z4, Z4
+	VCVTPS2PH $0x00, Z4, Y4
+	VMOVNTPS  Y1, (CX)(BX*2)
+	VMOVNTPS  Y2, 32(CX)(BX*2)
+	VMOVNTPS  Y3, 64(CX)(BX*2)
+	VMOVNTPS  Y4, 96(CX)(BX*2)
+	ADDQ      $0x00000040, BX
+	JMP       addScalarToF16NTAVX512_loopU
+
+addScalarToF16NTAVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        addScalarToF16NTAVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VADDPS    Z0, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVNTPS  Y1, (CX)(BX*2)
+	ADDQ      $0x00000010, BX
+	JMP       addScalarToF16NTAVX512_loop1
+
+addScalarToF16NTAVX512_done:
 	VZEROUPPER
 	MOVQ BX, ret+56(FP)
 	RET
@@ -14729,6 +15271,108 @@ subScalarToF16AVX512_done:
 	MOVQ BX, ret+56(FP)
 	RET
 
+// func subScalarToF16NTAVX2(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX2, F16C, SSE
+TEXT ·subScalarToF16NTAVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+subScalarToF16NTAVX2_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000020
+	JB        subScalarToF16NTAVX2_loop1
+	VMOVUPS   (DX)(BX*4), Y1
+	VSUBPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVUPS   32(DX)(BX*4), Y2
+	VSUBPS    Y0, Y2, Y2
+	VCVTPS2PH $0x00, Y2, X2
+	VMOVUPS   64(DX)(BX*4), Y3
+	VSUBPS    Y0, Y3, Y3
+	VCVTPS2PH $0x00, Y3, X3
+	VMOVUPS   96(DX)(BX*4), Y4
+	VSUBPS    Y0, Y4, Y4
+	VCVTPS2PH $0x00, Y4, X4
+	VMOVNTPS  X1, (CX)(BX*2)
+	VMOVNTPS  X2, 16(CX)(BX*2)
+	VMOVNTPS  X3, 32(CX)(BX*2)
+	VMOVNTPS  X4, 48(CX)(BX*2)
+	ADDQ      $0x00000020, BX
+	JMP       subScalarToF16NTAVX2_loopU
+
+subScalarToF16NTAVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        subScalarToF16NTAVX2_done
+	VMOVUPS   (DX)(BX*4), Y1
+	VSUBPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVNTPS  X1, (CX)(BX*2)
+	ADDQ      $0x00000008, BX
+	JMP       subScalarToF16NTAVX2_loop1
+
+subScalarToF16NTAVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func subScalarToF16NTAVX512(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·subScalarToF16NTAVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+subScalarToF16NTAVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        subScalarToF16NTAVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VSUBPS    Z0, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVUPS   64(DX)(BX*4), Z2
+	VSUBPS    Z0, Z2, Z2
+	VCVTPS2PH $0x00, Z2, Y2
+	VMOVUPS   128(DX)(BX*4), Z3
+	VSUBPS    Z0, Z3, Z3
+	VCVTPS2PH $0x00, Z3, Y3
+	VMOVUPS   192(DX)(BX*4), Z4
+	VSUBPS    Z0, Z4, Z4
+	VCVTPS2PH $0x00, Z4, Y4
+	VMOVNTPS  Y1, (CX)(BX*2)
+	VMOVNTPS  Y2, 32(CX)(BX*2)
+	VMOVNTPS  Y3, 64(CX)(BX*2)
+	VMOVNTPS  Y4, 96(CX)(BX*2)
+	ADDQ      $0x00000040, BX
+	JMP       subScalarToF16NTAVX512_loopU
+
+subScalarToF16NTAVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        subScalarToF16NTAVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VSUBPS    Z0, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVNTPS  Y1, (CX)(BX*2)
+	ADDQ      $0x00000010, BX
+	JMP       subScalarToF16NTAVX512_loop1
+
+subScalarToF16NTAVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
 // func subScalarRevToF16AVX2(dst []uint16, a []float32, s float32) int
 // Requires: AVX, AVX2, F16C, SSE
 TEXT ·subScalarRevToF16AVX2(SB), NOSPLIT, $0-64
@@ -14827,6 +15471,108 @@ subScalarRevToF16AVX512_loop1:
 	JMP       subScalarRevToF16AVX512_loop1
 
 subScalarRevToF16AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func subScalarRevToF16NTAVX2(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX2, F16C, SSE
+TEXT ·subScalarRevToF16NTAVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+subScalarRevToF16NTAVX2_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000020
+	JB        subScalarRevToF16NTAVX2_loop1
+	VMOVUPS   (DX)(BX*4), Y1
+	VSUBPS    Y1, Y0, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVUPS   32(DX)(BX*4), Y2
+	VSUBPS    Y2, Y0, Y2
+	VCVTPS2PH $0x00, Y2, X2
+	VMOVUPS   64(DX)(BX*4), Y3
+	VSUBPS    Y3, Y0, Y3
+	VCVTPS2PH $0x00, Y3, X3
+	VMOVUPS   96(DX)(BX*4), Y4
+	VSUBPS    Y4, Y0, Y4
+	VCVTPS2PH $0x00, Y4, X4
+	VMOVNTPS  X1, (CX)(BX*2)
+	VMOVNTPS  X2, 16(CX)(BX*2)
+	VMOVNTPS  X3, 32(CX)(BX*2)
+	VMOVNTPS  X4, 48(CX)(BX*2)
+	ADDQ      $0x00000020, BX
+	JMP       subScalarRevToF16NTAVX2_loopU
+
+subScalarRevToF16NTAVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        subScalarRevToF16NTAVX2_done
+	VMOVUPS   (DX)(BX*4), Y1
+	VSUBPS    Y1, Y0, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVNTPS  X1, (CX)(BX*2)
+	ADDQ      $0x00000008, BX
+	JMP       subScalarRevToF16NTAVX2_loop1
+
+subScalarRevToF16NTAVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func subScalarRevToF16NTAVX512(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·subScalarRevToF16NTAVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+subScalarRevToF16NTAVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        subScalarRevToF16NTAVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VSUBPS    Z1, Z0, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVUPS   64(DX)(BX*4), Z2
+	VSUBPS    Z2, Z0, Z2
+	VCVTPS2PH $0x00, Z2, Y2
+	VMOVUPS   128(DX)(BX*4), Z3
+	VSUBPS    Z3, Z0, Z3
+	VCVTPS2PH $0x00, Z3, Y3
+	VMOVUPS   192(DX)(BX*4), Z4
+	VSUBPS    Z4, Z0, Z4
+	VCVTPS2PH $0x00, Z4, Y4
+	VMOVNTPS  Y1, (CX)(BX*2)
+	VMOVNTPS  Y2, 32(CX)(BX*2)
+	VMOVNTPS  Y3, 64(CX)(BX*2)
+	VMOVNTPS  Y4, 96(CX)(BX*2)
+	ADDQ      $0x00000040, BX
+	JMP       subScalarRevToF16NTAVX512_loopU
+
+subScalarRevToF16NTAVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        subScalarRevToF16NTAVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VSUBPS    Z1, Z0, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVNTPS  Y1, (CX)(BX*2)
+	ADDQ      $0x00000010, BX
+	JMP       subScalarRevToF16NTAVX512_loop1
+
+subScalarRevToF16NTAVX512_done:
 	VZEROUPPER
 	MOVQ BX, ret+56(FP)
 	RET
@@ -14933,6 +15679,108 @@ mulScalarToF16AVX512_done:
 	MOVQ BX, ret+56(FP)
 	RET
 
+// func mulScalarToF16NTAVX2(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX2, F16C, SSE
+TEXT ·mulScalarToF16NTAVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+mulScalarToF16NTAVX2_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000020
+	JB        mulScalarToF16NTAVX2_loop1
+	VMOVUPS   (DX)(BX*4), Y1
+	VMULPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVUPS   32(DX)(BX*4), Y2
+	VMULPS    Y0, Y2, Y2
+	VCVTPS2PH $0x00, Y2, X2
+	VMOVUPS   64(DX)(BX*4), Y3
+	VMULPS    Y0, Y3, Y3
+	VCVTPS2PH $0x00, Y3, X3
+	VMOVUPS   96(DX)(BX*4), Y4
+	VMULPS    Y0, Y4, Y4
+	VCVTPS2PH $0x00, Y4, X4
+	VMOVNTPS  X1, (CX)(BX*2)
+	VMOVNTPS  X2, 16(CX)(BX*2)
+	VMOVNTPS  X3, 32(CX)(BX*2)
+	VMOVNTPS  X4, 48(CX)(BX*2)
+	ADDQ      $0x00000020, BX
+	JMP       mulScalarToF16NTAVX2_loopU
+
+mulScalarToF16NTAVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        mulScalarToF16NTAVX2_done
+	VMOVUPS   (DX)(BX*4), Y1
+	VMULPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVNTPS  X1, (CX)(BX*2)
+	ADDQ      $0x00000008, BX
+	JMP       mulScalarToF16NTAVX2_loop1
+
+mulScalarToF16NTAVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func mulScalarToF16NTAVX512(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·mulScalarToF16NTAVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+mulScalarToF16NTAVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        mulScalarToF16NTAVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VMULPS    Z0, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVUPS   64(DX)(BX*4), Z2
+	VMULPS    Z0, Z2, Z2
+	VCVTPS2PH $0x00, Z2, Y2
+	VMOVUPS   128(DX)(BX*4), Z3
+	VMULPS    Z0, Z3, Z3
+	VCVTPS2PH $0x00, Z3, Y3
+	VMOVUPS   192(DX)(BX*4), Z4
+	VMULPS    Z0, Z4, Z4
+	VCVTPS2PH $0x00, Z4, Y4
+	VMOVNTPS  Y1, (CX)(BX*2)
+	VMOVNTPS  Y2, 32(CX)(BX*2)
+	VMOVNTPS  Y3, 64(CX)(BX*2)
+	VMOVNTPS  Y4, 96(CX)(BX*2)
+	ADDQ      $0x00000040, BX
+	JMP       mulScalarToF16NTAVX512_loopU
+
+mulScalarToF16NTAVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        mulScalarToF16NTAVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VMULPS    Z0, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVNTPS  Y1, (CX)(BX*2)
+	ADDQ      $0x00000010, BX
+	JMP       mulScalarToF16NTAVX512_loop1
+
+mulScalarToF16NTAVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
 // func divScalarToF16AVX2(dst []uint16, a []float32, s float32) int
 // Requires: AVX, AVX2, F16C, SSE
 TEXT ·divScalarToF16AVX2(SB), NOSPLIT, $0-64
@@ -15035,6 +15883,108 @@ divScalarToF16AVX512_done:
 	MOVQ BX, ret+56(FP)
 	RET
 
+// func divScalarToF16NTAVX2(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX2, F16C, SSE
+TEXT ·divScalarToF16NTAVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+divScalarToF16NTAVX2_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000020
+	JB        divScalarToF16NTAVX2_loop1
+	VMOVUPS   (DX)(BX*4), Y1
+	VDIVPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVUPS   32(DX)(BX*4), Y2
+	VDIVPS    Y0, Y2, Y2
+	VCVTPS2PH $0x00, Y2, X2
+	VMOVUPS   64(DX)(BX*4), Y3
+	VDIVPS    Y0, Y3, Y3
+	VCVTPS2PH $0x00, Y3, X3
+	VMOVUPS   96(DX)(BX*4), Y4
+	VDIVPS    Y0, Y4, Y4
+	VCVTPS2PH $0x00, Y4, X4
+	VMOVNTPS  X1, (CX)(BX*2)
+	VMOVNTPS  X2, 16(CX)(BX*2)
+	VMOVNTPS  X3, 32(CX)(BX*2)
+	VMOVNTPS  X4, 48(CX)(BX*2)
+	ADDQ      $0x00000020, BX
+	JMP       divScalarToF16NTAVX2_loopU
+
+divScalarToF16NTAVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        divScalarToF16NTAVX2_done
+	VMOVUPS   (DX)(BX*4), Y1
+	VDIVPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVNTPS  X1, (CX)(BX*2)
+	ADDQ      $0x00000008, BX
+	JMP       divScalarToF16NTAVX2_loop1
+
+divScalarToF16NTAVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func divScalarToF16NTAVX512(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·divScalarToF16NTAVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+divScalarToF16NTAVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        divScalarToF16NTAVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VDIVPS    Z0, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVUPS   64(DX)(BX*4), Z2
+	VDIVPS    Z0, Z2, Z2
+	VCVTPS2PH $0x00, Z2, Y2
+	VMOVUPS   128(DX)(BX*4), Z3
+	VDIVPS    Z0, Z3, Z3
+	VCVTPS2PH $0x00, Z3, Y3
+	VMOVUPS   192(DX)(BX*4), Z4
+	VDIVPS    Z0, Z4, Z4
+	VCVTPS2PH $0x00, Z4, Y4
+	VMOVNTPS  Y1, (CX)(BX*2)
+	VMOVNTPS  Y2, 32(CX)(BX*2)
+	VMOVNTPS  Y3, 64(CX)(BX*2)
+	VMOVNTPS  Y4, 96(CX)(BX*2)
+	ADDQ      $0x00000040, BX
+	JMP       divScalarToF16NTAVX512_loopU
+
+divScalarToF16NTAVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        divScalarToF16NTAVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VDIVPS    Z0, Z1, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVNTPS  Y1, (CX)(BX*2)
+	ADDQ      $0x00000010, BX
+	JMP       divScalarToF16NTAVX512_loop1
+
+divScalarToF16NTAVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
 // func divScalarRevToF16AVX2(dst []uint16, a []float32, s float32) int
 // Requires: AVX, AVX2, F16C, SSE
 TEXT ·divScalarRevToF16AVX2(SB), NOSPLIT, $0-64
@@ -15133,6 +16083,108 @@ divScalarRevToF16AVX512_loop1:
 	JMP       divScalarRevToF16AVX512_loop1
 
 divScalarRevToF16AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func divScalarRevToF16NTAVX2(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX2, F16C, SSE
+TEXT ·divScalarRevToF16NTAVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+divScalarRevToF16NTAVX2_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000020
+	JB        divScalarRevToF16NTAVX2_loop1
+	VMOVUPS   (DX)(BX*4), Y1
+	VDIVPS    Y1, Y0, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVUPS   32(DX)(BX*4), Y2
+	VDIVPS    Y2, Y0, Y2
+	VCVTPS2PH $0x00, Y2, X2
+	VMOVUPS   64(DX)(BX*4), Y3
+	VDIVPS    Y3, Y0, Y3
+	VCVTPS2PH $0x00, Y3, X3
+	VMOVUPS   96(DX)(BX*4), Y4
+	VDIVPS    Y4, Y0, Y4
+	VCVTPS2PH $0x00, Y4, X4
+	VMOVNTPS  X1, (CX)(BX*2)
+	VMOVNTPS  X2, 16(CX)(BX*2)
+	VMOVNTPS  X3, 32(CX)(BX*2)
+	VMOVNTPS  X4, 48(CX)(BX*2)
+	ADDQ      $0x00000020, BX
+	JMP       divScalarRevToF16NTAVX2_loopU
+
+divScalarRevToF16NTAVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000008
+	JB        divScalarRevToF16NTAVX2_done
+	VMOVUPS   (DX)(BX*4), Y1
+	VDIVPS    Y1, Y0, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVNTPS  X1, (CX)(BX*2)
+	ADDQ      $0x00000008, BX
+	JMP       divScalarRevToF16NTAVX2_loop1
+
+divScalarRevToF16NTAVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func divScalarRevToF16NTAVX512(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·divScalarRevToF16NTAVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+divScalarRevToF16NTAVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        divScalarRevToF16NTAVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VDIVPS    Z1, Z0, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVUPS   64(DX)(BX*4), Z2
+	VDIVPS    Z2, Z0, Z2
+	VCVTPS2PH $0x00, Z2, Y2
+	VMOVUPS   128(DX)(BX*4), Z3
+	VDIVPS    Z3, Z0, Z3
+	VCVTPS2PH $0x00, Z3, Y3
+	VMOVUPS   192(DX)(BX*4), Z4
+	VDIVPS    Z4, Z0, Z4
+	VCVTPS2PH $0x00, Z4, Y4
+	VMOVNTPS  Y1, (CX)(BX*2)
+	VMOVNTPS  Y2, 32(CX)(BX*2)
+	VMOVNTPS  Y3, 64(CX)(BX*2)
+	VMOVNTPS  Y4, 96(CX)(BX*2)
+	ADDQ      $0x00000040, BX
+	JMP       divScalarRevToF16NTAVX512_loopU
+
+divScalarRevToF16NTAVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        divScalarRevToF16NTAVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VDIVPS    Z1, Z0, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVNTPS  Y1, (CX)(BX*2)
+	ADDQ      $0x00000010, BX
+	JMP       divScalarRevToF16NTAVX512_loop1
+
+divScalarRevToF16NTAVX512_done:
 	VZEROUPPER
 	MOVQ BX, ret+56(FP)
 	RET
@@ -15342,6 +16394,211 @@ addToBF16AVX512_done:
 	MOVQ SI, ret+72(FP)
 	RET
 
+// func addToBF16NTAVX2(dst []uint16, a []float32, b []float32) int
+// Requires: AVX, AVX2
+TEXT ·addToBF16NTAVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+addToBF16NTAVX2_loopU:
+	MOVQ         AX, DI
+	SUBQ         SI, DI
+	CMPQ         DI, $0x00000020
+	JB           addToBF16NTAVX2_loop1
+	VMOVUPS      (DX)(SI*4), Y0
+	VMOVUPS      (BX)(SI*4), Y1
+	VADDPS       Y1, Y0, Y0
+	VPSRLD       $0x10, Y0, Y1
+	VPAND        one32<>+0(SB), Y1, Y1
+	VPADDD       bf16half<>+0(SB), Y0, Y2
+	VPADDD       Y1, Y2, Y2
+	VPAND        absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD     inf32<>+0(SB), Y1, Y1
+	VPOR         quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS    Y1, Y0, Y2, Y2
+	VPSRLD       $0x10, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X0
+	VPACKUSDW    X0, X2, X0
+	VMOVUPS      32(DX)(SI*4), Y1
+	VMOVUPS      32(BX)(SI*4), Y2
+	VADDPS       Y2, Y1, Y1
+	VPSRLD       $0x10, Y1, Y2
+	VPAND        one32<>+0(SB), Y2, Y2
+	VPADDD       bf16half<>+0(SB), Y1, Y3
+	VPADDD       Y2, Y3, Y3
+	VPAND        absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD     inf32<>+0(SB), Y2, Y2
+	VPOR         quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS    Y2, Y1, Y3, Y3
+	VPSRLD       $0x10, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X1
+	VPACKUSDW    X1, X3, X1
+	VMOVUPS      64(DX)(SI*4), Y2
+	VMOVUPS      64(BX)(SI*4), Y3
+	VADDPS       Y3, Y2, Y2
+	VPSRLD       $0x10, Y2, Y3
+	VPAND        one32<>+0(SB), Y3, Y3
+	VPADDD       bf16half<>+0(SB), Y2, Y4
+	VPADDD       Y3, Y4, Y4
+	VPAND        absmask32<>+0(SB), Y2, Y3
+	VPCMPGTD     inf32<>+0(SB), Y3, Y3
+	VPOR         quiet32<>+0(SB), Y2, Y2
+	VBLENDVPS    Y3, Y2, Y4, Y4
+	VPSRLD       $0x10, Y4, Y4
+	VEXTRACTI128 $0x01, Y4, X2
+	VPACKUSDW    X2, X4, X2
+	VMOVUPS      96(DX)(SI*4), Y3
+	VMOVUPS      96(BX)(SI*4), Y4
+	VADDPS       Y4, Y3, Y3
+	VPSRLD       $0x10, Y3, Y4
+	VPAND        one32<>+0(SB), Y4, Y4
+	VPADDD       bf16half<>+0(SB), Y3, Y5
+	VPADDD       Y4, Y5, Y5
+	VPAND        absmask32<>+0(SB), Y3, Y4
+	VPCMPGTD     inf32<>+0(SB), Y4, Y4
+	VPOR         quiet32<>+0(SB), Y3, Y3
+	VBLENDVPS    Y4, Y3, Y5, Y5
+	VPSRLD       $0x10, Y5, Y5
+	VEXTRACTI128 $0x01, Y5, X3
+	VPACKUSDW    X3, X5, X3
+	VMOVNTPS     X0, (CX)(SI*2)
+	VMOVNTPS     X1, 16(CX)(SI*2)
+	VMOVNTPS     X2, 32(CX)(SI*2)
+	VMOVNTPS     X3, 48(CX)(SI*2)
+	ADDQ         $0x00000020, SI
+	JMP          addToBF16NTAVX2_loopU
+
+addToBF16NTAVX2_loop1:
+	MOVQ         AX, DI
+	SUBQ         SI, DI
+	CMPQ         DI, $0x00000008
+	JB           addToBF16NTAVX2_done
+	VMOVUPS      (DX)(SI*4), Y0
+	VMOVUPS      (BX)(SI*4), Y1
+	VADDPS       Y1, Y0, Y0
+	VPSRLD       $0x10, Y0, Y1
+	VPAND        one32<>+0(SB), Y1, Y1
+	VPADDD       bf16half<>+0(SB), Y0, Y2
+	VPADDD       Y1, Y2, Y2
+	VPAND        absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD     inf32<>+0(SB), Y1, Y1
+	VPOR         quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS    Y1, Y0, Y2, Y2
+	VPSRLD       $0x10, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X0
+	VPACKUSDW    X0, X2, X0
+	VMOVNTPS     X0, (CX)(SI*2)
+	ADDQ         $0x00000008, SI
+	JMP          addToBF16NTAVX2_loop1
+
+addToBF16NTAVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func addToBF16NTAVX512(dst []uint16, a []float32, b []float32) int
+// Requires: AVX, AVX512F
+TEXT ·addToBF16NTAVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+addToBF16NTAVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000040
+	JB        addToBF16NTAVX512_loop1
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VADDPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z2
+	VPADDD    Z1, Z2, Z2
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z2, K1, Z2
+	VPSRLD    $0x10, Z2, Z2
+	VPMOVDW   Z2, Y0
+	VMOVUPS   64(DX)(SI*4), Z1
+	VMOVUPS   64(BX)(SI*4), Z2
+	VADDPS    Z2, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPSRLD    $0x10, Z3, Z3
+	VPMOVDW   Z3, Y1
+	VMOVUPS   128(DX)(SI*4), Z2
+	VMOVUPS   128(BX)(SI*4), Z3
+	VADDPS    Z3, Z2, Z2
+	VPSRLD    $0x10, Z2, Z3
+	VPANDD    one32<>+0(SB), Z3, Z3
+	VPADDD    bf16half<>+0(SB), Z2, Z4
+	VPADDD    Z3, Z4, Z4
+	VPANDD    absmask32<>+0(SB), Z2, Z3
+	VPCMPGTD  inf32<>+0(SB), Z3, K1
+	VPORD     quiet32<>+0(SB), Z2, Z2
+	VBLENDMPS Z2, Z4, K1, Z4
+	VPSRLD    $0x10, Z4, Z4
+	VPMOVDW   Z4, Y2
+	VMOVUPS   192(DX)(SI*4), Z3
+	VMOVUPS   192(BX)(SI*4), Z4
+	VADDPS    Z4, Z3, Z3
+	VPSRLD    $0x10, Z3, Z4
+	VPANDD    one32<>+0(SB), Z4, Z4
+	VPADDD    bf16half<>+0(SB), Z3, Z5
+	VPADDD    Z4, Z5, Z5
+	VPANDD    absmask32<>+0(SB), Z3, Z4
+	VPCMPGTD  inf32<>+0(SB), Z4, K1
+	VPORD     quiet32<>+0(SB), Z3, Z3
+	VBLENDMPS Z3, Z5, K1, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPMOVDW   Z5, Y3
+	VMOVNTPS  Y0, (CX)(SI*2)
+	VMOVNTPS  Y1, 32(CX)(SI*2)
+	VMOVNTPS  Y2, 64(CX)(SI*2)
+	VMOVNTPS  Y3, 96(CX)(SI*2)
+	ADDQ      $0x00000040, SI
+	JMP       addToBF16NTAVX512_loopU
+
+addToBF16NTAVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        addToBF16NTAVX512_done
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VADDPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z2
+	VPADDD    Z1, Z2, Z2
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z2, K1, Z2
+	VPSRLD    $0x10, Z2, Z2
+	VPMOVDW   Z2, Y0
+	VMOVNTPS  Y0, (CX)(SI*2)
+	ADDQ      $0x00000010, SI
+	JMP       addToBF16NTAVX512_loop1
+
+addToBF16NTAVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
 // func subToBF16AVX2(dst []uint16, a []float32, b []float32) int
 // Requires: AVX, AVX2
 TEXT ·subToBF16AVX2(SB), NOSPLIT, $0-80
@@ -15543,6 +16800,211 @@ subToBF16AVX512_loop1:
 	JMP       subToBF16AVX512_loop1
 
 subToBF16AVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func subToBF16NTAVX2(dst []uint16, a []float32, b []float32) int
+// Requires: AVX, AVX2
+TEXT ·subToBF16NTAVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+subToBF16NTAVX2_loopU:
+	MOVQ         AX, DI
+	SUBQ         SI, DI
+	CMPQ         DI, $0x00000020
+	JB           subToBF16NTAVX2_loop1
+	VMOVUPS      (DX)(SI*4), Y0
+	VMOVUPS      (BX)(SI*4), Y1
+	VSUBPS       Y1, Y0, Y0
+	VPSRLD       $0x10, Y0, Y1
+	VPAND        one32<>+0(SB), Y1, Y1
+	VPADDD       bf16half<>+0(SB), Y0, Y2
+	VPADDD       Y1, Y2, Y2
+	VPAND        absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD     inf32<>+0(SB), Y1, Y1
+	VPOR         quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS    Y1, Y0, Y2, Y2
+	VPSRLD       $0x10, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X0
+	VPACKUSDW    X0, X2, X0
+	VMOVUPS      32(DX)(SI*4), Y1
+	VMOVUPS      32(BX)(SI*4), Y2
+	VSUBPS       Y2, Y1, Y1
+	VPSRLD       $0x10, Y1, Y2
+	VPAND        one32<>+0(SB), Y2, Y2
+	VPADDD       bf16half<>+0(SB), Y1, Y3
+	VPADDD       Y2, Y3, Y3
+	VPAND        absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD     inf32<>+0(SB), Y2, Y2
+	VPOR         quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS    Y2, Y1, Y3, Y3
+	VPSRLD       $0x10, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X1
+	VPACKUSDW    X1, X3, X1
+	VMOVUPS      64(DX)(SI*4), Y2
+	VMOVUPS      64(BX)(SI*4), Y3
+	VSUBPS       Y3, Y2, Y2
+	VPSRLD       $0x10, Y2, Y3
+	VPAND        one32<>+0(SB), Y3, Y3
+	VPADDD       bf16half<>+0(SB), Y2, Y4
+	VPADDD       Y3, Y4, Y4
+	VPAND        absmask32<>+0(SB), Y2, Y3
+	VPCMPGTD     inf32<>+0(SB), Y3, Y3
+	VPOR         quiet32<>+0(SB), Y2, Y2
+	VBLENDVPS    Y3, Y2, Y4, Y4
+	VPSRLD       $0x10, Y4, Y4
+	VEXTRACTI128 $0x01, Y4, X2
+	VPACKUSDW    X2, X4, X2
+	VMOVUPS      96(DX)(SI*4), Y3
+	VMOVUPS      96(BX)(SI*4), Y4
+	VSUBPS       Y4, Y3, Y3
+	VPSRLD       $0x10, Y3, Y4
+	VPAND        one32<>+0(SB), Y4, Y4
+	VPADDD       bf16half<>+0(SB), Y3, Y5
+	VPADDD       Y4, Y5, Y5
+	VPAND        absmask32<>+0(SB), Y3, Y4
+	VPCMPGTD     inf32<>+0(SB), Y4, Y4
+	VPOR         quiet32<>+0(SB), Y3, Y3
+	VBLENDVPS    Y4, Y3, Y5, Y5
+	VPSRLD       $0x10, Y5, Y5
+	VEXTRACTI128 $0x01, Y5, X3
+	VPACKUSDW    X3, X5, X3
+	VMOVNTPS     X0, (CX)(SI*2)
+	VMOVNTPS     X1, 16(CX)(SI*2)
+	VMOVNTPS     X2, 32(CX)(SI*2)
+	VMOVNTPS     X3, 48(CX)(SI*2)
+	ADDQ         $0x00000020, SI
+	JMP          subToBF16NTAVX2_loopU
+
+subToBF16NTAVX2_loop1:
+	MOVQ         AX, DI
+	SUBQ         SI, DI
+	CMPQ         DI, $0x00000008
+	JB           subToBF16NTAVX2_done
+	VMOVUPS      (DX)(SI*4), Y0
+	VMOVUPS      (BX)(SI*4), Y1
+	VSUBPS       Y1, Y0, Y0
+	VPSRLD       $0x10, Y0, Y1
+	VPAND        one32<>+0(SB), Y1, Y1
+	VPADDD       bf16half<>+0(SB), Y0, Y2
+	VPADDD       Y1, Y2, Y2
+	VPAND        absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD     inf32<>+0(SB), Y1, Y1
+	VPOR         quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS    Y1, Y0, Y2, Y2
+	VPSRLD       $0x10, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X0
+	VPACKUSDW    X0, X2, X0
+	VMOVNTPS     X0, (CX)(SI*2)
+	ADDQ         $0x00000008, SI
+	JMP          subToBF16NTAVX2_loop1
+
+subToBF16NTAVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func subToBF16NTAVX512(dst []uint16, a []float32, b []float32) int
+// Requires: AVX, AVX512F
+TEXT ·subToBF16NTAVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+subToBF16NTAVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000040
+	JB        subToBF16NTAVX512_loop1
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VSUBPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z2
+	VPADDD    Z1, Z2, Z2
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z2, K1, Z2
+	VPSRLD    $0x10, Z2, Z2
+	VPMOVDW   Z2, Y0
+	VMOVUPS   64(DX)(SI*4), Z1
+	VMOVUPS   64(BX)(SI*4), Z2
+	VSUBPS    Z2, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPSRLD    $0x10, Z3, Z3
+	VPMOVDW   Z3, Y1
+	VMOVUPS   128(DX)(SI*4), Z2
+	VMOVUPS   128(BX)(SI*4), Z3
+	VSUBPS    Z3, Z2, Z2
+	VPSRLD    $0x10, Z2, Z3
+	VPANDD    one32<>+0(SB), Z3, Z3
+	VPADDD    bf16half<>+0(SB), Z2, Z4
+	VPADDD    Z3, Z4, Z4
+	VPANDD    absmask32<>+0(SB), Z2, Z3
+	VPCMPGTD  inf32<>+0(SB), Z3, K1
+	VPORD     quiet32<>+0(SB), Z2, Z2
+	VBLENDMPS Z2, Z4, K1, Z4
+	VPSRLD    $0x10, Z4, Z4
+	VPMOVDW   Z4, Y2
+	VMOVUPS   192(DX)(SI*4), Z3
+	VMOVUPS   192(BX)(SI*4), Z4
+	VSUBPS    Z4, Z3, Z3
+	VPSRLD    $0x10, Z3, Z4
+	VPANDD    one32<>+0(SB), Z4, Z4
+	VPADDD    bf16half<>+0(SB), Z3, Z5
+	VPADDD    Z4, Z5, Z5
+	VPANDD    absmask32<>+0(SB), Z3, Z4
+	VPCMPGTD  inf32<>+0(SB), Z4, K1
+	VPORD     quiet32<>+0(SB), Z3, Z3
+	VBLENDMPS Z3, Z5, K1, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPMOVDW   Z5, Y3
+	VMOVNTPS  Y0, (CX)(SI*2)
+	VMOVNTPS  Y1, 32(CX)(SI*2)
+	VMOVNTPS  Y2, 64(CX)(SI*2)
+	VMOVNTPS  Y3, 96(CX)(SI*2)
+	ADDQ      $0x00000040, SI
+	JMP       subToBF16NTAVX512_loopU
+
+subToBF16NTAVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        subToBF16NTAVX512_done
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VSUBPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z2
+	VPADDD    Z1, Z2, Z2
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z2, K1, Z2
+	VPSRLD    $0x10, Z2, Z2
+	VPMOVDW   Z2, Y0
+	VMOVNTPS  Y0, (CX)(SI*2)
+	ADDQ      $0x00000010, SI
+	JMP       subToBF16NTAVX512_loop1
+
+subToBF16NTAVX512_done:
 	VZEROUPPER
 	MOVQ SI, ret+72(FP)
 	RET
@@ -15752,6 +17214,211 @@ mulToBF16AVX512_done:
 	MOVQ SI, ret+72(FP)
 	RET
 
+// func mulToBF16NTAVX2(dst []uint16, a []float32, b []float32) int
+// Requires: AVX, AVX2
+TEXT ·mulToBF16NTAVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+mulToBF16NTAVX2_loopU:
+	MOVQ         AX, DI
+	SUBQ         SI, DI
+	CMPQ         DI, $0x00000020
+	JB           mulToBF16NTAVX2_loop1
+	VMOVUPS      (DX)(SI*4), Y0
+	VMOVUPS      (BX)(SI*4), Y1
+	VMULPS       Y1, Y0, Y0
+	VPSRLD       $0x10, Y0, Y1
+	VPAND        one32<>+0(SB), Y1, Y1
+	VPADDD       bf16half<>+0(SB), Y0, Y2
+	VPADDD       Y1, Y2, Y2
+	VPAND        absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD     inf32<>+0(SB), Y1, Y1
+	VPOR         quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS    Y1, Y0, Y2, Y2
+	VPSRLD       $0x10, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X0
+	VPACKUSDW    X0, X2, X0
+	VMOVUPS      32(DX)(SI*4), Y1
+	VMOVUPS      32(BX)(SI*4), Y2
+	VMULPS       Y2, Y1, Y1
+	VPSRLD       $0x10, Y1, Y2
+	VPAND        one32<>+0(SB), Y2, Y2
+	VPADDD       bf16half<>+0(SB), Y1, Y3
+	VPADDD       Y2, Y3, Y3
+	VPAND        absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD     inf32<>+0(SB), Y2, Y2
+	VPOR         quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS    Y2, Y1, Y3, Y3
+	VPSRLD       $0x10, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X1
+	VPACKUSDW    X1, X3, X1
+	VMOVUPS      64(DX)(SI*4), Y2
+	VMOVUPS      64(BX)(SI*4), Y3
+	VMULPS       Y3, Y2, Y2
+	VPSRLD       $0x10, Y2, Y3
+	VPAND        one32<>+0(SB), Y3, Y3
+	VPADDD       bf16half<>+0(SB), Y2, Y4
+	VPADDD       Y3, Y4, Y4
+	VPAND        absmask32<>+0(SB), Y2, Y3
+	VPCMPGTD     inf32<>+0(SB), Y3, Y3
+	VPOR         quiet32<>+0(SB), Y2, Y2
+	VBLENDVPS    Y3, Y2, Y4, Y4
+	VPSRLD       $0x10, Y4, Y4
+	VEXTRACTI128 $0x01, Y4, X2
+	VPACKUSDW    X2, X4, X2
+	VMOVUPS      96(DX)(SI*4), Y3
+	VMOVUPS      96(BX)(SI*4), Y4
+	VMULPS       Y4, Y3, Y3
+	VPSRLD       $0x10, Y3, Y4
+	VPAND        one32<>+0(SB), Y4, Y4
+	VPADDD       bf16half<>+0(SB), Y3, Y5
+	VPADDD       Y4, Y5, Y5
+	VPAND        absmask32<>+0(SB), Y3, Y4
+	VPCMPGTD     inf32<>+0(SB), Y4, Y4
+	VPOR         quiet32<>+0(SB), Y3, Y3
+	VBLENDVPS    Y4, Y3, Y5, Y5
+	VPSRLD       $0x10, Y5, Y5
+	VEXTRACTI128 $0x01, Y5, X3
+	VPACKUSDW    X3, X5, X3
+	VMOVNTPS     X0, (CX)(SI*2)
+	VMOVNTPS     X1, 16(CX)(SI*2)
+	VMOVNTPS     X2, 32(CX)(SI*2)
+	VMOVNTPS     X3, 48(CX)(SI*2)
+	ADDQ         $0x00000020, SI
+	JMP          mulToBF16NTAVX2_loopU
+
+mulToBF16NTAVX2_loop1:
+	MOVQ         AX, DI
+	SUBQ         SI, DI
+	CMPQ         DI, $0x00000008
+	JB           mulToBF16NTAVX2_done
+	VMOVUPS      (DX)(SI*4), Y0
+	VMOVUPS      (BX)(SI*4), Y1
+	VMULPS       Y1, Y0, Y0
+	VPSRLD       $0x10, Y0, Y1
+	VPAND        one32<>+0(SB), Y1, Y1
+	VPADDD       bf16half<>+0(SB), Y0, Y2
+	VPADDD       Y1, Y2, Y2
+	VPAND        absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD     inf32<>+0(SB), Y1, Y1
+	VPOR         quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS    Y1, Y0, Y2, Y2
+	VPSRLD       $0x10, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X0
+	VPACKUSDW    X0, X2, X0
+	VMOVNTPS     X0, (CX)(SI*2)
+	ADDQ         $0x00000008, SI
+	JMP          mulToBF16NTAVX2_loop1
+
+mulToBF16NTAVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func mulToBF16NTAVX512(dst []uint16, a []float32, b []float32) int
+// Requires: AVX, AVX512F
+TEXT ·mulToBF16NTAVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+mulToBF16NTAVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000040
+	JB        mulToBF16NTAVX512_loop1
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VMULPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z2
+	VPADDD    Z1, Z2, Z2
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z2, K1, Z2
+	VPSRLD    $0x10, Z2, Z2
+	VPMOVDW   Z2, Y0
+	VMOVUPS   64(DX)(SI*4), Z1
+	VMOVUPS   64(BX)(SI*4), Z2
+	VMULPS    Z2, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPSRLD    $0x10, Z3, Z3
+	VPMOVDW   Z3, Y1
+	VMOVUPS   128(DX)(SI*4), Z2
+	VMOVUPS   128(BX)(SI*4), Z3
+	VMULPS    Z3, Z2, Z2
+	VPSRLD    $0x10, Z2, Z3
+	VPANDD    one32<>+0(SB), Z3, Z3
+	VPADDD    bf16half<>+0(SB), Z2, Z4
+	VPADDD    Z3, Z4, Z4
+	VPANDD    absmask32<>+0(SB), Z2, Z3
+	VPCMPGTD  inf32<>+0(SB), Z3, K1
+	VPORD     quiet32<>+0(SB), Z2, Z2
+	VBLENDMPS Z2, Z4, K1, Z4
+	VPSRLD    $0x10, Z4, Z4
+	VPMOVDW   Z4, Y2
+	VMOVUPS   192(DX)(SI*4), Z3
+	VMOVUPS   192(BX)(SI*4), Z4
+	VMULPS    Z4, Z3, Z3
+	VPSRLD    $0x10, Z3, Z4
+	VPANDD    one32<>+0(SB), Z4, Z4
+	VPADDD    bf16half<>+0(SB), Z3, Z5
+	VPADDD    Z4, Z5, Z5
+	VPANDD    absmask32<>+0(SB), Z3, Z4
+	VPCMPGTD  inf32<>+0(SB), Z4, K1
+	VPORD     quiet32<>+0(SB), Z3, Z3
+	VBLENDMPS Z3, Z5, K1, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPMOVDW   Z5, Y3
+	VMOVNTPS  Y0, (CX)(SI*2)
+	VMOVNTPS  Y1, 32(CX)(SI*2)
+	VMOVNTPS  Y2, 64(CX)(SI*2)
+	VMOVNTPS  Y3, 96(CX)(SI*2)
+	ADDQ      $0x00000040, SI
+	JMP       mulToBF16NTAVX512_loopU
+
+mulToBF16NTAVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        mulToBF16NTAVX512_done
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VMULPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z2
+	VPADDD    Z1, Z2, Z2
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z2, K1, Z2
+	VPSRLD    $0x10, Z2, Z2
+	VPMOVDW   Z2, Y0
+	VMOVNTPS  Y0, (CX)(SI*2)
+	ADDQ      $0x00000010, SI
+	JMP       mulToBF16NTAVX512_loop1
+
+mulToBF16NTAVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
 // func divToBF16AVX2(dst []uint16, a []float32, b []float32) int
 // Requires: AVX, AVX2
 TEXT ·divToBF16AVX2(SB), NOSPLIT, $0-80
@@ -15957,6 +17624,211 @@ divToBF16AVX512_done:
 	MOVQ SI, ret+72(FP)
 	RET
 
+// func divToBF16NTAVX2(dst []uint16, a []float32, b []float32) int
+// Requires: AVX, AVX2
+TEXT ·divToBF16NTAVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+divToBF16NTAVX2_loopU:
+	MOVQ         AX, DI
+	SUBQ         SI, DI
+	CMPQ         DI, $0x00000020
+	JB           divToBF16NTAVX2_loop1
+	VMOVUPS      (DX)(SI*4), Y0
+	VMOVUPS      (BX)(SI*4), Y1
+	VDIVPS       Y1, Y0, Y0
+	VPSRLD       $0x10, Y0, Y1
+	VPAND        one32<>+0(SB), Y1, Y1
+	VPADDD       bf16half<>+0(SB), Y0, Y2
+	VPADDD       Y1, Y2, Y2
+	VPAND        absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD     inf32<>+0(SB), Y1, Y1
+	VPOR         quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS    Y1, Y0, Y2, Y2
+	VPSRLD       $0x10, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X0
+	VPACKUSDW    X0, X2, X0
+	VMOVUPS      32(DX)(SI*4), Y1
+	VMOVUPS      32(BX)(SI*4), Y2
+	VDIVPS       Y2, Y1, Y1
+	VPSRLD       $0x10, Y1, Y2
+	VPAND        one32<>+0(SB), Y2, Y2
+	VPADDD       bf16half<>+0(SB), Y1, Y3
+	VPADDD       Y2, Y3, Y3
+	VPAND        absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD     inf32<>+0(SB), Y2, Y2
+	VPOR         quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS    Y2, Y1, Y3, Y3
+	VPSRLD       $0x10, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X1
+	VPACKUSDW    X1, X3, X1
+	VMOVUPS      64(DX)(SI*4), Y2
+	VMOVUPS      64(BX)(SI*4), Y3
+	VDIVPS       Y3, Y2, Y2
+	VPSRLD       $0x10, Y2, Y3
+	VPAND        one32<>+0(SB), Y3, Y3
+	VPADDD       bf16half<>+0(SB), Y2, Y4
+	VPADDD       Y3, Y4, Y4
+	VPAND        absmask32<>+0(SB), Y2, Y3
+	VPCMPGTD     inf32<>+0(SB), Y3, Y3
+	VPOR         quiet32<>+0(SB), Y2, Y2
+	VBLENDVPS    Y3, Y2, Y4, Y4
+	VPSRLD       $0x10, Y4, Y4
+	VEXTRACTI128 $0x01, Y4, X2
+	VPACKUSDW    X2, X4, X2
+	VMOVUPS      96(DX)(SI*4), Y3
+	VMOVUPS      96(BX)(SI*4), Y4
+	VDIVPS       Y4, Y3, Y3
+	VPSRLD       $0x10, Y3, Y4
+	VPAND        one32<>+0(SB), Y4, Y4
+	VPADDD       bf16half<>+0(SB), Y3, Y5
+	VPADDD       Y4, Y5, Y5
+	VPAND        absmask32<>+0(SB), Y3, Y4
+	VPCMPGTD     inf32<>+0(SB), Y4, Y4
+	VPOR         quiet32<>+0(SB), Y3, Y3
+	VBLENDVPS    Y4, Y3, Y5, Y5
+	VPSRLD       $0x10, Y5, Y5
+	VEXTRACTI128 $0x01, Y5, X3
+	VPACKUSDW    X3, X5, X3
+	VMOVNTPS     X0, (CX)(SI*2)
+	VMOVNTPS     X1, 16(CX)(SI*2)
+	VMOVNTPS     X2, 32(CX)(SI*2)
+	VMOVNTPS     X3, 48(CX)(SI*2)
+	ADDQ         $0x00000020, SI
+	JMP          divToBF16NTAVX2_loopU
+
+divToBF16NTAVX2_loop1:
+	MOVQ         AX, DI
+	SUBQ         SI, DI
+	CMPQ         DI, $0x00000008
+	JB           divToBF16NTAVX2_done
+	VMOVUPS      (DX)(SI*4), Y0
+	VMOVUPS      (BX)(SI*4), Y1
+	VDIVPS       Y1, Y0, Y0
+	VPSRLD       $0x10, Y0, Y1
+	VPAND        one32<>+0(SB), Y1, Y1
+	VPADDD       bf16half<>+0(SB), Y0, Y2
+	VPADDD       Y1, Y2, Y2
+	VPAND        absmask32<>+0(SB), Y0, Y1
+	VPCMPGTD     inf32<>+0(SB), Y1, Y1
+	VPOR         quiet32<>+0(SB), Y0, Y0
+	VBLENDVPS    Y1, Y0, Y2, Y2
+	VPSRLD       $0x10, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X0
+	VPACKUSDW    X0, X2, X0
+	VMOVNTPS     X0, (CX)(SI*2)
+	ADDQ         $0x00000008, SI
+	JMP          divToBF16NTAVX2_loop1
+
+divToBF16NTAVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func divToBF16NTAVX512(dst []uint16, a []float32, b []float32) int
+// Requires: AVX, AVX512F
+TEXT ·divToBF16NTAVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+divToBF16NTAVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000040
+	JB        divToBF16NTAVX512_loop1
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VDIVPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z2
+	VPADDD    Z1, Z2, Z2
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z2, K1, Z2
+	VPSRLD    $0x10, Z2, Z2
+	VPMOVDW   Z2, Y0
+	VMOVUPS   64(DX)(SI*4), Z1
+	VMOVUPS   64(BX)(SI*4), Z2
+	VDIVPS    Z2, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPSRLD    $0x10, Z3, Z3
+	VPMOVDW   Z3, Y1
+	VMOVUPS   128(DX)(SI*4), Z2
+	VMOVUPS   128(BX)(SI*4), Z3
+	VDIVPS    Z3, Z2, Z2
+	VPSRLD    $0x10, Z2, Z3
+	VPANDD    one32<>+0(SB), Z3, Z3
+	VPADDD    bf16half<>+0(SB), Z2, Z4
+	VPADDD    Z3, Z4, Z4
+	VPANDD    absmask32<>+0(SB), Z2, Z3
+	VPCMPGTD  inf32<>+0(SB), Z3, K1
+	VPORD     quiet32<>+0(SB), Z2, Z2
+	VBLENDMPS Z2, Z4, K1, Z4
+	VPSRLD    $0x10, Z4, Z4
+	VPMOVDW   Z4, Y2
+	VMOVUPS   192(DX)(SI*4), Z3
+	VMOVUPS   192(BX)(SI*4), Z4
+	VDIVPS    Z4, Z3, Z3
+	VPSRLD    $0x10, Z3, Z4
+	VPANDD    one32<>+0(SB), Z4, Z4
+	VPADDD    bf16half<>+0(SB), Z3, Z5
+	VPADDD    Z4, Z5, Z5
+	VPANDD    absmask32<>+0(SB), Z3, Z4
+	VPCMPGTD  inf32<>+0(SB), Z4, K1
+	VPORD     quiet32<>+0(SB), Z3, Z3
+	VBLENDMPS Z3, Z5, K1, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPMOVDW   Z5, Y3
+	VMOVNTPS  Y0, (CX)(SI*2)
+	VMOVNTPS  Y1, 32(CX)(SI*2)
+	VMOVNTPS  Y2, 64(CX)(SI*2)
+	VMOVNTPS  Y3, 96(CX)(SI*2)
+	ADDQ      $0x00000040, SI
+	JMP       divToBF16NTAVX512_loopU
+
+divToBF16NTAVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        divToBF16NTAVX512_done
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VDIVPS    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z1
+	VPANDD    one32<>+0(SB), Z1, Z1
+	VPADDD    bf16half<>+0(SB), Z0, Z2
+	VPADDD    Z1, Z2, Z2
+	VPANDD    absmask32<>+0(SB), Z0, Z1
+	VPCMPGTD  inf32<>+0(SB), Z1, K1
+	VPORD     quiet32<>+0(SB), Z0, Z0
+	VBLENDMPS Z0, Z2, K1, Z2
+	VPSRLD    $0x10, Z2, Z2
+	VPMOVDW   Z2, Y0
+	VMOVNTPS  Y0, (CX)(SI*2)
+	ADDQ      $0x00000010, SI
+	JMP       divToBF16NTAVX512_loop1
+
+divToBF16NTAVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
 // func addScalarToBF16AVX2(dst []uint16, a []float32, s float32) int
 // Requires: AVX, AVX2, SSE
 TEXT ·addScalarToBF16AVX2(SB), NOSPLIT, $0-64
@@ -16150,6 +18022,203 @@ addScalarToBF16AVX512_loop1:
 	JMP       addScalarToBF16AVX512_loop1
 
 addScalarToBF16AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func addScalarToBF16NTAVX2(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX2, SSE
+TEXT ·addScalarToBF16NTAVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+addScalarToBF16NTAVX2_loopU:
+	MOVQ         AX, SI
+	SUBQ         BX, SI
+	CMPQ         SI, $0x00000020
+	JB           addScalarToBF16NTAVX2_loop1
+	VMOVUPS      (DX)(BX*4), Y1
+	VADDPS       Y0, Y1, Y1
+	VPSRLD       $0x10, Y1, Y2
+	VPAND        one32<>+0(SB), Y2, Y2
+	VPADDD       bf16half<>+0(SB), Y1, Y3
+	VPADDD       Y2, Y3, Y3
+	VPAND        absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD     inf32<>+0(SB), Y2, Y2
+	VPOR         quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS    Y2, Y1, Y3, Y3
+	VPSRLD       $0x10, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X1
+	VPACKUSDW    X1, X3, X1
+	VMOVUPS      32(DX)(BX*4), Y2
+	VADDPS       Y0, Y2, Y2
+	VPSRLD       $0x10, Y2, Y3
+	VPAND        one32<>+0(SB), Y3, Y3
+	VPADDD       bf16half<>+0(SB), Y2, Y4
+	VPADDD       Y3, Y4, Y4
+	VPAND        absmask32<>+0(SB), Y2, Y3
+	VPCMPGTD     inf32<>+0(SB), Y3, Y3
+	VPOR         quiet32<>+0(SB), Y2, Y2
+	VBLENDVPS    Y3, Y2, Y4, Y4
+	VPSRLD       $0x10, Y4, Y4
+	VEXTRACTI128 $0x01, Y4, X2
+	VPACKUSDW    X2, X4, X2
+	VMOVUPS      64(DX)(BX*4), Y3
+	VADDPS       Y0, Y3, Y3
+	VPSRLD       $0x10, Y3, Y4
+	VPAND        one32<>+0(SB), Y4, Y4
+	VPADDD       bf16half<>+0(SB), Y3, Y5
+	VPADDD       Y4, Y5, Y5
+	VPAND        absmask32<>+0(SB), Y3, Y4
+	VPCMPGTD     inf32<>+0(SB), Y4, Y4
+	VPOR         quiet32<>+0(SB), Y3, Y3
+	VBLENDVPS    Y4, Y3, Y5, Y5
+	VPSRLD       $0x10, Y5, Y5
+	VEXTRACTI128 $0x01, Y5, X3
+	VPACKUSDW    X3, X5, X3
+	VMOVUPS      96(DX)(BX*4), Y4
+	VADDPS       Y0, Y4, Y4
+	VPSRLD       $0x10, Y4, Y5
+	VPAND        one32<>+0(SB), Y5, Y5
+	VPADDD       bf16half<>+0(SB), Y4, Y6
+	VPADDD       Y5, Y6, Y6
+	VPAND        absmask32<>+0(SB), Y4, Y5
+	VPCMPGTD     inf32<>+0(SB), Y5, Y5
+	VPOR         quiet32<>+0(SB), Y4, Y4
+	VBLENDVPS    Y5, Y4, Y6, Y6
+	VPSRLD       $0x10, Y6, Y6
+	VEXTRACTI128 $0x01, Y6, X4
+	VPACKUSDW    X4, X6, X4
+	VMOVNTPS     X1, (CX)(BX*2)
+	VMOVNTPS     X2, 16(CX)(BX*2)
+	VMOVNTPS     X3, 32(CX)(BX*2)
+	VMOVNTPS     X4, 48(CX)(BX*2)
+	ADDQ         $0x00000020, BX
+	JMP          addScalarToBF16NTAVX2_loopU
+
+addScalarToBF16NTAVX2_loop1:
+	MOVQ         AX, SI
+	SUBQ         BX, SI
+	CMPQ         SI, $0x00000008
+	JB           addScalarToBF16NTAVX2_done
+	VMOVUPS      (DX)(BX*4), Y1
+	VADDPS       Y0, Y1, Y1
+	VPSRLD       $0x10, Y1, Y2
+	VPAND        one32<>+0(SB), Y2, Y2
+	VPADDD       bf16half<>+0(SB), Y1, Y3
+	VPADDD       Y2, Y3, Y3
+	VPAND        absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD     inf32<>+0(SB), Y2, Y2
+	VPOR         quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS    Y2, Y1, Y3, Y3
+	VPSRLD       $0x10, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X1
+	VPACKUSDW    X1, X3, X1
+	VMOVNTPS     X1, (CX)(BX*2)
+	ADDQ         $0x00000008, BX
+	JMP          addScalarToBF16NTAVX2_loop1
+
+addScalarToBF16NTAVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func addScalarToBF16NTAVX512(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·addScalarToBF16NTAVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+addScalarToBF16NTAVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        addScalarToBF16NTAVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VADDPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPSRLD    $0x10, Z3, Z3
+	VPMOVDW   Z3, Y1
+	VMOVUPS   64(DX)(BX*4), Z2
+	VADDPS    Z0, Z2, Z2
+	VPSRLD    $0x10, Z2, Z3
+	VPANDD    one32<>+0(SB), Z3, Z3
+	VPADDD    bf16half<>+0(SB), Z2, Z4
+	VPADDD    Z3, Z4, Z4
+	VPANDD    absmask32<>+0(SB), Z2, Z3
+	VPCMPGTD  inf32<>+0(SB), Z3, K1
+	VPORD     quiet32<>+0(SB), Z2, Z2
+	VBLENDMPS Z2, Z4, K1, Z4
+	VPSRLD    $0x10, Z4, Z4
+	VPMOVDW   Z4, Y2
+	VMOVUPS   128(DX)(BX*4), Z3
+	VADDPS    Z0, Z3, Z3
+	VPSRLD    $0x10, Z3, Z4
+	VPANDD    one32<>+0(SB), Z4, Z4
+	VPADDD    bf16half<>+0(SB), Z3, Z5
+	VPADDD    Z4, Z5, Z5
+	VPANDD    absmask32<>+0(SB), Z3, Z4
+	VPCMPGTD  inf32<>+0(SB), Z4, K1
+	VPORD     quiet32<>+0(SB), Z3, Z3
+	VBLENDMPS Z3, Z5, K1, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPMOVDW   Z5, Y3
+	VMOVUPS   192(DX)(BX*4), Z4
+	VADDPS    Z0, Z4, Z4
+	VPSRLD    $0x10, Z4, Z5
+	VPANDD    one32<>+0(SB), Z5, Z5
+	VPADDD    bf16half<>+0(SB), Z4, Z6
+	VPADDD    Z5, Z6, Z6
+	VPANDD    absmask32<>+0(SB), Z4, Z5
+	VPCMPGTD  inf32<>+0(SB), Z5, K1
+	VPORD     quiet32<>+0(SB), Z4, Z4
+	VBLENDMPS Z4, Z6, K1, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPMOVDW   Z6, Y4
+	VMOVNTPS  Y1, (CX)(BX*2)
+	VMOVNTPS  Y2, 32(CX)(BX*2)
+	VMOVNTPS  Y3, 64(CX)(BX*2)
+	VMOVNTPS  Y4, 96(CX)(BX*2)
+	ADDQ      $0x00000040, BX
+	JMP       addScalarToBF16NTAVX512_loopU
+
+addScalarToBF16NTAVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        addScalarToBF16NTAVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VADDPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPSRLD    $0x10, Z3, Z3
+	VPMOVDW   Z3, Y1
+	VMOVNTPS  Y1, (CX)(BX*2)
+	ADDQ      $0x00000010, BX
+	JMP       addScalarToBF16NTAVX512_loop1
+
+addScalarToBF16NTAVX512_done:
 	VZEROUPPER
 	MOVQ BX, ret+56(FP)
 	RET
@@ -16351,6 +18420,203 @@ subScalarToBF16AVX512_done:
 	MOVQ BX, ret+56(FP)
 	RET
 
+// func subScalarToBF16NTAVX2(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX2, SSE
+TEXT ·subScalarToBF16NTAVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+subScalarToBF16NTAVX2_loopU:
+	MOVQ         AX, SI
+	SUBQ         BX, SI
+	CMPQ         SI, $0x00000020
+	JB           subScalarToBF16NTAVX2_loop1
+	VMOVUPS      (DX)(BX*4), Y1
+	VSUBPS       Y0, Y1, Y1
+	VPSRLD       $0x10, Y1, Y2
+	VPAND        one32<>+0(SB), Y2, Y2
+	VPADDD       bf16half<>+0(SB), Y1, Y3
+	VPADDD       Y2, Y3, Y3
+	VPAND        absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD     inf32<>+0(SB), Y2, Y2
+	VPOR         quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS    Y2, Y1, Y3, Y3
+	VPSRLD       $0x10, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X1
+	VPACKUSDW    X1, X3, X1
+	VMOVUPS      32(DX)(BX*4), Y2
+	VSUBPS       Y0, Y2, Y2
+	VPSRLD       $0x10, Y2, Y3
+	VPAND        one32<>+0(SB), Y3, Y3
+	VPADDD       bf16half<>+0(SB), Y2, Y4
+	VPADDD       Y3, Y4, Y4
+	VPAND        absmask32<>+0(SB), Y2, Y3
+	VPCMPGTD     inf32<>+0(SB), Y3, Y3
+	VPOR         quiet32<>+0(SB), Y2, Y2
+	VBLENDVPS    Y3, Y2, Y4, Y4
+	VPSRLD       $0x10, Y4, Y4
+	VEXTRACTI128 $0x01, Y4, X2
+	VPACKUSDW    X2, X4, X2
+	VMOVUPS      64(DX)(BX*4), Y3
+	VSUBPS       Y0, Y3, Y3
+	VPSRLD       $0x10, Y3, Y4
+	VPAND        one32<>+0(SB), Y4, Y4
+	VPADDD       bf16half<>+0(SB), Y3, Y5
+	VPADDD       Y4, Y5, Y5
+	VPAND        absmask32<>+0(SB), Y3, Y4
+	VPCMPGTD     inf32<>+0(SB), Y4, Y4
+	VPOR         quiet32<>+0(SB), Y3, Y3
+	VBLENDVPS    Y4, Y3, Y5, Y5
+	VPSRLD       $0x10, Y5, Y5
+	VEXTRACTI128 $0x01, Y5, X3
+	VPACKUSDW    X3, X5, X3
+	VMOVUPS      96(DX)(BX*4), Y4
+	VSUBPS       Y0, Y4, Y4
+	VPSRLD       $0x10, Y4, Y5
+	VPAND        one32<>+0(SB), Y5, Y5
+	VPADDD       bf16half<>+0(SB), Y4, Y6
+	VPADDD       Y5, Y6, Y6
+	VPAND        absmask32<>+0(SB), Y4, Y5
+	VPCMPGTD     inf32<>+0(SB), Y5, Y5
+	VPOR         quiet32<>+0(SB), Y4, Y4
+	VBLENDVPS    Y5, Y4, Y6, Y6
+	VPSRLD       $0x10, Y6, Y6
+	VEXTRACTI128 $0x01, Y6, X4
+	VPACKUSDW    X4, X6, X4
+	VMOVNTPS     X1, (CX)(BX*2)
+	VMOVNTPS     X2, 16(CX)(BX*2)
+	VMOVNTPS     X3, 32(CX)(BX*2)
+	VMOVNTPS     X4, 48(CX)(BX*2)
+	ADDQ         $0x00000020, BX
+	JMP          subScalarToBF16NTAVX2_loopU
+
+subScalarToBF16NTAVX2_loop1:
+	MOVQ         AX, SI
+	SUBQ         BX, SI
+	CMPQ         SI, $0x00000008
+	JB           subScalarToBF16NTAVX2_done
+	VMOVUPS      (DX)(BX*4), Y1
+	VSUBPS       Y0, Y1, Y1
+	VPSRLD       $0x10, Y1, Y2
+	VPAND        one32<>+0(SB), Y2, Y2
+	VPADDD       bf16half<>+0(SB), Y1, Y3
+	VPADDD       Y2, Y3, Y3
+	VPAND        absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD     inf32<>+0(SB), Y2, Y2
+	VPOR         quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS    Y2, Y1, Y3, Y3
+	VPSRLD       $0x10, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X1
+	VPACKUSDW    X1, X3, X1
+	VMOVNTPS     X1, (CX)(BX*2)
+	ADDQ         $0x00000008, BX
+	JMP          subScalarToBF16NTAVX2_loop1
+
+subScalarToBF16NTAVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func subScalarToBF16NTAVX512(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·subScalarToBF16NTAVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+subScalarToBF16NTAVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        subScalarToBF16NTAVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VSUBPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPSRLD    $0x10, Z3, Z3
+	VPMOVDW   Z3, Y1
+	VMOVUPS   64(DX)(BX*4), Z2
+	VSUBPS    Z0, Z2, Z2
+	VPSRLD    $0x10, Z2, Z3
+	VPANDD    one32<>+0(SB), Z3, Z3
+	VPADDD    bf16half<>+0(SB), Z2, Z4
+	VPADDD    Z3, Z4, Z4
+	VPANDD    absmask32<>+0(SB), Z2, Z3
+	VPCMPGTD  inf32<>+0(SB), Z3, K1
+	VPORD     quiet32<>+0(SB), Z2, Z2
+	VBLENDMPS Z2, Z4, K1, Z4
+	VPSRLD    $0x10, Z4, Z4
+	VPMOVDW   Z4, Y2
+	VMOVUPS   128(DX)(BX*4), Z3
+	VSUBPS    Z0, Z3, Z3
+	VPSRLD    $0x10, Z3, Z4
+	VPANDD    one32<>+0(SB), Z4, Z4
+	VPADDD    bf16half<>+0(SB), Z3, Z5
+	VPADDD    Z4, Z5, Z5
+	VPANDD    absmask32<>+0(SB), Z3, Z4
+	VPCMPGTD  inf32<>+0(SB), Z4, K1
+	VPORD     quiet32<>+0(SB), Z3, Z3
+	VBLENDMPS Z3, Z5, K1, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPMOVDW   Z5, Y3
+	VMOVUPS   192(DX)(BX*4), Z4
+	VSUBPS    Z0, Z4, Z4
+	VPSRLD    $0x10, Z4, Z5
+	VPANDD    one32<>+0(SB), Z5, Z5
+	VPADDD    bf16half<>+0(SB), Z4, Z6
+	VPADDD    Z5, Z6, Z6
+	VPANDD    absmask32<>+0(SB), Z4, Z5
+	VPCMPGTD  inf32<>+0(SB), Z5, K1
+	VPORD     quiet32<>+0(SB), Z4, Z4
+	VBLENDMPS Z4, Z6, K1, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPMOVDW   Z6, Y4
+	VMOVNTPS  Y1, (CX)(BX*2)
+	VMOVNTPS  Y2, 32(CX)(BX*2)
+	VMOVNTPS  Y3, 64(CX)(BX*2)
+	VMOVNTPS  Y4, 96(CX)(BX*2)
+	ADDQ      $0x00000040, BX
+	JMP       subScalarToBF16NTAVX512_loopU
+
+subScalarToBF16NTAVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        subScalarToBF16NTAVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VSUBPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPSRLD    $0x10, Z3, Z3
+	VPMOVDW   Z3, Y1
+	VMOVNTPS  Y1, (CX)(BX*2)
+	ADDQ      $0x00000010, BX
+	JMP       subScalarToBF16NTAVX512_loop1
+
+subScalarToBF16NTAVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
 // func subScalarRevToBF16AVX2(dst []uint16, a []float32, s float32) int
 // Requires: AVX, AVX2, SSE
 TEXT ·subScalarRevToBF16AVX2(SB), NOSPLIT, $0-64
@@ -16544,6 +18810,203 @@ subScalarRevToBF16AVX512_loop1:
 	JMP       subScalarRevToBF16AVX512_loop1
 
 subScalarRevToBF16AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func subScalarRevToBF16NTAVX2(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX2, SSE
+TEXT ·subScalarRevToBF16NTAVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+subScalarRevToBF16NTAVX2_loopU:
+	MOVQ         AX, SI
+	SUBQ         BX, SI
+	CMPQ         SI, $0x00000020
+	JB           subScalarRevToBF16NTAVX2_loop1
+	VMOVUPS      (DX)(BX*4), Y1
+	VSUBPS       Y1, Y0, Y1
+	VPSRLD       $0x10, Y1, Y2
+	VPAND        one32<>+0(SB), Y2, Y2
+	VPADDD       bf16half<>+0(SB), Y1, Y3
+	VPADDD       Y2, Y3, Y3
+	VPAND        absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD     inf32<>+0(SB), Y2, Y2
+	VPOR         quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS    Y2, Y1, Y3, Y3
+	VPSRLD       $0x10, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X1
+	VPACKUSDW    X1, X3, X1
+	VMOVUPS      32(DX)(BX*4), Y2
+	VSUBPS       Y2, Y0, Y2
+	VPSRLD       $0x10, Y2, Y3
+	VPAND        one32<>+0(SB), Y3, Y3
+	VPADDD       bf16half<>+0(SB), Y2, Y4
+	VPADDD       Y3, Y4, Y4
+	VPAND        absmask32<>+0(SB), Y2, Y3
+	VPCMPGTD     inf32<>+0(SB), Y3, Y3
+	VPOR         quiet32<>+0(SB), Y2, Y2
+	VBLENDVPS    Y3, Y2, Y4, Y4
+	VPSRLD       $0x10, Y4, Y4
+	VEXTRACTI128 $0x01, Y4, X2
+	VPACKUSDW    X2, X4, X2
+	VMOVUPS      64(DX)(BX*4), Y3
+	VSUBPS       Y3, Y0, Y3
+	VPSRLD       $0x10, Y3, Y4
+	VPAND        one32<>+0(SB), Y4, Y4
+	VPADDD       bf16half<>+0(SB), Y3, Y5
+	VPADDD       Y4, Y5, Y5
+	VPAND        absmask32<>+0(SB), Y3, Y4
+	VPCMPGTD     inf32<>+0(SB), Y4, Y4
+	VPOR         quiet32<>+0(SB), Y3, Y3
+	VBLENDVPS    Y4, Y3, Y5, Y5
+	VPSRLD       $0x10, Y5, Y5
+	VEXTRACTI128 $0x01, Y5, X3
+	VPACKUSDW    X3, X5, X3
+	VMOVUPS      96(DX)(BX*4), Y4
+	VSUBPS       Y4, Y0, Y4
+	VPSRLD       $0x10, Y4, Y5
+	VPAND        one32<>+0(SB), Y5, Y5
+	VPADDD       bf16half<>+0(SB), Y4, Y6
+	VPADDD       Y5, Y6, Y6
+	VPAND        absmask32<>+0(SB), Y4, Y5
+	VPCMPGTD     inf32<>+0(SB), Y5, Y5
+	VPOR         quiet32<>+0(SB), Y4, Y4
+	VBLENDVPS    Y5, Y4, Y6, Y6
+	VPSRLD       $0x10, Y6, Y6
+	VEXTRACTI128 $0x01, Y6, X4
+	VPACKUSDW    X4, X6, X4
+	VMOVNTPS     X1, (CX)(BX*2)
+	VMOVNTPS     X2, 16(CX)(BX*2)
+	VMOVNTPS     X3, 32(CX)(BX*2)
+	VMOVNTPS     X4, 48(CX)(BX*2)
+	ADDQ         $0x00000020, BX
+	JMP          subScalarRevToBF16NTAVX2_loopU
+
+subScalarRevToBF16NTAVX2_loop1:
+	MOVQ         AX, SI
+	SUBQ         BX, SI
+	CMPQ         SI, $0x00000008
+	JB           subScalarRevToBF16NTAVX2_done
+	VMOVUPS      (DX)(BX*4), Y1
+	VSUBPS       Y1, Y0, Y1
+	VPSRLD       $0x10, Y1, Y2
+	VPAND        one32<>+0(SB), Y2, Y2
+	VPADDD       bf16half<>+0(SB), Y1, Y3
+	VPADDD       Y2, Y3, Y3
+	VPAND        absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD     inf32<>+0(SB), Y2, Y2
+	VPOR         quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS    Y2, Y1, Y3, Y3
+	VPSRLD       $0x10, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X1
+	VPACKUSDW    X1, X3, X1
+	VMOVNTPS     X1, (CX)(BX*2)
+	ADDQ         $0x00000008, BX
+	JMP          subScalarRevToBF16NTAVX2_loop1
+
+subScalarRevToBF16NTAVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func subScalarRevToBF16NTAVX512(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·subScalarRevToBF16NTAVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+subScalarRevToBF16NTAVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        subScalarRevToBF16NTAVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VSUBPS    Z1, Z0, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPSRLD    $0x10, Z3, Z3
+	VPMOVDW   Z3, Y1
+	VMOVUPS   64(DX)(BX*4), Z2
+	VSUBPS    Z2, Z0, Z2
+	VPSRLD    $0x10, Z2, Z3
+	VPANDD    one32<>+0(SB), Z3, Z3
+	VPADDD    bf16half<>+0(SB), Z2, Z4
+	VPADDD    Z3, Z4, Z4
+	VPANDD    absmask32<>+0(SB), Z2, Z3
+	VPCMPGTD  inf32<>+0(SB), Z3, K1
+	VPORD     quiet32<>+0(SB), Z2, Z2
+	VBLENDMPS Z2, Z4, K1, Z4
+	VPSRLD    $0x10, Z4, Z4
+	VPMOVDW   Z4, Y2
+	VMOVUPS   128(DX)(BX*4), Z3
+	VSUBPS    Z3, Z0, Z3
+	VPSRLD    $0x10, Z3, Z4
+	VPANDD    one32<>+0(SB), Z4, Z4
+	VPADDD    bf16half<>+0(SB), Z3, Z5
+	VPADDD    Z4, Z5, Z5
+	VPANDD    absmask32<>+0(SB), Z3, Z4
+	VPCMPGTD  inf32<>+0(SB), Z4, K1
+	VPORD     quiet32<>+0(SB), Z3, Z3
+	VBLENDMPS Z3, Z5, K1, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPMOVDW   Z5, Y3
+	VMOVUPS   192(DX)(BX*4), Z4
+	VSUBPS    Z4, Z0, Z4
+	VPSRLD    $0x10, Z4, Z5
+	VPANDD    one32<>+0(SB), Z5, Z5
+	VPADDD    bf16half<>+0(SB), Z4, Z6
+	VPADDD    Z5, Z6, Z6
+	VPANDD    absmask32<>+0(SB), Z4, Z5
+	VPCMPGTD  inf32<>+0(SB), Z5, K1
+	VPORD     quiet32<>+0(SB), Z4, Z4
+	VBLENDMPS Z4, Z6, K1, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPMOVDW   Z6, Y4
+	VMOVNTPS  Y1, (CX)(BX*2)
+	VMOVNTPS  Y2, 32(CX)(BX*2)
+	VMOVNTPS  Y3, 64(CX)(BX*2)
+	VMOVNTPS  Y4, 96(CX)(BX*2)
+	ADDQ      $0x00000040, BX
+	JMP       subScalarRevToBF16NTAVX512_loopU
+
+subScalarRevToBF16NTAVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        subScalarRevToBF16NTAVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VSUBPS    Z1, Z0, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPSRLD    $0x10, Z3, Z3
+	VPMOVDW   Z3, Y1
+	VMOVNTPS  Y1, (CX)(BX*2)
+	ADDQ      $0x00000010, BX
+	JMP       subScalarRevToBF16NTAVX512_loop1
+
+subScalarRevToBF16NTAVX512_done:
 	VZEROUPPER
 	MOVQ BX, ret+56(FP)
 	RET
@@ -16745,6 +19208,203 @@ mulScalarToBF16AVX512_done:
 	MOVQ BX, ret+56(FP)
 	RET
 
+// func mulScalarToBF16NTAVX2(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX2, SSE
+TEXT ·mulScalarToBF16NTAVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+mulScalarToBF16NTAVX2_loopU:
+	MOVQ         AX, SI
+	SUBQ         BX, SI
+	CMPQ         SI, $0x00000020
+	JB           mulScalarToBF16NTAVX2_loop1
+	VMOVUPS      (DX)(BX*4), Y1
+	VMULPS       Y0, Y1, Y1
+	VPSRLD       $0x10, Y1, Y2
+	VPAND        one32<>+0(SB), Y2, Y2
+	VPADDD       bf16half<>+0(SB), Y1, Y3
+	VPADDD       Y2, Y3, Y3
+	VPAND        absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD     inf32<>+0(SB), Y2, Y2
+	VPOR         quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS    Y2, Y1, Y3, Y3
+	VPSRLD       $0x10, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X1
+	VPACKUSDW    X1, X3, X1
+	VMOVUPS      32(DX)(BX*4), Y2
+	VMULPS       Y0, Y2, Y2
+	VPSRLD       $0x10, Y2, Y3
+	VPAND        one32<>+0(SB), Y3, Y3
+	VPADDD       bf16half<>+0(SB), Y2, Y4
+	VPADDD       Y3, Y4, Y4
+	VPAND        absmask32<>+0(SB), Y2, Y3
+	VPCMPGTD     inf32<>+0(SB), Y3, Y3
+	VPOR         quiet32<>+0(SB), Y2, Y2
+	VBLENDVPS    Y3, Y2, Y4, Y4
+	VPSRLD       $0x10, Y4, Y4
+	VEXTRACTI128 $0x01, Y4, X2
+	VPACKUSDW    X2, X4, X2
+	VMOVUPS      64(DX)(BX*4), Y3
+	VMULPS       Y0, Y3, Y3
+	VPSRLD       $0x10, Y3, Y4
+	VPAND        one32<>+0(SB), Y4, Y4
+	VPADDD       bf16half<>+0(SB), Y3, Y5
+	VPADDD       Y4, Y5, Y5
+	VPAND        absmask32<>+0(SB), Y3, Y4
+	VPCMPGTD     inf32<>+0(SB), Y4, Y4
+	VPOR         quiet32<>+0(SB), Y3, Y3
+	VBLENDVPS    Y4, Y3, Y5, Y5
+	VPSRLD       $0x10, Y5, Y5
+	VEXTRACTI128 $0x01, Y5, X3
+	VPACKUSDW    X3, X5, X3
+	VMOVUPS      96(DX)(BX*4), Y4
+	VMULPS       Y0, Y4, Y4
+	VPSRLD       $0x10, Y4, Y5
+	VPAND        one32<>+0(SB), Y5, Y5
+	VPADDD       bf16half<>+0(SB), Y4, Y6
+	VPADDD       Y5, Y6, Y6
+	VPAND        absmask32<>+0(SB), Y4, Y5
+	VPCMPGTD     inf32<>+0(SB), Y5, Y5
+	VPOR         quiet32<>+0(SB), Y4, Y4
+	VBLENDVPS    Y5, Y4, Y6, Y6
+	VPSRLD       $0x10, Y6, Y6
+	VEXTRACTI128 $0x01, Y6, X4
+	VPACKUSDW    X4, X6, X4
+	VMOVNTPS     X1, (CX)(BX*2)
+	VMOVNTPS     X2, 16(CX)(BX*2)
+	VMOVNTPS     X3, 32(CX)(BX*2)
+	VMOVNTPS     X4, 48(CX)(BX*2)
+	ADDQ         $0x00000020, BX
+	JMP          mulScalarToBF16NTAVX2_loopU
+
+mulScalarToBF16NTAVX2_loop1:
+	MOVQ         AX, SI
+	SUBQ         BX, SI
+	CMPQ         SI, $0x00000008
+	JB           mulScalarToBF16NTAVX2_done
+	VMOVUPS      (DX)(BX*4), Y1
+	VMULPS       Y0, Y1, Y1
+	VPSRLD       $0x10, Y1, Y2
+	VPAND        one32<>+0(SB), Y2, Y2
+	VPADDD       bf16half<>+0(SB), Y1, Y3
+	VPADDD       Y2, Y3, Y3
+	VPAND        absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD     inf32<>+0(SB), Y2, Y2
+	VPOR         quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS    Y2, Y1, Y3, Y3
+	VPSRLD       $0x10, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X1
+	VPACKUSDW    X1, X3, X1
+	VMOVNTPS     X1, (CX)(BX*2)
+	ADDQ         $0x00000008, BX
+	JMP          mulScalarToBF16NTAVX2_loop1
+
+mulScalarToBF16NTAVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func mulScalarToBF16NTAVX512(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·mulScalarToBF16NTAVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+mulScalarToBF16NTAVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        mulScalarToBF16NTAVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VMULPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPSRLD    $0x10, Z3, Z3
+	VPMOVDW   Z3, Y1
+	VMOVUPS   64(DX)(BX*4), Z2
+	VMULPS    Z0, Z2, Z2
+	VPSRLD    $0x10, Z2, Z3
+	VPANDD    one32<>+0(SB), Z3, Z3
+	VPADDD    bf16half<>+0(SB), Z2, Z4
+	VPADDD    Z3, Z4, Z4
+	VPANDD    absmask32<>+0(SB), Z2, Z3
+	VPCMPGTD  inf32<>+0(SB), Z3, K1
+	VPORD     quiet32<>+0(SB), Z2, Z2
+	VBLENDMPS Z2, Z4, K1, Z4
+	VPSRLD    $0x10, Z4, Z4
+	VPMOVDW   Z4, Y2
+	VMOVUPS   128(DX)(BX*4), Z3
+	VMULPS    Z0, Z3, Z3
+	VPSRLD    $0x10, Z3, Z4
+	VPANDD    one32<>+0(SB), Z4, Z4
+	VPADDD    bf16half<>+0(SB), Z3, Z5
+	VPADDD    Z4, Z5, Z5
+	VPANDD    absmask32<>+0(SB), Z3, Z4
+	VPCMPGTD  inf32<>+0(SB), Z4, K1
+	VPORD     quiet32<>+0(SB), Z3, Z3
+	VBLENDMPS Z3, Z5, K1, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPMOVDW   Z5, Y3
+	VMOVUPS   192(DX)(BX*4), Z4
+	VMULPS    Z0, Z4, Z4
+	VPSRLD    $0x10, Z4, Z5
+	VPANDD    one32<>+0(SB), Z5, Z5
+	VPADDD    bf16half<>+0(SB), Z4, Z6
+	VPADDD    Z5, Z6, Z6
+	VPANDD    absmask32<>+0(SB), Z4, Z5
+	VPCMPGTD  inf32<>+0(SB), Z5, K1
+	VPORD     quiet32<>+0(SB), Z4, Z4
+	VBLENDMPS Z4, Z6, K1, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPMOVDW   Z6, Y4
+	VMOVNTPS  Y1, (CX)(BX*2)
+	VMOVNTPS  Y2, 32(CX)(BX*2)
+	VMOVNTPS  Y3, 64(CX)(BX*2)
+	VMOVNTPS  Y4, 96(CX)(BX*2)
+	ADDQ      $0x00000040, BX
+	JMP       mulScalarToBF16NTAVX512_loopU
+
+mulScalarToBF16NTAVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        mulScalarToBF16NTAVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VMULPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPSRLD    $0x10, Z3, Z3
+	VPMOVDW   Z3, Y1
+	VMOVNTPS  Y1, (CX)(BX*2)
+	ADDQ      $0x00000010, BX
+	JMP       mulScalarToBF16NTAVX512_loop1
+
+mulScalarToBF16NTAVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
 // func divScalarToBF16AVX2(dst []uint16, a []float32, s float32) int
 // Requires: AVX, AVX2, SSE
 TEXT ·divScalarToBF16AVX2(SB), NOSPLIT, $0-64
@@ -16942,6 +19602,203 @@ divScalarToBF16AVX512_done:
 	MOVQ BX, ret+56(FP)
 	RET
 
+// func divScalarToBF16NTAVX2(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX2, SSE
+TEXT ·divScalarToBF16NTAVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+divScalarToBF16NTAVX2_loopU:
+	MOVQ         AX, SI
+	SUBQ         BX, SI
+	CMPQ         SI, $0x00000020
+	JB           divScalarToBF16NTAVX2_loop1
+	VMOVUPS      (DX)(BX*4), Y1
+	VDIVPS       Y0, Y1, Y1
+	VPSRLD       $0x10, Y1, Y2
+	VPAND        one32<>+0(SB), Y2, Y2
+	VPADDD       bf16half<>+0(SB), Y1, Y3
+	VPADDD       Y2, Y3, Y3
+	VPAND        absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD     inf32<>+0(SB), Y2, Y2
+	VPOR         quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS    Y2, Y1, Y3, Y3
+	VPSRLD       $0x10, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X1
+	VPACKUSDW    X1, X3, X1
+	VMOVUPS      32(DX)(BX*4), Y2
+	VDIVPS       Y0, Y2, Y2
+	VPSRLD       $0x10, Y2, Y3
+	VPAND        one32<>+0(SB), Y3, Y3
+	VPADDD       bf16half<>+0(SB), Y2, Y4
+	VPADDD       Y3, Y4, Y4
+	VPAND        absmask32<>+0(SB), Y2, Y3
+	VPCMPGTD     inf32<>+0(SB), Y3, Y3
+	VPOR         quiet32<>+0(SB), Y2, Y2
+	VBLENDVPS    Y3, Y2, Y4, Y4
+	VPSRLD       $0x10, Y4, Y4
+	VEXTRACTI128 $0x01, Y4, X2
+	VPACKUSDW    X2, X4, X2
+	VMOVUPS      64(DX)(BX*4), Y3
+	VDIVPS       Y0, Y3, Y3
+	VPSRLD       $0x10, Y3, Y4
+	VPAND        one32<>+0(SB), Y4, Y4
+	VPADDD       bf16half<>+0(SB), Y3, Y5
+	VPADDD       Y4, Y5, Y5
+	VPAND        absmask32<>+0(SB), Y3, Y4
+	VPCMPGTD     inf32<>+0(SB), Y4, Y4
+	VPOR         quiet32<>+0(SB), Y3, Y3
+	VBLENDVPS    Y4, Y3, Y5, Y5
+	VPSRLD       $0x10, Y5, Y5
+	VEXTRACTI128 $0x01, Y5, X3
+	VPACKUSDW    X3, X5, X3
+	VMOVUPS      96(DX)(BX*4), Y4
+	VDIVPS       Y0, Y4, Y4
+	VPSRLD       $0x10, Y4, Y5
+	VPAND        one32<>+0(SB), Y5, Y5
+	VPADDD       bf16half<>+0(SB), Y4, Y6
+	VPADDD       Y5, Y6, Y6
+	VPAND        absmask32<>+0(SB), Y4, Y5
+	VPCMPGTD     inf32<>+0(SB), Y5, Y5
+	VPOR         quiet32<>+0(SB), Y4, Y4
+	VBLENDVPS    Y5, Y4, Y6, Y6
+	VPSRLD       $0x10, Y6, Y6
+	VEXTRACTI128 $0x01, Y6, X4
+	VPACKUSDW    X4, X6, X4
+	VMOVNTPS     X1, (CX)(BX*2)
+	VMOVNTPS     X2, 16(CX)(BX*2)
+	VMOVNTPS     X3, 32(CX)(BX*2)
+	VMOVNTPS     X4, 48(CX)(BX*2)
+	ADDQ         $0x00000020, BX
+	JMP          divScalarToBF16NTAVX2_loopU
+
+divScalarToBF16NTAVX2_loop1:
+	MOVQ         AX, SI
+	SUBQ         BX, SI
+	CMPQ         SI, $0x00000008
+	JB           divScalarToBF16NTAVX2_done
+	VMOVUPS      (DX)(BX*4), Y1
+	VDIVPS       Y0, Y1, Y1
+	VPSRLD       $0x10, Y1, Y2
+	VPAND        one32<>+0(SB), Y2, Y2
+	VPADDD       bf16half<>+0(SB), Y1, Y3
+	VPADDD       Y2, Y3, Y3
+	VPAND        absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD     inf32<>+0(SB), Y2, Y2
+	VPOR         quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS    Y2, Y1, Y3, Y3
+	VPSRLD       $0x10, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X1
+	VPACKUSDW    X1, X3, X1
+	VMOVNTPS     X1, (CX)(BX*2)
+	ADDQ         $0x00000008, BX
+	JMP          divScalarToBF16NTAVX2_loop1
+
+divScalarToBF16NTAVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func divScalarToBF16NTAVX512(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·divScalarToBF16NTAVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+divScalarToBF16NTAVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        divScalarToBF16NTAVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VDIVPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPSRLD    $0x10, Z3, Z3
+	VPMOVDW   Z3, Y1
+	VMOVUPS   64(DX)(BX*4), Z2
+	VDIVPS    Z0, Z2, Z2
+	VPSRLD    $0x10, Z2, Z3
+	VPANDD    one32<>+0(SB), Z3, Z3
+	VPADDD    bf16half<>+0(SB), Z2, Z4
+	VPADDD    Z3, Z4, Z4
+	VPANDD    absmask32<>+0(SB), Z2, Z3
+	VPCMPGTD  inf32<>+0(SB), Z3, K1
+	VPORD     quiet32<>+0(SB), Z2, Z2
+	VBLENDMPS Z2, Z4, K1, Z4
+	VPSRLD    $0x10, Z4, Z4
+	VPMOVDW   Z4, Y2
+	VMOVUPS   128(DX)(BX*4), Z3
+	VDIVPS    Z0, Z3, Z3
+	VPSRLD    $0x10, Z3, Z4
+	VPANDD    one32<>+0(SB), Z4, Z4
+	VPADDD    bf16half<>+0(SB), Z3, Z5
+	VPADDD    Z4, Z5, Z5
+	VPANDD    absmask32<>+0(SB), Z3, Z4
+	VPCMPGTD  inf32<>+0(SB), Z4, K1
+	VPORD     quiet32<>+0(SB), Z3, Z3
+	VBLENDMPS Z3, Z5, K1, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPMOVDW   Z5, Y3
+	VMOVUPS   192(DX)(BX*4), Z4
+	VDIVPS    Z0, Z4, Z4
+	VPSRLD    $0x10, Z4, Z5
+	VPANDD    one32<>+0(SB), Z5, Z5
+	VPADDD    bf16half<>+0(SB), Z4, Z6
+	VPADDD    Z5, Z6, Z6
+	VPANDD    absmask32<>+0(SB), Z4, Z5
+	VPCMPGTD  inf32<>+0(SB), Z5, K1
+	VPORD     quiet32<>+0(SB), Z4, Z4
+	VBLENDMPS Z4, Z6, K1, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPMOVDW   Z6, Y4
+	VMOVNTPS  Y1, (CX)(BX*2)
+	VMOVNTPS  Y2, 32(CX)(BX*2)
+	VMOVNTPS  Y3, 64(CX)(BX*2)
+	VMOVNTPS  Y4, 96(CX)(BX*2)
+	ADDQ      $0x00000040, BX
+	JMP       divScalarToBF16NTAVX512_loopU
+
+divScalarToBF16NTAVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        divScalarToBF16NTAVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VDIVPS    Z0, Z1, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPSRLD    $0x10, Z3, Z3
+	VPMOVDW   Z3, Y1
+	VMOVNTPS  Y1, (CX)(BX*2)
+	ADDQ      $0x00000010, BX
+	JMP       divScalarToBF16NTAVX512_loop1
+
+divScalarToBF16NTAVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
 // func divScalarRevToBF16AVX2(dst []uint16, a []float32, s float32) int
 // Requires: AVX, AVX2, SSE
 TEXT ·divScalarRevToBF16AVX2(SB), NOSPLIT, $0-64
@@ -17135,6 +19992,203 @@ divScalarRevToBF16AVX512_loop1:
 	JMP       divScalarRevToBF16AVX512_loop1
 
 divScalarRevToBF16AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func divScalarRevToBF16NTAVX2(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX2, SSE
+TEXT ·divScalarRevToBF16NTAVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+divScalarRevToBF16NTAVX2_loopU:
+	MOVQ         AX, SI
+	SUBQ         BX, SI
+	CMPQ         SI, $0x00000020
+	JB           divScalarRevToBF16NTAVX2_loop1
+	VMOVUPS      (DX)(BX*4), Y1
+	VDIVPS       Y1, Y0, Y1
+	VPSRLD       $0x10, Y1, Y2
+	VPAND        one32<>+0(SB), Y2, Y2
+	VPADDD       bf16half<>+0(SB), Y1, Y3
+	VPADDD       Y2, Y3, Y3
+	VPAND        absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD     inf32<>+0(SB), Y2, Y2
+	VPOR         quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS    Y2, Y1, Y3, Y3
+	VPSRLD       $0x10, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X1
+	VPACKUSDW    X1, X3, X1
+	VMOVUPS      32(DX)(BX*4), Y2
+	VDIVPS       Y2, Y0, Y2
+	VPSRLD       $0x10, Y2, Y3
+	VPAND        one32<>+0(SB), Y3, Y3
+	VPADDD       bf16half<>+0(SB), Y2, Y4
+	VPADDD       Y3, Y4, Y4
+	VPAND        absmask32<>+0(SB), Y2, Y3
+	VPCMPGTD     inf32<>+0(SB), Y3, Y3
+	VPOR         quiet32<>+0(SB), Y2, Y2
+	VBLENDVPS    Y3, Y2, Y4, Y4
+	VPSRLD       $0x10, Y4, Y4
+	VEXTRACTI128 $0x01, Y4, X2
+	VPACKUSDW    X2, X4, X2
+	VMOVUPS      64(DX)(BX*4), Y3
+	VDIVPS       Y3, Y0, Y3
+	VPSRLD       $0x10, Y3, Y4
+	VPAND        one32<>+0(SB), Y4, Y4
+	VPADDD       bf16half<>+0(SB), Y3, Y5
+	VPADDD       Y4, Y5, Y5
+	VPAND        absmask32<>+0(SB), Y3, Y4
+	VPCMPGTD     inf32<>+0(SB), Y4, Y4
+	VPOR         quiet32<>+0(SB), Y3, Y3
+	VBLENDVPS    Y4, Y3, Y5, Y5
+	VPSRLD       $0x10, Y5, Y5
+	VEXTRACTI128 $0x01, Y5, X3
+	VPACKUSDW    X3, X5, X3
+	VMOVUPS      96(DX)(BX*4), Y4
+	VDIVPS       Y4, Y0, Y4
+	VPSRLD       $0x10, Y4, Y5
+	VPAND        one32<>+0(SB), Y5, Y5
+	VPADDD       bf16half<>+0(SB), Y4, Y6
+	VPADDD       Y5, Y6, Y6
+	VPAND        absmask32<>+0(SB), Y4, Y5
+	VPCMPGTD     inf32<>+0(SB), Y5, Y5
+	VPOR         quiet32<>+0(SB), Y4, Y4
+	VBLENDVPS    Y5, Y4, Y6, Y6
+	VPSRLD       $0x10, Y6, Y6
+	VEXTRACTI128 $0x01, Y6, X4
+	VPACKUSDW    X4, X6, X4
+	VMOVNTPS     X1, (CX)(BX*2)
+	VMOVNTPS     X2, 16(CX)(BX*2)
+	VMOVNTPS     X3, 32(CX)(BX*2)
+	VMOVNTPS     X4, 48(CX)(BX*2)
+	ADDQ         $0x00000020, BX
+	JMP          divScalarRevToBF16NTAVX2_loopU
+
+divScalarRevToBF16NTAVX2_loop1:
+	MOVQ         AX, SI
+	SUBQ         BX, SI
+	CMPQ         SI, $0x00000008
+	JB           divScalarRevToBF16NTAVX2_done
+	VMOVUPS      (DX)(BX*4), Y1
+	VDIVPS       Y1, Y0, Y1
+	VPSRLD       $0x10, Y1, Y2
+	VPAND        one32<>+0(SB), Y2, Y2
+	VPADDD       bf16half<>+0(SB), Y1, Y3
+	VPADDD       Y2, Y3, Y3
+	VPAND        absmask32<>+0(SB), Y1, Y2
+	VPCMPGTD     inf32<>+0(SB), Y2, Y2
+	VPOR         quiet32<>+0(SB), Y1, Y1
+	VBLENDVPS    Y2, Y1, Y3, Y3
+	VPSRLD       $0x10, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X1
+	VPACKUSDW    X1, X3, X1
+	VMOVNTPS     X1, (CX)(BX*2)
+	ADDQ         $0x00000008, BX
+	JMP          divScalarRevToBF16NTAVX2_loop1
+
+divScalarRevToBF16NTAVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+// func divScalarRevToBF16NTAVX512(dst []uint16, a []float32, s float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·divScalarRevToBF16NTAVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+divScalarRevToBF16NTAVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        divScalarRevToBF16NTAVX512_loop1
+	VMOVUPS   (DX)(BX*4), Z1
+	VDIVPS    Z1, Z0, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPSRLD    $0x10, Z3, Z3
+	VPMOVDW   Z3, Y1
+	VMOVUPS   64(DX)(BX*4), Z2
+	VDIVPS    Z2, Z0, Z2
+	VPSRLD    $0x10, Z2, Z3
+	VPANDD    one32<>+0(SB), Z3, Z3
+	VPADDD    bf16half<>+0(SB), Z2, Z4
+	VPADDD    Z3, Z4, Z4
+	VPANDD    absmask32<>+0(SB), Z2, Z3
+	VPCMPGTD  inf32<>+0(SB), Z3, K1
+	VPORD     quiet32<>+0(SB), Z2, Z2
+	VBLENDMPS Z2, Z4, K1, Z4
+	VPSRLD    $0x10, Z4, Z4
+	VPMOVDW   Z4, Y2
+	VMOVUPS   128(DX)(BX*4), Z3
+	VDIVPS    Z3, Z0, Z3
+	VPSRLD    $0x10, Z3, Z4
+	VPANDD    one32<>+0(SB), Z4, Z4
+	VPADDD    bf16half<>+0(SB), Z3, Z5
+	VPADDD    Z4, Z5, Z5
+	VPANDD    absmask32<>+0(SB), Z3, Z4
+	VPCMPGTD  inf32<>+0(SB), Z4, K1
+	VPORD     quiet32<>+0(SB), Z3, Z3
+	VBLENDMPS Z3, Z5, K1, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPMOVDW   Z5, Y3
+	VMOVUPS   192(DX)(BX*4), Z4
+	VDIVPS    Z4, Z0, Z4
+	VPSRLD    $0x10, Z4, Z5
+	VPANDD    one32<>+0(SB), Z5, Z5
+	VPADDD    bf16half<>+0(SB), Z4, Z6
+	VPADDD    Z5, Z6, Z6
+	VPANDD    absmask32<>+0(SB), Z4, Z5
+	VPCMPGTD  inf32<>+0(SB), Z5, K1
+	VPORD     quiet32<>+0(SB), Z4, Z4
+	VBLENDMPS Z4, Z6, K1, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPMOVDW   Z6, Y4
+	VMOVNTPS  Y1, (CX)(BX*2)
+	VMOVNTPS  Y2, 32(CX)(BX*2)
+	VMOVNTPS  Y3, 64(CX)(BX*2)
+	VMOVNTPS  Y4, 96(CX)(BX*2)
+	ADDQ      $0x00000040, BX
+	JMP       divScalarRevToBF16NTAVX512_loopU
+
+divScalarRevToBF16NTAVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        divScalarRevToBF16NTAVX512_done
+	VMOVUPS   (DX)(BX*4), Z1
+	VDIVPS    Z1, Z0, Z1
+	VPSRLD    $0x10, Z1, Z2
+	VPANDD    one32<>+0(SB), Z2, Z2
+	VPADDD    bf16half<>+0(SB), Z1, Z3
+	VPADDD    Z2, Z3, Z3
+	VPANDD    absmask32<>+0(SB), Z1, Z2
+	VPCMPGTD  inf32<>+0(SB), Z2, K1
+	VPORD     quiet32<>+0(SB), Z1, Z1
+	VBLENDMPS Z1, Z3, K1, Z3
+	VPSRLD    $0x10, Z3, Z3
+	VPMOVDW   Z3, Y1
+	VMOVNTPS  Y1, (CX)(BX*2)
+	ADDQ      $0x00000010, BX
+	JMP       divScalarRevToBF16NTAVX512_loop1
+
+divScalarRevToBF16NTAVX512_done:
 	VZEROUPPER
 	MOVQ BX, ret+56(FP)
 	RET

@@ -611,10 +611,22 @@ func addToF16AVX2(dst []uint16, a []float32, b []float32) int
 func addToF16AVX512(dst []uint16, a []float32, b []float32) int
 
 //go:noescape
+func addToF16NTAVX2(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func addToF16NTAVX512(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
 func subToF16AVX2(dst []uint16, a []float32, b []float32) int
 
 //go:noescape
 func subToF16AVX512(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func subToF16NTAVX2(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func subToF16NTAVX512(dst []uint16, a []float32, b []float32) int
 
 //go:noescape
 func mulToF16AVX2(dst []uint16, a []float32, b []float32) int
@@ -623,10 +635,22 @@ func mulToF16AVX2(dst []uint16, a []float32, b []float32) int
 func mulToF16AVX512(dst []uint16, a []float32, b []float32) int
 
 //go:noescape
+func mulToF16NTAVX2(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func mulToF16NTAVX512(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
 func divToF16AVX2(dst []uint16, a []float32, b []float32) int
 
 //go:noescape
 func divToF16AVX512(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func divToF16NTAVX2(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func divToF16NTAVX512(dst []uint16, a []float32, b []float32) int
 
 //go:noescape
 func addScalarToF16AVX2(dst []uint16, a []float32, s float32) int
@@ -635,10 +659,22 @@ func addScalarToF16AVX2(dst []uint16, a []float32, s float32) int
 func addScalarToF16AVX512(dst []uint16, a []float32, s float32) int
 
 //go:noescape
+func addScalarToF16NTAVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func addScalarToF16NTAVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
 func subScalarToF16AVX2(dst []uint16, a []float32, s float32) int
 
 //go:noescape
 func subScalarToF16AVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func subScalarToF16NTAVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func subScalarToF16NTAVX512(dst []uint16, a []float32, s float32) int
 
 //go:noescape
 func subScalarRevToF16AVX2(dst []uint16, a []float32, s float32) int
@@ -647,10 +683,22 @@ func subScalarRevToF16AVX2(dst []uint16, a []float32, s float32) int
 func subScalarRevToF16AVX512(dst []uint16, a []float32, s float32) int
 
 //go:noescape
+func subScalarRevToF16NTAVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func subScalarRevToF16NTAVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
 func mulScalarToF16AVX2(dst []uint16, a []float32, s float32) int
 
 //go:noescape
 func mulScalarToF16AVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func mulScalarToF16NTAVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func mulScalarToF16NTAVX512(dst []uint16, a []float32, s float32) int
 
 //go:noescape
 func divScalarToF16AVX2(dst []uint16, a []float32, s float32) int
@@ -659,10 +707,22 @@ func divScalarToF16AVX2(dst []uint16, a []float32, s float32) int
 func divScalarToF16AVX512(dst []uint16, a []float32, s float32) int
 
 //go:noescape
+func divScalarToF16NTAVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func divScalarToF16NTAVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
 func divScalarRevToF16AVX2(dst []uint16, a []float32, s float32) int
 
 //go:noescape
 func divScalarRevToF16AVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func divScalarRevToF16NTAVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func divScalarRevToF16NTAVX512(dst []uint16, a []float32, s float32) int
 
 //go:noescape
 func addToBF16AVX2(dst []uint16, a []float32, b []float32) int
@@ -671,10 +731,22 @@ func addToBF16AVX2(dst []uint16, a []float32, b []float32) int
 func addToBF16AVX512(dst []uint16, a []float32, b []float32) int
 
 //go:noescape
+func addToBF16NTAVX2(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func addToBF16NTAVX512(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
 func subToBF16AVX2(dst []uint16, a []float32, b []float32) int
 
 //go:noescape
 func subToBF16AVX512(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func subToBF16NTAVX2(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func subToBF16NTAVX512(dst []uint16, a []float32, b []float32) int
 
 //go:noescape
 func mulToBF16AVX2(dst []uint16, a []float32, b []float32) int
@@ -683,10 +755,22 @@ func mulToBF16AVX2(dst []uint16, a []float32, b []float32) int
 func mulToBF16AVX512(dst []uint16, a []float32, b []float32) int
 
 //go:noescape
+func mulToBF16NTAVX2(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func mulToBF16NTAVX512(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
 func divToBF16AVX2(dst []uint16, a []float32, b []float32) int
 
 //go:noescape
 func divToBF16AVX512(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func divToBF16NTAVX2(dst []uint16, a []float32, b []float32) int
+
+//go:noescape
+func divToBF16NTAVX512(dst []uint16, a []float32, b []float32) int
 
 //go:noescape
 func addScalarToBF16AVX2(dst []uint16, a []float32, s float32) int
@@ -695,10 +779,22 @@ func addScalarToBF16AVX2(dst []uint16, a []float32, s float32) int
 func addScalarToBF16AVX512(dst []uint16, a []float32, s float32) int
 
 //go:noescape
+func addScalarToBF16NTAVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func addScalarToBF16NTAVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
 func subScalarToBF16AVX2(dst []uint16, a []float32, s float32) int
 
 //go:noescape
 func subScalarToBF16AVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func subScalarToBF16NTAVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func subScalarToBF16NTAVX512(dst []uint16, a []float32, s float32) int
 
 //go:noescape
 func subScalarRevToBF16AVX2(dst []uint16, a []float32, s float32) int
@@ -707,10 +803,22 @@ func subScalarRevToBF16AVX2(dst []uint16, a []float32, s float32) int
 func subScalarRevToBF16AVX512(dst []uint16, a []float32, s float32) int
 
 //go:noescape
+func subScalarRevToBF16NTAVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func subScalarRevToBF16NTAVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
 func mulScalarToBF16AVX2(dst []uint16, a []float32, s float32) int
 
 //go:noescape
 func mulScalarToBF16AVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func mulScalarToBF16NTAVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func mulScalarToBF16NTAVX512(dst []uint16, a []float32, s float32) int
 
 //go:noescape
 func divScalarToBF16AVX2(dst []uint16, a []float32, s float32) int
@@ -719,10 +827,22 @@ func divScalarToBF16AVX2(dst []uint16, a []float32, s float32) int
 func divScalarToBF16AVX512(dst []uint16, a []float32, s float32) int
 
 //go:noescape
+func divScalarToBF16NTAVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func divScalarToBF16NTAVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
 func divScalarRevToBF16AVX2(dst []uint16, a []float32, s float32) int
 
 //go:noescape
 func divScalarRevToBF16AVX512(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func divScalarRevToBF16NTAVX2(dst []uint16, a []float32, s float32) int
+
+//go:noescape
+func divScalarRevToBF16NTAVX512(dst []uint16, a []float32, s float32) int
 
 //go:noescape
 func sumLeafF64AVX2(x []float64) (float64, int)

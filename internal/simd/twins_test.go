@@ -205,6 +205,7 @@ func allCases() []kcase {
 	}
 	cs = append(cs, fusedCases()...)
 	cs = append(cs, wideCases()...)
+	cs = append(cs, storeNTCases()...)
 	return append(cs, transcendentalCases()...)
 }
 

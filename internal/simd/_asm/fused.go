@@ -72,36 +72,42 @@ func registerFused() {
 		}},
 	} {
 		r := r
+		// Each also comes with streaming (non-temporal, unfenced) stores,
+		// "…NT", for the last step of a loop writing a large output.
 		bin := func(name string, op func(ops ...Op)) {
-			add(name+"To"+r.suffix, "dst []uint16, a, b []float32", func(s isa) {
-				loop{lanes: s.bytes / 4, unroll: 4, body: func(in []reg.VecVirtual) []Op {
-					x, d := s.vec(), sized(s.bytes/2)
-					op(in[1], in[0], x) // a ∘ b
-					r.narrow(s, x, d)
-					return []Op{d}
-				}}.emit(s, out("dst", 2), in("a", 4), in("b", 4))
-			})
+			for _, nt := range []bool{false, true} {
+				add(name+"To"+r.suffix+ntSuffix(nt), "dst []uint16, a, b []float32", func(s isa) {
+					loop{lanes: s.bytes / 4, unroll: 4, nt: nt, noFence: nt, body: func(in []reg.VecVirtual) []Op {
+						x, d := s.vec(), sized(s.bytes/2)
+						op(in[1], in[0], x) // a ∘ b
+						r.narrow(s, x, d)
+						return []Op{d}
+					}}.emit(s, out("dst", 2), in("a", 4), in("b", 4))
+				})
+			}
 		}
 		bin("add", VADDPS)
 		bin("sub", VSUBPS)
 		bin("mul", VMULPS)
 		bin("div", VDIVPS)
 		scalar := func(name string, op func(ops ...Op), rev bool) {
-			add(name+"To"+r.suffix, "dst []uint16, a []float32, s float32", func(s isa) {
-				var sv reg.VecVirtual
-				loop{lanes: s.bytes / 4, unroll: 4,
-					setup: func() { sv = s.broadcastParam32("s") },
-					body: func(in []reg.VecVirtual) []Op {
-						x, d := s.vec(), sized(s.bytes/2)
-						if rev {
-							op(in[0], sv, x) // s ∘ a
-						} else {
-							op(sv, in[0], x) // a ∘ s
-						}
-						r.narrow(s, x, d)
-						return []Op{d}
-					}}.emit(s, out("dst", 2), in("a", 4))
-			})
+			for _, nt := range []bool{false, true} {
+				add(name+"To"+r.suffix+ntSuffix(nt), "dst []uint16, a []float32, s float32", func(s isa) {
+					var sv reg.VecVirtual
+					loop{lanes: s.bytes / 4, unroll: 4, nt: nt, noFence: nt,
+						setup: func() { sv = s.broadcastParam32("s") },
+						body: func(in []reg.VecVirtual) []Op {
+							x, d := s.vec(), sized(s.bytes/2)
+							if rev {
+								op(in[0], sv, x) // s ∘ a
+							} else {
+								op(sv, in[0], x) // a ∘ s
+							}
+							r.narrow(s, x, d)
+							return []Op{d}
+						}}.emit(s, out("dst", 2), in("a", 4))
+				})
+			}
 		}
 		scalar("addScalar", VADDPS, false)
 		scalar("subScalar", VSUBPS, false)
@@ -110,6 +116,13 @@ func registerFused() {
 		scalar("divScalar", VDIVPS, false)
 		scalar("divScalarRev", VDIVPS, true)
 	}
+}
+
+func ntSuffix(nt bool) string {
+	if nt {
+		return "NT"
+	}
+	return ""
 }
 
 // affine emits dst = x·a + b as a multiply and then an add, each rounded
