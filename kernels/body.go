@@ -69,6 +69,7 @@ type step struct {
 	// (see fuse.go).
 	widens bool
 	fused  fusedKind
+	wide   bool // a fused step reading storage bits (fuseWiden)
 }
 
 // body is a compiled elementwise computation.

@@ -92,6 +92,10 @@ var (
 	roundedScalar [trace.NumOps][tensor.NumDTypes][2]scalarFn
 	storeBinary   [trace.NumOps][tensor.NumDTypes]binaryFn
 	storeScalar   [trace.NumOps][tensor.NumDTypes][2]scalarFn
+	// storeBinaryNT and storeScalarNT: the storing ops with streaming
+	// (non-temporal, unfenced) stores.
+	storeBinaryNT [trace.NumOps][tensor.NumDTypes]binaryFn
+	storeScalarNT [trace.NumOps][tensor.NumDTypes][2]scalarFn
 )
 
 func simd2To16(f func(d []uint16, a, b []float32)) binaryFn {
@@ -130,6 +134,23 @@ func init() {
 	type storeKernels struct {
 		add, sub, mul, div                       func(d []uint16, a, b []float32)
 		addS, subS, subSRev, mulS, divS, divSRev func(d []uint16, a []float32, s float32)
+	}
+	for d, k := range map[tensor.DType]storeKernels{
+		tensor.F16: {simd.AddToF16NT, simd.SubToF16NT, simd.MulToF16NT, simd.DivToF16NT,
+			simd.AddScalarToF16NT, simd.SubScalarToF16NT, simd.SubScalarRevToF16NT,
+			simd.MulScalarToF16NT, simd.DivScalarToF16NT, simd.DivScalarRevToF16NT},
+		tensor.BF16: {simd.AddToBF16NT, simd.SubToBF16NT, simd.MulToBF16NT, simd.DivToBF16NT,
+			simd.AddScalarToBF16NT, simd.SubScalarToBF16NT, simd.SubScalarRevToBF16NT,
+			simd.MulScalarToBF16NT, simd.DivScalarToBF16NT, simd.DivScalarRevToBF16NT},
+	} {
+		storeBinaryNT[trace.OpAdd][d] = simd2To16(k.add)
+		storeBinaryNT[trace.OpSub][d] = simd2To16(k.sub)
+		storeBinaryNT[trace.OpMul][d] = simd2To16(k.mul)
+		storeBinaryNT[trace.OpDiv][d] = simd2To16(k.div)
+		storeScalarNT[trace.OpAdd][d] = [2]scalarFn{simdScalarTo16(k.addS), simdScalarTo16(k.addS)}
+		storeScalarNT[trace.OpSub][d] = [2]scalarFn{simdScalarTo16(k.subS), simdScalarTo16(k.subSRev)}
+		storeScalarNT[trace.OpMul][d] = [2]scalarFn{simdScalarTo16(k.mulS), simdScalarTo16(k.mulS)}
+		storeScalarNT[trace.OpDiv][d] = [2]scalarFn{simdScalarTo16(k.divS), simdScalarTo16(k.divSRev)}
 	}
 	for d, k := range map[tensor.DType]storeKernels{
 		tensor.F16: {simd.AddToF16, simd.SubToF16, simd.MulToF16, simd.DivToF16,
@@ -348,6 +369,41 @@ func (b *body) fuseStore(d tensor.DType, dst loc, o fuseOptions) bool {
 	return true
 }
 
+// storeNT makes the body's last step, when it stores f16 or bf16 bits to
+// the output buffer dst with a plain storing kernel, use streaming stores
+// (unfenced: the loop fences). It reports whether it did.
+func (b *body) storeNT(dst loc) bool {
+	if len(b.steps) == 0 {
+		return false
+	}
+	s := &b.steps[len(b.steps)-1]
+	if s.fused != fusedStore || s.wide || s.dst != dst || b.out != dst {
+		return false
+	}
+	switch s.kind {
+	case stepBinary:
+		f := storeBinaryNT[s.op][s.dt]
+		if f == nil {
+			return false
+		}
+		s.bin = f
+	case stepScalar:
+		rev := 0
+		if s.rev {
+			rev = 1
+		}
+		f := storeScalarNT[s.op][s.dt][rev]
+		if f == nil {
+			return false
+		}
+		s.scal = f
+	default:
+		return false
+	}
+	s.label = strings.Replace(s.label, "+store.", "+store-nt.", 1)
+	return true
+}
+
 // fuseWiden merges into each fused f16/bf16 step (rounded or storing) the
 // widening steps of its operands that read an input buffer, when the
 // widened register is read by no other step: the step then reads the
@@ -405,6 +461,7 @@ func (b *body) fuseWiden(o fuseOptions) {
 			}
 		}
 		s.label = strings.Replace(s.label, ".", "+widen.", 1)
+		s.wide = true
 	}
 	out := b.steps[:0]
 	for i, s := range b.steps {

@@ -61,7 +61,11 @@ func (x *cpuExec) compileLoop(f *lower.Fusion) (kernel, error) {
 	}
 	b.fuseWiden(fo)
 	k.stream = k.store == nil && b.streams()
-	if fo.nt && !k.stream && k.store == nil && b.streamOut(dst) {
+	switch {
+	case !fo.nt || k.stream || k.store != nil:
+	case b.storeNT(dst):
+		k.nt = true
+	case b.streamOut(dst):
 		k.store, k.nt = streamStore(k.size), true
 	}
 	k.ahead = b.reads()
