@@ -175,14 +175,16 @@ func shortStatus(c *cell) string {
 	return "—"
 }
 
-// formatSeconds prints sec with 3 significant digits in a fitting unit.
+// formatSeconds prints sec with 3 significant digits in a fitting unit (a
+// value that rounds up to 1000 of one unit is 1 of the next: "1 ms", not
+// "1e+03 µs").
 func formatSeconds(sec float64) string {
 	ns := sec * 1e9
 	for _, u := range []struct {
 		name  string
 		scale float64
 	}{{"s", 1e9}, {"ms", 1e6}, {"µs", 1e3}} {
-		if ns >= u.scale {
+		if ns >= u.scale*0.9995 {
 			return fmt.Sprintf("%.3g %s", ns/u.scale, u.name)
 		}
 	}

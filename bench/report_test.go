@@ -111,3 +111,14 @@ func TestE2Reference(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatSeconds(t *testing.T) {
+	for _, c := range []struct {
+		sec  float64
+		want string
+	}{{999.6e-6, "1 ms"}, {999.4e-6, "999 µs"}, {1.5e-3, "1.5 ms"}, {2.5, "2.5 s"}, {0.9996, "1 s"}, {158e-9, "158 ns"}, {999.7e-9, "1 µs"}} {
+		if got := formatSeconds(c.sec); got != c.want {
+			t.Errorf("formatSeconds(%g) = %q, want %q", c.sec, got, c.want)
+		}
+	}
+}
