@@ -190,7 +190,26 @@ func convertFn(from, to tensor.DType) unaryFn {
 			round(d, n)
 		}
 	}
-	// One correctly rounded step from the exact source value.
+	// One correctly rounded step from the exact source value: float64 holds
+	// every f64, f32, 32-bit integer and complex real part exactly.
+	narrow := func(x float64) float32 { return tensor.Float64ToF16(x).Float32() }
+	if to == tensor.BF16 {
+		narrow = func(x float64) float32 { return tensor.Float64ToBF16(x).Float32() }
+	}
+	switch cf {
+	case tensor.F64:
+		return halfFrom(narrow, func(v float64) float64 { return v })
+	case tensor.I32:
+		return halfFrom(narrow, func(v int32) float64 { return float64(v) })
+	case tensor.U32:
+		return halfFrom(narrow, func(v uint32) float64 { return float64(v) })
+	case tensor.C64:
+		return halfFrom(narrow, func(v complex64) float64 { return float64(real(v)) })
+	case tensor.C128:
+		return halfFrom(narrow, func(v complex128) float64 { return real(v) })
+	}
+	// 64-bit integers beyond 2**53 would round twice through float64:
+	// tensor's conversion rounds them once (allocating, a rare case).
 	return func(d, s unsafe.Pointer, n int) {
 		src := storageSlice(cf, s, n)
 		if to == tensor.F16 {
@@ -207,6 +226,18 @@ func convertFn(from, to tensor.DType) unaryFn {
 		out := view[float32](d, n)
 		for i, v := range tmp {
 			out[i] = v.Float32()
+		}
+	}
+}
+
+// halfFrom converts a block of S exactly to float64 (wide), rounds it once
+// to f16 or bf16 and stores the result as f32, the compute form of those
+// dtypes (narrow does both). It allocates nothing.
+func halfFrom[S any](narrow func(float64) float32, wide func(S) float64) unaryFn {
+	return func(d, s unsafe.Pointer, n int) {
+		src, out := view[S](s, n), view[float32](d, n)
+		for i, v := range src {
+			out[i] = narrow(wide(v))
 		}
 	}
 }
