@@ -62,7 +62,10 @@ func (x *cpuExec) compileLoop(f *lower.Fusion) (kernel, error) {
 	b.fuseWiden(fo)
 	k.stream = k.store == nil && b.streams()
 	switch {
-	case !fo.nt || k.stream || k.store != nil:
+	case !fo.nt || k.stream || k.store != nil || b.transcendental():
+		// Streaming stores pay off where the loop waits on memory; a body
+		// of transcendentals is compute-bound, and E3 (six of them) ran
+		// 5-8% slower with them in interleaved runs.
 	case b.storeNT(dst):
 		k.nt = true
 	case b.streamOut(dst):
@@ -105,6 +108,18 @@ func (k *loopKernel) runRange(rs *runState, w *worker, lo, hi int) {
 	if k.nt {
 		simd.Fence()
 	}
+}
+
+// transcendental reports whether a step of b computes a transcendental
+// function (exp, log, sin, tanh, …): tens of cycles per vector, against a
+// few for the arithmetic steps.
+func (b *body) transcendental() bool {
+	for i := range b.steps {
+		if b.steps[i].op.Info().Transcendental {
+			return true
+		}
+	}
+	return false
 }
 
 // streamStore copies a block of elements of size bytes from a register to
