@@ -68,7 +68,9 @@
 // (x·a + b; an f16/bf16 op and its rounding; the last op and the narrowing
 // store; the widening of an f16/bf16 input and the op reading it). Before
 // each block a worker prefetches the next block's inputs; an output of 32
-// MiB or more is written with non-temporal stores, fenced once per range.
+// MiB or more is written with non-temporal stores, fenced once per range,
+// unless the loop computes transcendentals (then it waits on arithmetic,
+// not memory).
 // Workers take ranges of blocks from a shared counter, so a core that
 // wakes late does not delay the Run; every result is written by index, so
 // which worker computed it never changes a bit.
