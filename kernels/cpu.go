@@ -95,20 +95,21 @@ type cpuExec struct {
 	constPtrs []unsafe.Pointer
 	constIdx  map[*lower.Instr]int
 	nslots    int // per-run scratch slots kernels reserved
-	// idle and spare hold the states of finished Runs for the next ones
-	// (see getState).
+	// idle holds the state of a finished Run for the next one, spare the
+	// states of Runs that overlapped it (see runState).
 	idle  atomic.Pointer[runState]
-	mu    sync.Mutex
-	spare []*runState
+	spare sync.Pool
 }
 
 // runState is the memory of one Run: buffer pointers, scratch buffers and
-// the workers' registers. An executable keeps the states of finished Runs,
-// up to one per GOMAXPROCS, so a steady Run allocates only its outputs and
-// never touches fresh memory. (A sync.Pool would drop them at every
-// garbage collection, and a program that collects between Runs would then
-// page-fault its scratch in again each time: a 10-op unfused chain on 16M
-// f32 took 1.2 s instead of 0.13 s that way.)
+// the workers' registers. An executable keeps one state across garbage
+// collections, so steady Runs one after another allocate only their
+// outputs and never touch fresh memory: had it been in a sync.Pool, a
+// program that collects between Runs would page-fault its scratch in again
+// each time (an unfused 10-op chain on 16M f32 took 1.2 s instead of
+// 0.13 s that way). The states of Runs that overlap go to a sync.Pool, so
+// a burst of concurrent Runs does not pin their scratch for the
+// executable's lifetime.
 type runState struct {
 	srcs    []unsafe.Pointer
 	scratch map[int][]byte
@@ -222,15 +223,9 @@ func (x *cpuExec) getState() *runState {
 	if rs := x.idle.Swap(nil); rs != nil {
 		return rs
 	}
-	x.mu.Lock()
-	if n := len(x.spare); n > 0 {
-		rs := x.spare[n-1]
-		x.spare[n-1] = nil
-		x.spare = x.spare[:n-1]
-		x.mu.Unlock()
+	if rs, ok := x.spare.Get().(*runState); ok {
 		return rs
 	}
-	x.mu.Unlock()
 	rs := &runState{srcs: make([]unsafe.Pointer, x.nbuf+len(x.consts)), scratch: map[int][]byte{}}
 	copy(rs.srcs[x.nbuf:], x.constPtrs)
 	for _, b := range x.m.Plan.Buffers {
@@ -264,22 +259,16 @@ func (x *cpuExec) run(outs, inputs []*tensor.Array) {
 	x.putState(rs)
 }
 
-// putState keeps rs for a later Run, unless GOMAXPROCS states are kept
-// already (more Runs than that at once made the extra ones).
+// putState keeps rs for a later Run.
 func (x *cpuExec) putState(rs *runState) {
 	for _, b := range x.m.Plan.Buffers {
 		if b.Param >= 0 || b.Output >= 0 {
 			rs.srcs[b.ID] = nil // hold no caller's array
 		}
 	}
-	if x.idle.CompareAndSwap(nil, rs) {
-		return
+	if !x.idle.CompareAndSwap(nil, rs) {
+		x.spare.Put(rs)
 	}
-	x.mu.Lock()
-	if len(x.spare) < runtime.GOMAXPROCS(0) {
-		x.spare = append(x.spare, rs)
-	}
-	x.mu.Unlock()
 }
 
 // finishOutputs copies the outputs that no kernel wrote: parameters,

@@ -29,7 +29,3 @@ func StreamCopy(dst, src unsafe.Pointer, n int) {
 	copy(d[done:], s[done:])
 }
 
-// Fence orders every earlier non-temporal store of the calling thread
-// before its later stores (SFENCE). Without the assembly no store streams,
-// and it does nothing.
-func Fence() { fenceAccel() }
