@@ -28,4 +28,3 @@ func StreamCopy(dst, src unsafe.Pointer, n int) {
 	done := h + streamCopyAccel(d[h:], s[h:])
 	copy(d[done:], s[done:])
 }
-
