@@ -78,97 +78,94 @@ func simdAffine[T float32 | float64](f func(dst, x []T, a, b T)) func(neg [2]boo
 	}
 }
 
-// roundedBinary[op][d] and roundedScalar[op][d][rev] are the f16 and bf16
-// ops fused with their rounding; storeBinary and storeScalar the same ops
-// writing storage bits (uint16) instead.
+// opTable holds kernels of the f16/bf16 add, subtract, multiply and divide
+// by op and dtype: bin for two blocks, scal[rev] for a block and a
+// loop-invariant scalar (rev: the scalar is the left operand).
+type opTable struct {
+	bin  [trace.NumOps][tensor.NumDTypes]binaryFn
+	scal [trace.NumOps][tensor.NumDTypes][2]scalarFn
+}
+
+// apply makes binary or scalar step s run t's kernel for its op and dtype,
+// reporting whether t has one.
+func (t *opTable) apply(s *step) bool {
+	switch s.kind {
+	case stepBinary:
+		if f := t.bin[s.op][s.dt]; f != nil {
+			s.bin = f
+			return true
+		}
+	case stepScalar:
+		rev := 0
+		if s.rev {
+			rev = 1
+		}
+		if f := t.scal[s.op][s.dt][rev]; f != nil {
+			s.scal = f
+			return true
+		}
+	}
+	return false
+}
+
+// opKernels are package simd's kernels for one table and dtype; D is the
+// element written: float32 (rounded) or uint16 (storage bits).
+type opKernels[D any] struct {
+	add, sub, mul, div                       func(d []D, a, b []float32)
+	addS, subS, subSRev, mulS, divS, divSRev func(d []D, a []float32, s float32)
+}
+
+// rounded: the ops fused with their rounding; stored: the same ops writing
+// storage bits instead; storedNT: those with streaming (non-temporal,
+// unfenced) stores.
 //
 // wideBinary[k][op][d][form] and wideScalar[k][op][d][rev] are those ops
 // (k: 0 rounded, 1 storing) reading operands as storage bits: form bit 0
 // for a, bit 1 for b.
 var (
-	wideBinary    [2][trace.NumOps][tensor.NumDTypes][4]binaryFn
-	wideScalar    [2][trace.NumOps][tensor.NumDTypes][2]scalarFn
-	roundedBinary [trace.NumOps][tensor.NumDTypes]binaryFn
-	roundedScalar [trace.NumOps][tensor.NumDTypes][2]scalarFn
-	storeBinary   [trace.NumOps][tensor.NumDTypes]binaryFn
-	storeScalar   [trace.NumOps][tensor.NumDTypes][2]scalarFn
-	// storeBinaryNT and storeScalarNT: the storing ops with streaming
-	// (non-temporal, unfenced) stores.
-	storeBinaryNT [trace.NumOps][tensor.NumDTypes]binaryFn
-	storeScalarNT [trace.NumOps][tensor.NumDTypes][2]scalarFn
+	rounded, stored, storedNT opTable
+	wideBinary                [2][trace.NumOps][tensor.NumDTypes][4]binaryFn
+	wideScalar                [2][trace.NumOps][tensor.NumDTypes][2]scalarFn
 )
 
-func simd2To16(f func(d []uint16, a, b []float32)) binaryFn {
-	return func(d, a, b unsafe.Pointer, n int) { f(view[uint16](d, n), view[float32](a, n), view[float32](b, n)) }
-}
-
-func simdScalarTo16(f func(d []uint16, a []float32, s float32)) scalarFn {
-	return func(d, a, s unsafe.Pointer, n int) { f(view[uint16](d, n), view[float32](a, n), *(*float32)(s)) }
+// fillOps puts k's kernels for dtype d into t.
+func fillOps[D any](t *opTable, d tensor.DType, k opKernels[D]) {
+	bin := func(f func(d []D, a, b []float32)) binaryFn {
+		return func(dst, a, b unsafe.Pointer, n int) { f(view[D](dst, n), view[float32](a, n), view[float32](b, n)) }
+	}
+	scal := func(f func(d []D, a []float32, s float32)) scalarFn {
+		return func(dst, a, s unsafe.Pointer, n int) { f(view[D](dst, n), view[float32](a, n), *(*float32)(s)) }
+	}
+	t.bin[trace.OpAdd][d], t.bin[trace.OpSub][d] = bin(k.add), bin(k.sub)
+	t.bin[trace.OpMul][d], t.bin[trace.OpDiv][d] = bin(k.mul), bin(k.div)
+	t.scal[trace.OpAdd][d] = [2]scalarFn{scal(k.addS), scal(k.addS)}
+	t.scal[trace.OpSub][d] = [2]scalarFn{scal(k.subS), scal(k.subSRev)}
+	t.scal[trace.OpMul][d] = [2]scalarFn{scal(k.mulS), scal(k.mulS)}
+	t.scal[trace.OpDiv][d] = [2]scalarFn{scal(k.divS), scal(k.divSRev)}
 }
 
 func init() {
 	affineTable[tensor.F32] = [2]func([2]bool) affineFn{simdAffine(simd.AffineF32), simdAffine(simd.AffineNTF32)}
 	affineTable[tensor.F64] = [2]func([2]bool) affineFn{simdAffine(simd.AffineF64), simdAffine(simd.AffineNTF64)}
 
-	type kernels struct {
-		add, sub, mul, div                       func(d, a, b []float32)
-		addS, subS, subSRev, mulS, divS, divSRev func(d, a []float32, s float32)
-	}
-	for d, k := range map[tensor.DType]kernels{
-		tensor.F16: {simd.AddRoundF16, simd.SubRoundF16, simd.MulRoundF16, simd.DivRoundF16,
-			simd.AddScalarRoundF16, simd.SubScalarRoundF16, simd.SubScalarRevRoundF16,
-			simd.MulScalarRoundF16, simd.DivScalarRoundF16, simd.DivScalarRevRoundF16},
-		tensor.BF16: {simd.AddRoundBF16, simd.SubRoundBF16, simd.MulRoundBF16, simd.DivRoundBF16,
-			simd.AddScalarRoundBF16, simd.SubScalarRoundBF16, simd.SubScalarRevRoundBF16,
-			simd.MulScalarRoundBF16, simd.DivScalarRoundBF16, simd.DivScalarRevRoundBF16},
-	} {
-		roundedBinary[trace.OpAdd][d] = simd2(k.add)
-		roundedBinary[trace.OpSub][d] = simd2(k.sub)
-		roundedBinary[trace.OpMul][d] = simd2(k.mul)
-		roundedBinary[trace.OpDiv][d] = simd2(k.div)
-		roundedScalar[trace.OpAdd][d] = [2]scalarFn{simdScalar(k.addS), simdScalar(k.addS)}
-		roundedScalar[trace.OpSub][d] = [2]scalarFn{simdScalar(k.subS), simdScalar(k.subSRev)}
-		roundedScalar[trace.OpMul][d] = [2]scalarFn{simdScalar(k.mulS), simdScalar(k.mulS)}
-		roundedScalar[trace.OpDiv][d] = [2]scalarFn{simdScalar(k.divS), simdScalar(k.divSRev)}
-	}
-	type storeKernels struct {
-		add, sub, mul, div                       func(d []uint16, a, b []float32)
-		addS, subS, subSRev, mulS, divS, divSRev func(d []uint16, a []float32, s float32)
-	}
-	for d, k := range map[tensor.DType]storeKernels{
-		tensor.F16: {simd.AddToF16NT, simd.SubToF16NT, simd.MulToF16NT, simd.DivToF16NT,
-			simd.AddScalarToF16NT, simd.SubScalarToF16NT, simd.SubScalarRevToF16NT,
-			simd.MulScalarToF16NT, simd.DivScalarToF16NT, simd.DivScalarRevToF16NT},
-		tensor.BF16: {simd.AddToBF16NT, simd.SubToBF16NT, simd.MulToBF16NT, simd.DivToBF16NT,
-			simd.AddScalarToBF16NT, simd.SubScalarToBF16NT, simd.SubScalarRevToBF16NT,
-			simd.MulScalarToBF16NT, simd.DivScalarToBF16NT, simd.DivScalarRevToBF16NT},
-	} {
-		storeBinaryNT[trace.OpAdd][d] = simd2To16(k.add)
-		storeBinaryNT[trace.OpSub][d] = simd2To16(k.sub)
-		storeBinaryNT[trace.OpMul][d] = simd2To16(k.mul)
-		storeBinaryNT[trace.OpDiv][d] = simd2To16(k.div)
-		storeScalarNT[trace.OpAdd][d] = [2]scalarFn{simdScalarTo16(k.addS), simdScalarTo16(k.addS)}
-		storeScalarNT[trace.OpSub][d] = [2]scalarFn{simdScalarTo16(k.subS), simdScalarTo16(k.subSRev)}
-		storeScalarNT[trace.OpMul][d] = [2]scalarFn{simdScalarTo16(k.mulS), simdScalarTo16(k.mulS)}
-		storeScalarNT[trace.OpDiv][d] = [2]scalarFn{simdScalarTo16(k.divS), simdScalarTo16(k.divSRev)}
-	}
-	for d, k := range map[tensor.DType]storeKernels{
-		tensor.F16: {simd.AddToF16, simd.SubToF16, simd.MulToF16, simd.DivToF16,
-			simd.AddScalarToF16, simd.SubScalarToF16, simd.SubScalarRevToF16,
-			simd.MulScalarToF16, simd.DivScalarToF16, simd.DivScalarRevToF16},
-		tensor.BF16: {simd.AddToBF16, simd.SubToBF16, simd.MulToBF16, simd.DivToBF16,
-			simd.AddScalarToBF16, simd.SubScalarToBF16, simd.SubScalarRevToBF16,
-			simd.MulScalarToBF16, simd.DivScalarToBF16, simd.DivScalarRevToBF16},
-	} {
-		storeBinary[trace.OpAdd][d] = simd2To16(k.add)
-		storeBinary[trace.OpSub][d] = simd2To16(k.sub)
-		storeBinary[trace.OpMul][d] = simd2To16(k.mul)
-		storeBinary[trace.OpDiv][d] = simd2To16(k.div)
-		storeScalar[trace.OpAdd][d] = [2]scalarFn{simdScalarTo16(k.addS), simdScalarTo16(k.addS)}
-		storeScalar[trace.OpSub][d] = [2]scalarFn{simdScalarTo16(k.subS), simdScalarTo16(k.subSRev)}
-		storeScalar[trace.OpMul][d] = [2]scalarFn{simdScalarTo16(k.mulS), simdScalarTo16(k.mulS)}
-		storeScalar[trace.OpDiv][d] = [2]scalarFn{simdScalarTo16(k.divS), simdScalarTo16(k.divSRev)}
-	}
+	fillOps(&rounded, tensor.F16, opKernels[float32]{simd.AddRoundF16, simd.SubRoundF16, simd.MulRoundF16, simd.DivRoundF16,
+		simd.AddScalarRoundF16, simd.SubScalarRoundF16, simd.SubScalarRevRoundF16,
+		simd.MulScalarRoundF16, simd.DivScalarRoundF16, simd.DivScalarRevRoundF16})
+	fillOps(&rounded, tensor.BF16, opKernels[float32]{simd.AddRoundBF16, simd.SubRoundBF16, simd.MulRoundBF16, simd.DivRoundBF16,
+		simd.AddScalarRoundBF16, simd.SubScalarRoundBF16, simd.SubScalarRevRoundBF16,
+		simd.MulScalarRoundBF16, simd.DivScalarRoundBF16, simd.DivScalarRevRoundBF16})
+	fillOps(&stored, tensor.F16, opKernels[uint16]{simd.AddToF16, simd.SubToF16, simd.MulToF16, simd.DivToF16,
+		simd.AddScalarToF16, simd.SubScalarToF16, simd.SubScalarRevToF16,
+		simd.MulScalarToF16, simd.DivScalarToF16, simd.DivScalarRevToF16})
+	fillOps(&stored, tensor.BF16, opKernels[uint16]{simd.AddToBF16, simd.SubToBF16, simd.MulToBF16, simd.DivToBF16,
+		simd.AddScalarToBF16, simd.SubScalarToBF16, simd.SubScalarRevToBF16,
+		simd.MulScalarToBF16, simd.DivScalarToBF16, simd.DivScalarRevToBF16})
+	fillOps(&storedNT, tensor.F16, opKernels[uint16]{simd.AddToF16NT, simd.SubToF16NT, simd.MulToF16NT, simd.DivToF16NT,
+		simd.AddScalarToF16NT, simd.SubScalarToF16NT, simd.SubScalarRevToF16NT,
+		simd.MulScalarToF16NT, simd.DivScalarToF16NT, simd.DivScalarRevToF16NT})
+	fillOps(&storedNT, tensor.BF16, opKernels[uint16]{simd.AddToBF16NT, simd.SubToBF16NT, simd.MulToBF16NT, simd.DivToBF16NT,
+		simd.AddScalarToBF16NT, simd.SubScalarToBF16NT, simd.SubScalarRevToBF16NT,
+		simd.MulScalarToBF16NT, simd.DivScalarToBF16NT, simd.DivScalarRevToBF16NT})
 }
 
 func init() {
@@ -253,24 +250,9 @@ func (b *body) fuse(o fuseOptions) {
 	}
 	for i := range b.steps {
 		s := &b.steps[i]
-		if !isRound16(s) {
-			continue
-		}
-		switch s.kind {
-		case stepBinary:
-			if f := roundedBinary[s.op][s.dt]; f != nil {
-				s.bin, s.round, s.fused = f, nil, fusedRound
-				s.label = strings.Replace(s.label, ".", "+round.", 1)
-			}
-		case stepScalar:
-			rev := 0
-			if s.rev {
-				rev = 1
-			}
-			if f := roundedScalar[s.op][s.dt][rev]; f != nil {
-				s.scal, s.round, s.fused = f, nil, fusedRound
-				s.label = strings.Replace(s.label, ".", "+round.", 1)
-			}
+		if isRound16(s) && rounded.apply(s) {
+			s.round, s.fused = nil, fusedRound
+			s.label = strings.Replace(s.label, ".", "+round.", 1)
 		}
 	}
 	out := b.steps[:0]
@@ -341,27 +323,7 @@ func (b *body) fuseStore(d tensor.DType, dst loc, o fuseOptions) bool {
 		return false
 	}
 	s := &b.steps[len(b.steps)-1]
-	if s.dst != b.out || s.round != nil || s.dt != d || s.dst.kind != locReg {
-		return false
-	}
-	switch s.kind {
-	case stepBinary:
-		f := storeBinary[s.op][d]
-		if f == nil {
-			return false
-		}
-		s.bin = f
-	case stepScalar:
-		rev := 0
-		if s.rev {
-			rev = 1
-		}
-		f := storeScalar[s.op][d][rev]
-		if f == nil {
-			return false
-		}
-		s.scal = f
-	default:
+	if s.dst != b.out || s.round != nil || s.dt != d || s.dst.kind != locReg || !stored.apply(s) {
 		return false
 	}
 	s.dst, b.out, s.fused = dst, dst, fusedStore
@@ -377,27 +339,7 @@ func (b *body) storeNT(dst loc) bool {
 		return false
 	}
 	s := &b.steps[len(b.steps)-1]
-	if s.fused != fusedStore || s.wide || s.dst != dst || b.out != dst {
-		return false
-	}
-	switch s.kind {
-	case stepBinary:
-		f := storeBinaryNT[s.op][s.dt]
-		if f == nil {
-			return false
-		}
-		s.bin = f
-	case stepScalar:
-		rev := 0
-		if s.rev {
-			rev = 1
-		}
-		f := storeScalarNT[s.op][s.dt][rev]
-		if f == nil {
-			return false
-		}
-		s.scal = f
-	default:
+	if s.fused != fusedStore || s.wide || s.dst != dst || b.out != dst || !storedNT.apply(s) {
 		return false
 	}
 	s.label = strings.Replace(s.label, "+store.", "+store-nt.", 1)
