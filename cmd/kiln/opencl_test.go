@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -40,5 +42,43 @@ func TestEvalOpenCL(t *testing.T) {
 	out, _, st = kiln("demo", "--backend", "opencl", "--n", "5000", "--runs", "2")
 	if st != 0 || !strings.Contains(out, "results bit-identical: true") {
 		t.Errorf("kiln demo --backend opencl: status %d\n%s", st, out)
+	}
+}
+
+// The CPU path never loads the OpenCL library: a child process runs eval
+// and the demo on the default backend, then finds no libOpenCL among its
+// mappings (Linux /proc/self/maps). The library is looked for only when
+// the OpenCL backend is asked for.
+func TestCPUPathDoesNotLoadOpenCL(t *testing.T) {
+	if os.Getenv("KILN_CPU_CHILD") == "1" {
+		out, errOut, st := kiln("eval", "--arg", "x=i8[3]:1,2,3", "--arg", "y=f16[3]:0.5,1,2", "(x*2 + y) * 0.5")
+		if st != 0 || out != "f16[3] [1.25 2.5 4]\n" {
+			fmt.Printf("eval: status %d %q %s\n", st, out, errOut)
+			os.Exit(1)
+		}
+		if out, errOut, st = kiln("demo", "--n", "5000", "--runs", "2"); st != 0 {
+			fmt.Printf("demo: status %d %s\n%s\n", st, errOut, out)
+			os.Exit(1)
+		}
+		maps, err := os.ReadFile("/proc/self/maps")
+		if err != nil {
+			fmt.Println("SKIP: no /proc/self/maps:", err)
+			os.Exit(0)
+		}
+		if strings.Contains(string(maps), "libOpenCL") {
+			fmt.Println("libOpenCL is mapped after CPU-only runs")
+			os.Exit(1)
+		}
+		fmt.Println("OK")
+		os.Exit(0)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCPUPathDoesNotLoadOpenCL$")
+	cmd.Env = append(os.Environ(), "KILN_CPU_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "OK") {
+		if strings.Contains(string(out), "SKIP:") {
+			t.Skip(strings.TrimSpace(string(out)))
+		}
+		t.Fatalf("child: %v\n%s", err, out)
 	}
 }
