@@ -129,10 +129,69 @@ type loop struct {
 	noFence bool
 	setup   func()
 	body    func(in []reg.VecVirtual) []Op
+	// slow, if set, is a second body for the vectors body declines with
+	// slowIfAny: body then computes only the common case (no blends for
+	// special lanes) and slow the whole function, bailing as body would.
+	// It needs unroll 1.
+	slow func(in []reg.VecVirtual) []Op
+	// hoist is how many constants to keep in registers (see hoister).
+	hoist int
 }
 
-// pendingBail collects the bail conditions of the iteration being emitted.
-var pendingBail []reg.Register
+// A hoister keeps up to budget of the constants a loop body uses in
+// registers, loaded once before the loop, instead of reading each from
+// memory on every use: in the transcendentals, a dozen 64-byte constant
+// reads per vector cost a third of the time. The loop emits the loads
+// after its body (when the constants are known) in a block it jumps to
+// before the loop and that jumps back; avo's liveness analysis follows the
+// jumps.
+type hoister struct {
+	budget int
+	names  []string
+	mems   map[string]Mem
+	regs   map[string]reg.VecVirtual
+	vec    func() reg.VecVirtual
+}
+
+// hoist is the hoister of the loop being emitted, if it hoists.
+var hoist *hoister
+
+// constant returns m, or the register that holds it in the loop.
+func (s isa) constant(m Mem) Op {
+	h := hoist
+	if h == nil {
+		return m
+	}
+	name := m.Symbol.Name
+	if r, ok := h.regs[name]; ok {
+		return r
+	}
+	if len(h.names) == h.budget {
+		return m
+	}
+	r := h.vec()
+	h.names = append(h.names, name)
+	h.mems[name], h.regs[name] = m, r
+	return r
+}
+
+// pendingBail collects the bail conditions of the iteration being emitted,
+// pendingSlow the conditions that send it to the loop's slow body.
+var pendingBail, pendingSlow []reg.Register
+
+// anyLane branches to label when c holds in some lane of any of conds.
+func (s isa) anyLane(conds []reg.Register, label string) {
+	c := conds[0]
+	for _, d := range conds[1:] {
+		c = s.orCond(c, d)
+	}
+	if s.evex {
+		KORTESTW(c, c)
+	} else {
+		VPTEST(c, c)
+	}
+	JNZ(LabelRef(label))
+}
 
 func (l loop) emit(s isa, streams ...stream) {
 	text(s)
@@ -148,16 +207,51 @@ func (l loop) emit(s isa, streams ...stream) {
 	}
 	i := GP64()
 	XORQ(i, i)
+	first := name + "_loop1"
+	if l.unroll > 1 {
+		first = name + "_loopU"
+	}
+	if l.hoist > 0 {
+		hoist = &hoister{budget: l.hoist, mems: map[string]Mem{}, regs: map[string]reg.VecVirtual{}, vec: s.vec}
+		defer func() { hoist = nil }()
+		JMP(LabelRef(name + "_consts"))
+	}
 	rem := GP64()
 	mem := func(j, k int) Mem {
 		st := streams[j]
 		return Mem{Base: ptrs[j], Index: i, Scale: uint8(st.size), Disp: k * l.lanes * st.size}
 	}
-	// iteration emits steps 0..count−1 at i.
-	iteration := func(count int) {
+	if l.slow != nil && l.unroll != 1 {
+		panic(name + ": a slow body needs unroll 1")
+	}
+	// store writes step k's outputs.
+	store := func(k int, outs []Op) {
+		o := 0
+		for j, st := range streams {
+			if st.out {
+				if l.nt {
+					VMOVNTPS(outs[o], mem(j, k))
+				} else {
+					storeN(outs[o], mem(j, k), l.lanes*st.size)
+				}
+				o++
+			}
+		}
+	}
+	// bail stops the kernel if a pending bail condition holds.
+	bail := func() {
+		if len(pendingBail) > 0 {
+			s.anyLane(pendingBail, name+"_done")
+			pendingBail = nil
+		}
+	}
+	// iteration emits steps 0..count−1 at i and returns the last step's
+	// inputs.
+	iteration := func(count int) []reg.VecVirtual {
 		outs := make([][]Op, count)
+		var ins []reg.VecVirtual
 		for k := range count {
-			var ins []reg.VecVirtual
+			ins = nil
 			for j, st := range streams {
 				if st.in {
 					ins = append(ins, loadN(mem(j, k), l.lanes*st.size))
@@ -165,32 +259,18 @@ func (l loop) emit(s isa, streams ...stream) {
 			}
 			outs[k] = l.body(ins)
 		}
-		if len(pendingBail) > 0 {
-			c := pendingBail[0]
-			for _, d := range pendingBail[1:] {
-				c = s.orCond(c, d)
+		bail()
+		if len(pendingSlow) > 0 {
+			if l.slow == nil {
+				panic(name + ": slowIfAny without a slow body")
 			}
-			pendingBail = nil
-			if s.evex {
-				KORTESTW(c, c)
-			} else {
-				VPTEST(c, c)
-			}
-			JNZ(LabelRef(name + "_done"))
+			s.anyLane(pendingSlow, name+"_slow")
+			pendingSlow = nil
 		}
 		for k := range count {
-			o := 0
-			for j, st := range streams {
-				if st.out {
-					if l.nt {
-						VMOVNTPS(outs[k][o], mem(j, k))
-					} else {
-						storeN(outs[k][o], mem(j, k), l.lanes*st.size)
-					}
-					o++
-				}
-			}
+			store(k, outs[k])
 		}
+		return ins
 	}
 	if l.unroll > 1 {
 		Label(name + "_loopU")
@@ -207,9 +287,18 @@ func (l loop) emit(s isa, streams ...stream) {
 	SUBQ(i, rem)
 	CMPQ(rem, U32(l.lanes))
 	JB(LabelRef(name + "_done"))
-	iteration(1)
+	ins := iteration(1)
 	ADDQ(U32(l.lanes), i)
 	JMP(LabelRef(name + "_loop1"))
+	if l.slow != nil {
+		// Reached from the loop with this iteration's inputs loaded.
+		Label(name + "_slow")
+		outs := l.slow(ins)
+		bail()
+		store(0, outs)
+		ADDQ(U32(l.lanes), i)
+		JMP(LabelRef(name + "_loop1"))
+	}
 	Label(name + "_done")
 	if l.nt && !l.noFence {
 		SFENCE()
@@ -217,6 +306,13 @@ func (l loop) emit(s isa, streams ...stream) {
 	VZEROUPPER()
 	Store(i, ReturnIndex(0))
 	RET()
+	if hoist != nil {
+		Label(name + "_consts")
+		for _, n := range hoist.names {
+			VMOVUPS(hoist.mems[n], hoist.regs[n])
+		}
+		JMP(LabelRef(first))
+	}
 }
 
 // Constants live in read-only 64-byte blocks (one value repeated), so any
@@ -368,6 +464,10 @@ func (s isa) orCond(a, b reg.Register) reg.Register {
 // bailIfAny stops the kernel before this iteration when c holds in any
 // lane (see loop).
 func (s isa) bailIfAny(c reg.Register) { pendingBail = append(pendingBail, c) }
+
+// slowIfAny sends the iteration to the loop's slow body when c holds in
+// any lane (see loop).
+func (s isa) slowIfAny(c reg.Register) { pendingSlow = append(pendingSlow, c) }
 
 // broadcastParam32 fills a vector with the float32 parameter p.
 func (s isa) broadcastParam32(p string) reg.VecVirtual {

@@ -19,28 +19,34 @@ type vm struct {
 
 func (v vm) r() reg.VecVirtual { return v.s.vec() }
 
-// k is a constant splatted over a vector, as a memory operand.
-func (v vm) k(c float64) Mem {
+// k is a constant splatted over a vector: a register the loop loads once
+// (see hoister) or a memory operand.
+func (v vm) k(c float64) Op {
 	if v.pd {
 		b := math.Float64bits(c)
-		return c64(fmt.Sprintf("f64_%016x", b), b)
+		return v.s.constant(c64(fmt.Sprintf("f64_%016x", b), b))
 	}
 	b := math.Float32bits(float32(c))
-	return c32(fmt.Sprintf("f32_%08x", b), b)
+	return v.s.constant(c32(fmt.Sprintf("f32_%08x", b), b))
 }
 
-// bits is an integer constant of the lane width, as a memory operand.
-func (v vm) bits(b uint64) Mem {
+// bits is an integer constant of the lane width, as k.
+func (v vm) bits(b uint64) Op {
 	if v.pd {
-		return c64(fmt.Sprintf("b64_%016x", b), b)
+		return v.s.constant(c64(fmt.Sprintf("b64_%016x", b), b))
 	}
-	return c32(fmt.Sprintf("b32_%08x", uint32(b)), uint32(b))
+	return v.s.constant(c32(fmt.Sprintf("b32_%08x", uint32(b)), uint32(b)))
 }
 
-// reg loads a constant into a register (for the src1 position).
+// reg is a constant in a register (for the src1 position). A hoisted one
+// is returned as is: no vm method writes its operands.
 func (v vm) reg(c float64) reg.VecVirtual {
+	k := v.k(c)
+	if r, ok := k.(reg.VecVirtual); ok {
+		return r
+	}
 	d := v.r()
-	VMOVUPS(v.k(c), d)
+	VMOVUPS(k, d)
 	return d
 }
 
@@ -79,14 +85,14 @@ func (v vm) or(a, b Op) reg.VecVirtual  { d := v.r(); v.s.or(b, a, d); return d 
 func (v vm) xor(a, b Op) reg.VecVirtual { d := v.r(); v.s.xor(b, a, d); return d }
 
 // signBit is the lane's sign bit, for and/or/xor.
-func (v vm) signBit() Mem {
+func (v vm) signBit() Op {
 	if v.pd {
 		return v.bits(1 << 63)
 	}
 	return v.bits(1 << 31)
 }
 
-func (v vm) absMask() Mem {
+func (v vm) absMask() Op {
 	if v.pd {
 		return v.bits(1<<63 - 1)
 	}
@@ -180,6 +186,8 @@ const (
 	cmpGT    = 0x1e // GT_OQ
 	cmpGE    = 0x1d // GE_OQ
 	cmpNLT   = 0x15 // NLT_UQ: !(a < b), true for NaN
+	cmpNLE   = 0x16 // NLE_UQ: !(a <= b), true for NaN
+	cmpNGE   = 0x19 // NGE_UQ: !(a >= b), true for NaN
 	cmpUnord = 0x03
 )
 
@@ -207,6 +215,16 @@ func (v vm) between(x Op, lo float64, loIncl bool, hi float64, hiIncl bool) reg.
 	return v.andCond(v.cmp(pl, x, v.k(lo)), v.cmp(ph, x, v.k(hi)))
 }
 
+// notNormalPositive is the float32 lanes that are not positive, normal and
+// finite (zero, subnormal, negative, ±Inf, NaN): with the bits b of a lane,
+// b + 0x7f800000 (mod 2**32) is below 0xff000000 as int32 exactly for
+// b in [0x00800000, 0x7f7fffff].
+func (v vm) notNormalPositive(x Op) reg.Register {
+	t := v.r()
+	VPADDD(v.bits(0x7f800000), x, t)
+	return v.s.gtD(t, v.bits(0xfeffffff))
+}
+
 // nanLanes replaces NaN lanes of r by x + x (x made quiet, payload kept),
 // as the twins return.
 func (v vm) nanLanes(x, r Op) reg.VecVirtual {
@@ -220,9 +238,29 @@ func (v vm) nanLanes(x, r Op) reg.VecVirtual {
 var transUnroll = 1
 
 // transcendental emits a one-input map kernel whose body may bail.
-func transcendental(s isa, size int, body func(v vm, x reg.VecVirtual) Op) {
+// transHoist is how many constants a transcendental keeps in registers:
+// the bodies need up to a dozen registers of their own, of 32 on AVX-512
+// and 16 on AVX2, where the float64 sine and cosine have none to spare
+// (avo would hand out Y16 and up, which TestAVX2CodeIsVEX catches).
+func transHoist(s isa, size int) int {
+	switch {
+	case s.evex:
+		return 16
+	case size == 8 && (current.name == "sinF64" || current.name == "cosF64"):
+		return 0
+	}
+	return 4
+}
+
+// With hasFast, body(v, x, true) is a fast body (see transc.go) and the
+// full one is the loop's slow body.
+func transcendental(s isa, size int, body func(v vm, x reg.VecVirtual, fast bool) Op, hasFast bool) {
 	v := vm{s: s, pd: size == 8}
-	loop{lanes: s.bytes / size, unroll: transUnroll, body: func(in []reg.VecVirtual) []Op {
-		return []Op{body(v, in[0])}
-	}}.emit(s, out("dst", size), in("x", size))
+	full := func(in []reg.VecVirtual) []Op { return []Op{body(v, in[0], false)} }
+	l := loop{lanes: s.bytes / size, unroll: transUnroll, body: full, hoist: transHoist(s, size)}
+	if hasFast {
+		l.body = func(in []reg.VecVirtual) []Op { return []Op{body(v, in[0], true)} }
+		l.slow = full
+	}
+	l.emit(s, out("dst", size), in("x", size))
 }
