@@ -5,11 +5,17 @@ package simd
 // function's "vector domain", and stops before the first vector that has a
 // lane outside it (NaN, ±Inf, a result that would be subnormal, a huge sin
 // argument, ...). The Go twin evaluates the very same operations in scalar
-// code — every product that feeds a sum is rounded explicitly with a
+// code — every product that feeds a sum is either rounded explicitly with a
 // conversion, so the compiler cannot contract it into an FMA (it does on
-// arm64, and on amd64 with GOAMD64=v3) — and handles
-// inputs outside the vector domain with package math in float64. So every
-// tier returns the same bits.
+// arm64, and on amd64 with GOAMD64=v3), or fused on purpose with fma32 where
+// the vector code uses VFMADD — and handles inputs outside the vector
+// domain with package math in float64. So every tier returns the same bits.
+//
+// On AVX-512 the float32 kernels first test a vector with one compare for
+// the common case (every lane in the core algorithm's domain) and then
+// compute only the core, with its constants held in registers; vectors
+// with a special lane take the full path, which settles them with blends
+// (see internal/simd/_asm/transc.go).
 
 // ExpF32 computes dst[i] = e**x[i].
 func ExpF32(dst, x []float32) { map32(dst, x, expF32Accel, expF32Go) }

@@ -23,10 +23,11 @@ const (
 	fourOverPi = 1.27323954473516268615 // 4/π
 	trigMaxF32 = 1 << 16
 	trigMaxF64 = xmath.CodyWaiteMax // 2**30
-	// π/4 = pio4A + pio4B + ..., pio4A with 26 significant bits (Cephes
-	// DP1), so y·pio4A is exact for the float32 path's y < 2**17.
-	pio4A = 7.85398125648498535156e-1
-	pio4B = math.Pi/4 - pio4A
+	// π/4 = pio4AF32 + pio4BF32 + pio4CF32 + ..., each the float32 nearest
+	// the rest (72 bits of π/4 in all).
+	pio4AF32 = 0x1.921fb6p-1
+	pio4BF32 = -0x1.777a5cp-26
+	pio4CF32 = -0x1.ee59dap-51
 	// π/4 = pio4A64 + pio4B64 + pio4C64, each the float64 nearest the rest.
 	pio4A64 = 0x1.921fb54442d18p-01
 	pio4B64 = 0x1.1a62633145c07p-55
@@ -43,32 +44,38 @@ var (
 )
 
 // reduceF32 returns r = |x| − j·π/4 for j the even integer Cephes picks
-// (|x|·4/π truncated, rounded up to even). The subtraction is done in
-// float64 (y·pio4A exact, then y·pio4B): Cephes' float32 three-step
-// reduction loses up to 478 ulp near multiples of π already below 8192.
+// (|x|·4/π truncated, rounded up to even), subtracting y·pio4AF32,
+// y·pio4BF32 and y·pio4CF32 in turn with FMA: each product is exact
+// inside its FMA, so only the three sums round. Cephes' own three steps
+// (short constants, unfused products) lose up to 478 ulp near multiples of
+// π already below 8192; these lose nothing that shows: over every float32
+// in [π/4, 2**16] sin and cos are within 2 ulp, with as many 2-ulp results
+// (35 each, from the polynomials) as a float64 reduction gave
+// (TestSinCosF32Exhaustive).
 func reduceF32(ax float32) (r float32, j int32) {
 	j = int32(ax * fourOverPi)
 	j = (j + 1) &^ 1
-	y := float64(j)
-	rd := float64(ax) - float64(y*pio4A)
-	rd = rd - float64(y*pio4B)
-	return float32(rd), j
+	y := float32(j) // exact: j < 2**17
+	r = fma32(-y, pio4AF32, ax)
+	r = fma32(-y, pio4BF32, r)
+	return fma32(-y, pio4CF32, r), j
 }
 
 // sinCosPolyF32 evaluates sin r (if j&2 == 0) or cos r on the reduced r:
 // sin(r + jπ/4) for j even is ±sin r or ±cos r. cos x = sin(x + π/2) is the
 // same with j + 2.
+// The polynomials are evaluated with FMA, as the float32 exp (exp32.go).
 func sinCosPolyF32(r float32, j int32) float32 {
 	z := r * r
 	if j&2 == 0 {
-		p := float32(sinPF32[0]*z) + sinPF32[1]
-		p = float32(p*z) + sinPF32[2]
-		return float32(float32(p*z)*r) + r
+		p := fma32(sinPF32[0], z, sinPF32[1])
+		p = fma32(p, z, sinPF32[2])
+		return fma32(float32(p*z), r, r)
 	}
-	p := float32(cosPF32[0]*z) + cosPF32[1]
-	p = float32(p*z) + cosPF32[2]
+	p := fma32(cosPF32[0], z, cosPF32[1])
+	p = fma32(p, z, cosPF32[2])
 	y := float32(float32(p*z) * z)
-	y = y - float32(0.5*z)
+	y = fma32(-0.5, z, y)
 	return y + 1
 }
 

@@ -45,8 +45,9 @@ const (
 	ln2HiF64   = 6.93147180369123816490e-01
 	ln2LoF64   = 1.90821492927058770002e-10
 	fourOverPi = 1.27323954473516268615
-	pio4A      = 7.85398125648498535156e-1
-	pio4B      = math.Pi/4 - pio4A
+	pio4AF32   = 0x1.921fb6p-1
+	pio4BF32   = -0x1.777a5cp-26
+	pio4CF32   = -0x1.ee59dap-51
 	pio4A64    = 0x1.921fb54442d18p-01
 	pio4B64    = 0x1.1a62633145c07p-55
 	pio4C64    = -0x1.f1976b7ed8fbcp-111
@@ -109,11 +110,11 @@ func expF32(v vm, x reg.VecVirtual, fast bool) Op {
 
 func expCoreF32(v vm, x Op) reg.VecVirtual {
 	k := v.roundEven(v.mul(x, v.k(log2e)))
-	r := v.sub(x, v.mul(k, v.k(expC1F32)))
-	r = v.sub(r, v.mul(k, v.k(expC2F32)))
-	p := v.horner(r, expPF32...)
+	r := v.fnma(k, v.k(expC1F32), x)
+	r = v.fnma(k, v.k(expC2F32), r)
+	p := v.hornerFMA(r, expPF32...)
 	z := v.mul(r, r)
-	y := v.add(v.add(v.mul(p, z), r), v.k(1))
+	y := v.add(v.fma(p, z, r), v.k(1))
 	return v.mul(y, v.pow2(k))
 }
 
@@ -140,13 +141,13 @@ func logCoreF32(v vm, x reg.VecVirtual) reg.VecVirtual {
 	m = v.blend(lt, v.add(m, m), m)
 	fe = v.blend(lt, v.sub(fe, v.k(1)), fe)
 	f := v.sub(m, v.k(1))
-	p := v.horner(f, logPF32...)
+	p := v.hornerFMA(f, logPF32...)
 	z := v.mul(f, f)
 	y := v.mul(v.mul(p, f), z)
-	y = v.add(y, v.mul(fe, v.k(expC2F32)))
-	y = v.sub(y, v.mul(v.k(0.5), z))
+	y = v.fma(fe, v.k(expC2F32), y)
+	y = v.fma(z, v.k(-0.5), y)
 	r := v.add(f, y)
-	return v.add(r, v.mul(fe, v.k(expC1F32)))
+	return v.fma(fe, v.k(expC1F32), r)
 }
 
 func tanhF32(v vm, x reg.VecVirtual, fast bool) Op {
@@ -160,8 +161,8 @@ func tanhF32(v vm, x reg.VecVirtual, fast bool) Op {
 	s := expCoreF32(v, v.add(z, z))
 	big := v.sub(v.reg(1), v.div(v.reg(2), v.add(s, v.k(1))))
 	z2 := v.mul(z, z)
-	p := v.horner(z2, tanhPF32...)
-	small := v.add(v.mul(v.mul(p, z2), z), z)
+	p := v.hornerFMA(z2, tanhPF32...)
+	small := v.fma(v.mul(p, z2), z, z)
 	t := v.or(v.blend(v.cmp(cmpGE, z, v.k(0.625)), big, small), sign)
 	if fast {
 		return t
@@ -184,8 +185,8 @@ func logisticF32(v vm, x reg.VecVirtual, fast bool) Op {
 	return v.nanLanes(x, r)
 }
 
-// sinCosF32 reduces in float64, one half vector at a time, then evaluates
-// both polynomials in float32 and picks per lane.
+// sinCosF32 reduces with FMA, evaluates both polynomials and picks per
+// lane.
 func sinCosF32(v vm, x reg.VecVirtual, cos, fast bool) Op {
 	s := v.s
 	ax := v.and(x, v.absMask())
@@ -198,35 +199,12 @@ func sinCosF32(v vm, x reg.VecVirtual, cos, fast bool) Op {
 	VCVTTPS2DQ(v.mul(ax, v.k(fourOverPi)), j)
 	VPADDD(v.bits(1), j, j)
 	j = v.and(j, v.bits(0xfffffffe))
-	// r = float32((float64(ax) − y·A) − y·B), y = float64(j), per half.
-	d := vm{s: s, pd: true}
-	half := func(axh, jh reg.Register) reg.Register {
-		axd, y := d.r(), d.r()
-		VCVTPS2PD(axh, axd)
-		VCVTDQ2PD(jh, y)
-		rd := d.sub(d.sub(axd, d.mul(y, d.k(pio4A))), d.mul(y, d.k(pio4B)))
-		r := sized(s.bytes / 2)
-		if s.evex {
-			VCVTPD2PS(rd, r)
-		} else {
-			VCVTPD2PSY(rd, r)
-		}
-		return r
-	}
-	r := v.r()
-	if s.evex {
-		axh, jh := YMM(), YMM()
-		VEXTRACTF32X8(U8(1), ax, axh)
-		VEXTRACTI32X8(U8(1), j, jh)
-		lo, hi := half(ax.AsY(), j.AsY()), half(axh, jh)
-		VINSERTF32X8(U8(1), hi, lo.(reg.VecVirtual).AsZ(), r)
-	} else {
-		axh, jh := XMM(), XMM()
-		VEXTRACTF128(U8(1), ax, axh)
-		VEXTRACTI128(U8(1), j, jh)
-		lo, hi := half(ax.AsX(), j.AsX()), half(axh, jh)
-		VINSERTF128(U8(1), hi, lo.(reg.VecVirtual).AsY(), r)
-	}
+	// r = ax − y·π/4 in three FMAs, y = float32(j).
+	y := v.r()
+	VCVTDQ2PS(j, y)
+	r := v.fnma(y, v.k(pio4AF32), ax)
+	r = v.fnma(y, v.k(pio4BF32), r)
+	r = v.fnma(y, v.k(pio4CF32), r)
 	if cos {
 		VPADDD(v.bits(2), j, j) // cos x = sin(x + π/2)
 	}
@@ -237,9 +215,9 @@ func sinCosF32(v vm, x reg.VecVirtual, cos, fast bool) Op {
 		sign = v.xor(sign, v.and(x, v.signBit()))
 	}
 	z := v.mul(r, r)
-	sp := v.add(v.mul(v.mul(v.horner(z, sinPF32...), z), r), r)
-	cp := v.mul(v.mul(v.horner(z, cosPF32...), z), z)
-	cp = v.add(v.sub(cp, v.mul(v.k(0.5), z)), v.k(1))
+	sp := v.fma(v.mul(v.hornerFMA(z, sinPF32...), z), r, r)
+	cp := v.mul(v.mul(v.hornerFMA(z, cosPF32...), z), z)
+	cp = v.add(v.fma(z, v.k(-0.5), cp), v.k(1))
 	r = v.xor(v.blend(v.bitSet(j, 2), cp, sp), sign)
 	if fast {
 		return r

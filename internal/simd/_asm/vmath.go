@@ -136,28 +136,56 @@ func (v vm) roundEven(a Op) reg.VecVirtual {
 	return d
 }
 
-// fma is a·b + c with one rounding (math.FMA).
+// fma is a·b + c with one rounding (math.FMA, fma32). a must be a
+// register; b and c may be constants.
 func (v vm) fma(a, b, c Op) reg.VecVirtual {
 	d := v.r()
-	VMOVUPD(c, d)
-	VFMADD231PD(b, a, d)
+	VMOVUPS(c, d)
+	if v.pd {
+		VFMADD231PD(b, a, d)
+	} else {
+		VFMADD231PS(b, a, d)
+	}
 	return d
 }
 
 // fms is a·b − c with one rounding (math.FMA(a, b, −c)).
 func (v vm) fms(a, b, c Op) reg.VecVirtual {
 	d := v.r()
-	VMOVUPD(c, d)
-	VFMSUB231PD(b, a, d)
+	VMOVUPS(c, d)
+	if v.pd {
+		VFMSUB231PD(b, a, d)
+	} else {
+		VFMSUB231PS(b, a, d)
+	}
 	return d
 }
 
 // fnma is −a·b + c with one rounding (math.FMA(−a, b, c)).
 func (v vm) fnma(a, b, c Op) reg.VecVirtual {
 	d := v.r()
-	VMOVUPD(c, d)
-	VFNMADD231PD(b, a, d)
+	VMOVUPS(c, d)
+	if v.pd {
+		VFNMADD231PD(b, a, d)
+	} else {
+		VFNMADD231PS(b, a, d)
+	}
 	return d
+}
+
+// hornerFMA evaluates p = c[0]·x + c[1]; p = p·x + c[i] ... with one
+// rounding per step, as the float32 twins' fma32 loops do. After the first
+// step p is updated in place (VFMADD213: p = x·p + c).
+func (v vm) hornerFMA(x Op, c ...float64) reg.VecVirtual {
+	p := v.fma(x, v.k(c[0]), v.k(c[1]))
+	for _, ci := range c[2:] {
+		if v.pd {
+			VFMADD213PD(v.k(ci), x, p)
+		} else {
+			VFMADD213PS(v.k(ci), x, p)
+		}
+	}
+	return p
 }
 
 // horner evaluates p = c[0]; p = p·x + c[i] ... as the twins' loops do.
