@@ -65,16 +65,13 @@ func registerTranscendental() {
 		body    func(v vm, x reg.VecVirtual, fast bool) Op
 		hasFast bool
 	}
-	full := func(b func(v vm, x reg.VecVirtual) Op) func(vm, reg.VecVirtual, bool) Op {
-		return func(v vm, x reg.VecVirtual, _ bool) Op { return b(v, x) }
-	}
 	for _, f := range []fn{
 		{"expF32", 4, expF32, true}, {"logF32", 4, logF32, true}, {"tanhF32", 4, tanhF32, true}, {"logisticF32", 4, logisticF32, true},
 		{"sinF32", 4, func(v vm, x reg.VecVirtual, fast bool) Op { return sinCosF32(v, x, false, fast) }, true},
 		{"cosF32", 4, func(v vm, x reg.VecVirtual, fast bool) Op { return sinCosF32(v, x, true, fast) }, true},
-		{"expF64", 8, full(expF64), false}, {"logF64", 8, full(logF64), false}, {"tanhF64", 8, full(tanhF64), false}, {"logisticF64", 8, full(logisticF64), false},
-		{"sinF64", 8, full(func(v vm, x reg.VecVirtual) Op { return sinCosF64(v, x, false) }), false},
-		{"cosF64", 8, full(func(v vm, x reg.VecVirtual) Op { return sinCosF64(v, x, true) }), false},
+		{"expF64", 8, expF64, true}, {"logF64", 8, logF64, true}, {"tanhF64", 8, tanhF64, true}, {"logisticF64", 8, logisticF64, true},
+		{"sinF64", 8, func(v vm, x reg.VecVirtual, fast bool) Op { return sinCosF64(v, x, false, fast) }, true},
+		{"cosF64", 8, func(v vm, x reg.VecVirtual, fast bool) Op { return sinCosF64(v, x, true, fast) }, true},
 	} {
 		f := f
 		gotype := map[int]string{4: "float32", 8: "float64"}[f.size]
@@ -248,7 +245,11 @@ func trailingZeros(b uint32) uint8 {
 	return n
 }
 
-func expF64(v vm, x reg.VecVirtual) Op {
+func expF64(v vm, x reg.VecVirtual, fast bool) Op {
+	if fast { // |x| ≤ 708
+		v.s.slowIfAny(v.cmp(cmpNLE, v.and(x, v.absMask()), v.k(708)))
+		return expCoreF64(v, x)
+	}
 	v.s.bailIfAny(v.s.orCond(v.between(x, expZeroF64, true, -708, false), v.between(x, 708, false, expInfF64, true)))
 	scale, u := expKernelF64(v, x)
 	r := v.mul(v.sub(v.reg(1), u), scale)
@@ -273,16 +274,24 @@ func expKernelF64(v vm, x Op) (scale, u reg.VecVirtual) {
 
 // logF64 scales subnormal lanes by 2**54 (taking 54 off k), and settles
 // the special lanes by blends: it never stops.
-func logF64(v vm, x0 reg.VecVirtual) Op {
-	sub := v.between(x0, 0, false, 0x1p-1022, false)
-	x := v.blend(sub, v.mul(x0, v.k(0x1p54)), x0)
+func logF64(v vm, x0 reg.VecVirtual, fast bool) Op {
+	var sub reg.Register
+	x := x0
+	if fast { // x positive, normal and finite
+		v.s.slowIfAny(v.notNormalPositive(x0))
+	} else {
+		sub = v.between(x0, 0, false, 0x1p-1022, false)
+		x = v.blend(sub, v.mul(x0, v.k(0x1p54)), x0)
+	}
 	// k = float64(exponent field) − 1022 − scale, exactly, via the 2**52
 	// trick.
 	e := v.r()
 	VPSRLQ(U8(52), x, e)
 	k := v.sub(v.or(e, v.bits(0x4330000000000000)), v.k(0x1p52))
 	k = v.sub(k, v.k(1022))
-	k = v.blend(sub, v.sub(k, v.k(54)), k)
+	if !fast {
+		k = v.blend(sub, v.sub(k, v.k(54)), k)
+	}
 	m := v.or(v.and(x, v.bits(1<<52-1)), v.bits(0x3fe0000000000000))
 	lt := v.cmp(cmpLT, m, v.k(math.Sqrt2/2))
 	m = v.blend(lt, v.add(m, m), m)
@@ -298,14 +307,22 @@ func logF64(v vm, x0 reg.VecVirtual) Op {
 	hfsq := v.mul(v.mul(f, v.k(0.5)), f)
 	inner := v.add(v.mul(s, v.add(hfsq, R)), v.mul(k, v.k(ln2LoF64)))
 	r := v.sub(v.mul(k, v.k(ln2HiF64)), v.sub(v.sub(hfsq, inner), f))
+	if fast {
+		return r
+	}
 	r = v.blend(v.cmp(cmpEQ, x0, v.k(0)), v.k(math.Inf(-1)), r)
 	r = v.blend(v.cmp(cmpLT, x0, v.k(0)), v.bits(0x7ff8000000000001), r)
 	return v.blend(v.cmp(cmpNLT, x0, v.k(math.Inf(1))), v.add(x0, x0), r) // +Inf, NaN
 }
 
-func tanhF64(v vm, x reg.VecVirtual) Op {
+func tanhF64(v vm, x reg.VecVirtual, fast bool) Op {
 	sign := v.and(x, v.signBit())
-	z := v.min(v.and(x, v.absMask()), v.k(20))
+	z := v.and(x, v.absMask())
+	if fast { // |x| ≤ 20
+		v.s.slowIfAny(v.cmp(cmpNLE, z, v.k(20)))
+	} else {
+		z = v.min(z, v.k(20))
+	}
 	s := expCoreF64(v, v.add(z, z))
 	big := v.sub(v.reg(1), v.div(v.reg(2), v.add(s, v.k(1))))
 	s2 := v.mul(z, z)
@@ -314,8 +331,11 @@ func tanhF64(v vm, x reg.VecVirtual) Op {
 	q = v.add(v.mul(q, s2), v.k(tanhQF64[1]))
 	q = v.add(v.mul(q, s2), v.k(tanhQF64[2]))
 	small := v.add(z, v.div(v.mul(v.mul(z, s2), p), q))
-	t := v.blend(v.cmp(cmpGE, z, v.k(0.625)), big, small)
-	return v.nanLanes(x, v.or(t, sign))
+	t := v.or(v.blend(v.cmp(cmpGE, z, v.k(0.625)), big, small), sign)
+	if fast {
+		return t
+	}
+	return v.nanLanes(x, t)
 }
 
 func expCoreF64(v vm, x Op) reg.VecVirtual {
@@ -323,8 +343,12 @@ func expCoreF64(v vm, x Op) reg.VecVirtual {
 	return v.mul(v.sub(v.reg(1), u), scale)
 }
 
-func logisticF64(v vm, x0 reg.VecVirtual) Op {
-	v.s.bailIfAny(v.between(x0, expZeroF64, true, -708, false))
+func logisticF64(v vm, x0 reg.VecVirtual, fast bool) Op {
+	if fast { // x ≥ −708
+		v.s.slowIfAny(v.cmp(cmpNGE, x0, v.k(-708)))
+	} else {
+		v.s.bailIfAny(v.between(x0, expZeroF64, true, -708, false))
+	}
 	x := v.min(x0, v.k(40))
 	scale, u := expKernelF64(v, v.neg(x))
 	s1, t1 := v.twoSum(v.reg(1), scale)
@@ -334,16 +358,23 @@ func logisticF64(v vm, x0 reg.VecVirtual) Op {
 	e := v.fnma(q, s2, v.k(1))
 	e = v.fnma(q, dl, e)
 	r := v.fma(q, e, q)
+	if fast {
+		return r
+	}
 	r = v.blend(v.cmp(cmpLT, x0, v.k(expZeroF64)), v.k(0), r)
 	return v.nanLanes(x0, r)
 }
 
 // sinCosF64: j in int32 lanes of a half-width register, the reduction as a
 // double-double with FMA-exact products, both polynomials, pick per lane.
-func sinCosF64(v vm, x reg.VecVirtual, cos bool) Op {
+func sinCosF64(v vm, x reg.VecVirtual, cos, fast bool) Op {
 	s := v.s
 	ax := v.and(x, v.absMask())
-	s.bailIfAny(v.between(ax, 1<<30, false, math.Inf(1), false))
+	if fast { // |x| ≤ 2**30
+		s.slowIfAny(v.cmp(cmpNLE, ax, v.k(1<<30)))
+	} else {
+		s.bailIfAny(v.between(ax, 1<<30, false, math.Inf(1), false))
+	}
 	j := sized(s.bytes / 2)
 	if s.evex {
 		VCVTTPD2DQ(v.mul(ax, v.k(fourOverPi)), j)
@@ -393,6 +424,9 @@ func sinCosF64(v vm, x reg.VecVirtual, cos bool) Op {
 		sel = m
 	}
 	r := v.xor(v.blend(sel, cp, sp), sign)
+	if fast {
+		return r
+	}
 	r = v.blend(v.cmp(cmpEQ, ax, v.k(math.Inf(1))), v.bits(0x7ff8000000000001), r)
 	return v.nanLanes(x, r)
 }

@@ -243,12 +243,16 @@ func (v vm) between(x Op, lo float64, loIncl bool, hi float64, hiIncl bool) reg.
 	return v.andCond(v.cmp(pl, x, v.k(lo)), v.cmp(ph, x, v.k(hi)))
 }
 
-// notNormalPositive is the float32 lanes that are not positive, normal and
-// finite (zero, subnormal, negative, ±Inf, NaN): with the bits b of a lane,
-// b + 0x7f800000 (mod 2**32) is below 0xff000000 as int32 exactly for
-// b in [0x00800000, 0x7f7fffff].
+// notNormalPositive is the lanes that are not positive, normal and finite
+// (zero, subnormal, negative, ±Inf, NaN): with the bits b of a float32
+// lane, b + 0x7f800000 (mod 2**32) is at most 0xfeffffff as int32 exactly
+// for b in [0x00800000, 0x7f7fffff]; float64 likewise.
 func (v vm) notNormalPositive(x Op) reg.Register {
 	t := v.r()
+	if v.pd {
+		VPADDQ(v.bits(0x7ff0000000000000), x, t)
+		return v.s.gtQ(t, v.bits(0xffdfffffffffffff))
+	}
 	VPADDD(v.bits(0x7f800000), x, t)
 	return v.s.gtD(t, v.bits(0xfeffffff))
 }
