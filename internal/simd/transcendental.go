@@ -11,11 +11,11 @@ package simd
 // the vector code uses VFMADD — and handles inputs outside the vector
 // domain with package math in float64. So every tier returns the same bits.
 //
-// On AVX-512 the float32 kernels first test a vector with one compare for
-// the common case (every lane in the core algorithm's domain) and then
-// compute only the core, with its constants held in registers; vectors
-// with a special lane take the full path, which settles them with blends
-// (see internal/simd/_asm/transc.go).
+// The kernels first test a vector with one compare for the common case
+// (every lane in the core algorithm's domain) and then compute only the
+// core, with its constants held in registers (16 on AVX-512, 4 on AVX2);
+// vectors with a special lane take the full path, which settles them with
+// blends, or stops (see internal/simd/_asm/transc.go).
 
 // ExpF32 computes dst[i] = e**x[i].
 func ExpF32(dst, x []float32) { map32(dst, x, expF32Accel, expF32Go) }

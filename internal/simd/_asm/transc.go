@@ -13,7 +13,7 @@ import (
 // their vector domains are documented. Each kernel first tests its vector
 // against the lanes it cannot settle (see loop) and stops before it if any.
 //
-// The float32 kernels have two bodies. The fast one tests with one or two
+// Every kernel has two bodies. The fast one tests with one or two
 // instructions that every lane lies in the domain where the core algorithm
 // alone is right (no NaN, no overflow, no subnormal result), and computes
 // only that; a vector with any other lane goes to the full body, which
