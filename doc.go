@@ -13,6 +13,11 @@
 //	})
 //	out, err := f.Run(xs, ys) // x: i8[n], y: f16[n] → f16[n], one fused pass
 //
+// Run's results are fresh arrays, which for large outputs means zeroing
+// and page faults on every call; f.Release(out) gives one back, to be the
+// next result of its dtype and shape, and f.RunInto(outs, ...) writes into
+// the caller's own arrays.
+//
 // # Choices (where JAX and NumPy are silent or differ)
 //
 //   - Arguments: Go's int, float64 and complex128 — the types untyped

@@ -68,3 +68,16 @@ func ExampleWeak() {
 	fmt.Println(p.Outputs[0].TypeString())
 	// Output: i8[2]
 }
+
+func ExampleFunc_Release() {
+	f := kiln.Jit(func(x kiln.Value) kiln.Value { return x.Add(kiln.Int(1)) })
+	x := tensor.Arange(tensor.F32, 3)
+	first, _ := f.Run(x)
+	fmt.Println(first)
+	f.Release(first) // first is f's again: the next f32[3] result reuses it
+	second, _ := f.Run(x)
+	fmt.Println(second, second == first)
+	// Output:
+	// f32[3] [1 2 3]
+	// f32[3] [1 2 3] true
+}

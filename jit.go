@@ -30,6 +30,7 @@ type Func struct {
 	last    sig                        // the most recent signature that missed
 	stats   Stats
 	calls   sync.Pool // *call: per-call scratch, so a cached Run allocates nothing
+	pool    outPool   // arrays given back with Release
 }
 
 // call is the scratch of one Run: converted arguments and input arrays.
@@ -305,13 +306,19 @@ func (f *Func) Run(args ...any) (*tensor.Array, error) {
 	return outs[0], nil
 }
 
-// RunAll runs fn on args and returns all its results.
+// RunAll runs fn on args and returns all its results. Results are new
+// arrays the caller owns, or arrays given back with Release.
 func (f *Func) RunAll(args ...any) ([]*tensor.Array, error) {
 	c := f.getCall()
 	defer f.calls.Put(c)
 	e, err := f.prepare(args, c)
 	if err != nil {
 		return nil, err
+	}
+	if f.pool.n.Load() > 0 {
+		if outs, ok := f.runPooled(e, c.inputs); ok {
+			return outs, nil
+		}
 	}
 	return e.exe.exe.Run(c.inputs)
 }

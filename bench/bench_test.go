@@ -13,7 +13,7 @@ import (
 var benchN = flag.Int("bench.n", 1<<24, "elements per input for BenchmarkE1–E4")
 
 // benchPeers are the in-process peers, in benchmark order.
-var benchPeers = []string{kilnFused, kilnRun, kilnOpByOp, gorgoniaPeer, gonumPeer, goLoop}
+var benchPeers = []string{kilnFused, kilnRun, kilnRelease, kilnOpByOp, gorgoniaPeer, gonumPeer, goLoop}
 
 // prepare builds peer's implementation of w, or skips the benchmark.
 func prepare(b *testing.B, w *workload, peer string) impl {

@@ -12,6 +12,7 @@ import (
 const (
 	kilnFused    = "kiln-fused"
 	kilnRun      = "kiln-run"
+	kilnRelease  = "kiln-release"
 	kilnFirst    = "kiln-first"
 	kilnOpByOp   = "kiln-opbyop"
 	gorgoniaPeer = "gorgonia"
@@ -24,12 +25,13 @@ const (
 
 // peerNames is every peer in column order; kiln-fused comes first because
 // its output is the one the others are checked against.
-var peerNames = []string{kilnFused, kilnRun, kilnFirst, kilnOpByOp, gorgoniaPeer, gonumPeer, goLoop, cPeer, cFastPeer, numpyPeer}
+var peerNames = []string{kilnFused, kilnRun, kilnRelease, kilnFirst, kilnOpByOp, gorgoniaPeer, gonumPeer, goLoop, cPeer, cFastPeer, numpyPeer}
 
 // peerDesc says what each column measures.
 var peerDesc = map[string]string{
 	kilnFused:    "Kiln fused, steady state: cached executable, `RunInto` preallocated outputs",
 	kilnRun:      "Kiln fused, cached executable, `Run` returning freshly allocated outputs (the Go heap recycles them)",
+	kilnRelease:  "Kiln fused, cached executable, `Run` with the previous result given back by `Release` (Kiln's pool reuses it)",
 	kilnFirst:    "a fresh `kiln.Jit` and its first `Run`: trace, lower, compile and fresh outputs, with the heap returned to the OS before each repetition (`debug.FreeOSMemory`) so outputs page-fault as in a new process",
 	kilnOpByOp:   "Kiln with `kiln.NoFusion()`: every op its own kernel and buffer, `RunInto` preallocated outputs",
 	gorgoniaPeer: "gorgonia.org/tensor eager `Dense` ops (a new `Dense` per op)",
@@ -63,6 +65,19 @@ func kilnImpl(w *workload, peer string) (im impl, ok bool, err error) {
 		var out *tensor.Array
 		im = impl{
 			run:    w.repeat(func() (err error) { out, err = f.Run(w.args...); return err }),
+			result: func() any { return out.Data() },
+		}
+	case kilnRelease:
+		f := kiln.Jit(w.fn)
+		var out *tensor.Array
+		im = impl{
+			run: w.repeat(func() (err error) {
+				if out != nil {
+					f.Release(out)
+				}
+				out, err = f.Run(w.args...)
+				return err
+			}),
 			result: func() any { return out.Data() },
 		}
 	case kilnFirst:

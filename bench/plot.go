@@ -16,6 +16,7 @@ import (
 var peerColors = map[string]color.RGBA{
 	kilnFused:    {31, 119, 180, 255},
 	kilnRun:      {114, 170, 214, 255},
+	kilnRelease:  {65, 145, 200, 255},
 	kilnFirst:    {174, 199, 232, 255},
 	kilnOpByOp:   {23, 190, 207, 255},
 	gorgoniaPeer: {148, 103, 189, 255},

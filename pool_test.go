@@ -1,0 +1,149 @@
+package kiln_test
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/tensor"
+)
+
+func affine() *kiln.Func {
+	return kiln.Jit(func(x kiln.Value) kiln.Value { return x.Mul(kiln.Int(3)).Add(kiln.Int(1)) })
+}
+
+func checkAffine(t *testing.T, x, out *tensor.Array) {
+	t.Helper()
+	xs, ys := x.Data().([]float32), out.Data().([]float32)
+	if len(ys) != len(xs) {
+		t.Fatalf("result has %d elements, want %d", len(ys), len(xs))
+	}
+	for i, v := range xs {
+		if want := v*3 + 1; ys[i] != want {
+			t.Fatalf("element %d = %g, want %g", i, ys[i], want)
+		}
+	}
+}
+
+// A released result is the next result of its dtype and shape, with the
+// right values.
+func TestReleaseReuses(t *testing.T) {
+	f := affine()
+	x := tensor.Arange(tensor.F32, 1000)
+	a, err := f.Run(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAffine(t, x, a)
+	a.Data().([]float32)[7] = -1 // the caller's writes are overwritten
+	f.Release(a)
+	b, err := f.Run(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b != a {
+		t.Error("Run allocated although a released array fitted")
+	}
+	checkAffine(t, x, b)
+	c, _ := f.Run(x)
+	if c == b {
+		t.Error("an array handed out by Run was handed out again without a Release")
+	}
+	checkAffine(t, x, c)
+}
+
+// A loop of Run and Release allocates no result memory: over 50 runs of a
+// 4 MiB result, the heap grows by less than one result.
+func TestReleaseAllocs(t *testing.T) {
+	f := affine()
+	x := tensor.Arange(tensor.F32, 1<<20)
+	out, _ := f.Run(x)
+	f.Release(out)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 50 {
+		out, err := f.Run(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Release(out)
+	}
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew >= 4<<20 {
+		t.Errorf("50 Run+Release of a 4 MiB result allocated %d bytes", grew)
+	}
+}
+
+// Nil, empty, repeated and unrelated arrays are handled: each pooled array
+// is handed out once, and only for its own dtype and shape.
+func TestReleaseIgnores(t *testing.T) {
+	f := affine()
+	x := tensor.Arange(tensor.F32, 4)
+	a, _ := f.Run(x)
+	empty, _ := tensor.Zeros(tensor.F32, 0)
+	other, _ := tensor.Zeros(tensor.F32, 5)
+	i32, _ := tensor.Zeros(tensor.I32, 4)
+	f.Release(nil, a, a, empty, other, i32)
+	b, _ := f.Run(x)
+	c, _ := f.Run(x)
+	if b != a || c == a || c == other || c == i32 {
+		t.Errorf("got arrays %p, %p from the pool holding %p once (and %p, %p of other shapes or dtypes)", b, c, a, other, i32)
+	}
+	checkAffine(t, x, b)
+	checkAffine(t, x, c)
+	y := tensor.Arange(tensor.F32, 5)
+	d, _ := f.Run(y)
+	if d != other {
+		t.Error("a released array of the result's dtype and shape was not reused")
+	}
+	checkAffine(t, y, d)
+}
+
+// A released array passed back as an input (which the caller must not do)
+// is not also written as the output: the input stays intact and the result
+// is right.
+func TestReleaseThenInput(t *testing.T) {
+	f := affine()
+	a, _ := f.Run(tensor.Arange(tensor.F32, 8))
+	f.Release(a)
+	keep := append([]float32(nil), a.Data().([]float32)...)
+	b, err := f.Run(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b == a {
+		t.Fatal("the output is the input")
+	}
+	for i, v := range a.Data().([]float32) {
+		if v != keep[i] {
+			t.Fatalf("input element %d changed from %g to %g", i, keep[i], v)
+		}
+	}
+	in, _ := tensor.FromSlice(keep)
+	checkAffine(t, in, b)
+}
+
+// Concurrent Run and Release on one Func: every result is right and no
+// array is handed to two goroutines at once. Run it with -race.
+func TestConcurrentRelease(t *testing.T) {
+	f := affine()
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := tensor.Arange(tensor.F32, 3000+g%2)
+			for range 40 {
+				out, err := f.Run(x)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				checkAffine(t, x, out)
+				f.Release(out)
+			}
+		}()
+	}
+	wg.Wait()
+}
