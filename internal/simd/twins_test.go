@@ -375,3 +375,33 @@ func seqInts(n int) []int {
 	}
 	return s
 }
+
+// FuzzTwins runs a kernel chosen by the fuzzer on inputs tiled from the
+// fuzzer's bytes (any bit patterns: NaN payloads, infinities, subnormals,
+// the thresholds of the vector paths' fast and full bodies), at every tier
+// and in place, and checks that every tier gives the Generic bits:
+//
+//	go test -run '^$' -fuzz FuzzTwins ./internal/simd
+func FuzzTwins(f *testing.F) {
+	cases := allCases()
+	f.Add(uint16(0), uint8(0), uint8(40), []byte{0, 0, 0xc0, 0x7f, 0, 0, 0x80, 0x3f})
+	f.Add(uint16(1), uint8(3), uint8(17), []byte{0, 0, 0xae, 0x42, 1, 0, 0x80, 0x47, 0xff, 0xff, 0x7f, 0})
+	tiers := simd.Available()
+	f.Fuzz(func(t *testing.T, which uint16, off, n uint8, data []byte) {
+		if len(data) == 0 {
+			return
+		}
+		c := cases[int(which)%len(cases)]
+		fill := func(_ *rand.Rand, b []byte) {
+			for i := range b {
+				b[i] = data[i%len(data)]
+			}
+		}
+		c.gen = make([]func(*rand.Rand, []byte), max(len(c.ins), 1))
+		for i := range c.gen {
+			c.gen[i] = fill
+		}
+		e := c.dst
+		checkCase(t, c, tiers, rand.New(rand.NewPCG(1, 2)), int(n)%200, int(off)%64/e*e)
+	})
+}
