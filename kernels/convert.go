@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"math/bits"
 	"unsafe"
 
 	"github.com/x448/float16"
@@ -208,24 +209,46 @@ func convertFn(from, to tensor.DType) unaryFn {
 	case tensor.C128:
 		return halfFrom(narrow, func(v complex128) float64 { return real(v) })
 	}
-	// 64-bit integers beyond 2**53 would round twice through float64:
-	// tensor's conversion rounds them once (allocating, a rare case).
+	// 64-bit integers beyond 2**53 would round twice through float64; to
+	// f16 they are exact in f32 or overflow (handled above), to bf16 they
+	// are rounded once on the integer.
+	switch cf {
+	case tensor.I64:
+		return mapTo(i64ToBF16)
+	case tensor.U64:
+		return mapTo(u64ToBF16)
+	}
+	panic("kernels: no conversion from " + from.String() + " to " + to.String())
+}
+
+// u64ToBF16 is u rounded once to bf16 (8 significant bits, ties to even),
+// as an f32.
+func u64ToBF16(u uint64) float32 {
+	if u < 1<<24 {
+		return tensor.Float64ToBF16(float64(u)).Float32() // exact in float64
+	}
+	shift := bits.Len64(u) - 8
+	m, rest, half := u>>shift, u&(1<<shift-1), uint64(1)<<(shift-1)
+	if rest > half || rest == half && m&1 == 1 {
+		m++ // may carry to 2**8: still exact below
+	}
+	return float32(m) * float32(uint64(1)<<shift) // exact: both are short in float32
+}
+
+// i64ToBF16 is v rounded once to bf16, as an f32.
+func i64ToBF16(v int64) float32 {
+	if v < 0 {
+		return -u64ToBF16(uint64(-v)) // uint64(−MinInt64) is 2**63
+	}
+	return u64ToBF16(uint64(v))
+}
+
+// mapTo applies f to a block of S, storing f32.
+func mapTo[S any](f func(S) float32) unaryFn {
 	return func(d, s unsafe.Pointer, n int) {
-		src := storageSlice(cf, s, n)
-		if to == tensor.F16 {
-			tmp := make([]float16.Float16, n)
-			tensor.ConvertSlice(tmp, src)
-			out := view[float32](d, n)
-			for i, v := range tmp {
-				out[i] = v.Float32()
-			}
-			return
-		}
-		tmp := make([]tensor.BFloat16, n)
-		tensor.ConvertSlice(tmp, src)
-		out := view[float32](d, n)
-		for i, v := range tmp {
-			out[i] = v.Float32()
+		src, out := view[S](s, n), view[float32](d, n)
+		for i, v := range src {
+			out[i] = f(v)
 		}
 	}
 }
