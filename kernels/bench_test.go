@@ -73,3 +73,13 @@ func BenchmarkE4Variance(b *testing.B) {
 		return []trace.Value{x.Sub(x.Mean()).Pow(trace.Int(2)).Sum()}
 	})
 }
+
+// BenchmarkMulF16: one f16 multiply of two 32 MiB inputs, the single-step
+// loop that reads and writes storage bits.
+func BenchmarkMulF16(b *testing.B) {
+	x := conformance.Input(tensor.F16, 1, benchN)
+	y := conformance.Input(tensor.F16, 2, benchN)
+	benchProgram(b, []*tensor.Array{x, y}, func(a []trace.Value) []trace.Value {
+		return []trace.Value{a[0].Mul(a[1])}
+	})
+}
