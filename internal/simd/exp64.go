@@ -5,7 +5,8 @@ import "math"
 // float64 exp and log: the fdlibm algorithms (Sun Microsystems, e_exp.c and
 // e_log.c, as in Go's pure-Go math.Exp and math.Log), with their published
 // minimax coefficients; tanh: Cephes tanh.c's rational function (as Go's
-// math.Tanh). No FMA: the vector code does the same rounded operations.
+// math.Tanh). The polynomial steps are math.FMA, one VFMADD…PD in the
+// vector code; the other products round on their own, in both.
 
 const (
 	log2eF64  = 1.44269504088896338700e+00
@@ -69,7 +70,7 @@ func expKernelF64(x float64) (scale, u float64) {
 	t := r * r
 	p := expPF64[0]
 	for _, c := range expPF64[1:] {
-		p = float64(p*t) + c
+		p = math.FMA(p, t, c)
 	}
 	c := r - float64(t*p)
 	u = (lo - (r*c)/(2-c)) - hi
@@ -118,11 +119,11 @@ func logCoreF64(x float64, scale int64) float64 {
 	s2 := s * s
 	s4 := s2 * s2
 	L := &logLF64
-	odd := float64(s4*L[6]) + L[4]
-	odd = float64(s4*odd) + L[2]
-	odd = float64(s4*odd) + L[0]
-	even := float64(s4*L[5]) + L[3]
-	even = float64(s4*even) + L[1]
+	odd := math.FMA(s4, L[6], L[4])
+	odd = math.FMA(s4, odd, L[2])
+	odd = math.FMA(s4, odd, L[0])
+	even := math.FMA(s4, L[5], L[3])
+	even = math.FMA(s4, even, L[1])
 	R := float64(s2*odd) + float64(s4*even)
 	hfsq := float64(float64(0.5*f) * f)
 	return float64(k*ln2HiF64) - ((hfsq - (float64(s*(hfsq+R)) + float64(k*ln2LoF64))) - f)
@@ -150,11 +151,11 @@ func tanhF64(x float64) float64 {
 		t = 1 - 2/(s+1)
 	} else {
 		s := float64(z * z)
-		p := float64(tanhPF64[0]*s) + tanhPF64[1]
-		p = float64(p*s) + tanhPF64[2]
+		p := math.FMA(tanhPF64[0], s, tanhPF64[1])
+		p = math.FMA(p, s, tanhPF64[2])
 		q := s + tanhQF64[0]
-		q = float64(q*s) + tanhQF64[1]
-		q = float64(q*s) + tanhQF64[2]
+		q = math.FMA(q, s, tanhQF64[1])
+		q = math.FMA(q, s, tanhQF64[2])
 		t = z + float64(z*s)*p/q
 	}
 	return math.Float64frombits(math.Float64bits(t) | b&(1<<63))

@@ -149,13 +149,13 @@ func sinCosPolyF64(hi, lo float64, j int32) float64 {
 	if j&2 == 0 {
 		p := sinPF64[0]
 		for _, c := range sinPF64[1:] {
-			p = float64(p*z) + c
+			p = math.FMA(p, z, c)
 		}
 		return hi + (float64(float64(hi*z)*p) + lo)
 	}
 	p := cosPF64[0]
 	for _, c := range cosPF64[1:] {
-		p = float64(p*z) + c
+		p = math.FMA(p, z, c)
 	}
 	hz := float64(0.5 * z)
 	w := 1 - hz

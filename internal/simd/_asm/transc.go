@@ -265,7 +265,7 @@ func expKernelF64(v vm, x Op) (scale, u reg.VecVirtual) {
 	lo := v.mul(k, v.k(ln2LoF64))
 	r := v.sub(hi, lo)
 	t := v.mul(r, r)
-	p := v.horner(t, expPF64...)
+	p := v.hornerFMA(t, expPF64...)
 	c := v.sub(r, v.mul(t, p))
 	q := v.div(v.mul(r, c), v.sub(v.reg(2), c))
 	u = v.sub(v.sub(lo, q), hi)
@@ -301,8 +301,8 @@ func logF64(v vm, x0 reg.VecVirtual, fast bool) Op {
 	s2 := v.mul(s, s)
 	s4 := v.mul(s2, s2)
 	L := logLF64
-	odd := v.horner(s4, L[6], L[4], L[2], L[0])
-	even := v.horner(s4, L[5], L[3], L[1])
+	odd := v.hornerFMA(s4, L[6], L[4], L[2], L[0])
+	even := v.hornerFMA(s4, L[5], L[3], L[1])
 	R := v.add(v.mul(s2, odd), v.mul(s4, even))
 	hfsq := v.mul(v.mul(f, v.k(0.5)), f)
 	inner := v.add(v.mul(s, v.add(hfsq, R)), v.mul(k, v.k(ln2LoF64)))
@@ -326,10 +326,10 @@ func tanhF64(v vm, x reg.VecVirtual, fast bool) Op {
 	s := expCoreF64(v, v.add(z, z))
 	big := v.sub(v.reg(1), v.div(v.reg(2), v.add(s, v.k(1))))
 	s2 := v.mul(z, z)
-	p := v.horner(s2, tanhPF64...)
+	p := v.hornerFMA(s2, tanhPF64...)
 	q := v.add(s2, v.k(tanhQF64[0]))
-	q = v.add(v.mul(q, s2), v.k(tanhQF64[1]))
-	q = v.add(v.mul(q, s2), v.k(tanhQF64[2]))
+	q = v.fma(q, s2, v.k(tanhQF64[1]))
+	q = v.fma(q, s2, v.k(tanhQF64[2]))
 	small := v.add(z, v.div(v.mul(v.mul(z, s2), p), q))
 	t := v.or(v.blend(v.cmp(cmpGE, z, v.k(0.625)), big, small), sign)
 	if fast {
@@ -408,10 +408,10 @@ func sinCosF64(v vm, x reg.VecVirtual, cos, fast bool) Op {
 		sign = v.xor(sign, v.and(x, v.signBit()))
 	}
 	z := v.mul(hi, hi)
-	sp := v.add(hi, v.add(v.mul(v.mul(hi, z), v.horner(z, sinPF64...)), lo))
+	sp := v.add(hi, v.add(v.mul(v.mul(hi, z), v.hornerFMA(z, sinPF64...)), lo))
 	hz := v.mul(v.k(0.5), z)
 	w := v.sub(v.reg(1), hz)
-	corr := v.sub(v.mul(v.mul(z, z), v.horner(z, cosPF64...)), v.mul(hi, lo))
+	corr := v.sub(v.mul(v.mul(z, z), v.hornerFMA(z, cosPF64...)), v.mul(hi, lo))
 	cp := v.add(w, v.add(v.sub(v.sub(v.reg(1), w), hz), corr))
 	var sel reg.Register
 	if s.evex {

@@ -188,16 +188,6 @@ func (v vm) hornerFMA(x Op, c ...float64) reg.VecVirtual {
 	return p
 }
 
-// horner evaluates p = c[0]; p = p·x + c[i] ... as the twins' loops do.
-func (v vm) horner(x Op, c ...float64) reg.VecVirtual {
-	p := v.mul(x, v.k(c[0]))
-	p = v.add(p, v.k(c[1]))
-	for _, ci := range c[2:] {
-		p = v.add(v.mul(p, x), v.k(ci))
-	}
-	return p
-}
-
 // twoSum returns a + b rounded and its exact error (Knuth).
 func (v vm) twoSum(a, b Op) (s, e reg.VecVirtual) {
 	s = v.add(a, b)
