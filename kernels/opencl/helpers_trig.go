@@ -10,7 +10,7 @@ package opencl
 //     Payne-Hanek reduction with a table of 2/pi bits beyond), shared by
 //     sin, cos and tan as on the CPU;
 //   - sin and cos: internal/simd's sinF64 and cosF64 polynomials (Cephes,
-//     with the tail of the reduction);
+//     with the tail of the reduction), each step an fma as math.FMA there;
 //   - tan: internal/xmath's Tan (fdlibm's __kernel_tan);
 //
 // all within 1 ulp of the correctly rounded result for every double (SPEC
@@ -198,19 +198,19 @@ inline double kiln_sincos_poly(double hi, double lo, int j) {
 	const double z = hi * hi;
 	if ((j & 2) == 0) {
 		double p = 1.58962301576546568060e-10;
-		p = p * z + -2.50507477628578072866e-8;
-		p = p * z + 2.75573136213857245213e-6;
-		p = p * z + -1.98412698295895385996e-4;
-		p = p * z + 8.33333333332211858878e-3;
-		p = p * z + -1.66666666666666307295e-1;
+		p = fma(p, z, -2.50507477628578072866e-8);
+		p = fma(p, z, 2.75573136213857245213e-6);
+		p = fma(p, z, -1.98412698295895385996e-4);
+		p = fma(p, z, 8.33333333332211858878e-3);
+		p = fma(p, z, -1.66666666666666307295e-1);
 		return hi + ((hi * z) * p + lo);
 	}
 	double p = -1.13585365213876817300e-11;
-	p = p * z + 2.08757008419747316778e-9;
-	p = p * z + -2.75573141792967388112e-7;
-	p = p * z + 2.48015872888517045348e-5;
-	p = p * z + -1.38888888888730564116e-3;
-	p = p * z + 4.16666666666665929218e-2;
+	p = fma(p, z, 2.08757008419747316778e-9);
+	p = fma(p, z, -2.75573141792967388112e-7);
+	p = fma(p, z, 2.48015872888517045348e-5);
+	p = fma(p, z, -1.38888888888730564116e-3);
+	p = fma(p, z, 4.16666666666665929218e-2);
 	const double hz = 0.5 * z, w = 1 - hz;
 	return w + (((1 - w) - hz) + ((z * z) * p - hi * lo));
 }
