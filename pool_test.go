@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/kernels"
 	"github.com/kiln-go/kiln/tensor"
 )
 
@@ -146,4 +147,55 @@ func TestConcurrentRelease(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// Two arrays over one buffer (a wrapper, a reshape) released together are
+// one buffer in the pool: the next two results do not share memory.
+func TestReleaseAliasedArrays(t *testing.T) {
+	f := affine()
+	x := tensor.Arange(tensor.F32, 8)
+	a, _ := f.Run(x)
+	wrap, err := tensor.New(a.DType(), a.Shape(), a.Data())
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat, err := a.Reshape(8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Release(a, wrap, flat)
+	r1, _ := f.Run(x)
+	r2, _ := f.Run(x)
+	if kernels.Overlaps(r1, r2) {
+		t.Fatal("two results share memory")
+	}
+	checkAffine(t, x, r1)
+	checkAffine(t, x, r2)
+}
+
+// The pool is bounded: of 300 released arrays of 300 shapes, at most 256
+// come back as results.
+func TestReleaseBounded(t *testing.T) {
+	f := affine()
+	released := map[*tensor.Array]bool{}
+	for n := 1; n <= 300; n++ {
+		a, _ := tensor.Zeros(tensor.F32, n)
+		released[a] = true
+		f.Release(a)
+	}
+	reused := 0
+	for n := 1; n <= 300; n++ {
+		x := tensor.Arange(tensor.F32, n)
+		out, err := f.Run(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkAffine(t, x, out)
+		if released[out] {
+			reused++
+		}
+	}
+	if reused == 0 || reused > 256 {
+		t.Errorf("%d released arrays came back, want 1 to 256", reused)
+	}
 }

@@ -370,16 +370,6 @@ func checkOutputs(m *lower.Module, outs, inputs []*tensor.Array) error {
 	if len(outs) != len(m.Outputs) {
 		return &ArgError{Index: -1, Msg: fmt.Sprintf("the program has %d outputs, got %d arrays to write", len(m.Outputs), len(outs))}
 	}
-	type span struct{ lo, hi uintptr }
-	spanOf := func(a *tensor.Array) span {
-		p := uintptr(dataPtr(a.Data()))
-		return span{p, p + uintptr(a.Size()*a.DType().Size())}
-	}
-	var buf [16]span
-	taken := buf[:0]
-	for _, a := range inputs {
-		taken = append(taken, spanOf(a))
-	}
 	for i, o := range m.Outputs {
 		a := outs[i]
 		switch {
@@ -393,9 +383,37 @@ func checkOutputs(m *lower.Module, outs, inputs []*tensor.Array) error {
 		if n, ok := sliceLen(a.Data()); !ok || n != o.Size() {
 			return &ArgError{Index: i, Output: true, Msg: fmt.Sprintf("backing slice has %d elements, shape %v needs %d", n, o.Shape, o.Size())}
 		}
+	}
+	return CheckDisjoint(outs, inputs)
+}
+
+// span is the memory an array's elements occupy.
+type span struct{ lo, hi uintptr }
+
+func spanOf(a *tensor.Array) span {
+	p := uintptr(dataPtr(a.Data()))
+	return span{p, p + uintptr(a.Size()*a.DType().Size())}
+}
+
+func (s span) overlaps(t span) bool { return s.lo < t.hi && t.lo < s.hi }
+
+// Overlaps reports whether arrays a and b share memory.
+func Overlaps(a, b *tensor.Array) bool { return spanOf(a).overlaps(spanOf(b)) }
+
+// CheckDisjoint returns an *ArgError for the first output that shares
+// memory with an input or another output: a backend's RunInto would read
+// an input after writing over it, or write two results to one place.
+// Backends call it in RunInto; the arrays must be non-nil.
+func CheckDisjoint(outputs, inputs []*tensor.Array) error {
+	var buf [16]span
+	taken := buf[:0]
+	for _, a := range inputs {
+		taken = append(taken, spanOf(a))
+	}
+	for i, a := range outputs {
 		s := spanOf(a)
 		for _, t := range taken {
-			if s.lo < t.hi && t.lo < s.hi {
+			if s.overlaps(t) {
 				return &ArgError{Index: i, Output: true, Msg: "shares memory with an input or another output"}
 			}
 		}

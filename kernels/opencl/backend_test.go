@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -225,6 +226,15 @@ func TestRunErrorsAndClose(t *testing.T) {
 	bad, _ := tensor.Zeros(tensor.F32, 3)
 	if err := exe.RunInto([]*tensor.Array{bad}, []*tensor.Array{x, y}); !errors.As(err, &argErr) {
 		t.Errorf("wrong output dtype: %v, want *kernels.ArgError", err)
+	}
+	// An output over an input's memory would be written before the input
+	// is read (the uploads do not block): refused, the input untouched.
+	keep := y.Astype(tensor.F16)
+	if err := exe.RunInto([]*tensor.Array{y}, []*tensor.Array{x, y}); !errors.As(err, &argErr) || !argErr.Output {
+		t.Errorf("output aliasing input 1: %v, want *kernels.ArgError for the output", err)
+	}
+	if !reflect.DeepEqual(y.Data(), keep.Data()) {
+		t.Errorf("input changed to %v", y)
 	}
 	if !strings.Contains(exe.Source(), "__kernel void fusion0") {
 		t.Errorf("Source lacks the kernel:\n%s", exe.Source())

@@ -230,6 +230,9 @@ func (e *Executable) RunInto(outputs, inputs []*tensor.Array) error {
 	if err := checkArrays(e.m.Outputs, outputs, "output"); err != nil {
 		return err
 	}
+	if err := kernels.CheckDisjoint(outputs, inputs); err != nil {
+		return err
+	}
 	r := e.res
 	r.mu.Lock()
 	defer r.mu.Unlock()
