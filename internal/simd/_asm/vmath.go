@@ -263,7 +263,9 @@ var transUnroll = 1
 // transHoist is how many constants a transcendental keeps in registers:
 // the bodies need up to a dozen registers of their own, of 32 on AVX-512
 // and 16 on AVX2, where the float64 sine and cosine have none to spare
-// (avo would hand out Y16 and up, which TestAVX2CodeIsVEX catches).
+// (avo would hand out Y16 and up, which TestAVX2CodeIsVEX catches). On
+// AVX2, 6 measured no faster than 4 for the float32 kernels, and 8 leaves
+// some of them too few registers.
 func transHoist(s isa, size int) int {
 	switch {
 	case s.evex:
