@@ -49,8 +49,9 @@
 // transcendentals ported from math/cmplx in double. f64, c128 and the c64
 // ops defined through complex128 need cl_khr_fp64; without it Compile
 // returns a KindUnsupported error. Transcendentals of f32, f16 and bf16
-// are computed in double and rounded, as on the CPU, unless
-// Options.FastTranscendentals; sin, cos and tan are the CPU backend's own
+// are computed in double and rounded, unless Options.FastTranscendentals:
+// within the same ulp bounds as the CPU's float32 algorithms, but not
+// always their bits. f64 sin, cos and tan are the CPU backend's own
 // algorithms (helpers_trig.go), so those bits match it exactly.
 //
 // # Memory and concurrency
