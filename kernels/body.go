@@ -61,6 +61,7 @@ type step struct {
 	// What the step computes, for the peephole pass and for printing.
 	op    trace.Op
 	dt    tensor.DType // the operands' dtype (the tables' index)
+	to    tensor.DType // OpConvert: the result's dtype
 	rev   bool         // stepScalar: the invariant operand is the left one
 	neg   [2]bool      // stepAffine: a, b are negated (x·a − b, b − x·a)
 	label string       // e.g. "mul.f32", "affine-nt.f32", "add+round.f16"
@@ -307,6 +308,7 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 	s.op, s.dt, s.label = in.Op, opd, in.Op.String()+"."+opd.String()
 	if in.Op == trace.OpConvert {
 		s.label = "convert." + opd.String() + "." + in.DType.String()
+		s.to = in.DType
 	}
 	switch {
 	case in.Op == trace.OpConvert:

@@ -29,7 +29,11 @@ import (
 //   - the widening of an f16 or bf16 input buffer to f32, whose register
 //     only such an op (rounded or storing) reads, becomes part of that op:
 //     the op reads the storage bits from the buffer and widens them in
-//     vector registers (fuseWiden), so `x16 * y16` is one pass.
+//     vector registers (fuseWiden), so `x16 * y16` is one pass;
+//   - a wrapping int8 or uint8 add, subtract or multiply whose result only
+//     a conversion to f32 (or to f16 or bf16, whose compute form is f32
+//     and which hold every byte exactly) reads becomes one kernel widening
+//     the wrapped bytes (fuseIntWiden): `float(x*2)` for int8 x is one pass.
 
 // fusedKind says which fused f16/bf16 kernel family a step runs.
 type fusedKind uint8
@@ -404,6 +408,57 @@ func (b *body) fuseWiden(o fuseOptions) {
 		}
 		s.label = strings.Replace(s.label, ".", "+widen.", 1)
 		s.wide = true
+	}
+	out := b.steps[:0]
+	for i, s := range b.steps {
+		if !drop[i] {
+			out = append(out, s)
+		}
+	}
+	b.steps = out
+}
+
+// fuseIntWiden merges each byte add, subtract or multiply into the
+// conversion to f32 that alone reads its result (see the top of the file).
+// The merged step runs where the conversion ran, so it requires that no
+// step in between writes the op's operands, and that the conversion does
+// not write over them (its f32 result would overrun the bytes it reads).
+func (b *body) fuseIntWiden(o fuseOptions) {
+	if o.off {
+		return
+	}
+	drop := make([]bool, len(b.steps))
+	for j := range b.steps {
+		c := &b.steps[j]
+		if c.kind != stepUnary || c.op != trace.OpConvert || computeDType(c.to) != tensor.F32 || c.args[0].kind != locReg {
+			continue
+		}
+		r := c.args[0]
+		i := j - 1
+		for ; i >= 0 && b.steps[i].dst != r; i-- {
+		}
+		if i < 0 || drop[i] {
+			continue
+		}
+		p := &b.steps[i]
+		f := widenOpTable[p.op][p.dt]
+		if p.kind != stepBinary || p.dt != c.dt || f == nil || p.round != nil || c.dst == p.args[0] || c.dst == p.args[1] {
+			continue
+		}
+		ok := c.dst == r || !b.live(r, j+1)
+		for k := i + 1; k < j && ok; k++ {
+			s := &b.steps[k]
+			ok = s.dst != p.args[0] && s.dst != p.args[1]
+			for _, a := range s.args {
+				ok = ok && a != r
+			}
+		}
+		if !ok {
+			continue
+		}
+		*c = step{kind: stepBinary, bin: f, dst: c.dst, args: p.args, op: p.op, dt: p.dt,
+			label: p.label + "+widen.f32"}
+		drop[i] = true
 	}
 	out := b.steps[:0]
 	for i, s := range b.steps {

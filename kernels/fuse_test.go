@@ -54,7 +54,15 @@ func fuseCases() []fuseCase {
 		}, []string{"mul.f32"}, 0},
 		{"e2-f16", []tensor.DType{tensor.I8, tensor.F16}, func(a []trace.Value) []trace.Value {
 			return []trace.Value{a[0].Mul(trace.Int(2)).Add(a[1]).Mul(f(0.5))}
-		}, []string{"add+round+widen.f16", "mul+store-nt.f16"}, 1}, // y read as f16 bits by the add
+		}, []string{"mul.i8+widen.f32", "add+round+widen.f16", "mul+store-nt.f16"}, 2}, // y read as f16 bits by the add
+		{"u8-sub-widen", []tensor.DType{tensor.U8, tensor.U8}, func(a []trace.Value) []trace.Value {
+			return []trace.Value{a[0].Sub(a[1]).Astype(tensor.F32).Mul(f(0.5))}
+		}, []string{"sub.u8+widen.f32"}, 1},
+		{"i8-read-twice", []tensor.DType{tensor.I8}, func(a []trace.Value) []trace.Value {
+			y := a[0].Mul(trace.Int(3))
+			// y feeds a convert and an add: only the add's result merges.
+			return []trace.Value{y.Astype(tensor.F32).Add(y.Add(trace.Int(1)).Astype(tensor.F32))}
+		}, []string{"mul.i8", "add.i8+widen.f32"}, 1},
 		{"chain-f16", []tensor.DType{tensor.F16, tensor.F16}, func(a []trace.Value) []trace.Value {
 			x, y := a[0], a[1]
 			return []trace.Value{f(3).Div(x.Sub(y).Mul(x).Div(y).Sub(f(0.25))).Add(f(1))}

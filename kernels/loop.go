@@ -60,6 +60,7 @@ func (x *cpuExec) compileLoop(f *lower.Fusion) (kernel, error) {
 		k.store = nil
 	}
 	b.fuseWiden(fo)
+	b.fuseIntWiden(fo)
 	k.stream = k.store == nil && b.streams()
 	switch {
 	case !fo.nt || k.stream || k.store != nil || b.transcendental():

@@ -57,6 +57,7 @@ func (x *cpuExec) compileReduce(f *lower.Fusion) (kernel, error) {
 	}
 	b.fuse(x.cpu.fuseOptions())
 	b.fuseWiden(x.cpu.fuseOptions())
+	b.fuseIntWiden(x.cpu.fuseOptions())
 	k.body = b
 	od := operand.DType
 	k.accSize = computeDType(od).Size()

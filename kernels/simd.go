@@ -38,6 +38,14 @@ type scalarFn func(dst, a, s unsafe.Pointer, n int)
 // rev means the invariant operand is the left one.
 var scalarTable [trace.NumOps][tensor.NumDTypes][2]scalarFn
 
+// widenOpTable[op][d]: a wrapping byte op whose result is widened to f32
+// in the same pass (see fuseIntWiden).
+var widenOpTable [trace.NumOps][tensor.NumDTypes]binaryFn
+
+func simdWiden[T any](f func(d []float32, a, b []T)) binaryFn {
+	return func(d, a, b unsafe.Pointer, n int) { f(view[float32](d, n), view[T](a, n), view[T](b, n)) }
+}
+
 func simdScalar[T any](f func(d, a []T, s T)) scalarFn {
 	return func(d, a, s unsafe.Pointer, n int) { f(view[T](d, n), view[T](a, n), *(*T)(s)) }
 }
@@ -74,6 +82,14 @@ func init() {
 			unaryTable[op][d] = simd1(fs.f32)
 		}
 		unaryTable[op][tensor.F64] = simd1(fs.f64)
+	}
+
+	for op, fs := range map[trace.Op][2]binaryFn{
+		trace.OpAdd: {simdWiden(simd.AddI8ToF32), simdWiden(simd.AddU8ToF32)},
+		trace.OpSub: {simdWiden(simd.SubI8ToF32), simdWiden(simd.SubU8ToF32)},
+		trace.OpMul: {simdWiden(simd.MulI8ToF32), simdWiden(simd.MulU8ToF32)},
+	} {
+		widenOpTable[op][tensor.I8], widenOpTable[op][tensor.U8] = fs[0], fs[1]
 	}
 
 	convertTable[tensor.I8][tensor.F32] = simd1(simd.I8ToF32)

@@ -384,6 +384,66 @@ func mulI64Accel(dst, a, b []int64) int {
 	return 0
 }
 
+func addI8ToF32Accel(dst []float32, a, b []int8) int {
+	switch tier {
+	case AVX512:
+		return addI8ToF32AVX512(dst, a, b)
+	case AVX2:
+		return addI8ToF32AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func subI8ToF32Accel(dst []float32, a, b []int8) int {
+	switch tier {
+	case AVX512:
+		return subI8ToF32AVX512(dst, a, b)
+	case AVX2:
+		return subI8ToF32AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func mulI8ToF32Accel(dst []float32, a, b []int8) int {
+	switch tier {
+	case AVX512:
+		return mulI8ToF32AVX512(dst, a, b)
+	case AVX2:
+		return mulI8ToF32AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func addU8ToF32Accel(dst []float32, a, b []uint8) int {
+	switch tier {
+	case AVX512:
+		return addU8ToF32AVX512(dst, a, b)
+	case AVX2:
+		return addU8ToF32AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func subU8ToF32Accel(dst []float32, a, b []uint8) int {
+	switch tier {
+	case AVX512:
+		return subU8ToF32AVX512(dst, a, b)
+	case AVX2:
+		return subU8ToF32AVX2(dst, a, b)
+	}
+	return 0
+}
+
+func mulU8ToF32Accel(dst []float32, a, b []uint8) int {
+	switch tier {
+	case AVX512:
+		return mulU8ToF32AVX512(dst, a, b)
+	case AVX2:
+		return mulU8ToF32AVX2(dst, a, b)
+	}
+	return 0
+}
+
 func cmpEqF32Accel(dst []bool, a, b []float32) int {
 	switch tier {
 	case AVX512:

@@ -80,6 +80,18 @@ func subI64Accel(dst, a, b []int64) int { return 0 }
 
 func mulI64Accel(dst, a, b []int64) int { return 0 }
 
+func addI8ToF32Accel(dst []float32, a, b []int8) int { return 0 }
+
+func subI8ToF32Accel(dst []float32, a, b []int8) int { return 0 }
+
+func mulI8ToF32Accel(dst []float32, a, b []int8) int { return 0 }
+
+func addU8ToF32Accel(dst []float32, a, b []uint8) int { return 0 }
+
+func subU8ToF32Accel(dst []float32, a, b []uint8) int { return 0 }
+
+func mulU8ToF32Accel(dst []float32, a, b []uint8) int { return 0 }
+
 func cmpEqF32Accel(dst []bool, a, b []float32) int { return 0 }
 
 func cmpNeF32Accel(dst []bool, a, b []float32) int { return 0 }

@@ -4037,6 +4037,690 @@ mulI64AVX512_done:
 	MOVQ SI, ret+72(FP)
 	RET
 
+// func addI8ToF32AVX2(dst []float32, a []int8, b []int8) int
+// Requires: AVX, AVX2
+TEXT ·addI8ToF32AVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+addI8ToF32AVX2_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        addI8ToF32AVX2_loop1
+	VMOVQ     (DX)(SI*1), X0
+	VMOVQ     (BX)(SI*1), X1
+	VPMOVSXBD X0, Y0
+	VPMOVSXBD X1, Y1
+	VPADDD    Y1, Y0, Y0
+	VPSLLD    $0x18, Y0, Y0
+	VPSRAD    $0x18, Y0, Y0
+	VCVTDQ2PS Y0, Y0
+	VMOVQ     8(DX)(SI*1), X1
+	VMOVQ     8(BX)(SI*1), X2
+	VPMOVSXBD X1, Y1
+	VPMOVSXBD X2, Y2
+	VPADDD    Y2, Y1, Y1
+	VPSLLD    $0x18, Y1, Y1
+	VPSRAD    $0x18, Y1, Y1
+	VCVTDQ2PS Y1, Y1
+	VMOVUPS   Y0, (CX)(SI*4)
+	VMOVUPS   Y1, 32(CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       addI8ToF32AVX2_loopU
+
+addI8ToF32AVX2_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000008
+	JB        addI8ToF32AVX2_done
+	VMOVQ     (DX)(SI*1), X0
+	VMOVQ     (BX)(SI*1), X1
+	VPMOVSXBD X0, Y0
+	VPMOVSXBD X1, Y1
+	VPADDD    Y1, Y0, Y0
+	VPSLLD    $0x18, Y0, Y0
+	VPSRAD    $0x18, Y0, Y0
+	VCVTDQ2PS Y0, Y0
+	VMOVUPS   Y0, (CX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       addI8ToF32AVX2_loop1
+
+addI8ToF32AVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func addI8ToF32AVX512(dst []float32, a []int8, b []int8) int
+// Requires: AVX, AVX512F
+TEXT ·addI8ToF32AVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+addI8ToF32AVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000020
+	JB        addI8ToF32AVX512_loop1
+	VMOVUPS   (DX)(SI*1), X0
+	VMOVUPS   (BX)(SI*1), X1
+	VPMOVSXBD X0, Z0
+	VPMOVSXBD X1, Z1
+	VPADDD    Z1, Z0, Z0
+	VPSLLD    $0x18, Z0, Z0
+	VPSRAD    $0x18, Z0, Z0
+	VCVTDQ2PS Z0, Z0
+	VMOVUPS   16(DX)(SI*1), X1
+	VMOVUPS   16(BX)(SI*1), X2
+	VPMOVSXBD X1, Z1
+	VPMOVSXBD X2, Z2
+	VPADDD    Z2, Z1, Z1
+	VPSLLD    $0x18, Z1, Z1
+	VPSRAD    $0x18, Z1, Z1
+	VCVTDQ2PS Z1, Z1
+	VMOVUPS   Z0, (CX)(SI*4)
+	VMOVUPS   Z1, 64(CX)(SI*4)
+	ADDQ      $0x00000020, SI
+	JMP       addI8ToF32AVX512_loopU
+
+addI8ToF32AVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        addI8ToF32AVX512_done
+	VMOVUPS   (DX)(SI*1), X0
+	VMOVUPS   (BX)(SI*1), X1
+	VPMOVSXBD X0, Z0
+	VPMOVSXBD X1, Z1
+	VPADDD    Z1, Z0, Z0
+	VPSLLD    $0x18, Z0, Z0
+	VPSRAD    $0x18, Z0, Z0
+	VCVTDQ2PS Z0, Z0
+	VMOVUPS   Z0, (CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       addI8ToF32AVX512_loop1
+
+addI8ToF32AVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func subI8ToF32AVX2(dst []float32, a []int8, b []int8) int
+// Requires: AVX, AVX2
+TEXT ·subI8ToF32AVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+subI8ToF32AVX2_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        subI8ToF32AVX2_loop1
+	VMOVQ     (DX)(SI*1), X0
+	VMOVQ     (BX)(SI*1), X1
+	VPMOVSXBD X0, Y0
+	VPMOVSXBD X1, Y1
+	VPSUBD    Y1, Y0, Y0
+	VPSLLD    $0x18, Y0, Y0
+	VPSRAD    $0x18, Y0, Y0
+	VCVTDQ2PS Y0, Y0
+	VMOVQ     8(DX)(SI*1), X1
+	VMOVQ     8(BX)(SI*1), X2
+	VPMOVSXBD X1, Y1
+	VPMOVSXBD X2, Y2
+	VPSUBD    Y2, Y1, Y1
+	VPSLLD    $0x18, Y1, Y1
+	VPSRAD    $0x18, Y1, Y1
+	VCVTDQ2PS Y1, Y1
+	VMOVUPS   Y0, (CX)(SI*4)
+	VMOVUPS   Y1, 32(CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       subI8ToF32AVX2_loopU
+
+subI8ToF32AVX2_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000008
+	JB        subI8ToF32AVX2_done
+	VMOVQ     (DX)(SI*1), X0
+	VMOVQ     (BX)(SI*1), X1
+	VPMOVSXBD X0, Y0
+	VPMOVSXBD X1, Y1
+	VPSUBD    Y1, Y0, Y0
+	VPSLLD    $0x18, Y0, Y0
+	VPSRAD    $0x18, Y0, Y0
+	VCVTDQ2PS Y0, Y0
+	VMOVUPS   Y0, (CX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       subI8ToF32AVX2_loop1
+
+subI8ToF32AVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func subI8ToF32AVX512(dst []float32, a []int8, b []int8) int
+// Requires: AVX, AVX512F
+TEXT ·subI8ToF32AVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+subI8ToF32AVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000020
+	JB        subI8ToF32AVX512_loop1
+	VMOVUPS   (DX)(SI*1), X0
+	VMOVUPS   (BX)(SI*1), X1
+	VPMOVSXBD X0, Z0
+	VPMOVSXBD X1, Z1
+	VPSUBD    Z1, Z0, Z0
+	VPSLLD    $0x18, Z0, Z0
+	VPSRAD    $0x18, Z0, Z0
+	VCVTDQ2PS Z0, Z0
+	VMOVUPS   16(DX)(SI*1), X1
+	VMOVUPS   16(BX)(SI*1), X2
+	VPMOVSXBD X1, Z1
+	VPMOVSXBD X2, Z2
+	VPSUBD    Z2, Z1, Z1
+	VPSLLD    $0x18, Z1, Z1
+	VPSRAD    $0x18, Z1, Z1
+	VCVTDQ2PS Z1, Z1
+	VMOVUPS   Z0, (CX)(SI*4)
+	VMOVUPS   Z1, 64(CX)(SI*4)
+	ADDQ      $0x00000020, SI
+	JMP       subI8ToF32AVX512_loopU
+
+subI8ToF32AVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        subI8ToF32AVX512_done
+	VMOVUPS   (DX)(SI*1), X0
+	VMOVUPS   (BX)(SI*1), X1
+	VPMOVSXBD X0, Z0
+	VPMOVSXBD X1, Z1
+	VPSUBD    Z1, Z0, Z0
+	VPSLLD    $0x18, Z0, Z0
+	VPSRAD    $0x18, Z0, Z0
+	VCVTDQ2PS Z0, Z0
+	VMOVUPS   Z0, (CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       subI8ToF32AVX512_loop1
+
+subI8ToF32AVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func mulI8ToF32AVX2(dst []float32, a []int8, b []int8) int
+// Requires: AVX, AVX2
+TEXT ·mulI8ToF32AVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+mulI8ToF32AVX2_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        mulI8ToF32AVX2_loop1
+	VMOVQ     (DX)(SI*1), X0
+	VMOVQ     (BX)(SI*1), X1
+	VPMOVSXBD X0, Y0
+	VPMOVSXBD X1, Y1
+	VPMULLD   Y1, Y0, Y0
+	VPSLLD    $0x18, Y0, Y0
+	VPSRAD    $0x18, Y0, Y0
+	VCVTDQ2PS Y0, Y0
+	VMOVQ     8(DX)(SI*1), X1
+	VMOVQ     8(BX)(SI*1), X2
+	VPMOVSXBD X1, Y1
+	VPMOVSXBD X2, Y2
+	VPMULLD   Y2, Y1, Y1
+	VPSLLD    $0x18, Y1, Y1
+	VPSRAD    $0x18, Y1, Y1
+	VCVTDQ2PS Y1, Y1
+	VMOVUPS   Y0, (CX)(SI*4)
+	VMOVUPS   Y1, 32(CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       mulI8ToF32AVX2_loopU
+
+mulI8ToF32AVX2_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000008
+	JB        mulI8ToF32AVX2_done
+	VMOVQ     (DX)(SI*1), X0
+	VMOVQ     (BX)(SI*1), X1
+	VPMOVSXBD X0, Y0
+	VPMOVSXBD X1, Y1
+	VPMULLD   Y1, Y0, Y0
+	VPSLLD    $0x18, Y0, Y0
+	VPSRAD    $0x18, Y0, Y0
+	VCVTDQ2PS Y0, Y0
+	VMOVUPS   Y0, (CX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       mulI8ToF32AVX2_loop1
+
+mulI8ToF32AVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func mulI8ToF32AVX512(dst []float32, a []int8, b []int8) int
+// Requires: AVX, AVX512F
+TEXT ·mulI8ToF32AVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+mulI8ToF32AVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000020
+	JB        mulI8ToF32AVX512_loop1
+	VMOVUPS   (DX)(SI*1), X0
+	VMOVUPS   (BX)(SI*1), X1
+	VPMOVSXBD X0, Z0
+	VPMOVSXBD X1, Z1
+	VPMULLD   Z1, Z0, Z0
+	VPSLLD    $0x18, Z0, Z0
+	VPSRAD    $0x18, Z0, Z0
+	VCVTDQ2PS Z0, Z0
+	VMOVUPS   16(DX)(SI*1), X1
+	VMOVUPS   16(BX)(SI*1), X2
+	VPMOVSXBD X1, Z1
+	VPMOVSXBD X2, Z2
+	VPMULLD   Z2, Z1, Z1
+	VPSLLD    $0x18, Z1, Z1
+	VPSRAD    $0x18, Z1, Z1
+	VCVTDQ2PS Z1, Z1
+	VMOVUPS   Z0, (CX)(SI*4)
+	VMOVUPS   Z1, 64(CX)(SI*4)
+	ADDQ      $0x00000020, SI
+	JMP       mulI8ToF32AVX512_loopU
+
+mulI8ToF32AVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        mulI8ToF32AVX512_done
+	VMOVUPS   (DX)(SI*1), X0
+	VMOVUPS   (BX)(SI*1), X1
+	VPMOVSXBD X0, Z0
+	VPMOVSXBD X1, Z1
+	VPMULLD   Z1, Z0, Z0
+	VPSLLD    $0x18, Z0, Z0
+	VPSRAD    $0x18, Z0, Z0
+	VCVTDQ2PS Z0, Z0
+	VMOVUPS   Z0, (CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       mulI8ToF32AVX512_loop1
+
+mulI8ToF32AVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func addU8ToF32AVX2(dst []float32, a []uint8, b []uint8) int
+// Requires: AVX, AVX2
+TEXT ·addU8ToF32AVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+addU8ToF32AVX2_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        addU8ToF32AVX2_loop1
+	VMOVQ     (DX)(SI*1), X0
+	VMOVQ     (BX)(SI*1), X1
+	VPMOVZXBD X0, Y0
+	VPMOVZXBD X1, Y1
+	VPADDD    Y1, Y0, Y0
+	VPSLLD    $0x18, Y0, Y0
+	VPSRLD    $0x18, Y0, Y0
+	VCVTDQ2PS Y0, Y0
+	VMOVQ     8(DX)(SI*1), X1
+	VMOVQ     8(BX)(SI*1), X2
+	VPMOVZXBD X1, Y1
+	VPMOVZXBD X2, Y2
+	VPADDD    Y2, Y1, Y1
+	VPSLLD    $0x18, Y1, Y1
+	VPSRLD    $0x18, Y1, Y1
+	VCVTDQ2PS Y1, Y1
+	VMOVUPS   Y0, (CX)(SI*4)
+	VMOVUPS   Y1, 32(CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       addU8ToF32AVX2_loopU
+
+addU8ToF32AVX2_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000008
+	JB        addU8ToF32AVX2_done
+	VMOVQ     (DX)(SI*1), X0
+	VMOVQ     (BX)(SI*1), X1
+	VPMOVZXBD X0, Y0
+	VPMOVZXBD X1, Y1
+	VPADDD    Y1, Y0, Y0
+	VPSLLD    $0x18, Y0, Y0
+	VPSRLD    $0x18, Y0, Y0
+	VCVTDQ2PS Y0, Y0
+	VMOVUPS   Y0, (CX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       addU8ToF32AVX2_loop1
+
+addU8ToF32AVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func addU8ToF32AVX512(dst []float32, a []uint8, b []uint8) int
+// Requires: AVX, AVX512F
+TEXT ·addU8ToF32AVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+addU8ToF32AVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000020
+	JB        addU8ToF32AVX512_loop1
+	VMOVUPS   (DX)(SI*1), X0
+	VMOVUPS   (BX)(SI*1), X1
+	VPMOVZXBD X0, Z0
+	VPMOVZXBD X1, Z1
+	VPADDD    Z1, Z0, Z0
+	VPSLLD    $0x18, Z0, Z0
+	VPSRLD    $0x18, Z0, Z0
+	VCVTDQ2PS Z0, Z0
+	VMOVUPS   16(DX)(SI*1), X1
+	VMOVUPS   16(BX)(SI*1), X2
+	VPMOVZXBD X1, Z1
+	VPMOVZXBD X2, Z2
+	VPADDD    Z2, Z1, Z1
+	VPSLLD    $0x18, Z1, Z1
+	VPSRLD    $0x18, Z1, Z1
+	VCVTDQ2PS Z1, Z1
+	VMOVUPS   Z0, (CX)(SI*4)
+	VMOVUPS   Z1, 64(CX)(SI*4)
+	ADDQ      $0x00000020, SI
+	JMP       addU8ToF32AVX512_loopU
+
+addU8ToF32AVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        addU8ToF32AVX512_done
+	VMOVUPS   (DX)(SI*1), X0
+	VMOVUPS   (BX)(SI*1), X1
+	VPMOVZXBD X0, Z0
+	VPMOVZXBD X1, Z1
+	VPADDD    Z1, Z0, Z0
+	VPSLLD    $0x18, Z0, Z0
+	VPSRLD    $0x18, Z0, Z0
+	VCVTDQ2PS Z0, Z0
+	VMOVUPS   Z0, (CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       addU8ToF32AVX512_loop1
+
+addU8ToF32AVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func subU8ToF32AVX2(dst []float32, a []uint8, b []uint8) int
+// Requires: AVX, AVX2
+TEXT ·subU8ToF32AVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+subU8ToF32AVX2_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        subU8ToF32AVX2_loop1
+	VMOVQ     (DX)(SI*1), X0
+	VMOVQ     (BX)(SI*1), X1
+	VPMOVZXBD X0, Y0
+	VPMOVZXBD X1, Y1
+	VPSUBD    Y1, Y0, Y0
+	VPSLLD    $0x18, Y0, Y0
+	VPSRLD    $0x18, Y0, Y0
+	VCVTDQ2PS Y0, Y0
+	VMOVQ     8(DX)(SI*1), X1
+	VMOVQ     8(BX)(SI*1), X2
+	VPMOVZXBD X1, Y1
+	VPMOVZXBD X2, Y2
+	VPSUBD    Y2, Y1, Y1
+	VPSLLD    $0x18, Y1, Y1
+	VPSRLD    $0x18, Y1, Y1
+	VCVTDQ2PS Y1, Y1
+	VMOVUPS   Y0, (CX)(SI*4)
+	VMOVUPS   Y1, 32(CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       subU8ToF32AVX2_loopU
+
+subU8ToF32AVX2_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000008
+	JB        subU8ToF32AVX2_done
+	VMOVQ     (DX)(SI*1), X0
+	VMOVQ     (BX)(SI*1), X1
+	VPMOVZXBD X0, Y0
+	VPMOVZXBD X1, Y1
+	VPSUBD    Y1, Y0, Y0
+	VPSLLD    $0x18, Y0, Y0
+	VPSRLD    $0x18, Y0, Y0
+	VCVTDQ2PS Y0, Y0
+	VMOVUPS   Y0, (CX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       subU8ToF32AVX2_loop1
+
+subU8ToF32AVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func subU8ToF32AVX512(dst []float32, a []uint8, b []uint8) int
+// Requires: AVX, AVX512F
+TEXT ·subU8ToF32AVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+subU8ToF32AVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000020
+	JB        subU8ToF32AVX512_loop1
+	VMOVUPS   (DX)(SI*1), X0
+	VMOVUPS   (BX)(SI*1), X1
+	VPMOVZXBD X0, Z0
+	VPMOVZXBD X1, Z1
+	VPSUBD    Z1, Z0, Z0
+	VPSLLD    $0x18, Z0, Z0
+	VPSRLD    $0x18, Z0, Z0
+	VCVTDQ2PS Z0, Z0
+	VMOVUPS   16(DX)(SI*1), X1
+	VMOVUPS   16(BX)(SI*1), X2
+	VPMOVZXBD X1, Z1
+	VPMOVZXBD X2, Z2
+	VPSUBD    Z2, Z1, Z1
+	VPSLLD    $0x18, Z1, Z1
+	VPSRLD    $0x18, Z1, Z1
+	VCVTDQ2PS Z1, Z1
+	VMOVUPS   Z0, (CX)(SI*4)
+	VMOVUPS   Z1, 64(CX)(SI*4)
+	ADDQ      $0x00000020, SI
+	JMP       subU8ToF32AVX512_loopU
+
+subU8ToF32AVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        subU8ToF32AVX512_done
+	VMOVUPS   (DX)(SI*1), X0
+	VMOVUPS   (BX)(SI*1), X1
+	VPMOVZXBD X0, Z0
+	VPMOVZXBD X1, Z1
+	VPSUBD    Z1, Z0, Z0
+	VPSLLD    $0x18, Z0, Z0
+	VPSRLD    $0x18, Z0, Z0
+	VCVTDQ2PS Z0, Z0
+	VMOVUPS   Z0, (CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       subU8ToF32AVX512_loop1
+
+subU8ToF32AVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func mulU8ToF32AVX2(dst []float32, a []uint8, b []uint8) int
+// Requires: AVX, AVX2
+TEXT ·mulU8ToF32AVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+mulU8ToF32AVX2_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        mulU8ToF32AVX2_loop1
+	VMOVQ     (DX)(SI*1), X0
+	VMOVQ     (BX)(SI*1), X1
+	VPMOVZXBD X0, Y0
+	VPMOVZXBD X1, Y1
+	VPMULLD   Y1, Y0, Y0
+	VPSLLD    $0x18, Y0, Y0
+	VPSRLD    $0x18, Y0, Y0
+	VCVTDQ2PS Y0, Y0
+	VMOVQ     8(DX)(SI*1), X1
+	VMOVQ     8(BX)(SI*1), X2
+	VPMOVZXBD X1, Y1
+	VPMOVZXBD X2, Y2
+	VPMULLD   Y2, Y1, Y1
+	VPSLLD    $0x18, Y1, Y1
+	VPSRLD    $0x18, Y1, Y1
+	VCVTDQ2PS Y1, Y1
+	VMOVUPS   Y0, (CX)(SI*4)
+	VMOVUPS   Y1, 32(CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       mulU8ToF32AVX2_loopU
+
+mulU8ToF32AVX2_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000008
+	JB        mulU8ToF32AVX2_done
+	VMOVQ     (DX)(SI*1), X0
+	VMOVQ     (BX)(SI*1), X1
+	VPMOVZXBD X0, Y0
+	VPMOVZXBD X1, Y1
+	VPMULLD   Y1, Y0, Y0
+	VPSLLD    $0x18, Y0, Y0
+	VPSRLD    $0x18, Y0, Y0
+	VCVTDQ2PS Y0, Y0
+	VMOVUPS   Y0, (CX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       mulU8ToF32AVX2_loop1
+
+mulU8ToF32AVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func mulU8ToF32AVX512(dst []float32, a []uint8, b []uint8) int
+// Requires: AVX, AVX512F
+TEXT ·mulU8ToF32AVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+mulU8ToF32AVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000020
+	JB        mulU8ToF32AVX512_loop1
+	VMOVUPS   (DX)(SI*1), X0
+	VMOVUPS   (BX)(SI*1), X1
+	VPMOVZXBD X0, Z0
+	VPMOVZXBD X1, Z1
+	VPMULLD   Z1, Z0, Z0
+	VPSLLD    $0x18, Z0, Z0
+	VPSRLD    $0x18, Z0, Z0
+	VCVTDQ2PS Z0, Z0
+	VMOVUPS   16(DX)(SI*1), X1
+	VMOVUPS   16(BX)(SI*1), X2
+	VPMOVZXBD X1, Z1
+	VPMOVZXBD X2, Z2
+	VPMULLD   Z2, Z1, Z1
+	VPSLLD    $0x18, Z1, Z1
+	VPSRLD    $0x18, Z1, Z1
+	VCVTDQ2PS Z1, Z1
+	VMOVUPS   Z0, (CX)(SI*4)
+	VMOVUPS   Z1, 64(CX)(SI*4)
+	ADDQ      $0x00000020, SI
+	JMP       mulU8ToF32AVX512_loopU
+
+mulU8ToF32AVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        mulU8ToF32AVX512_done
+	VMOVUPS   (DX)(SI*1), X0
+	VMOVUPS   (BX)(SI*1), X1
+	VPMOVZXBD X0, Z0
+	VPMOVZXBD X1, Z1
+	VPMULLD   Z1, Z0, Z0
+	VPSLLD    $0x18, Z0, Z0
+	VPSRLD    $0x18, Z0, Z0
+	VCVTDQ2PS Z0, Z0
+	VMOVUPS   Z0, (CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       mulU8ToF32AVX512_loop1
+
+mulU8ToF32AVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
 // func cmpEqF32AVX2(dst []bool, a []float32, b []float32) int
 // Requires: AVX, BMI2
 TEXT ·cmpEqF32AVX2(SB), NOSPLIT, $0-80

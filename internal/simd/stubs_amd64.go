@@ -233,6 +233,42 @@ func mulI64AVX2(dst []int64, a []int64, b []int64) int
 func mulI64AVX512(dst []int64, a []int64, b []int64) int
 
 //go:noescape
+func addI8ToF32AVX2(dst []float32, a []int8, b []int8) int
+
+//go:noescape
+func addI8ToF32AVX512(dst []float32, a []int8, b []int8) int
+
+//go:noescape
+func subI8ToF32AVX2(dst []float32, a []int8, b []int8) int
+
+//go:noescape
+func subI8ToF32AVX512(dst []float32, a []int8, b []int8) int
+
+//go:noescape
+func mulI8ToF32AVX2(dst []float32, a []int8, b []int8) int
+
+//go:noescape
+func mulI8ToF32AVX512(dst []float32, a []int8, b []int8) int
+
+//go:noescape
+func addU8ToF32AVX2(dst []float32, a []uint8, b []uint8) int
+
+//go:noescape
+func addU8ToF32AVX512(dst []float32, a []uint8, b []uint8) int
+
+//go:noescape
+func subU8ToF32AVX2(dst []float32, a []uint8, b []uint8) int
+
+//go:noescape
+func subU8ToF32AVX512(dst []float32, a []uint8, b []uint8) int
+
+//go:noescape
+func mulU8ToF32AVX2(dst []float32, a []uint8, b []uint8) int
+
+//go:noescape
+func mulU8ToF32AVX512(dst []float32, a []uint8, b []uint8) int
+
+//go:noescape
 func cmpEqF32AVX2(dst []bool, a []float32, b []float32) int
 
 //go:noescape

@@ -117,6 +117,13 @@ func binInt[T any](name string, f func(dst, a, b []T)) kcase {
 		call: func(d []byte, in [][]byte) { f(view[T](d), view[T](in[0]), view[T](in[1])) }}
 }
 
+// byteWiden is a byte op widened to float32: every byte pattern, so every
+// wrap.
+func byteWiden[T int8 | uint8](name string, f func(dst []float32, a, b []T)) kcase {
+	return kcase{name: name, dst: 4, ins: []int{1, 1}, gen: []func(*rand.Rand, []byte){genBits, genBits},
+		call: func(d []byte, in [][]byte) { f(f32s(d), view[T](in[0]), view[T](in[1])) }}
+}
+
 func unary[D, S any](name string, f func(dst []D, src []S), gen func(*rand.Rand, []byte)) kcase {
 	var d D
 	var s S
@@ -191,6 +198,9 @@ func allCases() []kcase {
 		unary("I8ToF32", simd.I8ToF32, genBits), unary("U8ToF32", simd.U8ToF32, genBits),
 		unary("I16ToF32", simd.I16ToF32, genBits), unary("U16ToF32", simd.U16ToF32, genBits),
 		unary("I32ToF32", simd.I32ToF32, genBits), unary("I32ToF64", simd.I32ToF64, genBits),
+		byteWiden("AddI8ToF32", simd.AddI8ToF32), byteWiden("SubI8ToF32", simd.SubI8ToF32),
+		byteWiden("MulI8ToF32", simd.MulI8ToF32), byteWiden("AddU8ToF32", simd.AddU8ToF32),
+		byteWiden("SubU8ToF32", simd.SubU8ToF32), byteWiden("MulU8ToF32", simd.MulU8ToF32),
 	}
 	for _, c := range [][]kcase{
 		scalarF32("AddScalarF32", simd.AddScalarF32), scalarF32("SubScalarF32", simd.SubScalarF32),

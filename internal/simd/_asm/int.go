@@ -3,6 +3,7 @@ package main
 import (
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
 )
 
 // Wrapping integer arithmetic. x86 has no byte multiply and AVX2 no 64-bit
@@ -56,4 +57,40 @@ func mulI64(s isa, a, b, dst Op) {
 	VPADDQ(t1, t2, t1)
 	VPSLLQ(U8(32), t1, t1)
 	VPADDQ(t1, lo, dst)
+}
+
+// registerIntWiden adds the byte add, subtract and multiply whose wrapped
+// result is widened to float32 in the same pass (a byte op feeding a float
+// op: JAX keeps x*2 in int8, then converts): bytes are extended to dwords,
+// the op runs on dwords, and the low byte is extended again (arithmetic
+// shift for int8, logical for uint8) before the conversion.
+func registerIntWiden() {
+	for _, t := range []struct {
+		suffix, gotype string
+		extend         func(ops ...Op)
+		shiftBack      func(ops ...Op)
+	}{
+		{"I8", "int8", VPMOVSXBD, VPSRAD},
+		{"U8", "uint8", VPMOVZXBD, VPSRLD},
+	} {
+		t := t
+		for _, o := range []struct {
+			name string
+			op   func(ops ...Op)
+		}{{"add", VPADDD}, {"sub", VPSUBD}, {"mul", VPMULLD}} {
+			o := o
+			add(o.name+t.suffix+"ToF32", "dst []float32, a, b []"+t.gotype, func(s isa) {
+				loop{lanes: s.bytes / 4, unroll: 2, body: func(in []reg.VecVirtual) []Op {
+					a, b, d := s.vec(), s.vec(), s.vec()
+					t.extend(in[0], a)
+					t.extend(in[1], b)
+					o.op(b, a, d) // a op b
+					VPSLLD(U8(24), d, d)
+					t.shiftBack(U8(24), d, d)
+					VCVTDQ2PS(d, d)
+					return []Op{d}
+				}}.emit(s, out("dst", 4), in("a", 1), in("b", 1))
+			})
+		}
+	}
 }

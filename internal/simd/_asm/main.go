@@ -64,6 +64,7 @@ func main() {
 	ConstraintExpr("!purego")
 	registerArith()
 	registerInt()
+	registerIntWiden()
 	registerCmpSelect()
 	registerConvert()
 	registerTranscendental()
