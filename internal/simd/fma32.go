@@ -15,10 +15,7 @@ import "math"
 // value), and a float64 rounded to odd rounds to float32 as the exact
 // value does (Boldo and Melquiond, "When double rounding is odd", 2005).
 func fma32Odd(x, y, z float32) float32 {
-	p := float64(x) * float64(y) // exact
-	s := p + float64(z)
-	bb := s - p
-	e := (p - (s - bb)) + (float64(z) - bb) // s + e = p + z exactly; NaN if s is ±Inf or NaN
+	s, e := twoSum(float64(x)*float64(y), float64(z)) // the product is exact; e is NaN if s is ±Inf or NaN
 	if e != 0 && e == e {
 		if b := math.Float64bits(s); b&1 == 0 {
 			if (e > 0) == (s > 0) {

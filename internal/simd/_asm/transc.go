@@ -62,20 +62,19 @@ func registerTranscendental() {
 		name string
 		size int
 		// body emits the full body, or with fast the fast one.
-		body    func(v vm, x reg.VecVirtual, fast bool) Op
-		hasFast bool
+		body func(v vm, x reg.VecVirtual, fast bool) Op
 	}
 	for _, f := range []fn{
-		{"expF32", 4, expF32, true}, {"logF32", 4, logF32, true}, {"tanhF32", 4, tanhF32, true}, {"logisticF32", 4, logisticF32, true},
-		{"sinF32", 4, func(v vm, x reg.VecVirtual, fast bool) Op { return sinCosF32(v, x, false, fast) }, true},
-		{"cosF32", 4, func(v vm, x reg.VecVirtual, fast bool) Op { return sinCosF32(v, x, true, fast) }, true},
-		{"expF64", 8, expF64, true}, {"logF64", 8, logF64, true}, {"tanhF64", 8, tanhF64, true}, {"logisticF64", 8, logisticF64, true},
-		{"sinF64", 8, func(v vm, x reg.VecVirtual, fast bool) Op { return sinCosF64(v, x, false, fast) }, true},
-		{"cosF64", 8, func(v vm, x reg.VecVirtual, fast bool) Op { return sinCosF64(v, x, true, fast) }, true},
+		{"expF32", 4, expF32}, {"logF32", 4, logF32}, {"tanhF32", 4, tanhF32}, {"logisticF32", 4, logisticF32},
+		{"sinF32", 4, func(v vm, x reg.VecVirtual, fast bool) Op { return sinCosF32(v, x, false, fast) }},
+		{"cosF32", 4, func(v vm, x reg.VecVirtual, fast bool) Op { return sinCosF32(v, x, true, fast) }},
+		{"expF64", 8, expF64}, {"logF64", 8, logF64}, {"tanhF64", 8, tanhF64}, {"logisticF64", 8, logisticF64},
+		{"sinF64", 8, func(v vm, x reg.VecVirtual, fast bool) Op { return sinCosF64(v, x, false, fast) }},
+		{"cosF64", 8, func(v vm, x reg.VecVirtual, fast bool) Op { return sinCosF64(v, x, true, fast) }},
 	} {
 		f := f
 		gotype := map[int]string{4: "float32", 8: "float64"}[f.size]
-		add(f.name, "dst, x []"+gotype, func(s isa) { transcendental(s, f.size, f.body, f.hasFast) })
+		add(f.name, "dst, x []"+gotype, func(s isa) { transcendental(s, f.size, f.body) })
 	}
 }
 

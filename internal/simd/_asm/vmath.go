@@ -259,7 +259,6 @@ func (v vm) nanLanes(x, r Op) reg.VecVirtual {
 // code stays small.
 var transUnroll = 1
 
-// transcendental emits a one-input map kernel whose body may bail.
 // transHoist is how many constants a transcendental keeps in registers:
 // the bodies need up to a dozen registers of their own, of 32 on AVX-512
 // and 16 on AVX2, where the float64 sine and cosine have none to spare
@@ -276,15 +275,13 @@ func transHoist(s isa, size int) int {
 	return 4
 }
 
-// With hasFast, body(v, x, true) is a fast body (see transc.go) and the
-// full one is the loop's slow body.
-func transcendental(s isa, size int, body func(v vm, x reg.VecVirtual, fast bool) Op, hasFast bool) {
+// transcendental emits a one-input map kernel: body(v, x, true) is its
+// fast body and body(v, x, false) the full one, the loop's slow body (see
+// transc.go).
+func transcendental(s isa, size int, body func(v vm, x reg.VecVirtual, fast bool) Op) {
 	v := vm{s: s, pd: size == 8}
-	full := func(in []reg.VecVirtual) []Op { return []Op{body(v, in[0], false)} }
-	l := loop{lanes: s.bytes / size, unroll: transUnroll, body: full, hoist: transHoist(s, size)}
-	if hasFast {
-		l.body = func(in []reg.VecVirtual) []Op { return []Op{body(v, in[0], true)} }
-		l.slow = full
-	}
-	l.emit(s, out("dst", size), in("x", size))
+	loop{lanes: s.bytes / size, unroll: transUnroll, hoist: transHoist(s, size),
+		body: func(in []reg.VecVirtual) []Op { return []Op{body(v, in[0], true)} },
+		slow: func(in []reg.VecVirtual) []Op { return []Op{body(v, in[0], false)} },
+	}.emit(s, out("dst", size), in("x", size))
 }
