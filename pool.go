@@ -86,10 +86,8 @@ func (f *Func) Release(arrays ...*tensor.Array) {
 // holds reports whether a shares memory with an array in the pool.
 func (p *outPool) holds(a *tensor.Array) bool {
 	for _, list := range p.free {
-		for _, b := range list {
-			if kernels.Overlaps(a, b) {
-				return true
-			}
+		if overlapsAny(a, list) {
+			return true
 		}
 	}
 	return false
@@ -115,11 +113,20 @@ func (p *outPool) take(dt tensor.DType, shape []int, avoid []*tensor.Array) *ten
 		p.free[k] = list
 		p.bytes -= a.Size() * a.DType().Size()
 		p.n.Add(-1)
-		if kernels.CheckDisjoint([]*tensor.Array{a}, avoid) == nil {
+		if !overlapsAny(a, avoid) {
 			return a
 		}
 	}
 	return nil
+}
+
+func overlapsAny(a *tensor.Array, others []*tensor.Array) bool {
+	for _, b := range others {
+		if kernels.Overlaps(a, b) {
+			return true
+		}
+	}
+	return false
 }
 
 // runPooled runs e writing into released arrays where the pool has them

@@ -257,12 +257,7 @@ func mapTo[S any](f func(S) float32) unaryFn {
 // to f16 or bf16 and stores the result as f32, the compute form of those
 // dtypes (narrow does both). It allocates nothing.
 func halfFrom[S any](narrow func(float64) float32, wide func(S) float64) unaryFn {
-	return func(d, s unsafe.Pointer, n int) {
-		src, out := view[S](s, n), view[float32](d, n)
-		for i, v := range src {
-			out[i] = narrow(wide(v))
-		}
-	}
+	return mapTo(func(v S) float32 { return narrow(wide(v)) })
 }
 
 // copyFn copies a compute block of dtype d.

@@ -1,12 +1,10 @@
-package opencl_test
+package opencl
 
 import (
-	"os"
 	"reflect"
 	"testing"
 
 	"github.com/kiln-go/kiln"
-	"github.com/kiln-go/kiln/kernels/opencl"
 	"github.com/kiln-go/kiln/tensor"
 )
 
@@ -14,15 +12,7 @@ import (
 // input (as input y, while output 0 passes x through) is neither written
 // as an output nor changed, and the results are right.
 func TestReleaseWithOpenCL(t *testing.T) {
-	b, err := opencl.New(opencl.Options{})
-	if err != nil {
-		if opencl.Unavailable(err) && os.Getenv("KILN_REQUIRE_OPENCL") != "1" {
-			t.Skipf("skipping: no OpenCL device (%v); set KILN_REQUIRE_OPENCL=1 to make this a failure", err)
-		}
-		t.Fatal(err)
-	}
-	defer b.Close()
-	f := kiln.Jit(func(x, y kiln.Value) (kiln.Value, kiln.Value) { return x, y.Add(kiln.Int(1)) }, kiln.WithBackend(b))
+	f := kiln.Jit(func(x, y kiln.Value) (kiln.Value, kiln.Value) { return x, y.Add(kiln.Int(1)) }, kiln.WithBackend(testBackend(t)))
 	x := tensor.Arange(tensor.F32, 8)
 	outs, err := f.RunAll(x, x)
 	if err != nil {
