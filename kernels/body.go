@@ -67,7 +67,7 @@ type step struct {
 	label string       // e.g. "mul.f32", "affine-nt.f32", "add+round.f16"
 	// widens: a unary step widening dt (f16, bf16) storage bits to the
 	// compute dtype; fused: which fused f16/bf16 kernel the step runs
-	// (see fuse.go).
+	// (see peephole.go).
 	widens bool
 	fused  fusedKind
 	wide   bool // a fused step reading storage bits (fuseWiden)

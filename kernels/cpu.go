@@ -45,7 +45,7 @@ const (
 // concurrent use.
 type CPU struct {
 	opts CPUOptions
-	// For the tests: noFuse turns the peephole pass off (fuse.go); ntMin
+	// For the tests: noFuse turns the peephole pass off (peephole.go); ntMin
 	// is the output size in bytes from which stores stream.
 	noFuse bool
 	ntMin  int
@@ -62,7 +62,7 @@ func NewCPU(opts CPUOptions) *CPU {
 	return &CPU{opts: opts, ntMin: ntMinBytes}
 }
 
-func (c *CPU) fuseOptions() fuseOptions { return fuseOptions{off: c.noFuse} }
+func (c *CPU) peepholeOptions() peepholeOptions { return peepholeOptions{off: c.noFuse} }
 
 var defaultCPU = NewCPU(CPUOptions{})
 

@@ -47,7 +47,7 @@ func (x *cpuExec) compileLoop(f *lower.Fusion) (kernel, error) {
 		return nil, err
 	}
 	k := &loopKernel{body: b, n: root.Size(), out: out, size: root.DType.Size()}
-	fo := x.cpu.fuseOptions()
+	fo := x.cpu.peepholeOptions()
 	fo.out, fo.nt = dst, root.Size()*root.DType.Size() >= x.cpu.ntMin
 	if b.out != dst {
 		if k.store = narrowFn(root.DType); k.store == nil {
@@ -55,7 +55,7 @@ func (x *cpuExec) compileLoop(f *lower.Fusion) (kernel, error) {
 		}
 		b.dropFinalRound(root.DType, fo)
 	}
-	b.fuse(fo)
+	b.peephole(fo)
 	if k.store != nil && b.fuseStore(root.DType, dst, fo) {
 		k.store = nil
 	}

@@ -55,9 +55,9 @@ func (x *cpuExec) compileReduce(f *lower.Fusion) (kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.fuse(x.cpu.fuseOptions())
-	b.fuseWiden(x.cpu.fuseOptions())
-	b.fuseIntWiden(x.cpu.fuseOptions())
+	b.peephole(x.cpu.peepholeOptions())
+	b.fuseWiden(x.cpu.peepholeOptions())
+	b.fuseIntWiden(x.cpu.peepholeOptions())
 	k.body = b
 	od := operand.DType
 	k.accSize = computeDType(od).Size()

@@ -13,7 +13,7 @@ import (
 	"github.com/kiln-go/kiln/trace"
 )
 
-// The peephole pass (fuse.go): each case shows the merged steps, counts
+// The peephole pass (peephole.go): each case shows the merged steps, counts
 // them against the unmerged body, and checks that the outputs are the
 // same bits (NaNs equal, as everywhere in the package's contract) on
 // inputs full of specials, with default and tiny blocks, one and several
@@ -160,7 +160,7 @@ func stepCount(x *cpuExec) (n int, labels []string) {
 	return n, labels
 }
 
-func TestFuseSteps(t *testing.T) {
+func TestPeepholeSteps(t *testing.T) {
 	const n = 5000
 	defer func(c int) { streamChunk = c }(streamChunk)
 	streamChunk = 777 // streaming loops make several calls per worker

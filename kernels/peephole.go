@@ -47,8 +47,8 @@ const (
 // affineFn computes dst = x·*a + *b.
 type affineFn func(dst, x, a, b unsafe.Pointer, n int)
 
-// fuseOptions say what the pass may do.
-type fuseOptions struct {
+// peepholeOptions say what the pass may do.
+type peepholeOptions struct {
 	off bool // keep the steps as compiled (tests compare both)
 	// nt: the body's out is a buffer of at least ntMinBytes, which an
 	// affine step writing it should stream when it is the body's only step.
@@ -247,8 +247,8 @@ func isRound16(s *step) bool {
 	return s.round != nil && (s.dt == tensor.F16 || s.dt == tensor.BF16)
 }
 
-// fuse runs the peephole pass over b's steps.
-func (b *body) fuse(o fuseOptions) {
+// peephole runs the peephole pass over b's steps.
+func (b *body) peephole(o peepholeOptions) {
 	if o.off {
 		return
 	}
@@ -282,7 +282,7 @@ func (b *body) fuse(o fuseOptions) {
 }
 
 // affine merges steps i (x·a) and i+1 (± b) when it can.
-func (b *body) affine(i int, o fuseOptions) (step, bool) {
+func (b *body) affine(i int, o peepholeOptions) (step, bool) {
 	s, t := &b.steps[i], &b.steps[i+1]
 	mk := affineTable[s.dt]
 	switch {
@@ -322,7 +322,7 @@ func (b *body) live(r loc, j int) bool {
 // subtract, multiply or divide of d (its rounding already dropped, see
 // dropFinalRound): the step then writes the storage bits to dst itself.
 // It reports whether it did, so the loop stores nothing after the body.
-func (b *body) fuseStore(d tensor.DType, dst loc, o fuseOptions) bool {
+func (b *body) fuseStore(d tensor.DType, dst loc, o peepholeOptions) bool {
 	if o.off || (d != tensor.F16 && d != tensor.BF16) || len(b.steps) == 0 {
 		return false
 	}
@@ -354,7 +354,7 @@ func (b *body) storeNT(dst loc) bool {
 // widening steps of its operands that read an input buffer, when the
 // widened register is read by no other step: the step then reads the
 // buffer's storage bits itself. Run it after fuse and fuseStore.
-func (b *body) fuseWiden(o fuseOptions) {
+func (b *body) fuseWiden(o peepholeOptions) {
 	if o.off {
 		return
 	}
@@ -423,7 +423,7 @@ func (b *body) fuseWiden(o fuseOptions) {
 // The merged step runs where the conversion ran, so it requires that no
 // step in between writes the op's operands, and that the conversion does
 // not write over them (its f32 result would overrun the bytes it reads).
-func (b *body) fuseIntWiden(o fuseOptions) {
+func (b *body) fuseIntWiden(o peepholeOptions) {
 	if o.off {
 		return
 	}
@@ -518,7 +518,7 @@ func (b *body) streams() bool {
 // dropFinalRound removes the rounding of the step that computes the
 // body's result when that result is then narrowed to d (f16 or bf16)
 // anyway: narrow(round(v)) and narrow(v) are the same bits, NaNs included.
-func (b *body) dropFinalRound(d tensor.DType, o fuseOptions) {
+func (b *body) dropFinalRound(d tensor.DType, o peepholeOptions) {
 	if o.off || (d != tensor.F16 && d != tensor.BF16) || len(b.steps) == 0 {
 		return
 	}
