@@ -22,7 +22,8 @@
 //     the same dtype and sufficient size (liveness over the fusion order).
 //
 // Every stage prints: Module.String (HLO-like text), Module.FusedString (the
-// kernels and their buffers), Module.DOT (Graphviz) and Module.StableHLO
-// (the unfused module in StableHLO's MLIR syntax, with compositions where
-// Kiln's numerics differ from a StableHLO op).
+// kernels and their buffers) and Module.DOT (Graphviz). The StableHLO
+// export (the unfused module in StableHLO's MLIR syntax, with compositions
+// where Kiln's numerics differ from a StableHLO op) is package
+// lower/stablehlo: it is not on the execution path.
 package lower

@@ -1,18 +1,15 @@
 package lower_test
 
 import (
-	"flag"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/kiln-go/kiln/internal/golden"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/promote"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata")
 
 func compile(t *testing.T, inputs []trace.Abstract, opts lower.Options, fn func(a []trace.Value) []trace.Value) *lower.Module {
 	t.Helper()
@@ -101,7 +98,7 @@ func TestMixedExpressionIsOneLoop(t *testing.T) {
 	if len(m.Fusions) != 1 || m.Fusions[0].Kind != lower.FusionLoop {
 		t.Fatalf("want one loop fusion:\n%s", m.FusedString())
 	}
-	golden(t, "mixed", m.String()+"\n\n"+m.FusedString())
+	golden.Check(t, "testdata/mixed.golden", m.String()+"\n\n"+m.FusedString())
 }
 
 func TestReductionFusion(t *testing.T) {
@@ -113,7 +110,7 @@ func TestReductionFusion(t *testing.T) {
 	if last.Kind != lower.FusionReduce || len(last.Instrs) < 3 {
 		t.Fatalf("the outer sum should fuse its elementwise producers:\n%s", m.FusedString())
 	}
-	golden(t, "variance", m.FusedString())
+	golden.Check(t, "testdata/variance.golden", m.FusedString())
 }
 
 func TestNoFusionIsOpByOp(t *testing.T) {
@@ -191,23 +188,7 @@ func TestPrinters(t *testing.T) {
 	if !strings.HasPrefix(dot, "digraph kiln {") || !strings.Contains(dot, "cluster_") || !strings.Contains(dot, "dot_general") {
 		t.Errorf("DOT output:\n%s", dot)
 	}
-	golden(t, "matmul", m.String()+"\n\n"+m.FusedString())
-}
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	file := "testdata/" + name + ".golden"
-	if *update {
-		os.MkdirAll("testdata", 0o755)
-		os.WriteFile(file, []byte(got), 0o644)
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (run with -update to accept):\n%s", file, got)
-	}
+	golden.Check(t, "testdata/matmul.golden", m.String()+"\n\n"+m.FusedString())
 }
 
 // A value that is an output is materialized even when a reduction reads it:

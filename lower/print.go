@@ -7,9 +7,11 @@ import (
 	"github.com/kiln-go/kiln/trace"
 )
 
-func (in *Instr) name() string { return fmt.Sprintf("%%%d", in.ID) }
+// Name is the printed name of the instruction's value: %7.
+func (in *Instr) Name() string { return fmt.Sprintf("%%%d", in.ID) }
 
-func (in *Instr) typeString() string {
+// TypeString prints the instruction's dtype and shape: f16[3,4].
+func (in *Instr) TypeString() string {
 	return in.DType.String() + "[" + joinInts(in.Shape) + "]"
 }
 
@@ -24,12 +26,12 @@ func joinInts(xs []int) string {
 // String prints one instruction, HLO-like: "%4 = f16[3] convert(%3)".
 func (in *Instr) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s = %s %s(", in.name(), in.typeString(), in.Op)
+	fmt.Fprintf(&b, "%s = %s %s(", in.Name(), in.TypeString(), in.Op)
 	for i, a := range in.Args {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(a.name())
+		b.WriteString(a.Name())
 	}
 	b.WriteString(")")
 	if p := in.paramString(); p != "" {
@@ -95,7 +97,7 @@ func (m *Module) String() string {
 	}
 	outs := make([]string, len(m.Outputs))
 	for i, o := range m.Outputs {
-		outs[i] = o.name()
+		outs[i] = o.Name()
 	}
 	b.WriteString("  ROOT (" + strings.Join(outs, ", ") + ")\n}")
 	return b.String()
@@ -107,9 +109,9 @@ func (f *Fusion) String() string {
 	root := f.Outputs[0]
 	ins := make([]string, len(f.Inputs))
 	for i, in := range f.Inputs {
-		ins[i] = in.name()
+		ins[i] = in.Name()
 	}
-	fmt.Fprintf(&b, "fusion.%d %s %s(%s) -> %s {\n", f.ID, f.Kind, root.typeString(), strings.Join(ins, ", "), root.name())
+	fmt.Fprintf(&b, "fusion.%d %s %s(%s) -> %s {\n", f.ID, f.Kind, root.TypeString(), strings.Join(ins, ", "), root.Name())
 	for _, in := range f.Instrs {
 		b.WriteString("    " + in.String() + "\n")
 	}
@@ -148,7 +150,7 @@ func (m *Module) DOT() string {
 		fmt.Fprintf(&b, "  subgraph cluster_%d {\n    label=\"fusion.%d (%s)\";\n    style=rounded;\n", f.ID, f.ID, f.Kind)
 		for _, in := range f.Instrs {
 			if !inFusion[in] {
-				fmt.Fprintf(&b, "    n%d [label=\"%s\\n%s\"];\n", in.ID, in.Op, in.typeString())
+				fmt.Fprintf(&b, "    n%d [label=\"%s\\n%s\"];\n", in.ID, in.Op, in.TypeString())
 				inFusion[in] = true
 			}
 		}
@@ -156,7 +158,7 @@ func (m *Module) DOT() string {
 	}
 	for _, in := range m.Instrs {
 		if !inFusion[in] {
-			fmt.Fprintf(&b, "  n%d [label=\"%s\\n%s\", shape=ellipse];\n", in.ID, in.Op, in.typeString())
+			fmt.Fprintf(&b, "  n%d [label=\"%s\\n%s\", shape=ellipse];\n", in.ID, in.Op, in.TypeString())
 		}
 		for _, a := range in.Args {
 			fmt.Fprintf(&b, "  n%d -> n%d;\n", a.ID, in.ID)
@@ -173,9 +175,9 @@ func (m *Module) DOT() string {
 func (m *Module) Key() string {
 	var b strings.Builder
 	for _, in := range m.Instrs {
-		fmt.Fprintf(&b, "%s=%s %s(", in.name(), in.typeString(), in.Op)
+		fmt.Fprintf(&b, "%s=%s %s(", in.Name(), in.TypeString(), in.Op)
 		for _, a := range in.Args {
-			b.WriteString(a.name() + ",")
+			b.WriteString(a.Name() + ",")
 		}
 		b.WriteString(")")
 		if in.Op == trace.OpConst {
@@ -189,7 +191,7 @@ func (m *Module) Key() string {
 		b.WriteByte(';')
 	}
 	for _, o := range m.Outputs {
-		b.WriteString(o.name() + ",")
+		b.WriteString(o.Name() + ",")
 	}
 	return b.String()
 }

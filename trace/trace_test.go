@@ -2,17 +2,14 @@ package trace_test
 
 import (
 	"errors"
-	"flag"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/kiln-go/kiln/internal/golden"
 	"github.com/kiln-go/kiln/promote"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata")
 
 // in parses "i8[3]" / "f16*[]" into an abstract input.
 func in(t *testing.T, s string) trace.Abstract {
@@ -160,17 +157,7 @@ func TestGoldenProgram(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := p.String() + "\n"
-	const file = "testdata/mixed.program"
-	if *update {
-		os.WriteFile(file, []byte(got), 0o644)
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("program differs from %s (run with -update to accept):\n%s", file, got)
-	}
+	golden.Check(t, "testdata/mixed.program", got)
 }
 
 func TestErrors(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	kilnpkg "github.com/kiln-go/kiln"
 	"github.com/kiln-go/kiln/kernels"
 	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/lower/stablehlo"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
@@ -257,7 +258,7 @@ func (r *evalRun) stages(f *kilnpkg.Func, prog *trace.Program) ([]stage, error) 
 			text = mod.DOT()
 		case "stablehlo":
 			var err error
-			if text, err = mod.StableHLO(); err != nil {
+			if text, err = stablehlo.Export(mod); err != nil {
 				return nil, err
 			}
 		case "kernels":

@@ -1,4 +1,4 @@
-package lower_test
+package stablehlo_test
 
 import (
 	"os"
@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kiln-go/kiln/internal/golden"
 	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/lower/stablehlo"
 	"github.com/kiln-go/kiln/promote"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -136,14 +138,14 @@ func shloModules(t *testing.T) map[string]*lower.Module {
 func TestStableHLOGolden(t *testing.T) {
 	for name, m := range shloModules(t) {
 		t.Run(name, func(t *testing.T) {
-			text, err := m.StableHLO()
+			text, err := stablehlo.Export(m)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := lower.VerifyStableHLO(m); err != nil {
+			if err := stablehlo.VerifyStableHLO(m); err != nil {
 				t.Error(err)
 			}
-			golden(t, "stablehlo_"+name, text)
+			golden.Check(t, "testdata/stablehlo_"+name+".golden", text)
 		})
 	}
 }
@@ -181,11 +183,11 @@ func TestStableHLOErrors(t *testing.T) {
 	} {
 		tc.in.ID = 2
 		m := &lower.Module{Params: []*lower.Instr{c, f}, Instrs: []*lower.Instr{c, f, tc.in}, Outputs: []*lower.Instr{tc.in}}
-		_, err := m.StableHLO()
+		_, err := stablehlo.Export(m)
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s: %v", tc.in, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "lower: stablehlo: ")):
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "stablehlo: ")):
 			t.Errorf("%s: error %v, want one containing %q", tc.in, err, tc.want)
 		}
 	}
@@ -229,7 +231,7 @@ func TestStableHLOParses(t *testing.T) {
 	}
 	for name, m := range shloModules(t) {
 		t.Run(name, func(t *testing.T) {
-			text, err := m.StableHLO()
+			text, err := stablehlo.Export(m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -244,7 +246,7 @@ func TestStableHLOParses(t *testing.T) {
 }
 
 // An example for the README of the export: the SPEC's mixed expression.
-func ExampleModule_StableHLO() {
+func ExampleExport() {
 	p, _ := trace.Trace(promote.Config{}, []trace.Abstract{
 		{Type: promote.Strong(tensor.I32), Shape: []int{3}},
 		{Type: promote.Strong(tensor.I32), Shape: []int{3}},
@@ -252,7 +254,7 @@ func ExampleModule_StableHLO() {
 		return []trace.Value{a[0].Add(a[1])}
 	})
 	m, _ := lower.Compile(p, lower.Options{})
-	text, _ := m.StableHLO()
+	text, _ := stablehlo.Export(m)
 	_, body, _ := strings.Cut(text, "module @kiln {\n")
 	os.Stdout.WriteString(body)
 	// Output:
@@ -261,4 +263,21 @@ func ExampleModule_StableHLO() {
 	//     func.return %2 : tensor<3xi32>
 	//   }
 	// }
+}
+
+func compile(t *testing.T, inputs []trace.Abstract, opts lower.Options, fn func(a []trace.Value) []trace.Value) *lower.Module {
+	t.Helper()
+	p, err := trace.Trace(promote.Config{}, inputs, fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := lower.Compile(p, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func abs(d tensor.DType, shape ...int) trace.Abstract {
+	return trace.Abstract{Type: promote.Strong(d), Shape: shape}
 }

@@ -1,4 +1,4 @@
-package lower
+package stablehlo
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
@@ -14,7 +15,7 @@ import (
 // users: MLIR text holding one function, func.func public @main, whose
 // arguments are the module's parameters and whose results are its outputs.
 // Every instruction (the unfused list: fusions are a backend detail) becomes
-// one SSA value named as in Module.String (%7) — or, for an identity such
+// one SSA value named as in lower.Module.String (%7) — or, for an identity such
 // as abs of an unsigned integer, a comment naming the value it is — computed
 // by one StableHLO op or, where Kiln's semantics (kernels/doc.go) differ
 // from the op's or the op leaves a case undefined, by a commented
@@ -59,8 +60,8 @@ import (
 // is an error naming it. The tests check the compositions against Kiln's
 // reference evaluator by interpreting the export with every case StableHLO
 // leaves undefined poisoned.
-func (m *Module) StableHLO() (string, error) {
-	f, err := m.buildStableHLO()
+func Export(m *lower.Module) (string, error) {
+	f, err := build(m)
 	if err != nil {
 		return "", err
 	}
@@ -74,11 +75,11 @@ type shloFunc struct {
 	outs []*shloVal
 }
 
-func (m *Module) buildStableHLO() (*shloFunc, error) {
+func build(m *lower.Module) (*shloFunc, error) {
 	body := &shloBlock{}
-	vals := map[*Instr]*shloVal{}
+	vals := map[*lower.Instr]*shloVal{}
 	for _, p := range m.Params {
-		v := &shloVal{name: p.name(), typ: typeOf(p)}
+		v := &shloVal{name: p.Name(), typ: typeOf(p)}
 		body.args = append(body.args, v)
 		vals[p] = v
 	}
@@ -89,7 +90,7 @@ func (m *Module) buildStableHLO() (*shloFunc, error) {
 		args := make([]*shloVal, len(in.Args))
 		for i, a := range in.Args {
 			if args[i] = vals[a]; args[i] == nil {
-				return nil, fmt.Errorf("lower: stablehlo: %s reads %s before it is defined", in.name(), a.name())
+				return nil, fmt.Errorf("stablehlo: %s reads %s before it is defined", in.Name(), a.Name())
 			}
 		}
 		b := &shloBuilder{blk: body, prefix: fmt.Sprintf("t%d", in.ID)}
@@ -100,17 +101,17 @@ func (m *Module) buildStableHLO() (*shloFunc, error) {
 			err = fmt.Errorf("internal error: the export computed %s", v.typ)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("lower: stablehlo: %s = %s %s: %w", in.name(), in.typeString(), in.Op, err)
+			return nil, fmt.Errorf("stablehlo: %s = %s %s: %w", in.Name(), in.TypeString(), in.Op, err)
 		}
 		added := body.ops[start:]
 		defined := v.def != nil && slices.Contains(added, v.def)
 		if defined {
-			v.def.name = in.name()
+			v.def.name = in.Name()
 		}
 		if len(x.notes) > 0 {
-			note := fmt.Sprintf("%s = %s %s: %s", in.name(), in.typeString(), in.Op, strings.Join(x.notes, "; "))
+			note := fmt.Sprintf("%s = %s %s: %s", in.Name(), in.TypeString(), in.Op, strings.Join(x.notes, "; "))
 			if !defined {
-				note += fmt.Sprintf(" (%s is %s)", in.name(), v.ref())
+				note += fmt.Sprintf(" (%s is %s)", in.Name(), v.ref())
 				body.ops = append(body.ops, &shloOp{}) // a comment line
 			}
 			body.ops[start].comment = note
@@ -121,7 +122,7 @@ func (m *Module) buildStableHLO() (*shloFunc, error) {
 	for i, o := range m.Outputs {
 		v := vals[o]
 		if v == nil {
-			return nil, fmt.Errorf("lower: stablehlo: output %d (%s) is not computed by the module", i, o.name())
+			return nil, fmt.Errorf("stablehlo: output %d (%s) is not computed by the module", i, o.Name())
 		}
 		f.outs = append(f.outs, v)
 	}
@@ -131,7 +132,7 @@ func (m *Module) buildStableHLO() (*shloFunc, error) {
 // String prints the function in a module, after a header comment.
 func (f *shloFunc) String() string {
 	var b strings.Builder
-	b.WriteString("// A Kiln module as StableHLO, in MLIR's generic op syntax (lower.Module.StableHLO).\n")
+	b.WriteString("// A Kiln module as StableHLO, in MLIR's generic op syntax (stablehlo.Export).\n")
 	b.WriteString("// Where a StableHLO op differs from Kiln's numerics the instruction is a commented\n")
 	b.WriteString("// composition. f16/bf16 ops map 1:1 (XLA CPU computes them in f32 and rounds after\n")
 	b.WriteString("// every op, as Kiln does); integer arithmetic is assumed to wrap; reductions and\n")
@@ -157,14 +158,14 @@ func (f *shloFunc) String() string {
 	return b.String()
 }
 
-func typeOf(in *Instr) shloType { return shloType{in.DType, in.Shape} }
+func typeOf(in *lower.Instr) shloType { return shloType{in.DType, in.Shape} }
 
 func sameType(a, b shloType) bool { return a.dt == b.dt && trace.ShapeEqual(a.shape, b.shape) }
 
 // shloInstr lowers one instruction; notes collect what its comment says.
 type shloInstr struct {
 	*shloBuilder
-	in    *Instr
+	in    *lower.Instr
 	t     shloType // the instruction's result type
 	notes []string
 }

@@ -1,4 +1,4 @@
-package lower
+package stablehlo
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
 )
 
@@ -14,8 +15,8 @@ import (
 // for the ops it uses (operand and result types, attributes, reduce bodies)
 // and SSA order — what upstream mlir-opt cannot check without the StableHLO
 // dialect. It is exported to the lower_test package for its cases.
-func VerifyStableHLO(m *Module) error {
-	f, err := m.buildStableHLO()
+func VerifyStableHLO(m *lower.Module) error {
+	f, err := build(m)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package lower_test
+package stablehlo_test
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/kiln-go/kiln/internal/reference"
 	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/lower/stablehlo"
 	"github.com/kiln-go/kiln/promote"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -15,7 +16,7 @@ import (
 
 // The compositions of the StableHLO export keep Kiln's semantics: the
 // export, interpreted with poison wherever StableHLO leaves a result
-// undefined (lower.EvalStableHLO), gives the reference evaluator's values
+// undefined (stablehlo.EvalStableHLO), gives the reference evaluator's values
 // on every i8 and u8 pair and on the special values of the other dtypes.
 
 // pairs returns x and y such that (x[i], y[i]) runs over every pair of vals.
@@ -158,7 +159,7 @@ func checkStableHLO(t *testing.T, rng *rand.Rand, name string, inputs []*tensor.
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := lower.EvalStableHLO(m, inputs, rng)
+	got, err := stablehlo.EvalStableHLO(m, inputs, rng)
 	if err != nil {
 		t.Fatalf("%s on %s: %v", name, inputs[0].DType(), err)
 	}

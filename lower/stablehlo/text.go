@@ -1,4 +1,4 @@
-package lower
+package stablehlo
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"github.com/x448/float16"
 )
 
-// This file holds the small SSA builder behind Module.StableHLO and its
+// This file holds the small SSA builder behind Export and its
 // printer: values, ops with optional regions, MLIR types and dense
 // literals. Ops print in MLIR's generic form ("stablehlo.add"(%a, %b) :
 // (…) -> …), which every StableHLO parser reads and which stays valid

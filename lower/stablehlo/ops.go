@@ -1,4 +1,4 @@
-package lower
+package stablehlo
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"github.com/kiln-go/kiln/trace"
 )
 
-// The compositions of Module.StableHLO: each keeps one of Kiln's
+// The compositions of Export: each keeps one of Kiln's
 // definitions (kernels/doc.go, internal/reference) where the StableHLO op
 // differs or leaves a case undefined. Constants are splats of the shape
 // they are used at, so no broadcast is needed.

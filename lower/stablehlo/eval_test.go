@@ -1,4 +1,4 @@
-package lower
+package stablehlo
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/x448/float16"
 )
@@ -20,8 +21,8 @@ import (
 // value no correct composition may let through — so that tests comparing
 // it with Kiln's reference evaluator check the compositions. It is
 // exported to the lower_test package.
-func EvalStableHLO(m *Module, inputs []*tensor.Array, rng *rand.Rand) ([]*tensor.Array, error) {
-	f, err := m.buildStableHLO()
+func EvalStableHLO(m *lower.Module, inputs []*tensor.Array, rng *rand.Rand) ([]*tensor.Array, error) {
+	f, err := build(m)
 	if err != nil {
 		return nil, err
 	}
