@@ -20,6 +20,8 @@ func TestLayering(t *testing.T) {
 		"trace":              {"tensor", "promote"},
 		"lower":              {"tensor", "promote", "trace"},
 		"kernels":            {"tensor", "promote", "trace", "lower", "internal/simd", "internal/xmath"},
+		"interop/gonum":      {"tensor"},
+		"interop/gorgonia":   {"tensor"},
 		"lower/stablehlo":    {"tensor", "trace", "lower"},
 		"kernels/opencl":     {"tensor", "promote", "trace", "lower", "kernels"},
 		"internal/simd":      {"internal/xmath"},
