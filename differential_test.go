@@ -392,12 +392,12 @@ func exactMath(op trace.Op, d tensor.DType, x, y float64) float64 {
 	panic("exactMath: no correctly rounded reference for " + op.String())
 }
 
-// ulpBounds are SPEC §3's: 1 ulp for f64, 2 for f32, and 1 ulp of the
+// ulpBounds are docs/SPEC.md §3's: 1 ulp for f64, 2 for f32, and 1 ulp of the
 // narrow type for f16 and bf16 (computed in f32, then rounded).
 var ulpBounds = map[tensor.DType]int64{tensor.F64: 1, tensor.F32: 2, tensor.F16: 1, tensor.BF16: 1}
 
 // TestTranscendentalULP compares the CPU backend's transcendental
-// functions with the correctly rounded result (exactMath) within SPEC §3's
+// functions with the correctly rounded result (exactMath) within docs/SPEC.md §3's
 // bounds, on random arguments over the whole range and on each function's
 // hard ones (hardInputs, hardPowInputs).
 func TestTranscendentalULP(t *testing.T) {

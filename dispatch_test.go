@@ -7,7 +7,7 @@ import (
 	"github.com/kiln-go/kiln/tensor"
 )
 
-// BenchmarkDispatch is SPEC §8's E5: a cached Run of a small expression on
+// BenchmarkDispatch is docs/SPEC.md §8's E5: a cached Run of a small expression on
 // 1-element inputs, with fresh outputs (Run) and into the caller's (RunInto).
 func BenchmarkDispatch(b *testing.B) {
 	f := kiln.Jit(func(x kiln.Value) kiln.Value { return x.Mul(kiln.Float(1.5)).Add(kiln.Float(0.25)) })

@@ -34,7 +34,7 @@
 //     as Jit, so eager and jitted answers are bit-identical.
 //   - A panic inside the traced function is returned as an error.
 //
-// Numerics are SPEC §3 and the kernels package doc: f16 and bf16 round
+// Numerics are docs/SPEC.md §3 and the kernels package doc: f16 and bf16 round
 // after every op, fused results are bit-identical to op-by-op ones, and
 // reductions use one fixed summation tree whatever GOMAXPROCS.
 package kiln

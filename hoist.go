@@ -9,7 +9,7 @@ import (
 // hoistWeakScalars moves the promotion of weak scalar arguments out of the
 // program: a weak rank-0 input whose every use is a convert to one dtype D
 // becomes a strong D input, converted on the host at Run (a scalar
-// convert, with the same SPEC §3 semantics). A weak literal argument is then
+// convert, with the same docs/SPEC.md §3 semantics). A weak literal argument is then
 // just like a literal, and f(x, 1) and f(x, int8(1)) lower to the same
 // module and share one executable. It returns the program to lower and,
 // per input, the dtype to convert the argument to (or -1).

@@ -29,7 +29,7 @@ import (
 // What is kept out of the programs, and why:
 //   - bf16: NumPy has no bfloat16.
 //   - transcendental functions and elementwise pow: their bits are each
-//     library's own (SPEC §3 bounds them; TestTranscendentalULP checks).
+//     library's own (docs/SPEC.md §3 bounds them; TestTranscendentalULP checks).
 //   - abs, sign and sqrt of complex: NumPy uses hypot, the sign of the
 //     real part (NumPy 1.x) and its own csqrt.
 //   - float → integer converts of NaN or out-of-range values: undefined in
@@ -126,7 +126,7 @@ type numpyCase struct {
 	c    *progen.Case
 }
 
-// fixedNumpyCases are hand-written programs, among them SPEC's mixed
+// fixedNumpyCases are hand-written programs, among them docs/SPEC.md's mixed
 // expression (x*2 + y) * 0.5 with x int8 and y f16, over every int8 and
 // random f16 bit patterns.
 func fixedNumpyCases() []numpyCase {

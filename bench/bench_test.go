@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The SPEC §8 workloads as go test benchmarks, with benchstat-friendly
+// The docs/SPEC.md §8 workloads as go test benchmarks, with benchstat-friendly
 // names (BenchmarkE1/kiln-fused, BenchmarkE6/gonum-512, …). They share
 // their implementations with the report generator; C and NumPy are only
 // in the report. Sizes: go test -bench . ./bench -args -bench.n 1048576

@@ -1,5 +1,5 @@
-// Command bench measures Kiln against its peers on the workloads of SPEC
-// §8 and writes bench/REPORT.md and bench/report.svg.
+// Command bench measures Kiln against its peers on the workloads of
+// docs/SPEC.md §8 and writes bench/REPORT.md and bench/report.svg.
 //
 //	go run ./bench                 # the full report, a few minutes
 //	go run ./bench -quick          # small inputs, few runs: a smoke test

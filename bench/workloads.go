@@ -16,7 +16,7 @@ import (
 // constants in C (peers/peer.c and peers/peer.py spell the same values).
 const e1A, e1B = 1.7, 0.3
 
-// workload is one SPEC §8 row: its Kiln function and inputs, the data the
+// workload is one docs/SPEC.md §8 row: its Kiln function and inputs, the data the
 // other peers need, and how its time is turned into a rate.
 type workload struct {
 	id, title string

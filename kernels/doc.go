@@ -2,7 +2,7 @@
 // default: it needs nothing installed and runs a lowered, fused and
 // buffer-planned module (package lower) block by block.
 //
-// # Numerics every backend keeps (SPEC §3)
+// # Numerics every backend keeps (docs/SPEC.md §3)
 //
 // These definitions are the contract; the reference evaluator used by the
 // tests (internal/reference) implements them with plain loops and the CPU

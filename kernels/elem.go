@@ -374,7 +374,7 @@ func geBool(d []bool, a, b []bool) { leBool(d, b, a) }
 
 // Floats: NumPy's divmod, NaN-propagating max/min, scalar math in float64
 // rounded to T (correctly rounded for sqrt; the transcendental definition of
-// SPEC §3).
+// docs/SPEC.md §3).
 
 func floorDivFloat[T float](d, a, b []T) {
 	for i := range d {

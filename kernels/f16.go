@@ -10,7 +10,7 @@ import (
 
 // f16 and bf16 blocks are computed in f32. These move a block between its
 // storage form and its compute form, and round a compute block to the
-// storage precision after an op (SPEC §3: after every op).
+// storage precision after an op (docs/SPEC.md §3: after every op).
 
 func widenF16(d, s unsafe.Pointer, n int) {
 	out, in := view[float32](d, n), view[float16.Float16](s, n)

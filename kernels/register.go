@@ -139,7 +139,7 @@ var scalarMath = map[trace.Op]func(float64) float64{
 // f64; f16 and bf16 compute in f32): the result, rounded to d, is the
 // backend's bits. The reference evaluator of the tests takes it so that
 // fused kernels can be checked bit for bit; accuracy against the correctly
-// rounded result is tested separately (SPEC §3 ulp bounds).
+// rounded result is tested separately (docs/SPEC.md §3 ulp bounds).
 func Transcendental(op trace.Op, d tensor.DType, x, y float64) float64 {
 	if op == trace.OpPow {
 		return xmath.Pow(x, y)

@@ -144,7 +144,7 @@ func init() {
 // vectorMath are the transcendental functions with vectorized kernels
 // (f16 and bf16 compute in f32); the others (log1p, expm1, tan, rsqrt,
 // pow) evaluate scalarMath's float64 functions (package math, or
-// internal/xmath where math misses SPEC §3's 1 ulp). The f64 kernels are
+// internal/xmath where math misses docs/SPEC.md §3's 1 ulp). The f64 kernels are
 // also more accurate than Go's math on amd64, whose Exp overflows early
 // and whose Log is wrong on subnormals.
 var vectorMath = map[trace.Op]struct {

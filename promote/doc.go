@@ -13,7 +13,7 @@
 //
 // Choices where JAX and the spec are silent or differ:
 //   - Inexact ops map bool and integers of up to 32 bits to f32 and 64-bit
-//     integers to f64 (SPEC §2); jax.numpy with x64 on would give f64 for all.
+//     integers to f64 (docs/SPEC.md §2); jax.numpy with x64 on would give f64 for all.
 //   - Table-defined rule sets promote n operands by folding their binary
 //     table left to right; TensorFlow's table is asymmetric, so operand order
 //     matters there, as in TensorFlow.

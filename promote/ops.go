@@ -2,7 +2,7 @@ package promote
 
 import "github.com/kiln-go/kiln/tensor"
 
-// The per-op dtype rules of jax.numpy that sit on top of the join (SPEC §2).
+// The per-op dtype rules of jax.numpy that sit on top of the join (docs/SPEC.md §2).
 // The tracer promotes an op's operands with ResultType first, then applies
 // one of these to the common type.
 
@@ -11,7 +11,7 @@ import "github.com/kiln-go/kiln/tensor"
 // give f32, 64-bit integers give f64; floats and complex are unchanged. The
 // weak flag is kept, so a weak int literal gives a weak float.
 //
-// jax.numpy with x64 maps every integer to f64; Kiln follows SPEC §2, which
+// jax.numpy with x64 maps every integer to f64; Kiln follows docs/SPEC.md §2, which
 // keeps narrow integers in f32 as PyTorch and JAX without x64 do.
 func (c Config) Inexact(t Type) Type {
 	d := t.DType

@@ -8,7 +8,7 @@ import (
 	"github.com/x448/float16"
 )
 
-// Conversions follow SPEC §3:
+// Conversions follow docs/SPEC.md §3:
 //   - int → int wraps (two's complement truncation);
 //   - int → float rounds to nearest even, correctly (i64 → bf16 does not
 //     go through f32);
@@ -273,7 +273,7 @@ func writeFromUint(dst any, lo int, in []uint64) {
 	}
 }
 
-// FloatToInt converts a float to an integer type as SPEC §3 requires:
+// FloatToInt converts a float to an integer type as docs/SPEC.md §3 requires:
 // truncate toward zero, saturate to the type's range, NaN → 0.
 func FloatToInt[T integer](x float64) T {
 	if x != x {
@@ -429,7 +429,7 @@ func copySlice(dst, src any) {
 }
 
 // Astype returns a new array of dtype d holding a's values converted as
-// SPEC §3 says. It never modifies a; converting to a's own dtype copies.
+// docs/SPEC.md §3 says. It never modifies a; converting to a's own dtype copies.
 func (a *Array) Astype(d DType) *Array {
 	out := &Array{dtype: d, shape: a.Shape(), data: MakeSlice(d, a.Size())}
 	if err := ConvertSlice(out.data, a.data); err != nil {

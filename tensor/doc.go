@@ -10,7 +10,7 @@
 //   - Short names (f16) print; ParseDType also accepts long names (float16)
 //     and NumPy character codes where they do not clash with a short name
 //     (f2, c8; "i8" is always int8 here, never NumPy's int64).
-//   - Conversions follow SPEC §3: float → int truncates toward zero and
+//   - Conversions follow docs/SPEC.md §3: float → int truncates toward zero and
 //     saturates, NaN → 0; int → float rounds to nearest even; bf16 and f16
 //     round to nearest even from f32.
 package tensor

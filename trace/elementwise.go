@@ -33,7 +33,7 @@ func BroadcastShapes(shapes ...[]int) ([]int, bool) {
 }
 
 // elementwise applies an elementwise op to operands, NumPy-broadcast and
-// promoted per the op table and SPEC §2.
+// promoted per the op table and docs/SPEC.md §2.
 func elementwise(op Op, xs ...Value) Value {
 	name := op.String()
 	b, ok := builderOf(name, xs...)

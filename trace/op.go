@@ -133,12 +133,12 @@ type OpInfo struct {
 	Domain  Domain
 	NoBool  bool // bool operands rejected even where the domain allows integers
 	Compare bool // result is bool
-	// Inexact ops map integer and bool operands to floats (SPEC §2: bool and
+	// Inexact ops map integer and bool operands to floats (docs/SPEC.md §2: bool and
 	// ints up to 32 bits → f32, 64-bit ints → f64) before computing.
 	Inexact bool
 	// Fusible ops can run inside an elementwise loop fusion.
 	Fusible bool
-	// Transcendental ops are only required to be within the SPEC §3 ulp
+	// Transcendental ops are only required to be within the docs/SPEC.md §3 ulp
 	// bounds, not bit-exact, across backends.
 	Transcendental bool
 }

@@ -1,4 +1,4 @@
-// peer.c is the C peer of Kiln's benchmark report (bench/, SPEC §8): the
+// peer.c is the C peer of Kiln's benchmark report (bench/, docs/SPEC.md §8): the
 // practical limit of each workload, built at run time by `go run ./bench`
 // with gcc -O3 -march=native -fopenmp (-ffp-contract=off, so a*x + b is two
 // rounded ops as in Kiln, or -ffast-math for the E3 variant) and run as a

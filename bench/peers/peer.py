@@ -1,4 +1,4 @@
-"""NumPy peer of Kiln's benchmark report (bench/, SPEC §8).
+"""NumPy peer of Kiln's benchmark report (bench/, docs/SPEC.md §8).
 
 usage: peer.py WORKLOAD N RUNS MIN_RUNS BUDGET_MS DIR OUT
        peer.py version

@@ -20,7 +20,7 @@ func init() {
 	register("demo", "trace a mixed-dtype expression, show its program and fused plan, time it against op-by-op", runDemo)
 }
 
-// demoExpr is SPEC's running example: x int8, y float16. JAX's rules keep
+// demoExpr is docs/SPEC.md's running example: x int8, y float16. JAX's rules keep
 // x*2 in int8 (the literal is weak), promote to float16 for + y, and the
 // weak 0.5 leaves the result float16.
 func demoExpr(x, y kilnpkg.Value) kilnpkg.Value {

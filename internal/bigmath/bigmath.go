@@ -1,7 +1,7 @@
 // Package bigmath is a high-precision reference for Kiln's transcendental
 // functions: math/big at 320 bits or more, correctly rounded to float64 by
 // big.Float.Float64 (ties to even). Tests use it to hold the kernels to
-// SPEC §3's ulp bounds; Go's own math package is not a good enough
+// docs/SPEC.md §3's ulp bounds; Go's own math package is not a good enough
 // yardstick (on amd64, math.Exp overflows from 709.44 instead of 709.78
 // and math.Log is wrong on subnormals; math.Tan, math.Pow and the sin and
 // cos of huge arguments are several ulps off). Special arguments (NaN,

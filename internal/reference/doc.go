@@ -7,7 +7,7 @@
 // both would pass every comparison. It leans only on package tensor for
 // storage types and conversions, which are exhaustively tested on their
 // own. Nothing here is fast; everything is meant to be read and checked
-// against kernels/doc.go and SPEC §3, which it implements:
+// against kernels/doc.go and docs/SPEC.md §3, which it implements:
 //
 //   - Each value is held while computing in its "compute" form: f16 and
 //     bf16 widened exactly to float32, c64 and c128 as a pair of float32 or

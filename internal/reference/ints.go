@@ -7,7 +7,7 @@ import (
 )
 
 // Bool and integer ops. Go's integer arithmetic already wraps (two's
-// complement), which is what SPEC §3 asks for; the ops Go leaves undefined
+// complement), which is what docs/SPEC.md §3 asks for; the ops Go leaves undefined
 // or panicking (division by zero, negative shift counts) are spelled out.
 
 func boolUnary(op trace.Op, x []bool, ix []int) (any, error) {

@@ -2,7 +2,7 @@ package simd
 
 import "math"
 
-// Conversions between float formats and from integers, with SPEC §3's
+// Conversions between float formats and from integers, with docs/SPEC.md §3's
 // rounding: to nearest, ties to even, in one step; NaN stays NaN.
 
 // F16ToF32 computes dst[i] = float32(src[i]) for IEEE binary16 bits:

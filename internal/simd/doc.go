@@ -21,7 +21,7 @@
 // amd64 costs the Generic tier about 3× (exp 5 → 17 ns per element) and
 // buys the vector tiers 1.5-2× (they are latency-bound). They
 // are within 2 ulp (f32) and 1 ulp (f64) of the correctly rounded result
-// (SPEC §3): the tests check every float32 input (under -simd.exhaustive)
+// (docs/SPEC.md §3): the tests check every float32 input (under -simd.exhaustive)
 // and millions of float64 ones against math/big. Lanes the vector kernels
 // cannot take (sin and cos of |x| > 2**30, for instance) go to the Go twin
 // (for huge sin and cos arguments, internal/xmath's Payne–Hanek reduction).

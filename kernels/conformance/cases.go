@@ -2,7 +2,7 @@
 // same programs (ops × dtypes × shapes, broadcasting, reductions, matmul,
 // weak literals) run on the backend and on the reference evaluator, with
 // results bit-identical except for transcendental functions, which must be
-// within the SPEC §3 bounds. The CPU backend is itself held bit-identical
+// within the docs/SPEC.md §3 bounds. The CPU backend is itself held bit-identical
 // to the reference, so a backend that passes gives the CPU's answers.
 package conformance
 
@@ -43,7 +43,7 @@ var specials = []float64{0, math.Copysign(0, -1), 1, -1, 0.5, -2.5, 3, 1e-3, 655
 	math.Inf(1), math.Inf(-1), math.NaN(), 5e-324, 1e-40, 0.1, 1.0 / 3, 100, -7, 2}
 
 // Input returns a deterministic array of dtype d and the given shape: the
-// special values first (converted to d as SPEC §3 says), then random ones.
+// special values first (converted to d as docs/SPEC.md §3 says), then random ones.
 func Input(d tensor.DType, seed uint64, shape ...int) *tensor.Array {
 	n := trace.ShapeSize(shape)
 	r := rand.New(rand.NewPCG(seed, uint64(d)))

@@ -19,7 +19,7 @@ import (
 // set) and checks the results against the reference evaluator, which uses
 // the CPU backend's transcendental functions: bit-identical for every
 // output, except outputs that depend on a transcendental op, which must
-// agree within a few ulps of their dtype (SPEC §3 allows each backend its
+// agree within a few ulps of their dtype (docs/SPEC.md §3 allows each backend its
 // own transcendental bits).
 func Run(t *testing.T, b kernels.Backend) {
 	t.Helper()

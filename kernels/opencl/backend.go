@@ -19,7 +19,7 @@ type Options struct {
 	Device string
 	// FastTranscendentals computes f32 (and f16/bf16) exp, log, sin, pow, …
 	// with the device's float builtins, which OpenCL only bounds to 3–4 ulp
-	// (16 for pow), instead of in double and rounding, which keeps SPEC §3's
+	// (16 for pow), instead of in double and rounding, which keeps docs/SPEC.md §3's
 	// 2 ulp. Faster on GPUs with slow fp64; ignored where there is no fp64
 	// (the float builtins are then the only way).
 	FastTranscendentals bool

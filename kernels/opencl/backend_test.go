@@ -39,7 +39,7 @@ func abstract(d tensor.DType, shape ...int) trace.Abstract {
 	return trace.Abstract{Type: promote.Strong(d), Shape: shape}
 }
 
-// e2 is SPEC's running example: (x*2 + y) * 0.5 with x int8, y f16.
+// e2 is docs/SPEC.md's running example: (x*2 + y) * 0.5 with x int8, y f16.
 func e2(a []trace.Value) []trace.Value {
 	return []trace.Value{a[0].Mul(trace.Int(2)).Add(a[1]).Mul(trace.Float(0.5))}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/x448/float16"
 )
 
-// The SPEC §8 workloads E1 and E2 at 16M elements on the OpenCL device,
+// The docs/SPEC.md §8 workloads E1 and E2 at 16M elements on the OpenCL device,
 // beside the CPU backend on the same module:
 //
 //	run:     a whole Run — inputs copied to the device, kernels, outputs read back;

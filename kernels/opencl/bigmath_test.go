@@ -6,7 +6,7 @@ import (
 )
 
 // Arbitrary-precision exp, log, sin, cos for the accuracy test: the ulp
-// bounds of SPEC §3 are measured against the exact result, not against
+// bounds of docs/SPEC.md §3 are measured against the exact result, not against
 // another libm. 256 bits leave room for the cancellation in reducing
 // arguments up to 1e15 modulo pi.
 

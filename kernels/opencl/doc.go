@@ -2,7 +2,7 @@
 // buffer-planned module (package lower) on any OpenCL 1.2 device — NVIDIA
 // and AMD GPUs, Intel graphics, or PoCL on the CPU — with the numerics of
 // kernels/doc.go, so its results are the CPU backend's bit for bit (the
-// transcendental functions within SPEC §3's bounds).
+// transcendental functions within docs/SPEC.md §3's bounds).
 //
 // # Loading
 //

@@ -26,7 +26,7 @@ func ExampleDevices() {
 	}
 }
 
-// Running SPEC's example, (x*2 + y) * 0.5 with x int8 and y f16, on the
+// Running docs/SPEC.md's example, (x*2 + y) * 0.5 with x int8 and y f16, on the
 // default OpenCL device, and printing the generated OpenCL C.
 func ExampleNew() {
 	b, err := opencl.New(opencl.Options{}) // KILN_OPENCL_DEVICE chooses, else the first GPU

@@ -72,7 +72,7 @@ func (g *gen) needDivSqrt() {
 	g.usesDivSqrt = true
 	if !g.dev.CorrectlyRoundedDivideSqrt && !g.dev.FP64 {
 		g.fail(&Error{Kind: KindUnsupported, Msg: fmt.Sprintf("device %q has neither correctly rounded f32 divide/sqrt nor fp64 to emulate them", g.dev.Name),
-			Hint: "SPEC §3 needs correctly rounded ÷ and sqrt; use the CPU backend or another device"})
+			Hint: "docs/SPEC.md §3 needs correctly rounded ÷ and sqrt; use the CPU backend or another device"})
 	}
 }
 

@@ -257,7 +257,7 @@ func (g *gen) elemRaw(in *lower.Instr, a []string) string {
 
 // transcendental computes exp, log, …, pow of real floats. By default f32
 // (and f16/bf16, computed in f32) goes through double where the device has
-// it, as the CPU backend does, so results stay within SPEC §3's 2 ulp
+// it, as the CPU backend does, so results stay within docs/SPEC.md §3's 2 ulp
 // (OpenCL only promises 3–4 ulp for float exp, sin, …, and 16 for pow);
 // Options.FastTranscendentals uses the float builtins instead.
 func (g *gen) transcendental(op trace.Op, d tensor.DType, a []string) string {

@@ -120,7 +120,7 @@ inline float f16_to_float(ushort h) {
 }`, false)
 	defHelper("rnd_f16", `
 // Rounds a float to the nearest f16 value, ties to even, without leaving
-// float (SPEC section 3 rounds after every op): the mantissa is rounded at bit 13
+// float (docs/SPEC.md section 3 rounds after every op): the mantissa is rounded at bit 13
 // in f16's normal range, to a multiple of 2^-24 below it, and beyond 65504
 // it overflows to Inf. Branch-free, so loops stay vectorized.
 inline float rnd_f16(float x) {

@@ -10,7 +10,7 @@ import "github.com/kiln-go/kiln/tensor"
 // rounded to the part type — so c64 needs cl_khr_fp64 for them. sqrt and
 // abs use only correctly rounded operations and match the CPU bit for bit;
 // the others call the device's double exp/log/… (and Go's sin and cos,
-// helpers_trig.go, as math/cmplx does) and are within the SPEC §3 bounds.
+// helpers_trig.go, as math/cmplx does) and are within the docs/SPEC.md §3 bounds.
 
 func defComplexHelpers() {
 	for _, d := range []tensor.DType{tensor.C64, tensor.C128} {

@@ -6,7 +6,7 @@ import (
 	"github.com/kiln-go/kiln/tensor"
 )
 
-// Converts follow tensor.ConvertSlice (SPEC §3): float → int truncates
+// Converts follow tensor.ConvertSlice (docs/SPEC.md §3): float → int truncates
 // toward zero and saturates, NaN → 0; int → float rounds to nearest even
 // in one step; anything → bool is x != 0.
 

@@ -13,8 +13,8 @@ package opencl
 //     with the tail of the reduction), each step an fma as math.FMA there;
 //   - tan: internal/xmath's Tan (fdlibm's __kernel_tan);
 //
-// all within 1 ulp of the correctly rounded result for every double (SPEC
-// section 3). The sin and cos inside the complex functions are Go's
+// all within 1 ulp of the correctly rounded result for every double (docs/SPEC.md
+// §3). The sin and cos inside the complex functions are Go's
 // math.Sin and math.Cos (go_sin, go_cos), as in the CPU backend's complex
 // arithmetic (package math/cmplx).
 

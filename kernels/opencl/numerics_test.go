@@ -56,7 +56,7 @@ func (c numCase) abstract() []trace.Abstract {
 }
 
 // dependsOnTranscendental reports whether v is computed through a
-// transcendental op (whose bits are each backend's own, SPEC §3).
+// transcendental op (whose bits are each backend's own, docs/SPEC.md §3).
 func dependsOnTranscendental(p *trace.Program, v *trace.Var) bool {
 	def := map[*trace.Var]*trace.Eqn{}
 	for _, e := range p.Eqns {

@@ -56,7 +56,7 @@ func ulps32(a, b float32) float64 {
 }
 
 // TestTranscendentalAccuracy measures every transcendental op against the
-// exact result (bigmath_test.go) on many arguments. SPEC §3 allows 1 ulp
+// exact result (bigmath_test.go) on many arguments. docs/SPEC.md §3 allows 1 ulp
 // for f64 and 2 for f32; f32 (computed through double) stays within 0.5.
 // sin, cos and tan of f64 are the CPU backend's algorithms (helpers_trig.go),
 // held to 1 ulp from the exact result at ordinary and huge arguments alike;
@@ -161,7 +161,7 @@ func TestTranscendentalAccuracy(t *testing.T) {
 				}
 				t.Logf("%-8s %-4s %-11s worst %.2f ulp (x=%v y=%v)", c.op, d, name, w, xw[at], yw[at])
 				if be == b && w > limit {
-					t.Errorf("%s %s: %.2f ulp from the exact result at x=%v y=%v, SPEC §3 allows %v", c.op, d, w, xw[at], yw[at], limit)
+					t.Errorf("%s %s: %.2f ulp from the exact result at x=%v y=%v, docs/SPEC.md §3 allows %v", c.op, d, w, xw[at], yw[at], limit)
 				}
 			}
 			w, at := worst(func(i int) float64 {

@@ -245,7 +245,7 @@ func TestStableHLOParses(t *testing.T) {
 	}
 }
 
-// An example for the README of the export: the SPEC's mixed expression.
+// An example for the README of the export: docs/SPEC.md's mixed expression.
 func ExampleExport() {
 	p, _ := trace.Trace(promote.Config{}, []trace.Abstract{
 		{Type: promote.Strong(tensor.I32), Shape: []int{3}},

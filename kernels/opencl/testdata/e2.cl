@@ -3,7 +3,7 @@
 #pragma OPENCL FP_CONTRACT OFF
 
 // Rounds a float to the nearest f16 value, ties to even, without leaving
-// float (SPEC section 3 rounds after every op): the mantissa is rounded at bit 13
+// float (docs/SPEC.md section 3 rounds after every op): the mantissa is rounded at bit 13
 // in f16's normal range, to a multiple of 2^-24 below it, and beyond 65504
 // it overflows to Inf. Branch-free, so loops stay vectorized.
 static inline float rnd_f16(float x) {
