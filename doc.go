@@ -32,7 +32,26 @@
 //     them twice.
 //   - Eval runs eager expressions through the same trace/lower/kernel path
 //     as Jit, so eager and jitted answers are bit-identical.
-//   - A panic inside the traced function is returned as an error.
+//   - A panic inside the traced function is returned as a *PanicError
+//     (errors.As finds an error it panicked with); a function of the wrong
+//     shape is a *FuncError at Jit (Func.Err) and from every call.
+//   - A traced function may run other Funcs, or its own Func with another
+//     signature; running its own Func with the very signature being traced
+//     (directly or through other Funcs) returns a *ReentrantError to that
+//     inner call instead of waiting for itself forever. JAX inlines a
+//     nested jit call into the outer trace, so the same recursion there
+//     ends at Python's recursion limit.
+//   - The cache: a Func keeps its most recent signatures (CacheSize, 64 by
+//     default), traced and lowered at their first call and compiled at
+//     their first Run (Trace, Lower and Explain never compile). Compiled
+//     executables are reference counted by the cache entries and the Runs
+//     using them; the last one to let go releases it (device memory on
+//     OpenCL), so however calls interleave, the executables alive never
+//     exceed the cache size plus the Runs and builds in flight
+//     (Stats.Live).
+//   - Eval traces its expression on every call but caches the compiled
+//     program, keyed by its ops, dtypes, shapes and scalar constants, with
+//     its constant arrays as inputs: eager code in a loop compiles once.
 //
 // Numerics are docs/SPEC.md §3 and the kernels package doc: f16 and bf16 round
 // after every op, fused results are bit-identical to op-by-op ones, and

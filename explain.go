@@ -52,17 +52,3 @@ func (e *PolicyError) Error() string {
 	return fmt.Sprintf("kiln: policy forbids the implicit widening %s -> %s at %s (%s); convert explicitly with Astype if it is intended",
 		w.From.DType, w.To.DType, w.Pos, strings.TrimSpace(w.Why))
 }
-
-func (f *Func) checkPolicy(p *trace.Program) error {
-	if len(f.cfg.forbid) == 0 {
-		return nil
-	}
-	for _, w := range widenings(p) {
-		for _, fb := range f.cfg.forbid {
-			if w.From.DType == fb[0] && w.To.DType == fb[1] {
-				return &PolicyError{Widening: w}
-			}
-		}
-	}
-	return nil
-}

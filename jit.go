@@ -2,12 +2,11 @@ package kiln
 
 import (
 	"container/list"
-	"errors"
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 
-	"github.com/kiln-go/kiln/kernels"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -23,14 +22,16 @@ type Func struct {
 	cfg  config
 	ckey string
 
-	mu      sync.Mutex
-	entries map[uint64][]*list.Element // signature hash → *entry elements in lru
-	lru     *list.List                 // most recent first
-	execs   map[string]*shared         // module key → executable, shared by signatures
-	last    sig                        // the most recent signature that missed
-	stats   Stats
-	calls   sync.Pool // *call: per-call scratch, so a cached Run allocates nothing
-	pool    outPool   // arrays given back with Release
+	mu       sync.Mutex
+	entries  map[uint64][]*list.Element // signature hash → *entry elements in lru
+	lru      *list.List                 // most recent first
+	execs    map[string]*shared         // module key → executable, shared by signatures
+	last     sig                        // the most recent signature that missed
+	stats    Stats
+	building int          // signatures being traced and lowered now
+	live     atomic.Int64 // executables compiled and not yet released
+	calls    sync.Pool    // *call: per-call scratch, so a cached Run allocates nothing
+	pool     outPool      // arrays given back with Release
 }
 
 // call is the scratch of one Run: converted arguments and input arrays.
@@ -44,31 +45,21 @@ type Stats struct {
 	Hits, Misses int // calls served from the cache, and calls that traced
 	Compiles     int // executables compiled (misses whose typed program was new)
 	Entries      int // signatures cached now
-}
-
-// entry is one cached signature.
-type entry struct {
-	hash  uint64
-	sig   sig
-	ready chan struct{} // closed when prog, exe and err are set
-	prog  *trace.Program
-	conv  []int // per argument: the dtype a hoisted weak scalar converts to, or -1
-	mod   *lower.Module
-	exe   *shared
-	err   error
-}
-
-// shared is an executable and the number of cache entries using it.
-type shared struct {
-	key  string
-	exe  kernels.Executable
-	refs int
+	// Building is the number of signatures being traced and lowered now.
+	Building int
+	// Live is the number of compiled executables not yet released: those
+	// the cache holds (at most Entries; fewer when signatures share one)
+	// and those evicted while a Run still used them. It never exceeds
+	// the cache size plus the Runs and builds in flight, and it is back
+	// within the cache size once they finish.
+	Live int
 }
 
 // Jit wraps fn, a Go function over Values, for tracing and compiling. fn
 // may take any number of Value parameters (or one []Value, or ...Value)
-// and return one Value, several, or a []Value. A fn of another shape is
-// reported by every call of the Func, not by a panic.
+// and return one Value, several, or a []Value. Jit checks fn's shape at
+// once: a fn of another shape gives a Func whose Err is a *FuncError, which
+// every call of the Func returns too — never a panic.
 func Jit(fn any, opts ...Option) *Func {
 	f := &Func{cfg: newConfig(opts), entries: map[uint64][]*list.Element{}, lru: list.New(), execs: map[string]*shared{}}
 	f.ckey = f.cfg.key()
@@ -86,22 +77,22 @@ func adapt(fn any) (func([]trace.Value) []trace.Value, int, error) {
 	}
 	v := reflect.ValueOf(fn)
 	if !v.IsValid() || v.Kind() != reflect.Func || v.IsNil() {
-		return nil, 0, fmt.Errorf("kiln: Jit needs a function over kiln.Value, got %T", fn)
+		return nil, 0, &FuncError{Type: fmt.Sprintf("%T", fn), Msg: "Jit needs a function over kiln.Value"}
 	}
 	t := v.Type()
 	for i := range t.NumIn() {
 		in := t.In(i)
 		if in != valueType && !(t.IsVariadic() && i == t.NumIn()-1 && in == valuesType) && !(t.NumIn() == 1 && in == valuesType) {
-			return nil, 0, fmt.Errorf("kiln: Jit: parameter %d of %s is not a kiln.Value", i, t)
+			return nil, 0, &FuncError{Type: t.String(), Msg: fmt.Sprintf("parameter %d is %s, not a kiln.Value", i, in)}
 		}
 	}
 	for i := range t.NumOut() {
 		if out := t.Out(i); out != valueType && !(t.NumOut() == 1 && out == valuesType) {
-			return nil, 0, fmt.Errorf("kiln: Jit: result %d of %s is not a kiln.Value", i, t)
+			return nil, 0, &FuncError{Type: t.String(), Msg: fmt.Sprintf("result %d is %s, not a kiln.Value", i, out)}
 		}
 	}
 	if t.NumOut() == 0 {
-		return nil, 0, fmt.Errorf("kiln: Jit: %s returns nothing", t)
+		return nil, 0, &FuncError{Type: t.String(), Msg: "it returns nothing"}
 	}
 	nin := t.NumIn()
 	sliceIn := t.NumIn() == 1 && t.In(0) == valuesType && !t.IsVariadic()
@@ -150,126 +141,8 @@ func (f *Func) convertArgs(vals []any, args []arg) ([]arg, error) {
 	return args, nil
 }
 
-// lookup returns the compiled entry for args, tracing and compiling on a
-// miss. Concurrent misses of one signature compile once.
-func (f *Func) lookup(args []arg) *entry {
-	h := sigHash(args)
-	f.mu.Lock()
-	if el := f.find(h, args); el != nil {
-		f.lru.MoveToFront(el)
-		f.stats.Hits++
-		f.mu.Unlock()
-		e := el.Value.(*entry)
-		<-e.ready
-		return e
-	}
-	f.stats.Misses++
-	reason := describeMiss(f.last, args)
-	e := &entry{hash: h, sig: signatureOf(args), ready: make(chan struct{})}
-	f.entries[h] = append(f.entries[h], f.lru.PushFront(e))
-	f.last = e.sig
-	f.evict()
-	f.mu.Unlock()
-	if f.cfg.onMiss != nil {
-		f.cfg.onMiss(reason)
-	}
-	f.build(e, args)
-	close(e.ready)
-	if e.err != nil {
-		f.mu.Lock()
-		for _, el := range f.entries[h] {
-			if el.Value == e {
-				f.remove(el)
-			}
-		}
-		f.mu.Unlock()
-	}
-	return e
-}
-
-// find returns the cache element of exactly this signature (mu held).
-func (f *Func) find(h uint64, args []arg) *list.Element {
-	for _, el := range f.entries[h] {
-		if el.Value.(*entry).sig.matches(args) {
-			return el
-		}
-	}
-	return nil
-}
-
-// remove drops one cache element (mu held).
-func (f *Func) remove(el *list.Element) {
-	e := el.Value.(*entry)
-	f.lru.Remove(el)
-	chain := f.entries[e.hash]
-	for i, c := range chain {
-		if c == el {
-			chain = append(chain[:i:i], chain[i+1:]...)
-			break
-		}
-	}
-	if len(chain) == 0 {
-		delete(f.entries, e.hash)
-	} else {
-		f.entries[e.hash] = chain
-	}
-}
-
-// evict drops least recently used entries beyond the bound (mu held).
-func (f *Func) evict() {
-	for f.lru.Len() > f.cfg.cacheMax {
-		el := f.lru.Back()
-		e := el.Value.(*entry)
-		f.remove(el)
-		if e.exe != nil {
-			e.exe.refs--
-			if e.exe.refs == 0 {
-				delete(f.execs, e.exe.key)
-			}
-		}
-	}
-}
-
-// build traces, lowers and compiles one signature into e.
-func (f *Func) build(e *entry, args []arg) {
-	e.prog, e.err = f.trace(args)
-	if e.err != nil {
-		return
-	}
-	var lp *trace.Program
-	lp, e.conv = hoistWeakScalars(e.prog)
-	e.mod, e.err = lower.Compile(lp, lower.Options{Fold: kernels.Fold, NoFusion: f.cfg.noFusion})
-	if e.err != nil {
-		return
-	}
-	key := e.mod.Key()
-	f.mu.Lock()
-	sh, ok := f.execs[key]
-	if ok {
-		sh.refs++
-		e.exe = sh
-		f.mu.Unlock()
-		return
-	}
-	f.mu.Unlock()
-	exe, err := f.cfg.backend.Compile(e.mod)
-	if err != nil {
-		e.err = err
-		return
-	}
-	f.mu.Lock()
-	f.stats.Compiles++
-	if sh, ok = f.execs[key]; !ok { // another signature may have compiled it meanwhile
-		sh = &shared{key: key, exe: exe}
-		f.execs[key] = sh
-	}
-	sh.refs++
-	e.exe = sh
-	f.mu.Unlock()
-}
-
-// trace runs the user's function over abstract arguments, converting a
-// panic inside it into an error, and applies the promotion policy.
+// trace runs the user's function over abstract arguments, turning a panic
+// inside it into a *PanicError, and applies the promotion policy.
 func (f *Func) trace(args []arg) (p *trace.Program, err error) {
 	abs := make([]trace.Abstract, len(args))
 	for i, a := range args {
@@ -277,18 +150,22 @@ func (f *Func) trace(args []arg) (p *trace.Program, err error) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			p, err = nil, fmt.Errorf("kiln: the traced function panicked: %v", r)
+			p, err = nil, &PanicError{Value: r}
 		}
 	}()
 	p, err = trace.Trace(f.cfg.promote, abs, f.fn)
 	if err != nil {
 		return nil, err
 	}
-	if err := f.checkPolicy(p); err != nil {
+	if err := checkPolicy(f.cfg.forbid, p); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
+
+// Err reports whether fn could be jitted: nil, or the *FuncError that
+// every call of the Func returns.
+func (f *Func) Err() error { return f.err }
 
 // Run runs fn on args and returns its single result. Arguments are
 // *tensor.Array (strong), Weak(array), typed slices (strong 1-D arrays) or
@@ -301,7 +178,7 @@ func (f *Func) Run(args ...any) (*tensor.Array, error) {
 		return nil, err
 	}
 	if len(outs) != 1 {
-		return nil, fmt.Errorf("kiln: Run: the function returns %d values; use RunAll", len(outs))
+		return nil, &ArgError{Index: -1, Msg: fmt.Sprintf("Run: the function returns %d values; use RunAll", len(outs))}
 	}
 	return outs[0], nil
 }
@@ -311,16 +188,17 @@ func (f *Func) Run(args ...any) (*tensor.Array, error) {
 func (f *Func) RunAll(args ...any) ([]*tensor.Array, error) {
 	c := f.getCall()
 	defer f.calls.Put(c)
-	e, err := f.prepare(args, c)
+	e, sh, err := f.prepare(args, c)
 	if err != nil {
 		return nil, err
 	}
+	defer sh.release()
 	if f.pool.n.Load() > 0 {
-		if outs, ok := f.runPooled(e, c.inputs); ok {
+		if outs, ok := f.runPooled(e, sh.exe, c.inputs); ok {
 			return outs, nil
 		}
 	}
-	return e.exe.exe.Run(c.inputs)
+	return sh.exe.Run(c.inputs)
 }
 
 // RunInto runs fn on args writing its results into outs, which must have
@@ -329,11 +207,12 @@ func (f *Func) RunAll(args ...any) ([]*tensor.Array, error) {
 func (f *Func) RunInto(outs []*tensor.Array, args ...any) error {
 	c := f.getCall()
 	defer f.calls.Put(c)
-	e, err := f.prepare(args, c)
+	_, sh, err := f.prepare(args, c)
 	if err != nil {
 		return err
 	}
-	return e.exe.exe.RunInto(outs, c.inputs)
+	defer sh.release()
+	return sh.exe.RunInto(outs, c.inputs)
 }
 
 func (f *Func) getCall() *call {
@@ -343,44 +222,74 @@ func (f *Func) getCall() *call {
 	return &call{}
 }
 
-// prepare converts the arguments into c, finds (or builds) the compiled
-// entry and fills c.inputs.
-func (f *Func) prepare(vals []any, c *call) (*entry, error) {
+// prepare converts the arguments into c, finds (or builds) the entry,
+// takes a count on its executable (compiling it on first use) and fills
+// c.inputs. The caller releases the executable after running it.
+func (f *Func) prepare(vals []any, c *call) (*entry, *shared, error) {
 	args, err := f.convertArgs(vals, c.args)
 	c.args = args
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	e := f.lookup(args)
-	if e.err != nil {
-		return nil, e.err
+	e, sh, err := f.lookupExe(args)
+	if err != nil {
+		return nil, nil, err
 	}
 	c.inputs = c.inputs[:0]
 	for i, a := range args {
 		c.inputs = append(c.inputs, convertArg(a.array, e.conv[i]))
 	}
-	return e, nil
+	return e, sh, nil
 }
 
-// Trace returns the traced program for args' signature without running it.
+// lookupExe is lookup and acquire, with the common case — a compiled
+// entry — under one lock.
+func (f *Func) lookupExe(args []arg) (*entry, *shared, error) {
+	f.mu.Lock()
+	if el := f.find(sigHash(args), args); el != nil {
+		e := el.Value.(*entry)
+		if sh := e.exe; sh != nil && sh.tryAcquire() {
+			f.lru.MoveToFront(el)
+			f.stats.Hits++
+			f.mu.Unlock()
+			return e, sh, nil
+		}
+	}
+	f.mu.Unlock()
+	e, err := f.lookup(args)
+	if err != nil {
+		return nil, nil, err
+	}
+	sh, err := f.acquire(e)
+	return e, sh, err
+}
+
+// Trace returns the traced program for args' signature without running or
+// compiling it.
 func (f *Func) Trace(args ...any) (*trace.Program, error) {
 	a, err := f.convertArgs(args, nil)
 	if err != nil {
 		return nil, err
 	}
-	e := f.lookup(a)
-	return e.prog, e.err
+	e, err := f.lookup(a)
+	if err != nil {
+		return nil, err
+	}
+	return e.prog, nil
 }
 
 // Lower returns the lowered, fused and buffer-planned module for args'
-// signature.
+// signature, without compiling it for the backend.
 func (f *Func) Lower(args ...any) (*lower.Module, error) {
 	a, err := f.convertArgs(args, nil)
 	if err != nil {
 		return nil, err
 	}
-	e := f.lookup(a)
-	return e.mod, e.err
+	e, err := f.lookup(a)
+	if err != nil {
+		return nil, err
+	}
+	return e.mod, nil
 }
 
 // Stats returns the cache counters.
@@ -389,6 +298,8 @@ func (f *Func) Stats() Stats {
 	defer f.mu.Unlock()
 	s := f.stats
 	s.Entries = f.lru.Len()
+	s.Building = f.building
+	s.Live = f.liveExecutables()
 	return s
 }
 
@@ -407,6 +318,3 @@ func (f *Func) ExplainMiss(args ...any) (string, error) {
 	}
 	return describeMiss(f.last, a), nil
 }
-
-// errNoFunc is returned by Eval for an inert value.
-var errNoFunc = errors.New("kiln: Eval of a value with no expression")

@@ -22,6 +22,7 @@ func TestLayering(t *testing.T) {
 		"kernels":            {"tensor", "promote", "trace", "lower", "internal/simd", "internal/xmath"},
 		"interop/gonum":      {"tensor"},
 		"interop/gorgonia":   {"tensor"},
+		"internal/soak":      {".", "tensor", "kernels"},
 		"lower/stablehlo":    {"tensor", "trace", "lower"},
 		"kernels/opencl":     {"tensor", "promote", "trace", "lower", "kernels"},
 		"internal/simd":      {"internal/xmath"},

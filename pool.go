@@ -132,7 +132,7 @@ func overlapsAny(a *tensor.Array, others []*tensor.Array) bool {
 // runPooled runs e writing into released arrays where the pool has them
 // (and fresh ones elsewhere). It reports false, having run nothing, if the
 // run fails; the released arrays it took go back to the pool.
-func (f *Func) runPooled(e *entry, inputs []*tensor.Array) ([]*tensor.Array, bool) {
+func (f *Func) runPooled(e *entry, exe kernels.Executable, inputs []*tensor.Array) ([]*tensor.Array, bool) {
 	outs := make([]*tensor.Array, 0, len(e.mod.Outputs))
 	avoid := append(make([]*tensor.Array, 0, len(inputs)+len(e.mod.Outputs)), inputs...)
 	var pooled []*tensor.Array
@@ -150,7 +150,7 @@ func (f *Func) runPooled(e *entry, inputs []*tensor.Array) ([]*tensor.Array, boo
 		outs = append(outs, a)
 		avoid = append(avoid, a)
 	}
-	if e.exe.exe.RunInto(outs, inputs) != nil {
+	if exe.RunInto(outs, inputs) != nil {
 		f.Release(pooled...)
 		return nil, false
 	}

@@ -45,24 +45,3 @@ func LogicalNot(x Value) Value { return trace.LogicalNot(x) }
 
 // Concatenate joins xs along axis, promoting their dtypes together.
 func Concatenate(axis int, xs ...Value) Value { return trace.Concatenate(axis, xs...) }
-
-// Eval evaluates an expression of constants and literals eagerly — the ops
-// applied to concrete arrays outside Jit — through exactly the path a
-// jitted function takes (trace, lower, fuse, the same kernels), so its
-// answer is the jitted answer bit for bit.
-func Eval(v Value, opts ...Option) (*tensor.Array, error) {
-	outs, err := EvalAll([]Value{v}, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return outs[0], nil
-}
-
-// EvalAll evaluates several expressions together.
-func EvalAll(vs []Value, opts ...Option) ([]*tensor.Array, error) {
-	if len(vs) == 0 {
-		return nil, errNoFunc
-	}
-	f := Jit(func(_ []Value) []Value { return vs }, opts...)
-	return f.RunAll()
-}
