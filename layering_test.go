@@ -1,63 +1,167 @@
 package kiln_test
 
 import (
-	"go/parser"
-	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// The pipeline packages import only the stages before them (STYLE.md):
-// tensor → promote → trace → lower → kernels → kiln. Backends and the
-// command line sit on top; internal helpers are allowed where listed.
-func TestLayering(t *testing.T) {
-	const mod = "github.com/kiln-go/kiln"
-	allowed := map[string][]string{
-		"tensor":             {},
-		"promote":            {"tensor"},
-		"trace":              {"tensor", "promote"},
-		"lower":              {"tensor", "promote", "trace"},
-		"kernels":            {"tensor", "promote", "trace", "lower", "internal/simd", "internal/xmath"},
-		"interop/gonum":      {"tensor"},
-		"interop/gorgonia":   {"tensor"},
-		"internal/soak":      {".", "tensor", "kernels"},
-		"lower/stablehlo":    {"tensor", "trace", "lower"},
-		"kernels/opencl":     {"tensor", "promote", "trace", "lower", "kernels"},
-		"internal/simd":      {"internal/xmath"},
-		"internal/xmath":     {},
-		"internal/reference": {"tensor", "promote", "trace"},
-		".":                  {"tensor", "promote", "trace", "lower", "kernels"},
+// depsPolicy is every package of the repository and what it may import
+// besides the standard library, in the style of Go's go/build/deps_test.go:
+// module packages by their path in the repository ("." is package kiln),
+// third-party packages by their import path. The pipeline packages import
+// only the stages before them (STYLE.md):
+//
+//	tensor → promote → trace → lower → kernels → kiln
+//
+// A package missing from the table fails, and so does an import the table
+// does not allow: adding either is a decision to write down here. Tests may
+// also import what testImports lists.
+var depsPolicy = map[string][]string{
+	// The core. tensor needs nothing but float16.
+	"tensor":          {"github.com/x448/float16"},
+	"promote":         {"tensor"},
+	"trace":           {"tensor", "promote"},
+	"lower":           {"tensor", "trace"},
+	"lower/stablehlo": {"tensor", "trace", "lower", "github.com/x448/float16"},
+	"kernels": {"tensor", "trace", "lower", "internal/simd", "internal/xmath", "github.com/x448/float16",
+		"gonum.org/v1/gonum/blas", "gonum.org/v1/gonum/blas/gonum"},
+	"kernels/opencl": {"tensor", "trace", "lower", "kernels", "github.com/x448/float16", "github.com/ebitengine/purego"},
+	".":              {"tensor", "promote", "trace", "lower", "kernels", "github.com/x448/float16"},
+
+	// Internal helpers.
+	"internal/xmath":   {},
+	"internal/bigmath": {},
+	"internal/simd":    {"internal/xmath", "golang.org/x/sys/cpu"},
+
+	// Interop, outside the core so a Kiln-only program links neither.
+	"interop/gonum":    {"tensor", "gonum.org/v1/gonum/mat"},
+	"interop/gorgonia": {"tensor", "gorgonia.org/tensor"},
+
+	// What the tests use: the reference evaluator (independent of the
+	// backends by design), the program generator, the conformance suite,
+	// golden files and the soak.
+	"internal/reference":  {"tensor", "trace", "github.com/x448/float16"},
+	"internal/progen":     {"tensor", "promote", "trace", "github.com/x448/float16"},
+	"kernels/conformance": {"tensor", "promote", "trace", "lower", "kernels", "internal/reference", "github.com/x448/float16"},
+	"internal/golden":     {},
+	"internal/soak":       {".", "tensor", "kernels", "github.com/x448/float16"},
+
+	// Programs.
+	"cmd/kiln":                {".", "tensor", "promote", "trace", "lower", "lower/stablehlo", "kernels", "kernels/opencl", "github.com/x448/float16"},
+	"examples/mixedprecision": {".", "tensor"},
+	"examples/mlp":            {".", "tensor"},
+	"examples/softmax":        {".", "tensor", "trace"},
+
+	// The benchmark suite is a module of its own: its peers never enter
+	// the library's go.mod.
+	"bench": {".", "tensor", "github.com/x448/float16", "gorgonia.org/tensor",
+		"gonum.org/v1/gonum/blas", "gonum.org/v1/gonum/blas/blas32", "gonum.org/v1/gonum/floats",
+		"gonum.org/v1/plot", "gonum.org/v1/plot/plotter", "gonum.org/v1/plot/vg", "gonum.org/v1/plot/vg/draw", "gonum.org/v1/plot/vg/vgsvg"},
+}
+
+// testImports are what any package's tests may import besides the
+// package's own allowance: the module's packages and these.
+var testImports = []string{"github.com/x448/float16", "gonum.org/v1/gonum/mat", "gorgonia.org/tensor"}
+
+const module = "github.com/kiln-go/kiln"
+
+func TestDependencyPolicy(t *testing.T) {
+	gobin := goTool(t)
+	out, err := exec.Command(gobin, "list", "-f",
+		"{{.ImportPath}}\t{{join .Imports \" \"}}\t{{join .TestImports \" \"}} {{join .XTestImports \" \"}}",
+		"./...", "./bench/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
 	}
-	for pkg, ok := range allowed {
-		files, _ := filepath.Glob(filepath.Join(pkg, "*.go"))
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
-				continue
+	seen := map[string]bool{}
+	for line := range strings.Lines(strings.TrimSpace(string(out))) {
+		fields := strings.Split(strings.TrimRight(line, "\n"), "\t")
+		pkg := short(fields[0])
+		seen[pkg] = true
+		allowed, ok := depsPolicy[pkg]
+		if !ok {
+			t.Errorf("package %s is not in depsPolicy: add it with what it may import", pkg)
+			continue
+		}
+		for _, imp := range strings.Fields(fields[1]) {
+			if !standard(imp) && !slices.Contains(allowed, short(imp)) {
+				t.Errorf("%s imports %s, which depsPolicy does not allow", pkg, imp)
 			}
-			src, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ast, err := parser.ParseFile(token.NewFileSet(), f, src, parser.ImportsOnly)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, imp := range ast.Imports {
-				path := strings.Trim(imp.Path.Value, `"`)
-				rest, own := strings.CutPrefix(path, mod+"/")
-				if !own {
-					continue
-				}
-				found := false
-				for _, a := range ok {
-					found = found || rest == a
-				}
-				if !found {
-					t.Errorf("%s imports %s, which is not a stage before it", f, path)
-				}
+		}
+		for _, imp := range strings.Fields(fields[2]) {
+			own := imp == module || strings.HasPrefix(imp, module+"/")
+			if !standard(imp) && !own && !slices.Contains(allowed, imp) && !slices.Contains(testImports, imp) {
+				t.Errorf("the tests of %s import %s, which depsPolicy does not allow", pkg, imp)
 			}
 		}
 	}
+	for pkg := range depsPolicy {
+		if !seen[pkg] {
+			t.Errorf("depsPolicy lists %s, which no longer exists", pkg)
+		}
+	}
+}
+
+// A program that uses only kiln and kiln/tensor stays small and links none
+// of the interop or benchmark dependencies.
+func TestSmallProgramIsLean(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping a go build in -short mode")
+	}
+	gobin := goTool(t)
+	out, err := exec.Command(gobin, "list", "-deps", "./testdata/smallprog").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, banned := range []string{"gorgonia", "arrow", "protobuf", "flatbuffers", "gonum.org/v1/plot", "gonum.org/v1/gonum/mat"} {
+		if strings.Contains(string(out), banned) {
+			t.Errorf("a kiln-only program links %s:\n%s", banned, out)
+		}
+	}
+	bin := filepath.Join(t.TempDir(), "smallprog")
+	if out, err := exec.Command(gobin, "build", "-o", bin, "./testdata/smallprog").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	fi, err := os.Stat(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() > 8<<20 {
+		t.Errorf("a kiln-only program is %.1f MiB, over 8 MiB", float64(fi.Size())/(1<<20))
+	}
+	t.Logf("a kiln-only program: %.1f MiB", float64(fi.Size())/(1<<20))
+}
+
+// goTool finds the go command, or skips where there is none.
+func goTool(t *testing.T) string {
+	t.Helper()
+	gobin := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+	if _, err := os.Stat(gobin); err != nil {
+		if gobin, err = exec.LookPath("go"); err != nil {
+			t.Skip("skipping: no go command to list packages with")
+		}
+	}
+	return gobin
+}
+
+// short names a module package by its path in the repository.
+func short(pkg string) string {
+	if pkg == module {
+		return "."
+	}
+	if rest, ok := strings.CutPrefix(pkg, module+"/"); ok {
+		return rest
+	}
+	return pkg
+}
+
+// standard reports whether imp is in the standard library (no dot in its
+// first element).
+func standard(imp string) bool {
+	first, _, _ := strings.Cut(imp, "/")
+	return !strings.Contains(first, ".")
 }

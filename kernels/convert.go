@@ -4,8 +4,6 @@ import (
 	"math/bits"
 	"unsafe"
 
-	"github.com/x448/float16"
-
 	"github.com/kiln-go/kiln/tensor"
 )
 
@@ -268,41 +266,4 @@ func copyFn(d tensor.DType) unaryFn {
 			copy(view[byte](dst, n*int(size)), view[byte](src, n*int(size)))
 		}
 	}
-}
-
-// storageSlice views n elements of storage dtype d at p as a typed slice.
-func storageSlice(d tensor.DType, p unsafe.Pointer, n int) any {
-	switch d {
-	case tensor.Bool:
-		return view[bool](p, n)
-	case tensor.U8:
-		return view[uint8](p, n)
-	case tensor.U16:
-		return view[uint16](p, n)
-	case tensor.U32:
-		return view[uint32](p, n)
-	case tensor.U64:
-		return view[uint64](p, n)
-	case tensor.I8:
-		return view[int8](p, n)
-	case tensor.I16:
-		return view[int16](p, n)
-	case tensor.I32:
-		return view[int32](p, n)
-	case tensor.I64:
-		return view[int64](p, n)
-	case tensor.BF16:
-		return view[tensor.BFloat16](p, n)
-	case tensor.F16:
-		return view[float16.Float16](p, n)
-	case tensor.F32:
-		return view[float32](p, n)
-	case tensor.F64:
-		return view[float64](p, n)
-	case tensor.C64:
-		return view[complex64](p, n)
-	case tensor.C128:
-		return view[complex128](p, n)
-	}
-	panic("kernels: storageSlice of invalid dtype " + d.String())
 }

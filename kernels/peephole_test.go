@@ -40,7 +40,7 @@ func fuseCases() []fuseCase {
 			return []trace.Value{f(2).Sub(a[0].Mul(f(0.7)))}
 		}, []string{"affine-nt.f32"}, 1},
 		{"b+a*x-f64", []tensor.DType{tensor.F64}, func(a []trace.Value) []trace.Value {
-			return []trace.Value{f(-0.0).Add(f(1e-300).Mul(a[0]))}
+			return []trace.Value{f(math.Copysign(0, -1)).Add(f(1e-300).Mul(a[0]))}
 		}, []string{"affine-nt.f64"}, 1},
 		{"nan-scalars-f32", []tensor.DType{tensor.F32}, func(a []trace.Value) []trace.Value {
 			return []trace.Value{f(math.NaN()).Sub(a[0].Mul(f(math.Inf(-1)))), a[0].Mul(f(math.NaN())).Sub(f(math.NaN()))}

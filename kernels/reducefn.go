@@ -226,8 +226,7 @@ func treeReducer[T number](prod bool) *reducer {
 // treeReducerWith is the fixed tree with a custom combine (NumPy's complex
 // multiply) and the result of reducing nothing.
 func treeReducerWith[T any](f func(a, b T) T, identity T) *reducer {
-	var leaf func(x []T) T
-	leaf = func(x []T) T {
+	leaf := func(x []T) T {
 		if len(x) < 8 {
 			s := x[0]
 			for _, v := range x[1:] {

@@ -45,15 +45,6 @@ func (a argSpec) input() any {
 	return a.array
 }
 
-// typeString prints the spec's type as a traced value's: i64*[3].
-func (a argSpec) typeString() string {
-	star := ""
-	if a.weak {
-		star = "*"
-	}
-	return a.dtype.String() + star + shapeText(a.shape)
-}
-
 // specError is a bad --arg. Usage errors (the spec's form) exit with
 // status 2; value errors (a list of the wrong length, a value the dtype
 // cannot hold) are reported like other failures, with kind "argument".

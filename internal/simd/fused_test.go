@@ -14,9 +14,9 @@ import (
 // operand pair of each kernel is named /s=2.5, the one the benchmarks run.
 func fusedCases() []kcase {
 	var cs []kcase
-	pairs32 := [][2]float32{{2.5, -0.75}, {-0.0, 0}, {1.5, -0.0}, {float32(math.NaN()), 1}, {3, float32(math.NaN())},
+	pairs32 := [][2]float32{{2.5, -0.75}, {negZero32, 0}, {1.5, negZero32}, {float32(math.NaN()), 1}, {3, float32(math.NaN())},
 		{float32(math.Inf(1)), float32(math.Inf(-1))}, {1e-40, 1e-45}, {-1e30, 1e38}}
-	pairs64 := [][2]float64{{2.5, -0.75}, {-0.0, 0}, {1.5, -0.0}, {math.NaN(), 1}, {3, math.NaN()},
+	pairs64 := [][2]float64{{2.5, -0.75}, {negZero64, 0}, {1.5, negZero64}, {math.NaN(), 1}, {3, math.NaN()},
 		{math.Inf(1), math.Inf(-1)}, {1e-310, 5e-324}, {-1e300, 1e308}}
 	name := func(k string, i int, a, b any) string {
 		if i == 0 {
@@ -158,7 +158,7 @@ func TestFusedComposition(t *testing.T) {
 	genF64(r, asBytes(x64))
 	for _, tier := range simd.Available() {
 		restore := simd.SetLevel(tier)
-		for _, ab := range [][2]float32{{2.5, -0.75}, {-0.0, 0}, {1e-40, 3}} {
+		for _, ab := range [][2]float32{{2.5, -0.75}, {negZero32, 0}, {1e-40, 3}} {
 			want, got, gotNT := make([]float32, n), make([]float32, n), make([]float32, n)
 			simd.MulScalarF32(want, x32, ab[0])
 			simd.AddScalarF32(want, want, ab[1])
@@ -167,7 +167,7 @@ func TestFusedComposition(t *testing.T) {
 			sameBits32(t, fmt.Sprintf("%v AffineF32%v", tier, ab), got, want)
 			sameBits32(t, fmt.Sprintf("%v AffineNTF32%v", tier, ab), gotNT, want)
 		}
-		for _, ab := range [][2]float64{{2.5, -0.75}, {-0.0, 0}, {1e-310, 3}} {
+		for _, ab := range [][2]float64{{2.5, -0.75}, {negZero64, 0}, {1e-310, 3}} {
 			want, got, gotNT := make([]float64, n), make([]float64, n), make([]float64, n)
 			simd.MulScalarF64(want, x64, ab[0])
 			simd.AddScalarF64(want, want, ab[1])

@@ -139,7 +139,7 @@ func inPlace(name string, f func(x []float32), gen func(*rand.Rand, []byte)) kca
 
 func scalarF32(name string, f func(dst, a []float32, s float32)) []kcase {
 	var cs []kcase
-	for _, s := range []float32{2.5, -0.0, float32(math.NaN()), float32(math.Inf(-1)), 1e-40} {
+	for _, s := range []float32{2.5, negZero32, float32(math.NaN()), float32(math.Inf(-1)), 1e-40} {
 		s := s
 		cs = append(cs, kcase{name: fmt.Sprintf("%s/s=%g", name, s), dst: 4, ins: []int{4}, alias: true,
 			call: func(d []byte, in [][]byte) { f(f32s(d), f32s(in[0]), s) }})
@@ -149,7 +149,7 @@ func scalarF32(name string, f func(dst, a []float32, s float32)) []kcase {
 
 func scalarF64(name string, f func(dst, a []float64, s float64)) []kcase {
 	var cs []kcase
-	for _, s := range []float64{2.5, -0.0, math.NaN(), math.Inf(-1), 1e-310} {
+	for _, s := range []float64{2.5, negZero64, math.NaN(), math.Inf(-1), 1e-310} {
 		s := s
 		cs = append(cs, kcase{name: fmt.Sprintf("%s/s=%g", name, s), dst: 8, ins: []int{8}, alias: true,
 			call: func(d []byte, in [][]byte) { f(f64s(d), f64s(in[0]), s) }})

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/kiln-go/kiln/internal/golden"
 	"github.com/kiln-go/kiln/internal/xmath"
 )
 
@@ -36,8 +37,15 @@ func bitsHash() uint64 {
 	return h
 }
 
-// TestBitsHash logs bitsHash, for TestSameBitsWithFMAContraction.
-func TestBitsHash(t *testing.T) { t.Logf("bits hash %x", bitsHash()) }
+// TestBitsHash pins the bits of Tan, Pow, Rsqrt and TrigReduce: a change
+// to any of them changes the hash, and must come with a new
+// testdata/bits_hash.golden (go test -update) and the accuracy tests that
+// justify it. TestSameBitsWithFMAContraction runs it in a GOAMD64=v3 build.
+func TestBitsHash(t *testing.T) {
+	got := fmt.Sprintf("%x", bitsHash())
+	t.Logf("bits hash %s", got)
+	golden.Check(t, "testdata/bits_hash.golden", got+"\n")
+}
 
 // TestSameBitsWithFMAContraction: built with GOAMD64=v3, where the
 // compiler may contract a*b+c into an FMA (as it does on arm64), the

@@ -11,50 +11,6 @@ import (
 	"github.com/kiln-go/kiln/trace"
 )
 
-// ulps64 is the distance between two float64s in units in the last place
-// (their positions in the ordered set of doubles); NaN/NaN is 0.
-func ulps64(a, b float64) float64 {
-	if a != a || b != b {
-		if a != a && b != b {
-			return 0
-		}
-		return math.Inf(1)
-	}
-	ord := func(x float64) int64 {
-		i := int64(math.Float64bits(x))
-		if i < 0 {
-			i = math.MinInt64 - i
-		}
-		return i
-	}
-	d := ord(a) - ord(b)
-	if d < 0 {
-		d = -d
-	}
-	return float64(d)
-}
-
-func ulps32(a, b float32) float64 {
-	if a != a || b != b {
-		if a != a && b != b {
-			return 0
-		}
-		return math.Inf(1)
-	}
-	ord := func(x float32) int64 {
-		i := int64(int32(math.Float32bits(x)))
-		if i < 0 {
-			i = math.MinInt32 - i
-		}
-		return i
-	}
-	d := ord(a) - ord(b)
-	if d < 0 {
-		d = -d
-	}
-	return float64(d)
-}
-
 // TestTranscendentalAccuracy measures every transcendental op against the
 // exact result (bigmath_test.go) on many arguments. docs/SPEC.md §3 allows 1 ulp
 // for f64 and 2 for f32; f32 (computed through double) stays within 0.5.

@@ -101,7 +101,12 @@ func build(m *lower.Module) (*shloFunc, error) {
 			err = fmt.Errorf("internal error: the export computed %s", v.typ)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("stablehlo: %s = %s %s: %w", in.Name(), in.TypeString(), in.Op, err)
+			instr := fmt.Sprintf("%s = %s %s", in.Name(), in.TypeString(), in.Op)
+			var ue *UnsupportedError
+			if errors.As(err, &ue) {
+				return nil, &UnsupportedError{Instr: instr, Msg: ue.Msg}
+			}
+			return nil, fmt.Errorf("stablehlo: %s: %w", instr, err)
 		}
 		added := body.ops[start:]
 		defined := v.def != nil && slices.Contains(added, v.def)
@@ -172,7 +177,23 @@ type shloInstr struct {
 
 func (x *shloInstr) note(s string) { x.notes = append(x.notes, s) }
 
-var errNoOrder = errors.New("complex numbers have no order")
+var errNoOrder = &UnsupportedError{Msg: "complex numbers have no order"}
+
+// UnsupportedError reports an instruction that StableHLO cannot express
+// with Kiln's semantics (an ordering of complex numbers, an argmax over
+// several axes, an op with no lowering for its dtype). Other errors of
+// Export are bugs.
+type UnsupportedError struct {
+	Instr string // the instruction as printed: "%7 = c64[3] max"
+	Msg   string
+}
+
+func (e *UnsupportedError) Error() string { return "stablehlo: " + e.Instr + ": " + e.Msg }
+
+// unsupported makes an *UnsupportedError for the instruction being lowered.
+func unsupported(format string, args ...any) error {
+	return &UnsupportedError{Msg: fmt.Sprintf(format, args...)}
+}
 
 // shloDirect are the ops that map 1:1 onto a StableHLO op for float and
 // complex operands, and for integers where the op is defined on them (add,
@@ -276,5 +297,5 @@ func (x *shloInstr) lower(args []*shloVal) (*shloVal, error) {
 	case op == trace.OpDot:
 		return x.dot(a, c), nil
 	}
-	return nil, fmt.Errorf("no StableHLO lowering for %s on %s", in.Op, d)
+	return nil, unsupported("no StableHLO lowering for %s on %s", in.Op, d)
 }

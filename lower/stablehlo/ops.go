@@ -207,7 +207,7 @@ func (x *shloInstr) unary(op trace.Op, a *shloVal) (*shloVal, error) {
 		x.note("conj of a real number is the identity")
 		return a, nil
 	}
-	return nil, fmt.Errorf("no StableHLO lowering for %s on %s", op, d)
+	return nil, unsupported("no StableHLO lowering for %s on %s", op, d)
 }
 
 // intDivMod is Python's // and % on integers (floor semantics), with a
@@ -399,7 +399,7 @@ func (x *shloInstr) reduce(op trace.Op, a *shloVal) (*shloVal, error) {
 func (x *shloInstr) argReduce(op trace.Op, a *shloVal) (*shloVal, error) {
 	axes := x.in.Params.Axes
 	if len(axes) != 1 {
-		return nil, fmt.Errorf("%s over %d axes (want one)", op, len(axes))
+		return nil, unsupported("%s over %d axes (want one)", op, len(axes))
 	}
 	d := a.typ.dt
 	if d.IsComplex() {
