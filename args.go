@@ -6,8 +6,6 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/x448/float16"
-
 	"github.com/kiln-go/kiln/promote"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -110,7 +108,7 @@ func toArg(i int, v any, cfg promote.Config) (arg, error) {
 		return strong(tensor.Scalar(x)), nil
 	case float32:
 		return strong(tensor.Scalar(x)), nil
-	case float16.Float16:
+	case tensor.Float16:
 		return strong(tensor.Scalar(x)), nil
 	case tensor.BFloat16:
 		return strong(tensor.Scalar(x)), nil

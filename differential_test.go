@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/x448/float16"
-
 	"github.com/kiln-go/kiln"
 	"github.com/kiln-go/kiln/internal/bigmath"
 	"github.com/kiln-go/kiln/internal/progen"
@@ -283,7 +281,7 @@ func elemBits(a *tensor.Array) []bits128 {
 		for i, v := range s {
 			out[i].lo = uint64(v.Bits())
 		}
-	case []float16.Float16:
+	case []tensor.Float16:
 		for i, v := range s {
 			out[i].lo = uint64(v.Bits())
 		}

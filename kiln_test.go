@@ -5,7 +5,6 @@ import (
 
 	"github.com/kiln-go/kiln"
 	"github.com/kiln-go/kiln/tensor"
-	"github.com/x448/float16"
 )
 
 func TestJitMixed(t *testing.T) {
@@ -13,7 +12,7 @@ func TestJitMixed(t *testing.T) {
 		return x.Mul(kiln.Int(2)).Add(y).Mul(kiln.Float(0.5))
 	})
 	x, _ := tensor.FromSlice([]int8{1, 2, 3})
-	y, _ := tensor.FromSlice([]float16.Float16{float16.Fromfloat32(0.5), float16.Fromfloat32(1), float16.Fromfloat32(2)})
+	y, _ := tensor.FromSlice([]tensor.Float16{tensor.Float32ToF16(0.5), tensor.Float32ToF16(1), tensor.Float32ToF16(2)})
 	out, err := f.Run(x, y)
 	if err != nil {
 		t.Fatal(err)

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/x448/float16"
-
 	"github.com/kiln-go/kiln"
 	"github.com/kiln-go/kiln/internal/progen"
 	"github.com/kiln-go/kiln/promote"
@@ -132,10 +130,10 @@ type numpyCase struct {
 func fixedNumpyCases() []numpyCase {
 	r := rand.New(rand.NewSource(7))
 	i8 := make([]int8, 512)
-	f16 := make([]float16.Float16, 512)
+	f16 := make([]tensor.Float16, 512)
 	for i := range i8 {
 		i8[i] = int8(i)
-		f16[i] = float16.Frombits(uint16(r.Uint32()))
+		f16[i] = tensor.Float16FromBits(uint16(r.Uint32()))
 	}
 	x, _ := tensor.FromSlice(i8)
 	y, _ := tensor.FromSlice(f16)

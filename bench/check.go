@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/x448/float16"
+	"github.com/kiln-go/kiln/tensor"
 )
 
 // compare checks a peer's output against Kiln fused's: bit for bit when
@@ -27,18 +27,18 @@ func compare(got, want any, tol float64, matrix bool) (string, float64) {
 			return fmt.Sprintf("output is %T, want []float64", got), 0
 		}
 		return compareFloats(g, w, tol, matrix, math.Float64bits)
-	case []float16.Float16:
-		g, ok := got.([]float16.Float16)
+	case []tensor.Float16:
+		g, ok := got.([]tensor.Float16)
 		if !ok {
-			return fmt.Sprintf("output is %T, want []float16.Float16", got), 0
+			return fmt.Sprintf("output is %T, want []tensor.Float16", got), 0
 		}
-		return compareFloats(toF32(g), toF32(w), tol, matrix, func(v float32) uint64 { return uint64(float16.Fromfloat32(v).Bits()) })
+		return compareFloats(toF32(g), toF32(w), tol, matrix, func(v float32) uint64 { return uint64(tensor.Float32ToF16(v).Bits()) })
 	}
 	return fmt.Sprintf("cannot compare a %T output", want), 0
 }
 
 // toF32 widens f16 values exactly (every f16 is an f32).
-func toF32(h []float16.Float16) []float32 {
+func toF32(h []tensor.Float16) []float32 {
 	f := make([]float32, len(h))
 	for i, v := range h {
 		f[i] = v.Float32()

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/x448/float16"
+	"github.com/kiln-go/kiln/tensor"
 )
 
 // The external peers run as subprocesses that time themselves: the C
@@ -172,8 +172,8 @@ func decode(b []byte, like any) (any, error) {
 		return castBytes[float32](b)
 	case []float64:
 		return castBytes[float64](b)
-	case []float16.Float16:
-		return castBytes[float16.Float16](b)
+	case []tensor.Float16:
+		return castBytes[tensor.Float16](b)
 	}
 	return nil, fmt.Errorf("bench: cannot decode a %T output", like)
 }

@@ -4,11 +4,12 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/x448/float16"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/floats"
 	gorgonia "gorgonia.org/tensor"
+
+	"github.com/kiln-go/kiln/tensor"
 )
 
 // The in-process peers: a plain Go loop on goWorkers goroutines, gonum
@@ -118,15 +119,15 @@ func e1Peers(w *workload, x []float32) {
 // e2Elem is E2 for one element with JAX's per-op dtypes: x*2 in int8
 // (wrapping), converted to f16, and every f16 op rounded (x448/float16
 // converts without tables, rounding to nearest even).
-func e2Elem(x int8, y float16.Float16) float16.Float16 {
-	xh := float16.Fromfloat32(float32(x * 2))
-	s := float16.Fromfloat32(xh.Float32() + y.Float32())
-	return float16.Fromfloat32(s.Float32() * 0.5)
+func e2Elem(x int8, y tensor.Float16) tensor.Float16 {
+	xh := tensor.Float32ToF16(float32(x * 2))
+	s := tensor.Float32ToF16(xh.Float32() + y.Float32())
+	return tensor.Float32ToF16(s.Float32() * 0.5)
 }
 
-func e2Peers(w *workload, x []int8, y []float16.Float16) {
+func e2Peers(w *workload, x []int8, y []tensor.Float16) {
 	w.add(goLoop, func() (impl, error) {
-		o := make([]float16.Float16, len(x))
+		o := make([]tensor.Float16, len(x))
 		return ready(func() error {
 			parallel(len(x), func(lo, hi int) {
 				for i := lo; i < hi; i++ {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/x448/float16"
+	"github.com/kiln-go/kiln/tensor"
 )
 
 // TestQuickReport runs the generator in -quick mode with the C compiler
@@ -58,7 +58,7 @@ func TestQuickReport(t *testing.T) {
 }
 
 func TestCompare(t *testing.T) {
-	h := float16.Fromfloat32
+	h := tensor.Float32ToF16
 	for _, tc := range []struct {
 		name      string
 		got, want any
@@ -74,8 +74,8 @@ func TestCompare(t *testing.T) {
 		{"f64 beyond relative", []float64{1.001}, []float64{1}, 1e-9, false, false},
 		{"NaN is a mismatch under a tolerance", []float64{nan()}, []float64{1}, 1e-3, false, false},
 		{"matrix error scaled by the largest element", []float32{100, 0.001}, []float32{100, 0}, 1e-4, true, true},
-		{"f16 bits", []float16.Float16{h(0.5), h(-3)}, []float16.Float16{h(0.5), h(-3)}, 0, false, true},
-		{"f16 differs", []float16.Float16{h(0.5)}, []float16.Float16{h(0.50048828125)}, 0, false, false},
+		{"f16 bits", []tensor.Float16{h(0.5), h(-3)}, []tensor.Float16{h(0.5), h(-3)}, 0, false, true},
+		{"f16 differs", []tensor.Float16{h(0.5)}, []tensor.Float16{h(0.50048828125)}, 0, false, false},
 		{"length", []float32{1}, []float32{1, 2}, 0, false, false},
 		{"type", []float64{1}, []float32{1}, 0, false, false},
 	} {
@@ -105,7 +105,7 @@ func TestE2Reference(t *testing.T) {
 		{1, 4096, 2048}, // 2 + 4096 rounds to 4096 in f16 (a tie, to even), not 4098
 		{0, 0x1p-24, 0}, // the smallest subnormal halved: a tie, rounded to even 0
 	} {
-		got := e2Elem(tc.x, float16.Fromfloat32(tc.y)).Float32()
+		got := e2Elem(tc.x, tensor.Float32ToF16(tc.y)).Float32()
 		if got != tc.want {
 			t.Errorf("e2Elem(%d, %v) = %v, want %v", tc.x, tc.y, got, tc.want)
 		}

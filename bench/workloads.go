@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/x448/float16"
-
 	"github.com/kiln-go/kiln"
 	"github.com/kiln-go/kiln/tensor"
 )
@@ -108,10 +106,10 @@ func e2Kiln(x, y kiln.Value) kiln.Value {
 func newE2(n int) *workload {
 	r := rng(2)
 	x := make([]int8, n)
-	y := make([]float16.Float16, n)
+	y := make([]tensor.Float16, n)
 	for i := range x {
 		x[i] = int8(r.IntN(256) - 128) // the full range, so x*2 wraps
-		y[i] = float16.Fromfloat32(float32(200*r.Float64() - 100))
+		y[i] = tensor.Float32ToF16(float32(200*r.Float64() - 100))
 	}
 	w := &workload{id: "E2", title: fmt.Sprintf("`(x*2 + y) * 0.5`, x i8[%d], y f16[%d] → f16", n, n), size: n, bytes: 5 * float64(n),
 		fn: e2Kiln, args: []any{mustArray(x), mustArray(y)},

@@ -3,8 +3,6 @@ package kernels
 import (
 	"unsafe"
 
-	"github.com/x448/float16"
-
 	"github.com/kiln-go/kiln/tensor"
 )
 
@@ -13,7 +11,7 @@ import (
 // storage precision after an op (docs/SPEC.md §3: after every op).
 
 func widenF16(d, s unsafe.Pointer, n int) {
-	out, in := view[float32](d, n), view[float16.Float16](s, n)
+	out, in := view[float32](d, n), view[tensor.Float16](s, n)
 	for i, v := range in {
 		out[i] = v.Float32()
 	}
@@ -27,7 +25,7 @@ func widenBF16(d, s unsafe.Pointer, n int) {
 }
 
 func narrowF16(d, s unsafe.Pointer, n int) {
-	out, in := view[float16.Float16](d, n), view[float32](s, n)
+	out, in := view[tensor.Float16](d, n), view[float32](s, n)
 	for i, v := range in {
 		out[i] = tensor.Float32ToF16(v)
 	}

@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"math"
 	"strings"
-
-	"github.com/x448/float16"
 )
 
 // Elem is the set of Go types that store Kiln's dtypes, one per dtype.
 type Elem interface {
 	bool | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 |
-		BFloat16 | float16.Float16 | float32 | float64 | complex64 | complex128
+		BFloat16 | Float16 | float32 | float64 | complex64 | complex128
 }
 
 // DTypeOf returns the dtype stored as T.
@@ -46,7 +44,7 @@ func sliceDType(s any) (DType, bool) {
 		return I64, true
 	case []BFloat16:
 		return BF16, true
-	case []float16.Float16:
+	case []Float16:
 		return F16, true
 	case []float32:
 		return F32, true
@@ -83,7 +81,7 @@ func sliceLen(s any) int {
 		return len(v)
 	case []BFloat16:
 		return len(v)
-	case []float16.Float16:
+	case []Float16:
 		return len(v)
 	case []float32:
 		return len(v)
@@ -121,7 +119,7 @@ func MakeSlice(d DType, n int) any {
 	case BF16:
 		return make([]BFloat16, n)
 	case F16:
-		return make([]float16.Float16, n)
+		return make([]Float16, n)
 	case F32:
 		return make([]float32, n)
 	case F64:
@@ -260,7 +258,7 @@ func (a *Array) Size() int {
 	return n
 }
 
-// Data returns the backing slice ([]float32, []float16.Float16, …) without
+// Data returns the backing slice ([]float32, []Float16, …) without
 // copying.
 func (a *Array) Data() any { return a.data }
 
@@ -368,7 +366,7 @@ func Index(s any, i int) any {
 		return v[i]
 	case []BFloat16:
 		return v[i]
-	case []float16.Float16:
+	case []Float16:
 		return v[i]
 	case []float32:
 		return v[i]
@@ -391,7 +389,7 @@ func (a *Array) FormatElem(i int) string { return FormatValue(Index(a.data, i)) 
 // FormatValue prints one element value as FormatElem does.
 func FormatValue(v any) string {
 	switch x := v.(type) {
-	case float16.Float16:
+	case Float16:
 		return formatFloat16(float64(x.Float32()), f16Format)
 	case BFloat16:
 		return formatFloat16(float64(x.Float32()), bf16Format)

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-
-	"github.com/x448/float16"
 )
 
 // Conversions follow docs/SPEC.md §3:
@@ -136,7 +134,7 @@ func readBlock(src any, lo, hi int, ib []int64, ub []uint64, fb []float64, cb []
 			fb[i] = float64(v.Float32())
 		}
 		return viaFloat
-	case []float16.Float16:
+	case []Float16:
 		for i, v := range s[lo:hi] {
 			fb[i] = float64(v.Float32())
 		}
@@ -209,9 +207,9 @@ func writeFromInt(dst any, lo int, in []int64) {
 		for i, v := range in {
 			d[lo+i] = BFloat16(bf16Format.fromInt64(v))
 		}
-	case []float16.Float16:
+	case []Float16:
 		for i, v := range in {
-			d[lo+i] = float16.Frombits(f16Format.fromInt64(v))
+			d[lo+i] = Float16FromBits(f16Format.fromInt64(v))
 		}
 	case []float32:
 		intsToFloats(d[lo:], in)
@@ -254,9 +252,9 @@ func writeFromUint(dst any, lo int, in []uint64) {
 		for i, v := range in {
 			d[lo+i] = BFloat16(bf16Format.fromUint64(v))
 		}
-	case []float16.Float16:
+	case []Float16:
 		for i, v := range in {
-			d[lo+i] = float16.Frombits(f16Format.fromUint64(v))
+			d[lo+i] = Float16FromBits(f16Format.fromUint64(v))
 		}
 	case []float32:
 		uintsToFloats(d[lo:], in)
@@ -350,7 +348,7 @@ func writeFromFloat(dst any, lo int, in []float64) {
 		for i, v := range in {
 			d[lo+i] = Float64ToBF16(v)
 		}
-	case []float16.Float16:
+	case []Float16:
 		for i, v := range in {
 			d[lo+i] = Float64ToF16(v)
 		}
@@ -415,8 +413,8 @@ func copySlice(dst, src any) {
 		copy(d, src.([]int64))
 	case []BFloat16:
 		copy(d, src.([]BFloat16))
-	case []float16.Float16:
-		copy(d, src.([]float16.Float16))
+	case []Float16:
+		copy(d, src.([]Float16))
 	case []float32:
 		copy(d, src.([]float32))
 	case []float64:

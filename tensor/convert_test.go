@@ -153,7 +153,7 @@ func TestConvertSliceErrors(t *testing.T) {
 	for i := range src {
 		src[i] = uint64(i) * 1e15
 	}
-	dst := make([]float16.Float16, n)
+	dst := make([]Float16, n)
 	if err := ConvertSlice(dst, src); err != nil {
 		t.Fatal(err)
 	}

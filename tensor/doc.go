@@ -4,7 +4,9 @@
 // There are 15 concrete dtypes (bool, u8 u16 u32 u64, i8 i16 i32 i64, bf16,
 // f16, f32, f64, c64, c128), declared in table order; every property of a
 // dtype (names, size, kind) is read from one table. Weak types are not
-// dtypes: they are a flag carried beside a dtype by package promote.
+// dtypes: they are a flag carried beside a dtype by package promote. Each
+// dtype has one Go storage type; the two 16-bit floats have their own,
+// Float16 and BFloat16, so any array can be built with this package alone.
 //
 // Conventions:
 //   - Short names (f16) print; ParseDType also accepts long names (float16)

@@ -28,3 +28,12 @@ func ExampleBFloat16FromFloat32() {
 	// Output:
 	// 1 1
 }
+
+func ExampleFloat16() {
+	// f16 data needs no third-party import.
+	h := []tensor.Float16{tensor.Float32ToF16(0.1), tensor.Float64ToF16(65504), tensor.Float32ToF16(1e5)}
+	a, _ := tensor.FromSlice(h)
+	fmt.Println(a, h[0].Float32())
+	// Output:
+	// f16[3] [0.1 65500 inf] 0.099975586
+}

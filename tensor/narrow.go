@@ -3,8 +3,6 @@ package tensor
 import (
 	"math"
 	"math/bits"
-
-	"github.com/x448/float16"
 )
 
 // binary16-like formats narrower than float32, described by their field
@@ -101,14 +99,14 @@ func (f smallFormat) fromUint64(v uint64) uint16 {
 
 // Float64ToF16 rounds x to float16, to nearest with ties to even, directly
 // from float64 (no double rounding through float32).
-func Float64ToF16(x float64) float16.Float16 { return float16.Frombits(f16Format.fromFloat64(x)) }
+func Float64ToF16(x float64) Float16 { return Float16FromBits(f16Format.fromFloat64(x)) }
 
 // Float64ToBF16 rounds x to bfloat16, to nearest with ties to even, directly
 // from float64.
 func Float64ToBF16(x float64) BFloat16 { return BFloat16(bf16Format.fromFloat64(x)) }
 
 // Float32ToF16 rounds x to float16, to nearest with ties to even.
-func Float32ToF16(x float32) float16.Float16 { return float16.Frombits(f32ToF16Bits(x)) }
+func Float32ToF16(x float32) Float16 { return Float16FromBits(f32ToF16Bits(x)) }
 
 // f32ToF16Bits is the fast f32 → f16 rounding used by kernels: exact
 // integer arithmetic on the bits, ties to even, NaN kept quiet.

@@ -215,3 +215,29 @@ func FuzzFloat64ToF16(f *testing.F) {
 		}
 	})
 }
+
+// TestFloat16Methods checks Float16's predicates and Float32 against the
+// x448/float16 oracle on every bit pattern.
+func TestFloat16Methods(t *testing.T) {
+	for b := 0; b < 1<<16; b++ {
+		h, ref := Float16FromBits(uint16(b)), float16.Frombits(uint16(b))
+		f := ref.Float32()
+		if got := h.Float32(); math.Float32bits(got) != math.Float32bits(f) {
+			t.Fatalf("%#04x: Float32 %v, want %v", b, got, f)
+		}
+		if h.IsNaN() != ref.IsNaN() {
+			t.Fatalf("%#04x: IsNaN %v", b, h.IsNaN())
+		}
+		for _, sign := range []int{-1, 0, 1} {
+			if got, want := h.IsInf(sign), math.IsInf(float64(f), sign); got != want {
+				t.Fatalf("%#04x: IsInf(%d) %v, want %v", b, sign, got, want)
+			}
+		}
+		if h.Bits() != uint16(b) {
+			t.Fatalf("%#04x: Bits %#04x", b, h.Bits())
+		}
+	}
+	if s := Float32ToF16(0.1).String(); s != "0.1" {
+		t.Errorf("f16 0.1 prints %q", s)
+	}
+}

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/x448/float16"
-
 	kilnpkg "github.com/kiln-go/kiln"
 	"github.com/kiln-go/kiln/kernels"
 	"github.com/kiln-go/kiln/kernels/opencl"
@@ -92,7 +90,7 @@ func ms(d time.Duration) float64 { return d.Seconds() * 1e3 }
 func demoInputs(n int) (*tensor.Array, *tensor.Array) {
 	r := rand.New(rand.NewPCG(1, 2))
 	xs := make([]int8, n)
-	ys := make([]float16.Float16, n)
+	ys := make([]tensor.Float16, n)
 	for i := range xs {
 		xs[i] = int8(r.IntN(128) - 64)
 		ys[i] = tensor.Float64ToF16(r.Float64()*16 - 8)

@@ -4,8 +4,6 @@ import (
 	"math"
 	"math/rand"
 
-	"github.com/x448/float16"
-
 	"github.com/kiln-go/kiln/tensor"
 )
 
@@ -137,10 +135,10 @@ func randomArray(r *rand.Rand, d tensor.DType, shape []int) *tensor.Array {
 				s[i] = math.Float32frombits(0x7fc00000 | r.Uint32()&0x803fffff) // NaN with a payload
 			}
 		}
-	case []float16.Float16:
+	case []tensor.Float16:
 		for i := range s {
 			if r.Float64() < st.special/2 {
-				s[i] = float16.Frombits(uint16(r.Uint32())) // any bit pattern
+				s[i] = tensor.Float16FromBits(uint16(r.Uint32())) // any bit pattern
 			} else {
 				s[i] = tensor.Float64ToF16(randFloat(r, st))
 			}

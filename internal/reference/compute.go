@@ -5,7 +5,6 @@ import (
 
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
-	"github.com/x448/float16"
 )
 
 // The compute form of a value (see doc.go): f16 and bf16 widen exactly to
@@ -30,7 +29,7 @@ type cpx[F float] struct{ re, im F }
 // returned as is, not copied: callers only read it.
 func widen(a *tensor.Array) any {
 	switch x := a.Data().(type) {
-	case []float16.Float16:
+	case []tensor.Float16:
 		out := make([]float32, len(x))
 		for i, v := range x {
 			out[i] = v.Float32() // exact
@@ -65,7 +64,7 @@ func narrow(x any, d tensor.DType, shape []int) (*tensor.Array, error) {
 	case []float32:
 		switch d {
 		case tensor.F16:
-			out := make([]float16.Float16, len(v))
+			out := make([]tensor.Float16, len(v))
 			for i, f := range v {
 				out[i] = tensor.Float32ToF16(f)
 			}

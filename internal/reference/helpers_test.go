@@ -9,7 +9,6 @@ import (
 	"github.com/kiln-go/kiln/promote"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
-	"github.com/x448/float16"
 )
 
 // Test helpers: build arrays tersely, trace a function over them, evaluate
@@ -37,10 +36,10 @@ func scalar[T tensor.Elem](v T) *tensor.Array { return tensor.Scalar(v) }
 func shp(d ...int) []int { return d }
 
 // h16 makes f16 values from their bits.
-func h16(bits ...uint16) []float16.Float16 {
-	out := make([]float16.Float16, len(bits))
+func h16(bits ...uint16) []tensor.Float16 {
+	out := make([]tensor.Float16, len(bits))
 	for i, b := range bits {
-		out[i] = float16.Frombits(b)
+		out[i] = tensor.Float16FromBits(b)
 	}
 	return out
 }
@@ -145,8 +144,8 @@ func sameValues(got, want *tensor.Array) bool {
 
 func sameElem(g, w any) bool {
 	switch w := w.(type) {
-	case float16.Float16:
-		g := g.(float16.Float16)
+	case tensor.Float16:
+		g := g.(tensor.Float16)
 		return g.Bits() == w.Bits() || (w.Bits() == anyNaN16 && g.IsNaN())
 	case tensor.BFloat16:
 		g := g.(tensor.BFloat16)
@@ -173,7 +172,7 @@ func bits(a *tensor.Array) string {
 	var parts []string
 	for i := 0; i < a.Size(); i++ {
 		switch v := tensor.Index(a.Data(), i).(type) {
-		case float16.Float16:
+		case tensor.Float16:
 			parts = append(parts, fmt.Sprintf("%#04x", v.Bits()))
 		case tensor.BFloat16:
 			parts = append(parts, fmt.Sprintf("%#04x", v.Bits()))

@@ -5,7 +5,6 @@ import (
 
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
-	"github.com/x448/float16"
 )
 
 // Every structural op, select and broadcasting are index maps: for each
@@ -126,7 +125,7 @@ func gather(d tensor.DType, shape []int, srcs []*tensor.Array, from, idx []int) 
 	case tensor.BF16:
 		data = gatherT[tensor.BFloat16](srcs, from, idx)
 	case tensor.F16:
-		data = gatherT[float16.Float16](srcs, from, idx)
+		data = gatherT[tensor.Float16](srcs, from, idx)
 	case tensor.F32:
 		data = gatherT[float32](srcs, from, idx)
 	case tensor.F64:

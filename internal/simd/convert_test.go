@@ -9,7 +9,6 @@ import (
 
 	"github.com/kiln-go/kiln/internal/simd"
 	"github.com/kiln-go/kiln/tensor"
-	"github.com/x448/float16"
 )
 
 var exhaustive = flag.Bool("simd.exhaustive", false, "test conversions on every float32 bit pattern at every tier, and the float32 transcendentals on every input")
@@ -131,7 +130,7 @@ func TestWideningEveryPattern(t *testing.T) {
 		restore := simd.SetLevel(tier)
 		simd.F16ToF32(dst, src)
 		for i, h := range src {
-			if got, want := math.Float32bits(dst[i]), math.Float32bits(float16.Frombits(h).Float32()); got != want {
+			if got, want := math.Float32bits(dst[i]), math.Float32bits(tensor.Float16FromBits(h).Float32()); got != want {
 				t.Fatalf("%v: F16ToF32(%#04x) = %#08x, want %#08x", tier, h, got, want)
 			}
 		}

@@ -18,8 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/x448/float16"
-
 	"github.com/kiln-go/kiln"
 	"github.com/kiln-go/kiln/kernels"
 	"github.com/kiln-go/kiln/tensor"
@@ -220,14 +218,14 @@ func check(x *tensor.Array, y int, got []*tensor.Array) string {
 			m = max(m, v)
 		}
 		mx = m
-	case []float16.Float16:
-		ws, m := want.Data().([]float16.Float16), xs[0].Float32()
+	case []tensor.Float16:
+		ws, m := want.Data().([]tensor.Float16), xs[0].Float32()
 		for i, v := range xs {
-			t := float16.Fromfloat32(float32(v.Float32() * 3)).Float32()
-			ws[i] = float16.Fromfloat32(float32(t + float32(y)))
+			t := tensor.Float32ToF16(float32(v.Float32() * 3)).Float32()
+			ws[i] = tensor.Float32ToF16(float32(t + float32(y)))
 			m = max(m, v.Float32())
 		}
-		mx = float16.Fromfloat32(m)
+		mx = tensor.Float32ToF16(m)
 	case []int8:
 		ws, m := want.Data().([]int8), xs[0]
 		for i, v := range xs {

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/x448/float16"
-
 	"github.com/kiln-go/kiln/internal/reference"
 	"github.com/kiln-go/kiln/kernels"
 	"github.com/kiln-go/kiln/lower"
@@ -130,8 +128,8 @@ func close(g, w any, ulps int) bool {
 		return closeFloat(float64(gv), float64(w.(float32)), ulps, 24, math.Float32bits(gv) == math.Float32bits(w.(float32)))
 	case float64:
 		return closeFloat(gv, w.(float64), ulps, 53, math.Float64bits(gv) == math.Float64bits(w.(float64)))
-	case float16.Float16:
-		return closeFloat(float64(gv.Float32()), float64(w.(float16.Float16).Float32()), ulps, 11, gv == w)
+	case tensor.Float16:
+		return closeFloat(float64(gv.Float32()), float64(w.(tensor.Float16).Float32()), ulps, 11, gv == w)
 	case tensor.BFloat16:
 		return closeFloat(float64(gv.Float32()), float64(w.(tensor.BFloat16).Float32()), ulps, 8, gv == w)
 	case complex64:

@@ -8,7 +8,6 @@ import (
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
-	"github.com/x448/float16"
 )
 
 // The docs/SPEC.md §8 workloads E1 and E2 at 16M elements on the OpenCL device,
@@ -38,11 +37,11 @@ func BenchmarkE1(b *testing.B) {
 
 func BenchmarkE2(b *testing.B) {
 	xs := make([]int8, benchN)
-	ys := make([]float16.Float16, benchN)
+	ys := make([]tensor.Float16, benchN)
 	r := rand.New(rand.NewPCG(2, 2))
 	for i := range xs {
 		xs[i] = int8(r.IntN(256) - 128)
-		ys[i] = float16.Fromfloat32(float32(200*r.Float64() - 100))
+		ys[i] = tensor.Float32ToF16(float32(200*r.Float64() - 100))
 	}
 	x, _ := tensor.FromSlice(xs, benchN)
 	y, _ := tensor.FromSlice(ys, benchN)

@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/x448/float16"
-
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
@@ -56,9 +54,9 @@ func sameOrBothNaN(a, b float32) bool {
 func TestF16Conversions(t *testing.T) {
 	testBackend(t)
 	// Every f16 value to f32 (vload_half) and back (rnd_f16, f16_bits).
-	all := make([]float16.Float16, 1<<16)
+	all := make([]tensor.Float16, 1<<16)
 	for i := range all {
-		all[i] = float16.Frombits(uint16(i))
+		all[i] = tensor.Float16FromBits(uint16(i))
 	}
 	hs, _ := tensor.FromSlice(all, len(all))
 	wide := runOne(t, hs, func(x trace.Value) trace.Value { return x.Astype(tensor.F32) }).Data().([]float32)
@@ -67,16 +65,16 @@ func TestF16Conversions(t *testing.T) {
 			t.Fatalf("f16 %#04x -> f32: got %v want %v", i, wide[i], h.Float32())
 		}
 	}
-	back := runOne(t, hs, func(x trace.Value) trace.Value { return x.Astype(tensor.F32).Astype(tensor.F16) }).Data().([]float16.Float16)
+	back := runOne(t, hs, func(x trace.Value) trace.Value { return x.Astype(tensor.F32).Astype(tensor.F16) }).Data().([]tensor.Float16)
 	for i, h := range back {
 		if h != all[i] && !(h.IsNaN() && all[i].IsNaN()) {
 			t.Fatalf("f16 %#04x round trip: got %#04x", i, h.Bits())
 		}
 	}
 	// Floats where rounding to f16 decides.
-	xs := boundaryFloats(func(h uint16) float32 { return float16.Frombits(h).Float32() })
+	xs := boundaryFloats(func(h uint16) float32 { return tensor.Float16FromBits(h).Float32() })
 	x, _ := tensor.FromSlice(xs, len(xs))
-	got := runOne(t, x, func(x trace.Value) trace.Value { return x.Astype(tensor.F16) }).Data().([]float16.Float16)
+	got := runOne(t, x, func(x trace.Value) trace.Value { return x.Astype(tensor.F16) }).Data().([]tensor.Float16)
 	bad := 0
 	for i, v := range xs {
 		want := tensor.Float32ToF16(v)
@@ -96,7 +94,7 @@ func TestF16Conversions(t *testing.T) {
 		}
 	}
 	d, _ := tensor.FromSlice(ds, len(ds))
-	g16 := runOne(t, d, func(x trace.Value) trace.Value { return x.Astype(tensor.F16) }).Data().([]float16.Float16)
+	g16 := runOne(t, d, func(x trace.Value) trace.Value { return x.Astype(tensor.F16) }).Data().([]tensor.Float16)
 	gbf := runOne(t, d, func(x trace.Value) trace.Value { return x.Astype(tensor.BF16) }).Data().([]tensor.BFloat16)
 	for i, v := range ds {
 		if w := tensor.Float64ToF16(v); g16[i] != w && !(w.IsNaN() && g16[i].IsNaN()) {

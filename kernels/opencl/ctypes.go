@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/x448/float16"
-
 	"github.com/kiln-go/kiln/tensor"
 )
 
@@ -110,7 +108,7 @@ func literal(a *tensor.Array, i int) string {
 			return "(long)0x8000000000000000UL"
 		}
 		return fmt.Sprintf("%dL", v)
-	case float16.Float16:
+	case tensor.Float16:
 		return floatLit(float64(v.Float32()), 32)
 	case tensor.BFloat16:
 		return floatLit(float64(v.Float32()), 32)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
-	"github.com/x448/float16"
 )
 
 // EvalStableHLO interprets the export of m on inputs, for the ops the
@@ -281,7 +280,7 @@ func splatOf(d tensor.DType, lit string, n int) ival {
 			if bits, err := strconv.ParseUint(strings.TrimPrefix(lit, "0x"), 16, 64); strings.HasPrefix(lit, "0x") && err == nil {
 				switch d {
 				case tensor.F16:
-					x = float64(float16.Frombits(uint16(bits)).Float32())
+					x = float64(tensor.Float16FromBits(uint16(bits)).Float32())
 				case tensor.BF16:
 					x = float64(tensor.BFloat16FromBits(uint16(bits)).Float32())
 				case tensor.F32:

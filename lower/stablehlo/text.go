@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/kiln-go/kiln/tensor"
-	"github.com/x448/float16"
 )
 
 // This file holds the small SSA builder behind Export and its
@@ -212,7 +211,7 @@ func shloLiteral(v any) string {
 	switch x := v.(type) {
 	case bool:
 		return strconv.FormatBool(x)
-	case float16.Float16:
+	case tensor.Float16:
 		return floatLiteral(float64(x.Float32()), uint64(x.Bits()), 16)
 	case tensor.BFloat16:
 		return floatLiteral(float64(x.Float32()), uint64(x.Bits()), 16)
