@@ -21,16 +21,17 @@ import (
 // does not allow: adding either is a decision to write down here. Tests may
 // also import what testImports lists.
 var depsPolicy = map[string][]string{
-	// The core. tensor needs nothing but float16.
+	// The core. tensor needs nothing but float16, and is the only package
+	// that imports it: tensor.Float16 is the f16 storage type.
 	"tensor":          {"github.com/x448/float16"},
 	"promote":         {"tensor"},
 	"trace":           {"tensor", "promote"},
 	"lower":           {"tensor", "trace"},
-	"lower/stablehlo": {"tensor", "trace", "lower", "github.com/x448/float16"},
-	"kernels": {"tensor", "trace", "lower", "internal/simd", "internal/xmath", "github.com/x448/float16",
+	"lower/stablehlo": {"tensor", "trace", "lower"},
+	"kernels": {"tensor", "trace", "lower", "internal/simd", "internal/xmath",
 		"gonum.org/v1/gonum/blas", "gonum.org/v1/gonum/blas/gonum"},
-	"kernels/opencl": {"tensor", "trace", "lower", "kernels", "github.com/x448/float16", "github.com/ebitengine/purego"},
-	".":              {"tensor", "promote", "trace", "lower", "kernels", "github.com/x448/float16"},
+	"kernels/opencl": {"tensor", "trace", "lower", "kernels", "github.com/ebitengine/purego"},
+	".":              {"tensor", "promote", "trace", "lower", "kernels"},
 
 	// Internal helpers.
 	"internal/xmath":   {},
@@ -44,21 +45,21 @@ var depsPolicy = map[string][]string{
 	// What the tests use: the reference evaluator (independent of the
 	// backends by design), the program generator, the conformance suite,
 	// golden files and the soak.
-	"internal/reference":  {"tensor", "trace", "github.com/x448/float16"},
-	"internal/progen":     {"tensor", "promote", "trace", "github.com/x448/float16"},
-	"kernels/conformance": {"tensor", "promote", "trace", "lower", "kernels", "internal/reference", "github.com/x448/float16"},
+	"internal/reference":  {"tensor", "trace"},
+	"internal/progen":     {"tensor", "promote", "trace"},
+	"kernels/conformance": {"tensor", "promote", "trace", "lower", "kernels", "internal/reference"},
 	"internal/golden":     {},
-	"internal/soak":       {".", "tensor", "kernels", "github.com/x448/float16"},
+	"internal/soak":       {".", "tensor", "kernels"},
 
 	// Programs.
-	"cmd/kiln":                {".", "tensor", "promote", "trace", "lower", "lower/stablehlo", "kernels", "kernels/opencl", "github.com/x448/float16"},
+	"cmd/kiln":                {".", "tensor", "promote", "trace", "lower", "lower/stablehlo", "kernels", "kernels/opencl"},
 	"examples/mixedprecision": {".", "tensor"},
 	"examples/mlp":            {".", "tensor"},
 	"examples/softmax":        {".", "tensor", "trace"},
 
 	// The benchmark suite is a module of its own: its peers never enter
 	// the library's go.mod.
-	"bench": {".", "tensor", "github.com/x448/float16", "gorgonia.org/tensor",
+	"bench": {".", "tensor", "gorgonia.org/tensor",
 		"gonum.org/v1/gonum/blas", "gonum.org/v1/gonum/blas/blas32", "gonum.org/v1/gonum/floats",
 		"gonum.org/v1/plot", "gonum.org/v1/plot/plotter", "gonum.org/v1/plot/vg", "gonum.org/v1/plot/vg/draw", "gonum.org/v1/plot/vg/vgsvg"},
 }
