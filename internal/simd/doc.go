@@ -50,4 +50,4 @@
 // Each is exactly the composition of the kernels it replaces.
 package simd
 
-//go:generate sh -c "cd _asm && go run . -out ../simd_amd64.s -stubs ../stubs_amd64.go -pkg simd -dispatch ../accel_amd64.go -fallback ../accel_other.go"
+//go:generate sh -c "cd _asm && GOWORK=off go run . -out ../simd_amd64.s -stubs ../stubs_amd64.go -pkg simd -dispatch ../accel_amd64.go -fallback ../accel_other.go"
