@@ -15,10 +15,25 @@ type Abstract struct {
 }
 
 // builder is the state of one trace: the program so far and the first error.
+//
+// A builder may be a sub-trace of another (parent): the trace of a function
+// being transformed (differentiated) inside an enclosing trace, or the
+// tangent program of a linearization. Values of an enclosing trace that a
+// sub-trace uses are captured: each becomes an extra input of the
+// sub-trace's program (after its declared inputs), bound to the enclosing
+// value — the closure conversion that lets a differentiated function close
+// over the values around it, as a Python closure over tracers does in JAX.
 type builder struct {
 	prog *Program
 	cfg  promote.Config
 	err  error
+
+	parent   *builder
+	captures map[*Var]*Var // parent's var → this trace's input
+	captured []Value       // the parent's values, in capture order
+	// pos, when set, is the position of every equation emitted (the
+	// derivative of an equation is attributed to that equation's line).
+	pos *Pos
 }
 
 // literal is a Python-like scalar not yet given its final dtype.
@@ -67,6 +82,15 @@ func Const(a *tensor.Array) Value { return Value{konst: a.Clone()} }
 // the trace (a *ShapeError, *DTypeError or *OpError) is returned.
 func Trace(cfg promote.Config, inputs []Abstract, fn func(args []Value) []Value) (*Program, error) {
 	b := &builder{cfg: cfg, prog: &Program{Config: cfg}}
+	if err := b.run(inputs, fn); err != nil {
+		return nil, err
+	}
+	b.prog.NumVars = b.nextID()
+	return b.prog, nil
+}
+
+// run traces fn over inputs into b's program.
+func (b *builder) run(inputs []Abstract, fn func(args []Value) []Value) error {
 	args := make([]Value, len(inputs))
 	for i, in := range inputs {
 		if in.Type.DType == tensor.Bool {
@@ -74,7 +98,7 @@ func Trace(cfg promote.Config, inputs []Abstract, fn func(args []Value) []Value)
 		}
 		for _, d := range in.Shape {
 			if d < 0 {
-				return nil, &ShapeError{Op: "param", Shapes: [][]int{in.Shape}, Msg: fmt.Sprintf("input %d has a negative dimension in %s", i, shapeString(in.Shape))}
+				return &ShapeError{Op: "param", Shapes: [][]int{in.Shape}, Msg: fmt.Sprintf("input %d has a negative dimension in %s", i, shapeString(in.Shape))}
 			}
 		}
 		v := b.newVar(in.Type, in.Shape)
@@ -97,13 +121,12 @@ func Trace(cfg promote.Config, inputs []Abstract, fn func(args []Value) []Value)
 		b.prog.Outputs = append(b.prog.Outputs, out)
 	}
 	if b.err != nil {
-		return nil, b.err
+		return b.err
 	}
 	if len(outs) == 0 {
-		return nil, &OpError{Op: "output", Pos: callerPos(), Err: errors.New("the traced function returned no values")}
+		return &OpError{Op: "output", Pos: callerPos(), Err: errors.New("the traced function returned no values")}
 	}
-	b.prog.NumVars = b.nextID()
-	return b.prog, nil
+	return nil
 }
 
 func (b *builder) nextID() int {
@@ -120,10 +143,13 @@ func (b *builder) newVar(t promote.Type, shape []int) *Var {
 	return v
 }
 
-// fail records the first error of the trace.
+// fail records the first error of the trace, and of every trace enclosing
+// it: an error inside a transformed function is the enclosing trace's too.
 func (b *builder) fail(err error) Value {
-	if b.err == nil {
-		b.err = err
+	for p := b; p != nil; p = p.parent {
+		if p.err == nil {
+			p.err = err
+		}
 	}
 	return Value{b: b}
 }
@@ -146,21 +172,59 @@ func (b *builder) emit(op Op, args []*Var, t promote.Type, shape []int, p Params
 		t.Weak = false
 	}
 	out := b.newVar(t, shape)
-	b.prog.Eqns = append(b.prog.Eqns, &Eqn{Op: op, Args: args, Out: out, Params: p, Pos: callerPos(), Why: why})
+	var pos Pos
+	if b.pos != nil {
+		pos = *b.pos
+	} else {
+		pos = callerPos()
+	}
+	b.prog.Eqns = append(b.prog.Eqns, &Eqn{Op: op, Args: args, Out: out, Params: p, Pos: pos, Why: why})
 	return Value{b: b, v: out}
 }
 
+// encloses reports whether b is a trace enclosing c (its parent, or the
+// parent's parent, …).
+func (b *builder) encloses(c *builder) bool {
+	for p := c.parent; p != nil; p = p.parent {
+		if p == b {
+			return true
+		}
+	}
+	return false
+}
+
+// capture makes x, a traced value of a trace enclosing b, an input of b
+// (once per value), capturing it in the traces in between first.
+func (b *builder) capture(x Value) *Var {
+	if x.b != b.parent {
+		x = Value{b: b.parent, v: b.parent.capture(x)}
+	}
+	if v, ok := b.captures[x.v]; ok {
+		return v
+	}
+	if b.captures == nil {
+		b.captures = map[*Var]*Var{}
+	}
+	v := b.newVar(x.v.Type, x.v.Shape)
+	b.prog.Inputs = append(b.prog.Inputs, v)
+	b.captures[x.v] = v
+	b.captured = append(b.captured, x)
+	return v
+}
+
 // builderOf finds the trace the operands belong to; nil when all are free.
-// Values of two different traces are an error.
+// Operands of a trace and of traces enclosing it belong to the innermost;
+// values of two unrelated traces are an error.
 func builderOf(op string, xs ...Value) (*builder, bool) {
 	var b *builder
 	for _, x := range xs {
-		if x.b != nil {
-			if b != nil && b != x.b {
-				b.opErr(op, errors.New("operands come from two different traces"))
-				return b, false
-			}
+		switch {
+		case x.b == nil || x.b == b:
+		case b == nil || b.encloses(x.b):
 			b = x.b
+		case !x.b.encloses(b):
+			b.opErr(op, errors.New("operands come from two different traces"))
+			return b, false
 		}
 	}
 	return b, true
@@ -172,6 +236,14 @@ func (b *builder) attach(x Value, op string) Value {
 	switch {
 	case x.b == b && (x.v != nil || x.lit != nil):
 		return x
+	case x.b != nil && x.b != b && x.b.encloses(b):
+		switch {
+		case x.v != nil:
+			return Value{b: b, v: b.capture(x)}
+		case x.lit != nil:
+			return Value{b: b, lit: x.lit}
+		}
+		return Value{b: b}
 	case x.b != nil && x.b != b:
 		return b.opErr(op, errors.New("a value from another trace was used"))
 	case x.replay != nil:

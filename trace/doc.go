@@ -40,4 +40,17 @@
 //     default int, strong.
 //   - Caller positions skip Kiln's own non-test files (trace and the root
 //     package) and are printed as dir/file.go:line.
+//
+// # Differentiation
+//
+// Grad, ValueAndGrad, VJP and JVP transform functions over Values as
+// jax.grad, jax.value_and_grad, jax.vjp and jax.jvp do; the derivative is an
+// ordinary program of the table's ops (printed, simplified, fused, run like
+// any other), so transformations compose: the gradient of a gradient, the
+// JVP of a gradient (Hessian-vector products). Each op's derivative is one
+// row of the rules table (rules.go), keyed by Op beside the op table: a JVP
+// rule, plus a transpose rule for the ops that can be linear in a tangent;
+// reverse mode linearizes and transposes, as JAX does (ad.go says why).
+// A function being differentiated may close over values of the enclosing
+// trace: they are its constants.
 package trace

@@ -1,0 +1,134 @@
+package trace
+
+import (
+	"fmt"
+	"slices"
+)
+
+// jvp runs a program's equations in trace b (the primal values) and their
+// JVP rules in trace tb (the tangents): tb is b itself for forward mode, or
+// a sub-trace of b for linearization, whose program is then the linear
+// program. Tangents are zero Values where they are zero.
+type jvp struct {
+	b, tb *builder
+	env   map[*Var]Value // the program's vars → primal values in b
+	tenv  map[*Var]Value // → tangents in tb (absent: zero)
+}
+
+// bindVar gives x, a value of trace b or a literal, as a var of exactly
+// type of v (literals are materialized at it).
+func (b *builder) bindVar(x Value, v *Var, op string) *Var {
+	x = b.attach(x, op)
+	if b.err != nil {
+		return nil
+	}
+	if x.lit != nil {
+		return b.to(x, v.Type, op, "")
+	}
+	if x.v == nil || x.v.Type != v.Type || !ShapeEqual(x.v.Shape, v.Shape) {
+		got := "nothing"
+		if x.v != nil {
+			got = x.v.TypeString()
+		}
+		b.opErr(op, fmt.Errorf("an argument of type %s was given where %s was traced", got, v.TypeString()))
+		return nil
+	}
+	return x.v
+}
+
+// emitEqn emits a copy of e in b over args, at e's position.
+func (b *builder) emitEqn(e *Eqn, args []Value) Value {
+	vars := make([]*Var, len(args))
+	for i, a := range args {
+		if vars[i] = b.bindVar(a, e.Args[i], e.Op.String()); vars[i] == nil {
+			return Value{b: b}
+		}
+	}
+	saved := b.pos
+	b.pos = &e.Pos
+	out := b.emit(e.Op, vars, e.Out.Type, e.Out.Shape, e.Params, e.Why)
+	b.pos = saved
+	return out
+}
+
+func lookup(env map[*Var]Value, vs []*Var) []Value {
+	out := make([]Value, len(vs))
+	for i, v := range vs {
+		out[i] = env[v]
+	}
+	return out
+}
+
+// run evaluates p over primals (one per input) with tangents (one per
+// input, zero Values for zero) and returns the primal and tangent outputs.
+func (j *jvp) run(p *Program, primals, tangents []Value) ([]Value, []Value) {
+	j.env = make(map[*Var]Value, len(p.Inputs)+len(p.Eqns))
+	j.tenv = map[*Var]Value{}
+	for i, v := range p.Inputs {
+		j.env[v] = primals[i]
+		if !isZero(tangents[i]) {
+			j.tenv[v] = tangents[i]
+		}
+	}
+	for _, e := range p.Eqns {
+		if j.b.err != nil {
+			break
+		}
+		in := lookup(j.env, e.Args)
+		out := j.b.emitEqn(e, in)
+		j.env[e.Out] = out
+		if t := j.tangent(e, in, out); !isZero(t) {
+			j.tenv[e.Out] = t
+		}
+	}
+	return lookup(j.env, p.Outputs), lookup(j.tenv, p.Outputs)
+}
+
+// tangent applies e's JVP rule, or returns a zero Value when the tangent
+// is zero.
+func (j *jvp) tangent(e *Eqn, in []Value, out Value) Value {
+	if !e.Out.Type.DType.IsInexact() {
+		return Value{} // float0: integer and bool results carry no tangent
+	}
+	ts := lookup(j.tenv, e.Args)
+	if !slices.ContainsFunc(ts, func(t Value) bool { return !isZero(t) }) {
+		return Value{}
+	}
+	r := RuleOf(e.Op)
+	if r.Zero {
+		return Value{}
+	}
+	c := &Call{Eqn: e, In: in, Out: out, Tangents: ts, lin: j.tb}
+	savedB, savedT := j.b.pos, j.tb.pos
+	j.b.pos, j.tb.pos = &e.Pos, &e.Pos
+	defer func() { j.b.pos, j.tb.pos = savedB, savedT }()
+	var t Value
+	switch {
+	case r.Linear:
+		args := make([]Value, len(ts))
+		for i := range ts {
+			args[i] = c.Tangent(i)
+		}
+		t = j.tb.emitEqn(e, args)
+	case r.JVP != nil:
+		t = r.JVP(c)
+	default:
+		msg := r.NotDifferentiable
+		if msg == "" {
+			msg = "the op has no derivative rule"
+		}
+		j.b.derivErr(e, "cannot differentiate: %s", msg)
+		return Value{}
+	}
+	if isZero(t) {
+		return t
+	}
+	if t.b != j.tb {
+		j.b.derivErr(e, "the JVP rule gave a tangent outside the tangent trace (a bug in the rule)")
+		return Value{}
+	}
+	if !j.tb.checkLike(e, "JVP", t, e.Out) {
+		return Value{}
+	}
+	return t
+}

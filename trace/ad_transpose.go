@@ -1,0 +1,119 @@
+package trace
+
+import "slices"
+
+// linearization is a program linearized at primal values: the primal
+// outputs, computed in trace b, and the linear program (trace tb, a
+// sub-trace of b) mapping the tangents of the differentiated inputs to the
+// tangents of the outputs. The linear program's inputs are those tangents,
+// then the residuals: the primal values of b its equations use.
+type linearization struct {
+	b, tb *builder
+	ntan  int     // linear inputs: tb.prog.Inputs[:ntan]
+	outs  []Value // primal outputs
+	touts []Value // tangents of the outputs in tb, zero Values where zero
+}
+
+// linearize evaluates p at primals in b and records the tangent of every
+// output as a linear function of the tangents of the inputs diff marks.
+func linearize(b *builder, p *Program, primals []Value, diff []bool) *linearization {
+	tb := &builder{cfg: b.cfg, prog: &Program{Config: b.cfg}, parent: b}
+	tangents := make([]Value, len(primals))
+	l := &linearization{b: b, tb: tb}
+	for i, v := range p.Inputs {
+		if i < len(diff) && diff[i] {
+			tv := tb.newVar(v.Type, v.Shape)
+			tb.prog.Inputs = append(tb.prog.Inputs, tv)
+			tangents[i] = Value{b: tb, v: tv}
+			l.ntan++
+		}
+	}
+	j := &jvp{b: b, tb: tb}
+	l.outs, l.touts = j.run(p, primals, tangents)
+	return l
+}
+
+// transpose runs the linear program backwards from the outputs'
+// cotangents cts (zero Values for zero) and returns the cotangents of the
+// linear inputs (zero Values where zero), in trace b: the linearization's
+// primal trace or a trace inside it (where the cotangents come from).
+func (l *linearization) transpose(b *builder, cts []Value) []Value {
+	lp := l.tb.prog
+	res := make([]Value, l.ntan)
+	if b.err != nil {
+		return res
+	}
+	linear := make(map[*Var]bool, len(lp.Eqns)+l.ntan)
+	env := make(map[*Var]Value, len(lp.Eqns))
+	for _, v := range lp.Inputs[:l.ntan] {
+		linear[v] = true
+	}
+	for i, v := range lp.Inputs[l.ntan:] {
+		env[v] = b.attach(l.tb.captured[i], "transpose")
+	}
+	// Equations that do not depend on a tangent (constants made by rules,
+	// ops on residuals) are evaluated forward, in b.
+	for _, e := range lp.Eqns {
+		if slices.ContainsFunc(e.Args, func(a *Var) bool { return linear[a] }) {
+			linear[e.Out] = true
+		} else {
+			env[e.Out] = b.emitEqn(e, lookup(env, e.Args))
+		}
+	}
+	ct := map[*Var]Value{}
+	add := func(v *Var, x Value) {
+		if prev, ok := ct[v]; ok {
+			x = prev.Add(x)
+		}
+		ct[v] = x
+	}
+	for i, t := range l.touts {
+		if !isZero(t) && !isZero(cts[i]) && linear[t.v] {
+			add(t.v, b.attach(cts[i], "transpose"))
+		}
+	}
+	for k := len(lp.Eqns) - 1; k >= 0 && b.err == nil; k-- {
+		e := lp.Eqns[k]
+		g, ok := ct[e.Out]
+		if !linear[e.Out] || !ok {
+			continue
+		}
+		delete(ct, e.Out)
+		transposeEqn(b, e, g, env, linear, add)
+	}
+	for i, v := range lp.Inputs[:l.ntan] {
+		if g, ok := ct[v]; ok {
+			res[i] = g
+		}
+	}
+	return res
+}
+
+// transposeEqn applies e's transpose rule to its result's cotangent g and
+// adds the operands' cotangents with add.
+func transposeEqn(b *builder, e *Eqn, g Value, env map[*Var]Value, linear map[*Var]bool, add func(*Var, Value)) {
+	r := RuleOf(e.Op)
+	if r.Transpose == nil {
+		b.derivErr(e, "cannot transpose: the op is not linear in a tangent (a bug in a JVP rule)")
+		return
+	}
+	c := &Call{Eqn: e, In: make([]Value, len(e.Args)), Linear: make([]bool, len(e.Args)), lin: b}
+	for i, a := range e.Args {
+		if c.Linear[i] = linear[a]; !c.Linear[i] {
+			c.In[i] = env[a]
+		}
+	}
+	saved := b.pos
+	b.pos = &e.Pos
+	cts := r.Transpose(c, g)
+	b.pos = saved
+	for i, a := range e.Args {
+		if !c.Linear[i] || i >= len(cts) || isZero(cts[i]) {
+			continue
+		}
+		if !b.checkLike(e, "transpose", cts[i], a) {
+			return
+		}
+		add(a, cts[i])
+	}
+}
