@@ -104,25 +104,25 @@ func zipC[T cplx](f func(a, b T) T) func(d, a, b []T) {
 
 func registerComplex[T cplx, F float](d tensor.DType) {
 	registerCommon[T](d)
-	binaryTable[trace.OpAdd][d] = bin(add[T]) // part by part: exact as written
-	binaryTable[trace.OpSub][d] = bin(sub[T])
-	binaryTable[trace.OpMul][d] = bin(zipC(cmul[T, F]))
-	binaryTable[trace.OpDiv][d] = bin(zipC(cdiv[T, F]))
-	binaryTable[trace.OpPow][d] = bin(zipC(func(a, b T) T { return T(cpow(complex128(a), complex128(b))) }))
-	unaryTable[trace.OpNeg][d] = un(neg[T])
-	unaryTable[trace.OpConj][d] = un(mapC(func(z T) T { re, im := parts[T, F](z); return mk[T](re, -im) }))
-	unaryTable[trace.OpSign][d] = un(mapC(csign[T, F]))
+	put(&binaryTable[trace.OpAdd][d], tierGeneric, bin(add[T])) // part by part: exact as written
+	put(&binaryTable[trace.OpSub][d], tierGeneric, bin(sub[T]))
+	put(&binaryTable[trace.OpMul][d], tierGeneric, bin(zipC(cmul[T, F])))
+	put(&binaryTable[trace.OpDiv][d], tierGeneric, bin(zipC(cdiv[T, F])))
+	put(&binaryTable[trace.OpPow][d], tierGeneric, bin(zipC(func(a, b T) T { return T(cpow(complex128(a), complex128(b))) })))
+	put(&unaryTable[trace.OpNeg][d], tierGeneric, un(neg[T]))
+	put(&unaryTable[trace.OpConj][d], tierGeneric, un(mapC(func(z T) T { re, im := parts[T, F](z); return mk[T](re, -im) })))
+	put(&unaryTable[trace.OpSign][d], tierGeneric, un(mapC(csign[T, F])))
 	for op, f := range complexFuncs {
-		unaryTable[op][d] = un(mapC(func(z T) T { return T(f(complex128(z))) }))
+		put(&unaryTable[op][d], tierGeneric, un(mapC(func(z T) T { return T(f(complex128(z))) })))
 	}
-	unaryTable[trace.OpAbs][d] = un(mapC(cabs[T, F]))
-	unaryTable[trace.OpReal][d] = un(mapC(func(z T) F { re, _ := parts[T, F](z); return re }))
-	unaryTable[trace.OpImag][d] = un(mapC(func(z T) F { _, im := parts[T, F](z); return im }))
-	unaryTable[trace.OpIsNaN][d] = un(mapC(func(z T) bool { re, im := parts[T, F](z); return re != re || im != im }))
-	unaryTable[trace.OpIsFinite][d] = un(mapC(func(z T) bool {
+	put(&unaryTable[trace.OpAbs][d], tierGeneric, un(mapC(cabs[T, F])))
+	put(&unaryTable[trace.OpReal][d], tierGeneric, un(mapC(func(z T) F { re, _ := parts[T, F](z); return re })))
+	put(&unaryTable[trace.OpImag][d], tierGeneric, un(mapC(func(z T) F { _, im := parts[T, F](z); return im })))
+	put(&unaryTable[trace.OpIsNaN][d], tierGeneric, un(mapC(func(z T) bool { re, im := parts[T, F](z); return re != re || im != im })))
+	put(&unaryTable[trace.OpIsFinite][d], tierGeneric, un(mapC(func(z T) bool {
 		re, im := parts[T, F](z)
 		return !math.IsInf(float64(re), 0) && re == re && !math.IsInf(float64(im), 0) && im == im
-	}))
+	})))
 	reduceTable[trace.OpReduceSum][d] = treeReducer[T](false)
 	reduceTable[trace.OpReduceProd][d] = complexProdReducer[T, F]()
 	dotTable[d] = complexDot[T, F]

@@ -63,19 +63,19 @@ func cvtComplex[S, D cplx](d []D, s []S) {
 
 func registerConvertFrom[S realNum](from tensor.DType) {
 	t := &convertTable[from]
-	t[tensor.U8] = un(cvtFromReal[S, uint8]())
-	t[tensor.U16] = un(cvtFromReal[S, uint16]())
-	t[tensor.U32] = un(cvtFromReal[S, uint32]())
-	t[tensor.U64] = un(cvtFromReal[S, uint64]())
-	t[tensor.I8] = un(cvtFromReal[S, int8]())
-	t[tensor.I16] = un(cvtFromReal[S, int16]())
-	t[tensor.I32] = un(cvtFromReal[S, int32]())
-	t[tensor.I64] = un(cvtFromReal[S, int64]())
-	t[tensor.F32] = un(cvtReal[S, float32])
-	t[tensor.F64] = un(cvtReal[S, float64])
-	t[tensor.C64] = un(cvtRealToComplex[S, complex64, float32])
-	t[tensor.C128] = un(cvtRealToComplex[S, complex128, float64])
-	t[tensor.Bool] = un(cvtToBool[S])
+	put(&t[tensor.U8], tierGeneric, un(cvtFromReal[S, uint8]()))
+	put(&t[tensor.U16], tierGeneric, un(cvtFromReal[S, uint16]()))
+	put(&t[tensor.U32], tierGeneric, un(cvtFromReal[S, uint32]()))
+	put(&t[tensor.U64], tierGeneric, un(cvtFromReal[S, uint64]()))
+	put(&t[tensor.I8], tierGeneric, un(cvtFromReal[S, int8]()))
+	put(&t[tensor.I16], tierGeneric, un(cvtFromReal[S, int16]()))
+	put(&t[tensor.I32], tierGeneric, un(cvtFromReal[S, int32]()))
+	put(&t[tensor.I64], tierGeneric, un(cvtFromReal[S, int64]()))
+	put(&t[tensor.F32], tierGeneric, un(cvtReal[S, float32]))
+	put(&t[tensor.F64], tierGeneric, un(cvtReal[S, float64]))
+	put(&t[tensor.C64], tierGeneric, un(cvtRealToComplex[S, complex64, float32]))
+	put(&t[tensor.C128], tierGeneric, un(cvtRealToComplex[S, complex128, float64]))
+	put(&t[tensor.Bool], tierGeneric, un(cvtToBool[S]))
 }
 
 // cvtFromReal picks the integer-target conversion for a real source:
@@ -107,39 +107,41 @@ func cvtComplexToFloat[S cplx, D float](d []D, s []S) {
 
 func registerConvertFromComplex[S cplx](from tensor.DType) {
 	t := &convertTable[from]
-	t[tensor.U8] = un(cvtComplexTo[S, uint8])
-	t[tensor.U16] = un(cvtComplexTo[S, uint16])
-	t[tensor.U32] = un(cvtComplexTo[S, uint32])
-	t[tensor.U64] = un(cvtComplexTo[S, uint64])
-	t[tensor.I8] = un(cvtComplexTo[S, int8])
-	t[tensor.I16] = un(cvtComplexTo[S, int16])
-	t[tensor.I32] = un(cvtComplexTo[S, int32])
-	t[tensor.I64] = un(cvtComplexTo[S, int64])
-	t[tensor.F32] = un(cvtComplexToFloat[S, float32])
-	t[tensor.F64] = un(cvtComplexToFloat[S, float64])
-	t[tensor.C64] = un(cvtComplex[S, complex64])
-	t[tensor.C128] = un(cvtComplex[S, complex128])
-	t[tensor.Bool] = un(cvtToBool[S])
+	put(&t[tensor.U8], tierGeneric, un(cvtComplexTo[S, uint8]))
+	put(&t[tensor.U16], tierGeneric, un(cvtComplexTo[S, uint16]))
+	put(&t[tensor.U32], tierGeneric, un(cvtComplexTo[S, uint32]))
+	put(&t[tensor.U64], tierGeneric, un(cvtComplexTo[S, uint64]))
+	put(&t[tensor.I8], tierGeneric, un(cvtComplexTo[S, int8]))
+	put(&t[tensor.I16], tierGeneric, un(cvtComplexTo[S, int16]))
+	put(&t[tensor.I32], tierGeneric, un(cvtComplexTo[S, int32]))
+	put(&t[tensor.I64], tierGeneric, un(cvtComplexTo[S, int64]))
+	put(&t[tensor.F32], tierGeneric, un(cvtComplexToFloat[S, float32]))
+	put(&t[tensor.F64], tierGeneric, un(cvtComplexToFloat[S, float64]))
+	put(&t[tensor.C64], tierGeneric, un(cvtComplex[S, complex64]))
+	put(&t[tensor.C128], tierGeneric, un(cvtComplex[S, complex128]))
+	put(&t[tensor.Bool], tierGeneric, un(cvtToBool[S]))
 }
 
 func registerConvertFromBool() {
 	t := &convertTable[tensor.Bool]
-	t[tensor.U8] = un(cvtFromBool[uint8])
-	t[tensor.U16] = un(cvtFromBool[uint16])
-	t[tensor.U32] = un(cvtFromBool[uint32])
-	t[tensor.U64] = un(cvtFromBool[uint64])
-	t[tensor.I8] = un(cvtFromBool[int8])
-	t[tensor.I16] = un(cvtFromBool[int16])
-	t[tensor.I32] = un(cvtFromBool[int32])
-	t[tensor.I64] = un(cvtFromBool[int64])
-	t[tensor.F32] = un(cvtFromBool[float32])
-	t[tensor.F64] = un(cvtFromBool[float64])
-	t[tensor.C64] = un(cvtFromBool[complex64])
-	t[tensor.C128] = un(cvtFromBool[complex128])
-	t[tensor.Bool] = un(identity[bool])
+	put(&t[tensor.U8], tierGeneric, un(cvtFromBool[uint8]))
+	put(&t[tensor.U16], tierGeneric, un(cvtFromBool[uint16]))
+	put(&t[tensor.U32], tierGeneric, un(cvtFromBool[uint32]))
+	put(&t[tensor.U64], tierGeneric, un(cvtFromBool[uint64]))
+	put(&t[tensor.I8], tierGeneric, un(cvtFromBool[int8]))
+	put(&t[tensor.I16], tierGeneric, un(cvtFromBool[int16]))
+	put(&t[tensor.I32], tierGeneric, un(cvtFromBool[int32]))
+	put(&t[tensor.I64], tierGeneric, un(cvtFromBool[int64]))
+	put(&t[tensor.F32], tierGeneric, un(cvtFromBool[float32]))
+	put(&t[tensor.F64], tierGeneric, un(cvtFromBool[float64]))
+	put(&t[tensor.C64], tierGeneric, un(cvtFromBool[complex64]))
+	put(&t[tensor.C128], tierGeneric, un(cvtFromBool[complex128]))
+	put(&t[tensor.Bool], tierGeneric, un(identity[bool]))
 }
 
-func init() {
+// registerConversions fills convertTable with the generic Go loops, at
+// tierGeneric.
+func registerConversions() {
 	registerConvertFrom[uint8](tensor.U8)
 	registerConvertFrom[uint16](tensor.U16)
 	registerConvertFrom[uint32](tensor.U32)

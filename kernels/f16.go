@@ -52,16 +52,22 @@ func roundBF16(p unsafe.Pointer, n int) {
 	}
 }
 
-// The block conversions in use: these Go loops, replaced by the vector
-// kernels of simd.go where available.
+// The block conversions in use: these Go loops (registerHalfForms), or
+// package simd's vector kernels at tierSIMD.
 var (
-	widenF16Fn   unaryFn                       = widenF16
-	widenBF16Fn  unaryFn                       = widenBF16
-	narrowF16Fn  unaryFn                       = narrowF16
-	narrowBF16Fn unaryFn                       = narrowBF16
-	roundF16Fn   func(p unsafe.Pointer, n int) = roundF16
-	roundBF16Fn  func(p unsafe.Pointer, n int) = roundBF16
+	widenF16Fn, widenBF16Fn, narrowF16Fn, narrowBF16Fn unaryFn
+	roundF16Fn, roundBF16Fn                            func(p unsafe.Pointer, n int)
 )
+
+// registerHalfForms registers the Go loops above at tierGeneric.
+func registerHalfForms() {
+	put(&widenF16Fn, tierGeneric, widenF16)
+	put(&widenBF16Fn, tierGeneric, widenBF16)
+	put(&narrowF16Fn, tierGeneric, narrowF16)
+	put(&narrowBF16Fn, tierGeneric, narrowBF16)
+	put(&roundF16Fn, tierGeneric, roundF16)
+	put(&roundBF16Fn, tierGeneric, roundBF16)
+}
 
 // widenFn loads a storage block of d into compute form; nil when the two
 // forms are the same.

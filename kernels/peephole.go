@@ -5,7 +5,6 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/kiln-go/kiln/internal/simd"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
@@ -112,16 +111,9 @@ func (t *opTable) apply(s *step) bool {
 	return false
 }
 
-// opKernels are package simd's kernels for one table and dtype; D is the
-// element written: float32 (rounded) or uint16 (storage bits).
-type opKernels[D any] struct {
-	add, sub, mul, div                       func(d []D, a, b []float32)
-	addS, subS, subSRev, mulS, divS, divSRev func(d []D, a []float32, s float32)
-}
-
 // rounded: the ops fused with their rounding; stored: the same ops writing
 // storage bits instead; storedNT: those with streaming (non-temporal,
-// unfenced) stores.
+// unfenced) stores. registerSIMD (simd_gen.go) fills them.
 //
 // wideBinary[k][op][d][form] and wideScalar[k][op][d][rev] are those ops
 // (k: 0 rounded, 1 storing) reading operands as storage bits: form bit 0
@@ -132,88 +124,12 @@ var (
 	wideScalar                [2][trace.NumOps][tensor.NumDTypes][2]scalarFn
 )
 
-// fillOps puts k's kernels for dtype d into t.
-func fillOps[D any](t *opTable, d tensor.DType, k opKernels[D]) {
-	bin := func(f func(d []D, a, b []float32)) binaryFn {
-		return func(dst, a, b unsafe.Pointer, n int) { f(view[D](dst, n), view[float32](a, n), view[float32](b, n)) }
-	}
-	scal := func(f func(d []D, a []float32, s float32)) scalarFn {
-		return func(dst, a, s unsafe.Pointer, n int) { f(view[D](dst, n), view[float32](a, n), *(*float32)(s)) }
-	}
-	t.bin[trace.OpAdd][d], t.bin[trace.OpSub][d] = bin(k.add), bin(k.sub)
-	t.bin[trace.OpMul][d], t.bin[trace.OpDiv][d] = bin(k.mul), bin(k.div)
-	t.scal[trace.OpAdd][d] = [2]scalarFn{scal(k.addS), scal(k.addS)}
-	t.scal[trace.OpSub][d] = [2]scalarFn{scal(k.subS), scal(k.subSRev)}
-	t.scal[trace.OpMul][d] = [2]scalarFn{scal(k.mulS), scal(k.mulS)}
-	t.scal[trace.OpDiv][d] = [2]scalarFn{scal(k.divS), scal(k.divSRev)}
-}
-
-func init() {
-	affineTable[tensor.F32] = [2]func([2]bool) affineFn{simdAffine(simd.AffineF32), simdAffine(simd.AffineNTF32)}
-	affineTable[tensor.F64] = [2]func([2]bool) affineFn{simdAffine(simd.AffineF64), simdAffine(simd.AffineNTF64)}
-
-	fillOps(&rounded, tensor.F16, opKernels[float32]{simd.AddRoundF16, simd.SubRoundF16, simd.MulRoundF16, simd.DivRoundF16,
-		simd.AddScalarRoundF16, simd.SubScalarRoundF16, simd.SubScalarRevRoundF16,
-		simd.MulScalarRoundF16, simd.DivScalarRoundF16, simd.DivScalarRevRoundF16})
-	fillOps(&rounded, tensor.BF16, opKernels[float32]{simd.AddRoundBF16, simd.SubRoundBF16, simd.MulRoundBF16, simd.DivRoundBF16,
-		simd.AddScalarRoundBF16, simd.SubScalarRoundBF16, simd.SubScalarRevRoundBF16,
-		simd.MulScalarRoundBF16, simd.DivScalarRoundBF16, simd.DivScalarRevRoundBF16})
-	fillOps(&stored, tensor.F16, opKernels[uint16]{simd.AddToF16, simd.SubToF16, simd.MulToF16, simd.DivToF16,
-		simd.AddScalarToF16, simd.SubScalarToF16, simd.SubScalarRevToF16,
-		simd.MulScalarToF16, simd.DivScalarToF16, simd.DivScalarRevToF16})
-	fillOps(&stored, tensor.BF16, opKernels[uint16]{simd.AddToBF16, simd.SubToBF16, simd.MulToBF16, simd.DivToBF16,
-		simd.AddScalarToBF16, simd.SubScalarToBF16, simd.SubScalarRevToBF16,
-		simd.MulScalarToBF16, simd.DivScalarToBF16, simd.DivScalarRevToBF16})
-	fillOps(&storedNT, tensor.F16, opKernels[uint16]{simd.AddToF16NT, simd.SubToF16NT, simd.MulToF16NT, simd.DivToF16NT,
-		simd.AddScalarToF16NT, simd.SubScalarToF16NT, simd.SubScalarRevToF16NT,
-		simd.MulScalarToF16NT, simd.DivScalarToF16NT, simd.DivScalarRevToF16NT})
-	fillOps(&storedNT, tensor.BF16, opKernels[uint16]{simd.AddToBF16NT, simd.SubToBF16NT, simd.MulToBF16NT, simd.DivToBF16NT,
-		simd.AddScalarToBF16NT, simd.SubScalarToBF16NT, simd.SubScalarRevToBF16NT,
-		simd.MulScalarToBF16NT, simd.DivScalarToBF16NT, simd.DivScalarRevToBF16NT})
-}
-
-func init() {
-	type forms struct{ h1, h2, h12 any }
-	type ops struct {
-		add, sub, mul, div                       [2]forms // rounded, storing
-		addS, subS, subSRev, mulS, divS, divSRev [2]any
-	}
-	for d, k := range map[tensor.DType]ops{
-		tensor.F16: {
-			add:  [2]forms{{simd.AddRoundF16H1, simd.AddRoundF16H2, simd.AddRoundF16H12}, {simd.AddToF16H1, simd.AddToF16H2, simd.AddToF16H12}},
-			sub:  [2]forms{{simd.SubRoundF16H1, simd.SubRoundF16H2, simd.SubRoundF16H12}, {simd.SubToF16H1, simd.SubToF16H2, simd.SubToF16H12}},
-			mul:  [2]forms{{simd.MulRoundF16H1, simd.MulRoundF16H2, simd.MulRoundF16H12}, {simd.MulToF16H1, simd.MulToF16H2, simd.MulToF16H12}},
-			div:  [2]forms{{simd.DivRoundF16H1, simd.DivRoundF16H2, simd.DivRoundF16H12}, {simd.DivToF16H1, simd.DivToF16H2, simd.DivToF16H12}},
-			addS: [2]any{simd.AddScalarRoundF16H, simd.AddScalarToF16H}, subS: [2]any{simd.SubScalarRoundF16H, simd.SubScalarToF16H},
-			subSRev: [2]any{simd.SubScalarRevRoundF16H, simd.SubScalarRevToF16H}, mulS: [2]any{simd.MulScalarRoundF16H, simd.MulScalarToF16H},
-			divS: [2]any{simd.DivScalarRoundF16H, simd.DivScalarToF16H}, divSRev: [2]any{simd.DivScalarRevRoundF16H, simd.DivScalarRevToF16H},
-		},
-		tensor.BF16: {
-			add:  [2]forms{{simd.AddRoundBF16H1, simd.AddRoundBF16H2, simd.AddRoundBF16H12}, {simd.AddToBF16H1, simd.AddToBF16H2, simd.AddToBF16H12}},
-			sub:  [2]forms{{simd.SubRoundBF16H1, simd.SubRoundBF16H2, simd.SubRoundBF16H12}, {simd.SubToBF16H1, simd.SubToBF16H2, simd.SubToBF16H12}},
-			mul:  [2]forms{{simd.MulRoundBF16H1, simd.MulRoundBF16H2, simd.MulRoundBF16H12}, {simd.MulToBF16H1, simd.MulToBF16H2, simd.MulToBF16H12}},
-			div:  [2]forms{{simd.DivRoundBF16H1, simd.DivRoundBF16H2, simd.DivRoundBF16H12}, {simd.DivToBF16H1, simd.DivToBF16H2, simd.DivToBF16H12}},
-			addS: [2]any{simd.AddScalarRoundBF16H, simd.AddScalarToBF16H}, subS: [2]any{simd.SubScalarRoundBF16H, simd.SubScalarToBF16H},
-			subSRev: [2]any{simd.SubScalarRevRoundBF16H, simd.SubScalarRevToBF16H}, mulS: [2]any{simd.MulScalarRoundBF16H, simd.MulScalarToBF16H},
-			divS: [2]any{simd.DivScalarRoundBF16H, simd.DivScalarToBF16H}, divSRev: [2]any{simd.DivScalarRevRoundBF16H, simd.DivScalarRevToBF16H},
-		},
-	} {
-		for kind := range 2 {
-			for op, f := range map[trace.Op]forms{trace.OpAdd: k.add[kind], trace.OpSub: k.sub[kind], trace.OpMul: k.mul[kind], trace.OpDiv: k.div[kind]} {
-				wideBinary[kind][op][d] = [4]binaryFn{nil, wideBin(f.h1), wideBin(f.h2), wideBin(f.h12)}
-			}
-			for op, f := range map[trace.Op][2]any{trace.OpAdd: {k.addS[kind], k.addS[kind]}, trace.OpSub: {k.subS[kind], k.subSRev[kind]},
-				trace.OpMul: {k.mulS[kind], k.mulS[kind]}, trace.OpDiv: {k.divS[kind], k.divSRev[kind]}} {
-				wideScalar[kind][op][d] = [2]scalarFn{wideScal(f[0]), wideScal(f[1])}
-			}
-		}
-	}
-}
-
-// wideBin adapts a binary kernel of package simd whose operands are
-// float32 or storage bits ([]uint16), writing float32 or bits.
+// wideBin adapts a binary kernel of package simd whose operands and
+// result are float32 or storage bits ([]uint16), one of them bits.
 func wideBin(f any) binaryFn {
 	switch f := f.(type) {
+	case func([]uint16, []float32, []float32):
+		return func(d, a, b unsafe.Pointer, n int) { f(view[uint16](d, n), view[float32](a, n), view[float32](b, n)) }
 	case func([]float32, []uint16, []float32):
 		return func(d, a, b unsafe.Pointer, n int) { f(view[float32](d, n), view[uint16](a, n), view[float32](b, n)) }
 	case func([]float32, []float32, []uint16):
@@ -230,9 +146,12 @@ func wideBin(f any) binaryFn {
 	panic(fmt.Sprintf("kernels: no adapter for %T", f))
 }
 
-// wideScal adapts a scalar kernel of package simd reading storage bits.
+// wideScal adapts a scalar kernel of package simd reading or writing
+// storage bits.
 func wideScal(f any) scalarFn {
 	switch f := f.(type) {
+	case func([]uint16, []float32, float32):
+		return func(d, a, s unsafe.Pointer, n int) { f(view[uint16](d, n), view[float32](a, n), *(*float32)(s)) }
 	case func([]float32, []uint16, float32):
 		return func(d, a, s unsafe.Pointer, n int) { f(view[float32](d, n), view[uint16](a, n), *(*float32)(s)) }
 	case func([]uint16, []uint16, float32):

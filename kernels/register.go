@@ -9,7 +9,9 @@ import (
 	"github.com/kiln-go/kiln/trace"
 )
 
-func init() {
+// registerGeneric fills the element-wise tables with the generic Go loops
+// of every dtype, at tierGeneric.
+func registerGeneric() {
 	registerSigned[int8](tensor.I8)
 	registerSigned[int16](tensor.I16)
 	registerSigned[int32](tensor.I32)
@@ -28,101 +30,110 @@ func init() {
 }
 
 func registerCommon[T comparable](d tensor.DType) {
-	binaryTable[trace.OpEq][d] = bin(eq[T])
-	binaryTable[trace.OpNe][d] = bin(ne[T])
-	selectTable[d] = func(dst, c, a, b unsafe.Pointer, n int) {
+	put(&binaryTable[trace.OpEq][d], tierGeneric, bin(eq[T]))
+	put(&binaryTable[trace.OpNe][d], tierGeneric, bin(ne[T]))
+	put(&selectTable[d], tierGeneric, func(dst, c, a, b unsafe.Pointer, n int) {
 		sel(view[T](dst, n), view[bool](c, n), view[T](a, n), view[T](b, n))
-	}
-	unaryTable[trace.OpReal][d] = un(identity[T])
-	unaryTable[trace.OpConj][d] = un(identity[T])
-	unaryTable[trace.OpImag][d] = un(zeros[T])
+	})
+}
+
+// registerRealParts: a real number is its own real part and conjugate.
+func registerRealParts[T comparable](d tensor.DType) {
+	put(&unaryTable[trace.OpReal][d], tierGeneric, un(identity[T]))
+	put(&unaryTable[trace.OpConj][d], tierGeneric, un(identity[T]))
+	put(&unaryTable[trace.OpImag][d], tierGeneric, un(zeros[T]))
 }
 
 func registerInteger[T integer](d tensor.DType) {
 	registerCommon[T](d)
+	registerRealParts[T](d)
 	for op, f := range map[trace.Op]func(d, a, b []T){
 		trace.OpAdd: add[T], trace.OpSub: sub[T], trace.OpMul: mul[T],
 		trace.OpFloorDiv: floorDivInt[T], trace.OpRem: remInt[T], trace.OpPow: powInt[T],
 		trace.OpMax: maxOrd[T], trace.OpMin: minOrd[T],
 		trace.OpAnd: and[T], trace.OpOr: or[T], trace.OpXor: xor[T], trace.OpShl: shl[T], trace.OpShr: shr[T],
 	} {
-		binaryTable[op][d] = bin(f)
+		put(&binaryTable[op][d], tierGeneric, bin(f))
 	}
 	for op, f := range map[trace.Op]func(d []bool, a, b []T){
 		trace.OpLt: lt[T], trace.OpLe: le[T], trace.OpGt: gt[T], trace.OpGe: ge[T],
 	} {
-		binaryTable[op][d] = bin(f)
+		put(&binaryTable[op][d], tierGeneric, bin(f))
 	}
-	unaryTable[trace.OpNeg][d] = un(neg[T])
-	unaryTable[trace.OpNot][d] = un(not[T])
-	unaryTable[trace.OpIsNaN][d] = un(falses[T])
-	unaryTable[trace.OpIsFinite][d] = un(trues[T])
+	put(&unaryTable[trace.OpNeg][d], tierGeneric, un(neg[T]))
+	put(&unaryTable[trace.OpNot][d], tierGeneric, un(not[T]))
+	put(&unaryTable[trace.OpIsNaN][d], tierGeneric, un(falses[T]))
+	put(&unaryTable[trace.OpIsFinite][d], tierGeneric, un(trues[T]))
 }
 
 func registerSigned[T signed](d tensor.DType) {
 	registerInteger[T](d)
-	unaryTable[trace.OpAbs][d] = un(absInt[T])
-	unaryTable[trace.OpSign][d] = un(signInt[T])
+	put(&unaryTable[trace.OpAbs][d], tierGeneric, un(absInt[T]))
+	put(&unaryTable[trace.OpSign][d], tierGeneric, un(signInt[T]))
 }
 
 func registerUnsigned[T unsigned](d tensor.DType) {
 	registerInteger[T](d)
-	unaryTable[trace.OpAbs][d] = un(identity[T])
-	unaryTable[trace.OpSign][d] = un(signUint[T])
+	put(&unaryTable[trace.OpAbs][d], tierGeneric, un(identity[T]))
+	put(&unaryTable[trace.OpSign][d], tierGeneric, un(signUint[T]))
 }
 
 func registerFloat[T float](d tensor.DType) {
 	registerCommon[T](d)
+	registerRealParts[T](d)
 	for op, f := range map[trace.Op]func(d, a, b []T){
 		trace.OpAdd: add[T], trace.OpSub: sub[T], trace.OpMul: mul[T], trace.OpDiv: div[T],
 		trace.OpFloorDiv: floorDivFloat[T], trace.OpRem: remFloat[T], trace.OpPow: powFloat[T],
 		trace.OpMax: maxFloat[T], trace.OpMin: minFloat[T],
 	} {
-		binaryTable[op][d] = bin(f)
+		put(&binaryTable[op][d], tierGeneric, bin(f))
 	}
 	for op, f := range map[trace.Op]func(d []bool, a, b []T){
 		trace.OpLt: lt[T], trace.OpLe: le[T], trace.OpGt: gt[T], trace.OpGe: ge[T],
 	} {
-		binaryTable[op][d] = bin(f)
+		put(&binaryTable[op][d], tierGeneric, bin(f))
 	}
-	unaryTable[trace.OpNeg][d] = un(neg[T])
+	put(&unaryTable[trace.OpNeg][d], tierGeneric, un(neg[T]))
 	for op, f := range map[trace.Op]func(float64) float64{
 		trace.OpAbs: math.Abs, trace.OpSign: signFloat, trace.OpSqrt: math.Sqrt,
 		trace.OpFloor: math.Floor, trace.OpCeil: math.Ceil, trace.OpRound: math.RoundToEven,
 	} {
-		unaryTable[op][d] = un(mathUn[T](f))
+		put(&unaryTable[op][d], tierGeneric, un(mathUn[T](f)))
 	}
 	for op, f := range scalarMath {
-		unaryTable[op][d] = un(mathUn[T](f))
+		put(&unaryTable[op][d], tierGeneric, un(mathUn[T](f)))
 	}
-	unaryTable[trace.OpIsNaN][d] = un(isNaN[T])
-	unaryTable[trace.OpIsFinite][d] = un(isFinite[T])
+	put(&unaryTable[trace.OpIsNaN][d], tierGeneric, un(isNaN[T]))
+	put(&unaryTable[trace.OpIsFinite][d], tierGeneric, un(isFinite[T]))
 }
 
 func registerBool() {
 	d := tensor.Bool
 	registerCommon[bool](d)
-	binaryTable[trace.OpAdd][d] = bin(orBool)
-	binaryTable[trace.OpMul][d] = bin(andBool)
-	binaryTable[trace.OpMax][d] = bin(orBool)
-	binaryTable[trace.OpMin][d] = bin(andBool)
-	binaryTable[trace.OpAnd][d] = bin(andBool)
-	binaryTable[trace.OpOr][d] = bin(orBool)
-	binaryTable[trace.OpXor][d] = bin(xorBool)
-	binaryTable[trace.OpLt][d] = bin(ltBool)
-	binaryTable[trace.OpLe][d] = bin(leBool)
-	binaryTable[trace.OpGt][d] = bin(gtBool)
-	binaryTable[trace.OpGe][d] = bin(geBool)
-	unaryTable[trace.OpNot][d] = un(notBool)
-	unaryTable[trace.OpAbs][d] = un(identity[bool])
-	unaryTable[trace.OpIsNaN][d] = un(falses[bool])
-	unaryTable[trace.OpIsFinite][d] = un(trues[bool])
+	registerRealParts[bool](d)
+	put(&binaryTable[trace.OpAdd][d], tierGeneric, bin(orBool))
+	put(&binaryTable[trace.OpMul][d], tierGeneric, bin(andBool))
+	put(&binaryTable[trace.OpMax][d], tierGeneric, bin(orBool))
+	put(&binaryTable[trace.OpMin][d], tierGeneric, bin(andBool))
+	put(&binaryTable[trace.OpAnd][d], tierGeneric, bin(andBool))
+	put(&binaryTable[trace.OpOr][d], tierGeneric, bin(orBool))
+	put(&binaryTable[trace.OpXor][d], tierGeneric, bin(xorBool))
+	put(&binaryTable[trace.OpLt][d], tierGeneric, bin(ltBool))
+	put(&binaryTable[trace.OpLe][d], tierGeneric, bin(leBool))
+	put(&binaryTable[trace.OpGt][d], tierGeneric, bin(gtBool))
+	put(&binaryTable[trace.OpGe][d], tierGeneric, bin(geBool))
+	put(&unaryTable[trace.OpNot][d], tierGeneric, un(notBool))
+	put(&unaryTable[trace.OpAbs][d], tierGeneric, un(identity[bool]))
+	put(&unaryTable[trace.OpIsNaN][d], tierGeneric, un(falses[bool]))
+	put(&unaryTable[trace.OpIsFinite][d], tierGeneric, un(trues[bool]))
 }
 
 // scalarMath holds the float64 functions the CPU backend evaluates
 // transcendental ops with, element by element (f32, f16 and bf16 compute
-// them in float64 and round). Those with vectorized kernels (vectorMath)
-// are overridden by them. log1p is package math's fdlibm port, within 1
+// them in float64 and round). Those with vectorized kernels (exp, log,
+// tanh, logistic, sin, cos: registerSIMD) are overridden by them. The f64
+// kernels are also more accurate than Go's math on amd64, whose Exp
+// overflows early and whose Log is wrong on subnormals. log1p is package math's fdlibm port, within 1
 // ulp; tan, rsqrt, expm1 (and pow, powFloat) are internal/xmath's, as
 // math.Tan (2 ulps, thousands at huge arguments), 1/math.Sqrt (1.4) and
 // math.Pow (many, and all accuracy for some subnormal bases) are not
@@ -144,14 +155,14 @@ func Transcendental(op trace.Op, d tensor.DType, x, y float64) float64 {
 	if op == trace.OpPow {
 		return xmath.Pow(x, y)
 	}
-	if fs, ok := vectorMath[op]; ok {
+	if slotTiers[unsafe.Pointer(&unaryTable[op][tensor.F64])] == tierSIMD { // a vector kernel
 		if d == tensor.F64 {
-			var out [1]float64
-			fs.f64(out[:], []float64{x})
+			out := [1]float64{}
+			unaryTable[op][d](unsafe.Pointer(&out), unsafe.Pointer(&x), 1)
 			return out[0]
 		}
-		var out [1]float32
-		fs.f32(out[:], []float32{float32(x)})
+		in, out := [1]float32{float32(x)}, [1]float32{}
+		unaryTable[op][tensor.F32](unsafe.Pointer(&out), unsafe.Pointer(&in), 1)
 		return float64(out[0])
 	}
 	if f, ok := scalarMath[op]; ok {

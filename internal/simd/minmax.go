@@ -5,34 +5,6 @@ import "math"
 // Min and Max follow IEEE 754-2019 minimum and maximum: a NaN operand gives
 // that NaN (a's when both are NaN), and −0 < +0.
 
-// MinF32 computes dst[i] = minimum(a[i], b[i]).
-func MinF32(dst, a, b []float32) {
-	a, b = a[:len(dst)], b[:len(dst)]
-	n := minF32Accel(dst, a, b)
-	minF32Go(dst[n:], a[n:], b[n:])
-}
-
-// MaxF32 computes dst[i] = maximum(a[i], b[i]).
-func MaxF32(dst, a, b []float32) {
-	a, b = a[:len(dst)], b[:len(dst)]
-	n := maxF32Accel(dst, a, b)
-	maxF32Go(dst[n:], a[n:], b[n:])
-}
-
-// MinF64 computes dst[i] = minimum(a[i], b[i]).
-func MinF64(dst, a, b []float64) {
-	a, b = a[:len(dst)], b[:len(dst)]
-	n := minF64Accel(dst, a, b)
-	minF64Go(dst[n:], a[n:], b[n:])
-}
-
-// MaxF64 computes dst[i] = maximum(a[i], b[i]).
-func MaxF64(dst, a, b []float64) {
-	a, b = a[:len(dst)], b[:len(dst)]
-	n := maxF64Accel(dst, a, b)
-	maxF64Go(dst[n:], a[n:], b[n:])
-}
-
 // Equal operands are the same value or ±0: OR-ing their bits picks −0 for
 // the minimum, AND-ing picks +0 for the maximum, and leaves others alone.
 

@@ -17,42 +17,6 @@ package simd
 // vectors with a special lane take the full path, which settles them with
 // blends, or stops (see internal/simd/_asm/transc.go).
 
-// ExpF32 computes dst[i] = e**x[i].
-func ExpF32(dst, x []float32) { map32(dst, x, expF32Accel, expF32Go) }
-
-// LogF32 computes dst[i] = ln(x[i]).
-func LogF32(dst, x []float32) { map32(dst, x, logF32Accel, logF32Go) }
-
-// TanhF32 computes dst[i] = tanh(x[i]).
-func TanhF32(dst, x []float32) { map32(dst, x, tanhF32Accel, tanhF32Go) }
-
-// LogisticF32 computes dst[i] = 1 / (1 + e**-x[i]).
-func LogisticF32(dst, x []float32) { map32(dst, x, logisticF32Accel, logisticF32Go) }
-
-// SinF32 computes dst[i] = sin(x[i]).
-func SinF32(dst, x []float32) { map32(dst, x, sinF32Accel, sinF32Go) }
-
-// CosF32 computes dst[i] = cos(x[i]).
-func CosF32(dst, x []float32) { map32(dst, x, cosF32Accel, cosF32Go) }
-
-// ExpF64 computes dst[i] = e**x[i].
-func ExpF64(dst, x []float64) { map64(dst, x, expF64Accel, expF64Go) }
-
-// LogF64 computes dst[i] = ln(x[i]).
-func LogF64(dst, x []float64) { map64(dst, x, logF64Accel, logF64Go) }
-
-// TanhF64 computes dst[i] = tanh(x[i]).
-func TanhF64(dst, x []float64) { map64(dst, x, tanhF64Accel, tanhF64Go) }
-
-// LogisticF64 computes dst[i] = 1 / (1 + e**-x[i]).
-func LogisticF64(dst, x []float64) { map64(dst, x, logisticF64Accel, logisticF64Go) }
-
-// SinF64 computes dst[i] = sin(x[i]).
-func SinF64(dst, x []float64) { map64(dst, x, sinF64Accel, sinF64Go) }
-
-// CosF64 computes dst[i] = cos(x[i]).
-func CosF64(dst, x []float64) { map64(dst, x, cosF64Accel, cosF64Go) }
-
 // map32 runs accel, which stops before a vector it cannot handle, and lets
 // the Go twin do that vector's worth of elements (and the tail).
 func map32(dst, x []float32, accel func(dst, x []float32) int, twin func(dst, x []float32)) {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
@@ -14,6 +16,7 @@ type floatType struct {
 	suffix                             string // "F32", "F64"
 	gotype                             string
 	size                               int
+	dtypes                             []string // the Kiln dtypes computed in this type (tensor.F16 is in float32)
 	add, sub, mul, div, min, max, sqrt func(ops ...Op)
 	cmp                                func(s isa, imm uint8, a, b Op) reg.Register
 	blend                              func(s isa, c reg.Register, t, f, dst Op)
@@ -21,10 +24,10 @@ type floatType struct {
 }
 
 var (
-	f32 = floatType{suffix: "F32", gotype: "float32", size: 4,
+	f32 = floatType{suffix: "F32", gotype: "float32", size: 4, dtypes: []string{"F32", "F16", "BF16"},
 		add: VADDPS, sub: VSUBPS, mul: VMULPS, div: VDIVPS, min: VMINPS, max: VMAXPS, sqrt: VSQRTPS,
 		cmp: isa.cmpPS, blend: isa.blendPS, broadcast: isa.broadcastParam32}
-	f64 = floatType{suffix: "F64", gotype: "float64", size: 8,
+	f64 = floatType{suffix: "F64", gotype: "float64", size: 8, dtypes: []string{"F64"},
 		add: VADDPD, sub: VSUBPD, mul: VMULPD, div: VDIVPD, min: VMINPD, max: VMAXPD, sqrt: VSQRTPD,
 		cmp: isa.cmpPD, blend: isa.blendPD, broadcast: isa.broadcastParam64}
 )
@@ -47,21 +50,48 @@ func registerArith() {
 	for _, t := range []floatType{f32, f64} {
 		t := t
 		sl := "dst, a, b []" + t.gotype
-		add("add"+t.suffix, sl, func(s isa) { binary(s, t.size, intrinsic(t.add)) })
-		add("sub"+t.suffix, sl, func(s isa) { binary(s, t.size, intrinsic(t.sub)) })
-		add("mul"+t.suffix, sl, func(s isa) { binary(s, t.size, intrinsic(t.mul)) })
-		add("div"+t.suffix, sl, func(s isa) { binary(s, t.size, intrinsic(t.div)) })
-		add("min"+t.suffix, sl, func(s isa) { binary(s, t.size, t.minimum(true)) })
-		add("max"+t.suffix, sl, func(s isa) { binary(s, t.size, t.minimum(false)) })
+		for _, o := range []struct {
+			name, op, sym string
+			f             func(s isa, a, b, dst Op)
+		}{
+			{"add", "Add", "+", intrinsic(t.add)}, {"sub", "Sub", "-", intrinsic(t.sub)},
+			{"mul", "Mul", "*", intrinsic(t.mul)}, {"div", "Div", "/", intrinsic(t.div)},
+		} {
+			o := o
+			add(o.name+t.suffix, sl, func(s isa) { binary(s, t.size, o.f) }).
+				wrap(o.op+t.suffix, "computes dst[i] = a[i] "+o.sym+" b[i].", o.name+"Go(dst, a, b)").
+				fills("simd2", t.slots("binaryTable[trace.Op"+o.op+"]", "")...)
+		}
+		for _, o := range []struct {
+			name, op string
+			isMin    bool
+		}{{"min", "Min", true}, {"max", "Max", false}} {
+			o := o
+			add(o.name+t.suffix, sl, func(s isa) { binary(s, t.size, t.minimum(o.isMin)) }).
+				wrap(o.op+t.suffix, "computes dst[i] = "+o.name+"imum(a[i], b[i]).", o.name+t.suffix+"Go(dst, a, b)").
+				fills("simd2", t.slots("binaryTable[trace.Op"+o.op+"]", "")...)
+		}
+		sqrtDoc := map[string]string{"F32": "computes dst[i] = sqrt(a[i]), correctly rounded.", "F64": "computes dst[i] = math.Sqrt(a[i])."}[t.suffix]
 		add("sqrt"+t.suffix, "dst, a []"+t.gotype, func(s isa) {
 			loop{lanes: s.bytes / t.size, unroll: 4, body: func(in []reg.VecVirtual) []Op {
 				d := s.vec()
 				t.sqrt(in[0], d)
 				return []Op{d}
 			}}.emit(s, out("dst", t.size), in("a", t.size))
-		})
+		}).wrap("Sqrt"+t.suffix, sqrtDoc, "sqrt"+t.suffix+"Go(dst, a)").
+			fills("simd1", t.slots("unaryTable[trace.OpSqrt]", "")...)
 		scalarForms(t)
 	}
+}
+
+// slots lists the kernels table entries of t's dtypes: table[tensor.D]
+// followed by index.
+func (t floatType) slots(table, index string) []string {
+	var s []string
+	for _, d := range t.dtypes {
+		s = append(s, table+"[tensor."+d+"]"+index)
+	}
+	return s
 }
 
 // minimum emits IEEE 754-2019 minimum (or maximum): x86's MIN gives
@@ -87,26 +117,61 @@ func (t floatType) minimum(isMin bool) func(s isa, a, b, dst Op) {
 // scalarForms emits the operations with a broadcast scalar operand s.
 func scalarForms(t floatType) {
 	sl := "dst, a []" + t.gotype + ", s " + t.gotype
-	form := func(name string, op func(ops ...Op), rev bool) {
-		add(name+t.suffix, sl, func(s isa) {
+	for _, f := range scalarOps {
+		f := f
+		op := map[string]func(ops ...Op){"add": t.add, "sub": t.sub, "mul": t.mul, "div": t.div}[f.base]
+		add(f.name+t.suffix, sl, func(s isa) {
 			var sv reg.VecVirtual
 			loop{lanes: s.bytes / t.size, unroll: 4,
 				setup: func() { sv = t.broadcast(s, "s") },
 				body: func(in []reg.VecVirtual) []Op {
 					d := s.vec()
-					if rev {
+					if f.rev {
 						op(in[0], sv, d) // s ∘ a
 					} else {
 						op(sv, in[0], d) // a ∘ s
 					}
 					return []Op{d}
 				}}.emit(s, out("dst", t.size), in("a", t.size))
-		})
+		}).wrap(f.export(t.suffix), "computes dst[i] = "+f.expr()+".", f.name+"Go(dst, a, s)").
+			fills("simdScalar", f.slots("scalarTable", t.slots)...)
 	}
-	form("addScalar", t.add, false)
-	form("subScalar", t.sub, false)
-	form("subScalarRev", t.sub, true)
-	form("mulScalar", t.mul, false)
-	form("divScalar", t.div, false)
-	form("divScalarRev", t.div, true)
+}
+
+// scalarOp is an operation with a scalar operand: a ∘ s, or s ∘ a (rev).
+type scalarOp struct {
+	name, base, sym string // "subScalarRev", "sub", "-"
+	rev             bool
+}
+
+var scalarOps = []scalarOp{
+	{"addScalar", "add", "+", false}, {"subScalar", "sub", "-", false}, {"subScalarRev", "sub", "-", true},
+	{"mulScalar", "mul", "*", false}, {"divScalar", "div", "/", false}, {"divScalarRev", "div", "/", true},
+}
+
+// export is the exported kernel's name for a suffix: SubScalarRevF32.
+func (f scalarOp) export(suffix string) string {
+	return strings.ToUpper(f.name[:1]) + f.name[1:] + suffix
+}
+
+// expr is the element computed, "a[i] - s" or "s - a[i]".
+func (f scalarOp) expr() string {
+	if f.rev {
+		return "s " + f.sym + " a[i]"
+	}
+	return "a[i] " + f.sym + " s"
+}
+
+// slots lists the entries of a table like scalarTable[op][dtype][rev]
+// the op fills, given slotsOf(table[op], index) listing the entries of its
+// dtypes: [rev] picks the operand order, and the commutative ops fill both.
+func (f scalarOp) slots(table string, slotsOf func(table, index string) []string) []string {
+	table += "[trace.Op" + strings.ToUpper(f.base[:1]) + f.base[1:] + "]"
+	switch {
+	case f.base == "add" || f.base == "mul":
+		return append(slotsOf(table, "[0]"), slotsOf(table, "[1]")...)
+	case f.rev:
+		return slotsOf(table, "[1]")
+	}
+	return slotsOf(table, "[0]")
 }

@@ -24,7 +24,10 @@ func registerCmpSelect() {
 		size := size
 		gotype := map[int]string{1: "uint8", 2: "uint16", 4: "uint32", 8: "uint64"}[size]
 		name := map[int]string{1: "select8", 2: "select16", 4: "select32", 8: "select64"}[size]
-		add(name, "dst []"+gotype+", c []bool, a, b []"+gotype, func(s isa) { choose(s, size) })
+		words := map[int]string{1: "bytes (bool, int8, uint8)", 2: "2-byte words (int16, uint16, f16, bf16 bits)",
+			4: "4-byte words (int32, uint32, float32 bits)", 8: "8-byte words (int64, uint64, float64 bits)"}[size]
+		add(name, "dst []"+gotype+", c []bool, a, b []"+gotype, func(s isa) { choose(s, size) }).
+			wrap("S"+name[1:], "computes dst[i] = c[i] ? a[i] : b[i] on "+words+".", "selectGo(dst, c, a, b)")
 	}
 }
 

@@ -14,58 +14,60 @@ func registerFused() {
 	for _, t := range []floatType{f32, f64} {
 		t := t
 		sl := "dst, x []" + t.gotype + ", a, b " + t.gotype
-		add("affine"+t.suffix, sl, func(s isa) { affine(s, t, false) })
-		add("affineNT"+t.suffix, sl, func(s isa) { affine(s, t, true) })
+		add("affine"+t.suffix, sl, func(s isa) { affine(s, t, false) }).
+			wrap("Affine"+t.suffix, "computes dst[i] = x[i]*a + b, rounding the product and then the sum (no FMA): exactly MulScalar"+t.suffix+
+				" followed by AddScalar"+t.suffix+".", "affineGo(dst, x, a, b)").
+			fills("simdAffine", "affineTable[tensor."+t.suffix+"][0]")
+		// The non-temporal form writes an unaligned head first (package simd).
+		add("affineNT"+t.suffix, sl, func(s isa) { affine(s, t, true) }).
+			handWritten("AffineNT"+t.suffix).fills("simdAffine", "affineTable[tensor."+t.suffix+"][1]")
 	}
 	for _, r := range []struct {
-		suffix string
-		round  func(s isa, v reg.VecVirtual) reg.VecVirtual
-	}{{"F16", roundToF16}, {"BF16", roundToBF16}} {
+		suffix, format string
+		round          func(s isa, v reg.VecVirtual) reg.VecVirtual
+	}{{"F16", "binary16", roundToF16}, {"BF16", "bfloat16", roundToBF16}} {
 		r := r
-		bin := func(name string, op func(ops ...Op)) {
-			add(name+"Round"+r.suffix, "dst, a, b []float32", func(s isa) {
+		for _, o := range binaryOps {
+			o := o
+			add(o.name+"Round"+r.suffix, "dst, a, b []float32", func(s isa) {
 				loop{lanes: s.bytes / 4, unroll: 4, body: func(in []reg.VecVirtual) []Op {
 					d := s.vec()
-					op(in[1], in[0], d) // a ∘ b
+					o.f(in[1], in[0], d) // a ∘ b
 					return []Op{r.round(s, d)}
 				}}.emit(s, out("dst", 4), in("a", 4), in("b", 4))
-			})
+			}).wrap(o.op+"Round"+r.suffix, "computes dst[i] = a[i] "+o.sym+" b[i] rounded to "+r.format+" (as Round"+r.suffix+").",
+				o.name+"Go(dst, a, b)\nround"+r.suffix+"Go(dst)").
+				fills("simd2", "rounded.bin[trace.Op"+o.op+"][tensor."+r.suffix+"]")
 		}
-		bin("add", VADDPS)
-		bin("sub", VSUBPS)
-		bin("mul", VMULPS)
-		bin("div", VDIVPS)
-		scalar := func(name string, op func(ops ...Op), rev bool) {
-			add(name+"Round"+r.suffix, "dst, a []float32, s float32", func(s isa) {
+		for _, f := range scalarOps {
+			f := f
+			op := f.vop()
+			add(f.name+"Round"+r.suffix, "dst, a []float32, s float32", func(s isa) {
 				var sv reg.VecVirtual
 				loop{lanes: s.bytes / 4, unroll: 4,
 					setup: func() { sv = s.broadcastParam32("s") },
 					body: func(in []reg.VecVirtual) []Op {
 						d := s.vec()
-						if rev {
+						if f.rev {
 							op(in[0], sv, d) // s ∘ a
 						} else {
 							op(sv, in[0], d) // a ∘ s
 						}
 						return []Op{r.round(s, d)}
 					}}.emit(s, out("dst", 4), in("a", 4))
-			})
+			}).wrap(f.export("Round"+r.suffix), "computes dst[i] = "+f.expr()+" rounded to "+r.format+".",
+				f.name+"Go(dst, a, s)\nround"+r.suffix+"Go(dst)").
+				fills("simdScalar", f.slots("rounded.scal", oneDType(r.suffix))...)
 		}
-		scalar("addScalar", VADDPS, false)
-		scalar("subScalar", VSUBPS, false)
-		scalar("subScalarRev", VSUBPS, true)
-		scalar("mulScalar", VMULPS, false)
-		scalar("divScalar", VDIVPS, false)
-		scalar("divScalarRev", VDIVPS, true)
 	}
 	// The same ops storing binary16 or bfloat16 bits: the last op of an f16
 	// loop and the narrowing store of its result in one pass.
 	for _, r := range []struct {
-		suffix string
-		narrow func(s isa, x reg.VecVirtual, d Op)
+		suffix, format string
+		narrow         func(s isa, x reg.VecVirtual, d Op)
 	}{
-		{"F16", func(s isa, x reg.VecVirtual, d Op) { VCVTPS2PH(U8(0), x, d) }},
-		{"BF16", func(s isa, x reg.VecVirtual, d Op) {
+		{"F16", "binary16", func(s isa, x reg.VecVirtual, d Op) { VCVTPS2PH(U8(0), x, d) }},
+		{"BF16", "bfloat16", func(s isa, x reg.VecVirtual, d Op) {
 			w := bf16Round(s, x)
 			VPSRLD(U8(16), w, w)
 			packDW(s, w, d)
@@ -74,31 +76,41 @@ func registerFused() {
 		r := r
 		// Each also comes with streaming (non-temporal, unfenced) stores,
 		// "…NT", for the last step of a loop writing a large output.
-		bin := func(name string, op func(ops ...Op)) {
+		for _, o := range binaryOps {
+			o := o
 			for _, nt := range []bool{false, true} {
-				add(name+"To"+r.suffix+ntSuffix(nt), "dst []uint16, a, b []float32", func(s isa) {
+				name := o.name + "To" + r.suffix + ntSuffix(nt)
+				k := add(name, "dst []uint16, a, b []float32", func(s isa) {
 					loop{lanes: s.bytes / 4, unroll: 4, nt: nt, noFence: nt, body: func(in []reg.VecVirtual) []Op {
 						x, d := s.vec(), sized(s.bytes/2)
-						op(in[1], in[0], x) // a ∘ b
+						o.f(in[1], in[0], x) // a ∘ b
 						r.narrow(s, x, d)
 						return []Op{d}
 					}}.emit(s, out("dst", 2), in("a", 4), in("b", 4))
 				})
+				plain := o.op + "To" + r.suffix
+				if nt {
+					k.wrapBody(plain+"NT", "is "+plain+" with streaming stores.", "binToNT(dst, a, b, "+name+"Accel, "+plain+")").
+						fills("wideBin", "storedNT.bin[trace.Op"+o.op+"][tensor."+r.suffix+"]")
+				} else {
+					k.wrap(plain, "computes dst[i] = a[i] "+o.sym+" b[i] stored as "+r.format+" (as F32To"+r.suffix+").",
+						"for i := range dst {\ndst[i] = f32To"+r.suffix+"Bits(a[i] "+o.sym+" b[i])\n}").
+						fills("wideBin", "stored.bin[trace.Op"+o.op+"][tensor."+r.suffix+"]")
+				}
 			}
 		}
-		bin("add", VADDPS)
-		bin("sub", VSUBPS)
-		bin("mul", VMULPS)
-		bin("div", VDIVPS)
-		scalar := func(name string, op func(ops ...Op), rev bool) {
+		for _, f := range scalarOps {
+			f := f
+			op := f.vop()
 			for _, nt := range []bool{false, true} {
-				add(name+"To"+r.suffix+ntSuffix(nt), "dst []uint16, a []float32, s float32", func(s isa) {
+				name := f.name + "To" + r.suffix + ntSuffix(nt)
+				k := add(name, "dst []uint16, a []float32, s float32", func(s isa) {
 					var sv reg.VecVirtual
 					loop{lanes: s.bytes / 4, unroll: 4, nt: nt, noFence: nt,
 						setup: func() { sv = s.broadcastParam32("s") },
 						body: func(in []reg.VecVirtual) []Op {
 							x, d := s.vec(), sized(s.bytes/2)
-							if rev {
+							if f.rev {
 								op(in[0], sv, x) // s ∘ a
 							} else {
 								op(sv, in[0], x) // a ∘ s
@@ -107,15 +119,34 @@ func registerFused() {
 							return []Op{d}
 						}}.emit(s, out("dst", 2), in("a", 4))
 				})
+				plain := f.export("To" + r.suffix)
+				if nt {
+					k.wrapBody(plain+"NT", "is "+plain+" with streaming stores.", "scalarToNT(dst, a, s, "+name+"Accel, "+plain+")").
+						fills("wideScal", f.slots("storedNT.scal", oneDType(r.suffix))...)
+				} else {
+					k.wrap(plain, "computes dst[i] = "+f.expr()+" stored as "+r.format+" (as F32To"+r.suffix+").",
+						"for i := range dst {\ndst[i] = f32To"+r.suffix+"Bits("+f.expr()+")\n}").
+						fills("wideScal", f.slots("stored.scal", oneDType(r.suffix))...)
+				}
 			}
 		}
-		scalar("addScalar", VADDPS, false)
-		scalar("subScalar", VSUBPS, false)
-		scalar("subScalarRev", VSUBPS, true)
-		scalar("mulScalar", VMULPS, false)
-		scalar("divScalar", VDIVPS, false)
-		scalar("divScalarRev", VDIVPS, true)
 	}
+}
+
+// binaryOps are the float32 arithmetic the fused kernels run.
+var binaryOps = []struct {
+	name, op, sym string
+	f             func(ops ...Op)
+}{{"add", "Add", "+", VADDPS}, {"sub", "Sub", "-", VSUBPS}, {"mul", "Mul", "*", VMULPS}, {"div", "Div", "/", VDIVPS}}
+
+// vop is the float32 vector instruction of the op.
+func (f scalarOp) vop() func(ops ...Op) {
+	return map[string]func(ops ...Op){"add": VADDPS, "sub": VSUBPS, "mul": VMULPS, "div": VDIVPS}[f.base]
+}
+
+// oneDType lists the entry of dtype d of a table: table[tensor.d]index.
+func oneDType(d string) func(table, index string) []string {
+	return func(table, index string) []string { return []string{table + "[tensor." + d + "]" + index} }
 }
 
 func ntSuffix(nt bool) string {

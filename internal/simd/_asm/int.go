@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
@@ -24,9 +26,17 @@ func registerInt() {
 	} {
 		t := t
 		sl := "dst, a, b []" + t.gotype
-		add("add"+t.suffix, sl, func(s isa) { binary(s, t.size, intrinsic(t.add)) })
-		add("sub"+t.suffix, sl, func(s isa) { binary(s, t.size, intrinsic(t.sub)) })
-		add("mul"+t.suffix, sl, func(s isa) { binary(s, t.size, t.mul) })
+		for _, o := range []struct {
+			name, op, sym string
+			f             func(s isa, a, b, dst Op)
+		}{{"add", "Add", "+", intrinsic(t.add)}, {"sub", "Sub", "-", intrinsic(t.sub)}, {"mul", "Mul", "*", t.mul}} {
+			o := o
+			// Wrapping arithmetic is the same bits for the unsigned type.
+			table := "binaryTable[trace.Op" + o.op + "]"
+			add(o.name+t.suffix, sl, func(s isa) { binary(s, t.size, o.f) }).
+				wrap(o.op+t.suffix, "computes dst[i] = a[i] "+o.sym+" b[i], wrapping.", o.name+"Go(dst, a, b)").
+				fills("simd2", table+"[tensor."+t.suffix+"]", table+"[tensor.U"+t.suffix[1:]+"]")
+		}
 	}
 }
 
@@ -75,11 +85,13 @@ func registerIntWiden() {
 	} {
 		t := t
 		for _, o := range []struct {
-			name string
-			op   func(ops ...Op)
-		}{{"add", VPADDD}, {"sub", VPSUBD}, {"mul", VPMULLD}} {
+			name, sym string
+			op        func(ops ...Op)
+		}{{"add", "+", VPADDD}, {"sub", "-", VPSUBD}, {"mul", "*", VPMULLD}} {
 			o := o
-			add(o.name+t.suffix+"ToF32", "dst []float32, a, b []"+t.gotype, func(s isa) {
+			name := o.name + t.suffix + "ToF32"
+			export := strings.ToUpper(name[:1]) + name[1:]
+			add(name, "dst []float32, a, b []"+t.gotype, func(s isa) {
 				loop{lanes: s.bytes / 4, unroll: 2, body: func(in []reg.VecVirtual) []Op {
 					a, b, d := s.vec(), s.vec(), s.vec()
 					t.extend(in[0], a)
@@ -90,7 +102,9 @@ func registerIntWiden() {
 					VCVTDQ2PS(d, d)
 					return []Op{d}
 				}}.emit(s, out("dst", 4), in("a", 1), in("b", 1))
-			})
+			}).wrap(export, "computes dst[i] = float32(a[i] "+o.sym+" b[i]), wrapping in "+t.gotype+".",
+				"widenGo(dst, a, b, func(x, y "+t.gotype+") "+t.gotype+" { return x "+o.sym+" y })").
+				fills("simdWiden", "widenOpTable[trace.Op"+strings.ToUpper(o.name[:1])+o.name[1:]+"][tensor."+t.suffix+"]")
 		}
 	}
 }

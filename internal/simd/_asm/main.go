@@ -1,6 +1,8 @@
 // Command asm generates the AVX2 and AVX-512 kernels of package simd with
-// avo, the Go stubs declaring them, and the two files that dispatch to them
-// by tier (accel_amd64.go) or stand in for them elsewhere (accel_other.go).
+// avo, the Go stubs declaring them, the two files that dispatch to them
+// by tier (accel_amd64.go) or stand in for them elsewhere (accel_other.go),
+// the exported functions running them with their Go twins (wrappers.go),
+// and package kernels' registration of them (kernels/simd_gen.go).
 //
 // Every kernel processes whole vectors only and returns how many elements
 // it did; the Go twin in package simd finishes the tail. Kernels that can
@@ -23,6 +25,8 @@ import (
 var (
 	dispatchOut = flag.String("dispatch", "", "write the tier dispatch (amd64) to `file`")
 	fallbackOut = flag.String("fallback", "", "write the no-assembly stand-ins to `file`")
+	wrappersOut = flag.String("wrappers", "", "write the exported one-shape kernels to `file`")
+	registerOut = flag.String("register", "", "write package kernels' SIMD-tier registration to `file`")
 )
 
 // kernel is one Go-visible operation with an assembly body per ISA.
@@ -34,20 +38,29 @@ type kernel struct {
 	zero    string // what the dispatch returns when no body runs: "0"
 	build   func(s isa)
 	isas    []isa // the ISAs that got a body
+
+	// The exported Go function that runs the kernel (wrappers.go).
+	export string // its name; "" when the kernel has none or it is written by hand
+	doc    string // its doc comment after the name: "computes dst[i] = a[i] + b[i]."
+	twin   string // Go statements finishing, on the resliced operands, what the assembly left
+	body   string // or the whole body, for a kernel whose wrapper is not the one shape
+	byHand bool   // export names a function written by hand in package simd
+
+	slots []slot // the kernel-table slots of package kernels it fills (kernels/simd_gen.go)
 }
 
 var kernels []*kernel
 
 // add registers a kernel; build(s) emits its body for ISA s, or returns
 // without emitting anything when s cannot run it.
-func add(name, params string, build func(s isa)) {
-	addR(name, params, "int", "0", build)
+func add(name, params string, build func(s isa)) *kernel {
+	return addR(name, params, "int", "0", build)
 }
 
 // addR registers a kernel with other results (a reduction returns its
 // value beside the count of elements it did); zero is what the dispatch
 // returns when no body runs.
-func addR(name, params, results, zero string, build func(s isa)) {
+func addR(name, params, results, zero string, build func(s isa)) *kernel {
 	var args []string
 	for _, p := range strings.Split(params, ",") {
 		if strings.TrimSpace(p) == "" {
@@ -55,8 +68,10 @@ func addR(name, params, results, zero string, build func(s isa)) {
 		}
 		args = append(args, strings.Fields(p)[0])
 	}
-	kernels = append(kernels, &kernel{name: name, params: params, args: strings.Join(args, ", "),
-		results: results, zero: zero, build: build})
+	k := &kernel{name: name, params: params, args: strings.Join(args, ", "),
+		results: results, zero: zero, build: build}
+	kernels = append(kernels, k)
+	return k
 }
 
 func main() {
@@ -85,6 +100,12 @@ func main() {
 	}
 	if *fallbackOut != "" {
 		write(*fallbackOut, fallbackFile())
+	}
+	if *wrappersOut != "" {
+		write(*wrappersOut, wrappersFile())
+	}
+	if *registerOut != "" {
+		write(*registerOut, registerFile())
 	}
 	Generate()
 }

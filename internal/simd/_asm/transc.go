@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"math"
+	"strings"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
@@ -73,8 +75,16 @@ func registerTranscendental() {
 		{"cosF64", 8, func(v vm, x reg.VecVirtual, fast bool) Op { return sinCosF64(v, x, true, fast) }},
 	} {
 		f := f
-		gotype := map[int]string{4: "float32", 8: "float64"}[f.size]
-		add(f.name, "dst, x []"+gotype, func(s isa) { transcendental(s, f.size, f.body) })
+		t := map[int]floatType{4: f32, 8: f64}[f.size]
+		base := strings.TrimSuffix(f.name, t.suffix) // "exp"
+		op := strings.ToUpper(base[:1]) + base[1:]
+		doc := map[string]string{"exp": "e**x[i]", "log": "ln(x[i])", "tanh": "tanh(x[i])",
+			"logistic": "1 / (1 + e**-x[i])", "sin": "sin(x[i])", "cos": "cos(x[i])"}[base]
+		// The kernels stop before a vector they cannot do, so map32 and
+		// map64 alternate them with the twin.
+		add(f.name, "dst, x []"+t.gotype, func(s isa) { transcendental(s, f.size, f.body) }).
+			wrapBody(op+t.suffix, "computes dst[i] = "+doc+".", fmt.Sprintf("map%d(dst, x, %sAccel, %sGo)", 8*f.size, f.name, f.name)).
+			fills("simd1", t.slots("unaryTable[trace.Op"+op+"]", "")...)
 	}
 }
 

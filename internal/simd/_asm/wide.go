@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
@@ -43,22 +45,24 @@ var halves = []half{
 func registerWide() {
 	for _, h := range halves {
 		h := h
-		for _, op := range []struct {
-			name string
-			f    func(ops ...Op)
-		}{{"add", VADDPS}, {"sub", VSUBPS}, {"mul", VMULPS}, {"div", VDIVPS}} {
+		format := map[string]string{"F16": "binary16", "BF16": "bfloat16"}[h.suffix]
+		wide := "wide" + h.suffix // the twins' functions: widen bits, round, narrow
+		roundOne, narrowOne := "round"+h.suffix+"One", "f32To"+h.suffix+"Bits"
+		for _, op := range binaryOps {
 			op := op
-			for _, form := range []struct {
+			for i, form := range []struct {
 				name   string
 				ha, hb bool
-			}{{"H1", true, false}, {"H2", false, true}, {"H12", true, true}} {
+				doc    string
+			}{{"H1", true, false, "a is"}, {"H2", false, true, "b is"}, {"H12", true, true, "a and b are"}} {
 				form := form
 				ta, tb, sa, sb := "[]float32", "[]float32", 4, 4
+				wa, wb := "id32", "id32"
 				if form.ha {
-					ta, sa = "[]uint16", 2
+					ta, sa, wa = "[]uint16", 2, wide
 				}
 				if form.hb {
-					tb, sb = "[]uint16", 2
+					tb, sb, wb = "[]uint16", 2, wide
 				}
 				operands := func(s isa, in []reg.VecVirtual) (a, b reg.VecVirtual) {
 					a, b = in[0], in[1]
@@ -70,6 +74,13 @@ func registerWide() {
 					}
 					return a, b
 				}
+				twin := func(f, out string) string {
+					return fmt.Sprintf("%s(dst, a, b, %s, %s, %s32, %s)", f, wa, wb, op.name, out)
+				}
+				slot := func(kind int) string {
+					return fmt.Sprintf("wideBinary[%d][trace.Op%s][tensor.%s][%d]", kind, op.op, h.suffix, i+1)
+				}
+				round := op.op + "Round" + h.suffix
 				add(op.name+"Round"+h.suffix+form.name, "dst []float32, a "+ta+", b "+tb, func(s isa) {
 					loop{lanes: s.bytes / 4, unroll: 4, body: func(in []reg.VecVirtual) []Op {
 						a, b := operands(s, in)
@@ -77,7 +88,9 @@ func registerWide() {
 						op.f(b, a, d) // a ∘ b
 						return []Op{h.round(s, d)}
 					}}.emit(s, out("dst", 4), in("a", sa), in("b", sb))
-				})
+				}).wrap(round+form.name, "is "+round+" where "+form.doc+" "+format+" bits.", twin("binRoundH", roundOne)).
+					fills("wideBin", slot(0))
+				store := op.op + "To" + h.suffix
 				add(op.name+"To"+h.suffix+form.name, "dst []uint16, a "+ta+", b "+tb, func(s isa) {
 					loop{lanes: s.bytes / 4, unroll: 4, body: func(in []reg.VecVirtual) []Op {
 						a, b := operands(s, in)
@@ -86,23 +99,24 @@ func registerWide() {
 						h.narrow(s, x, d)
 						return []Op{d}
 					}}.emit(s, out("dst", 2), in("a", sa), in("b", sb))
-				})
+				}).wrap(store+form.name, "is "+store+" where "+form.doc+" "+format+" bits.", twin("binToH", narrowOne)).
+					fills("wideBin", slot(1))
 			}
 		}
-		for _, op := range []struct {
-			name string
-			f    func(ops ...Op)
-			rev  bool
-		}{{"addScalar", VADDPS, false}, {"subScalar", VSUBPS, false}, {"subScalarRev", VSUBPS, true},
-			{"mulScalar", VMULPS, false}, {"divScalar", VDIVPS, false}, {"divScalarRev", VDIVPS, true}} {
+		for _, op := range scalarOps {
 			op := op
+			f := op.vop()
 			apply := func(s isa, a, sv, d reg.VecVirtual) {
 				if op.rev {
-					op.f(a, sv, d) // s ∘ a
+					f(a, sv, d) // s ∘ a
 				} else {
-					op.f(sv, a, d) // a ∘ s
+					f(sv, a, d) // a ∘ s
 				}
 			}
+			twin := func(out string) string {
+				return fmt.Sprintf("scalarH(dst, a, s, %s, %s32, %v, %s)", wide, op.base, op.rev, out)
+			}
+			round := op.export("Round" + h.suffix)
 			add(op.name+"Round"+h.suffix+"H", "dst []float32, a []uint16, s float32", func(s isa) {
 				var sv reg.VecVirtual
 				loop{lanes: s.bytes / 4, unroll: 4,
@@ -112,7 +126,9 @@ func registerWide() {
 						apply(s, h.widen(s, in[0]), sv, d)
 						return []Op{h.round(s, d)}
 					}}.emit(s, out("dst", 4), in("a", 2))
-			})
+			}).wrap(round+"H", "is "+round+" where a is "+format+" bits.", twin(roundOne)).
+				fills("wideScal", op.slots("wideScalar[0]", oneDType(h.suffix))...)
+			store := op.export("To" + h.suffix)
 			add(op.name+"To"+h.suffix+"H", "dst []uint16, a []uint16, s float32", func(s isa) {
 				var sv reg.VecVirtual
 				loop{lanes: s.bytes / 4, unroll: 4,
@@ -123,7 +139,8 @@ func registerWide() {
 						h.narrow(s, x, d)
 						return []Op{d}
 					}}.emit(s, out("dst", 2), in("a", 2))
-			})
+			}).wrap(store+"H", "is "+store+" where a is "+format+" bits.", twin(narrowOne)).
+				fills("wideScal", op.slots("wideScalar[1]", oneDType(h.suffix))...)
 		}
 	}
 }
