@@ -16,7 +16,7 @@ import (
 // A steady RunInto loop allocates nothing per call.
 func TestRunIntoDoesNotAllocate(t *testing.T) {
 	f := kiln.Jit(func(x kiln.Value) kiln.Value { return x.Mul(kiln.Float(1.5)).Add(x.Sqrt()).Sum() })
-	x := tensor.Arange(tensor.F32, 50000)
+	x := tensor.Must(tensor.Arange(tensor.F32, 50000))
 	out, err := f.Run(x)
 	if err != nil {
 		t.Fatal(err)

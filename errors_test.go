@@ -31,7 +31,7 @@ func TestBadInputs(t *testing.T) {
 	u8 := func() *tensor.Array { return arr(t, []uint8{1, 2, 3}) }
 	bools := func() *tensor.Array { return arr(t, []bool{true, false, true}) }
 	c64 := func() *tensor.Array { return arr(t, []complex64{1, 2i, 3}) }
-	f16 := func() *tensor.Array { return tensor.Arange(tensor.F16, 3) }
+	f16 := func() *tensor.Array { return tensor.Must(tensor.Arange(tensor.F16, 3)) }
 	i32 := func() *tensor.Array { return arr(t, []int32{1, 2, 3}) }
 	empty := func() *tensor.Array { return arr(t, []float32{}) }
 

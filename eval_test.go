@@ -56,7 +56,7 @@ func TestEvalConcurrent(t *testing.T) {
 			defer wg.Done()
 			for i := range 50 {
 				n := 1 + (g+i)%5
-				x := tensor.Arange(tensor.I32, n)
+				x := tensor.Must(tensor.Arange(tensor.I32, n))
 				out, err := kiln.Eval(kiln.Const(x).Add(kiln.Int(int64(g))).Sum())
 				if err != nil {
 					t.Error(err)

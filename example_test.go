@@ -20,14 +20,14 @@ func ExampleJit() {
 
 func ExampleFunc_Trace() {
 	f := kiln.Jit(func(x kiln.Value) kiln.Value { return x.Div(kiln.Int(2)) })
-	p, _ := f.Trace(tensor.Arange(tensor.I32, 4))
+	p, _ := f.Trace(tensor.Must(tensor.Arange(tensor.I32, 4)))
 	fmt.Println(p.Outputs[0].TypeString())
 	// Output: f32[4]
 }
 
 func ExampleFunc_Explain() {
 	f := kiln.Jit(func(x, y kiln.Value) kiln.Value { return x.Add(y) })
-	ws, _ := f.Explain(tensor.Arange(tensor.U8, 2), tensor.Arange(tensor.I8, 2))
+	ws, _ := f.Explain(tensor.Must(tensor.Arange(tensor.U8, 2)), tensor.Must(tensor.Arange(tensor.I8, 2)))
 	for _, w := range ws {
 		fmt.Println(w.From, "->", w.To, "because", w.Why)
 	}
@@ -45,14 +45,14 @@ func ExampleEval() {
 
 func ExampleForbid() {
 	f := kiln.Jit(func(x, w kiln.Value) kiln.Value { return x.Mul(w) }, kiln.Forbid(tensor.BF16, tensor.F32))
-	_, err := f.Run(tensor.Arange(tensor.BF16, 2), tensor.Arange(tensor.F32, 2))
+	_, err := f.Run(tensor.Must(tensor.Arange(tensor.BF16, 2)), tensor.Must(tensor.Arange(tensor.F32, 2)))
 	fmt.Println(err != nil)
 	// Output: true
 }
 
 func ExampleFunc_RunInto() {
 	f := kiln.Jit(func(x kiln.Value) kiln.Value { return x.Mul(x) })
-	x := tensor.Arange(tensor.F64, 3)
+	x := tensor.Must(tensor.Arange(tensor.F64, 3))
 	out, _ := tensor.Zeros(tensor.F64, 3)
 	for range 3 { // a steady loop allocates no outputs
 		_ = f.RunInto([]*tensor.Array{out}, x)
@@ -63,15 +63,15 @@ func ExampleFunc_RunInto() {
 
 func ExampleWeak() {
 	f := kiln.Jit(func(x, y kiln.Value) kiln.Value { return x.Add(y) })
-	x := tensor.Arange(tensor.I8, 2)
-	p, _ := f.Trace(x, kiln.Weak(tensor.Arange(tensor.I64, 2)))
+	x := tensor.Must(tensor.Arange(tensor.I8, 2))
+	p, _ := f.Trace(x, kiln.Weak(tensor.Must(tensor.Arange(tensor.I64, 2))))
 	fmt.Println(p.Outputs[0].TypeString())
 	// Output: i8[2]
 }
 
 func ExampleFunc_Release() {
 	f := kiln.Jit(func(x kiln.Value) kiln.Value { return x.Add(kiln.Int(1)) })
-	x := tensor.Arange(tensor.F32, 3)
+	x := tensor.Must(tensor.Arange(tensor.F32, 3))
 	first, _ := f.Run(x)
 	fmt.Println(first)
 	f.Release(first) // first is f's again: the next f32[3] result reuses it

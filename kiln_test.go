@@ -28,7 +28,7 @@ func TestJitMixed(t *testing.T) {
 // both go through trace, lower and the same kernels (constant folding
 // included — it evaluates with the CPU backend's own kernels).
 func TestEagerEqualsJit(t *testing.T) {
-	x := tensor.Arange(tensor.F16, 40)
+	x := tensor.Must(tensor.Arange(tensor.F16, 40))
 	y, _ := tensor.FromSlice([]int8{3, -7, 100, 1, 0, -128, 5, 9})
 	y8, _ := y.Reshape(8, 1)
 	exprs := []func(x, y kiln.Value) kiln.Value{

@@ -31,7 +31,7 @@ func checkAffine(t *testing.T, x, out *tensor.Array) {
 // right values.
 func TestReleaseReuses(t *testing.T) {
 	f := affine()
-	x := tensor.Arange(tensor.F32, 1000)
+	x := tensor.Must(tensor.Arange(tensor.F32, 1000))
 	a, err := f.Run(x)
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func TestReleaseReuses(t *testing.T) {
 // 4 MiB result, the heap grows by less than one result.
 func TestReleaseAllocs(t *testing.T) {
 	f := affine()
-	x := tensor.Arange(tensor.F32, 1<<20)
+	x := tensor.Must(tensor.Arange(tensor.F32, 1<<20))
 	out, _ := f.Run(x)
 	f.Release(out)
 	var before, after runtime.MemStats
@@ -80,7 +80,7 @@ func TestReleaseAllocs(t *testing.T) {
 // is handed out once, and only for its own dtype and shape.
 func TestReleaseIgnores(t *testing.T) {
 	f := affine()
-	x := tensor.Arange(tensor.F32, 4)
+	x := tensor.Must(tensor.Arange(tensor.F32, 4))
 	a, _ := f.Run(x)
 	empty, _ := tensor.Zeros(tensor.F32, 0)
 	other, _ := tensor.Zeros(tensor.F32, 5)
@@ -93,7 +93,7 @@ func TestReleaseIgnores(t *testing.T) {
 	}
 	checkAffine(t, x, b)
 	checkAffine(t, x, c)
-	y := tensor.Arange(tensor.F32, 5)
+	y := tensor.Must(tensor.Arange(tensor.F32, 5))
 	d, _ := f.Run(y)
 	if d != other {
 		t.Error("a released array of the result's dtype and shape was not reused")
@@ -106,7 +106,7 @@ func TestReleaseIgnores(t *testing.T) {
 // is right.
 func TestReleaseThenInput(t *testing.T) {
 	f := affine()
-	a, _ := f.Run(tensor.Arange(tensor.F32, 8))
+	a, _ := f.Run(tensor.Must(tensor.Arange(tensor.F32, 8)))
 	f.Release(a)
 	keep := append([]float32(nil), a.Data().([]float32)...)
 	b, err := f.Run(a)
@@ -134,7 +134,7 @@ func TestConcurrentRelease(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			x := tensor.Arange(tensor.F32, 3000+g%2)
+			x := tensor.Must(tensor.Arange(tensor.F32, 3000+g%2))
 			for range 40 {
 				out, err := f.Run(x)
 				if err != nil {
@@ -153,7 +153,7 @@ func TestConcurrentRelease(t *testing.T) {
 // one buffer in the pool: the next two results do not share memory.
 func TestReleaseAliasedArrays(t *testing.T) {
 	f := affine()
-	x := tensor.Arange(tensor.F32, 8)
+	x := tensor.Must(tensor.Arange(tensor.F32, 8))
 	a, _ := f.Run(x)
 	wrap, err := tensor.New(a.DType(), a.Shape(), a.Data())
 	if err != nil {
@@ -185,7 +185,7 @@ func TestReleaseBounded(t *testing.T) {
 	}
 	reused := 0
 	for n := 1; n <= 300; n++ {
-		x := tensor.Arange(tensor.F32, n)
+		x := tensor.Must(tensor.Arange(tensor.F32, n))
 		out, err := f.Run(x)
 		if err != nil {
 			t.Fatal(err)

@@ -141,7 +141,11 @@ type ShapeError struct {
 }
 
 func (e *ShapeError) Error() string {
-	return fmt.Sprintf("tensor: %s: shape %v: %s", e.Op, e.Shape, e.Msg)
+	op := ""
+	if e.Op != "" {
+		op = e.Op + ": "
+	}
+	return fmt.Sprintf("tensor: %sshape %v: %s", op, e.Shape, e.Msg)
 }
 
 // Array is a dense, row-major array: a dtype, a shape (rank 0 allowed) and a
@@ -154,22 +158,25 @@ type Array struct {
 	data  any
 }
 
+// checkShape checks that shape is valid (ShapeSize) and has n elements.
 func checkShape(op string, shape []int, n int) error {
-	size := 1
-	for _, d := range shape {
-		if d < 0 {
-			return &ShapeError{Op: op, Shape: shape, Len: n, Msg: "negative dimension"}
+	size, err := shapeSize(op, shape)
+	if err != nil {
+		if se, ok := err.(*ShapeError); ok {
+			se.Len = n
 		}
-		size *= d
+		return err
 	}
 	if size != n {
-		return &ShapeError{Op: op, Shape: shape, Len: n, Msg: fmt.Sprintf("needs %d elements, the data has %d", size, n)}
+		return &ShapeError{Op: op, Shape: clone(shape), Len: n, Msg: fmt.Sprintf("needs %d elements, the data has %d", size, n)}
 	}
 	return nil
 }
 
 // FromSlice wraps data as an array without copying it. With no shape the
-// array is 1-D of len(data); otherwise the shape's size must equal len(data).
+// array is 1-D of len(data) (a nil slice is an empty array); otherwise the
+// shape's size must equal len(data), and a shape whose size does not fit
+// an int is a *SizeError.
 func FromSlice[T Elem](data []T, shape ...int) (*Array, error) {
 	if len(shape) == 0 {
 		shape = []int{len(data)}
@@ -198,30 +205,49 @@ func New(d DType, shape []int, data any) (*Array, error) {
 	return &Array{dtype: d, shape: append([]int{}, shape...), data: data}, nil
 }
 
-// Zeros returns a new zero-filled array.
-func Zeros(d DType, shape ...int) (*Array, error) {
-	if !d.Valid() {
-		return nil, fmt.Errorf("tensor: Zeros: invalid dtype %v", d)
+// Zeros returns a new zero-filled array. A shape over the allocation
+// limit (MaxAlloc) or whose size does not fit an int is a *SizeError, a
+// negative dimension a *ShapeError; nothing is allocated then.
+func Zeros(d DType, shape ...int) (*Array, error) { return zeros("Zeros", d, shape) }
+
+// zeros allocates for op once the shape passed CheckAlloc.
+func zeros(op string, d DType, shape []int) (*Array, error) {
+	if _, err := checkAlloc(op, d, shape); err != nil {
+		return nil, err
 	}
-	n := 1
-	for _, s := range shape {
-		if s < 0 {
-			return nil, &ShapeError{Op: "Zeros", Shape: shape, Len: -1, Msg: "negative dimension"}
-		}
-		n *= s
+	n, err := shapeSize(op, shape)
+	if err != nil {
+		return nil, err
 	}
-	return &Array{dtype: d, shape: append([]int{}, shape...), data: MakeSlice(d, n)}, nil
+	return &Array{dtype: d, shape: clone(shape), data: MakeSlice(d, n)}, nil
 }
 
 // Arange returns the 1-D array 0, 1, …, n−1 converted to dtype d (as
-// Astype converts: bool gives false, true, true, …).
-func Arange(d DType, n int) *Array {
-	src := make([]int64, n)
-	for i := range src {
-		src[i] = int64(i)
+// Astype converts: bool gives false, true, true, …). Its errors are
+// Zeros'.
+func Arange(d DType, n int) (*Array, error) {
+	a, err := zeros("Arange", d, []int{n})
+	if err != nil {
+		return nil, err
 	}
-	a := &Array{dtype: I64, shape: []int{n}, data: src}
-	return a.Astype(d)
+	var block [convBlock]int64
+	for lo := 0; lo < n; lo += convBlock {
+		m := min(convBlock, n-lo)
+		for i := range m {
+			block[i] = int64(lo + i)
+		}
+		writeFromInt(a.data, lo, block[:m])
+	}
+	return a, nil
+}
+
+// Must returns a, or panics with err: for arrays whose construction cannot
+// fail, as in tests and examples (tensor.Must(tensor.Arange(tensor.F32, 6))).
+func Must(a *Array, err error) *Array {
+	if err != nil {
+		panic(err)
+	}
+	return a
 }
 
 // DType returns the array's dtype.
@@ -249,7 +275,8 @@ func (a *Array) HasShape(shape []int) bool {
 // Rank is the number of dimensions.
 func (a *Array) Rank() int { return len(a.shape) }
 
-// Size is the number of elements.
+// Size is the number of elements. The constructors refuse shapes whose
+// size does not fit an int, so it never overflows.
 func (a *Array) Size() int {
 	n := 1
 	for _, d := range a.shape {
@@ -283,25 +310,8 @@ func (a *Array) Clone() *Array {
 // Reshape returns a view of a with a new shape of the same size; one
 // dimension may be -1 and is inferred.
 func (a *Array) Reshape(shape ...int) (*Array, error) {
-	shape = append([]int{}, shape...)
-	infer, known := -1, 1
-	for i, d := range shape {
-		switch {
-		case d == -1 && infer < 0:
-			infer = i
-		case d < 0:
-			return nil, &ShapeError{Op: "Reshape", Shape: shape, Len: a.Size(), Msg: "bad dimension"}
-		default:
-			known *= d
-		}
-	}
-	if infer >= 0 {
-		if known == 0 || a.Size()%known != 0 {
-			return nil, &ShapeError{Op: "Reshape", Shape: shape, Len: a.Size(), Msg: fmt.Sprintf("cannot infer -1 for %d elements", a.Size())}
-		}
-		shape[infer] = a.Size() / known
-	}
-	if err := checkShape("Reshape", shape, a.Size()); err != nil {
+	shape, err := inferShape("Reshape", a.Size(), shape)
+	if err != nil {
 		return nil, err
 	}
 	return &Array{dtype: a.dtype, shape: shape, data: a.data}, nil
@@ -414,10 +424,28 @@ func formatComplex(re, im string) string {
 
 // String prints the dtype, shape and values, NumPy-like:
 // f16[2,2] [[0.5 1] [2 inf]].
+//
+// A nil *Array prints <nil>, and the zero Array (not made by a
+// constructor) prints as invalid.
 func (a *Array) String() string {
+	switch {
+	case a == nil:
+		return "<nil>"
+	case a.data == nil || sliceLen(a.data) != a.Size():
+		return "<invalid tensor.Array: not made by a constructor>"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s[%s] ", a.dtype, joinDims(a.shape))
-	if a.Size() > 1000 {
+	// An empty array still prints a bracket per row before its first 0
+	// dimension ([[] []] for [2,0]): bound those too.
+	rows := 1
+	for _, d := range a.shape {
+		if d == 0 || rows > 1000 {
+			break
+		}
+		rows *= d // the product of a valid shape's nonzero dims fits
+	}
+	if a.Size() > 1000 || rows > 1000 {
 		fmt.Fprintf(&b, "(%d elements)", a.Size())
 		return b.String()
 	}

@@ -128,7 +128,7 @@ func TestAstype(t *testing.T) {
 	}
 	// Every pair converts, and converting back from a wider type is exact
 	// for small integers.
-	small := Arange(I8, 5)
+	small := Must(Arange(I8, 5))
 	for _, d := range AllDTypes() {
 		if d == Bool {
 			continue
@@ -210,7 +210,7 @@ func TestArrayConstruction(t *testing.T) {
 		t.Errorf("zeros = %s", z)
 	}
 	for _, d := range AllDTypes() {
-		if got := Arange(d, 3).DType(); got != d {
+		if got := Must(Arange(d, 3)).DType(); got != d {
 			t.Errorf("Arange(%s) has dtype %s", d, got)
 		}
 	}

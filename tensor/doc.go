@@ -15,4 +15,16 @@
 //   - Conversions follow docs/SPEC.md §3: float → int truncates toward zero and
 //     saturates, NaN → 0; int → float rounds to nearest even; bf16 and f16
 //     round to nearest even from f32.
+//   - Sizes: every element count and byte size is computed by ShapeSize
+//     and ByteSize, which refuse (a typed *SizeError naming the shape) a
+//     shape whose nonzero dimensions multiply past the int range, as NumPy
+//     does, so no size, stride or offset of a valid shape can overflow.
+//   - Allocation limit: whatever allocates from a shape (Zeros, Arange,
+//     a compiled program's buffers, the CLI's arguments) first asks
+//     CheckAlloc, which refuses more than MaxAlloc bytes in one array —
+//     by default the machine's memory; KILN_MAX_ALLOC or SetMaxAlloc
+//     change it — so a typo in a shape is an error, not an out-of-memory
+//     kill. Wrapping a slice (FromSlice, New) allocates nothing and is
+//     not limited; neither are Clone and Astype, whose sizes come from
+//     an array that already exists.
 package tensor

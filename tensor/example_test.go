@@ -1,6 +1,7 @@
 package tensor_test
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/kiln-go/kiln/tensor"
@@ -36,4 +37,31 @@ func ExampleFloat16() {
 	fmt.Println(a, h[0].Float32())
 	// Output:
 	// f16[3] [0.1 65500 inf] 0.099975586
+}
+
+func ExampleShapeSize() {
+	n, err := tensor.ShapeSize([]int{2, 3, 4})
+	fmt.Println(n, err)
+	_, err = tensor.ShapeSize([]int{1 << 32, 1 << 32})
+	var se *tensor.SizeError
+	fmt.Println(errors.As(err, &se), se.Shape)
+	// Output:
+	// 24 <nil>
+	// true [4294967296 4294967296]
+}
+
+func ExampleSetMaxAlloc() {
+	old := tensor.SetMaxAlloc(1 << 20) // 1 MiB
+	defer tensor.SetMaxAlloc(old)
+	_, err := tensor.Zeros(tensor.F32, 1000, 1000)
+	fmt.Println(err)
+	// Output:
+	// tensor: Zeros: shape [1000,1000]: 4000000 bytes of f32 (3.81 MiB) are over the allocation limit of 1 MiB (set KILN_MAX_ALLOC in the environment, or call tensor.SetMaxAlloc)
+}
+
+func ExampleMust() {
+	a := tensor.Must(tensor.Arange(tensor.I8, 6))
+	fmt.Println(a)
+	// Output:
+	// i8[6] [0 1 2 3 4 5]
 }

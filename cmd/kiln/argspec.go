@@ -52,9 +52,13 @@ type specError struct {
 	Arg   string
 	Msg   string
 	Usage bool
+	Err   error // the typed cause (a *tensor.SizeError), if any
 }
 
 func (e *specError) Error() string { return fmt.Sprintf("eval: --arg %s: %s", e.Arg, e.Msg) }
+
+// Unwrap returns the typed cause.
+func (e *specError) Unwrap() error { return e.Err }
 
 func usageSpec(arg, format string, args ...any) *specError {
 	return &specError{Arg: arg, Msg: fmt.Sprintf(format, args...), Usage: true}
@@ -62,6 +66,11 @@ func usageSpec(arg, format string, args ...any) *specError {
 
 func valueSpec(arg, format string, args ...any) *specError {
 	return &specError{Arg: arg, Msg: fmt.Sprintf(format, args...)}
+}
+
+// causeSpec is a value error with a typed cause errors.As can find.
+func causeSpec(arg string, err error) *specError {
+	return &specError{Arg: arg, Msg: strings.TrimPrefix(err.Error(), "tensor: "), Err: err}
 }
 
 // parseArg parses NAME=SPEC.
@@ -131,18 +140,29 @@ func parseShape(dims string) ([]int, error) {
 	return shape, nil
 }
 
-// values makes the argument's array from VALUES.
+// values makes the argument's array from VALUES. The shape is checked
+// (tensor.CheckAlloc) before anything is allocated, for the array and for
+// the int64/float64/complex128 staging array ones, rand and lists fill
+// first: a typo such as f32[1000000000000] is an error naming the shape,
+// not an out-of-memory crash.
 func (a argSpec) values(vs string) (*tensor.Array, error) {
-	n := 1
-	for _, d := range a.shape {
-		n *= d
+	staging := tensor.I64
+	if a.dtype.IsComplex() {
+		staging = tensor.C128
 	}
+	for _, d := range []tensor.DType{a.dtype, staging} {
+		if _, err := tensor.CheckAlloc(d, a.shape); err != nil {
+			return nil, causeSpec(a.name, err)
+		}
+	}
+	n, _ := tensor.ShapeSize(a.shape) // checked above
 	var flat *tensor.Array
+	var err error
 	switch {
 	case vs == "arange":
-		flat = tensor.Arange(a.dtype, n)
+		flat, err = tensor.Arange(a.dtype, n)
 	case vs == "zeros":
-		flat, _ = tensor.Zeros(a.dtype, n)
+		flat, err = tensor.Zeros(a.dtype, n)
 	case vs == "ones":
 		ones := make([]int64, n)
 		for i := range ones {
@@ -163,10 +183,12 @@ func (a argSpec) values(vs string) (*tensor.Array, error) {
 		if len(list) != n {
 			return nil, valueSpec(a.name, "shape %s needs %d values, got %d", shapeText(a.shape), n, len(list))
 		}
-		var err error
 		if flat, err = parseList(a.dtype, list); err != nil {
 			return nil, valueSpec(a.name, "%v", err)
 		}
+	}
+	if err != nil {
+		return nil, causeSpec(a.name, err)
 	}
 	out, err := flat.Reshape(a.shape...)
 	if err != nil {

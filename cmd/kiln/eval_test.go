@@ -329,7 +329,7 @@ func TestEvalHelp(t *testing.T) {
 	if status != 0 || !strings.HasPrefix(out, "usage: kiln eval [--json]") {
 		t.Fatalf("status %d, help %q", status, out)
 	}
-	for _, want := range []string{"examples:", "rand(SEED)", "sum(x, axis=None, keepdims=False)", "-print value", "kinds: syntax, argument"} {
+	for _, want := range []string{"examples:", "rand(SEED)", "sum(x, axis=None, keepdims=False)", "-print value", "kinds: syntax, size,"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("help lacks %q", want)
 		}

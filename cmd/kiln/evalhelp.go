@@ -42,7 +42,10 @@ arguments (--arg NAME=SPEC):
                    [-100, 100]; unsigned in [0, 200]; floats uniform in [0, 1)
                    rounded once to the dtype; complex: both parts so
   A malformed SPEC is a usage error (status 2); values that do not fit (a
-  list of the wrong length, 300 for i8) fail with kind "argument".
+  list of the wrong length, 300 for i8) fail with kind "argument", and a
+  shape too large to allocate fails with kind "size" before anything is
+  allocated: the limit on one allocation is the machine's memory unless
+  KILN_MAX_ALLOC sets it (12GiB, 500MB, 50%, off).
 
 expressions (Python's grammar and precedence):
   names of arguments; constants inf nan pi; literals 2 0.5 1e-3 2j True False
@@ -72,8 +75,9 @@ output:
   after them ("program", "fused", ...) and --bench a field
   "bench":{"runs":N,"min_ns":...,"median_ns":...}.
   errors: status 1, the message on stderr with a caret under the column, or
-  {"error":{"kind":...,"message":...}} with --json; kinds: syntax, argument,
-  shape, dtype, promotion, overflow, policy, error. Status 2: bad usage.
+  {"error":{"kind":...,"message":...}} with --json; kinds: syntax, size,
+  argument, shape, dtype, promotion, overflow, policy, error. Status 2: bad
+  usage.
   An EXPR that starts with - needs -- before it: kiln eval -- '-2**2'.
 
 examples:

@@ -29,13 +29,23 @@ func newFlags(name, usageLine string, stderr io.Writer) *flag.FlagSet {
 // parseFlags parses args, interleaved flags and positionals allowed. It
 // returns the positionals and an exit status ≥ 0 when the command must stop
 // (0 for --help, 2 for bad usage).
+//
+// The flag package calls Usage itself, to its output (stderr), before
+// Parse returns; parseFlags calls it instead once it knows why, so --help
+// prints the usage once, to stdout, and a bad flag prints the error and
+// the usage to stderr.
 func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, int) {
+	usage := fs.Usage
+	fs.Usage = func() {}
+	defer func() { fs.Usage = usage }()
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				fs.SetOutput(stdout)
-				fs.Usage()
+			}
+			usage()
+			if errors.Is(err, flag.ErrHelp) {
 				return nil, 0
 			}
 			return nil, 2
@@ -64,9 +74,10 @@ func rulesHelp() string {
 }
 
 // errorKind names an error's category for --json output: syntax (the
-// expression), argument (an --arg or a Run argument), shape, dtype,
-// promotion, overflow (an int literal the dtype cannot hold), policy (a
-// --forbid widening) or error.
+// expression), size (an array too large to exist or over the allocation
+// limit, from an --arg or an op), argument (an --arg or a Run argument),
+// shape, dtype, promotion, overflow (an int literal the dtype cannot hold),
+// policy (a --forbid widening) or error.
 func errorKind(err error) string {
 	var xe *exprError
 	var spe *specError
@@ -78,9 +89,12 @@ func errorKind(err error) string {
 	var te *tensor.ShapeError
 	var de *trace.DTypeError
 	var pol *kilnpkg.PolicyError
+	var ze *tensor.SizeError
 	switch {
 	case errors.As(err, &xe):
 		return xe.Kind
+	case errors.As(err, &ze):
+		return "size"
 	case errors.As(err, &spe), errors.As(err, &ka), errors.As(err, &ke):
 		return "argument"
 	case errors.As(err, &pe):

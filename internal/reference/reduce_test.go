@@ -17,7 +17,7 @@ func TestReductions(t *testing.T) {
 	nanA, nanB := f32b(0x7fc00001), f32b(0x7fc00002)
 	n0 := float32(neg0)
 	// x[i,j,k] = 6i + 2j + k over shape [2,3,2].
-	x := tensor.Arange(tensor.I32, 12)
+	x := tensor.Must(tensor.Arange(tensor.I32, 12))
 	x, _ = x.Reshape(2, 3, 2)
 	cases := []opCase{
 		// i32 sums and products accumulate in the default int, i64.

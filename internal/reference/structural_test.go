@@ -11,7 +11,7 @@ import (
 
 // iota returns 0, 1, …, n−1 as dtype d in the given shape.
 func iota(d tensor.DType, shape ...int) *tensor.Array {
-	a, err := tensor.Arange(d, trace.ShapeSize(shape)).Reshape(shape...)
+	a, err := tensor.Must(tensor.Arange(d, trace.ShapeSize(shape))).Reshape(shape...)
 	if err != nil {
 		panic(err)
 	}

@@ -51,7 +51,7 @@ func TestStridedAreCopied(t *testing.T) {
 }
 
 func TestRefusals(t *testing.T) {
-	if _, err := gonum.ToMatDense(tensor.Arange(tensor.F32, 4)); err == nil {
+	if _, err := gonum.ToMatDense(tensor.Must(tensor.Arange(tensor.F32, 4))); err == nil {
 		t.Error("ToMatDense of f32: want an error")
 	}
 	if _, err := gonum.ToVecDense(nil); err == nil {

@@ -56,7 +56,7 @@ func ExampleNew() {
 	}
 	defer exe.Close()
 	x, _ := tensor.FromSlice([]int8{1, 2, 3}, 3)
-	y := tensor.Arange(tensor.F16, 3)
+	y := tensor.Must(tensor.Arange(tensor.F16, 3))
 	out, err := exe.Run([]*tensor.Array{x, y})
 	if err != nil {
 		log.Fatal(err)

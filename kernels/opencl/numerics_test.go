@@ -201,7 +201,7 @@ func TestNumerics(t *testing.T) {
 			fn: func(a []trace.Value) []trace.Value {
 				return []trace.Value{a[0].Mul(a[1]).Add(a[2]), a[0].Add(trace.Int(1))}
 			}},
-		{name: "zero-size", inputs: []*tensor.Array{tensor.Arange(tensor.F32, 0).Astype(tensor.F32)},
+		{name: "zero-size", inputs: []*tensor.Array{tensor.Must(tensor.Arange(tensor.F32, 0)).Astype(tensor.F32)},
 			fn: func(a []trace.Value) []trace.Value {
 				return []trace.Value{a[0].Add(trace.Int(1)), a[0].Sum(), a[0].Prod()}
 			}},

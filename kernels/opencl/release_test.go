@@ -13,7 +13,7 @@ import (
 // as an output nor changed, and the results are right.
 func TestReleaseWithOpenCL(t *testing.T) {
 	f := kiln.Jit(func(x, y kiln.Value) (kiln.Value, kiln.Value) { return x, y.Add(kiln.Int(1)) }, kiln.WithBackend(testBackend(t)))
-	x := tensor.Arange(tensor.F32, 8)
+	x := tensor.Must(tensor.Arange(tensor.F32, 8))
 	outs, err := f.RunAll(x, x)
 	if err != nil {
 		t.Fatal(err)

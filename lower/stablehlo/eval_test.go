@@ -148,7 +148,7 @@ func (ev *shloEval) op(o *shloOp) error {
 		if len(t.shape) != 1 {
 			return fmt.Errorf("only 1-D iota is interpreted")
 		}
-		a := tensor.Arange(tensor.I64, n)
+		a := tensor.Must(tensor.Arange(tensor.I64, n))
 		ev.vals[o.results[0]] = fromArray(a.Astype(t.dt))
 		return nil
 	case "reduce":

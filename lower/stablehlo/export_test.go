@@ -94,7 +94,7 @@ func intOps(x, y trace.Value) []trace.Value {
 
 // iota is 0, 1, 2, … of dtype d and the given shape.
 func iota(d tensor.DType, shape ...int) *tensor.Array {
-	a, err := tensor.Arange(d, trace.ShapeSize(shape)).Reshape(shape...)
+	a, err := tensor.Must(tensor.Arange(d, trace.ShapeSize(shape))).Reshape(shape...)
 	if err != nil {
 		panic(err)
 	}
