@@ -158,12 +158,12 @@ func TestGradRefusals(t *testing.T) {
 		kind any
 		msg  string
 	}{
-		{"int input", kiln.Grad(sum), tensor.Arange(tensor.I32, 3), new(*trace.DTypeError), "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), but got int32"},
-		{"vector output", kiln.Grad(id), tensor.Arange(tensor.F32, 3), new(*trace.ShapeError), "Gradient only defined for scalar-output functions. Output had shape: (3,)."},
-		{"complex output", kiln.Grad(func(x kiln.Value) kiln.Value { return x.Astype(tensor.C64).Sum() }), tensor.Arange(tensor.F32, 3), new(*trace.DTypeError), "grad requires real-valued outputs"},
-		{"int output", kiln.Grad(func(x kiln.Value) kiln.Value { return x.Sum().Astype(tensor.I32) }), tensor.Arange(tensor.F32, 3), new(*trace.DTypeError), "For differentiation of functions with integer outputs, use jax.vjp directly"},
-		{"bad argnum", kiln.Grad(sum, 1), tensor.Arange(tensor.F32, 3), new(*trace.OpError), "argnums=[1] requires at least 2 positional arguments"},
-		{"not a function", kiln.Grad(3), tensor.Arange(tensor.F32, 3), new(*kiln.FuncError), ""},
+		{"int input", kiln.Grad(sum), tensor.Must(tensor.Arange(tensor.I32, 3)), new(*trace.DTypeError), "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), but got int32"},
+		{"vector output", kiln.Grad(id), tensor.Must(tensor.Arange(tensor.F32, 3)), new(*trace.ShapeError), "Gradient only defined for scalar-output functions. Output had shape: (3,)."},
+		{"complex output", kiln.Grad(func(x kiln.Value) kiln.Value { return x.Astype(tensor.C64).Sum() }), tensor.Must(tensor.Arange(tensor.F32, 3)), new(*trace.DTypeError), "grad requires real-valued outputs"},
+		{"int output", kiln.Grad(func(x kiln.Value) kiln.Value { return x.Sum().Astype(tensor.I32) }), tensor.Must(tensor.Arange(tensor.F32, 3)), new(*trace.DTypeError), "For differentiation of functions with integer outputs, use jax.vjp directly"},
+		{"bad argnum", kiln.Grad(sum, 1), tensor.Must(tensor.Arange(tensor.F32, 3)), new(*trace.OpError), "argnums=[1] requires at least 2 positional arguments"},
+		{"not a function", kiln.Grad(3), tensor.Must(tensor.Arange(tensor.F32, 3)), new(*kiln.FuncError), ""},
 	}
 	for _, c := range cases {
 		_, err := kiln.Jit(c.fn).Run(c.arg)
