@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -36,7 +37,7 @@ func TestShapeSize(t *testing.T) {
 			t.Errorf("ShapeSize(%v) = %d, %v; want %d", c.shape, n, err, c.want)
 		case c.err == "shape" && !errors.As(err, &se):
 			t.Errorf("ShapeSize(%v) = %d, %v; want a *ShapeError", c.shape, n, err)
-		case c.err == "size" && (!errors.As(err, &ze) || !equalInts(ze.Shape, c.shape)):
+		case c.err == "size" && (!errors.As(err, &ze) || !slices.Equal(ze.Shape, c.shape)):
 			t.Errorf("ShapeSize(%v) = %d, %v; want a *SizeError naming the shape", c.shape, n, err)
 		}
 	}
@@ -101,7 +102,7 @@ func TestAllocLimit(t *testing.T) {
 	}
 	a, err := Zeros(F32, 5, 51)
 	var ze *SizeError
-	if !errors.As(err, &ze) || ze.Limit != 1000 || !equalInts(ze.Shape, []int{5, 51}) || a != nil {
+	if !errors.As(err, &ze) || ze.Limit != 1000 || !slices.Equal(ze.Shape, []int{5, 51}) || a != nil {
 		t.Fatalf("Zeros 1020 bytes under a 1000-byte limit: %v, %v", a, err)
 	}
 	if !strings.Contains(err.Error(), MaxAllocEnv) {
@@ -245,16 +246,4 @@ func FuzzShapes(f *testing.F) {
 			t.Fatalf("Reshape of no data to %v: size %d", shape, r.Size())
 		}
 	})
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
