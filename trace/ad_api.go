@@ -72,7 +72,10 @@ func free(args []Value, f func(b *builder, args []Value) []Value) []Value {
 	return outs
 }
 
-// inert returns n values of a failed trace.
+// inert returns n values of a failed trace: a transformation that fails
+// still returns as many results as it can tell it would have (one when it
+// cannot), so code indexing them does not panic before the trace reports
+// the error.
 func inert(b *builder, n int) []Value {
 	out := make([]Value, n)
 	for i := range out {
@@ -95,23 +98,24 @@ func JVP(fn func([]Value) []Value, primals, tangents []Value) ([]Value, []Value)
 		})
 		return outs[:len(outs)/2], outs[len(outs)/2:]
 	}
+	failed := func(n int) ([]Value, []Value) { return inert(b, n), inert(b, n) }
 	if !ok || b.err != nil {
-		return nil, nil
+		return failed(1)
 	}
 	if len(tangents) != len(primals) {
 		b.opErr("jvp", fmt.Errorf("%d tangents for %d primals: give one tangent per primal", len(tangents), len(primals)))
-		return nil, nil
+		return failed(1)
 	}
 	p, args := b.traceFn("jvp", fn, primals)
 	if p == nil {
-		return nil, nil
+		return failed(1)
 	}
 	ts := make([]Value, len(args))
 	for i, t := range tangents {
 		ts[i] = b.checkTangent("jvp", t, p.Inputs[i], i)
 	}
 	if b.err != nil {
-		return nil, nil
+		return failed(len(p.Outputs))
 	}
 	outs, touts := (&jvp{b: b, tb: b}).run(p, args, ts)
 	for i, t := range touts {
@@ -186,11 +190,11 @@ func VJP(fn func([]Value) []Value, primals ...Value) ([]Value, func(cts ...Value
 	}
 	failed := func(cts ...Value) []Value { return inert(b, len(primals)) }
 	if !ok || b.err != nil {
-		return nil, failed
+		return inert(b, 1), failed
 	}
 	p, args := b.traceFn("vjp", fn, primals)
 	if p == nil {
-		return nil, failed
+		return inert(b, 1), failed
 	}
 	diff := make([]bool, len(primals))
 	for i, v := range p.Inputs[:len(primals)] {

@@ -1,6 +1,13 @@
 package trace
 
-import "testing"
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/kiln-go/kiln/promote"
+	"github.com/kiln-go/kiln/tensor"
+)
 
 // TestEveryOpHasARule checks the rules table: every op of the op table
 // says how it is differentiated (exactly one of Zero, Linear, JVP and
@@ -23,6 +30,32 @@ func TestEveryOpHasARule(t *testing.T) {
 		}
 		if (r.Zero || r.NotDifferentiable != "") && r.Transpose != nil {
 			t.Errorf("%s: a Transpose rule on an op no tangent flows through", op)
+		}
+	}
+}
+
+// TestNoRuleIsAnError checks that differentiating through an op without a
+// derivative is a *DerivError naming the op and the user's line, in
+// forward and reverse mode, never a silent zero.
+func TestNoRuleIsAnError(t *testing.T) {
+	saved := rules[OpSin]
+	defer func() { rules[OpSin] = saved }()
+	f := func(x []Value) []Value { return []Value{x[0].Sin().Sum()} }
+	in := []Abstract{{Type: promote.Strong(tensor.F32), Shape: []int{3}}}
+	for _, r := range []Rule{{}, {NotDifferentiable: "sin is not differentiable today"}} {
+		rules[OpSin] = r
+		for mode, g := range map[string]func([]Value) []Value{
+			"grad": func(a []Value) []Value { return Grad(f, GradOptions{})(a...) },
+			"jvp":  func(a []Value) []Value { _, ts := JVP(f, a, a); return ts },
+		} {
+			_, err := Trace(promote.Config{}, in, g)
+			var de *DerivError
+			if !errors.As(err, &de) || de.Op != "sin" || !strings.Contains(err.Error(), "rules_test.go:") {
+				t.Errorf("%s with rule %+v: error %v, want a *DerivError for sin at this file", mode, r, err)
+			}
+			if r.NotDifferentiable != "" && !strings.Contains(err.Error(), r.NotDifferentiable) {
+				t.Errorf("%s: %v does not say why", mode, err)
+			}
 		}
 	}
 }

@@ -1,0 +1,106 @@
+package kiln_test
+
+import (
+	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// gradCases are the gradient checks of gradcheck_test.go: every op of the
+// table, through its builder call, at every dtype it takes. Inputs stay
+// off kinks (abs at 0, ties of maximum, integers of floor) — ties have
+// tests of their own.
+var gradCases = []gradCase{
+	// Elementwise unary.
+	{name: "neg", in: []spec{std(3, 4)}, fn: one(kiln.Value.Neg), dtypes: allInexact},
+	{name: "abs", in: []spec{away(3, 4)}, fn: one(kiln.Value.Abs), dtypes: allInexact},
+	{name: "sign", in: []spec{away(5)}, fn: one(func(x kiln.Value) kiln.Value { return x.Sign().Mul(x.Mul(x)) })},
+	{name: "exp", in: []spec{std(3, 4)}, fn: one(kiln.Value.Exp), dtypes: allInexact},
+	{name: "log", in: []spec{pos(3, 4)}, fn: one(kiln.Value.Log), dtypes: allInexact},
+	{name: "log1p", in: []spec{in(-0.5, 3, 3, 4)}, fn: one(kiln.Value.Log1p), dtypes: allInexact},
+	{name: "expm1", in: []spec{std(3, 4)}, fn: one(kiln.Value.Expm1), dtypes: allInexact},
+	{name: "sqrt", in: []spec{pos(3, 4)}, fn: one(kiln.Value.Sqrt), dtypes: allInexact},
+	{name: "rsqrt", in: []spec{pos(3, 4)}, fn: one(kiln.Value.Rsqrt), dtypes: allInexact},
+	{name: "sin", in: []spec{std(3, 4)}, fn: one(kiln.Value.Sin), dtypes: allInexact},
+	{name: "cos", in: []spec{std(3, 4)}, fn: one(kiln.Value.Cos), dtypes: allInexact},
+	{name: "tan", in: []spec{in(-1.2, 1.2, 3, 4)}, fn: one(kiln.Value.Tan), dtypes: allInexact},
+	{name: "tanh", in: []spec{std(3, 4)}, fn: one(kiln.Value.Tanh), dtypes: allInexact},
+	{name: "logistic", in: []spec{std(3, 4)}, fn: one(kiln.Value.Logistic), dtypes: allInexact},
+	{name: "floor", in: []spec{offInt(-3, 3, 6)}, fn: one(func(x kiln.Value) kiln.Value { return x.Floor().Add(x.Mul(x)) })},
+	{name: "ceil", in: []spec{offInt(-3, 3, 6)}, fn: one(func(x kiln.Value) kiln.Value { return x.Ceil().Mul(x) })},
+	{name: "round", in: []spec{offInt(-3, 3, 6)}, fn: one(func(x kiln.Value) kiln.Value { return x.Round().Mul(x.Sin()) })},
+	{name: "isnan", in: []spec{std(6)}, fn: one(func(x kiln.Value) kiln.Value { return kiln.Where(x.IsNaN(), kiln.Float(0), x.Exp()) })},
+	{name: "isfinite", in: []spec{std(6)}, fn: one(func(x kiln.Value) kiln.Value { return kiln.Where(x.IsFinite(), x.Sin(), kiln.Float(0)) })},
+	{name: "real", in: []spec{std(3, 4)}, fn: one(func(x kiln.Value) kiln.Value { return x.Real().Mul(x) }), dtypes: allInexact},
+	{name: "imag", in: []spec{std(3, 4)}, fn: one(func(x kiln.Value) kiln.Value { return x.Imag().Add(x.Mul(x)) }), dtypes: allInexact},
+	{name: "conj", in: []spec{std(3, 4)}, fn: one(func(x kiln.Value) kiln.Value { return x.Conj().Mul(x.Exp()) }), dtypes: allInexact},
+	{name: "not", in: []spec{away(6)}, fn: one(func(x kiln.Value) kiln.Value { return kiln.Where(x.Gt(kiln.Int(0)).Not(), x.Exp(), x.Sin()) })},
+
+	// Elementwise binary, with NumPy broadcasting.
+	{name: "add", in: []spec{std(3, 4), std(4)}, fn: two(kiln.Value.Add), dtypes: allInexact},
+	{name: "sub", in: []spec{std(3, 1), std(3, 4)}, fn: two(kiln.Value.Sub), dtypes: allInexact},
+	{name: "mul", in: []spec{std(3, 4), std(3, 1)}, fn: two(kiln.Value.Mul), dtypes: allInexact},
+	{name: "div", in: []spec{std(3, 4), away(4)}, fn: two(kiln.Value.Div), dtypes: allInexact},
+	{name: "floordiv", in: []spec{offInt(-3, 3, 6), offInt(1, 3, 6)}, fn: two(func(x, y kiln.Value) kiln.Value { return x.FloorDiv(y).Add(x.Mul(y)) })},
+	{name: "rem", in: []spec{in(-3, 3, 6), away(6)}, fn: two(kiln.Value.Rem)},
+	{name: "pow", in: []spec{in(0.5, 2, 3, 4), in(-1.5, 1.5, 4)}, fn: two(kiln.Value.Pow), dtypes: allInexact},
+	{name: "integer_pow", in: []spec{away(5)}, fn: one(func(x kiln.Value) kiln.Value {
+		return x.Pow(kiln.Int(3)).Add(x.Pow(kiln.Int(-2))).Add(x.Pow(kiln.Int(0)))
+	}), dtypes: allInexact},
+	{name: "maximum", in: []spec{std(3, 4), std(4)}, fn: two(kiln.Value.Maximum)},
+	{name: "minimum", in: []spec{std(3, 4), std(3, 4)}, fn: two(kiln.Value.Minimum)},
+	{name: "bitwise", in: []spec{offInt(0, 40, 8)}, fn: one(func(x kiln.Value) kiln.Value {
+		i := x.Astype(tensor.I32)
+		k := i.Shl(kiln.Int(1)).And(kiln.Int(6)).Or(i.Shr(kiln.Int(2))).Xor(kiln.Int(5)).Add(i.Not())
+		return x.Mul(k.Astype(x.DType()))
+	})},
+	{name: "compare", in: []spec{std(8), std(8)}, fn: two(func(x, y kiln.Value) kiln.Value {
+		a := kiln.Where(x.Lt(y), x.Mul(y), x.Sin())
+		b := kiln.Where(x.Le(y).And(x.Ne(y)), a, y.Exp())
+		return kiln.Where(x.Ge(y).Or(x.Eq(y)), b.Mul(x), b).Add(kiln.Where(x.Gt(y), x, y))
+	})},
+	{name: "select", in: []spec{std(3, 4), std(3, 4), std(4)}, fn: func(x []kiln.Value) kiln.Value { return kiln.Where(x[0].Gt(kiln.Int(0)), x[1], x[2]) }, dtypes: allInexact[:4]},
+	{name: "select complex", in: []spec{std(3, 4), std(4)}, fn: two(func(x, y kiln.Value) kiln.Value { return kiln.Where(x.Real().Gt(kiln.Int(0)), x, y) }), dtypes: complexDTypes},
+
+	// Structural.
+	{name: "broadcast_to", in: []spec{std(3, 1)}, fn: one(func(x kiln.Value) kiln.Value { return x.BroadcastTo(2, 3, 4) }), dtypes: allInexact},
+	{name: "reshape", in: []spec{std(3, 4)}, fn: one(func(x kiln.Value) kiln.Value { return x.Reshape(2, 6).Mul(x.Reshape(2, -1)) }), dtypes: allInexact},
+	{name: "transpose", in: []spec{std(2, 3, 4)}, fn: one(func(x kiln.Value) kiln.Value { return x.Transpose(2, 0, 1).Sin() }), dtypes: allInexact},
+	{name: "expand_squeeze", in: []spec{std(3, 1, 4)}, fn: one(func(x kiln.Value) kiln.Value { return x.Squeeze().ExpandDims(0).Mul(x.Squeeze(1)) })},
+	{name: "slice", in: []spec{std(7, 5)}, fn: one(func(x kiln.Value) kiln.Value { return x.Slice(0, 1, 7, 2).Slice(1, 2, 5, 1).Exp() }), dtypes: allInexact},
+	{name: "slice strided", in: []spec{std(9)}, fn: one(func(x kiln.Value) kiln.Value { return x.Slice(0, 0, 9, 3).Mul(x.Slice(0, 2, 8, 2).Slice(0, 0, 3, 1)) })},
+	{name: "concatenate", in: []spec{std(2, 3), std(4, 3)}, fn: two(func(x, y kiln.Value) kiln.Value { return kiln.Concatenate(0, x, y.Sin(), x) }), dtypes: allInexact},
+
+	// Reductions.
+	{name: "sum", in: []spec{std(3, 4, 2)}, fn: one(func(x kiln.Value) kiln.Value { return x.Sum(0, 2).Mul(x.Sum(1).Sum()) }), dtypes: allInexact},
+	{name: "sum keepdims", in: []spec{std(3, 4)}, fn: one(func(x kiln.Value) kiln.Value { return trace.Reduce(trace.OpReduceSum, x, []int{1}, true).Mul(x) })},
+	{name: "mean", in: []spec{std(3, 4)}, fn: one(func(x kiln.Value) kiln.Value { return x.Mean(0).Mul(x.Mean()) }), dtypes: allInexact},
+	{name: "prod", in: []spec{in(0.5, 1.5, 3, 5)}, fn: one(func(x kiln.Value) kiln.Value { return x.Prod(1) }), dtypes: allInexact},
+	{name: "prod with a zero", in: []spec{std(2, 3, 2)}, fn: one(func(x kiln.Value) kiln.Value {
+		return trace.Reduce(trace.OpReduceProd, x.Mul(kiln.Where(x.Gt(kiln.Float(1.5)), kiln.Float(0), kiln.Float(1))), []int{0, 2}, true)
+	})},
+	{name: "max", in: []spec{std(3, 4)}, fn: one(func(x kiln.Value) kiln.Value { return x.Max(1).Add(x.Max()) })},
+	{name: "min", in: []spec{std(3, 4)}, fn: one(func(x kiln.Value) kiln.Value { return trace.Reduce(trace.OpReduceMin, x, []int{0}, true).Mul(x) })},
+	{name: "argmax", in: []spec{std(3, 4)}, fn: one(func(x kiln.Value) kiln.Value {
+		return x.ArgMax(1).Astype(x.DType()).Add(x.ArgMin(0).Astype(x.DType()).Sum()).Mul(x.Sum(1))
+	})},
+
+	// Contraction.
+	{name: "matmul", in: []spec{std(3, 4), std(4, 2)}, fn: two(kiln.Value.MatMul), dtypes: allInexact},
+	{name: "matmul batched", in: []spec{std(2, 3, 4), std(4, 5)}, fn: two(kiln.Value.MatMul), dtypes: allInexact},
+	{name: "matmul vector", in: []spec{std(4), std(2, 4, 3)}, fn: two(kiln.Value.MatMul)},
+	{name: "dot_general", in: []spec{std(4, 2, 3), std(3, 5, 2)}, fn: two(func(x, y kiln.Value) kiln.Value {
+		return trace.DotGeneral(x, y, trace.DotDims{LhsBatch: []int{1}, RhsBatch: []int{2}, LhsContract: []int{2}, RhsContract: []int{0}})
+	}), dtypes: allInexact},
+	{name: "dot_general two contractions", in: []spec{std(2, 3, 4), std(4, 2, 5)}, fn: two(func(x, y kiln.Value) kiln.Value {
+		return trace.DotGeneral(x, y, trace.DotDims{LhsContract: []int{2, 0}, RhsContract: []int{0, 1}})
+	})},
+
+	// Converts.
+	// Converts up only: a convert that rounds makes the float64 loss a
+	// staircase that central differences cannot see through.
+	{name: "convert float", in: []spec{std(6)}, fn: one(func(x kiln.Value) kiln.Value { return x.Astype(tensor.F64).Exp().Mul(x.Astype(tensor.F64)) }), dtypes: realDTypes[1:]},
+	{name: "convert complex", in: []spec{std(6)}, fn: one(func(x kiln.Value) kiln.Value { return x.Astype(tensor.C128).Mul(kiln.Complex(1 + 2i)).Exp().Abs() })},
+	{name: "convert to real", in: []spec{std(6)}, fn: one(func(x kiln.Value) kiln.Value { return x.Exp().Astype(tensor.F64) }), dtypes: complexDTypes},
+	{name: "convert int", in: []spec{offInt(-3, 3, 6)}, fn: one(func(x kiln.Value) kiln.Value { return x.Astype(tensor.I32).Astype(x.DType()).Mul(x) })},
+}
