@@ -70,10 +70,10 @@ func TestGradDTypes(t *testing.T) {
 	f := kiln.Jit(kiln.Grad(func(x kiln.Value) kiln.Value { return x.Mul(x).Sin().Real().Sum() }))
 	for _, d := range []tensor.DType{tensor.F16, tensor.BF16, tensor.F32, tensor.F64, tensor.C64, tensor.C128} {
 		for _, weak := range []bool{false, true} {
-			var arg any = tensor.Arange(d, 3)
+			var arg any = tensor.Must(tensor.Arange(d, 3))
 			want := promote.Strong(d)
 			if weak {
-				arg, want = kiln.Weak(tensor.Arange(d, 3)), promote.WeakOf(d)
+				arg, want = kiln.Weak(tensor.Must(tensor.Arange(d, 3))), promote.WeakOf(d)
 			}
 			p, err := f.Trace(arg)
 			if err != nil {
@@ -100,7 +100,7 @@ func TestGradDTypes(t *testing.T) {
 // explicit convert the printed program explains.
 func TestGradConvertBack(t *testing.T) {
 	f := kiln.Jit(kiln.Grad(func(x kiln.Value) kiln.Value { return x.Astype(tensor.F32).Exp().Sum() }))
-	x := tensor.Arange(tensor.F16, 4)
+	x := tensor.Must(tensor.Arange(tensor.F16, 4))
 	p, err := f.Trace(x)
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +113,7 @@ func TestGradConvertBack(t *testing.T) {
 	}
 	g := run1(t, f, x)
 	// exp computed in f32, its product with the cotangent rounded once to f16.
-	want := tensor.Arange(tensor.F32, 4)
+	want := tensor.Must(tensor.Arange(tensor.F32, 4))
 	wv, _ := kiln.Eval(kiln.Const(want).Exp().Astype(tensor.F16))
 	if !tensor.Equal(g[0], wv) {
 		t.Errorf("grad = %v, want %v", g[0], wv)
@@ -211,7 +211,7 @@ func TestGradOptions(t *testing.T) {
 // TestVJPRefusals checks the pullback's and JVP's checks of cotangents and
 // tangents, and VJP's float0 cotangents of integer primals.
 func TestVJPRefusals(t *testing.T) {
-	x := tensor.Arange(tensor.F32, 3)
+	x := tensor.Must(tensor.Arange(tensor.F32, 3))
 	bad := []struct {
 		name string
 		fn   func(x kiln.Value) kiln.Value
@@ -245,7 +245,7 @@ func TestVJPRefusals(t *testing.T) {
 		_, pb := kiln.VJP(func(x, n kiln.Value) kiln.Value { return x.Mul(n.Astype(tensor.F32)) }, x, n)
 		return pb(kiln.Float(1)) // a literal cotangent takes the result's type
 	})
-	out := run1(t, f, x, tensor.Arange(tensor.I8, 3))
+	out := run1(t, f, x, tensor.Must(tensor.Arange(tensor.I8, 3)))
 	wantValues(t, "ct x", out[0], 0, 1, 2)
 	if out[1].String() != "bool[3] [false false false]" {
 		t.Errorf("cotangent of an int primal is %v, want float0 (bool zeros)", out[1])
