@@ -3,6 +3,7 @@ package lower
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -38,7 +39,40 @@ func Compile(p *trace.Program, opts Options) (*Module, error) {
 	DCE(m)
 	Fuse(m, !opts.NoFusion)
 	PlanBuffers(m)
+	if err := CheckAllocs(m); err != nil {
+		return nil, err
+	}
 	return m, nil
+}
+
+// CheckAllocs checks every array a planned module's execution allocates —
+// each fusion's result buffer and each output — against the allocation
+// limit (tensor.CheckAlloc), so a program whose intermediate would not fit
+// in memory fails to compile with a *trace.ShapeError (wrapping the
+// *tensor.SizeError) at the op and line that made it, instead of running
+// out of memory. A broadcast fused into its reader allocates nothing and
+// is not refused.
+func CheckAllocs(m *Module) error {
+	check := func(in *Instr) error {
+		if _, err := tensor.CheckAlloc(in.DType, in.Shape); err != nil {
+			return &trace.ShapeError{Op: in.Op.String(), Pos: in.Pos, Shapes: [][]int{in.Shape}, Err: err,
+				Msg: fmt.Sprintf("its result needs a buffer the allocation limit refuses: %s", strings.TrimPrefix(err.Error(), "tensor: "))}
+		}
+		return nil
+	}
+	for _, f := range m.Fusions {
+		if b, ok := m.Plan.bufferOf(f.Outputs[0]); ok && m.Plan.Buffers[b].Param < 0 {
+			if err := check(f.Outputs[0]); err != nil {
+				return err
+			}
+		}
+	}
+	for _, o := range m.Outputs {
+		if err := check(o); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Lower translates a traced program into a module: weak flags erased,

@@ -14,7 +14,7 @@ import (
 type SizeError struct {
 	Op    string // the constructor or operation; "" when called directly
 	DType DType  // the element type, when the byte size was checked
-	Shape []int
+	Shape []int  // nil when the size is not one shape's (a sum of sizes)
 	Limit int    // the allocation limit exceeded, or 0 when the size overflows int
 	Msg   string // what does not fit, with the numbers
 }
@@ -23,6 +23,9 @@ func (e *SizeError) Error() string {
 	op := ""
 	if e.Op != "" {
 		op = e.Op + ": "
+	}
+	if e.Shape == nil { // a size that is not one shape's (a concatenation's sum)
+		return fmt.Sprintf("tensor: %s%s", op, e.Msg)
 	}
 	return fmt.Sprintf("tensor: %sshape %s: %s", op, shapeText(e.Shape), e.Msg)
 }

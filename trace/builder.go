@@ -96,10 +96,8 @@ func (b *builder) run(inputs []Abstract, fn func(args []Value) []Value) error {
 		if in.Type.DType == tensor.Bool {
 			in.Type.Weak = false
 		}
-		for _, d := range in.Shape {
-			if d < 0 {
-				return &ShapeError{Op: "param", Shapes: [][]int{in.Shape}, Msg: fmt.Sprintf("input %d has a negative dimension in %s", i, shapeString(in.Shape))}
-			}
+		if msg, err := checkResult(in.Type.DType, in.Shape); msg != "" {
+			return &ShapeError{Op: "param", Shapes: [][]int{in.Shape}, Msg: fmt.Sprintf("input %d: %s", i, msg), Err: err}
 		}
 		v := b.newVar(in.Type, in.Shape)
 		b.prog.Inputs = append(b.prog.Inputs, v)
@@ -166,20 +164,41 @@ func (b *builder) opErr(op string, err error) Value {
 	return b.fail(&OpError{Op: op, Pos: callerPos(), Err: err})
 }
 
-// emit appends an equation and returns its result.
+// emit appends an equation and returns its result. Every op's result
+// passes through here, so this is where a result shape is checked: its
+// size and byte size must fit an int (tensor.ByteSize), which makes every
+// Var's size, strides and offsets safe to compute downstream.
 func (b *builder) emit(op Op, args []*Var, t promote.Type, shape []int, p Params, why string) Value {
 	if t.DType == tensor.Bool {
 		t.Weak = false
 	}
-	out := b.newVar(t, shape)
 	var pos Pos
 	if b.pos != nil {
 		pos = *b.pos
 	} else {
 		pos = callerPos()
 	}
+	if msg, err := checkResult(t.DType, shape); msg != "" {
+		return b.fail(&ShapeError{Op: op.String(), Pos: pos, Shapes: [][]int{shape}, Msg: msg, Err: err})
+	}
+	out := b.newVar(t, shape)
 	b.prog.Eqns = append(b.prog.Eqns, &Eqn{Op: op, Args: args, Out: out, Params: p, Pos: pos, Why: why})
 	return Value{b: b, v: out}
+}
+
+// checkResult says why an array of dtype d and shape cannot exist (a
+// negative dimension, a size or byte size beyond the int range), with the
+// typed cause, or returns "".
+func checkResult(d tensor.DType, shape []int) (string, error) {
+	_, err := tensor.ByteSize(d, shape)
+	var se *tensor.SizeError
+	switch {
+	case err == nil:
+		return "", nil
+	case errors.As(err, &se):
+		return fmt.Sprintf("the result %s%s is too large: %s", d, shapeString(shape), se.Msg), err
+	}
+	return fmt.Sprintf("negative dimension in %s", shapeString(shape)), err
 }
 
 // encloses reports whether b is a trace enclosing c (its parent, or the

@@ -11,15 +11,20 @@ import (
 )
 
 // ShapeError reports operand shapes an op cannot take: shapes that do not
-// broadcast, a bad axis, a reshape of the wrong size, an out-of-range slice.
+// broadcast, a bad axis, a reshape of the wrong size, an out-of-range slice,
+// or a result too large to exist (Err is then the *tensor.SizeError).
 type ShapeError struct {
 	Op     string
 	Pos    Pos
 	Shapes [][]int
 	Msg    string
+	Err    error // the cause, when another package found it; may be nil
 }
 
 func (e *ShapeError) Error() string { return errorText(e.Op, e.Pos, e.Msg) }
+
+// Unwrap returns the cause, so errors.As finds a *tensor.SizeError.
+func (e *ShapeError) Unwrap() error { return e.Err }
 
 // DTypeError reports an operand dtype an op does not accept: bitwise ops on
 // floats, subtracting bools, ordering complex values.

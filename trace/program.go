@@ -103,11 +103,14 @@ type Program struct {
 }
 
 // ShapeSize is the number of elements of an array of the given shape (1 for
-// rank 0).
+// rank 0), for shapes the tracer has checked: every Var's shape, and every
+// shape derived from Vars' by lowering. It returns -1 for a shape that is
+// not valid (a negative dimension, a size beyond the int range); use
+// tensor.ShapeSize to check an arbitrary shape with a typed error.
 func ShapeSize(shape []int) int {
-	n := 1
-	for _, d := range shape {
-		n *= d
+	n, err := tensor.ShapeSize(shape)
+	if err != nil {
+		return -1
 	}
 	return n
 }

@@ -1,10 +1,13 @@
 package trace
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/kiln-go/kiln/promote"
+	"github.com/kiln-go/kiln/tensor"
 )
 
 // unary prepares a structural or reducing op on x: it finds the trace
@@ -37,26 +40,19 @@ func normAxis(axis, rank int) (int, bool) {
 // be −1 and is inferred.
 func (x Value) Reshape(shape ...int) Value {
 	return unary("reshape", x, func(b *builder, v *Var) Value {
-		out := append([]int{}, shape...)
-		infer, known := -1, 1
-		for i, d := range out {
-			switch {
-			case d == -1 && infer < 0:
-				infer = i
-			case d < 0:
-				return b.shapeErr("reshape", fmt.Sprintf("bad target shape %s", shapeString(shape)), v.Shape, shape)
-			default:
-				known *= d
-			}
-		}
-		if infer >= 0 {
-			if known == 0 || v.Size()%known != 0 {
-				return b.shapeErr("reshape", fmt.Sprintf("cannot reshape %s (%d elements) to %s", shapeString(v.Shape), v.Size(), shapeString(shape)), v.Shape, shape)
-			}
-			out[infer] = v.Size() / known
-		}
-		if ShapeSize(out) != v.Size() {
-			return b.shapeErr("reshape", fmt.Sprintf("cannot reshape %s (%d elements) to %s (%d elements)", shapeString(v.Shape), v.Size(), shapeString(out), ShapeSize(out)), v.Shape, out)
+		out, err := tensor.InferShape(v.Size(), shape)
+		var ze *tensor.SizeError
+		var se *tensor.ShapeError
+		switch {
+		case errors.As(err, &ze):
+			return b.fail(&ShapeError{Op: "reshape", Pos: callerPos(), Shapes: [][]int{v.Shape, shape}, Err: err,
+				Msg: fmt.Sprintf("cannot reshape %s (%d elements) to %s: %s", shapeString(v.Shape), v.Size(), shapeString(shape), ze.Msg)})
+		case errors.As(err, &se) && slices.Contains(shape, -1):
+			return b.shapeErr("reshape", fmt.Sprintf("cannot reshape %s (%d elements) to %s", shapeString(v.Shape), v.Size(), shapeString(shape)), v.Shape, shape)
+		case err != nil && slices.ContainsFunc(shape, func(d int) bool { return d < 0 }):
+			return b.shapeErr("reshape", fmt.Sprintf("bad target shape %s", shapeString(shape)), v.Shape, shape)
+		case err != nil:
+			return b.shapeErr("reshape", fmt.Sprintf("cannot reshape %s (%d elements) to %s (%d elements)", shapeString(v.Shape), v.Size(), shapeString(shape), ShapeSize(shape)), v.Shape, shape)
 		}
 		if ShapeEqual(out, v.Shape) {
 			return Value{b: b, v: v}
@@ -204,7 +200,10 @@ func (x Value) Slice(axis, start, stop, step int) Value {
 		}
 		p.Start[ax], p.Limit[ax], p.Stride[ax] = lo, hi, step
 		out := append([]int{}, v.Shape...)
-		out[ax] = (hi - lo + step - 1) / step
+		out[ax] = 0
+		if hi > lo {
+			out[ax] = (hi-lo-1)/step + 1 // not (hi-lo+step-1)/step, which overflows for a huge step
+		}
 		if out[ax] == n {
 			return Value{b: b, v: v}
 		}
@@ -253,6 +252,12 @@ func Concatenate(axis int, xs ...Value) Value {
 		if !same {
 			return b.shapeErr(op, fmt.Sprintf("shapes %s and %s differ outside axis %d", shapeString(first.Shape), shapeString(v.Shape), axis), first.Shape, v.Shape)
 		}
+		if out[ax] > math.MaxInt-v.Shape[ax] {
+			shapes := shapesOf(vars)
+			msg := fmt.Sprintf("the sizes along axis %d of %s add up past %d", ax, joinShapes(shapes), math.MaxInt)
+			return b.fail(&ShapeError{Op: op, Pos: callerPos(), Shapes: shapes, Msg: msg,
+				Err: &tensor.SizeError{Op: op, DType: first.Type.DType, Msg: msg}})
+		}
 		out[ax] += v.Shape[ax]
 	}
 	common, err := b.cfg.ResultType(types...)
@@ -269,4 +274,12 @@ func Concatenate(axis int, xs ...Value) Value {
 		return Value{b: b, v: vars[0]}
 	}
 	return b.emit(OpConcat, slices.Clone(vars), common, out, Params{Axis: ax}, "")
+}
+
+func shapesOf(vars []*Var) [][]int {
+	out := make([][]int, len(vars))
+	for i, v := range vars {
+		out[i] = v.Shape
+	}
+	return out
 }

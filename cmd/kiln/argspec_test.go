@@ -79,3 +79,44 @@ func FuzzParseArg(f *testing.F) {
 		_ = a.array.String()
 	})
 }
+
+// TestEvalHugeShapes: sum(broadcast_to(x, (2**40, 2**40, 2, 3))) printed
+// f32[] 0 (the broadcast's size wrapped to 0), and 2**40 was not accepted
+// as a dimension.
+func TestEvalHugeShapes(t *testing.T) {
+	for _, c := range []struct{ expr, msg string }{
+		{"sum(broadcast_to(x, (2**40, 2**40, 2, 3)))", "the result f32[1099511627776,1099511627776,2,3] is too large"},
+		{"exp(broadcast_to(x, (100000, 100000, 100)))", "shape [100000,100000,100]: 4000000000000 bytes of f32 (3.64 TiB) are over the allocation limit"},
+	} {
+		out, errOut, status := eval("--json", "--arg", "x=f32:1", c.expr)
+		var got struct {
+			Error struct{ Kind, Message string }
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil || status != 1 || errOut != "" ||
+			got.Error.Kind != "size" || !strings.Contains(got.Error.Message, c.msg) {
+			t.Errorf("%s: status %d, %q, stderr %q; want kind size and %q", c.expr, status, out, errOut, c.msg)
+		}
+	}
+}
+
+func TestEvalStaticIntExpressions(t *testing.T) {
+	runEvalCases(t, []evalCase{
+		{"power and negation", []string{"--arg", a23, "reshape(a, (2**1, -1))"}, "i32[2,3] [[0 1 2] [3 4 5]]\n"},
+		{"floor division as Python", []string{"--arg", a23, "sum(a, axis=-7//4)"}, "i64[3] [3 5 7]\n"},
+		{"modulo as Python", []string{"--arg", a23, "sum(a, axis=-1 % 2)"}, "i64[2] [3 12]\n"},
+	})
+	for _, c := range []struct{ expr, kind, msg string }{
+		{"sum(a, axis=2**64)", "overflow", "the static int 18446744073709551616 does not fit in int64"},
+		{"sum(a, axis=1//0)", "syntax", "integer division or modulo by zero"},
+		{"sum(a, axis=2**-1)", "syntax", "2 ** -1 is not an int (a negative power)"},
+		{"sum(a, axis=1+a)", "syntax", `expected an int literal (axes, shapes and indices are static), found name "a"`},
+	} {
+		out, _, status := eval("--json", "--arg", a23, c.expr)
+		var got struct {
+			Error struct{ Kind, Message string }
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil || status != 1 || got.Error.Kind != c.kind || !strings.HasSuffix(got.Error.Message, c.msg) {
+			t.Errorf("%s: %q; want kind %s and %q", c.expr, out, c.kind, c.msg)
+		}
+	}
+}

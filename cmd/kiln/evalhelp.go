@@ -55,6 +55,8 @@ expressions (Python's grammar and precedence):
   * / // % @, unary - + ~, ** (right-assoc; -2**2 is -4); x ** 2 with an int
   literal is integer_pow (x*x)
   subscripts: x[1:3] x[:, ::2] x[0] x[-1] x[..., 0] x[None] (static ints)
+  axes and shapes are static ints: literals or int expressions of them,
+  folded as Python does (reshape(x, (2**10, -1)), sum(x, axis=-1))
   operators between literals are traced like kiln.Int(1).Add(kiln.Int(2)),
   not folded as Python folds them
   functions:

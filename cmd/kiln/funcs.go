@@ -303,7 +303,7 @@ func (c *checker) bindParam(b *bound, p param, arg *node, extra []*node) error {
 	return nil
 }
 
-// staticInts reads int literals (a minus sign allowed).
+// staticInts reads static ints (see staticInt).
 func staticInts(ns []*node) ([]int, error) {
 	out := make([]int, len(ns))
 	for i, n := range ns {
@@ -314,17 +314,6 @@ func staticInts(ns []*node) ([]int, error) {
 		out[i] = v
 	}
 	return out, nil
-}
-
-func staticInt(n *node) (int, error) {
-	if n.kind != nInt {
-		return 0, syntaxErr(n.col, "expected an int literal (axes, shapes and indices are static), found %s", describe(n))
-	}
-	v, err := intLiteral(n)
-	if err != nil {
-		return 0, err
-	}
-	return int(v), nil
 }
 
 func plural(n int, what string) string {
