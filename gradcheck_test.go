@@ -106,7 +106,7 @@ func draw(r *rand.Rand, sp spec, complexIn bool) []complex128 {
 // arrayOf makes an array of dtype d (rounding) from complex values.
 func arrayOf(t *testing.T, vals []complex128, shape []int, d tensor.DType) *tensor.Array {
 	t.Helper()
-	a, err := tensor.FromSlice(vals, shape...)
+	a, err := complexArray(vals, shape)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,6 +114,16 @@ func arrayOf(t *testing.T, vals []complex128, shape []int, d tensor.DType) *tens
 		a = a.Astype(tensor.F64)
 	}
 	return a.Astype(d)
+}
+
+// complexArray is vals with the given shape (rank 0 included, which
+// tensor.FromSlice reads as "1-D").
+func complexArray(vals []complex128, shape []int) (*tensor.Array, error) {
+	a, err := tensor.FromSlice(vals)
+	if err != nil {
+		return nil, err
+	}
+	return a.Reshape(shape...)
 }
 
 func complexes(a *tensor.Array) []complex128 {
@@ -198,7 +208,7 @@ func finiteDiff(x64 []*tensor.Array, i int, eval func([]any) float64) []complex1
 	at := func(j int, dv complex128) float64 {
 		v := append([]complex128{}, vals...)
 		v[j] += dv
-		a, _ := tensor.FromSlice(v, x64[i].Shape()...)
+		a, _ := complexArray(v, x64[i].Shape())
 		args := make([]any, len(x64))
 		for k := range x64 {
 			args[k] = x64[k]

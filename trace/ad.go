@@ -178,10 +178,16 @@ func (b *builder) derivErr(e *Eqn, format string, a ...any) {
 	b.fail(&DerivError{Op: e.Op.String(), Pos: e.Pos, Msg: fmt.Sprintf(format, a...)})
 }
 
-// checkLike verifies that a rule's result x has v's type and shape.
-func (b *builder) checkLike(e *Eqn, what string, x Value, v *Var) bool {
+// checkLike verifies that a rule's result x has v's type and shape, and
+// returns it. A result that differs only in the weak flag gets v's (rules
+// compute with the operands' types, and the tracer's own mean divides a
+// weak sum by a strong count).
+func (b *builder) checkLike(e *Eqn, what string, x Value, v *Var) (Value, bool) {
 	if b.err != nil {
-		return false
+		return x, false
+	}
+	if x.v != nil && x.v.Type.DType == v.Type.DType && x.v.Type.Weak != v.Type.Weak {
+		x = ConvertTo(x, v.Type, "a tangent has its primal's weak flag")
 	}
 	if x.v == nil || x.v.Type != v.Type || !ShapeEqual(x.v.Shape, v.Shape) {
 		got := "nothing"
@@ -189,7 +195,7 @@ func (b *builder) checkLike(e *Eqn, what string, x Value, v *Var) bool {
 			got = x.v.TypeString()
 		}
 		b.derivErr(e, "the %s rule gave %s where %s was due (a bug in the rule)", what, got, v.TypeString())
-		return false
+		return x, false
 	}
-	return true
+	return x, true
 }

@@ -36,6 +36,28 @@ func (b *builder) bindVar(x Value, v *Var, op string) *Var {
 	return x.v
 }
 
+// ruleMode puts traces in the state derivative rules run in — equations
+// at pos, operands of one type keeping it — and returns the function that
+// restores them.
+func ruleMode(pos *Pos, bs ...*builder) func() {
+	type state struct {
+		pos   *Pos
+		exact bool
+	}
+	saved := make([]state, len(bs))
+	for i, b := range bs {
+		saved[i] = state{b.pos, b.exact}
+	}
+	for _, b := range bs {
+		b.pos, b.exact = pos, true
+	}
+	return func() {
+		for i := len(bs) - 1; i >= 0; i-- {
+			bs[i].pos, bs[i].exact = saved[i].pos, saved[i].exact
+		}
+	}
+}
+
 // emitEqn emits a copy of e in b over args, at e's position.
 func (b *builder) emitEqn(e *Eqn, args []Value) Value {
 	vars := make([]*Var, len(args))
@@ -99,9 +121,7 @@ func (j *jvp) tangent(e *Eqn, in []Value, out Value) Value {
 		return Value{}
 	}
 	c := &Call{Eqn: e, In: in, Out: out, Tangents: ts, lin: j.tb}
-	savedB, savedT := j.b.pos, j.tb.pos
-	j.b.pos, j.tb.pos = &e.Pos, &e.Pos
-	defer func() { j.b.pos, j.tb.pos = savedB, savedT }()
+	defer ruleMode(&e.Pos, j.b, j.tb)()
 	var t Value
 	switch {
 	case r.Linear:
@@ -127,7 +147,8 @@ func (j *jvp) tangent(e *Eqn, in []Value, out Value) Value {
 		j.b.derivErr(e, "the JVP rule gave a tangent outside the tangent trace (a bug in the rule)")
 		return Value{}
 	}
-	if !j.tb.checkLike(e, "JVP", t, e.Out) {
+	t, ok := j.tb.checkLike(e, "JVP", t, e.Out)
+	if !ok {
 		return Value{}
 	}
 	return t

@@ -63,7 +63,9 @@ func (l *linearization) transpose(b *builder, cts []Value) []Value {
 	ct := map[*Var]Value{}
 	add := func(v *Var, x Value) {
 		if prev, ok := ct[v]; ok {
+			restore := ruleMode(b.pos, b) // the sum keeps the cotangents' type
 			x = prev.Add(x)
+			restore()
 		}
 		ct[v] = x
 	}
@@ -103,17 +105,17 @@ func transposeEqn(b *builder, e *Eqn, g Value, env map[*Var]Value, linear map[*V
 			c.In[i] = env[a]
 		}
 	}
-	saved := b.pos
-	b.pos = &e.Pos
+	restore := ruleMode(&e.Pos, b)
 	cts := r.Transpose(c, g)
-	b.pos = saved
+	restore()
 	for i, a := range e.Args {
 		if !c.Linear[i] || i >= len(cts) || isZero(cts[i]) {
 			continue
 		}
-		if !b.checkLike(e, "transpose", cts[i], a) {
+		g, ok := b.checkLike(e, "transpose", cts[i], a)
+		if !ok {
 			return
 		}
-		add(a, cts[i])
+		add(a, g)
 	}
 }

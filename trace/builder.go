@@ -34,6 +34,25 @@ type builder struct {
 	// pos, when set, is the position of every equation emitted (the
 	// derivative of an equation is attributed to that equation's line).
 	pos *Pos
+	// exact is set while derivative rules run: operands of one type keep
+	// it, whatever the promotion rules would make of two such values (in
+	// 32-bit mode two weak c128 values join to c64*; anvil makes two weak
+	// values strong), so a tangent always has its primal's type.
+	exact bool
+}
+
+// resultType is the promoted type of an op's operands.
+func (b *builder) resultType(types ...promote.Type) (promote.Type, error) {
+	if b.exact && len(types) > 0 {
+		same := true
+		for _, t := range types[1:] {
+			same = same && t == types[0]
+		}
+		if same {
+			return types[0], nil
+		}
+	}
+	return b.cfg.ResultType(types...)
 }
 
 // literal is a Python-like scalar not yet given its final dtype.

@@ -60,7 +60,7 @@ func elementwise(op Op, xs ...Value) Value {
 	if op == OpSelect {
 		cond, xs, types = xs[0], xs[1:], types[1:]
 	}
-	common, err := b.cfg.ResultType(types...)
+	common, err := b.resultType(types...)
 	if err != nil {
 		return b.opErr(name, err)
 	}

@@ -187,7 +187,7 @@ func (x Value) MatMul(y Value) Value {
 	if xv.Rank() == 0 || yv.Rank() == 0 {
 		return b.shapeErr(op, "matmul needs operands of rank ≥ 1, not scalars", xv.Shape, yv.Shape)
 	}
-	common, err := b.cfg.ResultType(xv.Type, yv.Type)
+	common, err := b.resultType(xv.Type, yv.Type)
 	if err != nil {
 		return b.opErr(op, err)
 	}
@@ -255,7 +255,7 @@ func DotGeneral(x, y Value, dims DotDims) Value {
 	if msg != "" {
 		return b.shapeErr(op, msg, xv.Shape, yv.Shape)
 	}
-	common, err := b.cfg.ResultType(xv.Type, yv.Type)
+	common, err := b.resultType(xv.Type, yv.Type)
 	if err != nil {
 		return b.opErr(op, err)
 	}

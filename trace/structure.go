@@ -260,7 +260,7 @@ func Concatenate(axis int, xs ...Value) Value {
 		}
 		out[ax] += v.Shape[ax]
 	}
-	common, err := b.cfg.ResultType(types...)
+	common, err := b.resultType(types...)
 	if err != nil {
 		return b.opErr(op, err)
 	}

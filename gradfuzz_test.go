@@ -1,0 +1,395 @@
+package kiln_test
+
+import (
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/internal/progen"
+	"github.com/kiln-go/kiln/internal/reference"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// The gradient differential test: for each seed, two random programs
+// (package progen) are differentiated, until -grad.n of each kind had
+// something to differentiate.
+//
+//   - One of every dtype, with progen's adventurous data (NaN, ±Inf, −0,
+//     subnormals, overflow): its gradient program must give bit-identical
+//     results fused, op by op, and on the reference evaluator.
+//   - One over float64, complex128, ints and bools with smooth data: its
+//     gradient must match central differences of the program in float64,
+//     at every element where the differences are themselves stable (two
+//     step sizes agree: the program is smooth there).
+//
+// Reproduce one failure with
+//
+//	go test -run TestGradPrograms -grad.seed=N -v
+
+var (
+	gradN    = flag.Int("grad.n", 10000, "number of seeds of TestGradPrograms (each draws two programs)")
+	gradSeed = flag.Int64("grad.seed", -1, "run only this seed of TestGradPrograms")
+)
+
+func TestGradPrograms(t *testing.T) {
+	n := int64(*gradN)
+	if testing.Short() {
+		n = min(n, 1000)
+	}
+	var (
+		mu        sync.Mutex
+		failures  []string
+		next      atomic.Int64 // the next seed
+		fused     atomic.Int64 // programs whose gradient ran fused, op by op and on the reference
+		fdProgs   atomic.Int64 // programs with at least one element checked against differences
+		checked   atomic.Int64 // elements compared with central differences
+		wg        sync.WaitGroup
+		seedLimit = 10 * n // programs without inexact inputs or results have no gradient
+	)
+	next.Store(3_000_000)
+	done := func() bool {
+		return fused.Load() >= n && fdProgs.Load() >= n || next.Load()-3_000_000 >= seedLimit || *gradSeed >= 0 && next.Load() > 3_000_000
+	}
+	start := time.Now()
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !done() {
+				seed := next.Add(1) - 1
+				if *gradSeed >= 0 {
+					if seed != 3_000_000 {
+						return
+					}
+					seed = *gradSeed
+				}
+				ok, msg := runGradFused(seed)
+				if ok {
+					fused.Add(1)
+				}
+				if msg == "" {
+					var k int
+					k, msg = runGradFiniteDiff(seed)
+					checked.Add(int64(k))
+					if k > 0 {
+						fdProgs.Add(1)
+					}
+				}
+				if msg != "" {
+					mu.Lock()
+					failures = append(failures, msg)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d seeds in %v: %d gradient programs fused = op by op = reference; %d gradient elements of %d programs checked against central differences",
+		next.Load()-3_000_000, time.Since(start).Round(time.Millisecond), fused.Load(), checked.Load(), fdProgs.Load())
+	for i, f := range failures {
+		if i == 5 {
+			t.Errorf("… and %d more failures", len(failures)-5)
+			break
+		}
+		t.Error(f)
+	}
+	if *gradSeed < 0 && (fused.Load() < n || fdProgs.Load() < n) {
+		t.Errorf("only %d fused and %d finite-difference programs in %d seeds, want %d of each", fused.Load(), fdProgs.Load(), seedLimit, n)
+	}
+}
+
+// FuzzGrad draws a seed from the fuzzer's bytes and checks it as
+// TestGradPrograms does.
+func FuzzGrad(f *testing.F) {
+	for _, s := range []string{"", "grad", "hessian", "\x00\x01"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h := fnv.New64a()
+		h.Write(data)
+		seed := int64(binary.LittleEndian.Uint64(h.Sum(nil)) >> 1)
+		_, msg := runGradFused(seed)
+		if msg == "" {
+			_, msg = runGradFiniteDiff(seed)
+		}
+		if msg != "" {
+			t.Fatal(msg)
+		}
+	})
+}
+
+// gradSetup differentiates the case's results, each widened to f64 (c128)
+// and weighted by fixed random weights, summed (real parts): the loss. It
+// returns the loss, the argnums of its inexact inputs, and false when the
+// case has no inexact input or result.
+func gradSetup(c *progen.Case, r *rand.Rand) (func(xs ...kiln.Value) kiln.Value, []int, bool) {
+	p, err := c.Trace()
+	if err != nil {
+		return nil, nil, false
+	}
+	var argnums []int
+	for i, in := range c.Inputs {
+		if in.Type.DType.IsInexact() {
+			argnums = append(argnums, i)
+		}
+	}
+	weights := make([]*tensor.Array, len(p.Outputs))
+	any := false
+	for i, o := range p.Outputs {
+		if !o.Type.DType.IsInexact() {
+			continue
+		}
+		any = true
+		vals := make([]complex128, o.Size())
+		for j := range vals {
+			vals[j] = complex(r.Float64()*2-1, r.Float64()*2-1)
+		}
+		w, _ := complexArray(vals, o.Shape)
+		if !o.Type.DType.IsComplex() {
+			w = w.Astype(tensor.F64)
+		}
+		weights[i] = w
+	}
+	if len(argnums) == 0 || !any {
+		return nil, nil, false
+	}
+	loss := func(xs ...kiln.Value) kiln.Value {
+		var terms []kiln.Value
+		for i, o := range c.Fn(xs) {
+			w := weights[i]
+			if w == nil {
+				continue
+			}
+			var term kiln.Value
+			if w.DType().IsComplex() {
+				term = o.Astype(tensor.C128).Mul(kiln.Const(w)).Real().Sum()
+			} else {
+				term = o.Astype(tensor.F64).Mul(kiln.Const(w)).Sum()
+			}
+			terms = append(terms, term)
+		}
+		sum := terms[0]
+		for _, t := range terms[1:] {
+			sum = sum.Add(t)
+		}
+		return sum
+	}
+	return loss, argnums, true
+}
+
+// runGradFused checks that a random program's gradient program gives the
+// same bits fused, op by op and on the reference evaluator; ok is false
+// when the program has nothing to differentiate.
+func runGradFused(seed int64) (ok bool, msg string) {
+	r := rand.New(rand.NewSource(seed))
+	c := progen.Generate(r, progen.Options{})
+	defer func() {
+		if e := recover(); e != nil {
+			ok, msg = true, fmt.Sprintf("grad seed %d: panic: %v\n%s\n%s", seed, e, c, debug.Stack())
+		}
+	}()
+	loss, argnums, ok := gradSetup(c, r)
+	if !ok {
+		return false, ""
+	}
+	g := kiln.Grad(loss, argnums...)
+	args, opts := caseArgs(c), caseOptions(c)
+	report := func(what string) string {
+		return fmt.Sprintf("grad seed %d: %s (reproduce: go test -run TestGradPrograms -grad.seed=%d -v)\ncase:\n%s", seed, what, seed, c)
+	}
+	fused := kiln.Jit(g, opts...)
+	p, err := fused.Trace(args...)
+	if err != nil {
+		return true, report("the gradient does not trace: " + err.Error())
+	}
+	got, err := fused.RunAll(args...)
+	if err != nil {
+		return true, report("fused run failed: " + err.Error())
+	}
+	unfused, err := kiln.Jit(g, append(opts, kiln.NoFusion())...).RunAll(args...)
+	if err != nil {
+		return true, report("op-by-op run failed: " + err.Error())
+	}
+	if d := diffResults(unfused, got, true); d != "" {
+		return true, report("op-by-op gradient differs from the fused one: " + d + "\nprogram:\n" + p.String())
+	}
+	want, err := reference.Eval(p, c.Arrays, refOptions)
+	if err != nil {
+		return true, report("reference failed: " + err.Error())
+	}
+	if d := diffResults(got, want, true); d != "" {
+		return true, report("fused gradient differs from the reference: " + d + "\nprogram:\n" + p.String())
+	}
+	return true, ""
+}
+
+// fdDTypes are the dtypes of the finite-difference programs: float64
+// (mostly), complex128, and ints and bools (which carry no gradient).
+var fdDTypes = []tensor.DType{tensor.F64, tensor.F64, tensor.F64, tensor.F64, tensor.F64, tensor.C128, tensor.I64, tensor.Bool}
+
+// runGradFiniteDiff checks a smooth float64 program's gradient against
+// central differences and returns how many elements it compared.
+func runGradFiniteDiff(seed int64) (checked int, msg string) {
+	r := rand.New(rand.NewSource(^seed))
+	c := progen.Generate(r, progen.Options{DTypes: fdDTypes, SafeConverts: true, MaxDim: 3, LargeProb: -1, X32Prob: -1, MaxOps: 8,
+		Allow: smoothEnough})
+	defer func() {
+		if e := recover(); e != nil {
+			msg = fmt.Sprintf("grad fd seed %d: panic: %v\n%s\n%s", seed, e, c, debug.Stack())
+		}
+	}()
+	smooth(c, r)
+	loss, argnums, ok := gradSetup(c, r)
+	if !ok {
+		return 0, ""
+	}
+	args, opts := caseArgs(c), caseOptions(c)
+	grads, err := kiln.Jit(kiln.Grad(loss, argnums...), opts...).RunAll(args...)
+	if err != nil {
+		return 0, fmt.Sprintf("grad fd seed %d: %v\n%s", seed, err, c)
+	}
+	f := kiln.Jit(loss, opts...)
+	eval := func(i int, a *tensor.Array) float64 {
+		at := append([]any{}, args...)
+		if c.Inputs[i].Type.Weak {
+			at[i] = kiln.Weak(a)
+		} else {
+			at[i] = a
+		}
+		v, err := f.Run(at...)
+		if err != nil {
+			return math.NaN()
+		}
+		return tensor.Index(v.Astype(tensor.F64).Data(), 0).(float64)
+	}
+	budget := 40
+	for k, i := range argnums {
+		x := c.Arrays[i]
+		g := complexes(grads[k])
+		scale := 0.0
+		for _, v := range g {
+			if !cmplxNaNInf(v) {
+				scale = math.Max(scale, absc(v))
+			}
+		}
+		vals := complexes(x)
+		for j := range vals {
+			if budget == 0 {
+				return checked, ""
+			}
+			budget--
+			fd, noise, ok := stableDiff(x, j, func(a *tensor.Array) float64 { return eval(i, a) })
+			if !ok || cmplxNaNInf(g[j]) || noise > 1e-7*(absc(fd)+0.01*scale)+1e-10 {
+				continue // the differences cannot see this element's gradient
+			}
+			checked++
+			if err := absc(g[j] - fd); !(err <= 1e-5*(absc(fd)+0.01*scale)+1e-9) {
+				return checked, fmt.Sprintf("grad fd seed %d: d/dv%d[%d] = %v, central differences %v (reproduce: go test -run TestGradPrograms -grad.seed=%d -v)\ncase:\n%s\ninput: %v",
+					seed, i, j, g[j], fd, seed, c, x)
+			}
+		}
+	}
+	return checked, ""
+}
+
+// smoothEnough leaves out of the finite-difference programs values of a
+// float type narrower than float64 (an int divided gives f32), and ops whose
+// derivative differences cannot check: sign of a complex value, z/|z|,
+// whose JAX derivative is zero; and the staircases (floor, ceil, round,
+// floordiv, rem), whose steps can be finer than any difference step (x //
+// 1e-40) — their rules are checked by TestGradCheck and the fused test.
+func smoothEnough(e *trace.Eqn) bool {
+	switch e.Out.Type.DType {
+	case tensor.F32, tensor.C64, tensor.F16, tensor.BF16:
+		return false // the differences are taken in float64: no narrower float may enter
+	}
+	switch e.Op {
+	case trace.OpFloor, trace.OpCeil, trace.OpRound, trace.OpFloorDiv, trace.OpRem:
+		return false
+	case trace.OpConst:
+		// Literals of extreme size absorb what the differences perturb
+		// (1e30 − cos(x) is 1e30): the float64 function is flat where the
+		// real one is not.
+		for _, z := range complexes(e.Params.Value) {
+			if m := absc(z); m > 1e6 || m != 0 && m < 1e-6 || m != m {
+				return false
+			}
+		}
+	}
+	return !(e.Op == trace.OpSign && e.Args[0].Type.DType.IsComplex())
+}
+
+func cmplxNaNInf(z complex128) bool {
+	return math.IsNaN(real(z)) || math.IsNaN(imag(z)) || math.IsInf(real(z), 0) || math.IsInf(imag(z), 0)
+}
+
+// stableDiff is the central difference of eval in element j of x (real and
+// imaginary parts for complex) and its rounding noise (the loss's ulps over
+// the step), or false where it is not trustworthy: the loss is not finite
+// nearby, or two step sizes disagree (a kink or jump).
+func stableDiff(x *tensor.Array, j int, eval func(*tensor.Array) float64) (complex128, float64, bool) {
+	vals := complexes(x)
+	at := func(dv complex128) float64 {
+		v := append([]complex128{}, vals...)
+		v[j] += dv
+		a, _ := complexArray(v, x.Shape())
+		return eval(a.Astype(x.DType()))
+	}
+	noise := 0.0
+	diff := func(unit complex128, h float64) (float64, bool) {
+		hi, lo := at(unit*complex(h, 0)), at(-unit*complex(h, 0))
+		d := (hi - lo) / (2 * h)
+		noise = math.Max(noise, 8*0x1p-52*math.Max(math.Abs(hi), math.Abs(lo))/(2*h))
+		return d, !math.IsNaN(d) && !math.IsInf(d, 0)
+	}
+	part := func(unit complex128, mag float64) (float64, bool) {
+		h := 1e-5 * math.Max(1, mag)
+		d1, ok1 := diff(unit, h)
+		d2, ok2 := diff(unit, h/4)
+		return d2, ok1 && ok2 && math.Abs(d1-d2) <= 1e-7*(math.Abs(d2)+1)
+	}
+	re, ok := part(1, math.Abs(real(vals[j])))
+	if !ok {
+		return 0, 0, false
+	}
+	if !x.DType().IsComplex() {
+		return complex(re, 0), noise, true
+	}
+	im, ok := part(1i, math.Abs(imag(vals[j])))
+	return complex(re, -im), noise, ok
+}
+
+// smooth replaces a case's data with values a gradient is checked at:
+// floats uniform in (−2, 2), complex parts too, small ints, random bools.
+func smooth(c *progen.Case, r *rand.Rand) {
+	for i, a := range c.Arrays {
+		d, shape := a.DType(), a.Shape()
+		vals := make([]complex128, a.Size())
+		for j := range vals {
+			switch {
+			case d.IsInexact():
+				vals[j] = complex(4*r.Float64()-2, 4*r.Float64()-2)
+			case d == tensor.Bool:
+				vals[j] = complex(float64(r.Intn(2)), 0)
+			default:
+				vals[j] = complex(float64(r.Intn(7)-3), 0)
+			}
+		}
+		b, _ := complexArray(vals, shape)
+		if !d.IsComplex() {
+			b = b.Astype(tensor.F64)
+		}
+		c.Arrays[i] = b.Astype(d)
+	}
+}
