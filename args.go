@@ -1,11 +1,13 @@
 package kiln
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
 	"strings"
 
+	"github.com/kiln-go/kiln/kernels"
 	"github.com/kiln-go/kiln/promote"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -18,17 +20,53 @@ type WeakArray struct{ Array *tensor.Array }
 // Weak marks a as a weak argument.
 func Weak(a *tensor.Array) WeakArray { return WeakArray{a} }
 
-// ArgError reports an argument Run cannot take.
+// ArgError reports an argument a call cannot take: a Func's arguments
+// (Run, RunAll, RunInto, Trace, Lower, Explain), RunInto's output arrays,
+// the number of either, or an option (WithBackend(nil)). Every argument
+// error of the package is one, so errors.As(err, &argErr) tells the
+// caller's mistakes from the program's; Err, when set, is the typed cause
+// (a *tensor.SizeError, a *kernels.ArgError, …), which errors.As also
+// finds.
 type ArgError struct {
-	Index int // the argument's position, or -1 for the count
-	Msg   string
+	Index  int  // the argument's (or output's) position, or -1 for a count or an option
+	Output bool // an output array given to RunInto
+	Msg    string
+	Err    error
 }
 
 func (e *ArgError) Error() string {
-	if e.Index < 0 {
+	switch {
+	case e.Index < 0:
 		return "kiln: " + e.Msg
+	case e.Output:
+		return fmt.Sprintf("kiln: output %d: %s", e.Index, e.Msg)
 	}
 	return fmt.Sprintf("kiln: argument %d: %s", e.Index, e.Msg)
+}
+
+// Unwrap returns the typed cause, if any.
+func (e *ArgError) Unwrap() error { return e.Err }
+
+// asArgError turns a backend's complaint about the arrays it was given (a
+// *kernels.ArgError) into the package's *ArgError; other errors pass.
+func asArgError(err error) error {
+	if err == nil {
+		return nil // before errors.As, whose target escapes: a RunInto loop allocates nothing
+	}
+	var ke *kernels.ArgError
+	if errors.As(err, &ke) {
+		return &ArgError{Index: ke.Index, Output: ke.Output, Msg: ke.Msg, Err: err}
+	}
+	return err
+}
+
+// checkConfig reports an option no call can run with: WithBackend(nil).
+// Jit (Func.Err) and Eval report it.
+func checkConfig(c *config) error {
+	if v := reflect.ValueOf(c.backend); !v.IsValid() || v.Kind() == reflect.Pointer && v.IsNil() {
+		return &ArgError{Index: -1, Msg: "WithBackend(nil): no backend to run on"}
+	}
+	return nil
 }
 
 // arg is one converted argument: its data and whether it is weak. Its
@@ -50,7 +88,8 @@ func (a arg) abstract() trace.Abstract {
 // toArg converts a Run argument. Go's int, float64 and complex128 — the
 // types untyped constants default to — are weak scalars, as Python scalars
 // are to a jitted JAX function; every other scalar type, bool, typed
-// slices and arrays are strong.
+// slices and arrays are strong. Go's platform-width uint, []int and []uint
+// take the default integer dtypes (u64, i64, u64; u32, i32, u32 with X32).
 func toArg(i int, v any, cfg promote.Config) (arg, error) {
 	weak := func(a *tensor.Array) arg { return arg{array: a, weak: a.DType() != tensor.Bool} }
 	strong := func(a *tensor.Array) arg { return arg{array: a} }
@@ -58,13 +97,13 @@ func toArg(i int, v any, cfg promote.Config) (arg, error) {
 	case nil:
 		return arg{}, &ArgError{Index: i, Msg: "nil argument"}
 	case *tensor.Array:
-		if x == nil {
-			return arg{}, &ArgError{Index: i, Msg: "nil *tensor.Array"}
+		if msg := invalidArray(x); msg != "" {
+			return arg{}, &ArgError{Index: i, Msg: msg}
 		}
 		return strong(x), nil
 	case WeakArray:
-		if x.Array == nil {
-			return arg{}, &ArgError{Index: i, Msg: "nil weak array"}
+		if msg := invalidArray(x.Array); msg != "" {
+			return arg{}, &ArgError{Index: i, Msg: "weak array: " + msg}
 		}
 		if x.Array.DType() == tensor.Bool {
 			return strong(x.Array), nil
@@ -78,6 +117,24 @@ func toArg(i int, v any, cfg promote.Config) (arg, error) {
 			return weak(tensor.Scalar(int32(x))), nil
 		}
 		return weak(tensor.Scalar(int64(x))), nil
+	case uint:
+		if cfg.X32 {
+			if x > math.MaxUint32 {
+				return arg{}, &ArgError{Index: i, Msg: fmt.Sprintf("uint %d overflows the u32 of 32-bit mode", x)}
+			}
+			return strong(tensor.Scalar(uint32(x))), nil
+		}
+		return strong(tensor.Scalar(uint64(x))), nil
+	case []int:
+		if cfg.X32 {
+			return narrowInts[int, int32](i, x, math.MinInt32, math.MaxInt32, "[]int", "i32")
+		}
+		return narrowInts[int, int64](i, x, math.MinInt64, math.MaxInt64, "[]int", "i64")
+	case []uint:
+		if cfg.X32 {
+			return narrowInts[uint, uint32](i, x, 0, math.MaxUint32, "[]uint", "u32")
+		}
+		return narrowInts[uint, uint64](i, x, 0, math.MaxUint64, "[]uint", "u64")
 	case float64:
 		if cfg.X32 {
 			return weak(tensor.Scalar(float32(x))), nil
@@ -118,11 +175,41 @@ func toArg(i int, v any, cfg promote.Config) (arg, error) {
 	if d, ok := tensor.SliceDType(v); ok {
 		a, err := tensor.New(d, []int{sliceLen(v)}, v)
 		if err != nil {
-			return arg{}, &ArgError{Index: i, Msg: err.Error()}
+			return arg{}, &ArgError{Index: i, Msg: err.Error(), Err: err}
 		}
 		return strong(a), nil
 	}
 	return arg{}, &ArgError{Index: i, Msg: fmt.Sprintf("%T is not an array, a typed slice or a scalar", v)}
+}
+
+// invalidArray says what is wrong with an array argument — nil, or the
+// zero tensor.Array, which no constructor makes — or returns "".
+func invalidArray(a *tensor.Array) string {
+	switch {
+	case a == nil:
+		return "nil *tensor.Array"
+	case a.Data() == nil:
+		return "the zero tensor.Array (not made by a tensor constructor such as FromSlice or Zeros)"
+	}
+	return ""
+}
+
+// narrowInts copies a []int or []uint argument into a strong 1-D array of
+// the default integer dtype T, refusing an element outside [lo, hi] (in
+// 32-bit mode) as JAX refuses a Python int beyond int32 there.
+func narrowInts[S int | uint, T int32 | int64 | uint32 | uint64](i int, xs []S, lo int64, hi uint64, goType, dtype string) (arg, error) {
+	out := make([]T, len(xs))
+	for j, x := range xs {
+		if (lo < 0 && int64(x) < lo) || (x >= 0 && uint64(x) > hi) {
+			return arg{}, &ArgError{Index: i, Msg: fmt.Sprintf("%s element %d (%d) overflows the %s of 32-bit mode", goType, j, x, dtype)}
+		}
+		out[j] = T(x)
+	}
+	a, err := tensor.FromSlice(out)
+	if err != nil {
+		return arg{}, &ArgError{Index: i, Msg: err.Error(), Err: err}
+	}
+	return arg{array: a}, nil
 }
 
 func sliceLen(v any) int { return reflect.ValueOf(v).Len() }

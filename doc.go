@@ -27,6 +27,19 @@
 //     NumPy scalars are. Weak(a) passes an array as weak.
 //   - With X32, Go ints become weak i32 and an int beyond the i32 range is
 //     an error (JAX raises OverflowError for such Python ints).
+//   - Go's []int and []uint are strong 1-D arrays of the default int and
+//     uint (i64 and u64; i32 and u32 with X32, an element out of range
+//     being an error), as jnp.asarray([1, 2]) is a strong default-int
+//     array; a uint scalar is a strong default uint. Unlike int, no
+//     untyped constant defaults to uint, so choosing it is choosing a
+//     dtype, as NumPy's np.uint is: it is strong. (The platform-width Go
+//     types have no dtype of their own; JAX has no unsigned weak type.)
+//   - Nil and zero values are errors that name the operand, never panics:
+//     a nil or zero *tensor.Array argument or RunInto output, and
+//     WithBackend(nil), are *ArgErrors; the zero Value or a Const of a nil
+//     array used as an op's operand is a *trace.OperandError at that op's
+//     line. Every argument error is an *ArgError, unwrapping to the
+//     backend's error where one found it. A nil slice is an empty array.
 //   - Signatures that trace to the same typed program (say f(x, 1) with a
 //     weak 1 and f(x, int8(1))) share one compiled executable; JAX compiles
 //     them twice.

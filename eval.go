@@ -44,8 +44,8 @@ func EvalAll(vs []Value, opts ...Option) ([]*tensor.Array, error) {
 		return nil, errNoFunc
 	}
 	cfg := newConfig(opts)
-	if cfg.backend == nil {
-		return nil, &ArgError{Index: -1, Msg: "WithBackend(nil): no backend to run on"}
+	if err := checkConfig(&cfg); err != nil {
+		return nil, err
 	}
 	p, err := trace.Trace(cfg.promote, nil, func([]Value) []Value { return vs })
 	if err != nil {

@@ -58,12 +58,17 @@ type Stats struct {
 // Jit wraps fn, a Go function over Values, for tracing and compiling. fn
 // may take any number of Value parameters (or one []Value, or ...Value)
 // and return one Value, several, or a []Value. Jit checks fn's shape at
-// once: a fn of another shape gives a Func whose Err is a *FuncError, which
-// every call of the Func returns too — never a panic.
+// once: a fn of another shape gives a Func whose Err is a *FuncError, and
+// WithBackend(nil) one whose Err is an *ArgError, which every call of the
+// Func returns too — never a panic.
 func Jit(fn any, opts ...Option) *Func {
 	f := &Func{cfg: newConfig(opts), entries: map[uint64][]*list.Element{}, lru: list.New(), execs: map[string]*shared{}}
-	f.ckey = f.cfg.key()
 	f.fn, f.nin, f.err = adapt(fn)
+	if err := checkConfig(&f.cfg); err != nil {
+		f.err = err
+		return f
+	}
+	f.ckey = f.cfg.key()
 	return f
 }
 
@@ -163,8 +168,9 @@ func (f *Func) trace(args []arg) (p *trace.Program, err error) {
 	return p, nil
 }
 
-// Err reports whether fn could be jitted: nil, or the *FuncError that
-// every call of the Func returns.
+// Err reports whether fn could be jitted: nil, or the error every call of
+// the Func returns — a *FuncError for fn, an *ArgError for an option such
+// as WithBackend(nil).
 func (f *Func) Err() error { return f.err }
 
 // Run runs fn on args and returns its single result. Arguments are
@@ -212,7 +218,7 @@ func (f *Func) RunInto(outs []*tensor.Array, args ...any) error {
 		return err
 	}
 	defer sh.release()
-	return sh.exe.RunInto(outs, c.inputs)
+	return asArgError(sh.exe.RunInto(outs, c.inputs))
 }
 
 func (f *Func) getCall() *call {

@@ -60,6 +60,8 @@ func Rules(r *promote.RuleSet) Option { return func(c *config) { c.promote.Rules
 func X32() Option { return func(c *config) { c.promote.X32 = true } }
 
 // WithBackend runs compiled programs on b instead of the CPU backend.
+// WithBackend(nil) (or a nil pointer) is an *ArgError from Jit's Func.Err
+// and every call, and from Eval.
 func WithBackend(b kernels.Backend) Option { return func(c *config) { c.backend = b } }
 
 // NoFusion runs every op as its own kernel (for comparisons and

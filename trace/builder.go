@@ -94,8 +94,36 @@ func Complex(v complex128) Value { return Value{lit: &literal{kind: tensor.KindC
 // Bool is a bool literal; bool is never weak.
 func Bool(v bool) Value { return Value{lit: &literal{kind: tensor.KindBool, b: v}} }
 
-// Const is a strong constant array, copied when the program is traced.
-func Const(a *tensor.Array) Value { return Value{konst: a.Clone()} }
+// Const is a strong constant array, copied when the program is traced. A
+// nil or zero *tensor.Array fails the trace it meets with an
+// *OperandError.
+func Const(a *tensor.Array) Value {
+	if a == nil || a.Data() == nil {
+		what := "is a Const of a nil *tensor.Array"
+		if a != nil {
+			what = "is a Const of the zero tensor.Array (not made by a tensor constructor)"
+		}
+		return Failure(&OperandError{Op: "const", Pos: callerPos(), Index: 0, Msg: what})
+	}
+	return Value{konst: a.Clone()}
+}
+
+// zeroOperand fails op when one of xs is the zero Value, which would
+// otherwise pass through the op as an inert value and be reported, if at
+// all, at the output. It reports whether it did.
+func zeroOperand(op string, xs ...Value) (Value, bool) {
+	for i, x := range xs {
+		if isZero(x) {
+			err := &OperandError{Op: op, Pos: callerPos(), Index: i,
+				Msg: "is the zero Value (a Value comes from an argument, a literal such as Int, Const or an op)"}
+			if b, _ := builderOf(op, xs...); b != nil {
+				return b.fail(err), true
+			}
+			return Failure(err), true
+		}
+	}
+	return Value{}, false
+}
 
 // Trace traces fn over abstract inputs into a program. The first error of
 // the trace (a *ShapeError, *DTypeError or *OpError) is returned.

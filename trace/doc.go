@@ -19,10 +19,14 @@
 //     int (unsigned: default uint); sums, products and means of f16/bf16
 //     convert to f32, reduce, and convert back once (JAX's
 //     upcast_f16_for_computation); mean is reduce_sum then div by the count.
-//   - Errors stick: the first failing op records a *ShapeError, *DTypeError
-//     or *OpError (wrapping *promote.PromotionError or
-//     *promote.OverflowError) with the op and the caller's file:line, and
-//     Trace returns it. Later ops return inert values.
+//   - Errors stick: the first failing op records a *ShapeError, *DTypeError,
+//     *OperandError (the zero Value, a Const of a nil array) or *OpError
+//     (wrapping *promote.PromotionError or *promote.OverflowError) with the
+//     op and the caller's file:line, and Trace returns it. Later ops
+//     return inert values.
+//   - Every result shape is checked where the op records it: a size or
+//     byte size beyond the int range is a *ShapeError wrapping a
+//     *tensor.SizeError, so the size of every Var of a Program fits.
 //
 // Choices where JAX and NumPy are silent or differ (pinned here):
 //   - floor, ceil and round return integer and bool operands unchanged (JAX);

@@ -36,6 +36,9 @@ func BroadcastShapes(shapes ...[]int) ([]int, bool) {
 // promoted per the op table and docs/SPEC.md §2.
 func elementwise(op Op, xs ...Value) Value {
 	name := op.String()
+	if v, bad := zeroOperand(name, xs...); bad {
+		return v
+	}
 	b, ok := builderOf(name, xs...)
 	if b == nil {
 		return freeOp(func(b *builder) Value { return elementwise(op, attachAll(b, name, xs)...) })
@@ -373,6 +376,9 @@ func Where(cond, a, b Value) Value {
 
 // Astype converts x to dtype d. The result is strong, as jax.numpy's astype.
 func (x Value) Astype(d tensor.DType) Value {
+	if v, bad := zeroOperand("convert", x); bad {
+		return v
+	}
 	b, _ := builderOf("convert", x)
 	if b == nil {
 		return freeOp(func(b *builder) Value { return b.attach(x, "convert").Astype(d) })

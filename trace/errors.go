@@ -37,6 +37,22 @@ type DTypeError struct {
 
 func (e *DTypeError) Error() string { return errorText(e.Op, e.Pos, e.Msg) }
 
+// OperandError reports an operand that is not a value: the zero Value (a
+// Value made by none of an argument, a literal such as Int, Const or an op)
+// or a Const of a nil or zero *tensor.Array. Index is the operand's
+// position: 0 is the receiver of a method such as x.Add(y), 1 is y; for a
+// function such as Where(c, a, b) the arguments in order.
+type OperandError struct {
+	Op    string
+	Pos   Pos
+	Index int
+	Msg   string
+}
+
+func (e *OperandError) Error() string {
+	return errorText(e.Op, e.Pos, fmt.Sprintf("operand %d %s", e.Index, e.Msg))
+}
+
 // OpError wraps an error from promotion (*promote.PromotionError,
 // *promote.OverflowError) or from misuse of the tracer, with the op and the
 // caller's position. errors.As finds the wrapped error too.

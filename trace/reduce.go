@@ -173,6 +173,9 @@ func argReduce(op Op, x Value, axis int) Value {
 // batch dimensions broadcast. dtypes are promoted as for add.
 func (x Value) MatMul(y Value) Value {
 	const op = "matmul"
+	if v, bad := zeroOperand(op, x, y); bad {
+		return v
+	}
 	b, ok := builderOf(op, x, y)
 	if b == nil {
 		return freeOp(func(b *builder) Value { return b.attach(x, op).MatMul(b.attach(y, op)) })
@@ -240,6 +243,9 @@ func (x Value) MatMul(y Value) Value {
 // has the batch dims, then x's free dims, then y's free dims.
 func DotGeneral(x, y Value, dims DotDims) Value {
 	const op = "dot_general"
+	if v, bad := zeroOperand(op, x, y); bad {
+		return v
+	}
 	b, ok := builderOf(op, x, y)
 	if b == nil {
 		return freeOp(func(b *builder) Value { return DotGeneral(b.attach(x, op), b.attach(y, op), dims) })

@@ -13,6 +13,9 @@ import (
 // unary prepares a structural or reducing op on x: it finds the trace
 // (replaying free values lazily) and materializes literals.
 func unary(op string, x Value, then func(b *builder, v *Var) Value) Value {
+	if v, bad := zeroOperand(op, x); bad {
+		return v
+	}
 	b, _ := builderOf(op, x)
 	if b == nil {
 		return freeOp(func(b *builder) Value { return unary(op, b.attach(x, op), then) })
@@ -215,6 +218,9 @@ func (x Value) Slice(axis, start, stop, step int) Value {
 // their other dimensions must match.
 func Concatenate(axis int, xs ...Value) Value {
 	const op = "concatenate"
+	if v, bad := zeroOperand(op, xs...); bad {
+		return v
+	}
 	b, ok := builderOf(op, xs...)
 	if len(xs) == 0 {
 		return freeOp(func(b *builder) Value { return b.shapeErr(op, "needs at least one array") })
