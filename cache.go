@@ -182,8 +182,10 @@ func (f *Func) build(e *entry, args []arg) {
 		return
 	}
 	var lp *trace.Program
-	lp, e.conv = hoistWeakScalars(e.prog)
-	e.mod, e.err = lower.Compile(lp, lower.Options{Fold: kernels.Fold, NoFusion: f.cfg.noFusion})
+	if lp, e.conv, e.err = hoistWeakScalars(e.prog, f.cfg.verify); e.err != nil {
+		return
+	}
+	e.mod, e.err = lower.Compile(lp, lower.Options{Fold: kernels.Fold, NoFusion: f.cfg.noFusion, Verify: f.cfg.verify})
 }
 
 // acquire returns e's executable with one count taken for the caller, who

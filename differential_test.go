@@ -195,8 +195,10 @@ func caseArgs(c *progen.Case) []any {
 	return args
 }
 
+// caseOptions are the options of a case; every program and module is
+// verified after every pass (kiln.Verify), whatever KILN_VERIFY says.
 func caseOptions(c *progen.Case) []kiln.Option {
-	var opts []kiln.Option
+	opts := []kiln.Option{kiln.Verify()}
 	if c.X32() {
 		opts = append(opts, kiln.X32())
 	}

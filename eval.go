@@ -48,6 +48,9 @@ func EvalAll(vs []Value, opts ...Option) ([]*tensor.Array, error) {
 		return nil, err
 	}
 	p, err := trace.Trace(cfg.promote, nil, func([]Value) []Value { return vs })
+	if err == nil && cfg.verify {
+		err = p.CheckAfter("trace")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +58,11 @@ func EvalAll(vs []Value, opts ...Option) ([]*tensor.Array, error) {
 		return nil, err
 	}
 	p, inputs := hoistConstArrays(p)
+	if cfg.verify || trace.VerifyAll {
+		if err := p.CheckAfter("hoist_const_arrays"); err != nil {
+			return nil, err
+		}
+	}
 	key := cfg.key() + "\n" + programKey(p)
 	sh, err := evals.get(key, p, &cfg)
 	if err != nil {
@@ -167,7 +175,7 @@ func (c *evalCache) get(key string, p *trace.Program, cfg *config) (*shared, err
 		return el.Value.(*evalItem).sh, nil
 	}
 	c.mu.Unlock()
-	m, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, NoFusion: cfg.noFusion})
+	m, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, NoFusion: cfg.noFusion, Verify: cfg.verify})
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,16 @@ func ExampleJit() {
 	// Output: f16[3] [1.25 2.5 4] <nil>
 }
 
+func ExampleVerify() {
+	// Every program and module built for f is checked after every pass;
+	// a broken invariant would be a *trace.CheckError or *lower.VerifyError.
+	f := kiln.Jit(func(x kiln.Value) kiln.Value { return x.Mul(kiln.Int(2)).Mean() }, kiln.Verify())
+	x, _ := tensor.FromSlice([]int8{1, 2, 3})
+	out, err := f.Run(x)
+	fmt.Println(out, err)
+	// Output: f32[] 4 <nil>
+}
+
 func ExampleFunc_Trace() {
 	f := kiln.Jit(func(x kiln.Value) kiln.Value { return x.Div(kiln.Int(2)) })
 	p, _ := f.Trace(tensor.Must(tensor.Arange(tensor.I32, 4)))

@@ -159,6 +159,9 @@ func (f *Func) trace(args []arg) (p *trace.Program, err error) {
 		}
 	}()
 	p, err = trace.Trace(f.cfg.promote, abs, f.fn)
+	if err == nil && f.cfg.verify {
+		err = p.CheckAfter("trace")
+	}
 	if err != nil {
 		return nil, err
 	}

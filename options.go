@@ -18,6 +18,7 @@ type config struct {
 	promote  promote.Config
 	backend  kernels.Backend
 	noFusion bool
+	verify   bool
 	cacheMax int
 	forbid   [][2]tensor.DType
 	onMiss   func(reason string)
@@ -67,6 +68,14 @@ func WithBackend(b kernels.Backend) Option { return func(c *config) { c.backend 
 // NoFusion runs every op as its own kernel (for comparisons and
 // benchmarks). Results are bit-identical to fused execution.
 func NoFusion() Option { return func(c *config) { c.noFusion = true } }
+
+// Verify checks every program and module Kiln builds for fn after every
+// pass (trace's Program.Check, lower's Module.Verify) and returns the first
+// broken invariant as an error (*trace.CheckError or *lower.VerifyError):
+// a debugging aid for Kiln itself, which costs compile time and changes no
+// result. The environment variable KILN_VERIFY=1 turns it on for every
+// Func.
+func Verify() Option { return func(c *config) { c.verify = true } }
 
 // CacheSize bounds the number of compiled signatures a Func keeps (least
 // recently used are dropped); the default is 64.

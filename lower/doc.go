@@ -21,6 +21,13 @@
 //     gets a buffer of its own; other results reuse dead scratch buffers of
 //     the same dtype and sufficient size (liveness over the fusion order).
 //
+// Module.Verify checks the invariants the backends rely on (dependency
+// order, each instruction's typing rule from trace's op table, explicit
+// broadcasts, the fusion rules above, and the buffer plan's: inputs never
+// written, outputs never aliasing inputs or each other, no buffer reused
+// while its value is still to be read), returning a *VerifyError.
+// Compile runs it after every pass with Options.Verify or KILN_VERIFY=1.
+//
 // Every stage prints: Module.String (HLO-like text), Module.FusedString (the
 // kernels and their buffers) and Module.DOT (Graphviz). The StableHLO
 // export (the unfused module in StableHLO's MLIR syntax, with compositions

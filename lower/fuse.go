@@ -46,7 +46,7 @@ func Fuse(m *Module, fuse bool) {
 		}
 		outputs[o] = true
 	}
-	var fusions []*Fusion
+	fusions := []*Fusion{} // not nil: the module is fused, if into no kernel
 	for i := len(m.Instrs) - 1; i >= 0; i-- {
 		root := m.Instrs[i]
 		if assigned[root] || root.Op == trace.OpParam || root.Op == trace.OpReshape {

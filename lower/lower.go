@@ -23,22 +23,62 @@ type Options struct {
 	NoFusion bool
 	// NoSimplify skips CSE, algebraic simplification and constant folding.
 	NoSimplify bool
+	// Verify checks the program (trace's Program.Check) and then the
+	// module after every pass (Module.VerifyAfter), and returns the first
+	// violation: a bug in the pass named by the error. The environment
+	// variable KILN_VERIFY=1 (trace.VerifyEnv) turns it on everywhere.
+	Verify bool
+}
+
+// pass is one named step of Compile.
+type pass struct {
+	name string
+	run  func(m *Module) error
+}
+
+// passes are the steps Compile runs after Lower.
+func passes(opts Options) []pass {
+	var ps []pass
+	if !opts.NoSimplify {
+		ps = append(ps, pass{"simplify", func(m *Module) error { return Simplify(m, opts.Fold) }})
+	}
+	return append(ps,
+		pass{"dce", func(m *Module) error { DCE(m); return nil }},
+		pass{"fuse", func(m *Module) error { Fuse(m, !opts.NoFusion); return nil }},
+		pass{"plan_buffers", func(m *Module) error { PlanBuffers(m); return nil }},
+	)
 }
 
 // Compile lowers a traced program, runs the passes, fuses and plans buffers.
 func Compile(p *trace.Program, opts Options) (*Module, error) {
+	return compile(p, opts.Verify || trace.VerifyAll, passes(opts))
+}
+
+func compile(p *trace.Program, verify bool, ps []pass) (*Module, error) {
+	if verify {
+		if err := p.Check(); err != nil {
+			return nil, err
+		}
+	}
 	m, err := Lower(p)
 	if err != nil {
 		return nil, err
 	}
-	if !opts.NoSimplify {
-		if err := Simplify(m, opts.Fold); err != nil {
+	if verify {
+		if err := m.VerifyAfter("lower"); err != nil {
 			return nil, err
 		}
 	}
-	DCE(m)
-	Fuse(m, !opts.NoFusion)
-	PlanBuffers(m)
+	for _, s := range ps {
+		if err := s.run(m); err != nil {
+			return nil, err
+		}
+		if verify {
+			if err := m.VerifyAfter(s.name); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if err := CheckAllocs(m); err != nil {
 		return nil, err
 	}

@@ -21,74 +21,14 @@ func compile(t *testing.T, inputs []trace.Abstract, opts lower.Options, fn func(
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkModule(t, m)
+	if err := m.Verify(); err != nil {
+		t.Fatalf("%v\n%s", err, m.FusedString())
+	}
 	return m
 }
 
 func abs(d tensor.DType, shape ...int) trace.Abstract {
 	return trace.Abstract{Type: promote.Strong(d), Shape: shape}
-}
-
-// checkModule checks the invariants the kernels rely on.
-func checkModule(t *testing.T, m *lower.Module) {
-	t.Helper()
-	computed := map[*lower.Instr]bool{}
-	for _, p := range m.Params {
-		computed[p] = true
-	}
-	for _, in := range m.Instrs {
-		if in.Op.Elementwise() {
-			for _, a := range in.Args {
-				if !trace.ShapeEqual(a.Shape, in.Shape) {
-					t.Errorf("%s: operand %s has another shape: broadcast not explicit", in, a)
-				}
-			}
-		}
-	}
-	// Every fusion's inputs are computed by earlier fusions, params,
-	// constants or reshapes of those.
-	for _, f := range m.Fusions {
-		for _, in := range f.Inputs {
-			x := in
-			for x.Op == trace.OpReshape {
-				x = x.Args[0]
-			}
-			if !computed[x] && x.Op != trace.OpConst {
-				t.Errorf("fusion.%d reads %s before it is computed", f.ID, in)
-			}
-		}
-		computed[f.Outputs[0]] = true
-	}
-	// Outputs have their own buffers, never a parameter's.
-	// (An output that is a parameter, a reshape of one, a constant or a
-	// repeat of another output is copied at run time.)
-	owner := map[int]*lower.Instr{}
-	for _, o := range m.Outputs {
-		if b, ok := m.Plan.Of[o]; ok {
-			buf := m.Plan.Buffers[b]
-			if buf.Param >= 0 && o.Op != trace.OpParam && o.Op != trace.OpReshape {
-				t.Errorf("output %s lives in parameter buffer %d", o, b)
-			}
-			if prev, ok := owner[b]; ok && prev != o && buf.Output >= 0 {
-				t.Errorf("outputs %s and %s share buffer %d", prev, o, b)
-			}
-			owner[b] = o
-		}
-	}
-	// Two values live at once never share a scratch buffer: a fusion never
-	// writes a buffer one of its own inputs lives in.
-	for _, f := range m.Fusions {
-		out := m.Plan.Of[f.Outputs[0]]
-		for _, in := range f.Inputs {
-			x := in
-			for x.Op == trace.OpReshape {
-				x = x.Args[0]
-			}
-			if b, ok := m.Plan.Of[x]; ok && b == out {
-				t.Errorf("fusion.%d writes buffer %d that its input %s lives in", f.ID, b, in)
-			}
-		}
-	}
 }
 
 func TestMixedExpressionIsOneLoop(t *testing.T) {

@@ -14,6 +14,12 @@ type Abstract struct {
 	Shape []int
 }
 
+// AbstractOf is the Abstract of a strong value of dtype d and the given
+// shape: what lowering keeps of a value's type.
+func AbstractOf(d tensor.DType, shape []int) Abstract {
+	return Abstract{Type: promote.Strong(d), Shape: shape}
+}
+
 // builder is the state of one trace: the program so far and the first error.
 //
 // A builder may be a sub-trace of another (parent): the trace of a function
@@ -133,6 +139,11 @@ func Trace(cfg promote.Config, inputs []Abstract, fn func(args []Value) []Value)
 		return nil, err
 	}
 	b.prog.NumVars = b.nextID()
+	if VerifyAll {
+		if err := b.prog.CheckAfter("trace"); err != nil {
+			return nil, err
+		}
+	}
 	return b.prog, nil
 }
 

@@ -28,6 +28,14 @@
 //     byte size beyond the int range is a *ShapeError wrapping a
 //     *tensor.SizeError, so the size of every Var of a Program fits.
 //
+// Program.Check verifies these conventions and every equation's typing
+// rule (OpInfo.Check, or its class's; see CheckRule), returning a
+// *CheckError: the conformance suite, the differential test and the
+// program generator run it always, and with KILN_VERIFY=1 (VerifyEnv)
+// Trace and every pass run it on what they produce. Passes over traced
+// programs live here too: HoistWeakScalars moves the promotion of weak
+// scalar inputs out of a program.
+//
 // Choices where JAX and NumPy are silent or differ (pinned here):
 //   - floor, ceil and round return integer and bool operands unchanged (JAX);
 //     round is half to even.

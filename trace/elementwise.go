@@ -105,14 +105,19 @@ func elementwise(op Op, xs ...Value) Value {
 		}
 		args = append(args, v)
 	}
-	out := compute
+	return b.emit(op, args, info.resultType(compute), shape, Params{}, "")
+}
+
+// resultType is the type of an elementwise op computing in type compute:
+// bool for comparisons, the real part for RealResult ops, else compute.
+func (info *OpInfo) resultType(compute promote.Type) promote.Type {
 	switch {
 	case info.Compare:
-		out = promote.Strong(tensor.Bool)
-	case op == OpAbs || op == OpReal || op == OpImag:
-		out.DType = compute.DType.RealPart()
+		return promote.Strong(tensor.Bool)
+	case info.RealResult:
+		compute.DType = compute.DType.RealPart()
 	}
-	return b.emit(op, args, out, shape, Params{}, "")
+	return compute
 }
 
 // domainError says why op rejects dtype d, or "" if it accepts it.

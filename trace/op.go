@@ -141,16 +141,23 @@ type OpInfo struct {
 	// Transcendental ops are only required to be within the docs/SPEC.md §3 ulp
 	// bounds, not bit-exact, across backends.
 	Transcendental bool
+	// RealResult elementwise ops give the real-part dtype of their operand
+	// (abs, real and imag of complex).
+	RealResult bool
+	// Check is the op's typing rule for the verifiers (Program.Check,
+	// lower's Module.Verify); nil for the elementwise and reduce ops, which
+	// get their class's rule from the flags above. See CheckRule.
+	Check CheckRule
 }
 
 var ops = [numOps]OpInfo{
 	OpInvalid: {Name: "invalid"},
-	OpParam:   {Name: "param", Class: ClassLeaf},
-	OpConst:   {Name: "const", Class: ClassLeaf, Fusible: true},
+	OpParam:   {Name: "param", Class: ClassLeaf, Check: checkLeaf},
+	OpConst:   {Name: "const", Class: ClassLeaf, Fusible: true, Check: checkConst},
 
-	OpConvert:  {Name: "convert", Class: ClassUnary, Arity: 1, Fusible: true},
+	OpConvert:  {Name: "convert", Class: ClassUnary, Arity: 1, Fusible: true, Check: checkConvert},
 	OpNeg:      {Name: "neg", Symbol: "-", Class: ClassUnary, Arity: 1, Domain: DomainNoBool, Fusible: true},
-	OpAbs:      {Name: "abs", Class: ClassUnary, Arity: 1, Fusible: true},
+	OpAbs:      {Name: "abs", Class: ClassUnary, Arity: 1, Fusible: true, RealResult: true},
 	OpSign:     {Name: "sign", Class: ClassUnary, Arity: 1, Domain: DomainNoBool, Fusible: true},
 	OpExp:      {Name: "exp", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
 	OpLog:      {Name: "log", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
@@ -168,8 +175,8 @@ var ops = [numOps]OpInfo{
 	OpRound:    {Name: "round", Class: ClassUnary, Arity: 1, Domain: DomainOrdered, Fusible: true},
 	OpIsNaN:    {Name: "isnan", Class: ClassUnary, Arity: 1, Compare: true, Fusible: true},
 	OpIsFinite: {Name: "isfinite", Class: ClassUnary, Arity: 1, Compare: true, Fusible: true},
-	OpReal:     {Name: "real", Class: ClassUnary, Arity: 1, Fusible: true},
-	OpImag:     {Name: "imag", Class: ClassUnary, Arity: 1, Fusible: true},
+	OpReal:     {Name: "real", Class: ClassUnary, Arity: 1, Fusible: true, RealResult: true},
+	OpImag:     {Name: "imag", Class: ClassUnary, Arity: 1, Fusible: true, RealResult: true},
 	OpConj:     {Name: "conj", Class: ClassUnary, Arity: 1, Fusible: true},
 	OpNot:      {Name: "not", Symbol: "~", Class: ClassUnary, Arity: 1, Domain: DomainIntegral, Fusible: true},
 
@@ -196,20 +203,20 @@ var ops = [numOps]OpInfo{
 
 	OpSelect: {Name: "select", Class: ClassTernary, Arity: 3, Fusible: true},
 
-	OpBroadcastInDim: {Name: "broadcast_in_dim", Class: ClassStructural, Arity: 1, Fusible: true},
-	OpReshape:        {Name: "reshape", Class: ClassStructural, Arity: 1},
-	OpTranspose:      {Name: "transpose", Class: ClassStructural, Arity: 1},
-	OpSlice:          {Name: "slice", Class: ClassStructural, Arity: 1},
-	OpConcat:         {Name: "concatenate", Class: ClassStructural, Arity: -1},
+	OpBroadcastInDim: {Name: "broadcast_in_dim", Class: ClassStructural, Arity: 1, Fusible: true, Check: checkBroadcast},
+	OpReshape:        {Name: "reshape", Class: ClassStructural, Arity: 1, Check: checkReshape},
+	OpTranspose:      {Name: "transpose", Class: ClassStructural, Arity: 1, Check: checkTranspose},
+	OpSlice:          {Name: "slice", Class: ClassStructural, Arity: 1, Check: checkSlice},
+	OpConcat:         {Name: "concatenate", Class: ClassStructural, Arity: -1, Check: checkConcat},
 
 	OpReduceSum:  {Name: "reduce_sum", Class: ClassReduce, Arity: 1},
 	OpReduceProd: {Name: "reduce_prod", Class: ClassReduce, Arity: 1},
 	OpReduceMax:  {Name: "reduce_max", Class: ClassReduce, Arity: 1},
 	OpReduceMin:  {Name: "reduce_min", Class: ClassReduce, Arity: 1},
-	OpArgMax:     {Name: "argmax", Class: ClassReduce, Arity: 1},
-	OpArgMin:     {Name: "argmin", Class: ClassReduce, Arity: 1},
+	OpArgMax:     {Name: "argmax", Class: ClassReduce, Arity: 1, Check: checkArgReduce},
+	OpArgMin:     {Name: "argmin", Class: ClassReduce, Arity: 1, Check: checkArgReduce},
 
-	OpDot: {Name: "dot_general", Class: ClassDot, Arity: 2},
+	OpDot: {Name: "dot_general", Class: ClassDot, Arity: 2, Check: checkDot},
 }
 
 // Info returns the table row of op.

@@ -136,7 +136,7 @@ func ReduceMean(x Value, axes []int, keepDims bool) Value {
 			return Value{b: b}
 		}
 		count := Value{b: b, lit: &literal{kind: tensor.KindFloat, f: float64(n)}}
-		q := b.to(count, promote.Strong(acc.DType), "mean", "")
+		q := b.to(count, acc, "mean", "") // the divisor has the sum's type, weak flag included
 		mean := b.emit(OpDiv, []*Var{sum.v, q}, acc, sum.v.Shape, Params{}, "")
 		return Value{b: b, v: b.to(mean, out, "mean", fmt.Sprintf("mean rounds once to %s", out.DType))}
 	})

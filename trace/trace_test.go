@@ -117,33 +117,10 @@ func TestResultTypes(t *testing.T) {
 			if got := p.Outputs[0].TypeString(); got != c.want {
 				t.Errorf("got %s, want %s\n%s", got, c.want, p)
 			}
-			checkWellFormed(t, p)
-		})
-	}
-}
-
-// checkWellFormed checks the invariants every later stage relies on:
-// elementwise operands share one dtype, converts are explicit, every
-// argument is defined before use.
-func checkWellFormed(t *testing.T, p *trace.Program) {
-	t.Helper()
-	defined := map[*trace.Var]bool{}
-	for _, v := range p.Inputs {
-		defined[v] = true
-	}
-	for _, e := range p.Eqns {
-		for _, a := range e.Args {
-			if !defined[a] {
-				t.Fatalf("%s uses %s before it is defined", e, a.Name())
+			if err := p.Check(); err != nil {
+				t.Errorf("%v\n%s", err, p)
 			}
-		}
-		if (e.Op.Info().Class == trace.ClassBinary) && e.Args[0].Type.DType != e.Args[1].Type.DType {
-			t.Errorf("%s: operand dtypes differ without a convert", e)
-		}
-		if e.Op == trace.OpSelect && (e.Args[0].Type.DType != tensor.Bool || e.Args[1].Type.DType != e.Args[2].Type.DType) {
-			t.Errorf("%s: select operands not normalized", e)
-		}
-		defined[e.Out] = true
+		})
 	}
 }
 

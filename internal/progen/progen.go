@@ -1,6 +1,7 @@
 package progen
 
 import (
+	"errors"
 	"fmt"
 	"math/rand"
 	"slices"
@@ -89,8 +90,19 @@ func (c *Case) X32() bool { return c.Config.X32 }
 // Strict reports whether the case uses strict promotion.
 func (c *Case) Strict() bool { return c.Config.Rules == promote.Strict }
 
-// Trace traces the case's function with its config.
-func (c *Case) Trace() (*trace.Program, error) { return trace.Trace(c.Config, c.Inputs, c.Fn) }
+// Trace traces the case's function with its config and verifies the
+// program (trace's Program.Check), always: an ill-formed program is a
+// *trace.CheckError.
+func (c *Case) Trace() (*trace.Program, error) {
+	p, err := trace.Trace(c.Config, c.Inputs, c.Fn)
+	if err == nil {
+		err = p.CheckAfter("trace")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
 
 // String describes the case: config, inputs and the builder calls.
 func (c *Case) String() string {
@@ -143,7 +155,9 @@ func (c *Case) replay(args []trace.Value, outs []int) []trace.Value {
 
 // Generate draws one case that traces without error. Programs that fail
 // to trace are drawn again; the op choice follows the operands' dtypes
-// and shapes, so few are.
+// and shapes, so few are. Every program drawn is verified (Case.Trace);
+// one the tracer built ill-formed is a bug in the tracer, and Generate
+// panics with the case rather than draw another.
 func Generate(r *rand.Rand, opts Options) *Case {
 	o := opts.withDefaults()
 	for {
@@ -182,6 +196,10 @@ func generate(r *rand.Rand, o *Options) *Case {
 	outs := c.outs
 	c.Fn = func(args []trace.Value) []trace.Value { return c.replay(args, outs) }
 	if _, err := c.Trace(); err != nil {
+		if ce := (*trace.CheckError)(nil); errors.As(err, &ce) {
+			// Not a program to draw again: the tracer is wrong.
+			panic(fmt.Sprintf("progen: the tracer built an ill-formed program: %v\n%s", err, c))
+		}
 		return nil
 	}
 	return c

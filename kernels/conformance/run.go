@@ -26,9 +26,14 @@ func Run(t *testing.T, b kernels.Backend) {
 	}
 }
 
-// Reference runs a case on the reference evaluator.
+// Reference runs a case on the reference evaluator. The traced program
+// is verified first (trace's Program.Check): the suite always checks the
+// invariants every stage relies on, whatever KILN_VERIFY says.
 func Reference(c Case) (*trace.Program, []*tensor.Array, error) {
 	p, err := trace.Trace(c.Config, c.Abstract(), c.Fn)
+	if err == nil {
+		err = p.CheckAfter("trace")
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -41,7 +46,7 @@ func check(t *testing.T, b kernels.Backend, c Case) {
 	if err != nil {
 		t.Fatalf("reference: %v", err)
 	}
-	m, err := lower.Compile(p, lower.Options{Fold: kernels.Fold})
+	m, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, Verify: true})
 	if err != nil {
 		t.Fatal(err)
 	}
