@@ -253,7 +253,7 @@ func checkSlice(op Op, args []Abstract, out Abstract, p *Params) error {
 		if lo < 0 || lo > hi || hi > n || st <= 0 {
 			return fault(CheckParams, "axis %d: start %d, limit %d, stride %d out of range for size %d", i, lo, hi, st, n)
 		}
-		want[i] = (hi - lo + st - 1) / st
+		want[i] = sliceLen(lo, hi, st)
 	}
 	return sameShape("the result", out.Shape, want)
 }

@@ -176,6 +176,16 @@ func (b *builder) broadcastTo(v *Var, shape []int, op string) Value {
 	return b.emit(OpBroadcastInDim, []*Var{v}, v.Type, out, Params{Shape: out, Dims: dims}, "")
 }
 
+// sliceLen is the number of elements start:limit:stride takes (0 ≤ start,
+// stride > 0): ⌈(limit − start)/stride⌉, computed without overflow for a
+// huge stride.
+func sliceLen(start, limit, stride int) int {
+	if limit <= start {
+		return 0
+	}
+	return (limit-start-1)/stride + 1 // not (limit-start+stride-1)/stride, which overflows
+}
+
 // Slice takes x[start:stop:step] along one axis with Python's rules:
 // negative start and stop count from the end and both are clamped; step
 // must be positive.
@@ -203,10 +213,7 @@ func (x Value) Slice(axis, start, stop, step int) Value {
 		}
 		p.Start[ax], p.Limit[ax], p.Stride[ax] = lo, hi, step
 		out := append([]int{}, v.Shape...)
-		out[ax] = 0
-		if hi > lo {
-			out[ax] = (hi-lo-1)/step + 1 // not (hi-lo+step-1)/step, which overflows for a huge step
-		}
+		out[ax] = sliceLen(lo, hi, step)
 		if out[ax] == n {
 			return Value{b: b, v: v}
 		}
