@@ -18,6 +18,20 @@
 // next result of its dtype and shape, and f.RunInto(outs, ...) writes into
 // the caller's own arrays.
 //
+// # Gradients
+//
+// Grad, ValueAndGrad, VJP and JVP are jax.grad, jax.value_and_grad,
+// jax.vjp and jax.jvp: they return ordinary functions over Values, so
+// Jit(Grad(f)) compiles a backward pass like any program, Grad(Jit(f))
+// differentiates a jitted function, and Grad(Grad(f)) or JVP(Grad(f))
+// give second derivatives. A differentiated function may close over the
+// Values around it. Gradients have their arguments' dtypes and weak flags,
+// f16 and bf16 ones rounded after every op; the refusals and every other
+// rule are JAX's (package trace's doc lists them).
+//
+//	loss := func(w, x kiln.Value) kiln.Value { return x.MatMul(w).Tanh().Sum() }
+//	step := kiln.Jit(kiln.ValueAndGrad(loss)) // value, then dloss/dw
+//
 // # Choices (where JAX and NumPy are silent or differ)
 //
 //   - Arguments: Go's int, float64 and complex128 — the types untyped
@@ -62,6 +76,8 @@
 //     OpenCL), so however calls interleave, the executables alive never
 //     exceed the cache size plus the Runs and builds in flight
 //     (Stats.Live).
+//   - Grad(Jit(f)) differentiates f's function in the trace it is called
+//     in, with that trace's options (promotion rules, X32), not f's.
 //   - Eval traces its expression on every call but caches the compiled
 //     program, keyed by its ops, dtypes, shapes and scalar constants, with
 //     its constant arrays as inputs: eager code in a loop compiles once.

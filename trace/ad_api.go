@@ -308,7 +308,8 @@ func gradCall(fn func([]Value) []Value, o GradOptions, args []Value, withValue b
 }
 
 // checkGradInput refuses an argument grad cannot differentiate with
-// respect to, with JAX's message.
+// respect to, with JAX's message (which says "grad" for value_and_grad
+// too).
 func (b *builder) checkGradInput(name string, o GradOptions, x Value, i int) bool {
 	x = b.attach(x, name)
 	if b.err != nil {
@@ -322,9 +323,9 @@ func (b *builder) checkGradInput(name string, o GradOptions, x Value, i int) boo
 	d := t.DType
 	switch {
 	case o.Holomorphic && !d.IsComplex():
-		b.dtypeErr(name, fmt.Sprintf("%s with holomorphic=True requires inputs with complex dtype, but got %s (argument %d)", name, d.LongName(), i), t)
+		b.dtypeErr(name, fmt.Sprintf("grad with holomorphic=True requires inputs with complex dtype, but got %s (argument %d)", d.LongName(), i), t)
 	case !d.IsInexact() && !o.AllowInt:
-		b.dtypeErr(name, fmt.Sprintf("%s requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), but got %s (argument %d). If you want to use Boolean- or integer-valued inputs, use vjp or set allow_int to True (AllowInt).", name, d.LongName(), i), t)
+		b.dtypeErr(name, fmt.Sprintf("grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), but got %s (argument %d). If you want to use Boolean- or integer-valued inputs, use vjp or set allow_int to True (AllowInt).", d.LongName(), i), t)
 	default:
 		return true
 	}
@@ -351,11 +352,11 @@ func (b *builder) checkGradOutput(name string, o GradOptions, p *Program) bool {
 	d := out.Type.DType
 	switch {
 	case o.Holomorphic && !d.IsComplex():
-		b.dtypeErr(name, fmt.Sprintf("%s with holomorphic=True requires outputs with complex dtype, but got %s.", name, d.LongName()), out.Type)
+		b.dtypeErr(name, fmt.Sprintf("grad with holomorphic=True requires outputs with complex dtype, but got %s.", d.LongName()), out.Type)
 	case !o.Holomorphic && d.IsComplex():
-		b.dtypeErr(name, fmt.Sprintf("%s requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got %s. For holomorphic differentiation, pass holomorphic=True (Holomorphic). For differentiation of non-holomorphic functions involving complex outputs, use jax.vjp directly (VJP).", name, d.LongName()), out.Type)
+		b.dtypeErr(name, fmt.Sprintf("grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got %s. For holomorphic differentiation, pass holomorphic=True (Holomorphic). For differentiation of non-holomorphic functions involving complex outputs, use jax.vjp directly (VJP).", d.LongName()), out.Type)
 	case !d.IsInexact():
-		b.dtypeErr(name, fmt.Sprintf("%s requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got %s. For differentiation of functions with integer outputs, use jax.vjp directly (VJP).", name, d.LongName()), out.Type)
+		b.dtypeErr(name, fmt.Sprintf("grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got %s. For differentiation of functions with integer outputs, use jax.vjp directly (VJP).", d.LongName()), out.Type)
 	default:
 		return true
 	}

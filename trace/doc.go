@@ -64,5 +64,44 @@
 // rule, plus a transpose rule for the ops that can be linear in a tangent;
 // reverse mode linearizes and transposes, as JAX does (ad.go says why).
 // A function being differentiated may close over values of the enclosing
-// trace: they are its constants.
+// trace: they are its constants. The derivative of an equation is
+// attributed to that equation's line.
+//
+// Choices, JAX's unless said otherwise:
+//   - A tangent or cotangent has its primal's dtype and weak flag. f16 and
+//     bf16 derivatives round after every op, as forward f16 code does, and
+//     their sums accumulate in f32 as the forward sums do; convert's
+//     cotangent is converted back to the source type (an f16 value used in
+//     f32 gets an f16 gradient). Rules compute in their operands' exact
+//     types: no promotion rule set can change a tangent's type.
+//   - Integer and bool values carry no tangent (JAX's float0). Grad refuses
+//     an integer or bool argument with JAX's message unless AllowInt, which
+//     gives it a float0 gradient; Kiln has no zero-width dtype, so float0
+//     is bool zeros (false) of the argument's shape — a gradient of any
+//     other argument is inexact, so a bool gradient is always a float0.
+//     VJP gives float0 cotangents to integer and bool primals.
+//   - Grad needs one real floating scalar result (plus aux results with
+//     HasAux): a result of another shape is a *ShapeError, a complex or
+//     integer one a *DTypeError, with JAX's messages. Holomorphic allows a
+//     complex result of complex arguments and gives f'(z).
+//   - Complex arguments follow JAX's convention: the gradient of a real
+//     function of z = x + iy is ∂f/∂x − i·∂f/∂y (the transpose is not
+//     conjugated), so |z|² has gradient 2·conj(z).
+//   - Ties: maximum and minimum give each operand half where they are
+//     equal; reduce_max and reduce_min share the tangent equally among all
+//     positions equal to the result; abs has slope +1 at 0.
+//   - sign (of complex values too: JAX's zero, not z/|z|'s derivative),
+//     floor, ceil, round and floordiv have zero derivatives; rem(x, y) has
+//     ∂/∂x = 1 and ∂/∂y = −floor(x/y), computed as jnp.remainder's is;
+//     pow(x, y) has y·x^(y−1) and log(x)·x^y with log(0) taken as 0.
+//   - x ** n with an integer literal n is multiplications (integer_pow), so
+//     its derivative is the product rule's, which may round differently
+//     from JAX's n·x^(n−1) in the last bit; reduce_prod's derivative is
+//     JAX's pairwise product tree (exact when the operand has zeros).
+//   - imag's cotangent is ct·(−i): an infinite cotangent gives a NaN real
+//     part where JAX's complex(0, −ct) has 0.
+//   - VJP's pullback may be called many times, and inside traces nested in
+//     the primals' one; a literal cotangent takes its result's type, a
+//     cotangent of another dtype or shape is a *DTypeError or *ShapeError.
+//   - An op with no derivative is a *DerivError naming it, never a zero.
 package trace

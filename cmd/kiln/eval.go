@@ -59,13 +59,13 @@ type evalFlags struct {
 	json, x32, strict, noFusion bool
 	rules, backend              string
 	bench                       int
-	prints, args, forbid        listFlag
+	prints, args, forbid, grads listFlag
 }
 
 func runEval(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("eval", "", stderr)
 	var fl evalFlags
-	fl.prints.split = true
+	fl.prints.split, fl.grads.split = true, true
 	fs.BoolVar(&fl.json, "json", false, `print {"dtype":…,"weak":…,"shape":[…],"values":[…]} or {"error":{"kind":…,"message":…}}`)
 	fs.BoolVar(&fl.x32, "x32", false, "32-bit defaults: literals are weak i32/f32/c64 (JAX without x64)")
 	fs.BoolVar(&fl.strict, "strict", false, "strict promotion (same as --rules strict): only weak values promote implicitly")
@@ -76,6 +76,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&fl.args, "arg", "an argument NAME=DTYPE[SHAPE]:VALUES (repeat for each)")
 	fs.Var(&fl.forbid, "forbid", "make the implicit widening FROM:TO an error (kind policy), e.g. bf16:f32 (repeatable)")
 	fs.BoolVar(&fl.noFusion, "no-fusion", false, "run every op as its own kernel (results are bit-identical)")
+	fs.Var(&fl.grads, "grad", "also print the gradient of EXPR (a real scalar) with respect to these arguments: NAME[,NAME...] (repeatable)")
 	fs.Usage = func() { evalUsage(fs, fs.Output() == stdout) } // the full text for --help only
 	pos, status := parseFlags(fs, args, stdout)
 	if status >= 0 {
@@ -117,6 +118,11 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		}
 		seen[spec.name] = true
 		specs = append(specs, spec)
+	}
+	for _, g := range fl.grads.vals {
+		if !seen[g] {
+			return usageErr("--grad %s: no --arg is named %s", g, g)
+		}
 	}
 	r := &evalRun{flags: fl, expr: pos[0], specs: specs, backend: backend, stdout: stdout}
 	r.session.opts = opts
@@ -207,6 +213,12 @@ func (r *evalRun) run() error {
 	if err != nil {
 		return s.explain(ev, err)
 	}
+	if len(r.flags.grads.vals) > 0 {
+		// The expression traced: what fails now is the differentiation.
+		if f, prog, err = r.gradFunc(ev); err != nil {
+			return err
+		}
+	}
 	stages, err := r.stages(f, prog)
 	if err != nil {
 		return err
@@ -216,8 +228,11 @@ func (r *evalRun) run() error {
 		return err
 	}
 	res := result{array: outs[0], weak: prog.Outputs[0].Type.Weak, stages: stages}
+	for i, name := range r.flags.grads.vals {
+		res.grads = append(res.grads, named{name: name, array: outs[1+i], weak: prog.Outputs[1+i].Type.Weak})
+	}
 	if r.flags.bench > 0 {
-		if res.bench, err = bench(f, s.inputs, outs[0], r.flags.bench); err != nil {
+		if res.bench, err = bench(f, s.inputs, outs, r.flags.bench); err != nil {
 			return err
 		}
 	}
@@ -300,14 +315,17 @@ type benchResult struct {
 	median time.Duration
 }
 
-// bench runs f once to warm up, then n times into a preallocated output,
+// bench runs f once to warm up, then n times into preallocated outputs,
 // and returns the minimum and the median time per run.
-func bench(f *kilnpkg.Func, inputs []any, like *tensor.Array, n int) (*benchResult, error) {
-	out, err := tensor.Zeros(like.DType(), like.Shape()...)
-	if err != nil {
-		return nil, err
+func bench(f *kilnpkg.Func, inputs []any, likes []*tensor.Array, n int) (*benchResult, error) {
+	outs := make([]*tensor.Array, len(likes))
+	for i, like := range likes {
+		out, err := tensor.Zeros(like.DType(), like.Shape()...)
+		if err != nil {
+			return nil, err
+		}
+		outs[i] = out
 	}
-	outs := []*tensor.Array{out}
 	if err := f.RunInto(outs, inputs...); err != nil {
 		return nil, err
 	}
@@ -331,6 +349,7 @@ func bench(f *kilnpkg.Func, inputs []any, like *tensor.Array, n int) (*benchResu
 type result struct {
 	array  *tensor.Array
 	weak   bool
+	grads  []named // --grad, in the order asked for
 	stages []stage
 	bench  *benchResult
 }
@@ -343,25 +362,36 @@ func (r result) writeText(w io.Writer) {
 		fmt.Fprintln(w, strings.TrimRight(s.text, "\n"))
 		fmt.Fprintln(w)
 	}
-	text := r.array.String()
-	if r.weak {
-		d := r.array.DType().String()
-		text = d + "*" + strings.TrimPrefix(text, d)
+	fmt.Fprintln(w, arrayText(r.array, r.weak))
+	for _, g := range r.grads {
+		fmt.Fprintf(w, "grad %s: %s\n", g.name, arrayText(g.array, g.weak))
 	}
-	fmt.Fprintln(w, text)
 	if b := r.bench; b != nil {
 		fmt.Fprintf(w, "bench: %d runs, min %v, median %v per run\n", b.Runs, b.min, b.median)
 	}
 }
 
+// arrayText prints an array as tensor.Array.String does, with a * after a
+// weak dtype.
+func arrayText(a *tensor.Array, weak bool) string {
+	text := a.String()
+	if weak {
+		d := a.DType().String()
+		text = d + "*" + strings.TrimPrefix(text, d)
+	}
+	return text
+}
+
 // writeJSON prints one object: dtype, weak, shape, values (flat,
-// row-major), then the stages asked for by name and the bench timing.
+// row-major), the gradients, then the stages asked for by name and the
+// bench timing.
 func (r result) writeJSON(w io.Writer) error {
 	obj := struct {
 		DType   string          `json:"dtype"`
 		Weak    bool            `json:"weak"`
 		Shape   []int           `json:"shape"`
 		Values  json.RawMessage `json:"values"`
+		Grad    json.RawMessage `json:"grad,omitempty"`
 		Program string          `json:"program,omitempty"`
 		Module  string          `json:"module,omitempty"`
 		Fused   string          `json:"fused,omitempty"`
@@ -369,7 +399,7 @@ func (r result) writeJSON(w io.Writer) error {
 		SHLO    string          `json:"stablehlo,omitempty"`
 		Kernels string          `json:"kernels,omitempty"`
 		Bench   *benchResult    `json:"bench,omitempty"`
-	}{DType: r.array.DType().String(), Weak: r.weak, Shape: r.array.Shape(), Values: jsonValues(r.array), Bench: r.bench}
+	}{DType: r.array.DType().String(), Weak: r.weak, Shape: r.array.Shape(), Values: jsonValues(r.array), Grad: gradJSON(r.grads), Bench: r.bench}
 	for _, s := range r.stages {
 		*map[string]*string{"program": &obj.Program, "module": &obj.Module, "fused": &obj.Fused, "dot": &obj.DOT, "stablehlo": &obj.SHLO, "kernels": &obj.Kernels}[s.name] = s.text
 	}

@@ -8,7 +8,7 @@ import (
 
 const evalSynopsis = `usage: kiln eval [--json] [--x32] [--strict] [--rules R] [--backend NAME]
                  [--print program|module|fused|dot|stablehlo|kernels] [--bench N]
-                 --arg NAME=SPEC ... 'EXPR'
+                 [--grad NAME[,NAME...]] --arg NAME=SPEC ... 'EXPR'
 `
 
 // evalUsage prints kiln eval's usage: after a bad flag only the synopsis;
@@ -76,6 +76,13 @@ output:
   as strings, complex as [re, im]; --print sections become fields named
   after them ("program", "fused", ...) and --bench a field
   "bench":{"runs":N,"min_ns":...,"median_ns":...}.
+  --grad NAME,...: EXPR must be a real scalar; after its value, one line
+  "grad NAME: DTYPE[SHAPE] VALUES" per name (jax.value_and_grad: each
+  gradient has its argument's dtype and weak flag); --json adds
+  "grad":{"NAME":{"dtype":...,"weak":...,"shape":[...],"values":[...]}}.
+  --print program shows the forward and backward pass. Refusals are JAX's:
+  an integer or bool argument or a complex or integer EXPR fails with kind
+  "dtype", an EXPR that is not a scalar with kind "shape".
   errors: status 1, the message on stderr with a caret under the column, or
   {"error":{"kind":...,"message":...}} with --json; kinds: syntax, size,
   argument, shape, dtype, promotion, overflow, policy, error. Status 2: bad
@@ -91,6 +98,9 @@ examples:
   kiln eval --x32 '1 + 2'                 i32*[] 3
   kiln eval --arg 'x=f32[2,3]:arange' 'sum(x, axis=1, keepdims=True)'
       f32[2,1] [[3] [12]]
+  kiln eval --arg 'x=f64[2]:0,1' --grad x 'sum(x * exp(x))'
+      f64[] 2.718281828459045
+      grad x: f64[2] [1 5.43656365691809]
   kiln eval --arg 'x=i8[2]:1,2' 'x + 1000'        (overflow: 1000 does not fit i8)
   kiln eval --print program,fused --arg 'x=f16[4]:rand(1)' 'exp(x) / sum(exp(x))'
   kiln eval --json --arg 'z=c64[2]:1+2j,nan' 'z * 2'
