@@ -32,3 +32,17 @@ func ExampleArgError() {
 	// Output:
 	// true 0 kiln: argument 0: nil *tensor.Array
 }
+
+// Reductions keep the reduced axes with KeepDims, as keepdims=True does in
+// NumPy and JAX: a numerically stable softmax over rows.
+func ExampleValue_KeepDims() {
+	softmax := kiln.Jit(func(x kiln.Value) kiln.Value {
+		e := x.Sub(x.KeepDims().Max(-1)).Exp() // f32[2,1] broadcasts over each row
+		return e.Div(e.KeepDims().Sum(-1))
+	})
+	x, _ := tensor.FromSlice([]float32{0, 0, 1000, 1000}, 2, 2)
+	p, _ := softmax.Run(x)
+	fmt.Println(p)
+	// Output:
+	// f32[2,2] [[0.5 0.5] [0.5 0.5]]
+}

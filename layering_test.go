@@ -55,7 +55,7 @@ var depsPolicy = map[string][]string{
 	"cmd/kiln":                {".", "tensor", "promote", "trace", "lower", "lower/stablehlo", "kernels", "kernels/opencl"},
 	"examples/mixedprecision": {".", "tensor"},
 	"examples/mlp":            {".", "tensor"},
-	"examples/softmax":        {".", "tensor", "trace"},
+	"examples/softmax":        {".", "tensor"},
 
 	// The benchmark suite is a module of its own: its peers never enter
 	// the library's go.mod.

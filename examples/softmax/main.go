@@ -9,17 +9,18 @@ import (
 
 	"github.com/kiln-go/kiln"
 	"github.com/kiln-go/kiln/tensor"
-	"github.com/kiln-go/kiln/trace"
 )
 
+// softmax is jnp's: e = exp(x - x.max(-1, keepdims=True)); e / e.sum(-1,
+// keepdims=True). KeepDims keeps the reduced axis as size 1, so the max and
+// the sum broadcast against the rows they came from.
 func softmax(x kiln.Value) kiln.Value {
-	shifted := x.Sub(trace.Reduce(trace.OpReduceMax, x, []int{-1}, true))
-	e := shifted.Exp()
-	return e.Div(trace.Reduce(trace.OpReduceSum, e, []int{-1}, true))
+	e := x.Sub(x.KeepDims().Max(-1)).Exp()
+	return e.Div(e.KeepDims().Sum(-1))
 }
 
 func variance(x kiln.Value) kiln.Value {
-	return x.Sub(trace.ReduceMean(x, []int{-1}, true)).Pow(kiln.Int(2)).Mean(-1)
+	return x.Sub(x.KeepDims().Mean(-1)).Pow(kiln.Int(2)).Mean(-1)
 }
 
 func main() {
