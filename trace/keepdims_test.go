@@ -54,3 +54,18 @@ func TestKeepDims(t *testing.T) {
 		}
 	}
 }
+
+func TestPosString(t *testing.T) {
+	for _, c := range []struct {
+		pos  trace.Pos
+		want string
+	}{
+		{trace.Pos{}, ""},
+		{trace.Pos{File: "kiln/x_test.go", Line: 12}, "kiln/x_test.go:12"},
+		{trace.Pos{File: "<expr>", Line: 1, Col: 3}, "<expr>:1:3"},
+	} {
+		if got := c.pos.String(); got != c.want {
+			t.Errorf("%#v prints %q, want %q", c.pos, got, c.want)
+		}
+	}
+}

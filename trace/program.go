@@ -68,16 +68,23 @@ type Params struct {
 	Dot      DotDims       // dot_general
 }
 
-// Pos is the position in the user's source that created an Eqn.
+// Pos is the position in the user's source that created an Eqn. Col is
+// known for sources Kiln parses itself (kiln eval's expression), 0 for Go
+// callers.
 type Pos struct {
 	File string
 	Line int
+	Col  int // 1-based column, or 0 when unknown
 }
 
-// String prints file:line, or "" for an unknown position.
+// String prints file:line, file:line:col when the column is known (as Go's
+// compiler does), or "" for an unknown position.
 func (p Pos) String() string {
-	if p.File == "" {
+	switch {
+	case p.File == "":
 		return ""
+	case p.Col > 0:
+		return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
 	}
 	return fmt.Sprintf("%s:%d", p.File, p.Line)
 }

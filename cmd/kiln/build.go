@@ -158,9 +158,9 @@ func floatLiteral(n *node) (float64, error) {
 	return f, nil
 }
 
-// exprPos is the position of a column of the expression, in the form trace
-// errors print: "<expr>:5".
-func exprPos(col int) trace.Pos { return trace.Pos{File: "<expr>", Line: col} }
+// exprPos is the position of a column of the one-line expression, printed
+// as compilers print positions: "<expr>:1:5".
+func exprPos(col int) trace.Pos { return trace.Pos{File: "<expr>", Line: 1, Col: col} }
 
 // evaluator builds an expression into trace ops over the traced arguments.
 // After each node it checks the trace's error, so the first failure can be

@@ -489,7 +489,7 @@ func errColumn(err error) int {
 		pos = pe.Widening.Pos
 	}
 	if pos.File == "<expr>" {
-		return pos.Line
+		return pos.Col
 	}
 	return 0
 }

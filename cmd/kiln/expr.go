@@ -76,7 +76,7 @@ type exprError struct {
 	Msg  string
 }
 
-func (e *exprError) Error() string { return fmt.Sprintf("eval: column %d: %s", e.Col, e.Msg) }
+func (e *exprError) Error() string { return fmt.Sprintf("eval: %s: %s", exprPos(e.Col), e.Msg) }
 
 func syntaxErr(col int, format string, args ...any) *exprError {
 	return &exprError{Kind: "syntax", Col: col, Msg: fmt.Sprintf(format, args...)}
