@@ -2,7 +2,6 @@ package kiln
 
 import (
 	"container/list"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -15,9 +14,6 @@ import (
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
-
-// errNoFunc is returned by Eval for an inert value.
-var errNoFunc = errors.New("kiln: Eval of a value with no expression")
 
 // Eval evaluates an expression of constants and literals eagerly — the ops
 // applied to concrete arrays outside Jit — through exactly the path a
@@ -41,7 +37,7 @@ func Eval(v Value, opts ...Option) (*tensor.Array, error) {
 // EvalAll evaluates several expressions together.
 func EvalAll(vs []Value, opts ...Option) ([]*tensor.Array, error) {
 	if len(vs) == 0 {
-		return nil, errNoFunc
+		return nil, &ArgError{Index: -1, Msg: "EvalAll of no values"}
 	}
 	cfg := newConfig(opts)
 	if err := checkConfig(&cfg); err != nil {

@@ -56,6 +56,7 @@ func TestNilAndZeroInputs(t *testing.T) {
 			return err
 		}, &operandErr, "Const of a nil *tensor.Array"},
 		{"Const of the zero Array", func() error { _, err := kiln.Eval(kiln.Const(&tensor.Array{})); return err }, &operandErr, "zero tensor.Array"},
+		{"EvalAll of nothing", func() error { _, err := kiln.EvalAll(nil); return err }, &argErr, "EvalAll of no values"},
 		{"RunInto nil output", func() error { return kiln.Jit(id).RunInto([]*tensor.Array{nil}, x) }, &argErr, "output 0: nil array"},
 		{"RunInto no outputs", func() error { return kiln.Jit(id).RunInto(nil, x) }, &argErr, "has 1 outputs, got 0"},
 	} {

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 
 	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
 )
 
 // Special float64 values every float input may contain. They are chosen to
@@ -96,10 +97,7 @@ func randInt(r *rand.Rand, st dataStyle) int64 {
 
 // randomArray fills a new array of dtype d and shape with random data.
 func randomArray(r *rand.Rand, d tensor.DType, shape []int) *tensor.Array {
-	n := 1
-	for _, s := range shape {
-		n *= s
-	}
+	n := trace.ShapeSize(shape)
 	st := randomStyle(r)
 	data := tensor.MakeSlice(d, n)
 	switch s := data.(type) {
