@@ -26,8 +26,9 @@ import (
 // something to differentiate.
 //
 //   - One of every dtype, with progen's adventurous data (NaN, ±Inf, −0,
-//     subnormals, overflow): its gradient program must give bit-identical
-//     results fused, op by op, and on the reference evaluator.
+//     subnormals, overflow): its gradient program must pass the verifiers
+//     and give bit-identical results fused, op by op, and on the reference
+//     evaluator.
 //   - One over float64, complex128, ints and bools with smooth data: its
 //     gradient must match central differences of the program in float64,
 //     at every element where the differences are themselves stable (two
@@ -204,7 +205,7 @@ func runGradFused(seed int64) (ok bool, msg string) {
 		return false, ""
 	}
 	g := kiln.Grad(loss, argnums...)
-	args, opts := caseArgs(c), caseOptions(c)
+	args, opts := caseArgs(c), append(caseOptions(c), kiln.Verify()) // the verifiers check every derivative program
 	report := func(what string) string {
 		return fmt.Sprintf("grad seed %d: %s (reproduce: go test -run TestGradPrograms -grad.seed=%d -v)\ncase:\n%s", seed, what, seed, c)
 	}
