@@ -51,10 +51,14 @@ var depsPolicy = map[string][]string{
 	"internal/golden":     {},
 	"internal/soak":       {".", "tensor", "kernels"},
 
+	// Libraries on top of the root package.
+	"optim": {".", "tensor"},
+
 	// Programs.
 	"cmd/kiln":                {".", "tensor", "promote", "trace", "lower", "lower/stablehlo", "kernels", "kernels/opencl"},
 	"examples/mixedprecision": {".", "tensor"},
 	"examples/mlp":            {".", "tensor"},
+	"examples/train":          {".", "tensor", "optim"},
 	"examples/softmax":        {".", "tensor"},
 
 	// The benchmark suite is a module of its own: its peers never enter

@@ -1,0 +1,36 @@
+// Package optim holds optimizers written with Kiln ops: SGD with momentum
+// and Adam (AdamW with weight decay), and dynamic loss scaling for f16
+// training. They are functions over kiln.Values, as optax's are over JAX
+// arrays, so a training step — forward pass, kiln.ValueAndGrad's backward
+// pass and the update — traces into one program that Jit fuses and
+// compiles once:
+//
+//	opt := optim.Adam{LR: 1e-3}
+//	step := kiln.Jit(func(a ...kiln.Value) []kiln.Value {
+//		params, state, x, y := a[:2], a[2:2+opt.StateSize(2)], a[len(a)-2], a[len(a)-1]
+//		vg := kiln.ValueAndGrad(loss, 0, 1)(append(params, x, y)...)
+//		newParams, newState := opt.Step(params, vg[1:], state)
+//		return append(append(vg[:1], newParams...), newState...)
+//	})
+//
+// The state is arrays the caller keeps between steps (Init gives the first
+// ones, as Values to Eval or to return from a jitted function).
+//
+// Choices:
+//   - Updates compute in each parameter's dtype (f32 master weights give
+//     f32 updates, whatever the forward pass computed in); hyperparameters
+//     are weak literals, so they take that dtype.
+//   - SGD is PyTorch's: buf = μ·buf + g, p −= lr·buf (Nesterov: p −=
+//     lr·(g + μ·buf)); with μ = 0 there is no state.
+//   - Adam is Kingma & Ba's as optax's scale_by_adam computes it: m and v
+//     are bias-corrected (m/(1 − β₁ᵗ), v/(1 − β₂ᵗ)) and the update is
+//     m̂/(√v̂ + ε); WeightDecay is AdamW's decoupled decay, lr·λ·p. The step
+//     count t is an f32 scalar in the state; 1 − βᵗ is computed in f64 for
+//     f64 parameters, in f32 for the others.
+//   - LossScale is dynamic loss scaling (as jmp's DynamicLossScale): the
+//     loss is multiplied by the scale, the gradients divided by it; a step
+//     whose gradients are not all finite is skipped (parameters and
+//     optimizer state kept) and the scale halved; after Period finite
+//     steps it doubles. Branch-free: the skip is a select, so the step
+//     stays one program.
+package optim

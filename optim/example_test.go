@@ -1,0 +1,43 @@
+package optim_test
+
+import (
+	"fmt"
+
+	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/optim"
+	"github.com/kiln-go/kiln/tensor"
+)
+
+// A jitted training step: loss, gradient and Adam update in one program.
+func ExampleAdam() {
+	opt := optim.Adam{LR: 0.1}
+	loss := func(p kiln.Value) kiln.Value { return p.Sub(kiln.Int(3)).Pow(kiln.Int(2)).Sum() } // (p − 3)²
+	step := kiln.Jit(func(p, m, v, t kiln.Value) []kiln.Value {
+		vg := kiln.ValueAndGrad(loss)(p)
+		ps, state := opt.Step([]kiln.Value{p}, vg[1:], []kiln.Value{m, v, t})
+		return append(append(vg[:1], ps...), state...)
+	})
+	p, _ := tensor.FromSlice([]float32{0})
+	state, _ := kiln.EvalAll(opt.Init([]kiln.Value{kiln.Const(p)}))
+	args := []any{p, state[0], state[1], state[2]}
+	var out []*tensor.Array
+	for range 300 {
+		out, _ = step.RunAll(args...)
+		args = []any{out[1], out[2], out[3], out[4]}
+	}
+	fmt.Printf("p = %.3f, loss = %.1e\n", tensor.Index(out[1].Data(), 0), tensor.Index(out[0].Data(), 0))
+	// Output: p = 3.000, loss = 5.1e-13
+}
+
+func ExampleSGD() {
+	opt := optim.SGD{LR: 0.1, Momentum: 0.9}
+	step := kiln.Jit(func(p, buf kiln.Value) []kiln.Value {
+		g := kiln.Grad(func(p kiln.Value) kiln.Value { return p.Mul(p).Sum() })(p)
+		ps, state := opt.Step([]kiln.Value{p}, g, []kiln.Value{buf})
+		return append(ps, state...)
+	})
+	p, _ := tensor.FromSlice([]float64{1})
+	out, _ := step.RunAll(p, tensor.Must(tensor.Zeros(tensor.F64, 1)))
+	fmt.Println(out[0], out[1]) // buf = 0.9·0 + 2p; p − 0.1·buf
+	// Output: f64[1] [0.8] f64[1] [2]
+}
