@@ -26,19 +26,24 @@ import (
 
 // entry is one cached signature.
 type entry struct {
-	hash  uint64
-	sig   sig
-	ready chan struct{} // closed when prog, conv, mod and err are set
-	prog  *trace.Program
-	conv  []int // per argument: the dtype a hoisted weak scalar converts to, or -1
-	mod   *lower.Module
-	err   error
+	f       *Func
+	hash    uint64
+	sig     sig
+	builder int64         // the goroutine that traces and lowers it
+	ready   chan struct{} // closed when prog, conv, mod and err are set
+	prog    *trace.Program
+	conv    []int // per argument: the dtype a hoisted weak scalar converts to, or -1
+	mod     *lower.Module
+	key     string // mod.Key(): entries with one key share an executable
+	err     error
+	// abandoned: the build ended without a result (its goroutine exited
+	// or a panic went through it); waiters look the signature up again.
+	abandoned bool
 
 	// Guarded by Func.mu.
 	evicted   bool
 	exe       *shared       // compiled, held by this entry; nil before and after
 	compiling chan struct{} // non-nil while a goroutine compiles exe
-	builder   int64         // the goroutine tracing the entry, until ready
 }
 
 // shared is a compiled executable and its reference count.
@@ -81,53 +86,84 @@ func (s *shared) release() {
 
 // lookup returns the traced and lowered entry for args, tracing and
 // lowering on a miss. Concurrent misses of one signature trace once. A
-// lookup from inside the trace of the entry it needs (a traced function
-// running its own Func with the same signature) is a *ReentrantError.
+// lookup that would wait for a build that waits for it (a traced function
+// running its own Func with the signature being traced, directly, through
+// other Funcs or through other goroutines' traces) is a *ReentrantError.
 func (f *Func) lookup(args []arg) (*entry, error) {
 	h := sigHash(args)
-	f.mu.Lock()
-	if el := f.find(h, args); el != nil {
-		f.lru.MoveToFront(el)
-		f.stats.Hits++
-		e := el.Value.(*entry)
-		if !isClosed(e.ready) && e.builder != 0 && e.builder == goroutineID() {
+	for {
+		f.mu.Lock()
+		if el := f.find(h, args); el != nil {
+			f.lru.MoveToFront(el)
+			f.stats.Hits++
+			e := el.Value.(*entry)
 			f.mu.Unlock()
-			return nil, &ReentrantError{Signature: e.sig.String()}
+			if err := waitBuilt(e); err != nil {
+				return nil, err
+			}
+			if e.abandoned { // gone from the cache: build it here
+				continue
+			}
+			return e, e.err
 		}
 		f.mu.Unlock()
-		<-e.ready
+		g := goroutineID()
+		if e := buildingHere(g, f, args); e != nil {
+			return nil, &ReentrantError{Signature: e.sig.String()}
+		}
+		f.mu.Lock()
+		if f.find(h, args) != nil { // another goroutine's miss came first
+			f.mu.Unlock()
+			continue
+		}
+		e := f.miss(h, g, args)
 		return e, e.err
 	}
+}
+
+// miss creates, builds and returns args' entry (called with mu held;
+// returns with it released). Whatever ends the build — a result, an error,
+// a panic going through, or the goroutine exiting inside the user's
+// function (runtime.Goexit, as t.FailNow does) — the entry is finished:
+// waiters are woken, and an entry without a result leaves the cache.
+func (f *Func) miss(h uint64, g int64, args []arg) *entry {
 	f.stats.Misses++
 	reason := describeMiss(f.last, args)
-	e := &entry{hash: h, sig: signatureOf(args), ready: make(chan struct{}), builder: goroutineID()}
+	e := &entry{f: f, hash: h, sig: signatureOf(args), builder: g, ready: make(chan struct{})}
 	f.entries[h] = append(f.entries[h], f.lru.PushFront(e))
 	f.last = e.sig
 	f.building++
 	f.evict()
-	f.mu.Unlock()
+	f.unlock()
+	startBuild(g, e)
+	built := false
+	defer func() {
+		f.mu.Lock()
+		f.building--
+		e.abandoned = !built
+		if (e.err != nil || e.abandoned) && !e.evicted {
+			f.removeEntry(e)
+		}
+		f.unlock()
+		endBuild(g, e)
+		close(e.ready)
+	}()
 	if f.cfg.onMiss != nil {
 		f.cfg.onMiss(reason)
 	}
 	f.build(e, args)
-	f.mu.Lock()
-	f.building--
-	e.builder = 0
-	if e.err != nil && !e.evicted {
-		f.removeEntry(e)
-	}
-	f.mu.Unlock()
-	close(e.ready)
-	return e, e.err
+	built = true
+	return e
 }
 
-// isClosed reports whether c is closed, without blocking.
-func isClosed(c chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	default:
-		return false
+// unlock releases mu, then the executables that entries removed under it
+// held: closing one (device memory, queues) waits for no lock.
+func (f *Func) unlock() {
+	drop := f.dropped
+	f.dropped = nil
+	f.mu.Unlock()
+	for _, sh := range drop {
+		sh.release()
 	}
 }
 
@@ -142,7 +178,8 @@ func (f *Func) find(h uint64, args []arg) *list.Element {
 }
 
 // removeEntry drops e from the cache and lets go of its executable (mu
-// held). A later Run of its signature traces again.
+// held; the count is dropped by unlock). A later Run of its signature
+// traces again.
 func (f *Func) removeEntry(e *entry) {
 	chain := f.entries[e.hash]
 	for i, el := range chain {
@@ -164,7 +201,7 @@ func (f *Func) removeEntry(e *entry) {
 		if sh.held == 0 && f.execs[sh.key] == sh {
 			delete(f.execs, sh.key)
 		}
-		sh.release()
+		f.dropped = append(f.dropped, sh)
 	}
 }
 
@@ -186,6 +223,9 @@ func (f *Func) build(e *entry, args []arg) {
 		return
 	}
 	e.mod, e.err = lower.Compile(lp, lower.Options{Fold: kernels.Fold, NoFusion: f.cfg.noFusion, Verify: f.cfg.verify})
+	if e.err == nil {
+		e.key = e.mod.Key() // here, not under mu: it prints every constant
+	}
 }
 
 // acquire returns e's executable with one count taken for the caller, who
@@ -208,7 +248,7 @@ func (f *Func) acquire(e *entry) (*shared, error) {
 		<-wait
 		f.mu.Lock()
 	}
-	key := e.mod.Key()
+	key := e.key
 	if sh := f.execs[key]; sh != nil && sh.tryAcquire() { // another signature's
 		f.hold(e, sh)
 		f.mu.Unlock()
@@ -218,32 +258,59 @@ func (f *Func) acquire(e *entry) (*shared, error) {
 	e.compiling = done
 	f.mu.Unlock()
 
-	exe, err := f.cfg.backend.Compile(e.mod)
+	exe, err := f.compile(e, done)
 
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	e.compiling = nil
 	close(done)
 	if err != nil {
+		f.mu.Unlock()
 		return nil, err
 	}
 	f.stats.Compiles++
-	if old := f.execs[key]; old != nil && old.tryAcquire() {
-		// Another signature compiled the same module meanwhile: share
-		// that one and let this one go.
-		if c, ok := exe.(io.Closer); ok {
-			c.Close()
-		}
-		f.hold(e, old)
-		return old, nil
+	sh, dup := f.install(e, key, exe)
+	f.mu.Unlock()
+	if c, ok := dup.(io.Closer); ok {
+		c.Close()
 	}
-	sh := newShared(key, exe, &f.live)
+	return sh, nil
+}
+
+// install makes exe, just compiled for e, e's executable (mu held) with
+// one count for the caller, unless another signature compiled the same
+// module meanwhile: then e shares that one, and exe is returned as dup
+// for the caller to close. An evicted e holds nothing: the caller's count
+// is the only one, and its release frees exe.
+func (f *Func) install(e *entry, key string, exe kernels.Executable) (sh *shared, dup kernels.Executable) {
+	if old := f.execs[key]; old != nil && old.tryAcquire() {
+		f.hold(e, old)
+		return old, exe
+	}
+	sh = newShared(key, exe, &f.live)
 	sh.refs.Store(1) // the caller's
-	if !e.evicted {  // else only the caller holds it, and its release frees it
+	if !e.evicted {
 		f.execs[key] = sh
 		f.hold(e, sh)
 	}
 	return sh, nil
+}
+
+// compile compiles e's module. The caller marks the end of the compile
+// under mu; if the backend panics instead, compile does, so the entry's
+// waiters wake (and compile it themselves) rather than wait forever.
+func (f *Func) compile(e *entry, done chan struct{}) (exe kernels.Executable, err error) {
+	returned := false
+	defer func() {
+		if !returned {
+			f.mu.Lock()
+			e.compiling = nil
+			f.mu.Unlock()
+			close(done)
+		}
+	}()
+	exe, err = f.cfg.backend.Compile(e.mod)
+	returned = true
+	return exe, err
 }
 
 // hold makes e hold sh, unless e left the cache (mu held; the caller has a

@@ -343,5 +343,5 @@ func Example_reentrant() {
 	})
 	f.Run([]float32{1})
 	// Output:
-	// kiln: re-entrant call: the Func is being traced for the signature (f32[1]) by this same call chain; a traced function must not run its own Func with the signature it is tracing
+	// kiln: re-entrant call: the Func is being traced for the signature (f32[1]) by a trace that waits for this call; a traced function must not run its own Func with the signature it is tracing
 }

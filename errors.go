@@ -1,9 +1,7 @@
 package kiln
 
 import (
-	"bytes"
 	"fmt"
-	"runtime"
 	"strconv"
 	"strings"
 )
@@ -18,21 +16,24 @@ type FuncError struct {
 
 func (e *FuncError) Error() string { return "kiln: Jit of " + e.Type + ": " + e.Msg }
 
-// ReentrantError reports a Run (or Trace, Lower, …) of a Func from inside
-// the trace of the very signature it asks for — a jitted function calling
-// itself with the same kinds of arguments, directly or through other
-// Funcs. Waiting for that trace to finish would wait forever; JAX, whose
-// jit inlines a nested call into the outer trace, recurses until Python's
-// recursion limit. Kiln returns this error to the inner call and leaves the
-// outer trace and the cache usable. A call with another signature from
-// inside a trace is fine: it traces and runs that signature.
+// ReentrantError reports a call of a Func (Run, RunAll, RunInto, Trace,
+// Lower, Explain) that would wait for a trace that is waiting for it: a
+// jitted function running its own Func with the signature being traced —
+// directly, through other Funcs, or through another goroutine whose trace
+// waits for this one. Waiting would never end; Kiln returns this error to
+// the inner call instead and leaves the outer trace and the cache usable.
+// A call with another signature from inside a trace is fine: it traces
+// and runs that signature. JAX, whose jit inlines a nested call into the
+// outer trace, recurses in the same situation until Python's recursion
+// limit. (A trace that waits for its own Func some other way — a channel
+// fed by a goroutine that runs it — is invisible to Kiln and does hang.)
 type ReentrantError struct {
 	Signature string // the argument types, e.g. "(f32[3], i64*[])"
 }
 
 func (e *ReentrantError) Error() string {
 	return "kiln: re-entrant call: the Func is being traced for the signature " + e.Signature +
-		" by this same call chain; a traced function must not run its own Func with the signature it is tracing"
+		" by a trace that waits for this call; a traced function must not run its own Func with the signature it is tracing"
 }
 
 // PanicError is a panic inside a traced function, returned as an error.
@@ -63,21 +64,4 @@ func (s sig) String() string {
 		parts[i] = a.Type.String() + "[" + strings.Join(dims, ",") + "]"
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
-}
-
-// goroutineID returns the current goroutine's ID, read from its stack
-// header ("goroutine 42 [running]:"). Only the cache's slow paths call it:
-// a miss, and a hit on a signature still being traced.
-func goroutineID() int64 {
-	var buf [64]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	b, _ = bytes.CutPrefix(b, []byte("goroutine "))
-	if i := bytes.IndexByte(b, ' '); i > 0 {
-		b = b[:i]
-	}
-	id, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil {
-		return 0
-	}
-	return id
 }

@@ -16,11 +16,10 @@ import (
 // argument's dtype, weak flag and shape), lowered, fused and compiled, then
 // run many times. A Func is safe for concurrent use; its cache is bounded.
 type Func struct {
-	fn   func(args []trace.Value) []trace.Value
-	nin  int // the number of arguments fn takes, or -1 for any
-	err  error
-	cfg  config
-	ckey string
+	fn  func(args []trace.Value) []trace.Value
+	nin int // the number of arguments fn takes, or -1 for any
+	err error
+	cfg config
 
 	mu       sync.Mutex
 	entries  map[uint64][]*list.Element // signature hash → *entry elements in lru
@@ -29,6 +28,7 @@ type Func struct {
 	last     sig                        // the most recent signature that missed
 	stats    Stats
 	building int          // signatures being traced and lowered now
+	dropped  []*shared    // counts removed entries held, dropped by unlock
 	live     atomic.Int64 // executables compiled and not yet released
 	calls    sync.Pool    // *call: per-call scratch, so a cached Run allocates nothing
 	pool     outPool      // arrays given back with Release
@@ -66,9 +66,7 @@ func Jit(fn any, opts ...Option) *Func {
 	f.fn, f.nin, f.err = adapt(fn)
 	if err := checkConfig(&f.cfg); err != nil {
 		f.err = err
-		return f
 	}
-	f.ckey = f.cfg.key()
 	return f
 }
 
@@ -196,7 +194,7 @@ func (f *Func) Run(args ...any) (*tensor.Array, error) {
 // arrays the caller owns, or arrays given back with Release.
 func (f *Func) RunAll(args ...any) ([]*tensor.Array, error) {
 	c := f.getCall()
-	defer f.calls.Put(c)
+	defer f.putCall(c)
 	e, sh, err := f.prepare(args, c)
 	if err != nil {
 		return nil, err
@@ -215,13 +213,21 @@ func (f *Func) RunAll(args ...any) ([]*tensor.Array, error) {
 // steady loop of RunInto allocates nothing for outputs.
 func (f *Func) RunInto(outs []*tensor.Array, args ...any) error {
 	c := f.getCall()
-	defer f.calls.Put(c)
+	defer f.putCall(c)
 	_, sh, err := f.prepare(args, c)
 	if err != nil {
 		return err
 	}
 	defer sh.release()
 	return asArgError(sh.exe.RunInto(outs, c.inputs))
+}
+
+// putCall returns c to the pool, forgetting the caller's arrays so the
+// pool does not keep them alive.
+func (f *Func) putCall(c *call) {
+	clear(c.args)
+	clear(c.inputs)
+	f.calls.Put(c)
 }
 
 func (f *Func) getCall() *call {
