@@ -1,16 +1,6 @@
 package kiln
 
 import (
-	"container/list"
-	"fmt"
-	"math"
-	"strconv"
-	"strings"
-	"sync"
-	"sync/atomic"
-
-	"github.com/kiln-go/kiln/kernels"
-	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
@@ -25,7 +15,9 @@ import (
 // arrays become the program's inputs, and a program of the same ops,
 // dtypes, shapes and scalar values as an earlier one runs that one's
 // executable on the new arrays. The cache is shared by every Eval of the
-// process and bounded (the 256 most recently used programs).
+// process, kept per backend, and bounded: the 256 most recently used
+// programs and 64 MiB of their buffers; a program with more than 4 MiB of
+// buffers is compiled, run and released (its run dwarfs the compile).
 func Eval(v Value, opts ...Option) (*tensor.Array, error) {
 	outs, err := EvalAll([]Value{v}, opts...)
 	if err != nil {
@@ -59,8 +51,7 @@ func EvalAll(vs []Value, opts ...Option) ([]*tensor.Array, error) {
 			return nil, err
 		}
 	}
-	key := cfg.key() + "\n" + programKey(p)
-	sh, err := evals.get(key, p, &cfg)
+	sh, err := evals.get(&cfg, p)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +63,9 @@ func EvalAll(vs []Value, opts ...Option) ([]*tensor.Array, error) {
 // inputs, so programs that differ only in their data share an executable;
 // rank-0 constants stay, for the kernels' scalar forms.
 func hoistConstArrays(p *trace.Program) (*trace.Program, []*tensor.Array) {
-	q := &trace.Program{Config: p.Config, NumVars: p.NumVars, Outputs: p.Outputs}
+	q := *p // all of p, so a field added to Program later is kept
+	q.Inputs = append([]*trace.Var(nil), p.Inputs...)
+	q.Eqns = make([]*trace.Eqn, 0, len(p.Eqns))
 	var inputs []*tensor.Array
 	for _, e := range p.Eqns {
 		if e.Op == trace.OpConst && e.Out.Rank() > 0 {
@@ -82,121 +75,7 @@ func hoistConstArrays(p *trace.Program) (*trace.Program, []*tensor.Array) {
 		}
 		q.Eqns = append(q.Eqns, e)
 	}
-	return q, inputs
-}
-
-// programKey identifies a program up to its input data: every equation's
-// op, operands, result type and parameters, rank-0 constants by their
-// bits. Positions and notes are left out: they do not change what runs.
-func programKey(p *trace.Program) string {
-	var b strings.Builder
-	id := func(v *trace.Var) { b.WriteString(strconv.Itoa(v.ID)); b.WriteByte(' ') }
-	typ := func(v *trace.Var) {
-		b.WriteString(v.Type.String())
-		for _, d := range v.Shape {
-			b.WriteByte(',')
-			b.WriteString(strconv.Itoa(d))
-		}
-		b.WriteByte(' ')
-	}
-	for _, v := range p.Inputs {
-		id(v)
-		typ(v)
-	}
-	b.WriteByte('\n')
-	for _, e := range p.Eqns {
-		b.WriteString(e.Op.String())
-		b.WriteByte(' ')
-		id(e.Out)
-		typ(e.Out)
-		for _, a := range e.Args {
-			id(a)
-		}
-		params := e.Params
-		if params.Value != nil {
-			b.WriteString(constBits(params.Value))
-			params.Value = nil
-		}
-		fmt.Fprintf(&b, "%v\n", params)
-	}
-	for _, o := range p.Outputs {
-		id(o)
-	}
-	return b.String()
-}
-
-// constBits prints a rank-0 constant exactly: floats by their bits, so
-// 0.0 and -0.0 (and NaN payloads) stay apart.
-func constBits(a *tensor.Array) string {
-	switch x := tensor.Index(a.Data(), 0).(type) {
-	case float32:
-		return "f" + strconv.FormatUint(uint64(math.Float32bits(x)), 16)
-	case float64:
-		return "d" + strconv.FormatUint(math.Float64bits(x), 16)
-	case complex64:
-		return "c" + strconv.FormatUint(uint64(math.Float32bits(real(x))), 16) + "," + strconv.FormatUint(uint64(math.Float32bits(imag(x))), 16)
-	case complex128:
-		return "z" + strconv.FormatUint(math.Float64bits(real(x)), 16) + "," + strconv.FormatUint(math.Float64bits(imag(x)), 16)
-	default: // integers, bool, f16 and bf16 (whose %v is their bits)
-		return fmt.Sprintf("%T:%v", x, x)
-	}
-}
-
-// evalCache holds the executables of eager programs, least recently used
-// first out.
-type evalCache struct {
-	mu    sync.Mutex
-	items map[string]*list.Element // key → *evalItem
-	lru   *list.List
-	live  atomic.Int64
-}
-
-type evalItem struct {
-	key string
-	sh  *shared
-}
-
-const evalCacheMax = 256
-
-var evals = &evalCache{items: map[string]*list.Element{}, lru: list.New()}
-
-// get returns the executable for key, compiling p on a miss, with a count
-// taken for the caller. Two concurrent misses of one key may both compile;
-// the second keeps the first's executable.
-func (c *evalCache) get(key string, p *trace.Program, cfg *config) (*shared, error) {
-	c.mu.Lock()
-	if el, ok := c.items[key]; ok && el.Value.(*evalItem).sh.tryAcquire() {
-		c.lru.MoveToFront(el)
-		c.mu.Unlock()
-		return el.Value.(*evalItem).sh, nil
-	}
-	c.mu.Unlock()
-	m, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, NoFusion: cfg.noFusion, Verify: cfg.verify})
-	if err != nil {
-		return nil, err
-	}
-	exe, err := cfg.backend.Compile(m)
-	if err != nil {
-		return nil, err
-	}
-	sh := newShared(key, exe, &c.live)
-	sh.refs.Store(2) // the cache's and the caller's
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.items[key]; ok {
-		old := el.Value.(*evalItem)
-		c.lru.Remove(el)
-		old.sh.release()
-	}
-	c.items[key] = c.lru.PushFront(&evalItem{key: key, sh: sh})
-	for c.lru.Len() > evalCacheMax {
-		el := c.lru.Back()
-		it := el.Value.(*evalItem)
-		c.lru.Remove(el)
-		delete(c.items, it.key)
-		it.sh.release()
-	}
-	return sh, nil
+	return &q, inputs
 }
 
 // checkPolicy applies Forbid to a traced program.
