@@ -15,7 +15,7 @@ import (
 // so a caller already waiting for it and every later caller build the
 // signature themselves. (Before, the entry stayed "being built" forever
 // and every caller of that signature hung.)
-func TestGoexitInTraceLeavesCacheUsable(t *testing.T) {
+func TestCacheUsableAfterGoexitInTrace(t *testing.T) {
 	var calls atomic.Int32
 	entered, exit := make(chan struct{}), make(chan struct{})
 	f := Jit(func(x Value) Value {
@@ -70,7 +70,7 @@ func (b *panickyBackend) Compile(m *lower.Module) (kernels.Executable, error) {
 // there, not a user error) but must not leave the entry "compiling": the
 // next Run compiles it. (Before, every later Run of the signature waited
 // forever for the compile that had panicked.)
-func TestCompilePanicLeavesCacheUsable(t *testing.T) {
+func TestCacheUsableAfterCompilePanic(t *testing.T) {
 	f := Jit(func(x Value) Value { return x.Add(Int(1)) }, WithBackend(&panickyBackend{}))
 	func() {
 		defer func() {

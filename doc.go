@@ -64,10 +64,13 @@
 //     shape is a *FuncError at Jit (Func.Err) and from every call.
 //   - A traced function may run other Funcs, or its own Func with another
 //     signature; running its own Func with the very signature being traced
-//     (directly or through other Funcs) returns a *ReentrantError to that
-//     inner call instead of waiting for itself forever. JAX inlines a
-//     nested jit call into the outer trace, so the same recursion there
-//     ends at Python's recursion limit.
+//     (directly, through other Funcs, or through another goroutine's trace
+//     that waits for this one) returns a *ReentrantError to that inner call
+//     instead of waiting forever. JAX inlines a nested jit call into the
+//     outer trace, so the same recursion there ends at Python's recursion
+//     limit. A trace that panics is a *PanicError; one whose goroutine
+//     exits (runtime.Goexit, t.FailNow) leaves nothing behind: callers
+//     waiting for it trace the signature themselves.
 //   - The cache: a Func keeps its most recent signatures (CacheSize, 64 by
 //     default), traced and lowered at their first call and compiled at
 //     their first Run (Trace, Lower and Explain never compile). Compiled
@@ -79,8 +82,9 @@
 //   - Grad(Jit(f)) differentiates f's function in the trace it is called
 //     in, with that trace's options (promotion rules, X32), not f's.
 //   - Eval traces its expression on every call but caches the compiled
-//     program, keyed by its ops, dtypes, shapes and scalar constants, with
-//     its constant arrays as inputs: eager code in a loop compiles once.
+//     program, keyed by its backend (by identity), ops, dtypes, shapes and
+//     scalar constants, with its constant arrays as inputs: eager code in
+//     a loop compiles once. The cache is bounded in programs and bytes.
 //
 // Numerics are docs/SPEC.md §3 and the kernels package doc: f16 and bf16 round
 // after every op, fused results are bit-identical to op-by-op ones, and

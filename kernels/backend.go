@@ -17,6 +17,14 @@ type Backend interface {
 
 // Executable runs a compiled module. Implementations are safe for
 // concurrent use.
+//
+// An Executable that holds what the garbage collector does not free
+// (device buffers, queues, programs) may also implement io.Closer. Package
+// kiln's caches call Close exactly once, when the last cache entry and the
+// last Run using the executable let it go, and never run it afterwards.
+// Close is optional — an Executable without it is simply dropped — and
+// must not be needed for correct results: one nobody closes must still be
+// released some other way (the OpenCL backend's runtime cleanup).
 type Executable interface {
 	// Run checks inputs against the module's parameters and returns newly
 	// allocated outputs. Inputs are never written.

@@ -1,7 +1,7 @@
 // Package soak runs a jitted function hard for a while, the way a
 // long-running service would: many goroutines, random dtypes and shapes
-// (more signatures than the cache holds), Run, RunInto and Run+Release
-// mixed, every result checked against plain Go, and the cache's bounds
+// (more signatures than the cache holds), Run, RunInto, Run+Release and
+// Eval mixed, every result checked against plain Go, and the cache's bounds
 // checked throughout — executables alive within the cache size plus what is
 // in flight, back within the cache size at the end, and the heap after a GC
 // back near where it started. The tests of package kiln run it on the CPU
@@ -33,6 +33,12 @@ type Config struct {
 	// HeapSlack is how far the heap after GC may end above where it
 	// stood after the warm-up.
 	HeapSlack uint64
+	// Executables, if set, reports the backend's own count of its
+	// executables still open, and of those released by the garbage
+	// collector because nobody closed them. Give the soak a backend of its
+	// own: at the end, open ones must be within the cache size and none
+	// may have been left to the collector.
+	Executables func() (open, collected int64)
 }
 
 // Duration returns the run's length: $KILN_SOAK if set, else d.
@@ -50,7 +56,7 @@ func Duration(t testing.TB, d time.Duration) time.Duration {
 var dtypes = []tensor.DType{tensor.F32, tensor.F64, tensor.I8, tensor.I32, tensor.F16, tensor.U8}
 
 // Run soaks one Func computing (x*3 + y, max(x)) for x an array and y a
-// weak Go int.
+// weak Go int, and the same expression through Eval.
 func Run(t *testing.T, c Config) {
 	opts := []kiln.Option{kiln.CacheSize(c.Cache)}
 	if c.Backend != nil {
@@ -90,16 +96,21 @@ func Run(t *testing.T, c Config) {
 		for !stop.Load() {
 			// Most calls hit a hot signature, as in a service; the rest
 			// push it out of the cache now and then.
-			d, n := tensor.F32, 1+r.IntN(2)
+			d, shape := tensor.F32, []int{1 + r.IntN(2)}
 			if r.IntN(10) < 3 {
-				d, n = dtypes[r.IntN(len(dtypes))], 1+r.IntN(c.Lengths)
+				d, shape = dtypes[r.IntN(len(dtypes))], randomShape(r, c.Lengths)
 			}
-			x, y := input(r, d, n), r.IntN(4) // y fits every dtype
+			x, y := input(r, d, shape), r.IntN(4) // y fits every dtype
 			var got []*tensor.Array
 			var err error
-			switch r.IntN(3) {
+			switch r.IntN(4) {
 			case 0:
 				got, err = f.RunAll(x, y)
+			case 3: // the same eagerly, through Eval's cache, on the CPU
+				// (Eval's cache would hold executables of Config.Backend
+				// that the count of Executables cannot tell apart)
+				cx := kiln.Const(x)
+				got, err = kiln.EvalAll([]kiln.Value{cx.Mul(kiln.Int(3)).Add(kiln.Int(int64(y))), cx.Max()})
 			case 1:
 				got, err = f.RunAll(x, y)
 				if err == nil && r.IntN(2) == 0 {
@@ -110,11 +121,11 @@ func Run(t *testing.T, c Config) {
 				err = f.RunInto(got, x, y)
 			}
 			if err != nil {
-				fail("%s[%d]: %v", d, x.Size(), err)
+				fail("%s%v: %v", d, x.Shape(), err)
 				return
 			}
 			if msg := check(x, y, got); msg != "" {
-				fail("%s[%d] y=%d: %s", d, x.Size(), y, msg)
+				fail("%s%v y=%d: %s", d, x.Shape(), y, msg)
 				return
 			}
 			if len(outs) > 0 && r.IntN(4) == 0 {
@@ -157,6 +168,12 @@ func Run(t *testing.T, c Config) {
 	if g := runtime.NumGoroutine(); g > goroutines+2 {
 		t.Errorf("%d goroutines after the soak, %d before", g, goroutines)
 	}
+	if c.Executables != nil {
+		if open, collected := c.Executables(); open > int64(c.Cache) || collected != 0 {
+			t.Errorf("the backend has %d executables open (cache %d) and %d released by the garbage collector; want every one the cache let go closed by it", open, c.Cache, collected)
+		}
+	}
+	runtime.KeepAlive(f) // its executables stay open until here
 	t.Logf("%d runs, %d signatures traced, %d compiles, live executables peaked at %d (cache %d)",
 		runs.Load(), s.Misses, s.Compiles, peak.Load(), c.Cache)
 }
@@ -177,9 +194,27 @@ func mustZeros(d tensor.DType, shape []int) *tensor.Array {
 	return a
 }
 
-// input makes a random array of n elements of dtype d, in the range of
-// d: multiples of 1/8 in [-125, 125] for floats, every value of 8-bit ints.
-func input(r *rand.Rand, d tensor.DType, n int) *tensor.Array {
+// randomShape is a shape of rank 0, 1 or 2 with at most lengths elements
+// per row: lengths + lengths/2*3 + 1 shapes in all.
+func randomShape(r *rand.Rand, lengths int) []int {
+	switch k := r.IntN(8); {
+	case k == 0:
+		return nil
+	case k < 5 || lengths < 2:
+		return []int{1 + r.IntN(lengths)}
+	default:
+		return []int{2 + r.IntN(3), 1 + r.IntN(lengths/2)}
+	}
+}
+
+// input makes a random array of dtype d and the given shape, in the range
+// of d: multiples of 1/8 in [-125, 125] for floats, every value of 8-bit
+// ints.
+func input(r *rand.Rand, d tensor.DType, shape []int) *tensor.Array {
+	n, err := tensor.ShapeSize(shape)
+	if err != nil {
+		panic(err)
+	}
 	xs := make([]float64, n)
 	for i := range xs {
 		switch d {
@@ -191,7 +226,10 @@ func input(r *rand.Rand, d tensor.DType, n int) *tensor.Array {
 			xs[i] = float64(r.IntN(256) - 128)
 		}
 	}
-	a, _ := tensor.FromSlice(xs)
+	a := tensor.Scalar(xs[0])
+	if len(shape) > 0 {
+		a = tensor.Must(tensor.FromSlice(xs, shape...))
+	}
 	return a.Astype(d)
 }
 

@@ -3,6 +3,7 @@ package opencl
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/kernels"
@@ -50,6 +51,14 @@ type backendResources struct {
 	closed bool
 	cache  map[string]clProgram // generated source + build options → built program
 	order  []string             // insertion order, for eviction
+	execs  execCounts
+}
+
+// execCounts counts a backend's executables, for tests that check they are
+// released: open ones, and those the garbage collector's cleanup released
+// because nobody closed them.
+type execCounts struct {
+	open, collected atomic.Int64
 }
 
 func (r *backendResources) release() {

@@ -37,15 +37,21 @@ type execResources struct {
 	consts  []clMem
 	scratch []clMem
 	closed  bool
+	counts  *execCounts // the backend's; counted once the executable is built
 }
 
-func (r *execResources) release() {
+// release frees the executable's OpenCL objects, once; it reports whether
+// this call did.
+func (r *execResources) release() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return
+		return false
 	}
 	r.closed = true
+	if r.counts != nil {
+		r.counts.open.Add(-1)
+	}
 	if r.queue != 0 {
 		r.cl.Finish(r.queue)
 	}
@@ -62,6 +68,7 @@ func (r *execResources) release() {
 	if r.queue != 0 {
 		r.cl.ReleaseCommandQueue(r.queue)
 	}
+	return true
 }
 
 const (
@@ -130,7 +137,13 @@ func newExecutable(b *Backend, m *lower.Module, g *generated, prog clProgram) (*
 		}
 		r.kernels = append(r.kernels, k)
 	}
-	runtime.AddCleanup(e, func(r *execResources) { r.release() }, r)
+	r.counts = &b.res.execs
+	r.counts.open.Add(1)
+	runtime.AddCleanup(e, func(r *execResources) {
+		if r.release() {
+			r.counts.collected.Add(1)
+		}
+	}, r)
 	return e, nil
 }
 
