@@ -65,3 +65,35 @@ func ExampleMust() {
 	// Output:
 	// i8[6] [0 1 2 3 4 5]
 }
+
+func ExampleByteSize() {
+	n, _ := tensor.ByteSize(tensor.C128, []int{3, 5})
+	fmt.Println(n)
+	_, err := tensor.ByteSize(tensor.C128, []int{1 << 60}) // 2^60 elements fit an int; 2^64 bytes do not
+	fmt.Println(err)
+	// Output:
+	// 240
+	// tensor: shape [1152921504606846976]: 1152921504606846976 elements (18446744073709551616 bytes of c128) do not fit an int (at most 9223372036854775807)
+}
+
+func ExampleCheckAlloc() {
+	old := tensor.SetMaxAlloc(1 << 30) // 1 GiB
+	defer tensor.SetMaxAlloc(old)
+	for _, shape := range [][]int{{1000, 1000}, {100000, 100000}} {
+		n, err := tensor.CheckAlloc(tensor.F32, shape)
+		fmt.Println(n, err != nil)
+	}
+	// Output:
+	// 4000000 false
+	// 0 true
+}
+
+func ExampleInferShape() {
+	shape, err := tensor.InferShape(24, []int{2, -1, 3})
+	fmt.Println(shape, err)
+	_, err = tensor.InferShape(24, []int{5, -1})
+	fmt.Println(err)
+	// Output:
+	// [2 4 3] <nil>
+	// tensor: shape [5 -1]: cannot infer -1 for 24 elements
+}
