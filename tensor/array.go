@@ -95,7 +95,9 @@ func sliceLen(s any) int {
 	return -1
 }
 
-// MakeSlice allocates a zeroed slice of n elements of dtype d.
+// MakeSlice allocates a zeroed slice of n elements of dtype d. It is the
+// raw allocation under Zeros: n must come from ShapeSize, and no
+// allocation limit applies (Zeros checks CheckAlloc first).
 func MakeSlice(d DType, n int) any {
 	switch d {
 	case Bool:

@@ -154,7 +154,7 @@ func (b *builder) run(inputs []Abstract, fn func(args []Value) []Value) error {
 		if in.Type.DType == tensor.Bool {
 			in.Type.Weak = false
 		}
-		if msg, err := checkResult(in.Type.DType, in.Shape); msg != "" {
+		if msg, err := checkShape(in.Type.DType, in.Shape); msg != "" {
 			return &ShapeError{Op: "param", Shapes: [][]int{in.Shape}, Msg: fmt.Sprintf("input %d: %s", i, msg), Err: err}
 		}
 		v := b.newVar(in.Type, in.Shape)
@@ -236,27 +236,27 @@ func (b *builder) emit(op Op, args []*Var, t promote.Type, shape []int, p Params
 	} else {
 		pos = callerPos()
 	}
-	if msg, err := checkResult(t.DType, shape); msg != "" {
-		return b.fail(&ShapeError{Op: op.String(), Pos: pos, Shapes: [][]int{shape}, Msg: msg, Err: err})
+	if msg, err := checkShape(t.DType, shape); msg != "" {
+		return b.fail(&ShapeError{Op: op.String(), Pos: pos, Shapes: [][]int{shape}, Msg: "the result " + msg, Err: err})
 	}
 	out := b.newVar(t, shape)
 	b.prog.Eqns = append(b.prog.Eqns, &Eqn{Op: op, Args: args, Out: out, Params: p, Pos: pos, Why: why})
 	return Value{b: b, v: out}
 }
 
-// checkResult says why an array of dtype d and shape cannot exist (a
+// checkShape says why an array of dtype d and shape cannot exist (a
 // negative dimension, a size or byte size beyond the int range), with the
 // typed cause, or returns "".
-func checkResult(d tensor.DType, shape []int) (string, error) {
+func checkShape(d tensor.DType, shape []int) (string, error) {
 	_, err := tensor.ByteSize(d, shape)
 	var se *tensor.SizeError
 	switch {
 	case err == nil:
 		return "", nil
 	case errors.As(err, &se):
-		return fmt.Sprintf("the result %s%s is too large: %s", d, shapeString(shape), se.Msg), err
+		return fmt.Sprintf("%s%s is too large: %s", d, shapeString(shape), se.Msg), err
 	}
-	return fmt.Sprintf("negative dimension in %s", shapeString(shape)), err
+	return fmt.Sprintf("%s%s has a negative dimension", d, shapeString(shape)), err
 }
 
 // encloses reports whether b is a trace enclosing c (its parent, or the
