@@ -98,3 +98,18 @@ func BenchmarkE6(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkE7 times one MLP training step (forward, backward, Adam) at
+// batch 256: Kiln with RunInto into outputs allocated once (its allocs/op
+// are the steady state's heap allocations per step), Kiln op by op, and
+// GoMLX's simplego backend.
+func BenchmarkE7(b *testing.B) {
+	w := newE7()
+	for _, peer := range []string{kilnFused, kilnRelease, kilnOpByOp, gomlxPeer} {
+		b.Run(peer, func(b *testing.B) {
+			im := prepare(b, w, peer)
+			loop(b, im)
+			b.ReportMetric(w.flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}

@@ -62,23 +62,23 @@ func kilnImpl(w *workload, peer string) (im impl, ok bool, err error) {
 		im, err = runIntoImpl(w, kiln.NoFusion())
 	case kilnRun:
 		f := kiln.Jit(w.fn)
-		var out *tensor.Array
+		var outs []*tensor.Array
 		im = impl{
-			run:    w.repeat(func() (err error) { out, err = f.Run(w.args...); return err }),
-			result: func() any { return out.Data() },
+			run:    w.repeat(func() (err error) { outs, err = f.RunAll(w.args...); return err }),
+			result: func() any { return outs[0].Data() },
 		}
 	case kilnRelease:
 		f := kiln.Jit(w.fn)
-		var out *tensor.Array
+		var outs []*tensor.Array
 		im = impl{
 			run: w.repeat(func() (err error) {
-				if out != nil {
-					f.Release(out)
+				for _, o := range outs {
+					f.Release(o)
 				}
-				out, err = f.Run(w.args...)
+				outs, err = f.RunAll(w.args...)
 				return err
 			}),
-			result: func() any { return out.Data() },
+			result: func() any { return outs[0].Data() },
 		}
 	case kilnFirst:
 		if w.calls > 0 {
@@ -132,12 +132,12 @@ func runIntoImpl(w *workload, opts ...kiln.Option) (impl, error) {
 
 // compileImpl times a fresh Jit and its first Run.
 func compileImpl(w *workload, opts ...kiln.Option) impl {
-	var out *tensor.Array
+	var outs []*tensor.Array
 	return impl{
 		run: func() (err error) {
-			out, err = kiln.Jit(w.fn, opts...).Run(w.args...)
+			outs, err = kiln.Jit(w.fn, opts...).RunAll(w.args...)
 			return err
 		},
-		result: func() any { return out.Data() },
+		result: func() any { return outs[0].Data() },
 	}
 }

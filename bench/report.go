@@ -287,6 +287,8 @@ var targets = []target{
 	{id: "E5b", kiln: kilnFused, limit: 2 * time.Millisecond, text: "E5b: trace + compile of a 100-op program ≤ 2 ms"},
 	{id: "E6a", peer: gonumPeer, maxRatio: 1 / 0.9, text: "E6a: ≥ 0.9 × gonum Sgemm throughput"},
 	{id: "E6b", peer: gonumPeer, maxRatio: 1 / 0.9, text: "E6b: ≥ 0.9 × gonum Sgemm throughput"},
+	{id: "E7", peer: numpyPeer, maxRatio: 1.0 / 3, text: "E7 (issue 11): training step ≥ 3× faster than NumPy + OpenBLAS"},
+	{id: "E7", peer: gomlxPeer, maxRatio: 1, text: "E7 (issue 11): training step faster than GoMLX (simplego)"},
 }
 
 // writeTargets evaluates issue 5's targets on this run's medians.

@@ -112,6 +112,13 @@ func dotTransposeLHS(g, y Value, xRank, yRank int, xContract, yContract, xBatch,
 		sortedByY[i] = xContract[k]
 	}
 	layout := append(append(slices.Clone(xBatch), xKept...), sortedByY...)
+	// dot(y, g) lays the same result out as batch, y's dims, g's dims:
+	// when that is x's layout and dot(g, y)'s is not, it needs no
+	// transpose (the weight gradient xᵀ·g of a dense layer).
+	swapped := append(append(slices.Clone(xBatch), sortedByY...), xKept...)
+	if isIdentity(argsort(swapped)) && !isIdentity(argsort(layout)) {
+		return DotGeneral(y, g, DotDims{LhsContract: yKept, RhsContract: ansY, LhsBatch: slices.Clone(yBatch), RhsBatch: ansBatch})
+	}
 	return DotGeneral(g, y, dims).Transpose(argsort(layout)...)
 }
 

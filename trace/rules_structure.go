@@ -138,3 +138,13 @@ func unsliceAxis(x Value, ax, n, lo, s int) Value {
 	}
 	return Concatenate(ax, parts...)
 }
+
+// isIdentity reports whether p is 0, 1, …, len(p)−1.
+func isIdentity(p []int) bool {
+	for i, a := range p {
+		if a != i {
+			return false
+		}
+	}
+	return true
+}

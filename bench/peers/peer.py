@@ -57,11 +57,57 @@ def workload(name, n, d):
             return E1_A * x + E1_B
 
         return e5, E5_CALLS
+    if name == "E7":
+        return e7(d), 1
     if name == "E6":
         a = load(d, "a.bin", np.float32, n * n).reshape(n, n)
         b = load(d, "b.bin", np.float32, n * n).reshape(n, n)
         return (lambda: a @ b), 1
     raise SystemExit(f"peer.py: unknown workload {name}")
+
+
+E7_B, E7_IN, E7_H, E7_C, E7_LR = 256, 64, 128, 10, 3e-3  # bench/e7.go
+
+
+def e7(d):
+    """One training step of the MLP, forward and backward written out by
+    hand, then Adam from zero state; returns Adam's new m for w1."""
+    w1 = load(d, "w1.bin", np.float32, E7_IN * E7_H).reshape(E7_IN, E7_H)
+    b1 = load(d, "b1.bin", np.float32, E7_H)
+    w2 = load(d, "w2.bin", np.float32, E7_H * E7_C).reshape(E7_H, E7_C)
+    b2 = load(d, "b2.bin", np.float32, E7_C)
+    x = load(d, "x.bin", np.float32, E7_B * E7_IN).reshape(E7_B, E7_IN)
+    y = load(d, "y.bin", np.float32, E7_B * E7_C).reshape(E7_B, E7_C)
+    params = [w1, b1, w2, b2]
+    m = [np.zeros_like(p) for p in params]
+    v = [np.zeros_like(p) for p in params]
+    t = np.float32(0)
+
+    def step():
+        pre = x @ w1 + b1
+        h = np.maximum(pre, 0)
+        z = h @ w2 + b2
+        zm = z.max(axis=1, keepdims=True)
+        e = np.exp(z - zm)
+        s = e.sum(axis=1, keepdims=True)
+        loss = np.mean(np.log(s[:, 0]) + zm[:, 0] - (z * y).sum(axis=1))
+        dz = (e / s - y) / np.float32(E7_B)
+        dw2 = h.T @ dz
+        db2 = dz.sum(axis=0)
+        dpre = (dz @ w2.T) * (pre > 0)
+        dw1 = x.T @ dpre
+        db1 = dpre.sum(axis=0)
+        t1 = t + 1
+        c1 = np.float32(1 - 0.9 ** t1)
+        c2 = np.float32(1 - 0.999 ** t1)
+        new = []
+        for p, g, mm, vv in zip(params, (dw1, db1, dw2, db2), m, v):
+            mm = np.float32(0.9) * mm + np.float32(0.1) * g
+            vv = np.float32(0.999) * vv + np.float32(0.001) * g * g
+            new.append((p - np.float32(E7_LR) * (mm / c1) / (np.sqrt(vv / c2) + np.float32(1e-8)), mm, vv))
+        return new[0][1], loss
+
+    return lambda: step()[0]
 
 
 def blas():

@@ -48,9 +48,13 @@ func initParams(dim, hidden int, seed int64) [][]float64 {
 // logits is the MLP, relu(x·w1 + b1)·w2 + b2, computed in dtype c from the
 // master weights (each converted once).
 func logits(p []kiln.Value, x kiln.Value, c tensor.DType) kiln.Value {
-	h := x.Astype(c).MatMul(p[0].Astype(c)).Add(p[1].Astype(c)).Maximum(kiln.Int(0))
+	h := relu(x.Astype(c).MatMul(p[0].Astype(c)).Add(p[1].Astype(c)))
 	return h.MatMul(p[2].Astype(c)).Add(p[3].Astype(c))
 }
+
+// relu is jax.nn.relu: x where x > 0, else 0, with slope 0 at 0 (a select,
+// whose cotangent is a select; maximum(x, 0) would split the tie).
+func relu(x kiln.Value) kiln.Value { return kiln.Where(x.Gt(kiln.Int(0)), x, kiln.Int(0)) }
 
 // loss is the mean softmax cross-entropy of the logits against one-hot
 // labels y, in the master dtype (the logits are converted to it: the

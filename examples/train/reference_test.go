@@ -77,12 +77,8 @@ func (r *refModel) step(d *dataset, idx []int) float64 {
 				g[2][j*classes+c] += act[k*h+j] * dz[k*classes+c]
 				dh += dz[k*classes+c] * w2[j*classes+c]
 			}
-			// relu as maximum(x, 0): slope 1 above 0, ½ at a tie (JAX's).
-			switch {
-			case pre[k*h+j] < 0:
+			if pre[k*h+j] <= 0 { // relu's slope: 0 at 0, as jax.nn.relu
 				dh = 0
-			case pre[k*h+j] == 0:
-				dh /= 2
 			}
 			g[1][j] += dh
 			for q := range dim {
