@@ -17,6 +17,7 @@ import (
 
 	"github.com/kiln-go/kiln"
 	"github.com/kiln-go/kiln/internal/bigmath"
+	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/internal/progen"
 	"github.com/kiln-go/kiln/internal/reference"
 	"github.com/kiln-go/kiln/kernels"
@@ -584,20 +585,8 @@ func hardPowInputs(r *rand.Rand) (xs, ys []float64) {
 // ulpDistance counts representable values of dtype d between two bit
 // patterns of the same dtype; -1 when one is NaN and the other is not.
 func ulpDistance(a, b uint64, d tensor.DType) int64 {
-	width := uint(d.Bits())
-	sign := uint64(1) << (width - 1)
 	if isNaNBits(a, d) != isNaNBits(b, d) {
 		return -1
 	}
-	ord := func(x uint64) int64 {
-		if x&sign != 0 {
-			return -int64(x &^ sign)
-		}
-		return int64(x)
-	}
-	dist := ord(a) - ord(b)
-	if dist < 0 {
-		dist = -dist
-	}
-	return dist
+	return numerics.ULPBits(a, b, d.Bits())
 }

@@ -21,22 +21,24 @@ import (
 // does not allow: adding either is a decision to write down here. Tests may
 // also import what testImports lists.
 var depsPolicy = map[string][]string{
-	// The core. tensor needs nothing but float16, and is the only package
-	// that imports it: tensor.Float16 is the f16 storage type.
-	"tensor":          {"github.com/x448/float16"},
+	// The core. tensor needs no third-party package: its f16 and bf16
+	// conversions are internal/numerics', shared with the kernels (the
+	// tests still hold them to github.com/x448/float16).
+	"tensor":          {"internal/numerics"},
 	"promote":         {"tensor"},
 	"trace":           {"tensor", "promote"},
 	"lower":           {"tensor", "trace"},
 	"lower/stablehlo": {"tensor", "trace", "lower"},
-	"kernels": {"tensor", "trace", "lower", "internal/simd", "internal/xmath",
+	"kernels": {"tensor", "trace", "lower", "internal/simd", "internal/xmath", "internal/numerics",
 		"gonum.org/v1/gonum/blas", "gonum.org/v1/gonum/blas/gonum"},
-	"kernels/opencl": {"tensor", "trace", "lower", "kernels", "github.com/ebitengine/purego"},
+	"kernels/opencl": {"tensor", "trace", "lower", "kernels", "internal/numerics", "github.com/ebitengine/purego"},
 	".":              {"tensor", "promote", "trace", "lower", "kernels"},
 
 	// Internal helpers.
-	"internal/xmath":   {},
-	"internal/bigmath": {},
-	"internal/simd":    {"internal/xmath", "golang.org/x/sys/cpu"},
+	"internal/xmath":    {},
+	"internal/numerics": {},
+	"internal/bigmath":  {},
+	"internal/simd":     {"internal/xmath", "internal/numerics", "golang.org/x/sys/cpu"},
 
 	// Interop, outside the core so a Kiln-only program links neither.
 	"interop/gonum":    {"tensor", "gonum.org/v1/gonum/mat"},

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -194,7 +195,7 @@ func (bb *bodyBuilder) release(in *lower.Instr) {
 // over the iteration space: operand-shaped values are permuted, other
 // shapes (a broadcast's operand) are first mapped through dims.
 func (bb *bodyBuilder) operandStrides(shape []int) []int {
-	st := rowMajorStrides(shape)
+	st := numerics.RowMajorStrides(shape)
 	out := make([]int, len(bb.iter))
 	for j, p := range bb.perm {
 		if shape[p] != 1 {
@@ -207,7 +208,7 @@ func (bb *bodyBuilder) operandStrides(shape []int) []int {
 // broadcastStrides maps a broadcast_in_dim's operand to iteration strides.
 func (bb *bodyBuilder) broadcastStrides(in *lower.Instr) []int {
 	x := in.Args[0]
-	st := rowMajorStrides(x.Shape)
+	st := numerics.RowMajorStrides(x.Shape)
 	full := make([]int, len(in.Shape)) // strides over the broadcast's shape
 	for i, d := range in.Params.Dims {
 		if x.Shape[i] != 1 {

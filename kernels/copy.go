@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/trace"
 )
@@ -33,7 +34,7 @@ func (x *cpuExec) compileCopy(f *lower.Fusion) (kernel, error) {
 	switch root.Op {
 	case trace.OpTranspose, trace.OpSlice:
 		arg := root.Args[0]
-		st := rowMajorStrides(arg.Shape)
+		st := numerics.RowMajorStrides(arg.Shape)
 		g := &strided{shape: append([]int(nil), root.Shape...), strides: make([]int, len(root.Shape))}
 		p := root.Params
 		for j := range root.Shape {

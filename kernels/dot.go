@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 
+	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
 )
@@ -88,7 +89,7 @@ func concat(xs ...[]int) []int {
 
 func (x *cpuExec) layout(in *lower.Instr, perm []int) operandLayout {
 	l := operandLayout{src: x.source(in), dtype: in.DType}
-	st := rowMajorStrides(in.Shape)
+	st := numerics.RowMajorStrides(in.Shape)
 	g := &strided{shape: make([]int, len(perm)), strides: make([]int, len(perm))}
 	for j, p := range perm {
 		g.shape[j], g.strides[j] = in.Shape[p], st[p]

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"unsafe"
 
+	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/internal/xmath"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -415,35 +416,16 @@ func divmod[T float](a, b T) (T, T) {
 	return floordiv, mod
 }
 
+// maxFloat and minFloat are IEEE 754-2019 maximum and minimum.
 func maxFloat[T float](d, a, b []T) {
 	for i := range d {
-		x, y := a[i], b[i]
-		switch {
-		case x != x:
-			d[i] = x
-		case y != y:
-			d[i] = y
-		case x > y || (x == y && !math.Signbit(float64(x))):
-			d[i] = x
-		default:
-			d[i] = y
-		}
+		d[i] = numerics.Maximum(a[i], b[i])
 	}
 }
 
 func minFloat[T float](d, a, b []T) {
 	for i := range d {
-		x, y := a[i], b[i]
-		switch {
-		case x != x:
-			d[i] = x
-		case y != y:
-			d[i] = y
-		case x < y || (x == y && math.Signbit(float64(x))):
-			d[i] = x
-		default:
-			d[i] = y
-		}
+		d[i] = numerics.Minimum(a[i], b[i])
 	}
 }
 

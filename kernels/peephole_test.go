@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/promote"
 	"github.com/kiln-go/kiln/tensor"
@@ -256,11 +257,11 @@ func TestLeafSumMatchesDefinition(t *testing.T) {
 				}
 				x64[i], x32[i] = v, float32(v)
 			}
-			g64, w64 := leafSum(x64), leafSumGo(x64)
+			g64, w64 := leafSum(x64), numerics.SumLeaf(x64)
 			if math.Float64bits(g64) != math.Float64bits(w64) && !(g64 != g64 && w64 != w64) {
 				t.Fatalf("f64 m=%d: %v, the definition gives %v", m, g64, w64)
 			}
-			g32, w32 := leafSum(x32), leafSumGo(x32)
+			g32, w32 := leafSum(x32), numerics.SumLeaf(x32)
 			if math.Float32bits(g32) != math.Float32bits(w32) && !(g32 != g32 && w32 != w32) {
 				t.Fatalf("f32 m=%d: %v, the definition gives %v", m, g32, w32)
 			}
@@ -304,7 +305,7 @@ func BenchmarkAffineNT(b *testing.B) {
 // treeDef is the package doc's tree over leaves of the definition's leaf.
 func treeDef[T float32 | float64](x []T, lo, n int) T {
 	if n == 1 {
-		return leafSumGo(x[lo*leafElems : min((lo+1)*leafElems, len(x))])
+		return numerics.SumLeaf(x[lo*leafElems : min((lo+1)*leafElems, len(x))])
 	}
 	p := splitPoint(n)
 	return treeDef(x, lo, p) + treeDef(x, lo+p, n-p)

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"unsafe"
 
+	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/internal/simd"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -41,7 +42,8 @@ func splitPoint(n int) int { return 1 << (bits.Len(uint(n-1)) - 1) }
 
 // leafSum is a leaf of the summation tree (package doc). Floats run
 // internal/simd's vector leaf, which gives the same bits (its tests hold it
-// to the definition below); other types run the definition.
+// to internal/numerics.SumLeafFloat); other types run the definition,
+// numerics.SumLeaf.
 func leafSum[T number](x []T) T {
 	var z T
 	switch any(z).(type) {
@@ -52,39 +54,7 @@ func leafSum[T number](x []T) T {
 		s := simd.SumLeafF32(view[float32](unsafe.Pointer(unsafe.SliceData(x)), len(x)))
 		return *(*T)(unsafe.Pointer(&s))
 	}
-	return leafSumGo(x)
-}
-
-func leafSumGo[T number](x []T) T {
-	n := len(x)
-	if n < 8 {
-		var s T
-		if n > 0 {
-			s = x[0]
-		}
-		for _, v := range x[min(n, 1):] {
-			s += v
-		}
-		return s
-	}
-	r0, r1, r2, r3, r4, r5, r6, r7 := x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]
-	i := 8
-	for ; i+8 <= n; i += 8 {
-		y := x[i : i+8 : i+8]
-		r0 += y[0]
-		r1 += y[1]
-		r2 += y[2]
-		r3 += y[3]
-		r4 += y[4]
-		r5 += y[5]
-		r6 += y[6]
-		r7 += y[7]
-	}
-	s := ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-	for _, v := range x[i:] {
-		s += v
-	}
-	return s
+	return numerics.SumLeaf(x)
 }
 
 func leafProd[T number](x []T) T {
@@ -170,7 +140,7 @@ func sumLeaves[T number](dst, x []T) {
 		return
 	}
 	for k := range dst {
-		dst[k] = leafSumGo(x[k*leafElems : min(k*leafElems+leafElems, len(x))])
+		dst[k] = numerics.SumLeaf(x[k*leafElems : min(k*leafElems+leafElems, len(x))])
 	}
 }
 
@@ -316,42 +286,6 @@ func foldReducer[T any](f func(a, b T) T) *reducer {
 	}
 }
 
-// maxIEEE is IEEE 754-2019 maximum: NaN wins (the first), −0 < +0.
-func maxIEEE[T float](a, b T) T {
-	switch {
-	case a != a:
-		return a
-	case b != b:
-		return b
-	case a > b:
-		return a
-	case b > a:
-		return b
-	case signbit(a):
-		return b
-	}
-	return a
-}
-
-// minIEEE is IEEE 754-2019 minimum.
-func minIEEE[T float](a, b T) T {
-	switch {
-	case a != a:
-		return a
-	case b != b:
-		return b
-	case a < b:
-		return a
-	case b < a:
-		return b
-	case signbit(a):
-		return a
-	}
-	return b
-}
-
-func signbit[T float](x T) bool { return x < 0 || (x == 0 && 1/x < 0) }
-
 // argScan returns the first index whose value wins: a NaN (the first)
 // beats everything, otherwise strictly better (greater for argmax, less for
 // argmin) values replace the best.
@@ -404,8 +338,8 @@ func registerOrdered[T integer](d tensor.DType) {
 
 func registerFloatReduce[T float](d tensor.DType) {
 	registerReduce[T](d)
-	reduceTable[trace.OpReduceMax][d] = foldReducer(maxIEEE[T])
-	reduceTable[trace.OpReduceMin][d] = foldReducer(minIEEE[T])
+	reduceTable[trace.OpReduceMax][d] = foldReducer(numerics.Maximum[T])
+	reduceTable[trace.OpReduceMin][d] = foldReducer(numerics.Minimum[T])
 	argTable[0][d], argTable[1][d] = newArgReducer[T](false), newArgReducer[T](true)
 }
 

@@ -120,17 +120,6 @@ func gatherFn(size int) func(dst, src unsafe.Pointer, g *strided, lo, n int) {
 	panic("kernels: no gather for element size")
 }
 
-// rowMajorStrides returns the element strides of a row-major shape.
-func rowMajorStrides(shape []int) []int {
-	s := make([]int, len(shape))
-	n := 1
-	for i := len(shape) - 1; i >= 0; i-- {
-		s[i] = n
-		n *= shape[i]
-	}
-	return s
-}
-
 // simplify merges adjacent iteration dims that the source walks
 // contiguously, so gathers run along long rows; size-1 dims are dropped.
 func (g *strided) simplify() {

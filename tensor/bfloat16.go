@@ -3,6 +3,8 @@ package tensor
 import (
 	"math"
 	"strconv"
+
+	"github.com/kiln-go/kiln/internal/numerics"
 )
 
 // BFloat16 is the bfloat16 format stored in its 16 bits: the top half of an
@@ -12,15 +14,7 @@ type BFloat16 uint16
 // BFloat16FromFloat32 rounds f to bfloat16, to nearest with ties to even.
 // NaN stays NaN (quiet, with its sign), ±Inf and ±0 are kept, and values
 // beyond the largest finite bfloat16 round to ±Inf as the rounding dictates.
-func BFloat16FromFloat32(f float32) BFloat16 {
-	b := math.Float32bits(f)
-	if b&0x7fffffff > 0x7f800000 { // NaN: keep sign and top payload, force quiet
-		return BFloat16(b>>16 | 0x40)
-	}
-	// Add half an ulp minus one, plus the lowest kept bit: ties go to even.
-	b += 0x7fff + (b>>16)&1
-	return BFloat16(b >> 16)
-}
+func BFloat16FromFloat32(f float32) BFloat16 { return BFloat16(numerics.F32ToBF16Bits(f)) }
 
 // BFloat16FromBits returns the bfloat16 with the given bits.
 func BFloat16FromBits(u uint16) BFloat16 { return BFloat16(u) }
@@ -29,7 +23,7 @@ func BFloat16FromBits(u uint16) BFloat16 { return BFloat16(u) }
 func (b BFloat16) Bits() uint16 { return uint16(b) }
 
 // Float32 returns b as a float32 (exact).
-func (b BFloat16) Float32() float32 { return math.Float32frombits(uint32(b) << 16) }
+func (b BFloat16) Float32() float32 { return numerics.BF16BitsToF32(uint16(b)) }
 
 // IsNaN reports whether b is a NaN.
 func (b BFloat16) IsNaN() bool { return b&0x7fff > 0x7f80 }

@@ -1,6 +1,6 @@
 package tensor
 
-import "github.com/x448/float16"
+import "github.com/kiln-go/kiln/internal/numerics"
 
 // Float16 is the IEEE 754 binary16 format (f16) stored in its 16 bits: 1
 // sign, 5 exponent and 10 fraction bits. It is the storage type of F16
@@ -16,7 +16,7 @@ func Float16FromBits(u uint16) Float16 { return Float16(u) }
 func (h Float16) Bits() uint16 { return uint16(h) }
 
 // Float32 returns h as a float32 (exact).
-func (h Float16) Float32() float32 { return float16.Float16(h).Float32() }
+func (h Float16) Float32() float32 { return numerics.F16BitsToF32(uint16(h)) }
 
 // IsNaN reports whether h is a NaN.
 func (h Float16) IsNaN() bool { return h&0x7fff > 0x7c00 }

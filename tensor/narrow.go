@@ -3,6 +3,8 @@ package tensor
 import (
 	"math"
 	"math/bits"
+
+	"github.com/kiln-go/kiln/internal/numerics"
 )
 
 // binary16-like formats narrower than float32, described by their field
@@ -106,43 +108,4 @@ func Float64ToF16(x float64) Float16 { return Float16FromBits(f16Format.fromFloa
 func Float64ToBF16(x float64) BFloat16 { return BFloat16(bf16Format.fromFloat64(x)) }
 
 // Float32ToF16 rounds x to float16, to nearest with ties to even.
-func Float32ToF16(x float32) Float16 { return Float16FromBits(f32ToF16Bits(x)) }
-
-// f32ToF16Bits is the fast f32 → f16 rounding used by kernels: exact
-// integer arithmetic on the bits, ties to even, NaN kept quiet.
-func f32ToF16Bits(x float32) uint16 {
-	b := math.Float32bits(x)
-	sign := uint16(b>>16) & 0x8000
-	exp := int(b>>23) & 0xff
-	mant := b & 0x7fffff
-	switch {
-	case exp == 0xff && mant != 0:
-		return sign | 0x7e00 | uint16(mant>>13)
-	case exp == 0xff:
-		return sign | 0x7c00
-	}
-	e := exp - 127 + 15
-	if e >= 0x1f {
-		return sign | 0x7c00
-	}
-	if e <= 0 {
-		if e < -10 {
-			return sign // below half the smallest subnormal (2^-25 exactly rounds to 0 by ties-to-even)
-		}
-		m := mant | 0x800000
-		shift := uint32(14 - e)
-		h := m >> shift
-		rem := m & (1<<shift - 1)
-		half := uint32(1) << (shift - 1)
-		if rem > half || (rem == half && h&1 == 1) {
-			h++
-		}
-		return sign | uint16(h)
-	}
-	h := uint32(e)<<10 | mant>>13
-	rem := mant & 0x1fff
-	if rem > 0x1000 || (rem == 0x1000 && h&1 == 1) {
-		h++ // a carry into the exponent is the right answer, up to Inf
-	}
-	return sign | uint16(h)
-}
+func Float32ToF16(x float32) Float16 { return Float16FromBits(numerics.F32ToF16Bits(x)) }

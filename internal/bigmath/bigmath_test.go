@@ -5,36 +5,9 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/kiln-go/kiln/internal/numerics"
 )
-
-// ulps is the distance between two doubles in representable values.
-func ulps(a, b float64) int64 {
-	if a != a || b != b {
-		if a != a && b != b {
-			return 0
-		}
-		return math.MaxInt64
-	}
-	ord := func(x float64) int64 {
-		i := int64(math.Float64bits(x))
-		if i < 0 {
-			i = math.MinInt64 - i
-		}
-		return i
-	}
-	d := ord(a) - ord(b)
-	if d < 0 {
-		d = -d
-	}
-	return d
-}
-
-func same(a, b float64) bool {
-	if a != a || b != b {
-		return a != a && b != b
-	}
-	return a == b && math.Signbit(a) == math.Signbit(b)
-}
 
 func TestPiDigits(t *testing.T) {
 	want, _ := new(big.Float).SetPrec(530).SetString(
@@ -64,7 +37,7 @@ func TestSpecials(t *testing.T) {
 		for _, x := range xs {
 			got, want := f[0](x), f[1](x)
 			special := x != x || math.IsInf(x, 0) || x == 0 || math.IsInf(want, 0) || want != want
-			if special && !same(got, want) {
+			if special && !numerics.Same(got, want) {
 				t.Errorf("%s(%g) = %g, want %g", name, x, got, want)
 			}
 		}
@@ -75,10 +48,10 @@ func TestSpecials(t *testing.T) {
 			got, want := Pow(x, y), math.Pow(x, y)
 			special := x != x || y != y || math.IsInf(x, 0) || math.IsInf(y, 0) || x == 0 || y == 0 ||
 				want != want || math.IsInf(want, 0) || want == 0
-			if special && !same(got, want) {
+			if special && !numerics.Same(got, want) {
 				t.Errorf("Pow(%g, %g) = %g, want %g", x, y, got, want)
 			}
-			if !special && ulps(got, want) > 1 && math.Abs(y) < 10 {
+			if !special && numerics.ULP64(got, want) > 1 && math.Abs(y) < 10 {
 				t.Errorf("Pow(%g, %g) = %g, math.Pow %g", x, y, got, want)
 			}
 		}
@@ -95,7 +68,7 @@ func TestAgainstMath(t *testing.T) {
 	}
 	check := func(name string, got, want float64, tol int64, args ...float64) {
 		t.Helper()
-		if d := ulps(got, want); d > tol {
+		if d := numerics.ULP64(got, want); d > tol {
 			t.Errorf("%s%v = %g, math gives %g (%d ulp)", name, args, got, want, d)
 		}
 	}
@@ -140,7 +113,7 @@ func TestTrigHuge(t *testing.T) {
 		if d := math.Abs(s*s + c*c - 1); d > 1e-15 {
 			t.Errorf("x = %g: sin² + cos² − 1 = %g", x, d)
 		}
-		if d := ulps(tn, s/c); d > 3 {
+		if d := numerics.ULP64(tn, s/c); d > 3 {
 			t.Errorf("Tan(%g) = %g, sin/cos = %g", x, tn, s/c)
 		}
 		if got := Sin(-x); got != -s {
@@ -150,7 +123,7 @@ func TestTrigHuge(t *testing.T) {
 	// math.Sin is within 1 ulp up to 2**29 (Cody-Waite in Go).
 	for range 500 {
 		x := r.Float64() * (1 << 28)
-		if d := ulps(Sin(x), math.Sin(x)); d > 2 {
+		if d := numerics.ULP64(Sin(x), math.Sin(x)); d > 2 {
 			t.Errorf("Sin(%g) = %g, math.Sin %g", x, Sin(x), math.Sin(x))
 		}
 	}
@@ -187,12 +160,12 @@ func TestPowExact(t *testing.T) {
 		{10, -5, 1e-5},
 	}
 	for _, c := range cases {
-		if got := Pow(c.x, c.y); !same(got, c.want) {
+		if got := Pow(c.x, c.y); !numerics.Same(got, c.want) {
 			t.Errorf("Pow(%v, %v) = %v, want %v", c.x, c.y, got, c.want)
 		}
 	}
 	// (1 − 2**−53)**(2**53) = e**−1·(1 − 2**−54 …): within an ulp of 1/e.
-	if got := Pow(1-math.Ldexp(1, -53), math.Ldexp(1, 53)); ulps(got, math.Exp(-1)) > 1 {
+	if got := Pow(1-math.Ldexp(1, -53), math.Ldexp(1, 53)); numerics.ULP64(got, math.Exp(-1)) > 1 {
 		t.Errorf("Pow(1−2**−53, 2**53) = %v, want ≈ %v", got, math.Exp(-1))
 	}
 	for i := range 200 {

@@ -4,10 +4,14 @@
 // transcendental functions, whose exact bits are a backend's own.
 //
 // It shares no code with package kernels, on purpose: a bug copied into
-// both would pass every comparison. It leans only on package tensor for
-// storage types and conversions, which are exhaustively tested on their
-// own. Nothing here is fast; everything is meant to be read and checked
-// against kernels/doc.go and docs/SPEC.md §3, which it implements:
+// both would pass every comparison. So it keeps its own copies of the
+// numerics the backends share in internal/numerics (IEEE minimum and
+// maximum, the summation leaf, row-major strides). It leans only on
+// package tensor for storage types and conversions (f16 and bf16 rounding
+// is internal/numerics' there, as in the kernels), which are exhaustively
+// tested against independent oracles on their own. Nothing here is fast;
+// everything is meant to be read and checked against kernels/doc.go and
+// docs/SPEC.md §3, which it implements:
 //
 //   - Each value is held while computing in its "compute" form: f16 and
 //     bf16 widened exactly to float32, c64 and c128 as a pair of float32 or

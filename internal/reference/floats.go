@@ -148,7 +148,9 @@ func floatBinary[T float](op trace.Op, tr transcendentalFn, a, b []T, ia, ib []i
 }
 
 // ieeeMaximum is IEEE 754-2019 maximum: a NaN operand gives that NaN (the
-// first one when both are), and −0 < +0.
+// first one when both are), and −0 < +0. The backends share
+// internal/numerics.Maximum; this copy is the reference's own on purpose
+// (package doc: a bug shared with them would pass every comparison).
 func ieeeMaximum[T float](x, y T) T {
 	switch {
 	case x != x:

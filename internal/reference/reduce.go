@@ -256,7 +256,8 @@ func treeReduce[T any](x []T, op func(a, b T) T) T {
 // otherwise eight lane accumulators r[j] = x[j], r[j] ⊕= x[8i+j] for each
 // further full group of eight, combined as ((r0⊕r1)⊕(r2⊕r3)) ⊕
 // ((r4⊕r5)⊕(r6⊕r7)), then the m mod 8 values left over folded in, left to
-// right.
+// right. The backends share internal/numerics.SumLeaf; this definition is
+// the reference's own on purpose (package doc).
 func leafReduce[T any](x []T, op func(a, b T) T) T {
 	if len(x) < 8 {
 		acc := x[0]

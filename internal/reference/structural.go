@@ -11,7 +11,8 @@ import (
 // result element in row-major order, which operand element it is. Building
 // the map explicitly keeps each op a few lines of index arithmetic.
 
-// strides returns the row-major strides of shape.
+// strides returns the row-major strides of shape: the reference's own
+// copy of internal/numerics.RowMajorStrides, on purpose (package doc).
 func strides(shape []int) []int {
 	s := make([]int, len(shape))
 	n := 1

@@ -7,59 +7,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/internal/simd"
 )
 
 var accuracyPoints = flag.Int("accuracy.points", 1_000_000, "random points per function in TestAccuracy")
-
-// ulp32 is the distance in representable float32 values between a and b
-// (0 when both are NaN).
-func ulp32(a, b float32) int64 {
-	if a != a || b != b {
-		if a != a && b != b {
-			return 0
-		}
-		return math.MaxInt64
-	}
-	return abs64(ord32(a) - ord32(b))
-}
-
-func ord32(x float32) int64 {
-	b := int64(math.Float32bits(x))
-	if b&(1<<31) != 0 {
-		return -(b &^ (1 << 31))
-	}
-	return b
-}
-
-func ulp64(a, b float64) int64 {
-	if a != a || b != b {
-		if a != a && b != b {
-			return 0
-		}
-		return math.MaxInt64
-	}
-	d := ord64(a) - ord64(b)
-	if d < 0 {
-		d = -d
-	}
-	return d
-}
-
-func ord64(x float64) int64 {
-	b := math.Float64bits(x)
-	if b&(1<<63) != 0 {
-		return -int64(b &^ (1 << 63))
-	}
-	return int64(b)
-}
-
-func abs64(d int64) int64 {
-	if d < 0 {
-		return -d
-	}
-	return d
-}
 
 type fn32 struct {
 	name string
@@ -176,7 +128,7 @@ func TestAccuracy(t *testing.T) {
 			var at float32
 			for i, v := range x {
 				want := float32(fn.ref(float64(v)))
-				if d := ulp32(y[i], want); d > worst {
+				if d := numerics.ULP32(y[i], want); d > worst {
 					worst, at = d, v
 				}
 			}
@@ -199,7 +151,7 @@ func TestAccuracy(t *testing.T) {
 			var at float64
 			for i, v := range x {
 				m := fn.math(v)
-				d := ulp64(y[i], m)
+				d := numerics.ULP64(y[i], m)
 				if d == 0 && i%256 != 0 || math.IsInf(v, 0) {
 					continue
 				}
@@ -210,7 +162,7 @@ func TestAccuracy(t *testing.T) {
 					m = fn.ref(v)
 					checked++
 				}
-				if d := ulp64(y[i], m); d > worst {
+				if d := numerics.ULP64(y[i], m); d > worst {
 					worst, at = d, v
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kiln-go/kiln/internal/bigmath"
+	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/internal/simd"
 )
 
@@ -40,27 +41,19 @@ func TestTranscendentalSpecials(t *testing.T) {
 					x32, y32 := fill32(40, 0.5), make([]float32, 40)
 					x32[pos] = float32(w.x)
 					f32[name](y32, x32)
-					if got := y32[pos]; !sameValue(float64(got), float64(float32(w.y))) {
+					if got := y32[pos]; !numerics.Same(float64(got), float64(float32(w.y))) {
 						t.Fatalf("%v: %sF32(%g) = %g, want %g", tier, name, w.x, got, w.y)
 					}
 					x64, y64 := fill64(40, 0.5), make([]float64, 40)
 					x64[pos] = w.x
 					f64[name](y64, x64)
-					if got := y64[pos]; !sameValue(got, w.y) {
+					if got := y64[pos]; !numerics.Same(got, w.y) {
 						t.Fatalf("%v: %sF64(%g) = %g, want %g", tier, name, w.x, got, w.y)
 					}
 				}
 			}
 		}
 	})
-}
-
-// sameValue is equality that tells −0 from +0 and takes any NaN for NaN.
-func sameValue(a, b float64) bool {
-	if a != a || b != b {
-		return a != a && b != b
-	}
-	return a == b && math.Signbit(a) == math.Signbit(b)
 }
 
 // TestAccuracyF32Sweep walks every float32 input with a stride (all of
@@ -81,7 +74,7 @@ func TestAccuracyF32Sweep(t *testing.T) {
 				fn.f(y, x)
 				for i, v := range x {
 					want := float32(fn.ref(float64(v)))
-					d := ulp32(y[i], want)
+					d := numerics.ULP32(y[i], want)
 					if d > 2 {
 						return sprintf("%s(%g) = %g, want %g: %d ulp", fn.name, v, y[i], want, d)
 					}
@@ -126,7 +119,7 @@ func TestSinCosF32Exhaustive(t *testing.T) {
 					continue
 				}
 				want := float32(fn.ref(float64(v)))
-				switch d := ulp32(y[i], want); {
+				switch d := numerics.ULP32(y[i], want); {
 				case d > 2:
 					return sprintf("%s(%g) = %g, want %g: %d ulp", fn.name, v, y[i], want, d)
 				case d == 2:
@@ -203,7 +196,7 @@ func TestAccuracyF64HardCases(t *testing.T) {
 				if x != x || math.IsInf(x, 0) {
 					continue
 				}
-				if d := ulp64(y[i], fn.ref(x)); d > worst {
+				if d := numerics.ULP64(y[i], fn.ref(x)); d > worst {
 					worst, at = d, x
 				}
 			}

@@ -1,5 +1,7 @@
 package simd
 
+import "github.com/kiln-go/kiln/internal/numerics"
+
 // SumLeafF64 sums x as a leaf of Kiln's fixed summation tree (kernels'
 // package doc): fewer than 8 values are added left to right (x[0] first,
 // the sum of nothing is +0); otherwise eight lane accumulators r[j] = x[j]
@@ -13,7 +15,7 @@ func SumLeafF64(x []float64) float64 {
 			return s
 		}
 	}
-	return sumLeafGo(x)
+	return numerics.SumLeafFloat(x)
 }
 
 // SumLeafF32 is SumLeafF64 for float32 (the eight lanes are one YMM).
@@ -23,7 +25,7 @@ func SumLeafF32(x []float32) float32 {
 			return s
 		}
 	}
-	return sumLeafGo(x)
+	return numerics.SumLeafFloat(x)
 }
 
 // SumLeavesF64 sums the leaves of x: dst[k] = SumLeafF64(x[128k :
@@ -47,47 +49,3 @@ func SumLeavesF32(dst, x []float32) {
 
 // leafElems is the length of a full leaf of the summation tree.
 const leafElems = 128
-
-func sumLeafGo[T float](x []T) T {
-	n := len(x)
-	if n < 8 {
-		var s T
-		if n > 0 {
-			s = x[0]
-		}
-		for _, v := range x[min(n, 1):] {
-			s += v
-		}
-		return s
-	}
-	r0, r1, r2, r3, r4, r5, r6, r7 := x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]
-	i := 8
-	for ; i+8 <= n; i += 8 {
-		y := x[i : i+8 : i+8]
-		r0 += y[0]
-		r1 += y[1]
-		r2 += y[2]
-		r3 += y[3]
-		r4 += y[4]
-		r5 += y[5]
-		r6 += y[6]
-		r7 += y[7]
-	}
-	s := addL(addL(addL(r0, r1), addL(r2, r3)), addL(addL(r4, r5), addL(r6, r7)))
-	for _, v := range x[i:] {
-		s += v
-	}
-	return s
-}
-
-// addL is a + b with x86's choice of NaN, which a vector kernel keeps by
-// giving a as the first source: a's NaN (quieted) if a is one, else b's.
-// A plain a + b would leave the choice to the compiler, which may swap the
-// operands of a commutative add. (The lane sums above add a value loaded
-// from memory, which x86 can only take as the second source.)
-func addL[T float](a, b T) T {
-	if a != a {
-		return a + 0 // quiets a
-	}
-	return a + b
-}

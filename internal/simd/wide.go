@@ -1,6 +1,6 @@
 package simd
 
-import "math"
+import "github.com/kiln-go/kiln/internal/numerics"
 
 // The f16 and bf16 ops with operands in their storage format: binary16 or
 // bfloat16 bits, widened to float32 in registers. Each gives the bits of
@@ -13,10 +13,10 @@ import "math"
 type lane interface{ ~float32 | ~uint16 }
 
 func id32(x float32) float32         { return x }
-func wideF16(x uint16) float32       { return math.Float32frombits(f16ToF32Bits(x)) }
-func wideBF16(x uint16) float32      { return math.Float32frombits(uint32(x) << 16) }
-func roundF16One(x float32) float32  { return wideF16(f32ToF16Bits(x)) }
-func roundBF16One(x float32) float32 { return wideBF16(f32ToBF16Bits(x)) }
+func wideF16(x uint16) float32       { return numerics.F16BitsToF32(x) }
+func wideBF16(x uint16) float32      { return numerics.BF16BitsToF32(x) }
+func roundF16One(x float32) float32  { return wideF16(numerics.F32ToF16Bits(x)) }
+func roundBF16One(x float32) float32 { return wideBF16(numerics.F32ToBF16Bits(x)) }
 
 func add32(x, y float32) float32 { return x + y }
 func sub32(x, y float32) float32 { return x - y }

@@ -2,6 +2,8 @@
 
 package simd
 
+import "github.com/kiln-go/kiln/internal/numerics"
+
 // AddF32 computes dst[i] = a[i] + b[i].
 func AddF32(dst, a, b []float32) {
 	a, b = a[:len(dst)], b[:len(dst)]
@@ -780,7 +782,7 @@ func AddToF16(dst []uint16, a, b []float32) {
 	n := addToF16Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
 	for i := range dst {
-		dst[i] = f32ToF16Bits(a[i] + b[i])
+		dst[i] = numerics.F32ToF16Bits(a[i] + b[i])
 	}
 }
 
@@ -795,7 +797,7 @@ func SubToF16(dst []uint16, a, b []float32) {
 	n := subToF16Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
 	for i := range dst {
-		dst[i] = f32ToF16Bits(a[i] - b[i])
+		dst[i] = numerics.F32ToF16Bits(a[i] - b[i])
 	}
 }
 
@@ -810,7 +812,7 @@ func MulToF16(dst []uint16, a, b []float32) {
 	n := mulToF16Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
 	for i := range dst {
-		dst[i] = f32ToF16Bits(a[i] * b[i])
+		dst[i] = numerics.F32ToF16Bits(a[i] * b[i])
 	}
 }
 
@@ -825,7 +827,7 @@ func DivToF16(dst []uint16, a, b []float32) {
 	n := divToF16Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
 	for i := range dst {
-		dst[i] = f32ToF16Bits(a[i] / b[i])
+		dst[i] = numerics.F32ToF16Bits(a[i] / b[i])
 	}
 }
 
@@ -841,7 +843,7 @@ func AddScalarToF16(dst []uint16, a []float32, s float32) {
 	n := addScalarToF16Accel(dst, a, s)
 	dst, a = dst[n:], a[n:]
 	for i := range dst {
-		dst[i] = f32ToF16Bits(a[i] + s)
+		dst[i] = numerics.F32ToF16Bits(a[i] + s)
 	}
 }
 
@@ -857,7 +859,7 @@ func SubScalarToF16(dst []uint16, a []float32, s float32) {
 	n := subScalarToF16Accel(dst, a, s)
 	dst, a = dst[n:], a[n:]
 	for i := range dst {
-		dst[i] = f32ToF16Bits(a[i] - s)
+		dst[i] = numerics.F32ToF16Bits(a[i] - s)
 	}
 }
 
@@ -873,7 +875,7 @@ func SubScalarRevToF16(dst []uint16, a []float32, s float32) {
 	n := subScalarRevToF16Accel(dst, a, s)
 	dst, a = dst[n:], a[n:]
 	for i := range dst {
-		dst[i] = f32ToF16Bits(s - a[i])
+		dst[i] = numerics.F32ToF16Bits(s - a[i])
 	}
 }
 
@@ -889,7 +891,7 @@ func MulScalarToF16(dst []uint16, a []float32, s float32) {
 	n := mulScalarToF16Accel(dst, a, s)
 	dst, a = dst[n:], a[n:]
 	for i := range dst {
-		dst[i] = f32ToF16Bits(a[i] * s)
+		dst[i] = numerics.F32ToF16Bits(a[i] * s)
 	}
 }
 
@@ -905,7 +907,7 @@ func DivScalarToF16(dst []uint16, a []float32, s float32) {
 	n := divScalarToF16Accel(dst, a, s)
 	dst, a = dst[n:], a[n:]
 	for i := range dst {
-		dst[i] = f32ToF16Bits(a[i] / s)
+		dst[i] = numerics.F32ToF16Bits(a[i] / s)
 	}
 }
 
@@ -921,7 +923,7 @@ func DivScalarRevToF16(dst []uint16, a []float32, s float32) {
 	n := divScalarRevToF16Accel(dst, a, s)
 	dst, a = dst[n:], a[n:]
 	for i := range dst {
-		dst[i] = f32ToF16Bits(s / a[i])
+		dst[i] = numerics.F32ToF16Bits(s / a[i])
 	}
 }
 
@@ -937,7 +939,7 @@ func AddToBF16(dst []uint16, a, b []float32) {
 	n := addToBF16Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
 	for i := range dst {
-		dst[i] = f32ToBF16Bits(a[i] + b[i])
+		dst[i] = numerics.F32ToBF16Bits(a[i] + b[i])
 	}
 }
 
@@ -953,7 +955,7 @@ func SubToBF16(dst []uint16, a, b []float32) {
 	n := subToBF16Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
 	for i := range dst {
-		dst[i] = f32ToBF16Bits(a[i] - b[i])
+		dst[i] = numerics.F32ToBF16Bits(a[i] - b[i])
 	}
 }
 
@@ -969,7 +971,7 @@ func MulToBF16(dst []uint16, a, b []float32) {
 	n := mulToBF16Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
 	for i := range dst {
-		dst[i] = f32ToBF16Bits(a[i] * b[i])
+		dst[i] = numerics.F32ToBF16Bits(a[i] * b[i])
 	}
 }
 
@@ -985,7 +987,7 @@ func DivToBF16(dst []uint16, a, b []float32) {
 	n := divToBF16Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
 	for i := range dst {
-		dst[i] = f32ToBF16Bits(a[i] / b[i])
+		dst[i] = numerics.F32ToBF16Bits(a[i] / b[i])
 	}
 }
 
@@ -1001,7 +1003,7 @@ func AddScalarToBF16(dst []uint16, a []float32, s float32) {
 	n := addScalarToBF16Accel(dst, a, s)
 	dst, a = dst[n:], a[n:]
 	for i := range dst {
-		dst[i] = f32ToBF16Bits(a[i] + s)
+		dst[i] = numerics.F32ToBF16Bits(a[i] + s)
 	}
 }
 
@@ -1017,7 +1019,7 @@ func SubScalarToBF16(dst []uint16, a []float32, s float32) {
 	n := subScalarToBF16Accel(dst, a, s)
 	dst, a = dst[n:], a[n:]
 	for i := range dst {
-		dst[i] = f32ToBF16Bits(a[i] - s)
+		dst[i] = numerics.F32ToBF16Bits(a[i] - s)
 	}
 }
 
@@ -1033,7 +1035,7 @@ func SubScalarRevToBF16(dst []uint16, a []float32, s float32) {
 	n := subScalarRevToBF16Accel(dst, a, s)
 	dst, a = dst[n:], a[n:]
 	for i := range dst {
-		dst[i] = f32ToBF16Bits(s - a[i])
+		dst[i] = numerics.F32ToBF16Bits(s - a[i])
 	}
 }
 
@@ -1049,7 +1051,7 @@ func MulScalarToBF16(dst []uint16, a []float32, s float32) {
 	n := mulScalarToBF16Accel(dst, a, s)
 	dst, a = dst[n:], a[n:]
 	for i := range dst {
-		dst[i] = f32ToBF16Bits(a[i] * s)
+		dst[i] = numerics.F32ToBF16Bits(a[i] * s)
 	}
 }
 
@@ -1065,7 +1067,7 @@ func DivScalarToBF16(dst []uint16, a []float32, s float32) {
 	n := divScalarToBF16Accel(dst, a, s)
 	dst, a = dst[n:], a[n:]
 	for i := range dst {
-		dst[i] = f32ToBF16Bits(a[i] / s)
+		dst[i] = numerics.F32ToBF16Bits(a[i] / s)
 	}
 }
 
@@ -1081,7 +1083,7 @@ func DivScalarRevToBF16(dst []uint16, a []float32, s float32) {
 	n := divScalarRevToBF16Accel(dst, a, s)
 	dst, a = dst[n:], a[n:]
 	for i := range dst {
-		dst[i] = f32ToBF16Bits(s / a[i])
+		dst[i] = numerics.F32ToBF16Bits(s / a[i])
 	}
 }
 
@@ -1103,7 +1105,7 @@ func AddToF16H1(dst []uint16, a []uint16, b []float32) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := addToF16H1Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, wideF16, id32, add32, f32ToF16Bits)
+	binToH(dst, a, b, wideF16, id32, add32, numerics.F32ToF16Bits)
 }
 
 // AddRoundF16H2 is AddRoundF16 where b is binary16 bits.
@@ -1119,7 +1121,7 @@ func AddToF16H2(dst []uint16, a []float32, b []uint16) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := addToF16H2Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, id32, wideF16, add32, f32ToF16Bits)
+	binToH(dst, a, b, id32, wideF16, add32, numerics.F32ToF16Bits)
 }
 
 // AddRoundF16H12 is AddRoundF16 where a and b are binary16 bits.
@@ -1135,7 +1137,7 @@ func AddToF16H12(dst []uint16, a []uint16, b []uint16) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := addToF16H12Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, wideF16, wideF16, add32, f32ToF16Bits)
+	binToH(dst, a, b, wideF16, wideF16, add32, numerics.F32ToF16Bits)
 }
 
 // SubRoundF16H1 is SubRoundF16 where a is binary16 bits.
@@ -1151,7 +1153,7 @@ func SubToF16H1(dst []uint16, a []uint16, b []float32) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := subToF16H1Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, wideF16, id32, sub32, f32ToF16Bits)
+	binToH(dst, a, b, wideF16, id32, sub32, numerics.F32ToF16Bits)
 }
 
 // SubRoundF16H2 is SubRoundF16 where b is binary16 bits.
@@ -1167,7 +1169,7 @@ func SubToF16H2(dst []uint16, a []float32, b []uint16) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := subToF16H2Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, id32, wideF16, sub32, f32ToF16Bits)
+	binToH(dst, a, b, id32, wideF16, sub32, numerics.F32ToF16Bits)
 }
 
 // SubRoundF16H12 is SubRoundF16 where a and b are binary16 bits.
@@ -1183,7 +1185,7 @@ func SubToF16H12(dst []uint16, a []uint16, b []uint16) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := subToF16H12Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, wideF16, wideF16, sub32, f32ToF16Bits)
+	binToH(dst, a, b, wideF16, wideF16, sub32, numerics.F32ToF16Bits)
 }
 
 // MulRoundF16H1 is MulRoundF16 where a is binary16 bits.
@@ -1199,7 +1201,7 @@ func MulToF16H1(dst []uint16, a []uint16, b []float32) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := mulToF16H1Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, wideF16, id32, mul32, f32ToF16Bits)
+	binToH(dst, a, b, wideF16, id32, mul32, numerics.F32ToF16Bits)
 }
 
 // MulRoundF16H2 is MulRoundF16 where b is binary16 bits.
@@ -1215,7 +1217,7 @@ func MulToF16H2(dst []uint16, a []float32, b []uint16) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := mulToF16H2Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, id32, wideF16, mul32, f32ToF16Bits)
+	binToH(dst, a, b, id32, wideF16, mul32, numerics.F32ToF16Bits)
 }
 
 // MulRoundF16H12 is MulRoundF16 where a and b are binary16 bits.
@@ -1231,7 +1233,7 @@ func MulToF16H12(dst []uint16, a []uint16, b []uint16) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := mulToF16H12Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, wideF16, wideF16, mul32, f32ToF16Bits)
+	binToH(dst, a, b, wideF16, wideF16, mul32, numerics.F32ToF16Bits)
 }
 
 // DivRoundF16H1 is DivRoundF16 where a is binary16 bits.
@@ -1247,7 +1249,7 @@ func DivToF16H1(dst []uint16, a []uint16, b []float32) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := divToF16H1Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, wideF16, id32, div32, f32ToF16Bits)
+	binToH(dst, a, b, wideF16, id32, div32, numerics.F32ToF16Bits)
 }
 
 // DivRoundF16H2 is DivRoundF16 where b is binary16 bits.
@@ -1263,7 +1265,7 @@ func DivToF16H2(dst []uint16, a []float32, b []uint16) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := divToF16H2Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, id32, wideF16, div32, f32ToF16Bits)
+	binToH(dst, a, b, id32, wideF16, div32, numerics.F32ToF16Bits)
 }
 
 // DivRoundF16H12 is DivRoundF16 where a and b are binary16 bits.
@@ -1279,7 +1281,7 @@ func DivToF16H12(dst []uint16, a []uint16, b []uint16) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := divToF16H12Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, wideF16, wideF16, div32, f32ToF16Bits)
+	binToH(dst, a, b, wideF16, wideF16, div32, numerics.F32ToF16Bits)
 }
 
 // AddScalarRoundF16H is AddScalarRoundF16 where a is binary16 bits.
@@ -1295,7 +1297,7 @@ func AddScalarToF16H(dst []uint16, a []uint16, s float32) {
 	a = a[:len(dst)]
 	n := addScalarToF16HAccel(dst, a, s)
 	dst, a = dst[n:], a[n:]
-	scalarH(dst, a, s, wideF16, add32, false, f32ToF16Bits)
+	scalarH(dst, a, s, wideF16, add32, false, numerics.F32ToF16Bits)
 }
 
 // SubScalarRoundF16H is SubScalarRoundF16 where a is binary16 bits.
@@ -1311,7 +1313,7 @@ func SubScalarToF16H(dst []uint16, a []uint16, s float32) {
 	a = a[:len(dst)]
 	n := subScalarToF16HAccel(dst, a, s)
 	dst, a = dst[n:], a[n:]
-	scalarH(dst, a, s, wideF16, sub32, false, f32ToF16Bits)
+	scalarH(dst, a, s, wideF16, sub32, false, numerics.F32ToF16Bits)
 }
 
 // SubScalarRevRoundF16H is SubScalarRevRoundF16 where a is binary16 bits.
@@ -1327,7 +1329,7 @@ func SubScalarRevToF16H(dst []uint16, a []uint16, s float32) {
 	a = a[:len(dst)]
 	n := subScalarRevToF16HAccel(dst, a, s)
 	dst, a = dst[n:], a[n:]
-	scalarH(dst, a, s, wideF16, sub32, true, f32ToF16Bits)
+	scalarH(dst, a, s, wideF16, sub32, true, numerics.F32ToF16Bits)
 }
 
 // MulScalarRoundF16H is MulScalarRoundF16 where a is binary16 bits.
@@ -1343,7 +1345,7 @@ func MulScalarToF16H(dst []uint16, a []uint16, s float32) {
 	a = a[:len(dst)]
 	n := mulScalarToF16HAccel(dst, a, s)
 	dst, a = dst[n:], a[n:]
-	scalarH(dst, a, s, wideF16, mul32, false, f32ToF16Bits)
+	scalarH(dst, a, s, wideF16, mul32, false, numerics.F32ToF16Bits)
 }
 
 // DivScalarRoundF16H is DivScalarRoundF16 where a is binary16 bits.
@@ -1359,7 +1361,7 @@ func DivScalarToF16H(dst []uint16, a []uint16, s float32) {
 	a = a[:len(dst)]
 	n := divScalarToF16HAccel(dst, a, s)
 	dst, a = dst[n:], a[n:]
-	scalarH(dst, a, s, wideF16, div32, false, f32ToF16Bits)
+	scalarH(dst, a, s, wideF16, div32, false, numerics.F32ToF16Bits)
 }
 
 // DivScalarRevRoundF16H is DivScalarRevRoundF16 where a is binary16 bits.
@@ -1375,7 +1377,7 @@ func DivScalarRevToF16H(dst []uint16, a []uint16, s float32) {
 	a = a[:len(dst)]
 	n := divScalarRevToF16HAccel(dst, a, s)
 	dst, a = dst[n:], a[n:]
-	scalarH(dst, a, s, wideF16, div32, true, f32ToF16Bits)
+	scalarH(dst, a, s, wideF16, div32, true, numerics.F32ToF16Bits)
 }
 
 // AddRoundBF16H1 is AddRoundBF16 where a is bfloat16 bits.
@@ -1391,7 +1393,7 @@ func AddToBF16H1(dst []uint16, a []uint16, b []float32) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := addToBF16H1Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, wideBF16, id32, add32, f32ToBF16Bits)
+	binToH(dst, a, b, wideBF16, id32, add32, numerics.F32ToBF16Bits)
 }
 
 // AddRoundBF16H2 is AddRoundBF16 where b is bfloat16 bits.
@@ -1407,7 +1409,7 @@ func AddToBF16H2(dst []uint16, a []float32, b []uint16) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := addToBF16H2Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, id32, wideBF16, add32, f32ToBF16Bits)
+	binToH(dst, a, b, id32, wideBF16, add32, numerics.F32ToBF16Bits)
 }
 
 // AddRoundBF16H12 is AddRoundBF16 where a and b are bfloat16 bits.
@@ -1423,7 +1425,7 @@ func AddToBF16H12(dst []uint16, a []uint16, b []uint16) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := addToBF16H12Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, wideBF16, wideBF16, add32, f32ToBF16Bits)
+	binToH(dst, a, b, wideBF16, wideBF16, add32, numerics.F32ToBF16Bits)
 }
 
 // SubRoundBF16H1 is SubRoundBF16 where a is bfloat16 bits.
@@ -1439,7 +1441,7 @@ func SubToBF16H1(dst []uint16, a []uint16, b []float32) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := subToBF16H1Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, wideBF16, id32, sub32, f32ToBF16Bits)
+	binToH(dst, a, b, wideBF16, id32, sub32, numerics.F32ToBF16Bits)
 }
 
 // SubRoundBF16H2 is SubRoundBF16 where b is bfloat16 bits.
@@ -1455,7 +1457,7 @@ func SubToBF16H2(dst []uint16, a []float32, b []uint16) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := subToBF16H2Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, id32, wideBF16, sub32, f32ToBF16Bits)
+	binToH(dst, a, b, id32, wideBF16, sub32, numerics.F32ToBF16Bits)
 }
 
 // SubRoundBF16H12 is SubRoundBF16 where a and b are bfloat16 bits.
@@ -1471,7 +1473,7 @@ func SubToBF16H12(dst []uint16, a []uint16, b []uint16) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := subToBF16H12Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, wideBF16, wideBF16, sub32, f32ToBF16Bits)
+	binToH(dst, a, b, wideBF16, wideBF16, sub32, numerics.F32ToBF16Bits)
 }
 
 // MulRoundBF16H1 is MulRoundBF16 where a is bfloat16 bits.
@@ -1487,7 +1489,7 @@ func MulToBF16H1(dst []uint16, a []uint16, b []float32) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := mulToBF16H1Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, wideBF16, id32, mul32, f32ToBF16Bits)
+	binToH(dst, a, b, wideBF16, id32, mul32, numerics.F32ToBF16Bits)
 }
 
 // MulRoundBF16H2 is MulRoundBF16 where b is bfloat16 bits.
@@ -1503,7 +1505,7 @@ func MulToBF16H2(dst []uint16, a []float32, b []uint16) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := mulToBF16H2Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, id32, wideBF16, mul32, f32ToBF16Bits)
+	binToH(dst, a, b, id32, wideBF16, mul32, numerics.F32ToBF16Bits)
 }
 
 // MulRoundBF16H12 is MulRoundBF16 where a and b are bfloat16 bits.
@@ -1519,7 +1521,7 @@ func MulToBF16H12(dst []uint16, a []uint16, b []uint16) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := mulToBF16H12Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, wideBF16, wideBF16, mul32, f32ToBF16Bits)
+	binToH(dst, a, b, wideBF16, wideBF16, mul32, numerics.F32ToBF16Bits)
 }
 
 // DivRoundBF16H1 is DivRoundBF16 where a is bfloat16 bits.
@@ -1535,7 +1537,7 @@ func DivToBF16H1(dst []uint16, a []uint16, b []float32) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := divToBF16H1Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, wideBF16, id32, div32, f32ToBF16Bits)
+	binToH(dst, a, b, wideBF16, id32, div32, numerics.F32ToBF16Bits)
 }
 
 // DivRoundBF16H2 is DivRoundBF16 where b is bfloat16 bits.
@@ -1551,7 +1553,7 @@ func DivToBF16H2(dst []uint16, a []float32, b []uint16) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := divToBF16H2Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, id32, wideBF16, div32, f32ToBF16Bits)
+	binToH(dst, a, b, id32, wideBF16, div32, numerics.F32ToBF16Bits)
 }
 
 // DivRoundBF16H12 is DivRoundBF16 where a and b are bfloat16 bits.
@@ -1567,7 +1569,7 @@ func DivToBF16H12(dst []uint16, a []uint16, b []uint16) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	n := divToBF16H12Accel(dst, a, b)
 	dst, a, b = dst[n:], a[n:], b[n:]
-	binToH(dst, a, b, wideBF16, wideBF16, div32, f32ToBF16Bits)
+	binToH(dst, a, b, wideBF16, wideBF16, div32, numerics.F32ToBF16Bits)
 }
 
 // AddScalarRoundBF16H is AddScalarRoundBF16 where a is bfloat16 bits.
@@ -1583,7 +1585,7 @@ func AddScalarToBF16H(dst []uint16, a []uint16, s float32) {
 	a = a[:len(dst)]
 	n := addScalarToBF16HAccel(dst, a, s)
 	dst, a = dst[n:], a[n:]
-	scalarH(dst, a, s, wideBF16, add32, false, f32ToBF16Bits)
+	scalarH(dst, a, s, wideBF16, add32, false, numerics.F32ToBF16Bits)
 }
 
 // SubScalarRoundBF16H is SubScalarRoundBF16 where a is bfloat16 bits.
@@ -1599,7 +1601,7 @@ func SubScalarToBF16H(dst []uint16, a []uint16, s float32) {
 	a = a[:len(dst)]
 	n := subScalarToBF16HAccel(dst, a, s)
 	dst, a = dst[n:], a[n:]
-	scalarH(dst, a, s, wideBF16, sub32, false, f32ToBF16Bits)
+	scalarH(dst, a, s, wideBF16, sub32, false, numerics.F32ToBF16Bits)
 }
 
 // SubScalarRevRoundBF16H is SubScalarRevRoundBF16 where a is bfloat16 bits.
@@ -1615,7 +1617,7 @@ func SubScalarRevToBF16H(dst []uint16, a []uint16, s float32) {
 	a = a[:len(dst)]
 	n := subScalarRevToBF16HAccel(dst, a, s)
 	dst, a = dst[n:], a[n:]
-	scalarH(dst, a, s, wideBF16, sub32, true, f32ToBF16Bits)
+	scalarH(dst, a, s, wideBF16, sub32, true, numerics.F32ToBF16Bits)
 }
 
 // MulScalarRoundBF16H is MulScalarRoundBF16 where a is bfloat16 bits.
@@ -1631,7 +1633,7 @@ func MulScalarToBF16H(dst []uint16, a []uint16, s float32) {
 	a = a[:len(dst)]
 	n := mulScalarToBF16HAccel(dst, a, s)
 	dst, a = dst[n:], a[n:]
-	scalarH(dst, a, s, wideBF16, mul32, false, f32ToBF16Bits)
+	scalarH(dst, a, s, wideBF16, mul32, false, numerics.F32ToBF16Bits)
 }
 
 // DivScalarRoundBF16H is DivScalarRoundBF16 where a is bfloat16 bits.
@@ -1647,7 +1649,7 @@ func DivScalarToBF16H(dst []uint16, a []uint16, s float32) {
 	a = a[:len(dst)]
 	n := divScalarToBF16HAccel(dst, a, s)
 	dst, a = dst[n:], a[n:]
-	scalarH(dst, a, s, wideBF16, div32, false, f32ToBF16Bits)
+	scalarH(dst, a, s, wideBF16, div32, false, numerics.F32ToBF16Bits)
 }
 
 // DivScalarRevRoundBF16H is DivScalarRevRoundBF16 where a is bfloat16 bits.
@@ -1663,5 +1665,5 @@ func DivScalarRevToBF16H(dst []uint16, a []uint16, s float32) {
 	a = a[:len(dst)]
 	n := divScalarRevToBF16HAccel(dst, a, s)
 	dst, a = dst[n:], a[n:]
-	scalarH(dst, a, s, wideBF16, div32, true, f32ToBF16Bits)
+	scalarH(dst, a, s, wideBF16, div32, true, numerics.F32ToBF16Bits)
 }

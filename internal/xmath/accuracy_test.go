@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kiln-go/kiln/internal/bigmath"
+	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/internal/xmath"
 )
 
@@ -17,29 +18,6 @@ var (
 	points = flag.Int("xmath.points", 1_000_000, "random points per function in TestAccuracy")
 	full   = flag.Bool("xmath.full", false, "check every point of TestAccuracy against math/big, not only a sample and where the result differs from package math")
 )
-
-// ulps is the distance between two doubles in representable values; 0 for
-// two NaNs.
-func ulps(a, b float64) int64 {
-	if a != a || b != b {
-		if a != a && b != b {
-			return 0
-		}
-		return math.MaxInt64
-	}
-	ord := func(x float64) int64 {
-		i := int64(math.Float64bits(x))
-		if i < 0 {
-			i = math.MinInt64 - i
-		}
-		return i
-	}
-	d := ord(a) - ord(b)
-	if d < 0 {
-		d = -d
-	}
-	return d
-}
 
 // fn is one function under test: f against the correctly rounded ref. Two
 // arguments for pow (y is 0 otherwise). oracle, when set, is a fast
@@ -164,7 +142,7 @@ func TestAccuracy(t *testing.T) {
 						if !*full && i%16 != 0 && (f.oracle == nil || math.Float64bits(got) == math.Float64bits(f.oracle(x, y))) {
 							continue
 						}
-						d := ulps(got, f.ref(x, y))
+						d := numerics.ULP64(got, f.ref(x, y))
 						lc++
 						lh[min(d, 2)]++
 						if d > lw {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kiln-go/kiln/internal/bigmath"
+	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/internal/xmath"
 )
 
@@ -28,7 +29,7 @@ func checkAll(t *testing.T, name string, f, ref func(x, y float64) float64, xs, 
 	for i := range xs {
 		x, y := xs[i], ys[i]
 		got, want := f(x, y), ref(x, y)
-		d := ulps(got, want)
+		d := numerics.ULP64(got, want)
 		worst = max(worst, d)
 		if d > 1 {
 			if bad++; bad <= 10 {
@@ -173,12 +174,6 @@ func TestExpm1Hard(t *testing.T) {
 // math.Pow's result is a special value, Tan and Rsqrt as documented.
 func TestSpecials(t *testing.T) {
 	inf, nan, nz := math.Inf(1), math.NaN(), math.Copysign(0, -1)
-	same := func(a, b float64) bool {
-		if a != a || b != b {
-			return a != a && b != b
-		}
-		return a == b && math.Signbit(a) == math.Signbit(b)
-	}
 	vals := []float64{nan, inf, -inf, 0, nz, 1, -1, 0.5, -0.5, 2, -2, 3, -3, 2.5, -2.5, 1e300, -1e300, 1e-300,
 		5e-324, -5e-324, math.MaxFloat64, -math.MaxFloat64, 0x1p53, -0x1p53, 0x1p53 + 2, 0x1p64, -0x1p64}
 	for _, x := range vals {
@@ -186,7 +181,7 @@ func TestSpecials(t *testing.T) {
 			got, want := xmath.Pow(x, y), math.Pow(x, y)
 			special := x != x || y != y || math.IsInf(x, 0) || math.IsInf(y, 0) || x == 0 || y == 0 || x == 1 || y == 1 ||
 				want != want || math.IsInf(want, 0) || want == 0
-			if special && !same(got, want) {
+			if special && !numerics.Same(got, want) {
 				t.Errorf("Pow(%v, %v) = %v, want %v", x, y, got, want)
 			}
 		}
@@ -195,13 +190,13 @@ func TestSpecials(t *testing.T) {
 		{nan, nan, nan}, {inf, nan, 0}, {-inf, nan, nan}, {0, 0, inf}, {nz, nz, -inf}, {-1, -1.5574077246549023, nan},
 		{5e-324, 5e-324, 0x1p537}, {-5e-324, -5e-324, nan}, {0x1p-28, 0x1p-28, 0x1p14},
 	} {
-		if got := xmath.Tan(c.x); !same(got, c.tan) {
+		if got := xmath.Tan(c.x); !numerics.Same(got, c.tan) {
 			t.Errorf("Tan(%v) = %v, want %v", c.x, got, c.tan)
 		}
-		if got := xmath.Rsqrt(c.x); !same(got, c.rsqrt) {
+		if got := xmath.Rsqrt(c.x); !numerics.Same(got, c.rsqrt) {
 			t.Errorf("Rsqrt(%v) = %v, want %v", c.x, got, c.rsqrt)
 		}
-		if got, want := xmath.Expm1(c.x), math.Expm1(c.x); !same(got, want) {
+		if got, want := xmath.Expm1(c.x), math.Expm1(c.x); !numerics.Same(got, want) {
 			t.Errorf("Expm1(%v) = %v, want %v", c.x, got, want)
 		}
 	}

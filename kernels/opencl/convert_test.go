@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
@@ -47,10 +48,6 @@ func boundaryFloats(toF32 func(uint16) float32) []float32 {
 	return xs
 }
 
-func sameOrBothNaN(a, b float32) bool {
-	return math.Float32bits(a) == math.Float32bits(b) || (a != a && b != b)
-}
-
 func TestF16Conversions(t *testing.T) {
 	testBackend(t)
 	// Every f16 value to f32 (vload_half) and back (rnd_f16, f16_bits).
@@ -61,7 +58,7 @@ func TestF16Conversions(t *testing.T) {
 	hs, _ := tensor.FromSlice(all, len(all))
 	wide := runOne(t, hs, func(x trace.Value) trace.Value { return x.Astype(tensor.F32) }).Data().([]float32)
 	for i, h := range all {
-		if !sameOrBothNaN(wide[i], h.Float32()) {
+		if !numerics.Same(float64(wide[i]), float64(h.Float32())) {
 			t.Fatalf("f16 %#04x -> f32: got %v want %v", i, wide[i], h.Float32())
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -383,20 +384,9 @@ func (g *gen) launch1D(name string, args []kernelArg, n int) {
 
 func roundUp(n, m int) int { return (n + m - 1) / m * m }
 
-// rowMajorStrides returns the element strides of a row-major shape.
-func rowMajorStrides(shape []int) []int {
-	s := make([]int, len(shape))
-	n := 1
-	for i := len(shape) - 1; i >= 0; i-- {
-		s[i] = n
-		n *= shape[i]
-	}
-	return s
-}
-
 // coord is the C expression of coordinate d of linear index idx in shape.
 func coord(idx string, shape []int, d int) string {
-	st := rowMajorStrides(shape)
+	st := numerics.RowMajorStrides(shape)
 	e := idx
 	if st[d] != 1 {
 		e = fmt.Sprintf("(%s / %d)", idx, st[d])
@@ -431,7 +421,7 @@ func linear(base int, terms []string, strides []int) string {
 // broadcastIndex maps an output index to the operand element it reads:
 // operand dim k is output dim dims[k] (size-1 operand dims read index 0).
 func broadcastIndex(idx string, out, src, dims []int) string {
-	st := rowMajorStrides(src)
+	st := numerics.RowMajorStrides(src)
 	var terms []string
 	var strides []int
 	for k, d := range dims {

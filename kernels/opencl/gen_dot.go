@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -42,7 +43,7 @@ func (g *gen) dotFusion(f *lower.Fusion) {
 	if B*M*N == 0 {
 		return
 	}
-	ls, rs := rowMajorStrides(lhs.Shape), rowMajorStrides(rhs.Shape)
+	ls, rs := numerics.RowMajorStrides(lhs.Shape), numerics.RowMajorStrides(rhs.Shape)
 	it := indexType(lhs.Size(), rhs.Size(), B*M*N)
 	p := newParams()
 	xl, xr := p.input(g, lhs), p.input(g, rhs)
@@ -140,7 +141,7 @@ func (g *gen) copyFusion(f *lower.Fusion) {
 	switch root.Op {
 	case trace.OpTranspose:
 		src := root.Args[0]
-		st := rowMajorStrides(src.Shape)
+		st := numerics.RowMajorStrides(src.Shape)
 		strides := make([]int, len(coords))
 		for j, pj := range root.Params.Perm {
 			strides[j] = st[pj]
@@ -148,7 +149,7 @@ func (g *gen) copyFusion(f *lower.Fusion) {
 		body = append(body, fmt.Sprintf("%s[i] = %s[%s];", out, p.input(g, src), linear(0, coords, strides)))
 	case trace.OpSlice:
 		src := root.Args[0]
-		st := rowMajorStrides(src.Shape)
+		st := numerics.RowMajorStrides(src.Shape)
 		base := 0
 		strides := make([]int, len(coords))
 		for j := range coords {
@@ -161,7 +162,7 @@ func (g *gen) copyFusion(f *lower.Fusion) {
 		body = append(body, fmt.Sprintf("const %s c = %s;", it, coords[ax]))
 		off := 0
 		for k, src := range root.Args {
-			st := rowMajorStrides(src.Shape)
+			st := numerics.RowMajorStrides(src.Shape)
 			terms := slices.Clone(coords)
 			terms[ax] = "(c - " + fmt.Sprint(off) + ")"
 			if off == 0 {

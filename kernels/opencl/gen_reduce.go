@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -214,7 +215,7 @@ func (g *gen) reduceFusion(f *lower.Fusion) {
 			kept = append(kept, d)
 		}
 	}
-	st := rowMajorStrides(opShape)
+	st := numerics.RowMajorStrides(opShape)
 	N := 1
 	for _, a := range axes {
 		N *= opShape[a]

@@ -94,7 +94,7 @@ func registerFused() {
 						fills("wideBin", "storedNT.bin[trace.Op"+o.op+"][tensor."+r.suffix+"]")
 				} else {
 					k.wrap(plain, "computes dst[i] = a[i] "+o.sym+" b[i] stored as "+r.format+" (as F32To"+r.suffix+").",
-						"for i := range dst {\ndst[i] = f32To"+r.suffix+"Bits(a[i] "+o.sym+" b[i])\n}").
+						"for i := range dst {\ndst[i] = numerics.F32To"+r.suffix+"Bits(a[i] "+o.sym+" b[i])\n}").
 						fills("wideBin", "stored.bin[trace.Op"+o.op+"][tensor."+r.suffix+"]")
 				}
 			}
@@ -125,7 +125,7 @@ func registerFused() {
 						fills("wideScal", f.slots("storedNT.scal", oneDType(r.suffix))...)
 				} else {
 					k.wrap(plain, "computes dst[i] = "+f.expr()+" stored as "+r.format+" (as F32To"+r.suffix+").",
-						"for i := range dst {\ndst[i] = f32To"+r.suffix+"Bits("+f.expr()+")\n}").
+						"for i := range dst {\ndst[i] = numerics.F32To"+r.suffix+"Bits("+f.expr()+")\n}").
 						fills("wideScal", f.slots("stored.scal", oneDType(r.suffix))...)
 				}
 			}

@@ -47,7 +47,7 @@ func registerWide() {
 		h := h
 		format := map[string]string{"F16": "binary16", "BF16": "bfloat16"}[h.suffix]
 		wide := "wide" + h.suffix // the twins' functions: widen bits, round, narrow
-		roundOne, narrowOne := "round"+h.suffix+"One", "f32To"+h.suffix+"Bits"
+		roundOne, narrowOne := "round"+h.suffix+"One", "numerics.F32To"+h.suffix+"Bits"
 		for _, op := range binaryOps {
 			op := op
 			for i, form := range []struct {

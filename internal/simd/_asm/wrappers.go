@@ -109,18 +109,23 @@ func (k *kernel) oneShape() string {
 }
 
 func wrappersFile() []byte {
-	var b bytes.Buffer
-	b.WriteString(header + "package simd\n")
+	var body bytes.Buffer
 	for _, k := range kernels {
 		if k.export == "" || k.byHand {
 			continue
 		}
-		body := k.body
-		if body == "" {
-			body = k.oneShape()
+		code := k.body
+		if code == "" {
+			code = k.oneShape()
 		}
-		fmt.Fprintf(&b, "\n%sfunc %s(%s) {\n%s\n}\n", comment(k.export+" "+k.doc), k.export, k.params, body)
+		fmt.Fprintf(&body, "\n%sfunc %s(%s) {\n%s\n}\n", comment(k.export+" "+k.doc), k.export, k.params, code)
 	}
+	var b bytes.Buffer
+	b.WriteString(header + "package simd\n")
+	if bytes.Contains(body.Bytes(), []byte("numerics.")) {
+		b.WriteString("\nimport \"github.com/kiln-go/kiln/internal/numerics\"\n")
+	}
+	b.Write(body.Bytes())
 	return b.Bytes()
 }
 
