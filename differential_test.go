@@ -1,16 +1,12 @@
 package kiln_test
 
 import (
-	"encoding/binary"
 	"flag"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"math/rand"
-	"runtime"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -57,48 +53,20 @@ func TestDifferential(t *testing.T) {
 	if testing.Short() {
 		n = min(n, 1000)
 	}
-	seeds := make(chan int64)
-	go func() {
-		defer close(seeds)
+	var ran, i atomic.Int64
+	next := func() (int64, bool) {
+		k := i.Add(1) - 1
 		if *diffSeed >= 0 {
-			seeds <- *diffSeed
-			return
+			return *diffSeed, k == 0
 		}
-		for i := range n {
-			seeds <- *diffFrom + int64(i)
-		}
-	}()
-	var (
-		mu       sync.Mutex
-		failures []string
-		ran      atomic.Int64
-		wg       sync.WaitGroup
-	)
+		return *diffFrom + k, k < int64(n)
+	}
 	start := time.Now()
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for seed := range seeds {
-				msg := runDifferential(seed)
-				ran.Add(1)
-				if msg != "" {
-					mu.Lock()
-					failures = append(failures, msg)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	forSeeds(t, next, func(seed int64) string {
+		defer ran.Add(1)
+		return runDifferential(seed)
+	})
 	t.Logf("%d programs in %v", ran.Load(), time.Since(start).Round(time.Millisecond))
-	for i, f := range failures {
-		if i == 5 {
-			t.Errorf("… and %d more failures", len(failures)-5)
-			break
-		}
-		t.Error(f)
-	}
 }
 
 // FuzzFusedVsReference draws a program from the fuzzer's bytes (hashed to a
@@ -108,9 +76,7 @@ func FuzzFusedVsReference(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		h := fnv.New64a()
-		h.Write(data)
-		seed := int64(binary.LittleEndian.Uint64(h.Sum(nil)) >> 1)
+		seed := fuzzSeed(data)
 		if msg := runDifferential(seed); msg != "" {
 			t.Fatal(msg)
 		}

@@ -28,11 +28,7 @@ func Grad(fn any, argnums ...int) func(args ...Value) []Value {
 
 // GradWith is Grad with every option.
 func GradWith(fn any, o GradOptions) func(args ...Value) []Value {
-	g, err := adaptTransformed(fn, "grad")
-	if err != nil {
-		return failing(err)
-	}
-	return trace.Grad(g, o)
+	return transform(fn, "grad", func(g func([]Value) []Value) func(...Value) []Value { return trace.Grad(g, o) })
 }
 
 // ValueAndGrad is Grad returning fn's value first, then the gradients
@@ -44,11 +40,17 @@ func ValueAndGrad(fn any, argnums ...int) func(args ...Value) []Value {
 // ValueAndGradWith is ValueAndGrad with every option: the value, fn's
 // auxiliary results when HasAux, then the gradients.
 func ValueAndGradWith(fn any, o GradOptions) func(args ...Value) []Value {
-	g, err := adaptTransformed(fn, "value_and_grad")
+	return transform(fn, "value_and_grad", func(g func([]Value) []Value) func(...Value) []Value { return trace.ValueAndGrad(g, o) })
+}
+
+// transform applies a transformation to fn adapted, or returns a function
+// that fails the trace it is used in when fn cannot be adapted.
+func transform(fn any, name string, t func(func([]Value) []Value) func(...Value) []Value) func(...Value) []Value {
+	g, err := adaptTransformed(fn, name)
 	if err != nil {
 		return failing(err)
 	}
-	return trace.ValueAndGrad(g, o)
+	return t(g)
 }
 
 // VJP evaluates fn at primals and returns its results and a pullback, as

@@ -1,15 +1,11 @@
 package kiln_test
 
 import (
-	"encoding/binary"
 	"flag"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"math/rand"
-	"runtime"
 	"runtime/debug"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -49,62 +45,43 @@ func TestGradPrograms(t *testing.T) {
 		n = min(n, 1000)
 	}
 	var (
-		mu        sync.Mutex
-		failures  []string
 		next      atomic.Int64 // the next seed
+		ran       atomic.Int64 // seeds checked
 		fused     atomic.Int64 // programs whose gradient ran fused, op by op and on the reference
 		fdProgs   atomic.Int64 // programs with at least one element checked against differences
 		checked   atomic.Int64 // elements compared with central differences
-		wg        sync.WaitGroup
-		seedLimit = 10 * n // programs without inexact inputs or results have no gradient
+		seedLimit = 10 * n     // programs without inexact inputs or results have no gradient
 	)
 	next.Store(3_000_000)
-	done := func() bool {
-		return fused.Load() >= n && fdProgs.Load() >= n || next.Load()-3_000_000 >= seedLimit || *gradSeed >= 0 && next.Load() > 3_000_000
+	seeds := func() (int64, bool) {
+		if *gradSeed >= 0 {
+			return *gradSeed, next.Add(1) == 3_000_001
+		}
+		if fused.Load() >= n && fdProgs.Load() >= n {
+			return 0, false
+		}
+		seed := next.Add(1) - 1
+		return seed, seed-3_000_000 < seedLimit
 	}
 	start := time.Now()
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !done() {
-				seed := next.Add(1) - 1
-				if *gradSeed >= 0 {
-					if seed != 3_000_000 {
-						return
-					}
-					seed = *gradSeed
-				}
-				ok, msg := runGradFused(seed)
-				if ok {
-					fused.Add(1)
-				}
-				if msg == "" {
-					var k int
-					k, msg = runGradFiniteDiff(seed)
-					checked.Add(int64(k))
-					if k > 0 {
-						fdProgs.Add(1)
-					}
-				}
-				if msg != "" {
-					mu.Lock()
-					failures = append(failures, msg)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	t.Logf("%d seeds in %v: %d gradient programs fused = op by op = reference; %d gradient elements of %d programs checked against central differences",
-		next.Load()-3_000_000, time.Since(start).Round(time.Millisecond), fused.Load(), checked.Load(), fdProgs.Load())
-	for i, f := range failures {
-		if i == 5 {
-			t.Errorf("… and %d more failures", len(failures)-5)
-			break
+	forSeeds(t, seeds, func(seed int64) string {
+		ran.Add(1)
+		ok, msg := runGradFused(seed)
+		if ok {
+			fused.Add(1)
 		}
-		t.Error(f)
-	}
+		if msg != "" {
+			return msg
+		}
+		k, msg := runGradFiniteDiff(seed)
+		checked.Add(int64(k))
+		if k > 0 {
+			fdProgs.Add(1)
+		}
+		return msg
+	})
+	t.Logf("%d seeds in %v: %d gradient programs fused = op by op = reference; %d gradient elements of %d programs checked against central differences",
+		ran.Load(), time.Since(start).Round(time.Millisecond), fused.Load(), checked.Load(), fdProgs.Load())
 	if *gradSeed < 0 && (fused.Load() < n || fdProgs.Load() < n) {
 		t.Errorf("only %d fused and %d finite-difference programs in %d seeds, want %d of each", fused.Load(), fdProgs.Load(), seedLimit, n)
 	}
@@ -117,9 +94,7 @@ func FuzzGrad(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		h := fnv.New64a()
-		h.Write(data)
-		seed := int64(binary.LittleEndian.Uint64(h.Sum(nil)) >> 1)
+		seed := fuzzSeed(data)
 		_, msg := runGradFused(seed)
 		if msg == "" {
 			_, msg = runGradFiniteDiff(seed)
