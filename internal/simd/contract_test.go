@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -18,9 +19,14 @@ func TestTwinsWithFMAContraction(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command")
 	}
-	cmd := exec.Command(goTool, "test", "-count=1", "-short", "-run", "^TestTwins$", ".")
+	cmd := exec.Command(goTool, "test", "-count=1", "-short", "-v", "-run", "^TestTwins$", ".")
 	cmd.Env = append(os.Environ(), "GOAMD64=v3")
-	if out, err := cmd.CombinedOutput(); err != nil {
+	out, err := cmd.CombinedOutput()
+	if err != nil {
 		t.Fatalf("GOAMD64=v3 go test -run TestTwins: %v\n%s", err, out)
+	}
+	// A -run that matches nothing passes too: make sure the twins ran.
+	if !strings.Contains(string(out), "--- PASS: TestTwins ") {
+		t.Fatalf("GOAMD64=v3 go test -run TestTwins did not run TestTwins:\n%s", out)
 	}
 }
