@@ -251,3 +251,44 @@ func TestVJPRefusals(t *testing.T) {
 		t.Errorf("cotangent of an int primal is %v, want float0 (bool zeros)", out[1])
 	}
 }
+
+// TestTransformsNeverPanic feeds the transformations what they cannot
+// take: each is a typed error of the trace, never a panic.
+func TestTransformsNeverPanic(t *testing.T) {
+	sq := func(x kiln.Value) kiln.Value { return x.Mul(x).Sum() }
+	cases := map[string]func(x kiln.Value) []kiln.Value{
+		"nil function":       func(x kiln.Value) []kiln.Value { return kiln.Grad(nil)(x) },
+		"no arguments":       func(x kiln.Value) []kiln.Value { return kiln.Grad(sq)() },
+		"too many arguments": func(x kiln.Value) []kiln.Value { return kiln.Grad(sq)(x, x) },
+		"returns nothing": func(x kiln.Value) []kiln.Value {
+			return kiln.Grad(func(xs ...kiln.Value) []kiln.Value { return nil })(x)
+		},
+		"returns the zero Value": func(x kiln.Value) []kiln.Value {
+			return kiln.Grad(func(x kiln.Value) kiln.Value { return kiln.Value{} })(x)
+		},
+		"zero Value argument": func(x kiln.Value) []kiln.Value { return kiln.Grad(sq)(kiln.Value{}) },
+		"vjp of a zero Value": func(x kiln.Value) []kiln.Value {
+			_, pb := kiln.VJP(sq, kiln.Value{})
+			return pb(kiln.Float(1))
+		},
+		"zero Value cotangent": func(x kiln.Value) []kiln.Value {
+			_, pb := kiln.VJP(sq, x)
+			return pb(kiln.Value{})
+		},
+		"jvp tangent count": func(x kiln.Value) []kiln.Value {
+			_, ts := kiln.JVP(sq, []kiln.Value{x}, nil)
+			return ts
+		},
+		"jvp wrong shape": func(x kiln.Value) []kiln.Value {
+			_, ts := kiln.JVP(sq, []kiln.Value{x}, []kiln.Value{x.Sum()})
+			return ts
+		},
+	}
+	for name, fn := range cases {
+		_, err := kiln.Jit(fn).RunAll(tensor.Must(tensor.Arange(tensor.F32, 3)))
+		var pe *kiln.PanicError
+		if err == nil || errors.As(err, &pe) {
+			t.Errorf("%s: error %v, want a typed error and no panic", name, err)
+		}
+	}
+}

@@ -93,11 +93,16 @@ func JVP(fn func([]Value) []Value, primals, tangents []Value) ([]Value, []Value)
 	if b == nil {
 		n := len(primals)
 		outs := free(append(append([]Value{}, primals...), tangents...), func(b *builder, args []Value) []Value {
-			o, t := JVP(fn, args[:n], args[n:])
+			o, t := jvpIn(b, true, fn, args[:n], args[n:])
 			return append(o, t...)
 		})
 		return outs[:len(outs)/2], outs[len(outs)/2:]
 	}
+	return jvpIn(b, ok, fn, primals, tangents)
+}
+
+// jvpIn is JVP in trace b (ok false: the operands' traces were unrelated).
+func jvpIn(b *builder, ok bool, fn func([]Value) []Value, primals, tangents []Value) ([]Value, []Value) {
 	failed := func(n int) ([]Value, []Value) { return inert(b, n), inert(b, n) }
 	if !ok || b.err != nil {
 		return failed(1)
@@ -141,11 +146,11 @@ func (b *builder) checkTangent(op string, t Value, v *Var, i int) Value {
 	if t.lit != nil {
 		return Value{b: b, v: b.to(t, v.Type, op, "")}
 	}
+	what := map[string]string{"jvp": "tangent", "vjp": "cotangent"}[op]
 	if t.v == nil {
-		b.opErr(op, fmt.Errorf("tangent %d is not a value", i))
+		b.opErr(op, fmt.Errorf("%s %d is not a value (the zero Value, or one made outside any expression)", what, i))
 		return Value{}
 	}
-	what := map[string]string{"jvp": "tangent", "vjp": "cotangent"}[op]
 	if t.v.Type.DType != v.Type.DType {
 		b.dtypeErr(op, fmt.Sprintf("%s %d has dtype %s, but the %s of a %s value must be %s too (JAX: primal and %s arguments must have equal dtypes)",
 			what, i, t.v.Type.DType, what, v.Type.DType, v.Type.DType, what), t.v.Type, v.Type)
@@ -177,17 +182,22 @@ func VJP(fn func([]Value) []Value, primals ...Value) ([]Value, func(cts ...Value
 	b, ok := builderOf("vjp", primals...)
 	if b == nil {
 		outs := free(primals, func(b *builder, args []Value) []Value {
-			o, _ := VJP(fn, args...)
+			o, _ := vjpIn(b, true, fn, args)
 			return o
 		})
 		return outs, func(cts ...Value) []Value {
 			n := len(primals)
 			return free(append(append([]Value{}, primals...), cts...), func(b *builder, args []Value) []Value {
-				_, pb := VJP(fn, args[:n]...)
+				_, pb := vjpIn(b, true, fn, args[:n])
 				return pb(args[n:]...)
 			})
 		}
 	}
+	return vjpIn(b, ok, fn, primals)
+}
+
+// vjpIn is VJP in trace b (ok false: the operands' traces were unrelated).
+func vjpIn(b *builder, ok bool, fn func([]Value) []Value, primals []Value) ([]Value, func(cts ...Value) []Value) {
 	failed := func(cts ...Value) []Value { return inert(b, len(primals)) }
 	if !ok || b.err != nil {
 		return inert(b, 1), failed
@@ -260,7 +270,17 @@ func gradCall(fn func([]Value) []Value, o GradOptions, args []Value, withValue b
 	}
 	b, ok := builderOf(name, args...)
 	if b == nil {
-		return free(args, func(b *builder, args []Value) []Value { return gradCall(fn, o, args, withValue) })
+		return free(args, func(b *builder, args []Value) []Value { return gradIn(b, true, fn, o, args, withValue) })
+	}
+	return gradIn(b, ok, fn, o, args, withValue)
+}
+
+// gradIn is Grad (ValueAndGrad with withValue) in trace b (ok false: the
+// arguments' traces were unrelated).
+func gradIn(b *builder, ok bool, fn func([]Value) []Value, o GradOptions, args []Value, withValue bool) []Value {
+	name := "grad"
+	if withValue {
+		name = "value_and_grad"
 	}
 	argnums := append([]int{}, o.Argnums...)
 	if len(argnums) == 0 {
@@ -277,7 +297,7 @@ func gradCall(fn func([]Value) []Value, o GradOptions, args []Value, withValue b
 	for k, a := range argnums {
 		i, ok := normAxis(a, len(args))
 		if !ok {
-			b.opErr(name, fmt.Errorf("differentiating with respect to argnums=%v requires at least %d positional arguments, but got only %d", o.Argnums, max(a+1, -a), len(args)))
+			b.opErr(name, fmt.Errorf("differentiating with respect to argnums=%v requires at least %d positional arguments, but got only %d", argnums, max(a+1, -a), len(args)))
 			return inert(b, nout)
 		}
 		argnums[k] = i
