@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/internal/numerics"
@@ -9,8 +10,10 @@ import (
 	"github.com/kiln-go/kiln/trace"
 )
 
-// Copy fusions move data without computing: transpose and slice are
-// gathers over the output's elements, concatenate copies rows.
+// Copy fusions move data without computing: transpose, slice and rev are
+// gathers over the output's elements (rev with negative strides),
+// concatenate copies rows. The indexing ops are in index.go, scatter.go
+// and dynslice.go.
 
 const copyChunk = 1 << 14 // elements per parallel work item
 
@@ -32,17 +35,23 @@ func (x *cpuExec) compileCopy(f *lower.Fusion) (kernel, error) {
 	out := x.m.Plan.Of[root]
 	size := root.DType.Size()
 	switch root.Op {
-	case trace.OpTranspose, trace.OpSlice:
+	case trace.OpTranspose, trace.OpSlice, trace.OpRev:
 		arg := root.Args[0]
 		st := numerics.RowMajorStrides(arg.Shape)
 		g := &strided{shape: append([]int(nil), root.Shape...), strides: make([]int, len(root.Shape))}
 		p := root.Params
 		for j := range root.Shape {
-			if root.Op == trace.OpTranspose {
+			switch {
+			case root.Op == trace.OpTranspose:
 				g.strides[j] = st[p.Perm[j]]
-			} else {
+			case root.Op == trace.OpSlice:
 				g.strides[j] = st[j] * p.Stride[j]
 				g.base += st[j] * p.Start[j]
+			case slices.Contains(p.Axes, j): // rev: walk the dim backwards
+				g.strides[j] = -st[j]
+				g.base += st[j] * (root.Shape[j] - 1)
+			default:
+				g.strides[j] = st[j]
 			}
 		}
 		g.simplify()
@@ -62,6 +71,14 @@ func (x *cpuExec) compileCopy(f *lower.Fusion) (kernel, error) {
 			k.rowBytes = append(k.rowBytes, a.Shape[axis]*inner*size)
 		}
 		return k, nil
+	case trace.OpGather:
+		return x.compileGather(root)
+	case trace.OpScatter, trace.OpScatterAdd, trace.OpScatterMul, trace.OpScatterMin, trace.OpScatterMax:
+		return x.compileScatter(root)
+	case trace.OpDynamicSlice:
+		return x.compileDynamicSlice(root)
+	case trace.OpDynamicUpdateSlice:
+		return x.compileDynamicUpdate(root)
 	}
 	return nil, fmt.Errorf("kernels: cpu has no copy kernel for %s", root.Op)
 }

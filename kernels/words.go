@@ -83,8 +83,11 @@ func gather[W any](dst, src unsafe.Pointer, g *strided, lo, n int) {
 				run[k] = v
 			}
 		default:
-			in := unsafe.Slice(s, off+(m-1)*lastStride+1)
-			o := off
+			// The run reads off, off+lastStride, …: from the lowest of them
+			// (a negative stride, for rev, walks backwards).
+			low := off + min(0, (m-1)*lastStride)
+			in := unsafe.Slice((*W)(unsafe.Add(unsafe.Pointer(s), low*int(unsafe.Sizeof(*s)))), off+max(0, (m-1)*lastStride)-low+1)
+			o := off - low
 			run := out[i : i+m]
 			for k := range run {
 				run[k] = in[o]

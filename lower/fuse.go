@@ -88,6 +88,8 @@ func kindOf(in *Instr) FusionKind {
 		return FusionReduce
 	case trace.ClassDot:
 		return FusionDot
+	case trace.ClassIndex:
+		return FusionCopy
 	case trace.ClassStructural:
 		if in.Op == trace.OpBroadcastInDim {
 			return FusionLoop

@@ -38,8 +38,9 @@ const (
 	FusionReduce
 	// FusionDot: a dot_general (operands read from buffers).
 	FusionDot
-	// FusionCopy: one structural instruction (transpose, slice, concatenate)
-	// that moves data; reshape needs no kernel and aliases its operand.
+	// FusionCopy: one structural instruction (transpose, slice, concatenate,
+	// rev) or indexing instruction (gather, scatters, dynamic slices) that
+	// moves data; reshape needs no kernel and aliases its operand.
 	FusionCopy
 )
 

@@ -80,6 +80,16 @@ func (in *Instr) paramString() string {
 		return s
 	case trace.OpArgMax, trace.OpArgMin:
 		return "dimension=" + tuple(p.Axes)
+	case trace.OpRev:
+		return "dimensions=" + tuple(p.Axes)
+	case trace.OpGather:
+		s := p.Index.String(in.Op)
+		if p.Index.Mode == trace.ModeFill && p.Value != nil {
+			s += " fill_value=" + p.Value.FormatElem(0)
+		}
+		return s
+	case trace.OpScatter, trace.OpScatterAdd, trace.OpScatterMul, trace.OpScatterMin, trace.OpScatterMax, trace.OpDynamicSlice:
+		return p.Index.String(in.Op)
 	case trace.OpDot:
 		d := p.Dot
 		return "lhs_batch=" + tuple(d.LhsBatch) + ", rhs_batch=" + tuple(d.RhsBatch) +

@@ -234,6 +234,9 @@ func cseKey(in *Instr) string {
 	if p.Value != nil {
 		b = append(b, constKey(p.Value)...)
 	}
+	if in.Op.Info().Class == trace.ClassIndex {
+		b = append(b, p.Index.String(in.Op)...)
+	}
 	return string(b)
 }
 

@@ -87,6 +87,19 @@ const (
 	// Contraction.
 	OpDot // dot_general with Params.Dot batch and contracting dims
 
+	// Indexing (helper opsindex): lax.rev, gather, the scatters and the
+	// dynamic slices. Index operands have any integer dtype and are read at
+	// run time; Params.Index holds the static parameters (indexparams.go).
+	OpRev                // Params.Axes: the dims reversed (class structural)
+	OpGather             // (operand, indices): Params.Index.Gather, SliceSizes, Mode; Params.Value: the fill value
+	OpScatter            // (operand, indices, updates): Params.Index.Scatter, Mode; an update replaces
+	OpScatterAdd         // as scatter; updates are added
+	OpScatterMul         // as scatter; updates multiply
+	OpScatterMin         // as scatter; the minimum is kept
+	OpScatterMax         // as scatter; the maximum is kept
+	OpDynamicSlice       // (operand, one scalar start per dim): Params.Index.SliceSizes; starts clamped
+	OpDynamicUpdateSlice // (operand, update, one scalar start per dim); starts clamped
+
 	numOps
 )
 
@@ -105,9 +118,10 @@ const (
 	ClassStructural
 	ClassReduce
 	ClassDot
+	ClassIndex // gather, scatters, dynamic slices: data-dependent addresses
 )
 
-var classNames = [...]string{"leaf", "unary", "binary", "ternary", "structural", "reduce", "dot"}
+var classNames = [...]string{"leaf", "unary", "binary", "ternary", "structural", "reduce", "dot", "index"}
 
 func (c Class) String() string { return classNames[c] }
 
@@ -217,6 +231,37 @@ var ops = [numOps]OpInfo{
 	OpArgMin:     {Name: "argmin", Class: ClassReduce, Arity: 1, Check: checkArgReduce},
 
 	OpDot: {Name: "dot_general", Class: ClassDot, Arity: 2, Check: checkDot},
+
+	// Indexing (helper opsindex).
+	OpRev:                {Name: "rev", Class: ClassStructural, Arity: 1},
+	OpGather:             {Name: "gather", Class: ClassIndex, Arity: 2},
+	OpScatter:            {Name: "scatter", Class: ClassIndex, Arity: 3},
+	OpScatterAdd:         {Name: "scatter_add", Class: ClassIndex, Arity: 3},
+	OpScatterMul:         {Name: "scatter_mul", Class: ClassIndex, Arity: 3},
+	OpScatterMin:         {Name: "scatter_min", Class: ClassIndex, Arity: 3},
+	OpScatterMax:         {Name: "scatter_max", Class: ClassIndex, Arity: 3},
+	OpDynamicSlice:       {Name: "dynamic_slice", Class: ClassIndex, Arity: -1},
+	OpDynamicUpdateSlice: {Name: "dynamic_update_slice", Class: ClassIndex, Arity: -1},
+}
+
+// IsScatter reports whether op is one of the scatters.
+func (op Op) IsScatter() bool { return op >= OpScatter && op <= OpScatterMax }
+
+// ScatterCombiner is the elementwise op a scatter combines an operand
+// element and an update with (OpAdd, OpMul, OpMin, OpMax), or OpInvalid
+// for scatter, whose update replaces the element.
+func (op Op) ScatterCombiner() Op {
+	switch op {
+	case OpScatterAdd:
+		return OpAdd
+	case OpScatterMul:
+		return OpMul
+	case OpScatterMin:
+		return OpMin
+	case OpScatterMax:
+		return OpMax
+	}
+	return OpInvalid
 }
 
 // Info returns the table row of op.

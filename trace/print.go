@@ -104,6 +104,16 @@ func (e *Eqn) paramString() string {
 		return s
 	case OpArgMax, OpArgMin:
 		return fmt.Sprintf("axis=%d index=%s", p.Axes[0], p.DType)
+	case OpRev:
+		return "dimensions=" + tuple(p.Axes)
+	case OpGather:
+		s := p.Index.String(e.Op)
+		if p.Index.Mode == ModeFill && p.Value != nil {
+			s += " fill_value=" + p.Value.FormatElem(0)
+		}
+		return s
+	case OpScatter, OpScatterAdd, OpScatterMul, OpScatterMin, OpScatterMax, OpDynamicSlice:
+		return p.Index.String(e.Op)
 	case OpDot:
 		d := p.Dot
 		return "batch=" + tuple(d.LhsBatch) + "," + tuple(d.RhsBatch) + " contract=" + tuple(d.LhsContract) + "," + tuple(d.RhsContract)

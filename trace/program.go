@@ -55,7 +55,7 @@ type DotDims struct {
 // documented beside the op constant; the rest stay zero.
 type Params struct {
 	DType    tensor.DType  // convert: target; argmax/argmin: index dtype
-	Value    *tensor.Array // const: the value at its final dtype
+	Value    *tensor.Array // const: the value at its final dtype; gather: the fill value
 	Shape    []int         // reshape, broadcast_in_dim: result shape
 	Dims     []int         // broadcast_in_dim: operand dim i → result dim Dims[i]
 	Perm     []int         // transpose: result dim i is operand dim Perm[i]
@@ -63,9 +63,10 @@ type Params struct {
 	Limit    []int         // slice (exclusive)
 	Stride   []int         // slice (> 0)
 	Axis     int           // concatenate
-	Axes     []int         // reductions: sorted, unique
+	Axes     []int         // reductions: sorted, unique; rev: the reversed dims
 	KeepDims bool          // reductions
 	Dot      DotDims       // dot_general
+	Index    IndexParams   // gather, scatters, dynamic_slice (indexparams.go)
 }
 
 // Pos is the position in the user's source that created an Eqn. Col is

@@ -187,38 +187,79 @@ func sliceLen(start, limit, stride int) int {
 }
 
 // Slice takes x[start:stop:step] along one axis with Python's rules:
-// negative start and stop count from the end and both are clamped; step
-// must be positive.
+// negative start and stop count from the end and both are clamped; a
+// negative step walks backwards (x[::-1] is Slice(axis, math.MaxInt,
+// math.MinInt, -1): the bounds Python leaves out are MaxInt and MinInt
+// then). A negative step is a positive-step slice followed by rev, as in
+// JAX. A zero step is an error.
 func (x Value) Slice(axis, start, stop, step int) Value {
 	return unary("slice", x, func(b *builder, v *Var) Value {
 		ax, ok := normAxis(axis, v.Rank())
 		if !ok {
 			return b.shapeErr("slice", fmt.Sprintf("axis %d is out of range for %s", axis, shapeString(v.Shape)), v.Shape)
 		}
-		if step <= 0 {
-			return b.shapeErr("slice", fmt.Sprintf("step %d: only positive steps are supported", step), v.Shape)
+		if step == 0 {
+			return b.shapeErr("slice", "slice step cannot be zero", v.Shape)
 		}
-		n := v.Shape[ax]
-		clamp := func(i int) int {
-			if i < 0 {
-				i += n
+		lo, hi, n := sliceBounds(v.Shape[ax], start, stop, step)
+		if step < 0 {
+			// Elements lo, lo+step, …, n of them: the positive-step slice
+			// from the last one up to lo, reversed.
+			last := lo + (n-1)*step
+			stride := 1 // a slice of at most one element, whatever the step
+			if n > 1 {
+				stride = -step
 			}
-			return min(max(i, 0), n)
+			r := b.slice(v, ax, last, last+(n-1)*stride+1, stride, n)
+			return b.rev(r.v, []int{ax}, "slice")
 		}
-		lo, hi := clamp(start), clamp(stop)
-		hi = max(hi, lo)
-		p := Params{Start: make([]int, v.Rank()), Limit: append([]int{}, v.Shape...), Stride: make([]int, v.Rank())}
-		for i := range p.Stride {
-			p.Stride[i] = 1
-		}
-		p.Start[ax], p.Limit[ax], p.Stride[ax] = lo, hi, step
-		out := append([]int{}, v.Shape...)
-		out[ax] = sliceLen(lo, hi, step)
-		if out[ax] == n {
-			return Value{b: b, v: v}
-		}
-		return b.emit(OpSlice, []*Var{v}, v.Type, out, p, "")
+		return b.slice(v, ax, lo, hi, step, n)
 	})
+}
+
+// sliceBounds is Python's slice.indices for a dim of size dim, with the
+// number of elements taken.
+func sliceBounds(dim, start, stop, step int) (lo, hi, n int) {
+	clamp := func(i, low, high int) int {
+		if i < 0 {
+			i += dim
+		}
+		return min(max(i, low), high)
+	}
+	// The counts are (distance-1)/|step| + 1, which cannot overflow for a
+	// huge step as (distance+|step|-1)/|step| would; a step of MinInt has
+	// no |step| and takes one element.
+	if step > 0 {
+		lo, hi = clamp(start, 0, dim), clamp(stop, 0, dim)
+		return lo, max(hi, lo), sliceLen(lo, hi, step)
+	}
+	lo, hi = clamp(start, -1, dim-1), clamp(stop, -1, dim-1)
+	switch {
+	case lo <= hi:
+	case step == math.MinInt:
+		n = 1
+	default:
+		n = (lo-hi-1)/-step + 1
+	}
+	return lo, hi, n
+}
+
+// slice emits a positive-step slice of axis ax taking n elements.
+func (b *builder) slice(v *Var, ax, lo, hi, step, n int) Value {
+	if n == 0 {
+		lo, hi = 0, 0
+	}
+	if n == v.Shape[ax] {
+		return Value{b: b, v: v}
+	}
+	p := Params{Start: make([]int, v.Rank()), Limit: append([]int{}, v.Shape...), Stride: make([]int, v.Rank())}
+	for i := range p.Stride {
+		p.Stride[i] = 1
+	}
+	p.Start[ax], p.Limit[ax], p.Stride[ax] = lo, hi, step
+	out := append([]int{}, v.Shape...)
+	out[ax] = n
+	return b.emit(OpSlice, []*Var{v}, v.Type, out, p, "")
 }
 
 // Concatenate joins xs along axis; their dtypes are promoted together and

@@ -194,6 +194,8 @@ func (ev *evaluator) apply(e *trace.Eqn, args []*tensor.Array) (*tensor.Array, e
 		return reduce(e, args[0])
 	case trace.ClassDot:
 		return dot(e.Params.Dot, args[0], args[1])
+	case trace.ClassIndex:
+		return ev.index(e, args)
 	}
 	return nil, fmt.Errorf("unknown op %s", e.Op)
 }

@@ -260,6 +260,8 @@ func structural(e *trace.Eqn, args []*tensor.Array) (*tensor.Array, error) {
 		})
 	case trace.OpConcat:
 		return concat(args, p.Axis)
+	case trace.OpRev:
+		return rev(p.Axes, x)
 	default:
 		return nil, fmt.Errorf("%s is not structural", e.Op)
 	}

@@ -163,6 +163,9 @@ func Cases() []Case {
 	for _, c := range mixedCases() {
 		add(c)
 	}
+	for _, c := range indexCases() {
+		add(c)
+	}
 	return append(cs, gradCases()...) // never filtered: a derivative that fails to trace fails its case
 }
 

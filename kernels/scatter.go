@@ -1,0 +1,162 @@
+package kernels
+
+import (
+	"slices"
+	"unsafe"
+
+	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// scatterKernel runs a scatter: the operand is copied to the result, then
+// the updates are combined into it in row-major order of the updates, a
+// run of the last dim at a time. When a window dim of the updates lies on
+// an operand dim that no index moves (its start is always 0), workers
+// split that dim: their targets are disjoint and every element still sees
+// its updates in order, so the bits do not depend on the split.
+type scatterKernel struct {
+	w        *windowStarts
+	it       indexIter // over the updates, the split dim at size 1
+	copy     copyJob
+	upd, out int
+	size     int // element bytes
+	nu       int // update elements
+	dt       tensor.DType
+	combine  trace.Op // OpInvalid: replace
+	split    int      // the size of the dim workers split; 0: none
+	splitWS  int      // its stride in the operand
+	splitUS  int      // its stride in the updates
+}
+
+func (x *cpuExec) compileScatter(root *lower.Instr) (kernel, error) {
+	operand, indices, updates := root.Args[0], root.Args[1], root.Args[2]
+	p := root.Params.Index
+	d := p.Scatter
+	window := trace.ScatterWindow(len(operand.Shape), updates.Shape, d)
+	k := &scatterKernel{upd: x.source(updates), out: x.m.Plan.Of[root], size: root.DType.Size(), nu: updates.Size(),
+		dt: root.DType, combine: root.Op.ScatterCombiner()}
+	k.copy = copyJob{dst: k.out, src: x.source(operand), n: root.Size() * k.size}
+	k.w = newWindowStarts(x, operand, indices, window, d.ScatterDimsToOperandDims, d.OperandBatchingDims, d.ScatterIndicesBatchingDims, p.Mode != trace.ModeClip)
+	var winDims []int
+	for i := range operand.Shape {
+		if !slices.Contains(d.InsertedWindowDims, i) && !slices.Contains(d.OperandBatchingDims, i) {
+			winDims = append(winDims, i)
+		}
+	}
+	wmap := make([]int, len(updates.Shape))
+	w := 0
+	for j := range wmap {
+		wmap[j] = -1
+		if slices.Contains(d.UpdateWindowDims, j) {
+			wmap[j], w = winDims[w], w+1
+		}
+	}
+	gs, ws := iterDims(updates.Shape, wmap, k.w.st)
+	us := rowMajorStrides(updates.Shape)
+	shape := slices.Clone(updates.Shape)
+	for j, od := range wmap {
+		if od >= 0 && !slices.Contains(d.ScatterDimsToOperandDims, od) && shape[j] >= 2 {
+			k.split, k.splitWS, k.splitUS = shape[j], ws[j], us[j]
+			shape[j] = 1
+			break
+		}
+	}
+	k.it = newIndexIter(shape, gs, ws, us)
+	return k, nil
+}
+
+func (k *scatterKernel) run(x *cpuExec, rs *runState) {
+	k.copy.run(x, rs)
+	if k.nu == 0 {
+		return
+	}
+	k.w.compute(rs)
+	if k.split == 0 {
+		k.apply(rs, x.worker0(rs), 0, 0)
+		return
+	}
+	x.parallel(rs, k.split, k.nu, k)
+}
+
+func (k *scatterKernel) runRange(rs *runState, w *worker, lo, hi int) {
+	for s := lo; s < hi; s++ {
+		k.apply(rs, w, s*k.splitWS, s*k.splitUS)
+	}
+}
+
+// apply combines the updates of one coordinate of the split dim (all of
+// them without a split), whose operand and updates offsets are so and su.
+func (k *scatterKernel) apply(rs *runState, w *worker, so, su int) {
+	base := k.w.offsets(rs)
+	out, upd := rs.srcs[k.out], rs.srcs[k.upd]
+	n := k.nu
+	if k.split > 0 {
+		n /= k.split
+	}
+	at := func(b int64, off, u, m int) {
+		if b >= 0 {
+			k.combineRun(w, unsafe.Add(out, (int(b)+off+so)*k.size), unsafe.Add(upd, (u+su)*k.size), m)
+		}
+	}
+	if len(k.it.shape) == 0 {
+		at(base[0], 0, 0, 1)
+		return
+	}
+	var buf [maxRank]int
+	p := k.it.newPos(&buf)
+	k.it.start(&p, 0)
+	r := len(k.it.shape) - 1
+	last, gs, ws, us := k.it.shape[r], k.it.gs[r], k.it.ws[r], k.it.us[r]
+	for i := 0; i < n; i += last {
+		if gs == 0 && ws == 1 && us == 1 {
+			at(base[p.g], p.off, p.up, last)
+		} else {
+			g, off, u := p.g, p.off, p.up
+			for range last {
+				at(base[g], off, u, 1)
+				g, off, u = g+gs, off+ws, u+us
+			}
+		}
+		k.it.step(&p, last)
+	}
+}
+
+// combineRun combines n contiguous updates at u into the result at o.
+func (k *scatterKernel) combineRun(w *worker, o, u unsafe.Pointer, n int) {
+	if k.combine == trace.OpInvalid {
+		copy(view[byte](o, n*k.size), view[byte](u, n*k.size))
+		return
+	}
+	f := binaryTable[k.combine][k.dt]
+	if wide := widenFn(k.dt); wide != nil { // f16, bf16: combine in f32, round once
+		a := w.temp(8 * n)
+		b := unsafe.Add(a, 4*n)
+		wide(a, o, n)
+		wide(b, u, n)
+		f(a, a, b, n)
+		narrowFn(k.dt)(o, a, n)
+		return
+	}
+	f(o, o, u, n)
+}
+
+// copyJob copies n bytes from source src to source dst, in parallel when
+// large.
+type copyJob struct {
+	dst, src, n int
+}
+
+const copyJobChunk = copyChunk * 8 // bytes per work item
+
+func (c *copyJob) run(x *cpuExec, rs *runState) {
+	if c.n > 0 {
+		x.parallel(rs, (c.n+copyJobChunk-1)/copyJobChunk, c.n/8, c)
+	}
+}
+
+func (c *copyJob) runRange(rs *runState, _ *worker, lo, hi int) {
+	dst, src := rs.srcs[c.dst], rs.srcs[c.src]
+	a, b := lo*copyJobChunk, min(hi*copyJobChunk, c.n)
+	copy(view[byte](unsafe.Add(dst, a), b-a), view[byte](unsafe.Add(src, a), b-a))
+}
