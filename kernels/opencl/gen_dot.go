@@ -122,6 +122,10 @@ func sum(terms ...string) string {
 // per output element, moving storage words without converting them.
 func (g *gen) copyFusion(f *lower.Fusion) {
 	root := f.Outputs[0]
+	if root.Op.Info().Class == trace.ClassIndex {
+		g.indexFusion(f)
+		return
+	}
 	n := root.Size()
 	if n == 0 {
 		return
@@ -157,6 +161,14 @@ func (g *gen) copyFusion(f *lower.Fusion) {
 			strides[j] = root.Params.Stride[j] * st[j]
 		}
 		body = append(body, fmt.Sprintf("%s[i] = %s[%s];", out, p.input(g, src), linear(base, coords, strides)))
+	case trace.OpRev:
+		src := root.Args[0]
+		st := rowMajorStrides(src.Shape)
+		terms := slices.Clone(coords)
+		for _, a := range root.Params.Axes {
+			terms[a] = fmt.Sprintf("(%d - %s)", root.Shape[a]-1, coords[a])
+		}
+		body = append(body, fmt.Sprintf("%s[i] = %s[%s];", out, p.input(g, src), linear(0, terms, st)))
 	case trace.OpConcat:
 		ax := root.Params.Axis
 		body = append(body, fmt.Sprintf("const %s c = %s;", it, coords[ax]))
