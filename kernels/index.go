@@ -52,19 +52,19 @@ func clampStart(s int64, n, w int) (int, bool) {
 // windowStarts finds the operand offset of every window of a gather or
 // scatter.
 type windowStarts struct {
-	idxDT      tensor.DType
-	idx        int   // source of the indices
-	batch      []int // the indices' batch shape (all dims but the last)
-	k          int   // index vector length
-	startMap   []int // operand dim of each vector element
-	opBatch    []int // operand batching dims …
-	idxBatch   []int // … and the index dims they take their coordinate from
-	operand    []int
-	window     []int // window size per operand dim
-	st         []int // operand strides
-	skip       bool  // a window that does not fit gets −1 (fill, drop)
-	nb         int   // number of windows
-	slot       int   // scratch slot of the offsets
+	idxDT    tensor.DType
+	idx      int   // source of the indices
+	batch    []int // the indices' batch shape (all dims but the last)
+	k        int   // index vector length
+	startMap []int // operand dim of each vector element
+	opBatch  []int // operand batching dims …
+	idxBatch []int // … and the index dims they take their coordinate from
+	operand  []int
+	window   []int // window size per operand dim
+	st       []int // operand strides
+	skip     bool  // a window that does not fit gets −1 (fill, drop)
+	nb       int   // number of windows
+	slot     int   // scratch slot of the offsets
 }
 
 func newWindowStarts(x *cpuExec, operand, indices *lower.Instr, window, startMap, opBatch, idxBatch []int, skip bool) *windowStarts {

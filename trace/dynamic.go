@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/kiln-go/kiln/promote"
+	"github.com/kiln-go/kiln/tensor"
 )
 
 // startVars materializes the start indices of a dynamic slice: one integer
@@ -18,6 +19,10 @@ func (b *builder) startVars(op string, x *Var, starts []Value, sizes []int) []*V
 	}
 	out := make([]*Var, len(starts))
 	for i, s := range starts {
+		if s.lit != nil && s.lit.kind == tensor.KindInt && s.lit.i < 0 {
+			// A literal start counts from the end now, not in the program.
+			s = Value{b: b, lit: &literal{kind: tensor.KindInt, i: s.lit.i + int64(x.Shape[i])}}
+		}
 		v := b.indexVar(op, s, "start indices")
 		if v == nil {
 			return nil
@@ -25,6 +30,10 @@ func (b *builder) startVars(op string, x *Var, starts []Value, sizes []int) []*V
 		if v.Rank() != 0 {
 			b.shapeErr(op, fmt.Sprintf("start index %d has shape %s; start indices are scalars", i, shapeString(v.Shape)), x.Shape, v.Shape)
 			return nil
+		}
+		if s.lit != nil {
+			out[i] = v
+			continue
 		}
 		if out[i] = b.normIndex(v, x.Shape[i]); out[i] == nil {
 			return nil

@@ -32,7 +32,9 @@ type Span struct {
 var All = Span{}
 
 // Range is the slice start:stop.
-func Range(start, stop int) Span { return Span{Start: start, Stop: stop, HasStart: true, HasStop: true} }
+func Range(start, stop int) Span {
+	return Span{Start: start, Stop: stop, HasStart: true, HasStop: true}
+}
 
 // RangeStep is the slice start:stop:step.
 func RangeStep(start, stop, step int) Span {

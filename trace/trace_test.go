@@ -174,7 +174,7 @@ func TestErrors(t *testing.T) {
 		{"reshape", promote.Config{}, []string{"f32[2,3]"}, func(a []trace.Value) trace.Value { return a[0].Reshape(4, 2) }, shapeErr, "reshape", "6 elements"},
 		{"reshape infer", promote.Config{}, []string{"f32[2,3]"}, func(a []trace.Value) trace.Value { return a[0].Reshape(4, -1) }, shapeErr, "reshape", "cannot reshape"},
 		{"perm", promote.Config{}, []string{"f32[2,3]"}, func(a []trace.Value) trace.Value { return a[0].Transpose(0, 0) }, shapeErr, "transpose", "not a permutation"},
-		{"slice step", promote.Config{}, []string{"f32[5]"}, func(a []trace.Value) trace.Value { return a[0].Slice(0, 0, 5, -1) }, shapeErr, "slice", "positive steps"},
+		{"slice step", promote.Config{}, []string{"f32[5]"}, func(a []trace.Value) trace.Value { return a[0].Slice(0, 0, 5, 0) }, shapeErr, "slice", "cannot be zero"},
 		{"slice axis", promote.Config{}, []string{"f32[5]"}, func(a []trace.Value) trace.Value { return a[0].Slice(3, 0, 5, 1) }, shapeErr, "slice", "out of range"},
 		{"concat", promote.Config{}, []string{"f32[2,3]", "f32[2,4]"}, func(a []trace.Value) trace.Value { return trace.Concatenate(0, a[0], a[1]) }, shapeErr, "concatenate", "differ outside axis 0"},
 		{"concat scalar", promote.Config{}, []string{"f32[]"}, func(a []trace.Value) trace.Value { return trace.Concatenate(0, a[0], a[0]) }, shapeErr, "concatenate", "zero-dimensional"},

@@ -105,7 +105,9 @@ func laxIndexCases() []Case {
 				return trace.Scatter(trace.OpScatterMax, a[0], a[1], a[2], trace.ScatterDimsOf(gdims), trace.WithMode(trace.ModeClip))
 			})},
 		{Name: "one-hot", Inputs: []*tensor.Array{Input(tensor.I8, 92, 3, 4)},
-			Fn: one(func(a []trace.Value) trace.Value { return trace.OneHot(a[0], 5, trace.WithAxis(1), trace.WithDType(tensor.F16)) })},
+			Fn: one(func(a []trace.Value) trace.Value {
+				return trace.OneHot(a[0], 5, trace.WithAxis(1), trace.WithDType(tensor.F16))
+			})},
 		{Name: "one-hot-u8-wide", Inputs: []*tensor.Array{Input(tensor.U8, 93, 6)},
 			Fn: one(func(a []trace.Value) trace.Value { return trace.OneHot(a[0], 300) })},
 		{Name: "embedding-large", Inputs: []*tensor.Array{Input(tensor.F32, 94, 1000, 64), Input(tensor.I32, 95, 3000)},

@@ -296,6 +296,8 @@ func (x *shloInstr) lower(args []*shloVal) (*shloVal, error) {
 		return x.argReduce(op, a)
 	case op == trace.OpDot:
 		return x.dot(a, c), nil
+	case op == trace.OpRev || op.Info().Class == trace.ClassIndex:
+		return x.lowerIndex(args)
 	}
 	return nil, unsupported("no StableHLO lowering for %s on %s", in.Op, d)
 }

@@ -70,6 +70,18 @@ var shloCases = []struct {
 				trace.Reduce(trace.OpReduceSum, x, []int{1}, true), x.ArgMax(1), x.ArgMin(0), h.Sum(), h.Max(),
 				i.ArgMax(0), i.Max(), i.Prod(), b.ArgMin(0), b.Max(), b.Min(), b.Sum(), e.Sum(0)}
 		}},
+	{"index", []trace.Abstract{abs(tensor.F32, 3, 4), abs(tensor.I32, 2), abs(tensor.U8, 2, 1), abs(tensor.I8), abs(tensor.F16, 2, 4), abs(tensor.Bool, 3, 4)},
+		func(a []trace.Value) []trace.Value {
+			x, i, u, s, h, b := a[0], a[1], a[2], a[3], a[4], a[5]
+			gd := trace.GatherDims{OffsetDims: []int{1}, CollapsedSliceDims: []int{0}, StartIndexMap: []int{0}}
+			return []trace.Value{x.Flip(1), x.Index(trace.All, trace.Step(-2)), x.Index(i), x.Index(s, trace.All),
+				trace.Take(x, i, 1), trace.Gather(x, u, gd, []int{1, 4}, trace.WithMode(trace.ModeFill)),
+				x.At(i).Set(h.Astype(tensor.F32)), x.At(i).Add(trace.Float(1), trace.WithMode(trace.ModeClip)),
+				h.At(trace.All, u.Reshape(2)).Mul(trace.Float(2)), x.At(u).Min(trace.Float(0)), x.At(u).Max(x.Index(u)),
+				b.At(i).Set(trace.Bool(true)), b.At(i).Add(trace.Bool(true)),
+				trace.DynamicSlice(x, []trace.Value{s, trace.Int(1)}, []int{2, 2}),
+				trace.DynamicUpdateSlice(x, h.Astype(tensor.F32), []trace.Value{s, s})}
+		}},
 	{"dot", []trace.Abstract{abs(tensor.F32, 2, 3), abs(tensor.F32, 3, 4), abs(tensor.F16, 5, 2, 3), abs(tensor.F16, 5, 3, 4),
 		abs(tensor.I8, 3), abs(tensor.I8, 3, 2), abs(tensor.Bool, 2, 3), abs(tensor.Bool, 3, 2)}, func(a []trace.Value) []trace.Value {
 		return []trace.Value{a[0].MatMul(a[1]), a[2].MatMul(a[3]), a[4].MatMul(a[5]), a[6].MatMul(a[7]),

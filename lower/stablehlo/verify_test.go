@@ -336,6 +336,8 @@ func verifyOp(o *shloOp) error {
 				return fmt.Errorf("the body returns %s", a.typ)
 			}
 		}
+	case "reverse", "gather", "scatter", "dynamic_slice", "dynamic_update_slice":
+		return verifyIndexOp(o, name, args, res)
 	default:
 		return fmt.Errorf("the verifier does not know %s", o.op)
 	}
