@@ -82,5 +82,16 @@ func init() {
 		OpArgMin:     {Zero: true},
 
 		OpDot: {JVP: partials(jvpDotLHS, jvpDotRHS), Transpose: transposeDot},
+
+		// Indexing (helper opsindex; rules_index.go).
+		OpRev:                {Linear: true, Transpose: transposeRev},
+		OpGather:             {JVP: jvpGather, Transpose: transposeGather},
+		OpScatter:            {JVP: jvpScatter},
+		OpScatterAdd:         {JVP: jvpScatterAdd, Transpose: transposeScatterAdd},
+		OpScatterMul:         {JVP: jvpScatterMul, Transpose: transposeScatterMul},
+		OpScatterMin:         {JVP: jvpScatterExtremal},
+		OpScatterMax:         {JVP: jvpScatterExtremal},
+		OpDynamicSlice:       {JVP: jvpDynamicSlice, Transpose: transposeDynamicSlice},
+		OpDynamicUpdateSlice: {JVP: jvpDynamicUpdateSlice, Transpose: transposeDynamicUpdateSlice},
 	}
 }

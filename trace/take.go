@@ -201,7 +201,7 @@ func OneHot(x Value, numClasses int, opts ...IndexOption) Value {
 			shape[i] = 1
 		}
 		shape[ax] = numClasses
-		iota, _ := tensor.Arange(tensor.I64, numClasses).Reshape(shape...)
+		iota, _ := tensor.Must(tensor.Arange(tensor.I64, numClasses)).Reshape(shape...)
 		eq := Value{b: b, v: v}.ExpandDims(ax).Eq(Const(iota.Astype(d)))
 		dt := b.cfg.DefaultFloat()
 		if o.dtSet {
