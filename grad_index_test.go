@@ -37,7 +37,9 @@ func TestIndexGradients(t *testing.T) {
 		{"add-clip", []int{4, 3}, []int{5, 3}, func(x, y kiln.Value) kiln.Value { return x.At(rows).Add(y, trace.WithMode(trace.ModeClip)) }},
 		{"mul", []int{4, 3}, []int{1}, func(x, _ kiln.Value) kiln.Value { return x.At(rows).Mul(kiln.Const(factors)) }},
 		{"min", []int{4, 3}, []int{5, 3}, func(x, y kiln.Value) kiln.Value { return x.At(rows).Min(y) }},
-		{"max", []int{4, 3}, []int{5, 3}, func(x, y kiln.Value) kiln.Value { return x.At(rows, trace.Range(0, 2)).Max(y.Index(trace.All, trace.To(2))) }},
+		{"max", []int{4, 3}, []int{5, 3}, func(x, y kiln.Value) kiln.Value {
+			return x.At(rows, trace.Range(0, 2)).Max(y.Index(trace.All, trace.To(2)))
+		}},
 		{"dynamic-slice", []int{4, 3}, []int{1}, func(x, _ kiln.Value) kiln.Value {
 			return trace.DynamicSlice(x, []kiln.Value{kiln.Int(3), kiln.Int(-2)}, []int{2, 2})
 		}},
