@@ -209,8 +209,15 @@ func runNumPyBatch(t *testing.T, cases []numpyCase) {
 	for i := range cases {
 		fmt.Fprintf(&script, "run(%d, case%d)\n", i, i)
 	}
+	runNumPyScript(t, script.String(), cases, progs)
+}
+
+// runNumPyScript runs a script of cases (the prelude, then one function
+// and one run line per case), and compares its outputs with Kiln's.
+func runNumPyScript(t *testing.T, script string, cases []numpyCase, progs []*trace.Program) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "numpy_case.py")
-	if err := os.WriteFile(path, []byte(script.String()), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, err := exec.Command(numpyPython, path).Output()
@@ -224,7 +231,7 @@ func runNumPyBatch(t *testing.T, cases []numpyCase) {
 	for i, nc := range cases {
 		res := results[i]
 		fail := func(format string, args ...any) {
-			t.Errorf("%s: %s\ncase:\n%s\nprogram:\n%s\nNumPy:\n%s", nc.name, fmt.Sprintf(format, args...), nc.c, progs[i], numpyFunc(script.String(), i))
+			t.Errorf("%s: %s\ncase:\n%s\nprogram:\n%s\nNumPy:\n%s", nc.name, fmt.Sprintf(format, args...), nc.c, progs[i], numpyFunc(script, i))
 		}
 		if res.err != "" {
 			fail("NumPy raised %s", res.err)

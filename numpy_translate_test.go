@@ -107,6 +107,81 @@ def dot(a, b, lb, rb, lc, rc, dt):
             acc = np.add(acc, np.multiply(x, y, dtype=acc_dt), dtype=acc_dt)
     return acc.astype(dt).reshape(bshape + fa + fb)
 
+def window_start(x, idx, g, smap, obatch, ibatch, window):
+    vec = idx[g] if idx.ndim > 1 else idx
+    start, fits = [0] * x.ndim, True
+    for j, d in enumerate(smap):
+        s = int(vec[j])
+        hi = x.shape[d] - window[d]
+        c = min(max(s, 0), hi)
+        fits = fits and 0 <= s <= hi
+        start[d] = c
+    for j, d in enumerate(obatch):
+        start[d] = g[ibatch[j]]
+    return start, fits
+
+def gather(x, idx, offset, collapsed, smap, obatch, ibatch, sizes, fill):
+    # XLA's gather, one index vector at a time (fill: None for clip).
+    batch = idx.shape[:-1]
+    win = [d for d in range(x.ndim) if d not in collapsed and d not in obatch]
+    out_shape, wi, bi = [], 0, 0
+    for i in range(len(batch) + len(offset)):
+        if i in offset:
+            out_shape.append(sizes[win[wi]]); wi += 1
+        else:
+            out_shape.append(batch[bi]); bi += 1
+    out = np.zeros(out_shape, dtype=x.dtype)
+    for g in np.ndindex(*batch):
+        start, fits = window_start(x, idx, g, smap, obatch, ibatch, sizes)
+        w = x[tuple(slice(start[d], start[d] + sizes[d]) for d in range(x.ndim))]
+        w = w.reshape([sizes[d] for d in win])
+        if fill is not None and not fits:
+            w = np.full(w.shape, fill, dtype=x.dtype)
+        sel, bi = [], 0
+        for i in range(len(out_shape)):
+            if i in offset:
+                sel.append(slice(None))
+            else:
+                sel.append(g[bi]); bi += 1
+        out[tuple(sel)] = w
+    return out
+
+def scatter(x, idx, upd, uwd, iwd, smap, obatch, ibatch, comb, clip):
+    # XLA's scatter, the updates in row-major order (comb: None replaces).
+    out = x.copy()
+    if x.size == 0:
+        return out
+    win = [d for d in range(x.ndim) if d not in iwd and d not in obatch]
+    window, k = [1] * x.ndim, 0
+    for d in win:
+        window[d] = upd.shape[uwd[k]]; k += 1
+    sdims = [i for i in range(upd.ndim) if i not in uwd]
+    for u in np.ndindex(*upd.shape):
+        g = tuple(u[i] for i in sdims)
+        start, fits = window_start(x, idx, g, smap, obatch, ibatch, window)
+        if not fits and not clip:
+            continue
+        t = list(start)
+        for k, d in enumerate(win):
+            t[d] += u[uwd[k]]
+        t = tuple(t)
+        if comb is None:
+            out[t] = upd[u]
+        else:
+            # 1-element arrays: NumPy's 0-d complex product contracts to an FMA
+            out[t] = comb(np.array([out[t]]), np.array([upd[u]]))[0]
+    return out
+
+def dslice(x, starts, sizes):
+    st = [min(max(int(s), 0), n - w) for s, n, w in zip(starts, x.shape, sizes)]
+    return contig(x[tuple(slice(s, s + w) for s, w in zip(st, sizes))])
+
+def dupdate(x, u, starts):
+    st = [min(max(int(s), 0), n - w) for s, n, w in zip(starts, x.shape, u.shape)]
+    out = x.copy()
+    out[tuple(slice(s, s + w) for s, w in zip(st, u.shape))] = u
+    return out
+
 def run(i, f):
     try:
         outs = f()
@@ -168,6 +243,40 @@ var numpyUfunc = map[trace.Op]string{
 	trace.OpShl: "np.left_shift", trace.OpShr: "np.right_shift",
 	trace.OpEq: "np.equal", trace.OpNe: "np.not_equal", trace.OpLt: "np.less", trace.OpLe: "np.less_equal",
 	trace.OpGt: "np.greater", trace.OpGe: "np.greater_equal",
+}
+
+// translateIndex spells the indexing ops with the prelude's gather,
+// scatter, dslice and dupdate (XLA's semantics in NumPy, one index vector
+// at a time) and np.flip.
+func translateIndex(e *trace.Eqn, args []string) string {
+	p := e.Params
+	ip := p.Index
+	dt := "'" + numpyDType[e.Out.Type.DType] + "'"
+	switch op := e.Op; {
+	case op == trace.OpRev:
+		return fmt.Sprintf("contig(np.flip(%s, axis=%s))", args[0], pyTuple(p.Axes))
+	case op == trace.OpGather:
+		d := ip.Gather
+		fill := "None"
+		if ip.Mode == trace.ModeFill {
+			fill = fmt.Sprintf("arr(%s, (), '%s')", dt, arrayHex(p.Value))
+		}
+		return fmt.Sprintf("gather(%s, %s, %s, %s, %s, %s, %s, %s, %s)", args[0], args[1], pyList(d.OffsetDims), pyList(d.CollapsedSliceDims),
+			pyList(d.StartIndexMap), pyList(d.OperandBatchingDims), pyList(d.StartIndicesBatchingDims), pyList(ip.SliceSizes), fill)
+	case op.IsScatter():
+		d := ip.Scatter
+		comb := map[trace.Op]string{trace.OpScatter: "None", trace.OpScatterAdd: "lambda a, b: np.add(a, b, dtype=" + dt + ")",
+			trace.OpScatterMul: "lambda a, b: np.multiply(a, b, dtype=" + dt + ")", trace.OpScatterMin: "vmin", trace.OpScatterMax: "vmax"}[op]
+		clip := "False"
+		if ip.Mode == trace.ModeClip {
+			clip = "True"
+		}
+		return fmt.Sprintf("scatter(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", args[0], args[1], args[2], pyList(d.UpdateWindowDims), pyList(d.InsertedWindowDims),
+			pyList(d.ScatterDimsToOperandDims), pyList(d.OperandBatchingDims), pyList(d.ScatterIndicesBatchingDims), comb, clip)
+	case op == trace.OpDynamicSlice:
+		return fmt.Sprintf("dslice(%s, [%s], %s)", args[0], strings.Join(args[1:], ", "), pyList(ip.SliceSizes))
+	}
+	return fmt.Sprintf("dupdate(%s, %s, [%s])", args[0], args[1], strings.Join(args[2:], ", "))
 }
 
 // translate writes p as a Python function named name over the given input
@@ -249,6 +358,8 @@ func translate(b *strings.Builder, name string, p *trace.Program, inputs []*tens
 		case op == trace.OpDot:
 			d := pr.Dot
 			rhs = fmt.Sprintf("dot(%s, %s, %s, %s, %s, %s, %s)", args[0], args[1], pyList(d.LhsBatch), pyList(d.RhsBatch), pyList(d.LhsContract), pyList(d.RhsContract), dt)
+		case op == trace.OpRev || op.Info().Class == trace.ClassIndex:
+			rhs = translateIndex(e, args)
 		default:
 			return fmt.Errorf("no NumPy translation of %s", e)
 		}

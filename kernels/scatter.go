@@ -68,7 +68,7 @@ func (x *cpuExec) compileScatter(root *lower.Instr) (kernel, error) {
 
 func (k *scatterKernel) run(x *cpuExec, rs *runState) {
 	k.copy.run(x, rs)
-	if k.nu == 0 {
+	if k.nu == 0 || k.copy.n == 0 { // no window fits an empty operand
 		return
 	}
 	k.w.compute(rs)

@@ -3,6 +3,8 @@ package trace
 import (
 	"fmt"
 	"slices"
+
+	"github.com/kiln-go/kiln/tensor"
 )
 
 // NumPy indexing: x[idx] (Value.Index) and x.at[idx] (Value.At), with
@@ -111,7 +113,7 @@ func (ix *indexer) prepare(x *Var, raw []any) bool {
 	if !ok {
 		return false
 	}
-	items, shape, ok := b.expand(ix.op, x.Shape, parsed)
+	items, shape, gap, ok := b.expand(ix.op, x.Shape, parsed)
 	if !ok {
 		return false
 	}
@@ -155,7 +157,7 @@ func (ix *indexer) prepare(x *Var, raw []any) bool {
 		}
 		dim++
 	}
-	ix.contiguous = true
+	ix.contiguous = first < 0 || !(gap > first && gap <= last)
 	for i := first; first >= 0 && i <= last; i++ {
 		ix.contiguous = ix.contiguous && ix.advanced(items[i])
 	}
@@ -227,10 +229,33 @@ func (ix *indexer) layout() (shape []int, isNew []bool) {
 	return shape, isNew
 }
 
+// empty handles an index whose result has no elements, as JAX does
+// without a gather (NumPy: an array index into a dim of size 0 must be
+// empty itself): the zeros of that shape. An array index into a dim of
+// size 0 with a non-empty result is a *ShapeError.
+func (ix *indexer) empty(final []int) (Value, bool) {
+	if ShapeSize(final) == 0 {
+		z, err := tensor.Zeros(ix.x.Type.DType, final...)
+		if err != nil {
+			return ix.b.opErr(ix.op, err), true
+		}
+		return ix.b.emit(OpConst, nil, ix.x.Type, final, Params{Value: z}, ""), true
+	}
+	for d, it := range ix.dimItems() {
+		if ix.advanced(it) && ix.x.Shape[d] == 0 {
+			return ix.b.shapeErr(ix.op, fmt.Sprintf("index is out of bounds for axis %d with size 0", d), ix.x.Shape), true
+		}
+	}
+	return Value{}, false
+}
+
 // get computes x[idx].
 func (ix *indexer) get(o indexOpts) Value {
 	b := ix.b
 	final, _ := ix.layout()
+	if v, done := ix.empty(final); done {
+		return v
+	}
 	if !ix.arrays {
 		inBounds := true
 		for d, it := range ix.dimItems() {

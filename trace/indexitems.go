@@ -174,8 +174,10 @@ func parseItem(b *builder, op string, r any) (item, bool) {
 // nonzero coordinates (one index array per mask dim) and scalar bools with
 // a new axis of x indexed by [0] (true) or [] (false), as NumPy does. It
 // returns the items, each consuming one dim of the returned shape (itNone
-// none), and that shape (x's, with the scalar bools' new axes).
-func (b *builder) expand(op string, shape []int, items []item) ([]item, []int, bool) {
+// none), that shape (x's, with the scalar bools' new axes) and where the
+// ellipsis was in the items (−1: nowhere): even standing for no dims, it
+// keeps advanced indices on its two sides apart, as in NumPy.
+func (b *builder) expand(op string, shape []int, items []item) ([]item, []int, int, bool) {
 	consumed, ellipses := 0, 0
 	for _, it := range items {
 		switch it.kind {
@@ -189,18 +191,19 @@ func (b *builder) expand(op string, shape []int, items []item) ([]item, []int, b
 	}
 	if ellipses > 1 {
 		b.shapeErr(op, "an index can only have a single ellipsis (...)", shape)
-		return nil, nil, false
+		return nil, nil, 0, false
 	}
 	if consumed > len(shape) {
 		b.shapeErr(op, fmt.Sprintf("too many indices for an array of shape %s: %d given", shapeString(shape), consumed), shape)
-		return nil, nil, false
+		return nil, nil, 0, false
 	}
 	var out []item
 	var newShape []int
-	dim := 0 // the next dim of shape
+	dim, gap := 0, -1 // the next dim of shape; the ellipsis' position
 	for _, it := range items {
 		switch it.kind {
 		case itEllipsis:
+			gap = len(out)
 			for range len(shape) - consumed {
 				out, newShape, dim = append(out, item{kind: itSpan}), append(newShape, shape[dim]), dim+1
 			}
@@ -217,7 +220,7 @@ func (b *builder) expand(op string, shape []int, items []item) ([]item, []int, b
 			ms := it.mask.Shape()
 			if !ShapeEqual(ms, shape[dim:dim+len(ms)]) {
 				b.shapeErr(op, fmt.Sprintf("boolean index %s does not match the indexed dims %s of %s", shapeString(ms), shapeString(shape[dim:dim+len(ms)]), shapeString(shape)), shape, ms)
-				return nil, nil, false
+				return nil, nil, 0, false
 			}
 			for _, coords := range nonzero(it.mask, b.cfg.DefaultInt()) {
 				out, newShape, dim = append(out, item{kind: itArray, v: Const(coords)}), append(newShape, shape[dim]), dim+1
@@ -229,7 +232,7 @@ func (b *builder) expand(op string, shape []int, items []item) ([]item, []int, b
 	for ; dim < len(shape); dim++ {
 		out, newShape = append(out, item{kind: itSpan}), append(newShape, shape[dim])
 	}
-	return out, newShape, true
+	return out, newShape, gap, true
 }
 
 // nonzero is numpy.nonzero of a bool array: per dim, the coordinates of

@@ -200,8 +200,11 @@ func GatherShape(operand, indices []int, d GatherDims, sizes []int) ([]int, stri
 		if s < 0 || s > operand[i] {
 			return nil, fmt.Sprintf("slice_sizes %v: %d is outside [0, %d] for dim %d of %s", sizes, s, operand[i], i, shapeString(operand))
 		}
-		if (slices.Contains(d.CollapsedSliceDims, i) || slices.Contains(d.OperandBatchingDims, i)) && s > 1 {
-			return nil, fmt.Sprintf("slice_sizes %v: collapsed and batching dim %d must have size 0 or 1, not %d", sizes, i, s)
+		if slices.Contains(d.CollapsedSliceDims, i) && s != 1 {
+			return nil, fmt.Sprintf("slice_sizes %v: collapsed dim %d must have size 1, not %d", sizes, i, s)
+		}
+		if slices.Contains(d.OperandBatchingDims, i) && s > 1 {
+			return nil, fmt.Sprintf("slice_sizes %v: batching dim %d must have size 0 or 1, not %d", sizes, i, s)
 		}
 	}
 	var window []int

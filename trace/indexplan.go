@@ -144,6 +144,12 @@ func (ix *indexer) update(op Op, upd Value, orig []int) Value {
 			window = append(window, d)
 		}
 	}
+	if ShapeSize(window) == 0 {
+		return Value{b: b, v: ix.x}.Reshape(orig...) // nothing to update (JAX returns x)
+	}
+	if _, bad := ix.empty(final); bad {
+		return Value{b: b}
+	}
 	p := ix.plan(ix.x, false)
 	if p == nil {
 		return Value{b: b}

@@ -14,6 +14,7 @@ var kindWeights = [numKinds]int{
 	kUnary: 20, kBinary: 36, kIntPow: 3, kWhere: 5, kAstype: 7,
 	kReshape: 3, kExpand: 2, kSqueeze: 2, kTranspose: 3, kBroadcast: 2, kSlice: 3, kConcat: 3,
 	kReduce: 7, kMean: 2, kArg: 2, kMatMul: 4,
+	kFlip: 2, kIndex: 3, kTake: 2, kScatter: 4, kDynSlice: 2, kDynUpdate: 2,
 }
 
 // kindOps are the ops a step kind needs to be allowed (all of them).
@@ -39,6 +40,14 @@ func kindOps(k kind) []trace.Op {
 		return []trace.Op{trace.OpReduceSum, trace.OpDiv}
 	case kMatMul:
 		return []trace.Op{trace.OpDot}
+	case kFlip:
+		return []trace.Op{trace.OpRev}
+	case kIndex, kTake:
+		return []trace.Op{trace.OpGather, trace.OpDynamicSlice}
+	case kDynSlice:
+		return []trace.Op{trace.OpDynamicSlice}
+	case kDynUpdate:
+		return []trace.Op{trace.OpDynamicSlice, trace.OpDynamicUpdateSlice}
 	}
 	return nil
 }
@@ -64,6 +73,8 @@ func (g *gen) kindAllowed(k kind) bool {
 		return len(g.opsOf(trace.ClassReduce, func(op trace.Op) bool { return op != trace.OpArgMax && op != trace.OpArgMin })) > 0
 	case kArg:
 		return g.ops[trace.OpArgMax] || g.ops[trace.OpArgMin]
+	case kScatter:
+		return g.ops[trace.OpGather] && len(g.opsOf(trace.ClassIndex, trace.Op.IsScatter)) > 0
 	}
 	for _, op := range kindOps(k) {
 		if !g.ops[op] {
@@ -168,6 +179,9 @@ func (g *gen) pick() (step, bool) {
 		if r.Intn(4) == 0 {
 			s.stop = -1 - r.Intn(2)
 		}
+		if r.Intn(4) == 0 {
+			s.stride = -s.stride // a negative step: slice and rev
+		}
 	case kConcat:
 		return g.pickConcat(s)
 	case kReduce:
@@ -196,6 +210,8 @@ func (g *gen) pick() (step, bool) {
 		}
 	case kMatMul:
 		return g.pickMatMul(s)
+	case kFlip, kIndex, kTake, kScatter, kDynSlice, kDynUpdate:
+		return g.pickIndexStep(s)
 	}
 	return s, true
 }

@@ -36,6 +36,12 @@ const (
 	kMean                   // ReduceMean(a, axes, keep)
 	kArg                    // a.ArgMax(axis) / a.ArgMin(axis)
 	kMatMul                 // a.MatMul(b), b's last two axes swapped first when swap
+	kFlip                   // a.Flip(ints...)
+	kIndex                  // a.At(:×axis, args[1], [::-1 when swap]).Get(mode)
+	kTake                   // Take(a, args[1], axis, mode)
+	kScatter                // a.At(…as kIndex).op(args[2], mode); args[2] a value: a's own x[idx]
+	kDynSlice               // DynamicSlice(a, starts args[1], args[3], …, sizes ints)
+	kDynUpdate              // DynamicUpdateSlice(a, DynamicSlice(a, args[1], args[3], …), args[2], args[4], …)
 	numKinds
 )
 
@@ -82,22 +88,30 @@ func fmtFloat(f float64) string {
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
-// operand is an earlier value (ref ≥ 0) or a literal (ref < 0).
+// operand is an earlier value (ref ≥ 0), a constant array (konst) or a
+// literal.
 type operand struct {
-	ref int
-	lit lit
+	ref   int
+	lit   lit
+	konst *tensor.Array
 }
 
 func (o operand) value(vals []trace.Value) trace.Value {
-	if o.ref >= 0 {
+	switch {
+	case o.ref >= 0:
 		return vals[o.ref]
+	case o.konst != nil:
+		return trace.Const(o.konst)
 	}
 	return o.lit.value()
 }
 
 func (o operand) String() string {
-	if o.ref >= 0 {
+	switch {
+	case o.ref >= 0:
 		return fmt.Sprintf("v%d", o.ref)
+	case o.konst != nil:
+		return "const(" + o.konst.String() + ")"
 	}
 	return o.lit.String()
 }
@@ -118,6 +132,7 @@ type step struct {
 	swap   bool
 	n      int64   // integer_pow exponent
 	lo, hi float64 // kSafeAstype clamp
+	mode   trace.IndexMode
 }
 
 // apply makes the step's builder call.
@@ -170,6 +185,8 @@ func (s *step) apply(vals []trace.Value) trace.Value {
 			b = swapLast(b)
 		}
 		return a.MatMul(b)
+	case kFlip, kIndex, kTake, kScatter, kDynSlice, kDynUpdate:
+		return s.applyIndex(vals)
 	}
 	panic(fmt.Sprintf("progen: unknown step kind %d", s.kind))
 }
@@ -230,6 +247,8 @@ func (s *step) String() string {
 			return fmt.Sprintf("matmul(%s, swapaxes(%s))", args[0], args[1])
 		}
 		return fmt.Sprintf("matmul(%s)", a)
+	case kFlip, kIndex, kTake, kScatter, kDynSlice, kDynUpdate:
+		return s.indexString(args)
 	}
 	return "?"
 }

@@ -24,6 +24,8 @@ import (
 //     repeated indices the last set wins and adds happen in that order. A
 //     window that does not fit is dropped in mode fill, clamped in clip.
 //   - dynamic_slice and dynamic_update_slice clamp every start.
+//   - A scatter into an empty operand does nothing: no window fits it,
+//     even clamped.
 
 // indexValue reads element i of an integer array as int64.
 func indexValue(a *tensor.Array, i int) (int64, error) {
@@ -214,6 +216,9 @@ func (ev *evaluator) scatterOp(op trace.Op, ip trace.IndexParams, x, indices, up
 	}
 	if updates.DType() != x.DType() {
 		return nil, fmt.Errorf("%s: updates are %s, the operand %s", op, updates.DType(), x.DType())
+	}
+	if x.Size() == 0 {
+		return x.Clone(), nil // no window fits an empty operand, clamped or not
 	}
 	window := trace.ScatterWindow(len(operand), ushape, dims)
 	var winDims []int

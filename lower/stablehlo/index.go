@@ -171,6 +171,10 @@ func (x *shloInstr) gather(a, idx *shloVal) *shloVal {
 func (x *shloInstr) scatter(a, idx, upd *shloVal) *shloVal {
 	ip := x.in.Params.Index
 	d := ip.Scatter
+	if trace.ShapeSize(a.typ.shape) == 0 {
+		x.note("an empty operand: no window fits, the result is the operand")
+		return a
+	}
 	window := trace.ScatterWindow(len(a.typ.shape), upd.typ.shape, d)
 	drop := ip.Mode != trace.ModeClip
 	clamped, ok := x.windowBounds(idx, a.typ.shape, window, d.ScatterDimsToOperandDims, drop)
