@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -79,46 +80,14 @@ func (c *checker) array(n *node) error {
 			return err
 		}
 		return c.subscript(n)
+	case nAt:
+		return c.at(n)
+	case nString:
+		return syntaxErr(n.col, "a string is not an array (strings are for mode='clip' and the like)")
 	case nTuple:
 		return syntaxErr(n.col, "a tuple or list is not an array (tuples are for shapes, axes and concatenate); pass arrays with --arg")
 	}
 	return syntaxErr(n.col, "%s is not an array", describe(n))
-}
-
-// subscript checks a subscript's items: static ints, slices of static
-// ints, None (a new axis) and at most one ellipsis.
-func (c *checker) subscript(n *node) error {
-	ellipsis := false
-	for _, it := range n.items {
-		switch it.kind {
-		case nInt:
-			if _, err := staticInt(it); err != nil {
-				return err
-			}
-		case nNone:
-		case nEllipsis:
-			if ellipsis {
-				return syntaxErr(it.col, "an index can only have a single ellipsis (...)")
-			}
-			ellipsis = true
-		case nSlice:
-			for k, part := range it.kids {
-				if part == nil {
-					continue
-				}
-				v, err := staticInt(part)
-				if err != nil {
-					return err
-				}
-				if k == 2 && v == 0 {
-					return syntaxErr(part.col, "slice step cannot be zero")
-				}
-			}
-		default:
-			return syntaxErr(it.col, "only int literals, slices (a:b:c), None and ... can index (no array indexing), found %s", describe(it))
-		}
-	}
-	return nil
 }
 
 // intLiteral is an int literal's value; it must fit int64, the width of a
@@ -259,70 +228,10 @@ func (ev *evaluator) build(n *node) trace.Value {
 		return b.fn.apply(b)
 	case nSubscript:
 		return ev.index(n, ev.eval(n.kids[0]))
+	case nAt:
+		return ev.at(n)
 	}
 	return trace.Value{}
-}
-
-// index applies a subscript: slices map onto Value.Slice, an int onto a
-// one-element slice and Squeeze, None onto ExpandDims, ... onto the axes it
-// stands for.
-func (ev *evaluator) index(n *node, v trace.Value) trace.Value {
-	if ev.own != nil || v.Err() != nil {
-		return v
-	}
-	shape := v.Shape()
-	consumed := 0
-	for _, it := range n.items {
-		if it.kind == nInt || it.kind == nSlice {
-			consumed++
-		}
-	}
-	if consumed > len(shape) {
-		ev.own = &trace.ShapeError{Op: "index", Pos: exprPos(n.col), Shapes: [][]int{shape},
-			Msg: fmt.Sprintf("too many indices for an array of shape %s: %d given", shapeText(shape), consumed)}
-		return trace.Value{}
-	}
-	axis, src := 0, 0 // the axis of v being indexed, and of the original shape
-	for _, it := range n.items {
-		switch it.kind {
-		case nEllipsis:
-			skip := len(shape) - consumed
-			axis, src = axis+skip, src+skip
-		case nNone:
-			v = v.ExpandDims(axis)
-			axis++
-		case nInt:
-			i, _ := staticInt(it)
-			size := shape[src]
-			if i < -size || i >= size {
-				ev.own = &trace.ShapeError{Op: "index", Pos: exprPos(it.col), Shapes: [][]int{shape},
-					Msg: fmt.Sprintf("index %d is out of bounds for axis %d with size %d", i, src, size)}
-				return trace.Value{}
-			}
-			if i < 0 {
-				i += size
-			}
-			v = v.Slice(axis, i, i+1, 1).Squeeze(axis)
-			src++
-		case nSlice:
-			start, stop, step := 0, math.MaxInt, 1
-			if it.kids[2] != nil {
-				step, _ = staticInt(it.kids[2])
-			}
-			if step < 0 {
-				start, stop = math.MaxInt, math.MinInt // the trace reports that only positive steps exist
-			}
-			if it.kids[0] != nil {
-				start, _ = staticInt(it.kids[0])
-			}
-			if it.kids[1] != nil {
-				stop, _ = staticInt(it.kids[1])
-			}
-			v = v.Slice(axis, start, stop, step)
-			axis, src = axis+1, src+1
-		}
-	}
-	return v
 }
 
 func shapeText(s []int) string {
@@ -336,8 +245,10 @@ func shapeText(s []int) string {
 // children are the array operands of a node, in evaluation order.
 func children(n *node) []*node {
 	switch n.kind {
-	case nUnary, nBinary, nSubscript:
+	case nUnary, nBinary:
 		return n.kids
+	case nSubscript, nAt:
+		return append(slices.Clone(n.kids), arrayItems(n)...)
 	case nCall:
 		var out []*node
 		for _, p := range n.call.fn.params {

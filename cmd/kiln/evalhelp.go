@@ -54,7 +54,14 @@ expressions (Python's grammar and precedence):
   operators, loosest first: == != < <= > >= (not chained) | ^ & << >> + -
   * / // % @, unary - + ~, ** (right-assoc; -2**2 is -4); x ** 2 with an int
   literal is integer_pow (x*x)
-  subscripts: x[1:3] x[:, ::2] x[0] x[-1] x[..., 0] x[None] (static ints)
+  subscripts: x[1:3] x[:, ::2] x[::-1] x[0] x[-1] x[..., 0] x[None] (static
+  ints, out of bounds an error), and NumPy's advanced indexing: x[i] x[:, i, j]
+  with integer arrays (out of bounds clamped, as jax.numpy), x[[0, 2]],
+  constant masks x[[True, False, True]]
+  x.at[i].get(mode='fill', fill_value=0) .set(v) .add(v) .multiply(v) .min(v)
+  .max(v): a copy of x updated at x[i] (repeats apply in order; out of bounds
+  dropped, mode='clip' clamps); modes 'promise_in_bounds' 'clip' 'fill' 'drop'
+
   axes and shapes are static ints: literals or int expressions of them,
   folded as Python does (reshape(x, (2**10, -1)), sum(x, axis=-1))
   operators between literals are traced like kiln.Int(1).Add(kiln.Int(2)),

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -19,10 +20,11 @@ import (
 //	term     = factor {("*" | "/" | "//" | "%" | "@") factor}
 //	factor   = ("+" | "-" | "~") factor | power
 //	power    = primary ["**" factor]         // right-assoc, tighter than a unary op on its left
-//	primary  = atom {call | subscript}
+//	primary  = atom {call | subscript | at}
 //	call     = "(" [arg {"," arg} [","]] ")" // arg = expr | NAME "=" expr
 //	subscript= "[" item {"," item} [","] "]" // item = expr | [expr] ":" [expr] [":" [expr]]
-//	atom     = NAME | NUMBER | True | False | None | "..." | "(" [expr {"," expr} [","]] ")"
+//	at       = "." "at" subscript "." NAME call // x.at[idx].set(v, mode='clip')
+//	atom     = NAME | NUMBER | STRING | True | False | None | "..." | "(" [expr {"," expr} [","]] ")"
 //	         | "[" [expr {"," expr} [","]] "]"
 //
 // so -2**2 is -(2**2), 2**3**2 is 2**(3**2), and a < b & c is a < (b & c).
@@ -44,6 +46,8 @@ const (
 	nSubscript                 // kids[0]: the array; items
 	nTuple                     // kids: the elements (a tuple or a list)
 	nSlice                     // in a subscript: kids[0..2] = start, stop, step (nil when absent)
+	nString                    // text: the contents ('clip'), for mode= arguments
+	nAt                        // x.at[items].text(args): kids[0] the array, kids[1:] the positional args; items; kws
 )
 
 // node is one node of the syntax tree. col is the 1-based column of the
@@ -97,7 +101,7 @@ func (t token) String() string {
 }
 
 // operators, longest first so that "**" wins over "*".
-var operators = []string{"...", "**", "//", "<<", ">>", "<=", ">=", "==", "!=",
+var operators = []string{"...", ".", "**", "//", "<<", ">>", "<=", ">=", "==", "!=",
 	"+", "-", "*", "/", "%", "@", "&", "|", "^", "~", "<", ">", "(", ")", "[", "]", ",", ":", "="}
 
 // lex splits src into tokens; columns count runes from 1.
@@ -117,6 +121,16 @@ func lex(src string) ([]token, error) {
 			}
 			toks = append(toks, token{'n', string(rs[i:j]), col})
 			i = j
+		case r == '\'' || r == '"':
+			j := i + 1
+			for j < len(rs) && rs[j] != r {
+				j++
+			}
+			if j == len(rs) {
+				return nil, syntaxErr(col, "unterminated string %s", string(rs[i:]))
+			}
+			toks = append(toks, token{'s', string(rs[i+1 : j]), col})
+			i = j + 1
 		case unicode.IsDigit(r) || r == '.' && i+1 < len(rs) && unicode.IsDigit(rs[i+1]):
 			j, err := lexNumber(rs, i)
 			if err != nil {
@@ -133,14 +147,7 @@ func lex(src string) ([]token, error) {
 				}
 			}
 			if op == "" {
-				hint := ""
-				switch r {
-				case '.':
-					hint = " (attribute access is not supported: write astype(x, f16), not x.astype(f16))"
-				case '\'', '"':
-					hint = " (there are no strings: write dtype names bare, astype(x, f16))"
-				}
-				return nil, syntaxErr(col, "unexpected character %q%s", r, hint)
+				return nil, syntaxErr(col, "unexpected character %q", r)
 			}
 			toks = append(toks, token{'o', op, col})
 			i += len([]rune(op))
@@ -346,30 +353,82 @@ func (p *parser) primary() (*node, error) {
 			}
 			x = call
 		case p.isOp("["):
-			open := p.next()
+			open := p.peek()
 			sub := &node{kind: nSubscript, col: open.col, kids: []*node{x}}
-			for !p.isOp("]") {
-				it, err := p.item()
-				if err != nil {
-					return nil, err
-				}
-				sub.items = append(sub.items, it)
-				if !p.isOp(",") {
-					break
-				}
-				p.next()
-			}
-			if _, err := p.expect("]", "to close the subscript"); err != nil {
+			items, err := p.subscript()
+			if err != nil {
 				return nil, err
 			}
-			if len(sub.items) == 0 {
-				return nil, syntaxErr(open.col, "empty subscript")
-			}
+			sub.items = items
 			x = sub
+		case p.isOp("."):
+			at, err := p.at(x)
+			if err != nil {
+				return nil, err
+			}
+			x = at
 		default:
 			return x, nil
 		}
 	}
+}
+
+// subscript parses "[" item, … "]".
+func (p *parser) subscript() ([]*node, error) {
+	open := p.next()
+	var items []*node
+	for !p.isOp("]") {
+		it, err := p.item()
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, it)
+		if !p.isOp(",") {
+			break
+		}
+		p.next()
+	}
+	if _, err := p.expect("]", "to close the subscript"); err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return nil, syntaxErr(open.col, "empty subscript")
+	}
+	return items, nil
+}
+
+// atMethods are the methods of x.at[idx], jax.numpy's names.
+var atMethods = []string{"get", "set", "add", "multiply", "min", "max"}
+
+// at parses ".at[items].method(args)" after the array x: the one
+// attribute of the language.
+func (p *parser) at(x *node) (*node, error) {
+	dot := p.next()
+	name := p.next()
+	if name.kind != 'n' || name.text != "at" || !p.isOp("[") {
+		return nil, syntaxErr(dot.col, "attribute access is not supported but for x.at[idx].get/set/add/multiply/min/max(…) (write astype(x, f16), not x.astype(f16))")
+	}
+	items, err := p.subscript()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.expect(".", "after x.at[…]: .get(), .set(v), .add(v), .multiply(v), .min(v) or .max(v)"); err != nil {
+		return nil, err
+	}
+	m := p.next()
+	if m.kind != 'n' || !slices.Contains(atMethods, m.text) {
+		return nil, syntaxErr(m.col, "x.at[…] has no method %s: %s", m, strings.Join(atMethods, ", "))
+	}
+	if !p.isOp("(") {
+		return nil, syntaxErr(p.peek().col, "call x.at[…].%s(…)", m.text)
+	}
+	p.next()
+	call := &node{kind: nAt, col: m.col, text: m.text, items: items}
+	if err := p.callArgs(call); err != nil {
+		return nil, err
+	}
+	call.kids = append([]*node{x}, call.kids...)
+	return call, nil
 }
 
 // callArgs parses the arguments of a call after its "(".
@@ -453,6 +512,8 @@ func (p *parser) atom() (*node, error) {
 		default:
 			return &node{kind: nFloat, col: t.col, text: text}, nil
 		}
+	case t.kind == 's':
+		return &node{kind: nString, col: t.col, text: t.text}, nil
 	case t.kind == 'o' && t.text == "...":
 		return &node{kind: nEllipsis, col: t.col}, nil
 	case t.kind == 'o' && (t.text == "(" || t.text == "["):

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kiln-go/kiln/tensor"
@@ -22,6 +23,8 @@ const (
 	kInts                  // an int or a tuple of ints; extra positional ints join it: reshape(x, 2, 3)
 	kBool                  // True or False
 	kDType                 // a dtype name: f16, float32, bf16, …
+	kMode                  // an out-of-bounds mode string: 'clip', 'fill', …
+	kLit                   // a number or bool literal (a static scalar such as fill_value)
 )
 
 // param is one parameter of a function, positional or keyword.
@@ -44,11 +47,13 @@ type function struct {
 type bound struct {
 	fn     *function
 	name   string
-	arrays map[string]*node // kArray parameters
-	list   []*node          // the kArrays parameter
-	ints   map[string][]int // kAxes, kAxis, kInts; absent when None or not given
-	flags  map[string]bool  // kBool
-	dtype  tensor.DType     // kDType
+	arrays map[string]*node    // kArray parameters
+	list   []*node             // the kArrays parameter
+	ints   map[string][]int    // kAxes, kAxis, kInts; absent when None or not given
+	flags  map[string]bool     // kBool
+	dtype  tensor.DType        // kDType
+	dtSet  bool                // a kDType argument was given
+	opts   []trace.IndexOption // kMode and kLit (as mode= and fill_value=)
 
 	vals     map[string]trace.Value
 	listVals []trace.Value
@@ -223,8 +228,8 @@ func (c *checker) bind(fn *function, n *node) (*bound, error) {
 			if p.def == "" {
 				return nil, syntaxErr(n.col, "%s is missing argument %q: %s", n.text, p.name, fn.signature(n.text))
 			}
-			if p.def != "None" && p.def != "False" {
-				b.ints[p.name] = []int{0} // concatenate's axis=0
+			if d, err := strconv.Atoi(p.def); err == nil {
+				b.ints[p.name] = []int{d} // concatenate's axis=0
 			}
 			continue
 		}
@@ -274,7 +279,27 @@ func (c *checker) bindParam(b *bound, p param, arg *node, extra []*node) error {
 		if err != nil {
 			return syntaxErr(arg.col, "%s: unknown dtype %q (bool u8 u16 u32 u64 i8 i16 i32 i64 bf16 f16 f32 f64 c64 c128, or long names such as float16)", b.name, arg.text)
 		}
-		b.dtype = d
+		b.dtype, b.dtSet = d, true
+		return nil
+	case kMode:
+		m, err := modeOf(arg)
+		if arg.kind == nNone {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		b.opts = append(b.opts, trace.WithMode(m))
+		return nil
+	case kLit:
+		if arg.kind == nNone {
+			return nil
+		}
+		v, err := literalOf(arg)
+		if err != nil {
+			return err
+		}
+		b.opts = append(b.opts, trace.WithFill(v))
 		return nil
 	}
 	if arg.kind == nNone && p.def != "" {
@@ -342,6 +367,8 @@ func describe(n *node) string {
 		return "a slice"
 	case nCall:
 		return "a call of " + n.text
+	case nString:
+		return fmt.Sprintf("the string %q", n.text)
 	}
 	return "an expression"
 }
