@@ -75,6 +75,22 @@
 // wakes late does not delay the Run; every result is written by index, so
 // which worker computed it never changes a bit.
 //
+// # Indexing
+//
+// Gather, the scatters and the dynamic slices read their index operands
+// (any integer dtype, as int64; a uint64 above MaxInt64 as MaxInt64) at
+// run time. A window starting at s in a dim of size n with window size w
+// fits when 0 ≤ s ≤ n − w; clamping moves s to the nearest such start.
+// Gather computes every window's start offset once, then copies runs of
+// its result in parallel chunks (a window that does not fit is the fill
+// value in mode fill). A scatter copies its operand, then combines its
+// updates in row-major order of the updates array, a run of the last dim
+// at a time (f16/bf16 combined in f32 and rounded once per update, as any
+// op); when a window dim of the updates lies on an operand dim that no
+// index moves, workers split it, so the targets of different workers are
+// disjoint and every element still sees its updates in order. rev is a
+// strided copy with negative strides.
+//
 // # dot_general
 //
 // Each output element is Σ_k lhs·rhs over the contracting dims, in row-major

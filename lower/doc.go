@@ -12,8 +12,9 @@
 //  4. Fuse: producer-into-consumer fusion. Loop fusions evaluate elementwise
 //     ops, converts, constants and broadcasts in one pass; reduce fusions
 //     evaluate the reduction's elementwise producers inside the reduction;
-//     dots and copies (transpose, slice, concatenate) are kernels of their
-//     own; reshape needs none (it aliases). A producer joins a fusion only
+//     dots and copies (transpose, slice, concatenate, rev, and the
+//     indexing ops gather, scatter and the dynamic slices) are kernels of
+//     their own; reshape needs none (it aliases). A producer joins a fusion only
 //     when all its users are in it, so a fusion has one result and fusions
 //     never form a cycle; scalar constants and their broadcasts are
 //     duplicated into every fusion that reads them.

@@ -46,8 +46,46 @@
 //   - abs, real and imag of complex give the real-part dtype; of reals,
 //     real and conj are the identity and imag is zeros.
 //   - where(c, a, b) with a non-bool c means c != 0 (jax.numpy.where).
-//   - Slices take positive steps only; negative start and stop count from
-//     the end and are clamped, as in Python.
+//   - Slices step either way (a negative step is a positive-step slice
+//     and a rev, as in JAX); negative start and stop count from the end
+//     and are clamped, as in Python; a zero step is an error.
+//   - Indexing (Value.Index, Value.At, Take, TakeAlongAxis, OneHot, Gather,
+//     Scatter, DynamicSlice, DynamicUpdateSlice) places the dims of
+//     advanced (array) indices as NumPy does — where the first one is
+//     when they are next to each other, first otherwise; an ellipsis
+//     between two keeps them apart even when it stands for no dims — and
+//     treats out-of-bounds indices as JAX does: x[i] and At(i).Get clamp
+//     (mode promise_in_bounds, XLA's gather), Take and TakeAlongAxis fill
+//     (NaN for inexact dtypes, the minimum of signed and the maximum of
+//     unsigned integers, true for bool), the At updates drop, the dynamic
+//     slices clamp their starts; WithMode picks clip or fill/drop. Gather
+//     and scatter clamp, fill or drop a window as a whole (XLA).
+//   - A static int index out of bounds is a *ShapeError (NumPy's
+//     IndexError, JAX's jax_check_static_indices; JAX's default clamps it)
+//     unless WithMode(ModeClip) or ModeFill asks otherwise.
+//   - Negative array indices count from the end; signed indices narrower
+//     than the default int are widened first, so an i8 index into an axis
+//     of 200 counts right (JAX adds in the index's dtype and wraps).
+//     jax.numpy.take's mode clip clamps negatives to 0, as JAX. A uint64
+//     index above MaxInt64 is read as MaxInt64 (out of bounds either way).
+//   - A scatter applies its updates in row-major order of the updates, so
+//     with repeated indices set keeps the last one and add adds in that
+//     order (XLA leaves the order to the implementation); a scatter into
+//     an empty operand does nothing.
+//   - Updates are promoted with x as jax.numpy does, combined in the
+//     common type and converted back to x's type (where JAX warns of an
+//     unsafe cast it still computes so: the same result); an int literal
+//     that does not fit x's integer dtype is an *promote.OverflowError
+//     (JAX silently wraps it).
+//   - Bool indices must be constants (masks, as NumPy's nonzero) or
+//     scalars: with a traced mask the result's shape would depend on the
+//     data (JAX's NonConcreteBooleanIndexError), a *ShapeError. Float,
+//     complex and bool index arrays elsewhere are *DTypeErrors, and so is
+//     one_hot of a non-integer array (JAX deprecates it).
+//   - Derivatives are JAX's: gather and scatter_add transpose to each
+//     other, the dynamic slices too; scatter's tangent is the winning
+//     update's; tied min/max updates share the tangent. The derivative of
+//     x.At(i).Mul(y) in y is a *DerivError (JAX's needs unique indices).
 //   - Reductions keep the operand's weak flag; argmax/argmin give the
 //     default int, strong.
 //   - Caller positions skip Kiln's own non-test files (trace and the root

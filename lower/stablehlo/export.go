@@ -37,6 +37,10 @@ import (
 //     complex(real, −imag); sign of unsigned integers is min(x, 1);
 //   - bool add and mul are or and and; bool dot_general is an f32 dot_general
 //     compared with 0; f16 and bf16 dot_general accumulate in f32;
+//   - a fill gather selects its fill value where a window does not fit, and
+//     a scatter's indices are clamped (mode clip) or moved past the end
+//     (mode drop) so that whole windows are dropped, as Kiln (and XLA) drop
+//     them where stablehlo.scatter skips single elements (index.go);
 //   - argmax and argmin are a two-operand (value, index) reduce over an iota
 //     whose comparator is a total order (the first maximum wins, NaN is the
 //     maximum, the first NaN wins), so the result does not depend on the
