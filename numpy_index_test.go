@@ -203,13 +203,8 @@ func runNumPyIndexBatch(t *testing.T, cases []numpyCase, pys []string) {
 	t.Helper()
 	var script strings.Builder
 	script.WriteString(numpyPrelude)
-	progs := make([]*trace.Program, len(cases))
+	progs := traceCases(t, cases)
 	for i, nc := range cases {
-		p, err := nc.c.Trace()
-		if err != nil {
-			t.Fatalf("%s: %v", nc.name, err)
-		}
-		progs[i] = p
 		x, v := nc.c.Arrays[0], nc.c.Arrays[1]
 		fmt.Fprintf(&script, "def case%d():\n", i)
 		fmt.Fprintf(&script, "    x = arr('<f4', %s, '%s')\n", pyTuple(x.Shape()), arrayHex(x))

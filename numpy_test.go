@@ -195,13 +195,9 @@ func runNumPyBatch(t *testing.T, cases []numpyCase) {
 	t.Helper()
 	var script strings.Builder
 	script.WriteString(numpyPrelude)
-	progs := make([]*trace.Program, len(cases))
+	progs := traceCases(t, cases)
 	for i, nc := range cases {
-		p, err := nc.c.Trace()
-		if err != nil {
-			t.Fatalf("%s: %v", nc.name, err)
-		}
-		progs[i] = p
+		p := progs[i]
 		if err := translate(&script, fmt.Sprintf("case%d", i), p, nc.c.Arrays); err != nil {
 			t.Fatalf("%s: %v\n%s", nc.name, err, p)
 		}
@@ -210,6 +206,20 @@ func runNumPyBatch(t *testing.T, cases []numpyCase) {
 		fmt.Fprintf(&script, "run(%d, case%d)\n", i, i)
 	}
 	runNumPyScript(t, script.String(), cases, progs)
+}
+
+// traceCases traces every case's program.
+func traceCases(t *testing.T, cases []numpyCase) []*trace.Program {
+	t.Helper()
+	progs := make([]*trace.Program, len(cases))
+	for i, nc := range cases {
+		p, err := nc.c.Trace()
+		if err != nil {
+			t.Fatalf("%s: %v", nc.name, err)
+		}
+		progs[i] = p
+	}
+	return progs
 }
 
 // runNumPyScript runs a script of cases (the prelude, then one function

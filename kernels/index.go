@@ -148,6 +148,21 @@ func newIndexIter(shape, gs, ws, us []int) indexIter {
 	return it
 }
 
+// windowMap gives, per dim of an iteration space of the given rank, the
+// operand dim it walks: winDims in order at the positions winPos, −1
+// (a batch dim) elsewhere.
+func windowMap(rank int, winPos, winDims []int) []int {
+	out := make([]int, rank)
+	w := 0
+	for j := range out {
+		out[j] = -1
+		if slices.Contains(winPos, j) {
+			out[j], w = winDims[w], w+1
+		}
+	}
+	return out
+}
+
 // iterDims returns, for an iteration space whose dims are either window
 // dims (window[j] ≥ 0: operand dim window[j]) or batch dims, the strides
 // of g over the batch dims (row-major) and of the operand offset over the
@@ -288,20 +303,7 @@ func (x *cpuExec) compileGather(root *lower.Instr) (kernel, error) {
 	if p.Mode == trace.ModeFill && root.Params.Value != nil {
 		copy(k.fill[:], view[byte](dataPtr(root.Params.Value.Data()), k.size))
 	}
-	var winDims []int
-	for i := range operand.Shape {
-		if !slices.Contains(d.CollapsedSliceDims, i) && !slices.Contains(d.OperandBatchingDims, i) {
-			winDims = append(winDims, i)
-		}
-	}
-	window := make([]int, len(root.Shape))
-	w := 0
-	for j := range window {
-		window[j] = -1
-		if slices.Contains(d.OffsetDims, j) {
-			window[j], w = winDims[w], w+1
-		}
-	}
+	window := windowMap(len(root.Shape), d.OffsetDims, trace.WindowDims(len(operand.Shape), d.CollapsedSliceDims, d.OperandBatchingDims))
 	gs, ws := iterDims(root.Shape, window, k.w.st)
 	k.it = newIndexIter(root.Shape, gs, ws, rowMajorStrides(root.Shape))
 	k.rows = rowsFn(k.size)

@@ -38,20 +38,7 @@ func (x *cpuExec) compileScatter(root *lower.Instr) (kernel, error) {
 		dt: root.DType, combine: root.Op.ScatterCombiner()}
 	k.copy = copyJob{dst: k.out, src: x.source(operand), n: root.Size() * k.size}
 	k.w = newWindowStarts(x, operand, indices, window, d.ScatterDimsToOperandDims, d.OperandBatchingDims, d.ScatterIndicesBatchingDims, p.Mode != trace.ModeClip)
-	var winDims []int
-	for i := range operand.Shape {
-		if !slices.Contains(d.InsertedWindowDims, i) && !slices.Contains(d.OperandBatchingDims, i) {
-			winDims = append(winDims, i)
-		}
-	}
-	wmap := make([]int, len(updates.Shape))
-	w := 0
-	for j := range wmap {
-		wmap[j] = -1
-		if slices.Contains(d.UpdateWindowDims, j) {
-			wmap[j], w = winDims[w], w+1
-		}
-	}
+	wmap := windowMap(len(updates.Shape), d.UpdateWindowDims, trace.WindowDims(len(operand.Shape), d.InsertedWindowDims, d.OperandBatchingDims))
 	gs, ws := iterDims(updates.Shape, wmap, k.w.st)
 	us := rowMajorStrides(updates.Shape)
 	shape := slices.Clone(updates.Shape)

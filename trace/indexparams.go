@@ -305,6 +305,18 @@ func GatherDimsOf(d ScatterDims) GatherDims {
 	}
 }
 
+// WindowDims lists the operand dims a gather's or scatter's window walks,
+// in order: all but the collapsed (inserted) and batching dims.
+func WindowDims(rank int, collapsed, batching []int) []int {
+	var out []int
+	for i := range rank {
+		if !slices.Contains(collapsed, i) && !slices.Contains(batching, i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 // ScatterWindow returns, per operand dim, the size of a scatter's update
 // window: the update window dims in order, 1 for inserted and batching
 // dims.

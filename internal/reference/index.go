@@ -119,25 +119,54 @@ func startIndices(indices *tensor.Array, g []int) ([]int64, error) {
 	return out, nil
 }
 
-// windowStart is the operand position of the window at batch coordinates
-// g: the index vector through startMap, the batching dims from g, 0
-// elsewhere; clamped so the window fits (fits says whether it did before).
-func windowStart(operand, window []int, indices *tensor.Array, g []int, startMap, opBatch, idxBatch []int) ([]int, bool, error) {
-	s, err := startIndices(indices, g)
-	if err != nil {
-		return nil, false, err
+// windowing places the elements of a gather's result or a scatter's
+// updates in the operand.
+type windowing struct {
+	operand, window []int // operand shape; window size per operand dim
+	indices         *tensor.Array
+	winPos          []int // the dims of a position that walk the window…
+	winDims         []int // … along these operand dims
+	startMap        []int
+	opBatch         []int
+	idxBatch        []int
+}
+
+// place is the flat operand index of the element at position p: the
+// index vector at p's batch coordinates g through startMap, the batching
+// dims from g, 0 elsewhere, clamped so the window fits (fits says whether
+// it did before), plus p's window coordinates.
+func (wd *windowing) place(p []int) (int, bool, error) {
+	var g, w []int
+	for i, c := range p {
+		if slices.Contains(wd.winPos, i) {
+			w = append(w, c)
+		} else {
+			g = append(g, c)
+		}
 	}
-	start := make([]int, len(operand))
+	s, err := startIndices(wd.indices, g)
+	if err != nil {
+		return 0, false, err
+	}
+	start := make([]int, len(wd.operand))
 	fits := true
-	for j, d := range startMap {
+	for j, d := range wd.startMap {
 		var ok bool
-		start[d], ok = startOf(s[j], operand[d], window[d])
+		start[d], ok = startOf(s[j], wd.operand[d], wd.window[d])
 		fits = fits && ok
 	}
-	for j, d := range opBatch {
-		start[d] = g[idxBatch[j]]
+	for j, d := range wd.opBatch {
+		start[d] = g[wd.idxBatch[j]]
 	}
-	return start, fits, nil
+	for k, d := range wd.winDims {
+		start[d] += w[k]
+	}
+	st := strides(wd.operand)
+	flat := 0
+	for d, c := range start {
+		flat += c * st[d]
+	}
+	return flat, fits, nil
 }
 
 // gatherOp is lax.gather.
@@ -153,46 +182,24 @@ func gatherOp(p trace.Params, x, indices *tensor.Array) (*tensor.Array, error) {
 	if fill && (p.Value == nil || p.Value.DType() != x.DType() || p.Value.Size() != 1) {
 		return nil, fmt.Errorf("gather in mode fill needs a %s fill value", x.DType())
 	}
-	// The window dims of the operand, in order: offset dim k of the result
-	// walks operand dim winDims[k].
-	var winDims []int
-	for d := range operand {
-		if !slices.Contains(dims.CollapsedSliceDims, d) && !slices.Contains(dims.OperandBatchingDims, d) {
-			winDims = append(winDims, d)
-		}
-	}
-	st := strides(operand)
+	wd := &windowing{operand: operand, window: ip.SliceSizes, indices: indices, winPos: dims.OffsetDims,
+		winDims:  trace.WindowDims(len(operand), dims.CollapsedSliceDims, dims.OperandBatchingDims),
+		startMap: dims.StartIndexMap, opBatch: dims.OperandBatchingDims, idxBatch: dims.StartIndicesBatchingDims}
 	var from, idx []int
 	var err error
 	forEach(out, func(o []int) {
 		if err != nil {
 			return
 		}
-		var g, w []int
-		for i, c := range o {
-			if slices.Contains(dims.OffsetDims, i) {
-				w = append(w, c)
-			} else {
-				g = append(g, c)
-			}
-		}
-		start, fits, e := windowStart(operand, ip.SliceSizes, indices, g, dims.StartIndexMap, dims.OperandBatchingDims, dims.StartIndicesBatchingDims)
-		if e != nil {
+		flat, fits, e := wd.place(o)
+		switch {
+		case e != nil:
 			err = e
-			return
-		}
-		if fill && !fits {
+		case fill && !fits:
 			from, idx = append(from, 1), append(idx, 0)
-			return
+		default:
+			from, idx = append(from, 0), append(idx, flat)
 		}
-		flat := 0
-		for d, s := range start {
-			flat += s * st[d]
-		}
-		for k, d := range winDims {
-			flat += w[k] * st[d]
-		}
-		from, idx = append(from, 0), append(idx, flat)
 	})
 	if err != nil {
 		return nil, err
@@ -220,14 +227,9 @@ func (ev *evaluator) scatterOp(op trace.Op, ip trace.IndexParams, x, indices, up
 	if x.Size() == 0 {
 		return x.Clone(), nil // no window fits an empty operand, clamped or not
 	}
-	window := trace.ScatterWindow(len(operand), ushape, dims)
-	var winDims []int
-	for d := range operand {
-		if !slices.Contains(dims.InsertedWindowDims, d) && !slices.Contains(dims.OperandBatchingDims, d) {
-			winDims = append(winDims, d)
-		}
-	}
-	st := strides(operand)
+	wd := &windowing{operand: operand, window: trace.ScatterWindow(len(operand), ushape, dims), indices: indices,
+		winPos: dims.UpdateWindowDims, winDims: trace.WindowDims(len(operand), dims.InsertedWindowDims, dims.OperandBatchingDims),
+		startMap: dims.ScatterDimsToOperandDims, opBatch: dims.OperandBatchingDims, idxBatch: dims.ScatterIndicesBatchingDims}
 	var waves [][2][]int // per wave: targets and update positions
 	count := map[int]int{}
 	var err error
@@ -237,28 +239,13 @@ func (ev *evaluator) scatterOp(op trace.Op, ip trace.IndexParams, x, indices, up
 		if err != nil {
 			return
 		}
-		var g, w []int
-		for i, c := range u {
-			if slices.Contains(dims.UpdateWindowDims, i) {
-				w = append(w, c)
-			} else {
-				g = append(g, c)
-			}
-		}
-		start, fits, e := windowStart(operand, window, indices, g, dims.ScatterDimsToOperandDims, dims.OperandBatchingDims, dims.ScatterIndicesBatchingDims)
+		t, fits, e := wd.place(u)
 		if e != nil {
 			err = e
 			return
 		}
 		if !fits && ip.Mode != trace.ModeClip {
 			return // dropped
-		}
-		t := 0
-		for d, s := range start {
-			t += s * st[d]
-		}
-		for j, d := range winDims {
-			t += w[j] * st[d]
 		}
 		n := count[t]
 		count[t]++

@@ -67,18 +67,6 @@ func (g *gen) windowCode(lines *[]string, p *params, operand, indices *lower.Ins
 	}
 }
 
-// winDims lists the operand dims that are not collapsed (inserted) or
-// batching: the window dims, in order.
-func winDims(rank int, collapsed, batching []int) []int {
-	var out []int
-	for i := range rank {
-		if !slices.Contains(collapsed, i) && !slices.Contains(batching, i) {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
 // splitCoords separates the coordinates of an iteration space into its
 // window dims (listed in windowDims) and batch dims.
 func splitCoords(coords []string, windowDims []int) (batch, win []string) {
@@ -141,7 +129,7 @@ func (g *gen) gatherKernel(f *lower.Fusion, root *lower.Instr) {
 	batch, win := splitCoords(coords, d.OffsetDims)
 	g.windowCode(&body, p, operand, indices, ip.SliceSizes, d.StartIndexMap, d.OperandBatchingDims, d.StartIndicesBatchingDims, batch)
 	st := rowMajorStrides(operand.Shape)
-	for k, od := range winDims(len(operand.Shape), d.CollapsedSliceDims, d.OperandBatchingDims) {
+	for k, od := range trace.WindowDims(len(operand.Shape), d.CollapsedSliceDims, d.OperandBatchingDims) {
 		body = append(body, fmt.Sprintf("base += %s * %d;", win[k], st[od]))
 	}
 	read := fmt.Sprintf("%s[i] = %s[base];", out, x)
@@ -172,7 +160,7 @@ func (g *gen) scatterKernels(f *lower.Fusion, root *lower.Instr) {
 		return
 	}
 	window := trace.ScatterWindow(len(operand.Shape), updates.Shape, d)
-	wd := winDims(len(operand.Shape), d.InsertedWindowDims, d.OperandBatchingDims)
+	wd := trace.WindowDims(len(operand.Shape), d.InsertedWindowDims, d.OperandBatchingDims)
 	// The outermost update window dim on an operand dim no index moves
 	// is split among work-items (targets disjoint, order kept).
 	split := -1
