@@ -33,6 +33,7 @@ func TestIndexGradients(t *testing.T) {
 		}},
 		{"dynamic-index", []int{4, 3}, []int{1}, func(x, _ kiln.Value) kiln.Value { return x.Index(trace.All, idx(1).Reshape()) }},
 		{"set", []int{4, 3}, []int{5, 3}, func(x, y kiln.Value) kiln.Value { return x.At(rows).Set(y) }},
+		{"set-scalar-index", []int{4}, []int{}, func(x, y kiln.Value) kiln.Value { return x.At(idx(2).Reshape()).Set(y) }},
 		{"add", []int{4, 3}, []int{5, 3}, func(x, y kiln.Value) kiln.Value { return x.At(rows).Add(y.Mul(y)) }},
 		{"add-clip", []int{4, 3}, []int{5, 3}, func(x, y kiln.Value) kiln.Value { return x.At(rows).Add(y, trace.WithMode(trace.ModeClip)) }},
 		{"mul", []int{4, 3}, []int{1}, func(x, _ kiln.Value) kiln.Value { return x.At(rows).Mul(kiln.Const(factors)) }},
@@ -53,7 +54,8 @@ func TestIndexGradients(t *testing.T) {
 		for i := range v {
 			v[i] = r.Float64()*4 - 2
 		}
-		a, _ := tensor.FromSlice(v, shape...)
+		a, _ := tensor.FromSlice(v)
+		a, _ = a.Reshape(shape...)
 		return a
 	}
 	for _, c := range cases {

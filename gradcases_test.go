@@ -6,6 +6,15 @@ import (
 	"github.com/kiln-go/kiln/trace"
 )
 
+// Index constants of the indexing cases: a repeated row, a negative and an
+// out-of-bounds one.
+var (
+	gradRows    = kiln.Const(tensor.Must(tensor.FromSlice([]int32{2, 0, 2, -1, 7})))
+	gradCols    = kiln.Const(tensor.Must(tensor.Must(tensor.FromSlice([]int64{3, 0, 0, 1, 2, 2})).Reshape(3, 2)))
+	gradStart   = kiln.Const(tensor.Must(tensor.Must(tensor.FromSlice([]int8{1})).Reshape()))
+	gradFactors = tensor.Must(tensor.Must(tensor.FromSlice([]float64{1.5, -2, 0.5})).Reshape(1, 3))
+)
+
 // gradCases are the gradient checks of gradcheck_test.go: every op of the
 // table, through its builder call, at every dtype it takes. Inputs stay
 // off kinks (abs at 0, ties of maximum, integers of floor) — ties have
@@ -70,6 +79,28 @@ var gradCases = []gradCase{
 	{name: "slice", in: []spec{std(7, 5)}, fn: one(func(x kiln.Value) kiln.Value { return x.Slice(0, 1, 7, 2).Slice(1, 2, 5, 1).Exp() }), dtypes: allInexact},
 	{name: "slice strided", in: []spec{std(9)}, fn: one(func(x kiln.Value) kiln.Value { return x.Slice(0, 0, 9, 3).Mul(x.Slice(0, 2, 8, 2).Slice(0, 0, 3, 1)) })},
 	{name: "concatenate", in: []spec{std(2, 3), std(4, 3)}, fn: two(func(x, y kiln.Value) kiln.Value { return kiln.Concatenate(0, x, y.Sin(), x) }), dtypes: allInexact},
+
+	// Indexing (repeated and out-of-bounds indices; updates drop).
+	{name: "flip", in: []spec{std(2, 3, 4)}, fn: one(func(x kiln.Value) kiln.Value { return x.Flip(0, 2).Sin().Mul(x) }), dtypes: allInexact},
+	{name: "negative step", in: []spec{std(8)}, fn: one(func(x kiln.Value) kiln.Value { return x.Index(kiln.RangeStep(7, 0, -3)).Exp() })},
+	{name: "gather", in: []spec{std(4, 3)}, fn: one(func(x kiln.Value) kiln.Value { return x.Index(gradRows, kiln.Step(-1)).Sin() }), dtypes: allInexact},
+	{name: "take", in: []spec{std(4, 3)}, fn: one(func(x kiln.Value) kiln.Value { return kiln.Take(x, gradRows, 0, kiln.WithMode(kiln.ModeClip)).Exp() })},
+	{name: "take_along_axis", in: []spec{std(3, 4)}, fn: one(func(x kiln.Value) kiln.Value {
+		return kiln.TakeAlongAxis(x, gradCols, 1).Mul(x.Sum(1, 0))
+	})},
+	{name: "dynamic_slice", in: []spec{std(4, 3)}, fn: one(func(x kiln.Value) kiln.Value {
+		return kiln.DynamicSlice(x, []kiln.Value{kiln.Int(3), gradStart}, []int{2, 2}).Sin()
+	}), dtypes: allInexact},
+	{name: "scatter", in: []spec{std(4, 3), std(5, 3)}, fn: two(func(x, y kiln.Value) kiln.Value { return x.At(gradRows).Set(y.Sin()).Mul(x) }), dtypes: allInexact},
+	{name: "scatter_add", in: []spec{std(4, 3), std(5, 3)}, fn: two(func(x, y kiln.Value) kiln.Value { return x.At(gradRows).Add(y.Mul(y)).Sin() }), dtypes: allInexact},
+	{name: "scatter_mul", in: []spec{std(4, 3)}, fn: one(func(x kiln.Value) kiln.Value {
+		return x.Sin().At(gradRows, kiln.All).Mul(kiln.Const(gradFactors))
+	}), dtypes: allInexact},
+	{name: "scatter_min", in: []spec{std(4, 3), std(5, 3)}, fn: two(func(x, y kiln.Value) kiln.Value { return x.At(gradRows).Min(y).Exp() })},
+	{name: "scatter_max", in: []spec{std(4, 3), std(5, 3)}, fn: two(func(x, y kiln.Value) kiln.Value { return x.At(gradRows).Max(y, kiln.WithMode(kiln.ModeClip)) })},
+	{name: "dynamic_update_slice", in: []spec{std(4, 3), std(2, 2)}, fn: two(func(x, y kiln.Value) kiln.Value {
+		return kiln.DynamicUpdateSlice(x.Sin(), y.Exp(), []kiln.Value{gradStart, kiln.Int(-2)})
+	}), dtypes: allInexact},
 
 	// Reductions.
 	{name: "sum", in: []spec{std(3, 4, 2)}, fn: one(func(x kiln.Value) kiln.Value { return x.Sum(0, 2).Mul(x.Sum(1).Sum()) }), dtypes: allInexact},

@@ -294,7 +294,7 @@ func verifyKind(f *Fusion, root *Instr) *VerifyError {
 	case FusionDot, FusionCopy:
 		class := root.Op.Info().Class
 		ok := len(f.Instrs) == 1 && (f.Kind == FusionDot && class == trace.ClassDot ||
-			f.Kind == FusionCopy && class == trace.ClassStructural && root.Op != trace.OpBroadcastInDim)
+			f.Kind == FusionCopy && (class == trace.ClassStructural && root.Op != trace.OpBroadcastInDim || class == trace.ClassIndex))
 		if !ok {
 			return fusionErr(VerifyFusion, f, "a %s fusion is one %s instruction, not %d instructions rooted at %s", f.Kind, f.Kind, len(f.Instrs), root.Op)
 		}

@@ -233,15 +233,15 @@ var ops = [numOps]OpInfo{
 	OpDot: {Name: "dot_general", Class: ClassDot, Arity: 2, Check: checkDot},
 
 	// Indexing (helper opsindex).
-	OpRev:                {Name: "rev", Class: ClassStructural, Arity: 1},
-	OpGather:             {Name: "gather", Class: ClassIndex, Arity: 2},
-	OpScatter:            {Name: "scatter", Class: ClassIndex, Arity: 3},
-	OpScatterAdd:         {Name: "scatter_add", Class: ClassIndex, Arity: 3},
-	OpScatterMul:         {Name: "scatter_mul", Class: ClassIndex, Arity: 3},
-	OpScatterMin:         {Name: "scatter_min", Class: ClassIndex, Arity: 3},
-	OpScatterMax:         {Name: "scatter_max", Class: ClassIndex, Arity: 3},
-	OpDynamicSlice:       {Name: "dynamic_slice", Class: ClassIndex, Arity: -1},
-	OpDynamicUpdateSlice: {Name: "dynamic_update_slice", Class: ClassIndex, Arity: -1},
+	OpRev:                {Name: "rev", Class: ClassStructural, Arity: 1, Check: checkRev},
+	OpGather:             {Name: "gather", Class: ClassIndex, Arity: 2, Check: checkGather},
+	OpScatter:            {Name: "scatter", Class: ClassIndex, Arity: 3, Check: checkScatter},
+	OpScatterAdd:         {Name: "scatter_add", Class: ClassIndex, Arity: 3, Check: checkScatter},
+	OpScatterMul:         {Name: "scatter_mul", Class: ClassIndex, Arity: 3, Check: checkScatter},
+	OpScatterMin:         {Name: "scatter_min", Class: ClassIndex, Arity: 3, Check: checkScatter},
+	OpScatterMax:         {Name: "scatter_max", Class: ClassIndex, Arity: 3, Check: checkScatter},
+	OpDynamicSlice:       {Name: "dynamic_slice", Class: ClassIndex, Arity: -1, Check: checkDynamicSlice},
+	OpDynamicUpdateSlice: {Name: "dynamic_update_slice", Class: ClassIndex, Arity: -1, Check: checkDynamicUpdateSlice},
 }
 
 // IsScatter reports whether op is one of the scatters.

@@ -108,7 +108,8 @@ func jvpScatter(c *Call) Value {
 	for i := range ids {
 		ids[i] = int64(i + 1)
 	}
-	ida, _ := tensor.FromSlice(ids, upd.Shape...)
+	ida, _ := tensor.FromSlice(ids)
+	ida, _ = ida.Reshape(upd.Shape...) // FromSlice with no shape would be 1-D
 	zero, _ := tensor.Zeros(tensor.I64, x.Shape...)
 	idc := Const(ida)
 	p := e.Params

@@ -90,7 +90,10 @@ func (g *gen) pickIndexStep(s step) (step, bool) {
 				// update's kind, so that convert is never out of range.
 				l = lit{kind: tensor.KindBool, b: r.Intn(2) == 0}
 			}
-			if r.Intn(3) == 0 {
+			// The update is x[idx] itself now and then, but for scatter_mul,
+			// whose derivative in the updates is refused (as JAX's without
+			// unique indices): programs stay differentiable.
+			if r.Intn(3) == 0 && s.op != trace.OpScatterMul {
 				s.args = append(s.args, operand{ref: s.args[0].ref}) // the update: x[idx] itself
 			} else {
 				s.args = append(s.args, operand{ref: -1, lit: l})
