@@ -3,6 +3,7 @@ package kernels
 import (
 	"unsafe"
 
+	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
 )
@@ -19,7 +20,7 @@ type dynamicStarts struct {
 }
 
 func newDynamicStarts(x *cpuExec, operand *lower.Instr, starts []*lower.Instr, window []int) dynamicStarts {
-	d := dynamicStarts{operand: operand.Shape, window: window, st: rowMajorStrides(operand.Shape)}
+	d := dynamicStarts{operand: operand.Shape, window: window, st: numerics.RowMajorStrides(operand.Shape)}
 	for _, s := range starts {
 		d.srcs, d.dts = append(d.srcs, x.source(s)), append(d.dts, s.DType)
 	}
@@ -48,7 +49,7 @@ type dynamicSliceKernel struct {
 
 func (x *cpuExec) compileDynamicSlice(root *lower.Instr) (kernel, error) {
 	operand := root.Args[0]
-	st := rowMajorStrides(operand.Shape)
+	st := numerics.RowMajorStrides(operand.Shape)
 	g := &strided{shape: append([]int(nil), root.Shape...), strides: st}
 	g.simplify()
 	return &dynamicSliceKernel{starts: newDynamicStarts(x, operand, root.Args[1:], root.Shape), g: g, slot: x.newSlot(),
@@ -92,7 +93,7 @@ type dynamicUpdateKernel struct {
 func (x *cpuExec) compileDynamicUpdate(root *lower.Instr) (kernel, error) {
 	operand, update := root.Args[0], root.Args[1]
 	k := &dynamicUpdateKernel{starts: newDynamicStarts(x, operand, root.Args[2:], update.Shape), upd: x.source(update),
-		out: x.m.Plan.Of[root], us: update.Shape, st: rowMajorStrides(operand.Shape), size: root.DType.Size()}
+		out: x.m.Plan.Of[root], us: update.Shape, st: numerics.RowMajorStrides(operand.Shape), size: root.DType.Size()}
 	k.copy = copyJob{dst: k.out, src: x.source(operand), n: root.Size() * k.size}
 	if r := len(update.Shape); r > 0 && update.Size() > 0 {
 		k.rowSize, k.rows = update.Shape[r-1]*k.size, update.Size()/update.Shape[r-1]

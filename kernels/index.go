@@ -5,6 +5,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -72,7 +73,7 @@ func newWindowStarts(x *cpuExec, operand, indices *lower.Instr, window, startMap
 	return &windowStarts{
 		idxDT: indices.DType, idx: x.source(indices), batch: slices.Clone(batch), k: indices.Shape[len(indices.Shape)-1],
 		startMap: startMap, opBatch: opBatch, idxBatch: idxBatch, operand: operand.Shape, window: window,
-		st: rowMajorStrides(operand.Shape), skip: skip, nb: shapeSize(batch), slot: x.newSlot(),
+		st: numerics.RowMajorStrides(operand.Shape), skip: skip, nb: shapeSize(batch), slot: x.newSlot(),
 	}
 }
 
@@ -305,7 +306,7 @@ func (x *cpuExec) compileGather(root *lower.Instr) (kernel, error) {
 	}
 	window := windowMap(len(root.Shape), d.OffsetDims, trace.WindowDims(len(operand.Shape), d.CollapsedSliceDims, d.OperandBatchingDims))
 	gs, ws := iterDims(root.Shape, window, k.w.st)
-	k.it = newIndexIter(root.Shape, gs, ws, rowMajorStrides(root.Shape))
+	k.it = newIndexIter(root.Shape, gs, ws, numerics.RowMajorStrides(root.Shape))
 	k.rows = rowsFn(k.size)
 	return k, nil
 }

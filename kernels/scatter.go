@@ -4,6 +4,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -40,7 +41,7 @@ func (x *cpuExec) compileScatter(root *lower.Instr) (kernel, error) {
 	k.w = newWindowStarts(x, operand, indices, window, d.ScatterDimsToOperandDims, d.OperandBatchingDims, d.ScatterIndicesBatchingDims, p.Mode != trace.ModeClip)
 	wmap := windowMap(len(updates.Shape), d.UpdateWindowDims, trace.WindowDims(len(operand.Shape), d.InsertedWindowDims, d.OperandBatchingDims))
 	gs, ws := iterDims(updates.Shape, wmap, k.w.st)
-	us := rowMajorStrides(updates.Shape)
+	us := numerics.RowMajorStrides(updates.Shape)
 	shape := slices.Clone(updates.Shape)
 	for j, od := range wmap {
 		if od >= 0 && !slices.Contains(d.ScatterDimsToOperandDims, od) && shape[j] >= 2 {

@@ -163,7 +163,7 @@ func (g *gen) copyFusion(f *lower.Fusion) {
 		body = append(body, fmt.Sprintf("%s[i] = %s[%s];", out, p.input(g, src), linear(base, coords, strides)))
 	case trace.OpRev:
 		src := root.Args[0]
-		st := rowMajorStrides(src.Shape)
+		st := numerics.RowMajorStrides(src.Shape)
 		terms := slices.Clone(coords)
 		for _, a := range root.Params.Axes {
 			terms[a] = fmt.Sprintf("(%d - %s)", root.Shape[a]-1, coords[a])

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -41,14 +42,14 @@ func coordsOf(lines *[]string, prefix, idx string, shape []int) []string {
 
 // flatOf is the row-major linear index of coordinates in shape.
 func flatOf(coords []string, shape []int) string {
-	return linear(0, coords, rowMajorStrides(shape))
+	return linear(0, coords, numerics.RowMajorStrides(shape))
 }
 
 // windowCode emits statements that set long `base` to the operand offset
 // of the window whose batch coordinates are batch (the indices' dims but
 // the last) and int `fits` to whether its start fit before clamping.
 func (g *gen) windowCode(lines *[]string, p *params, operand, indices *lower.Instr, window, startMap, opBatch, idxBatch []int, batch []string) {
-	st := rowMajorStrides(operand.Shape)
+	st := numerics.RowMajorStrides(operand.Shape)
 	ib := indices.Shape[:len(indices.Shape)-1]
 	k := indices.Shape[len(indices.Shape)-1]
 	gflat := flatOf(batch, ib)
@@ -128,7 +129,7 @@ func (g *gen) gatherKernel(f *lower.Fusion, root *lower.Instr) {
 	coords := coordsOf(&body, "c", "i", root.Shape)
 	batch, win := splitCoords(coords, d.OffsetDims)
 	g.windowCode(&body, p, operand, indices, ip.SliceSizes, d.StartIndexMap, d.OperandBatchingDims, d.StartIndicesBatchingDims, batch)
-	st := rowMajorStrides(operand.Shape)
+	st := numerics.RowMajorStrides(operand.Shape)
 	for k, od := range trace.WindowDims(len(operand.Shape), d.CollapsedSliceDims, d.OperandBatchingDims) {
 		body = append(body, fmt.Sprintf("base += %s * %d;", win[k], st[od]))
 	}
@@ -186,7 +187,7 @@ func (g *gen) scatterKernels(f *lower.Fusion, root *lower.Instr) {
 	}
 	batch, win := splitCoords(coords, d.UpdateWindowDims)
 	g.windowCode(&inner, p, operand, indices, window, d.ScatterDimsToOperandDims, d.OperandBatchingDims, d.ScatterIndicesBatchingDims, batch)
-	st := rowMajorStrides(operand.Shape)
+	st := numerics.RowMajorStrides(operand.Shape)
 	for k, od := range wd {
 		inner = append(inner, fmt.Sprintf("base += %s * %d;", win[k], st[od]))
 	}
@@ -229,7 +230,7 @@ func (g *gen) dynamicKernel(f *lower.Fusion, root *lower.Instr) {
 	out := fmt.Sprintf("out%d", root.ID)
 	var body []string
 	coords := coordsOf(&body, "c", "i", root.Shape)
-	st := rowMajorStrides(operand.Shape)
+	st := numerics.RowMajorStrides(operand.Shape)
 	var in, rel []string
 	for i, s := range starts {
 		body = append(body, fmt.Sprintf("const long s%d = clamp(%s, 0L, %dL);", i, loadIndexExpr(s.DType, p.input(g, s), "0"), operand.Shape[i]-window[i]))
