@@ -41,3 +41,21 @@ func ExampleSGD() {
 	fmt.Println(out[0], out[1]) // buf = 0.9·0 + 2p; p − 0.1·buf
 	// Output: f64[1] [0.8] f64[1] [2]
 }
+
+// A step whose f16 gradients overflow is skipped and the scale halved.
+func ExampleLossScale() {
+	ls := optim.LossScale{Initial: 1024}
+	step := kiln.Jit(func(g, scale, count kiln.Value) []kiln.Value {
+		state := []kiln.Value{scale, count}
+		grads, finite := ls.Unscale([]kiln.Value{g}, state)
+		return append([]kiln.Value{grads[0], finite}, ls.Next(state, finite)...)
+	})
+	init, _ := kiln.EvalAll(ls.Init())
+	for _, g := range []float32{2048, 65504 * 2} {
+		out, _ := step.RunAll(tensor.Scalar(g).Astype(tensor.F16), init[0], init[1])
+		fmt.Println(out[0], out[1], out[2])
+	}
+	// Output:
+	// f16[] 2 bool[] true f32[] 1024
+	// f16[] inf bool[] false f32[] 512
+}
