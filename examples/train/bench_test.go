@@ -1,13 +1,16 @@
 package main
 
 import (
+	"flag"
 	"testing"
 
 	"github.com/kiln-go/kiln/tensor"
 )
 
+var stepBatch = flag.Int("step.batch", 256, "batch size of BenchmarkStep")
+
 // BenchmarkStep times one training step (forward, backward, Adam) at
-// batch 256 with RunInto into preallocated results (alternating two sets,
+// batch 256 (-step.batch) with RunInto into preallocated results (alternating two sets,
 // since a step's results become the next step's arguments).
 func BenchmarkStep(b *testing.B) {
 	for _, c := range []tensor.DType{tensor.F32, tensor.BF16} {
@@ -16,7 +19,7 @@ func BenchmarkStep(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			cfg := config{hidden: 128, batch: 256, lr: 3e-3, compute: c, seed: 1}
+			cfg := config{hidden: 128, batch: *stepBatch, lr: 3e-3, compute: c, seed: 1}
 			m, err := newModel(cfg, all.dim)
 			if err != nil {
 				b.Fatal(err)
