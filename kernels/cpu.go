@@ -405,7 +405,7 @@ func Overlaps(a, b *tensor.Array) bool { return spanOf(a).overlaps(spanOf(b)) }
 // an input after writing over it, or write two results to one place.
 // Backends call it in RunInto; the arrays must be non-nil.
 func CheckDisjoint(outputs, inputs []*tensor.Array) error {
-	var buf [16]span
+	var buf [64]span // on the stack: a training step has 30 arrays; more than 64 allocate
 	taken := buf[:0]
 	for _, a := range inputs {
 		taken = append(taken, spanOf(a))
