@@ -14,7 +14,6 @@ import (
 	"github.com/kiln-go/kiln/internal/progen"
 	"github.com/kiln-go/kiln/internal/reference"
 	"github.com/kiln-go/kiln/tensor"
-	"github.com/kiln-go/kiln/trace"
 )
 
 // The gradient differential test: for each seed, two random programs
@@ -25,10 +24,11 @@ import (
 //     subnormals, overflow): its gradient program must pass the verifiers
 //     and give bit-identical results fused, op by op, and on the reference
 //     evaluator.
-//   - One over float64, complex128, ints and bools with smooth data: its
-//     gradient must match central differences of the program in float64,
-//     at every element where the differences are themselves stable (two
-//     step sizes agree: the program is smooth there).
+//   - One over float64, complex128, ints and bools drawn with
+//     progen.Options.Smooth (smooth ops, ordinary data): its gradient must
+//     match central differences of the program in float64, at every
+//     element where the differences are themselves stable (two step sizes
+//     agree: the program is smooth there).
 //
 // Reproduce one failure with
 //
@@ -218,14 +218,12 @@ var fdDTypes = []tensor.DType{tensor.F64, tensor.F64, tensor.F64, tensor.F64, te
 // central differences and returns how many elements it compared.
 func runGradFiniteDiff(seed int64) (checked int, msg string) {
 	r := rand.New(rand.NewSource(^seed))
-	c := progen.Generate(r, progen.Options{DTypes: fdDTypes, SafeConverts: true, MaxDim: 3, LargeProb: -1, X32Prob: -1, MaxOps: 8,
-		Allow: smoothEnough})
+	c := progen.Generate(r, progen.Options{DTypes: fdDTypes, Smooth: true, SafeConverts: true, MaxDim: 3, LargeProb: -1, X32Prob: -1, MaxOps: 8})
 	defer func() {
 		if e := recover(); e != nil {
 			msg = fmt.Sprintf("grad fd seed %d: panic: %v\n%s\n%s", seed, e, c, debug.Stack())
 		}
 	}()
-	smooth(c, r)
 	loss, argnums, ok := gradSetup(c, r)
 	if !ok {
 		return 0, ""
@@ -279,38 +277,6 @@ func runGradFiniteDiff(seed int64) (checked int, msg string) {
 	return checked, ""
 }
 
-// smoothEnough leaves out of the finite-difference programs values of a
-// float type narrower than float64 (an int divided gives f32), ops of a
-// value with itself that are constants by cancellation, and ops whose
-// derivative differences cannot check: sign of a complex value, z/|z|,
-// whose JAX derivative is zero; and the staircases (floor, ceil, round,
-// floordiv, rem), whose steps can be finer than any difference step (x //
-// 1e-40) — their rules are checked by TestGradCheck and the fused test.
-func smoothEnough(e *trace.Eqn) bool {
-	switch e.Out.Type.DType {
-	case tensor.F32, tensor.C64, tensor.F16, tensor.BF16:
-		return false // the differences are taken in float64: no narrower float may enter
-	}
-	switch e.Op {
-	case trace.OpFloor, trace.OpCeil, trace.OpRound, trace.OpFloorDiv, trace.OpRem:
-		return false
-	case trace.OpSub, trace.OpDiv, trace.OpMax, trace.OpMin:
-		// x − x and x / x are constants computed as a cancellation, whose
-		// rounding the differences amplify; maximum(x, x) is a tie.
-		return e.Args[0] != e.Args[1]
-	case trace.OpConst:
-		// Literals of extreme size absorb what the differences perturb
-		// (1e30 − cos(x) is 1e30): the float64 function is flat where the
-		// real one is not.
-		for _, z := range complexes(e.Params.Value) {
-			if m := absc(z); m > 1e6 || m != 0 && m < 1e-6 || m != m {
-				return false
-			}
-		}
-	}
-	return !(e.Op == trace.OpSign && e.Args[0].Type.DType.IsComplex())
-}
-
 func cmplxNaNInf(z complex128) bool {
 	return math.IsNaN(real(z)) || math.IsNaN(imag(z)) || math.IsInf(real(z), 0) || math.IsInf(imag(z), 0)
 }
@@ -349,28 +315,4 @@ func stableDiff(x *tensor.Array, j int, eval func(*tensor.Array) float64) (compl
 	}
 	im, ok := part(1i, math.Abs(imag(vals[j])))
 	return complex(re, -im), noise, ok
-}
-
-// smooth replaces a case's data with values a gradient is checked at:
-// floats uniform in (−2, 2), complex parts too, small ints, random bools.
-func smooth(c *progen.Case, r *rand.Rand) {
-	for i, a := range c.Arrays {
-		d, shape := a.DType(), a.Shape()
-		vals := make([]complex128, a.Size())
-		for j := range vals {
-			switch {
-			case d.IsInexact():
-				vals[j] = complex(4*r.Float64()-2, 4*r.Float64()-2)
-			case d == tensor.Bool:
-				vals[j] = complex(float64(r.Intn(2)), 0)
-			default:
-				vals[j] = complex(float64(r.Intn(7)-3), 0)
-			}
-		}
-		b, _ := complexArray(vals, shape)
-		if !d.IsComplex() {
-			b = b.Astype(tensor.F64)
-		}
-		c.Arrays[i] = b.Astype(d)
-	}
 }

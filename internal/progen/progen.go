@@ -25,6 +25,12 @@ type Options struct {
 	// Allow, when set, vets every equation of the traced program; a step
 	// that produces an equation it refuses is drawn again.
 	Allow func(e *trace.Eqn) bool
+	// Smooth draws programs for checking derivatives against central
+	// differences in float64: every equation also passes smoothEqn (no
+	// staircases, no float narrower than f64, no cancellation constants,
+	// no extreme literals) and the data are ordinary values (floats and
+	// complex parts in (−2, 2), small ints). Allow still applies.
+	Smooth bool
 	// SafeConverts makes float → integer astype clamp into a small range
 	// and map NaN to 0 first, and never converts complex to integers, so
 	// no convert is out of range (NumPy leaves those undefined).

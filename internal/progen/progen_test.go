@@ -89,3 +89,31 @@ func TestGenerateRestricted(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateSmooth checks Options.Smooth: every equation passes
+// smoothEqn and the data are ordinary values.
+func TestGenerateSmooth(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	dts := []tensor.DType{tensor.F64, tensor.C128, tensor.I64, tensor.Bool}
+	for range 300 {
+		c := Generate(r, Options{DTypes: dts, Smooth: true, LargeProb: -1})
+		p, err := c.Trace()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range p.Eqns {
+			if !smoothEqn(e) {
+				t.Fatalf("equation %s in a smooth program\n%s", e, c)
+			}
+		}
+		for _, a := range c.Arrays {
+			z := a.Astype(tensor.C128)
+			for i := range z.Size() {
+				v := tensor.Index(z.Data(), i).(complex128)
+				if real(v) <= -2 && !a.DType().IsInteger() || real(v) >= 2 && !a.DType().IsInteger() || imag(v) <= -2 || imag(v) >= 2 || a.DType().IsInteger() && (real(v) < -3 || real(v) > 3) {
+					t.Fatalf("%s input value %v is not ordinary\n%s", a.DType(), v, c)
+				}
+			}
+		}
+	}
+}

@@ -45,7 +45,11 @@ func newGen(r *rand.Rand, o *Options) *gen {
 		}
 		shape := g.relatedShape(base)
 		g.c.Inputs = append(g.c.Inputs, trace.Abstract{Type: t, Shape: shape})
-		g.c.Arrays = append(g.c.Arrays, randomArray(r, t.DType, shape))
+		if o.Smooth {
+			g.c.Arrays = append(g.c.Arrays, smoothArray(r, t.DType, shape))
+		} else {
+			g.c.Arrays = append(g.c.Arrays, randomArray(r, t.DType, shape))
+		}
 		g.types = append(g.types, t)
 		g.shapes = append(g.shapes, shape)
 	}
@@ -149,7 +153,7 @@ func (g *gen) check() bool {
 		if e.Out.Size() > g.o.MaxElems || e.Op == trace.OpDot && dotWork(e) > 1<<21 {
 			return false
 		}
-		if !g.ops[e.Op] && !g.implicit(e.Op) || g.o.Allow != nil && !g.o.Allow(e) {
+		if !g.ops[e.Op] && !g.implicit(e.Op) || g.o.Allow != nil && !g.o.Allow(e) || g.o.Smooth && !smoothEqn(e) {
 			return false
 		}
 	}
