@@ -107,6 +107,51 @@ var fns = []fn{
 		one(mix(uniform(-1, 1), logUniform(-60, 0, true), logUniform(-1074, 1024, false), uniform(-1, 10), anyBits))},
 	{"Expm1", unary(xmath.Expm1), unary(bigmath.Expm1), nil,
 		one(mix(uniform(-40, 710), uniform(-1, 1), uniform(709, 709.8), logUniform(-60, 0, true), logUniform(-1074, 10, true), anyBits))},
+
+	// The functions of issue 13, in double-double.
+	{"Atan", unary(xmath.Atan), unary(bigmath.Atan), unary(math.Atan),
+		one(mix(uniform(-2, 2), uniform(-1.0/64, 1.0/64), logUniform(-1074, 1024, true), anyBits))},
+	{"Asin", unary(xmath.Asin), unary(bigmath.Asin), unary(math.Asin), one(mix(uniform(-1, 1), nearOne(true), logUniform(-1074, 0, true)))},
+	{"Acos", unary(xmath.Acos), unary(bigmath.Acos), unary(math.Acos), one(mix(uniform(-1, 1), nearOne(true), logUniform(-1074, 0, true)))},
+	{"Atan2", xmath.Atan2, bigmath.Atan2, math.Atan2, pairs(mix(uniform(-4, 4), logUniform(-1074, 1024, true), anyBits))},
+	{"Hypot", xmath.Hypot, bigmath.Hypot, math.Hypot, pairs(mix(uniform(-4, 4), logUniform(-1074, 1024, true), anyBits))},
+	{"Sinh", unary(xmath.Sinh), unary(bigmath.Sinh), unary(math.Sinh),
+		one(mix(uniform(-1, 1), uniform(-40, 40), uniform(-711, 711), logUniform(-1074, 10, true), anyBits))},
+	{"Cosh", unary(xmath.Cosh), unary(bigmath.Cosh), unary(math.Cosh),
+		one(mix(uniform(-1, 1), uniform(-40, 40), uniform(-711, 711), logUniform(-1074, 10, true), anyBits))},
+	{"Asinh", unary(xmath.Asinh), unary(bigmath.Asinh), unary(math.Asinh),
+		one(mix(uniform(-2, 2), logUniform(-1074, 1024, true), anyBits))},
+	{"Acosh", unary(xmath.Acosh), unary(bigmath.Acosh), unary(math.Acosh),
+		one(mix(uniform(1, 3), func(r *rand.Rand) float64 { return 1 + logUniform(-52, 0, false)(r) }, logUniform(0, 1024, false)))},
+	{"Atanh", unary(xmath.Atanh), unary(bigmath.Atanh), unary(math.Atanh), one(mix(uniform(-1, 1), nearOne(true), logUniform(-1074, -1, true)))},
+	{"Exp2", unary(xmath.Exp2), unary(bigmath.Exp2), unary(math.Exp2),
+		one(mix(uniform(-1080, 1030), uniform(-1, 1), logUniform(-1074, 10, true), anyBits))},
+	{"Log2", unary(xmath.Log2), unary(bigmath.Log2), unary(math.Log2),
+		one(mix(logUniform(-1074, 1024, false), uniform(0.5, 2), func(r *rand.Rand) float64 { return math.Abs(anyBits(r)) }))},
+	{"Log10", unary(xmath.Log10), unary(bigmath.Log10), unary(math.Log10),
+		one(mix(logUniform(-1074, 1024, false), uniform(0.5, 2), func(r *rand.Rand) float64 { return math.Abs(anyBits(r)) }))},
+	{"Cbrt", unary(xmath.Cbrt), unary(bigmath.Cbrt), unary(math.Cbrt), one(mix(uniform(-10, 10), logUniform(-1074, 1024, true), anyBits))},
+	{"Erf", unary(xmath.Erf), unary(bigmath.Erf), unary(math.Erf), one(mix(uniform(-6, 6), uniform(-3, 3), logUniform(-1074, 3, true)))},
+	{"Erfc", unary(xmath.Erfc), unary(bigmath.Erfc), unary(math.Erfc),
+		one(mix(uniform(-7, 28), uniform(0, 3), uniform(3, 10), logUniform(-60, 4.8, true)))},
+	{"Erfinv", unary(xmath.Erfinv), unary(bigmath.Erfinv), unary(math.Erfinv), one(mix(uniform(-1, 1), nearOne(true), logUniform(-1074, -1, true)))},
+}
+
+// nearOne is ±(1 − 2**u), u uniform in [−53, −1]: the arguments at which
+// asin, acos, atanh and erfinv lose precision unless written for them.
+func nearOne(signed bool) func(*rand.Rand) float64 {
+	return func(r *rand.Rand) float64 {
+		x := 1 - math.Exp2(-53+52*r.Float64())
+		if signed && r.IntN(2) == 0 {
+			x = -x
+		}
+		return x
+	}
+}
+
+// pairs draws both arguments of a binary function from g.
+func pairs(g func(*rand.Rand) float64) func(*rand.Rand) (float64, float64) {
+	return func(r *rand.Rand) (float64, float64) { return g(r), g(r) }
 }
 
 // TestAccuracy holds each function within 1 ulp of the correctly rounded
@@ -171,7 +216,7 @@ func TestAccuracy(t *testing.T) {
 }
 
 func args(f fn, x, y float64) string {
-	if f.name == "Pow" {
+	if f.name == "Pow" || f.name == "Atan2" || f.name == "Hypot" {
 		return fmt.Sprintf("%v, %v", x, y)
 	}
 	return fmt.Sprint(x)
