@@ -194,6 +194,9 @@ func ddLog(a dd) dd {
 	if a.hi > 0.75 && a.hi < 1.5 {
 		return ddLog1p(ddAddF(a, -1))
 	}
+	if _, e := math.Frexp(a.hi); e > 500 || e < -500 { // keep e⁻ʸ in the normal range
+		return ddAdd(ddLog(ddScale(a, -e)), ddMulF(ln2dd, float64(e)))
+	}
 	y := math.Log(a.hi)
 	if math.IsInf(y, 0) || math.IsNaN(y) {
 		return ddOf(y)

@@ -1,6 +1,7 @@
 package xmath
 
 import (
+	"math"
 	"math/big"
 	"testing"
 
@@ -41,5 +42,67 @@ func TestDoubleDoubleConstants(t *testing.T) {
 		if w := split(bigmath.AtanBig(x, p)); atanTable[k] != w {
 			t.Errorf("atanTable[%d] = %v, want %v", k, atanTable[k], w)
 		}
+	}
+}
+
+// Every function agrees with package math at the special arguments — NaN,
+// ±Inf, ±0, ±1, the ends of the range — on what kind of value it returns:
+// NaN, an infinity or a zero of the same sign, or a finite nonzero number
+// (whose bits TestAccuracy checks against math/big; package math's are
+// off at some of these, Log10 of the smallest subnormal by 15).
+func TestSpecialArguments(t *testing.T) {
+	specials := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1, -1, 2, -2, 0.5, math.MaxFloat64, -math.MaxFloat64, math.SmallestNonzeroFloat64}
+	kind := func(a float64) string {
+		switch {
+		case a != a:
+			return "NaN"
+		case math.IsInf(a, 1):
+			return "+Inf"
+		case math.IsInf(a, -1):
+			return "-Inf"
+		case a == 0 && math.Signbit(a):
+			return "-0"
+		case a == 0:
+			return "+0"
+		}
+		return "finite"
+	}
+	same := func(a, b float64) bool { return kind(a) == kind(b) }
+	for _, c := range []struct {
+		name string
+		f, g func(float64) float64
+	}{
+		{"Asin", Asin, math.Asin}, {"Acos", Acos, math.Acos}, {"Atan", Atan, math.Atan},
+		{"Sinh", Sinh, math.Sinh}, {"Cosh", Cosh, math.Cosh}, {"Asinh", Asinh, math.Asinh},
+		{"Acosh", Acosh, math.Acosh}, {"Atanh", Atanh, math.Atanh}, {"Exp2", Exp2, math.Exp2},
+		{"Log2", Log2, math.Log2}, {"Log10", Log10, math.Log10}, {"Cbrt", Cbrt, math.Cbrt},
+		{"Erf", Erf, math.Erf}, {"Erfc", Erfc, math.Erfc}, {"Erfinv", Erfinv, math.Erfinv},
+	} {
+		for _, x := range specials {
+			if got, want := c.f(x), c.g(x); !same(got, want) {
+				t.Errorf("%s(%v) = %v, package math gives %v", c.name, x, got, want)
+			}
+		}
+	}
+	for _, x := range specials {
+		for _, y := range specials {
+			if got, want := Atan2(y, x), math.Atan2(y, x); !same(got, want) {
+				t.Errorf("Atan2(%v, %v) = %v, package math gives %v", y, x, got, want)
+			}
+			if got, want := Hypot(x, y), math.Hypot(x, y); !same(got, want) {
+				t.Errorf("Hypot(%v, %v) = %v, package math gives %v", x, y, got, want)
+			}
+		}
+	}
+}
+
+// Arguments the million-point run of TestAccuracy once found a result 1 ulp
+// off at (subnormal quotients, e^(−y) leaving the normal range in ddLog).
+func TestDoubleDoubleRegressions(t *testing.T) {
+	if got, want := Atan2(-1e-323, -3.5e-323), bigmath.Atan2(-1e-323, -3.5e-323); got != want {
+		t.Errorf("Atan2(-1e-323, -3.5e-323) = %v, want %v", got, want)
+	}
+	if got, want := Acosh(1.0944512934123729e+308), bigmath.Acosh(1.0944512934123729e+308); got != want {
+		t.Errorf("Acosh(1.0944512934123729e+308) = %v, want %v", got, want)
 	}
 }

@@ -26,6 +26,8 @@ func Cosh(x float64) float64 {
 	switch {
 	case math.IsNaN(x):
 		return x
+	case math.IsInf(x, 0):
+		return math.Inf(1)
 	case a < tiny:
 		return 1
 	case a > 40:

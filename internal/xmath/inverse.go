@@ -65,6 +65,9 @@ func Atan2(y, x float64) float64 {
 		return math.Atan2(y, x)
 	}
 	ax, ay := math.Abs(x), math.Abs(y)
+	if max(ax, ay) < 0x1p-500 { // the angle depends on the ratio only: keep dd away from subnormals
+		ax, ay = math.Ldexp(ax, 600), math.Ldexp(ay, 600)
+	}
 	if x > 0 && ay < ax*0x1p-60 { // atan q = q(1 − q²/3 …): the quotient, rounded once
 		return math.Copysign(ay/ax, y)
 	}
