@@ -45,6 +45,31 @@ var gradCases = []gradCase{
 	{name: "conj", in: []spec{std(3, 4)}, fn: one(func(x kiln.Value) kiln.Value { return x.Conj().Mul(x.Exp()) }), dtypes: allInexact},
 	{name: "not", in: []spec{away(6)}, fn: one(func(x kiln.Value) kiln.Value { return kiln.Where(x.Gt(kiln.Int(0)).Not(), x.Exp(), x.Sin()) })},
 
+	// Elementwise math (trace/math.go).
+	{name: "asin", in: []spec{in(-0.8, 0.8, 3, 4)}, fn: one(kiln.Value.Asin)},
+	{name: "acos", in: []spec{in(-0.8, 0.8, 3, 4)}, fn: one(kiln.Value.Acos)},
+	{name: "atan", in: []spec{std(3, 4)}, fn: one(kiln.Value.Atan)},
+	{name: "sinh", in: []spec{std(3, 4)}, fn: one(kiln.Value.Sinh), dtypes: allInexact},
+	{name: "cosh", in: []spec{std(3, 4)}, fn: one(kiln.Value.Cosh), dtypes: allInexact},
+	{name: "asinh", in: []spec{std(3, 4)}, fn: one(kiln.Value.Asinh)},
+	{name: "acosh", in: []spec{in(1.2, 3, 3, 4)}, fn: one(kiln.Value.Acosh)},
+	{name: "atanh", in: []spec{in(-0.8, 0.8, 3, 4)}, fn: one(kiln.Value.Atanh)},
+	{name: "exp2", in: []spec{std(3, 4)}, fn: one(kiln.Value.Exp2), dtypes: allInexact},
+	{name: "log2", in: []spec{pos(3, 4)}, fn: one(kiln.Value.Log2), dtypes: allInexact},
+	{name: "log10", in: []spec{pos(3, 4)}, fn: one(kiln.Value.Log10), dtypes: allInexact},
+	{name: "cbrt", in: []spec{away(3, 4)}, fn: one(kiln.Value.Cbrt)},
+	{name: "erf", in: []spec{std(3, 4)}, fn: one(kiln.Value.Erf)},
+	{name: "erfc", in: []spec{std(3, 4)}, fn: one(kiln.Value.Erfc)},
+	{name: "erf_inv", in: []spec{in(-0.8, 0.8, 3, 4)}, fn: one(kiln.Value.ErfInv)},
+	{name: "isinf", in: []spec{std(6)}, fn: one(func(x kiln.Value) kiln.Value {
+		return kiln.Where(x.IsInf().Or(x.IsPosInf()).Or(x.IsNegInf()), kiln.Float(0), x.Exp())
+	})},
+	{name: "stop_gradient", in: []spec{std(6)}, fn: one(func(x kiln.Value) kiln.Value { return x.Sin().Add(kiln.StopGradient(x).Mul(kiln.Float(0))) })},
+	{name: "atan2", in: []spec{std(3, 4), away(4)}, fn: two(kiln.Value.Atan2)},
+	{name: "hypot", in: []spec{away(3, 4), away(4)}, fn: two(kiln.Value.Hypot)},
+	{name: "copysign", in: []spec{away(3, 4), away(4)}, fn: two(kiln.Value.Copysign)},
+	{name: "fmod", in: []spec{in(-3, 3, 6), away(6)}, fn: two(kiln.Value.Fmod)},
+
 	// Elementwise binary, with NumPy broadcasting.
 	{name: "add", in: []spec{std(3, 4), std(4)}, fn: two(kiln.Value.Add), dtypes: allInexact},
 	{name: "sub", in: []spec{std(3, 1), std(3, 4)}, fn: two(kiln.Value.Sub), dtypes: allInexact},

@@ -34,6 +34,9 @@ var depsPolicy = map[string][]string{
 	"kernels/opencl": {"tensor", "trace", "lower", "kernels", "internal/numerics", "github.com/ebitengine/purego"},
 	".":              {"tensor", "promote", "trace", "lower", "kernels"},
 
+	// jax.nn's activations, written with the tracer's ops.
+	"nn": {"trace"},
+
 	// Internal helpers.
 	"internal/xmath":    {},
 	"internal/numerics": {},
@@ -57,7 +60,7 @@ var depsPolicy = map[string][]string{
 	"optim": {".", "tensor"},
 
 	// Programs.
-	"cmd/kiln":                {".", "tensor", "promote", "trace", "lower", "lower/stablehlo", "kernels", "kernels/opencl"},
+	"cmd/kiln":                {".", "tensor", "promote", "trace", "lower", "lower/stablehlo", "kernels", "kernels/opencl", "nn"},
 	"examples/mixedprecision": {".", "tensor"},
 	"examples/mlp":            {".", "tensor"},
 	"examples/train":          {".", "tensor", "optim"},

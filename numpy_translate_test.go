@@ -243,6 +243,9 @@ var numpyUfunc = map[trace.Op]string{
 	trace.OpShl: "np.left_shift", trace.OpShr: "np.right_shift",
 	trace.OpEq: "np.equal", trace.OpNe: "np.not_equal", trace.OpLt: "np.less", trace.OpLe: "np.less_equal",
 	trace.OpGt: "np.greater", trace.OpGe: "np.greater_equal",
+	trace.OpIsInf: "np.isinf", trace.OpIsPosInf: "np.isposinf", trace.OpIsNegInf: "np.isneginf",
+	trace.OpCopysign: "np.copysign", trace.OpNextafter: "np.nextafter", trace.OpFmod: "np.fmod",
+	trace.OpStopGradient: "np.asarray",
 }
 
 // translateIndex spells the indexing ops with the prelude's gather,

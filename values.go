@@ -45,3 +45,7 @@ func LogicalNot(x Value) Value { return trace.LogicalNot(x) }
 
 // Concatenate joins xs along axis, promoting their dtypes together.
 func Concatenate(axis int, xs ...Value) Value { return trace.Concatenate(axis, xs...) }
+
+// StopGradient is x, through which derivatives do not flow
+// (lax.stop_gradient).
+func StopGradient(x Value) Value { return trace.StopGradient(x) }

@@ -347,7 +347,8 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 func exactOn16(op trace.Op) bool {
 	switch op {
 	case trace.OpNeg, trace.OpAbs, trace.OpSign, trace.OpMax, trace.OpMin, trace.OpSelect,
-		trace.OpFloor, trace.OpCeil, trace.OpRound, trace.OpReal, trace.OpImag, trace.OpConj:
+		trace.OpFloor, trace.OpCeil, trace.OpRound, trace.OpReal, trace.OpImag, trace.OpConj,
+		trace.OpCopysign, trace.OpNextafter, trace.OpFmod:
 		return true
 	}
 	return false

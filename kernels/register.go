@@ -168,5 +168,14 @@ func Transcendental(op trace.Op, d tensor.DType, x, y float64) float64 {
 	if f, ok := scalarMath[op]; ok {
 		return f(x)
 	}
+	if f, ok := mathFunc(op, d); ok {
+		return f(x)
+	}
+	if fs, ok := mathFuncs2[op]; ok {
+		if d == tensor.F64 {
+			return fs[1](x, y)
+		}
+		return fs[0](x, y)
+	}
 	return math.NaN()
 }

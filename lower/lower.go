@@ -117,7 +117,8 @@ func CheckAllocs(m *Module) error {
 
 // Lower translates a traced program into a module: weak flags erased,
 // implicit broadcasting made explicit with broadcast_in_dim, constants kept
-// at their final dtype.
+// at their final dtype, stop_gradient (an identity for everything but
+// autodiff) dropped.
 func Lower(p *trace.Program) (*Module, error) {
 	m := &Module{}
 	of := map[*trace.Var]*Instr{}
@@ -137,6 +138,10 @@ func Lower(p *trace.Program) (*Module, error) {
 				in = m.broadcast(in, e.Out.Shape, e.Pos)
 			}
 			args[i] = in
+		}
+		if e.Op == trace.OpStopGradient { // only autodiff sees it: the value is its operand
+			of[e.Out] = args[0]
+			continue
 		}
 		in := m.add(&Instr{Op: e.Op, DType: e.Out.Type.DType, Shape: slices.Clone(e.Out.Shape), Args: args, Params: e.Params, Pos: e.Pos, Why: e.Why})
 		of[e.Out] = in

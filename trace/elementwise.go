@@ -120,6 +120,29 @@ func (info *OpInfo) resultType(compute promote.Type) promote.Type {
 	return compute
 }
 
+// Elementwise applies an elementwise op of the op table to xs, as its
+// method does (x.Exp() is Elementwise(OpExp, x)): operands broadcast and
+// promote per the op's rules. For code that walks the op table — program
+// generators, translators — rather than naming ops. An op that is not
+// elementwise, or the wrong number of operands, is an *OpError.
+func Elementwise(op Op, xs ...Value) Value {
+	info := op.Info()
+	if !op.Elementwise() || op == OpConvert || len(xs) != info.Arity {
+		err := fmt.Errorf("%s is not an elementwise op of %d operands", op, len(xs))
+		if b, _ := builderOf(op.String(), xs...); b != nil {
+			return b.opErr(op.String(), err)
+		}
+		return freeOp(func(b *builder) Value { return b.opErr(op.String(), err) })
+	}
+	switch op {
+	case OpSelect:
+		return Where(xs[0], xs[1], xs[2])
+	case OpFloor, OpCeil, OpRound:
+		return roundingOp(op, xs[0])
+	}
+	return elementwise(op, xs...)
+}
+
 // domainError says why op rejects dtype d, or "" if it accepts it.
 func domainError(op Op, d tensor.DType) string {
 	info := op.Info()
@@ -145,6 +168,10 @@ func domainError(op Op, d tensor.DType) string {
 	case DomainOrdered:
 		if d.IsComplex() {
 			return fmt.Sprintf("%s: complex numbers (%s) have no order; compare real/imag parts or abs instead", op, d)
+		}
+	case DomainReal:
+		if d.IsComplex() {
+			return fmt.Sprintf("%s does not support complex-valued inputs (%s)", op, d)
 		}
 	}
 	if (op == OpMax || op == OpMin) && d.IsComplex() {

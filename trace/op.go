@@ -41,6 +41,27 @@ const (
 	OpConj
 	OpNot // logical not on bool, bitwise not on integers
 
+	// Elementwise unary math of jax.numpy and jax.scipy.special (math.go).
+	OpAsin
+	OpAcos
+	OpAtan
+	OpSinh
+	OpCosh
+	OpAsinh
+	OpAcosh
+	OpAtanh
+	OpExp2
+	OpLog2
+	OpLog10
+	OpCbrt
+	OpErf
+	OpErfc
+	OpErfInv
+	OpIsInf
+	OpIsPosInf
+	OpIsNegInf
+	OpStopGradient // identity whose tangent is zero (lax.stop_gradient)
+
 	// Elementwise binary. Operands have one dtype (converts are explicit);
 	// shapes broadcast NumPy-style in a traced program and are made equal by
 	// explicit broadcast_in_dim when lowered.
@@ -64,6 +85,13 @@ const (
 	OpLe
 	OpGt
 	OpGe
+
+	// Elementwise binary math (math.go).
+	OpAtan2 // atan2(x, y) = atan(x/y) in the quadrant of (y, x), as jnp.arctan2(x, y)
+	OpHypot
+	OpCopysign
+	OpNextafter
+	OpFmod // C's fmod: the remainder of truncated division (lax.rem)
 
 	// Elementwise ternary.
 	OpSelect // select(pred bool, on_true, on_false)
@@ -136,6 +164,7 @@ const (
 	DomainIntegral                        // bool and integers (bitwise, shifts: ints only — see OpInfo.NoBool)
 	DomainOrdered                         // not complex (ordering comparisons, floor, ceil, round)
 	DomainNonComplexNumeric               // not complex, bool promoted to the default int first (floordiv, rem)
+	DomainReal                            // not complex (erf, atan2, hypot, …: no complex definition)
 )
 
 // OpInfo is one row of the op table.
@@ -194,6 +223,26 @@ var ops = [numOps]OpInfo{
 	OpConj:     {Name: "conj", Class: ClassUnary, Arity: 1, Fusible: true},
 	OpNot:      {Name: "not", Symbol: "~", Class: ClassUnary, Arity: 1, Domain: DomainIntegral, Fusible: true},
 
+	OpAsin:         {Name: "asin", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
+	OpAcos:         {Name: "acos", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
+	OpAtan:         {Name: "atan", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
+	OpSinh:         {Name: "sinh", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
+	OpCosh:         {Name: "cosh", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
+	OpAsinh:        {Name: "asinh", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
+	OpAcosh:        {Name: "acosh", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
+	OpAtanh:        {Name: "atanh", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
+	OpExp2:         {Name: "exp2", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
+	OpLog2:         {Name: "log2", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
+	OpLog10:        {Name: "log10", Class: ClassUnary, Arity: 1, Inexact: true, Fusible: true, Transcendental: true},
+	OpCbrt:         {Name: "cbrt", Class: ClassUnary, Arity: 1, Domain: DomainReal, Inexact: true, Fusible: true, Transcendental: true},
+	OpErf:          {Name: "erf", Class: ClassUnary, Arity: 1, Domain: DomainReal, Inexact: true, Fusible: true, Transcendental: true},
+	OpErfc:         {Name: "erfc", Class: ClassUnary, Arity: 1, Domain: DomainReal, Inexact: true, Fusible: true, Transcendental: true},
+	OpErfInv:       {Name: "erf_inv", Class: ClassUnary, Arity: 1, Domain: DomainReal, Inexact: true, Fusible: true, Transcendental: true},
+	OpIsInf:        {Name: "isinf", Class: ClassUnary, Arity: 1, Compare: true, Fusible: true},
+	OpIsPosInf:     {Name: "isposinf", Class: ClassUnary, Arity: 1, Domain: DomainReal, Compare: true, Fusible: true},
+	OpIsNegInf:     {Name: "isneginf", Class: ClassUnary, Arity: 1, Domain: DomainReal, Compare: true, Fusible: true},
+	OpStopGradient: {Name: "stop_gradient", Class: ClassUnary, Arity: 1, Fusible: true},
+
 	OpAdd:      {Name: "add", Symbol: "+", Class: ClassBinary, Arity: 2, Fusible: true},
 	OpSub:      {Name: "sub", Symbol: "-", Class: ClassBinary, Arity: 2, Domain: DomainNoBool, Fusible: true},
 	OpMul:      {Name: "mul", Symbol: "*", Class: ClassBinary, Arity: 2, Fusible: true},
@@ -214,6 +263,12 @@ var ops = [numOps]OpInfo{
 	OpLe:       {Name: "le", Symbol: "<=", Class: ClassBinary, Arity: 2, Domain: DomainOrdered, Compare: true, Fusible: true},
 	OpGt:       {Name: "gt", Symbol: ">", Class: ClassBinary, Arity: 2, Domain: DomainOrdered, Compare: true, Fusible: true},
 	OpGe:       {Name: "ge", Symbol: ">=", Class: ClassBinary, Arity: 2, Domain: DomainOrdered, Compare: true, Fusible: true},
+
+	OpAtan2:     {Name: "atan2", Class: ClassBinary, Arity: 2, Domain: DomainReal, Inexact: true, Fusible: true, Transcendental: true},
+	OpHypot:     {Name: "hypot", Class: ClassBinary, Arity: 2, Domain: DomainReal, Inexact: true, Fusible: true, Transcendental: true},
+	OpCopysign:  {Name: "copysign", Class: ClassBinary, Arity: 2, Domain: DomainReal, Inexact: true, Fusible: true},
+	OpNextafter: {Name: "nextafter", Class: ClassBinary, Arity: 2, Domain: DomainReal, Inexact: true, Fusible: true},
+	OpFmod:      {Name: "fmod", Class: ClassBinary, Arity: 2, Domain: DomainNonComplexNumeric, Fusible: true},
 
 	OpSelect: {Name: "select", Class: ClassTernary, Arity: 3, Fusible: true},
 

@@ -94,4 +94,7 @@ func init() {
 		OpDynamicSlice:       {JVP: jvpDynamicSlice, Transpose: transposeDynamicSlice},
 		OpDynamicUpdateSlice: {JVP: jvpDynamicUpdateSlice, Transpose: transposeDynamicUpdateSlice},
 	}
+	for op, r := range mathRules() {
+		rules[op] = r
+	}
 }

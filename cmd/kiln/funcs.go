@@ -16,15 +16,16 @@ import (
 type argKind uint8
 
 const (
-	kArray  argKind = iota // an array expression
-	kArrays                // a tuple or list of array expressions
-	kAxes                  // None, an int or a tuple of ints
-	kAxis                  // None or one int
-	kInts                  // an int or a tuple of ints; extra positional ints join it: reshape(x, 2, 3)
-	kBool                  // True or False
-	kDType                 // a dtype name: f16, float32, bf16, …
-	kMode                  // an out-of-bounds mode string: 'clip', 'fill', …
-	kLit                   // a number or bool literal (a static scalar such as fill_value)
+	kArray    argKind = iota // an array expression
+	kOptArray                // an array expression, or None (absent)
+	kArrays                  // a tuple or list of array expressions
+	kAxes                    // None, an int or a tuple of ints
+	kAxis                    // None or one int
+	kInts                    // an int or a tuple of ints; extra positional ints join it: reshape(x, 2, 3)
+	kBool                    // True or False
+	kDType                   // a dtype name: f16, float32, bf16, …
+	kMode                    // an out-of-bounds mode string: 'clip', 'fill', …
+	kLit                     // a number or bool literal (a static scalar such as fill_value)
 )
 
 // param is one parameter of a function, positional or keyword.
@@ -228,8 +229,11 @@ func (c *checker) bind(fn *function, n *node) (*bound, error) {
 			if p.def == "" {
 				return nil, syntaxErr(n.col, "%s is missing argument %q: %s", n.text, p.name, fn.signature(n.text))
 			}
-			if d, err := strconv.Atoi(p.def); err == nil {
-				b.ints[p.name] = []int{d} // concatenate's axis=0
+			switch d, err := strconv.Atoi(p.def); {
+			case p.kind == kBool:
+				b.flags[p.name] = p.def == "True"
+			case err == nil:
+				b.ints[p.name] = []int{d} // an int default: concatenate's axis=0, softmax's axis=-1
 			}
 			continue
 		}
@@ -251,6 +255,12 @@ func (f *function) param(name string) *param {
 
 func (c *checker) bindParam(b *bound, p param, arg *node, extra []*node) error {
 	switch p.kind {
+	case kOptArray:
+		if arg.kind == nNone {
+			return nil
+		}
+		b.arrays[p.name] = arg
+		return c.array(arg)
 	case kArray:
 		b.arrays[p.name] = arg
 		return c.array(arg)

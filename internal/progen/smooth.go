@@ -20,16 +20,23 @@ import (
 // step (x // 1e-40); ops of a value with itself that are constants by
 // cancellation (x − x, x / x) or ties (maximum(x, x)); literals of
 // extreme size, which absorb what the differences perturb (1e30 − cos(x)
-// is 1e30); and sign of a complex value, z/|z|, whose JAX derivative is
-// zero.
+// is 1e30); sign of a complex value, z/|z|, whose JAX derivative is
+// zero; fmod and copysign, which jump; stop_gradient, whose derivative is
+// 0 by definition, not the function's slope; nextafter, which has none;
+// and the complex inverse trigonometric and hyperbolic functions, whose
+// branch cuts lie on the axes where a complex value made from a real one
+// sits, so which side a derivative takes is up to signed zeros.
 func smoothEqn(e *trace.Eqn) bool {
 	switch e.Out.Type.DType {
 	case tensor.F32, tensor.C64, tensor.F16, tensor.BF16:
 		return false
 	}
 	switch e.Op {
-	case trace.OpFloor, trace.OpCeil, trace.OpRound, trace.OpFloorDiv, trace.OpRem:
+	case trace.OpFloor, trace.OpCeil, trace.OpRound, trace.OpFloorDiv, trace.OpRem,
+		trace.OpFmod, trace.OpCopysign, trace.OpStopGradient, trace.OpNextafter:
 		return false
+	case trace.OpAsin, trace.OpAcos, trace.OpAtan, trace.OpAsinh, trace.OpAcosh, trace.OpAtanh:
+		return !e.Args[0].Type.DType.IsComplex()
 	case trace.OpSub, trace.OpDiv, trace.OpMax, trace.OpMin:
 		return e.Args[0] != e.Args[1]
 	case trace.OpSign:

@@ -80,6 +80,20 @@ var cmplxFuncs = map[trace.Op]func(complex128) complex128{
 	trace.OpTan:      cmplx.Tan,
 	trace.OpTanh:     cmplx.Tanh,
 	trace.OpLogistic: func(z complex128) complex128 { return c128div(1, 1+cmplx.Exp(-z)) },
+	trace.OpAsin:     cmplx.Asin,
+	trace.OpAcos:     cmplx.Acos,
+	trace.OpAtan:     cmplx.Atan,
+	trace.OpSinh:     cmplx.Sinh,
+	trace.OpCosh:     cmplx.Cosh,
+	trace.OpAsinh:    cmplx.Asinh,
+	trace.OpAcosh:    cmplx.Acosh,
+	trace.OpAtanh:    cmplx.Atanh,
+	trace.OpExp2:     func(z complex128) complex128 { return cmplx.Exp(complex(real(z)*math.Ln2, imag(z)*math.Ln2)) },
+	trace.OpLog2: func(z complex128) complex128 {
+		w := cmplx.Log(z)
+		return complex(math.Log2E*real(w), math.Log2E*imag(w))
+	},
+	trace.OpLog10: cmplx.Log10,
 }
 
 func complexUnary[F float](op trace.Op, x []cpx[F], ix []int) (any, error) {
@@ -103,6 +117,10 @@ func complexUnary[F float](op trace.Op, x []cpx[F], ix []int) (any, error) {
 		return mapUnary(x, ix, func(z cpx[F]) bool { return z.re != z.re || z.im != z.im }), nil
 	case trace.OpIsFinite:
 		return mapUnary(x, ix, func(z cpx[F]) bool { return isFinite(z.re) && isFinite(z.im) }), nil
+	case trace.OpIsInf:
+		return mapUnary(x, ix, func(z cpx[F]) bool { return math.IsInf(float64(z.re), 0) || math.IsInf(float64(z.im), 0) }), nil
+	case trace.OpStopGradient:
+		return mapUnary(x, ix, func(z cpx[F]) cpx[F] { return z }), nil
 	}
 	return nil, errNotDefined(op, "complex numbers")
 }

@@ -149,6 +149,9 @@ func (ev *evaluator) elementwise(op trace.Op, args []*tensor.Array) (*tensor.Arr
 		}
 		xs[i] = widen(a)
 	}
+	if op == trace.OpNextafter && (d == tensor.F16 || d == tensor.BF16) {
+		return nextafter16(d, args, maps, shape)
+	}
 	var res any
 	if len(args) == 1 {
 		res, err = ev.unary(op, d, xs[0], maps[0])

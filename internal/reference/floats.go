@@ -53,6 +53,40 @@ func mathTranscendental(op trace.Op, x, y float64) float64 {
 		return 1 / (1 + math.Exp(-x))
 	case trace.OpPow:
 		return math.Pow(x, y)
+	case trace.OpAsin:
+		return math.Asin(x)
+	case trace.OpAcos:
+		return math.Acos(x)
+	case trace.OpAtan:
+		return math.Atan(x)
+	case trace.OpSinh:
+		return math.Sinh(x)
+	case trace.OpCosh:
+		return math.Cosh(x)
+	case trace.OpAsinh:
+		return math.Asinh(x)
+	case trace.OpAcosh:
+		return math.Acosh(x)
+	case trace.OpAtanh:
+		return math.Atanh(x)
+	case trace.OpExp2:
+		return math.Exp2(x)
+	case trace.OpLog2:
+		return math.Log2(x)
+	case trace.OpLog10:
+		return math.Log10(x)
+	case trace.OpCbrt:
+		return math.Cbrt(x)
+	case trace.OpErf:
+		return math.Erf(x)
+	case trace.OpErfc:
+		return math.Erfc(x)
+	case trace.OpErfInv:
+		return math.Erfinv(x)
+	case trace.OpAtan2:
+		return math.Atan2(x, y)
+	case trace.OpHypot:
+		return math.Hypot(x, y)
 	}
 	return math.NaN() // unreachable: callers pass transcendental ops only
 }
@@ -85,6 +119,14 @@ func floatUnary[T float](op trace.Op, tr transcendentalFn, x []T, ix []int) (any
 		return mapUnary(x, ix, func(v T) bool { return v != v }), nil
 	case trace.OpIsFinite:
 		return mapUnary(x, ix, isFinite[T]), nil
+	case trace.OpIsInf:
+		return mapUnary(x, ix, func(v T) bool { return math.IsInf(float64(v), 0) }), nil
+	case trace.OpIsPosInf:
+		return mapUnary(x, ix, func(v T) bool { return math.IsInf(float64(v), 1) }), nil
+	case trace.OpIsNegInf:
+		return mapUnary(x, ix, func(v T) bool { return math.IsInf(float64(v), -1) }), nil
+	case trace.OpStopGradient:
+		f = func(v T) T { return v }
 	default:
 		return nil, errNotDefined(op, "floats")
 	}
@@ -120,8 +162,14 @@ func floatBinary[T float](op trace.Op, tr transcendentalFn, a, b []T, ia, ib []i
 		f = func(x, y T) T { q, _ := npyDivmod(x, y); return q }
 	case trace.OpRem:
 		f = func(x, y T) T { _, r := npyDivmod(x, y); return r }
-	case trace.OpPow:
+	case trace.OpPow, trace.OpAtan2, trace.OpHypot:
 		f = func(x, y T) T { return T(tr(op, float64(x), float64(y))) }
+	case trace.OpFmod:
+		f = func(x, y T) T { return T(math.Mod(float64(x), float64(y))) } // exact
+	case trace.OpCopysign:
+		f = func(x, y T) T { return T(math.Copysign(float64(x), float64(y))) }
+	case trace.OpNextafter:
+		f = nextafter[T]
 	case trace.OpMax:
 		f = ieeeMaximum[T]
 	case trace.OpMin:
@@ -217,4 +265,17 @@ func npyDivmod[T float](a, b T) (floordiv, mod T) {
 		floordiv = T(math.Copysign(0, float64(T(a/b))))
 	}
 	return floordiv, mod
+}
+
+// nextafter is the next T after x toward y as C99 and NumPy define it: y
+// when x == y (so ±0 toward ∓0 gives y), ±0 steps to the smallest
+// subnormal, NaN propagates.
+func nextafter[T float](x, y T) T {
+	if x == y {
+		return y
+	}
+	if _, ok := any(x).(float32); ok {
+		return T(math.Nextafter32(float32(x), float32(y)))
+	}
+	return T(math.Nextafter(float64(x), float64(y)))
 }

@@ -14,9 +14,9 @@ func boolUnary(op trace.Op, x []bool, ix []int) (any, error) {
 	switch op {
 	case trace.OpNot:
 		return mapUnary(x, ix, func(v bool) bool { return !v }), nil
-	case trace.OpAbs, trace.OpReal, trace.OpConj, trace.OpFloor, trace.OpCeil, trace.OpRound:
+	case trace.OpAbs, trace.OpReal, trace.OpConj, trace.OpFloor, trace.OpCeil, trace.OpRound, trace.OpStopGradient:
 		return mapUnary(x, ix, func(v bool) bool { return v }), nil
-	case trace.OpImag, trace.OpIsNaN:
+	case trace.OpImag, trace.OpIsNaN, trace.OpIsInf, trace.OpIsPosInf, trace.OpIsNegInf:
 		return mapUnary(x, ix, func(bool) bool { return false }), nil
 	case trace.OpIsFinite:
 		return mapUnary(x, ix, func(bool) bool { return true }), nil
@@ -99,11 +99,11 @@ func intUnary[T integer](op trace.Op, x []T, ix []int) (any, error) {
 		}), nil
 	case trace.OpNot:
 		return mapUnary(x, ix, func(v T) T { return ^v }), nil
-	case trace.OpFloor, trace.OpCeil, trace.OpRound, trace.OpReal, trace.OpConj:
+	case trace.OpFloor, trace.OpCeil, trace.OpRound, trace.OpReal, trace.OpConj, trace.OpStopGradient:
 		return mapUnary(x, ix, func(v T) T { return v }), nil
 	case trace.OpImag:
 		return mapUnary(x, ix, func(T) T { return 0 }), nil
-	case trace.OpIsNaN:
+	case trace.OpIsNaN, trace.OpIsInf, trace.OpIsPosInf, trace.OpIsNegInf:
 		return mapUnary(x, ix, func(T) bool { return false }), nil
 	case trace.OpIsFinite:
 		return mapUnary(x, ix, func(T) bool { return true }), nil
@@ -125,6 +125,8 @@ func intBinary[T integer](op trace.Op, a, b []T, ia, ib []int) (any, error) {
 		f = floorDiv[T]
 	case trace.OpRem:
 		f = floorRem[T]
+	case trace.OpFmod:
+		f = truncRem[T]
 	case trace.OpPow:
 		f = intPow[T]
 	case trace.OpMax:
@@ -237,4 +239,13 @@ func intPow[T integer](x, y T) T {
 		x *= x
 	}
 	return r
+}
+
+// truncRem is C's remainder of truncated division (fmod, lax.rem): the sign
+// of x; 0 for a zero divisor (as // and %), and Go's MIN % −1 = 0.
+func truncRem[T integer](x, y T) T {
+	if y == 0 {
+		return 0
+	}
+	return x % y
 }

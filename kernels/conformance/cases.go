@@ -106,6 +106,13 @@ var unaryOps = []unaryOp{
 	{"floor", trace.Value.Floor}, {"ceil", trace.Value.Ceil}, {"round", trace.Value.Round},
 	{"isnan", trace.Value.IsNaN}, {"isfinite", trace.Value.IsFinite},
 	{"real", trace.Value.Real}, {"imag", trace.Value.Imag}, {"conj", trace.Value.Conj}, {"not", trace.Value.Not},
+	{"asin", trace.Value.Asin}, {"acos", trace.Value.Acos}, {"atan", trace.Value.Atan},
+	{"sinh", trace.Value.Sinh}, {"cosh", trace.Value.Cosh}, {"asinh", trace.Value.Asinh},
+	{"acosh", trace.Value.Acosh}, {"atanh", trace.Value.Atanh}, {"exp2", trace.Value.Exp2},
+	{"log2", trace.Value.Log2}, {"log10", trace.Value.Log10}, {"cbrt", trace.Value.Cbrt},
+	{"erf", trace.Value.Erf}, {"erfc", trace.Value.Erfc}, {"erf_inv", trace.Value.ErfInv},
+	{"isinf", trace.Value.IsInf}, {"isposinf", trace.Value.IsPosInf}, {"isneginf", trace.Value.IsNegInf},
+	{"stop_gradient", trace.StopGradient},
 }
 
 var binaryOps = []binaryOp{
@@ -116,6 +123,8 @@ var binaryOps = []binaryOp{
 	{"shl", trace.Value.Shl}, {"shr", trace.Value.Shr},
 	{"eq", trace.Value.Eq}, {"ne", trace.Value.Ne}, {"lt", trace.Value.Lt}, {"le", trace.Value.Le},
 	{"gt", trace.Value.Gt}, {"ge", trace.Value.Ge},
+	{"atan2", trace.Value.Atan2}, {"hypot", trace.Value.Hypot}, {"copysign", trace.Value.Copysign},
+	{"nextafter", trace.Value.Nextafter}, {"fmod", trace.Value.Fmod},
 }
 
 func one(f func(a []trace.Value) trace.Value) func(a []trace.Value) []trace.Value {

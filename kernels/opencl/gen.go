@@ -149,7 +149,9 @@ func (g *gen) checkDTypes() error {
 func c64NeedsDouble(in *lower.Instr) bool {
 	switch in.Op {
 	case trace.OpSign, trace.OpSqrt, trace.OpPow, trace.OpExp, trace.OpLog, trace.OpLog1p, trace.OpExpm1, trace.OpRsqrt,
-		trace.OpSin, trace.OpCos, trace.OpTan, trace.OpTanh, trace.OpLogistic:
+		trace.OpSin, trace.OpCos, trace.OpTan, trace.OpTanh, trace.OpLogistic,
+		trace.OpAsin, trace.OpAcos, trace.OpAtan, trace.OpSinh, trace.OpCosh, trace.OpAsinh, trace.OpAcosh, trace.OpAtanh,
+		trace.OpExp2, trace.OpLog2, trace.OpLog10:
 		return true
 	}
 	return false

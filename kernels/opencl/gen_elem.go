@@ -251,6 +251,9 @@ func (g *gen) elemRaw(in *lower.Instr, a []string) string {
 	case trace.OpGe:
 		return cmp(">=")
 	}
+	if e, ok := g.mathExpr(in, d, a); ok {
+		return e
+	}
 	g.fail(&Error{Kind: KindUnsupported, Msg: fmt.Sprintf("no OpenCL kernel for %s on %s", in.Op, d)})
 	return "0"
 }

@@ -101,6 +101,7 @@ func init() {
 	defTrigHelpers()
 	defComplexHelpers()
 	defConvertHelpers()
+	defMathOps()
 }
 
 // f16 and bf16 live in ushort buffers and compute in float. f16 is loaded

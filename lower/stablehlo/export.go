@@ -265,6 +265,8 @@ func (x *shloInstr) lower(args []*shloVal) (*shloVal, error) {
 		case d.IsFloat():
 			return x.floatDivMod(op, a, c), nil
 		}
+	case isMath(op):
+		return x.math(op, args)
 	case op == trace.OpPow && d.IsSigned():
 		return x.intPow(a, c), nil
 	case op == trace.OpShl || op == trace.OpShr:

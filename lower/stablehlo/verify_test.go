@@ -99,7 +99,17 @@ var (
 		"sqrt", "rsqrt", "sine", "cosine", "tan", "tanh", "logistic", "floor", "ceil", "round_nearest_even", "not"}
 )
 
+// chloUnary are the CHLO ops the export uses, elementwise and of the
+// operand's type; chloReal are those defined on floats only.
+var (
+	chloUnary = []string{"asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc", "erf_inv"}
+	chloReal  = []string{"erf", "erfc", "erf_inv"}
+)
+
 func verifyOp(o *shloOp) error {
+	if name, ok := strings.CutPrefix(o.op, "chlo."); ok {
+		return verifyCHLO(o, name)
+	}
 	name := strings.TrimPrefix(o.op, "stablehlo.")
 	var args []shloType
 	for _, a := range o.args {
@@ -177,6 +187,21 @@ func verifyOp(o *shloOp) error {
 		if !sameType(args[0], args[1]) || (d != tensor.F32 && d != tensor.F64) || !sameType(res, args[0].with(d.ComplexOf())) {
 			return fmt.Errorf("(%s, %s) -> %s", args[0], args[1], res)
 		}
+	case "cbrt":
+		if err := want(1); err != nil {
+			return err
+		}
+		if !d.IsFloat() || !sameType(res, args[0]) {
+			return fmt.Errorf("%s -> %s", args[0], res)
+		}
+	case "atan2":
+		if err := want(2); err != nil {
+			return err
+		}
+		if !(d.IsFloat() || d.IsComplex()) {
+			return fmt.Errorf("not defined on %s", d)
+		}
+		return allSame(args...)
 	case "is_finite":
 		if err := want(1); err != nil {
 			return err
@@ -350,4 +375,35 @@ func shapeSize(s []int) int {
 		n *= d
 	}
 	return n
+}
+
+// verifyCHLO checks the CHLO ops the export uses against their
+// definitions in the CHLO dialect.
+func verifyCHLO(o *shloOp, name string) error {
+	if len(o.results) != 1 {
+		return fmt.Errorf("%d results", len(o.results))
+	}
+	res := o.results[0].typ
+	var args []shloType
+	for _, a := range o.args {
+		args = append(args, a.typ)
+	}
+	d := args[0].dt
+	switch {
+	case slices.Contains(chloUnary, name):
+		if len(args) != 1 || !sameType(res, args[0]) || !(d.IsFloat() || d.IsComplex() && !slices.Contains(chloReal, name)) {
+			return fmt.Errorf("%v -> %s", args, res)
+		}
+	case name == "is_inf" || name == "is_pos_inf" || name == "is_neg_inf":
+		if len(args) != 1 || !d.IsFloat() || !sameType(res, args[0].with(tensor.Bool)) {
+			return fmt.Errorf("%v -> %s", args, res)
+		}
+	case name == "next_after":
+		if len(args) != 2 || !d.IsFloat() || !sameType(args[0], args[1]) || !sameType(res, args[0]) {
+			return fmt.Errorf("%v -> %s", args, res)
+		}
+	default:
+		return fmt.Errorf("the verifier does not know %s", o.op)
+	}
+	return nil
 }
