@@ -202,12 +202,21 @@ func generate(r *rand.Rand, o *Options) *Case {
 	}
 	outs := c.outs
 	c.Fn = func(args []trace.Value) []trace.Value { return c.replay(args, outs) }
-	if _, err := c.Trace(); err != nil {
+	p, err := c.Trace()
+	if err != nil {
 		if ce := (*trace.CheckError)(nil); errors.As(err, &ce) {
 			// Not a program to draw again: the tracer is wrong.
 			panic(fmt.Sprintf("progen: the tracer built an ill-formed program: %v\n%s", err, c))
 		}
 		return nil
+	}
+	// Each step was checked alone, over distinct inputs; in the whole
+	// program an op that returns its operand (a scatter of nothing) can make
+	// two of them one value, so Allow and Smooth see the whole program too.
+	for _, e := range p.Eqns {
+		if o.Allow != nil && !o.Allow(e) || o.Smooth && !smoothEqn(e) {
+			return nil
+		}
 	}
 	return c
 }
