@@ -292,3 +292,31 @@ func TestTransformsNeverPanic(t *testing.T) {
 		}
 	}
 }
+
+// TestStopGradient checks lax.stop_gradient's derivative: zero at every
+// order and in both modes, with the value untouched and no trace of it in
+// the lowered module.
+func TestStopGradient(t *testing.T) {
+	f := func(x kiln.Value) kiln.Value { return x.Mul(kiln.StopGradient(x)).Sum() } // d/dx = x, not 2x
+	x, _ := tensor.FromSlice([]float64{1, -2, 3})
+	g := run1(t, kiln.Jit(kiln.Grad(f)), x)
+	wantValues(t, "grad", g[0], 1, -2, 3)
+	jvp := kiln.Jit(func(x, v kiln.Value) []kiln.Value {
+		outs, tans := kiln.JVP(f, []kiln.Value{x}, []kiln.Value{v})
+		return append(outs, tans...)
+	})
+	out := run1(t, jvp, x, tensor.Must(tensor.FromSlice([]float64{1, 1, 1})))
+	wantValues(t, "value", out[0], 14)
+	wantValues(t, "jvp", out[1], 2) // Σ x·v
+	// The gradient is stop_gradient(x) itself, so its own derivative is
+	// zero, as in JAX.
+	h := run1(t, kiln.Jit(kiln.Grad(func(x kiln.Value) kiln.Value { return kiln.Grad(f)(x)[0].Sum() })), x)
+	wantValues(t, "second derivative", h[0], 0, 0, 0)
+	m, err := kiln.Jit(kiln.Grad(f)).Lower(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := m.String(); strings.Contains(s, "stop_gradient") {
+		t.Errorf("stop_gradient reaches the module:\n%s", s)
+	}
+}

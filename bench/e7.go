@@ -29,7 +29,7 @@ func e7Loss(w1, b1, w2, b2, x, y kiln.Value) kiln.Value {
 	pre := x.MatMul(w1).Add(b1)
 	h := kiln.Where(pre.Gt(kiln.Int(0)), pre, kiln.Int(0))
 	z := h.MatMul(w2).Add(b2)
-	m := z.Max(1).Reshape(-1, 1)
+	m := kiln.StopGradient(z.Max(1)).Reshape(-1, 1) // as jax.nn.logsumexp
 	lse := z.Sub(m).Exp().Sum(1).Log().Add(m.Reshape(-1))
 	return lse.Sub(z.Mul(y).Sum(1)).Mean()
 }

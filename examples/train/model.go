@@ -58,10 +58,11 @@ func relu(x kiln.Value) kiln.Value { return kiln.Where(x.Gt(kiln.Int(0)), x, kil
 
 // loss is the mean softmax cross-entropy of the logits against one-hot
 // labels y, in the master dtype (the logits are converted to it: the
-// softmax is not computed in bf16 or f16).
+// softmax is not computed in bf16 or f16). The max that keeps exp in
+// range is a constant to the derivative, as in jax.nn.logsumexp.
 func loss(p []kiln.Value, x, y kiln.Value, c, master tensor.DType) kiln.Value {
 	z := logits(p, x, c).Astype(master)
-	m := z.Max(1).Reshape(-1, 1)
+	m := kiln.StopGradient(z.Max(1)).Reshape(-1, 1)
 	lse := z.Sub(m).Exp().Sum(1).Log().Add(m.Reshape(-1))
 	return lse.Sub(z.Mul(y).Sum(1)).Mean()
 }
