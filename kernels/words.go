@@ -82,6 +82,12 @@ func gather[W any](dst, src unsafe.Pointer, g *strided, lo, n int) {
 			for k := range run {
 				run[k] = v
 			}
+		case -1: // rev: read forward, write backward (2× a strided loop)
+			in := unsafe.Slice((*W)(unsafe.Add(unsafe.Pointer(s), (off-m+1)*int(unsafe.Sizeof(*s)))), m)
+			run := out[i : i+m]
+			for k, v := range in {
+				run[m-1-k] = v
+			}
 		default:
 			// The run reads off, off+lastStride, …: from the lowest of them
 			// (a negative stride, for rev, walks backwards).
