@@ -311,7 +311,7 @@ type gatherIndexKernel struct {
 	it       indexIter
 	src, out int
 	n, size  int
-	chunk    int // result elements per parallel work item, whole rows
+	chunk    int      // result elements per parallel work item, whole rows
 	fill     [16]byte // the fill value's bits
 	rows     func(dst, src unsafe.Pointer, base []int64, it *indexIter, fill unsafe.Pointer, lo, n int)
 }
