@@ -349,7 +349,7 @@ func (x *cpuExec) compileGather(root *lower.Instr) (kernel, error) {
 	k.it = newIndexIter(root.Shape, gs, ws, numerics.RowMajorStrides(root.Shape))
 	k.rows = rowsFn(k.size)
 	k.chunk = copyChunk
-	if r := len(k.it.shape); r > 0 {
+	if r := len(k.it.shape); r > 0 && k.it.shape[r-1] > 0 { // an empty result has no rows
 		row := k.it.shape[r-1]
 		k.chunk = max(1, copyChunk/row) * row
 	}

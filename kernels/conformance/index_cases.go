@@ -104,6 +104,8 @@ func laxIndexCases() []Case {
 			Fn: one(func(a []trace.Value) trace.Value {
 				return trace.Scatter(trace.OpScatterMax, a[0], a[1], a[2], trace.ScatterDimsOf(gdims), trace.WithMode(trace.ModeClip))
 			})},
+		{Name: "take-no-indices", Inputs: []*tensor.Array{Input(tensor.F32, 102, 3, 4), Input(tensor.I32, 103, 0)},
+			Fn: one(func(a []trace.Value) trace.Value { return trace.Take(a[0], a[1], 1) })}, // a result with a zero dim
 		{Name: "one-hot", Inputs: []*tensor.Array{Input(tensor.I8, 92, 3, 4)},
 			Fn: one(func(a []trace.Value) trace.Value {
 				return trace.OneHot(a[0], 5, trace.WithAxis(1), trace.WithDType(tensor.F16))
