@@ -314,6 +314,8 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 	switch {
 	case in.Op == trace.OpConvert:
 		s.kind, s.un = stepUnary, convertFn(argTypes[0], in.DType)
+	case in.Op == trace.OpBitcastConvert:
+		s.kind, s.un = stepUnary, bitcastFn(argTypes[0], in.DType)
 	case in.Op == trace.OpSelect:
 		s.kind, s.sel = stepSelect, selectTable[opd]
 	case in.Op.Info().Class == trace.ClassUnary:
@@ -348,7 +350,7 @@ func exactOn16(op trace.Op) bool {
 	switch op {
 	case trace.OpNeg, trace.OpAbs, trace.OpSign, trace.OpMax, trace.OpMin, trace.OpSelect,
 		trace.OpFloor, trace.OpCeil, trace.OpRound, trace.OpReal, trace.OpImag, trace.OpConj,
-		trace.OpCopysign, trace.OpNextafter, trace.OpFmod:
+		trace.OpCopysign, trace.OpNextafter, trace.OpFmod, trace.OpBitcastConvert:
 		return true
 	}
 	return false

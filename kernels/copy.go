@@ -71,6 +71,8 @@ func (x *cpuExec) compileCopy(f *lower.Fusion) (kernel, error) {
 			k.rowBytes = append(k.rowBytes, a.Shape[axis]*inner*size)
 		}
 		return k, nil
+	case trace.OpIota:
+		return x.compileIota(root)
 	case trace.OpGather:
 		return x.compileGather(root)
 	case trace.OpScatter, trace.OpScatterAdd, trace.OpScatterMul, trace.OpScatterMin, trace.OpScatterMax:

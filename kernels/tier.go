@@ -57,7 +57,7 @@ func put[F any](slot *F, t tier, f F) {
 
 // registrations fill the kernel tables. Their order does not matter:
 // TestRegistrationOrder runs them backwards and gets the same tables.
-var registrations = []func(){registerGeneric, registerConversions, registerHalfForms, registerMath, registerSIMD, registerSIMDByHand}
+var registrations = []func(){registerGeneric, registerConversions, registerHalfForms, registerMath, registerPRNG, registerSIMD, registerSIMDByHand}
 
 func init() {
 	for _, r := range registrations {

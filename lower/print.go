@@ -82,6 +82,8 @@ func (in *Instr) paramString() string {
 		return "dimension=" + tuple(p.Axes)
 	case trace.OpRev:
 		return "dimensions=" + tuple(p.Axes)
+	case trace.OpIota:
+		return fmt.Sprintf("iota_dimension=%d", p.Axis)
 	case trace.OpGather:
 		s := p.Index.String(in.Op)
 		if p.Index.Mode == trace.ModeFill && p.Value != nil {

@@ -127,7 +127,7 @@ func (info *OpInfo) resultType(compute promote.Type) promote.Type {
 // elementwise, or the wrong number of operands, is an *OpError.
 func Elementwise(op Op, xs ...Value) Value {
 	info := op.Info()
-	if !op.Elementwise() || op == OpConvert || len(xs) != info.Arity {
+	if !op.Elementwise() || op == OpConvert || op == OpBitcastConvert || len(xs) != info.Arity {
 		err := fmt.Errorf("%s is not an elementwise op of %d operands", op, len(xs))
 		if b, _ := builderOf(op.String(), xs...); b != nil {
 			return b.opErr(op.String(), err)
@@ -173,6 +173,9 @@ func domainError(op Op, d tensor.DType) string {
 		if d.IsComplex() {
 			return fmt.Sprintf("%s does not support complex-valued inputs (%s)", op, d)
 		}
+	}
+	if op == OpThreefry2x32 && d != tensor.U64 {
+		return fmt.Sprintf("threefry2x32 takes u64 key and counter words (two u32 each, high word first), not %s", d)
 	}
 	if (op == OpMax || op == OpMin) && d.IsComplex() {
 		return fmt.Sprintf("%s: complex numbers (%s) have no order", op, d)

@@ -128,6 +128,10 @@ const (
 	OpDynamicSlice       // (operand, one scalar start per dim): Params.Index.SliceSizes; starts clamped
 	OpDynamicUpdateSlice // (operand, update, one scalar start per dim); starts clamped
 
+	// jax.random's primitives (prng.go).
+	OpIota           // Params.DType, Shape, Axis: element [i…] is i[Axis]
+	OpBitcastConvert // Params.DType: the operand's bits as that dtype (one width)
+	OpThreefry2x32   // (key, counter) u64 words → u64 words
 	numOps
 )
 
@@ -297,6 +301,10 @@ var ops = [numOps]OpInfo{
 	OpScatterMax:         {Name: "scatter_max", Class: ClassIndex, Arity: 3, Check: checkScatter},
 	OpDynamicSlice:       {Name: "dynamic_slice", Class: ClassIndex, Arity: -1, Check: checkDynamicSlice},
 	OpDynamicUpdateSlice: {Name: "dynamic_update_slice", Class: ClassIndex, Arity: -1, Check: checkDynamicUpdateSlice},
+
+	OpIota:           {Name: "iota", Class: ClassIndex, Arity: 0, Check: checkIota},
+	OpBitcastConvert: {Name: "bitcast_convert_type", Class: ClassUnary, Arity: 1, Fusible: true, Check: checkBitcast},
+	OpThreefry2x32:   {Name: "threefry2x32", Class: ClassBinary, Arity: 2, Domain: DomainIntegral, NoBool: true, Fusible: true},
 }
 
 // IsScatter reports whether op is one of the scatters.

@@ -106,6 +106,10 @@ func (e *Eqn) paramString() string {
 		return fmt.Sprintf("axis=%d index=%s", p.Axes[0], p.DType)
 	case OpRev:
 		return "dimensions=" + tuple(p.Axes)
+	case OpIota:
+		return fmt.Sprintf("dtype=%s shape=%s dimension=%d", p.DType, tuple(p.Shape), p.Axis)
+	case OpBitcastConvert:
+		return p.DType.String()
 	case OpGather:
 		s := p.Index.String(e.Op)
 		if p.Index.Mode == ModeFill && p.Value != nil {

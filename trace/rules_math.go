@@ -71,6 +71,12 @@ func mathRules() map[Op]Rule {
 			st := Where(x.Ge(Scalar(x, 0)), t, t.Neg())
 			return Where(one(y).Copysign(y).Lt(Scalar(y, 0)), st.Neg(), st)
 		}, noTangent)},
+		// jax.random's primitives: integer results, or floats made from
+		// integer bits (bitcast_convert_type has no derivative in JAX).
+		OpIota:           {Zero: true},
+		OpBitcastConvert: {Zero: true},
+		OpThreefry2x32:   {Zero: true},
+
 		OpNextafter: {NotDifferentiable: "nextafter has no derivative in JAX (lax.nextafter defines none)"},
 		// fmod (lax.rem): ∂x = t, ∂y = −t·trunc(x/y), JAX's
 		// sign(x/y)·floor(|x/y|).

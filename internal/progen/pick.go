@@ -14,7 +14,7 @@ var kindWeights = [numKinds]int{
 	kUnary: 20, kBinary: 36, kIntPow: 3, kWhere: 5, kAstype: 7,
 	kReshape: 3, kExpand: 2, kSqueeze: 2, kTranspose: 3, kBroadcast: 2, kSlice: 3, kConcat: 3,
 	kReduce: 7, kMean: 2, kArg: 2, kMatMul: 4,
-	kFlip: 2, kIndex: 3, kTake: 2, kScatter: 4, kDynSlice: 2, kDynUpdate: 2,
+	kFlip: 2, kIndex: 3, kTake: 2, kScatter: 4, kDynSlice: 2, kDynUpdate: 2, kIota: 1,
 }
 
 // kindOps are the ops a step kind needs to be allowed (all of them).
@@ -48,6 +48,8 @@ func kindOps(k kind) []trace.Op {
 		return []trace.Op{trace.OpDynamicSlice}
 	case kDynUpdate:
 		return []trace.Op{trace.OpDynamicSlice, trace.OpDynamicUpdateSlice}
+	case kIota:
+		return []trace.Op{trace.OpIota, trace.OpAdd}
 	}
 	return nil
 }
@@ -212,6 +214,12 @@ func (g *gen) pick() (step, bool) {
 		return g.pickMatMul(s)
 	case kFlip, kIndex, kTake, kScatter, kDynSlice, kDynUpdate:
 		return g.pickIndexStep(s)
+	case kIota:
+		if len(shape) == 0 || t.DType == tensor.Bool {
+			return s, false
+		}
+		s.dtype, s.ints, s.axis = t.DType, slices.Clone(shape), r.Intn(len(shape))
+		return s, true
 	}
 	return s, true
 }
@@ -289,7 +297,15 @@ func domainOK(op trace.Op, d tensor.DType) bool {
 	if info.NoBool && d == tensor.Bool {
 		return false
 	}
+	switch op {
+	case trace.OpThreefry2x32:
+		return d == tensor.U64
+	case trace.OpBitcastConvert:
+		return d != tensor.Bool && !d.IsComplex()
+	}
 	switch info.Domain {
+	case trace.DomainReal:
+		return !d.IsComplex()
 	case trace.DomainNoBool:
 		return d != tensor.Bool
 	case trace.DomainIntegral:

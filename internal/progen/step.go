@@ -42,6 +42,7 @@ const (
 	kScatter                // a.At(…as kIndex).op(args[2], mode); args[2] a value: a's own x[idx]
 	kDynSlice               // DynamicSlice(a, starts args[1], args[3], …, sizes ints)
 	kDynUpdate              // DynamicUpdateSlice(a, DynamicSlice(a, args[1], args[3], …), args[2], args[4], …)
+	kIota                   // a + Iota(a's dtype, a's shape, axis): counts that meet a
 	numKinds
 )
 
@@ -187,6 +188,8 @@ func (s *step) apply(vals []trace.Value) trace.Value {
 		return a.MatMul(b)
 	case kFlip, kIndex, kTake, kScatter, kDynSlice, kDynUpdate:
 		return s.applyIndex(vals)
+	case kIota:
+		return a.Add(trace.Iota(s.dtype, s.ints, s.axis))
 	}
 	panic(fmt.Sprintf("progen: unknown step kind %d", s.kind))
 }
@@ -214,6 +217,8 @@ func (s *step) String() string {
 	switch s.kind {
 	case kUnary, kBinary:
 		return fmt.Sprintf("%s(%s)", s.op, a)
+	case kIota:
+		return fmt.Sprintf("add(%s, iota(%s, %v, axis=%d))", a, s.dtype, s.ints, s.axis)
 	case kIntPow:
 		return fmt.Sprintf("%s ** Int(%d)", a, s.n)
 	case kWhere:
@@ -254,7 +259,21 @@ func (s *step) String() string {
 }
 
 // unaryCall applies a unary op.
-func unaryCall(op trace.Op, x trace.Value) trace.Value { return trace.Elementwise(op, x) }
+func unaryCall(op trace.Op, x trace.Value) trace.Value {
+	if op == trace.OpBitcastConvert {
+		return x.BitcastConvert(bitcastPartner[x.DType()])
+	}
+	return trace.Elementwise(op, x)
+}
+
+// bitcastPartner is the dtype of the same width a bitcast step
+// reinterprets each dtype as (every pair of one width is a cycle).
+var bitcastPartner = map[tensor.DType]tensor.DType{
+	tensor.U8: tensor.I8, tensor.I8: tensor.U8,
+	tensor.U16: tensor.F16, tensor.F16: tensor.BF16, tensor.BF16: tensor.I16, tensor.I16: tensor.U16,
+	tensor.U32: tensor.F32, tensor.F32: tensor.I32, tensor.I32: tensor.U32,
+	tensor.U64: tensor.F64, tensor.F64: tensor.I64, tensor.I64: tensor.U64,
+}
 
 // binaryCall applies a binary op.
 func binaryCall(op trace.Op, x, y trace.Value) trace.Value { return trace.Elementwise(op, x, y) }

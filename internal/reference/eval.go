@@ -145,7 +145,7 @@ func (ev *evaluator) step(e *trace.Eqn) error {
 	if info.Arity >= 0 && len(e.Args) != info.Arity {
 		return fmt.Errorf("%s takes %d operands, got %d", e.Op, info.Arity, len(e.Args))
 	}
-	if e.Op.Info().Class != trace.ClassLeaf && len(e.Args) == 0 {
+	if e.Op.Info().Class != trace.ClassLeaf && info.Arity != 0 && len(e.Args) == 0 {
 		return fmt.Errorf("%s has no operands", e.Op)
 	}
 	args := make([]*tensor.Array, len(e.Args))
@@ -184,6 +184,12 @@ func (ev *evaluator) apply(e *trace.Eqn, args []*tensor.Array) (*tensor.Array, e
 		return args[0].Astype(e.Params.DType), nil
 	case trace.OpSelect:
 		return selectOp(args)
+	case trace.OpIota:
+		return iotaArray(e.Params)
+	case trace.OpBitcastConvert:
+		return bitcast(args[0], e.Params.DType)
+	case trace.OpThreefry2x32:
+		return threefryOp(args)
 	}
 	switch e.Op.Info().Class {
 	case trace.ClassUnary, trace.ClassBinary:

@@ -172,6 +172,9 @@ func Cases() []Case {
 	for _, c := range mixedCases() {
 		add(c)
 	}
+	for _, c := range prngCases() {
+		add(c)
+	}
 	for _, c := range indexCases() {
 		add(c)
 	}

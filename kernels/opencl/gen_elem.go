@@ -254,6 +254,9 @@ func (g *gen) elemRaw(in *lower.Instr, a []string) string {
 	if e, ok := g.mathExpr(in, d, a); ok {
 		return e
 	}
+	if e, ok := g.prngExpr(in, d, a); ok {
+		return e
+	}
 	g.fail(&Error{Kind: KindUnsupported, Msg: fmt.Sprintf("no OpenCL kernel for %s on %s", in.Op, d)})
 	return "0"
 }

@@ -90,6 +90,8 @@ func (g *gen) indexFusion(f *lower.Fusion) {
 		g.scatterKernels(f, root)
 	case root.Op == trace.OpDynamicSlice, root.Op == trace.OpDynamicUpdateSlice:
 		g.dynamicKernel(f, root)
+	case root.Op == trace.OpIota:
+		g.iotaKernel(f, root)
 	default:
 		g.fail(&Error{Kind: KindUnsupported, Msg: fmt.Sprintf("no kernel for %s", root.Op)})
 	}

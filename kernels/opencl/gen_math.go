@@ -29,7 +29,7 @@ func defMathOps() {
 	} {
 		mathNames[op] = name
 	}
-	for _, op := range []trace.Op{trace.OpCopysign, trace.OpNextafter, trace.OpFmod, trace.OpIsInf, trace.OpIsPosInf, trace.OpIsNegInf} {
+	for _, op := range []trace.Op{trace.OpCopysign, trace.OpNextafter, trace.OpFmod, trace.OpIsInf, trace.OpIsPosInf, trace.OpIsNegInf, trace.OpBitcastConvert} {
 		exactOnNarrow[op] = true
 	}
 	defMathHelpers()

@@ -102,6 +102,7 @@ func init() {
 	defComplexHelpers()
 	defConvertHelpers()
 	defMathOps()
+	defPRNGHelpers()
 }
 
 // f16 and bf16 live in ushort buffers and compute in float. f16 is loaded

@@ -267,6 +267,8 @@ func (x *shloInstr) lower(args []*shloVal) (*shloVal, error) {
 		}
 	case isMath(op):
 		return x.math(op, args)
+	case op == trace.OpIota || op == trace.OpBitcastConvert || op == trace.OpThreefry2x32:
+		return x.prng(op, args)
 	case op == trace.OpPow && d.IsSigned():
 		return x.intPow(a, c), nil
 	case op == trace.OpShl || op == trace.OpShr:

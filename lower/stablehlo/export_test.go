@@ -69,6 +69,11 @@ var shloCases = []struct {
 				z.Asin(), z.Exp2(), z.Log2(), z.Log10(), trace.StopGradient(x).Add(y),
 			}
 		}},
+	{"prng", []trace.Abstract{abs(tensor.U64, 2), abs(tensor.U64, 3, 2), abs(tensor.F16, 2)},
+		func(a []trace.Value) []trace.Value {
+			return []trace.Value{trace.Threefry2x32(a[0], a[1]), trace.Iota(tensor.F32, []int{2, 3}, 1),
+				a[0].BitcastConvert(tensor.F64), a[2].BitcastConvert(tensor.BF16)}
+		}},
 	{"structural", []trace.Abstract{abs(tensor.F32, 2, 3), abs(tensor.F32, 3)}, func(a []trace.Value) []trace.Value {
 		x := a[0]
 		return []trace.Value{x.Reshape(3, 2), x.Transpose(1, 0), x.Slice(1, 0, 3, 2), trace.Concatenate(0, x, x),

@@ -250,7 +250,7 @@ func verifyOp(o *shloOp) error {
 		if err := want(0); err != nil {
 			return err
 		}
-		if dim := ints(o.attr("iota_dimension")); len(dim) != 1 || dim[0] >= len(res.shape) || !res.dt.IsInteger() {
+		if dim := ints(o.attr("iota_dimension")); len(dim) != 1 || dim[0] >= len(res.shape) || res.dt == tensor.Bool {
 			return fmt.Errorf("iota_dimension %s for %s", o.attr("iota_dimension"), res)
 		}
 	case "broadcast_in_dim":

@@ -1,0 +1,56 @@
+package conformance
+
+import (
+	"fmt"
+
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// prngCases cover jax.random's primitives: iota of every dtype and axis,
+// bitcast_convert_type between every pair of one width (and 16-bit floats
+// through the f32 form they compute in), threefry2x32 of keys and counters
+// with the known answers and random words, fused with the ops random_bits
+// and uniform build from it.
+func prngCases() []Case {
+	var cs []Case
+	for _, d := range tensor.AllDTypes() {
+		if d == tensor.Bool {
+			continue
+		}
+		cs = append(cs, Case{Name: fmt.Sprintf("iota/%s", d), Fn: func([]trace.Value) []trace.Value {
+			return []trace.Value{trace.Iota(d, []int{3, 4}, 1), trace.Iota(d, []int{3, 4}, 0).Add(trace.Iota(d, []int{3, 4}, 1)), trace.Iota(d, []int{300}, 0)}
+		}})
+	}
+	widths := map[int][]tensor.DType{
+		16: {tensor.U16, tensor.I16, tensor.F16, tensor.BF16},
+		32: {tensor.U32, tensor.I32, tensor.F32},
+		64: {tensor.U64, tensor.I64, tensor.F64},
+		8:  {tensor.U8, tensor.I8},
+	}
+	for _, ds := range widths {
+		for _, from := range ds {
+			for _, to := range ds {
+				cs = append(cs, Case{Name: fmt.Sprintf("bitcast/%s/%s", from, to), Inputs: []*tensor.Array{Input(from, 61, 4, 6)},
+					Fn: one(func(a []trace.Value) trace.Value {
+						return a[0].BitcastConvert(to).BitcastConvert(from).Add(a[0]).BitcastConvert(to)
+					})})
+			}
+		}
+	}
+	words, _ := tensor.FromSlice([]uint64{0, 0xffffffff_ffffffff, 0x243f6a88_85a308d3, 1, 2, 3, 0x13198a2e_03707344, 42})
+	keys, _ := tensor.FromSlice([]uint64{0, 0xffffffff_ffffffff, 0x13198a2e_03707344, 7})
+	cs = append(cs,
+		Case{Name: "threefry/pairs", Inputs: []*tensor.Array{words, keys.Astype(tensor.U64)},
+			Fn: one(func(a []trace.Value) trace.Value { return trace.Threefry2x32(a[1].Reshape(4, 1), a[0]) })},
+		Case{Name: "threefry/random_bits", Inputs: []*tensor.Array{keys},
+			Fn: func(a []trace.Value) []trace.Value {
+				// random_bits(key, 32, (5, 7)) and uniform f32: one fused loop.
+				out := trace.Threefry2x32(a[0].Slice(0, 3, 4, 1).Reshape(), trace.Iota(tensor.U64, []int{35}, 0).Reshape(5, 7))
+				b32 := out.Shr(trace.Int(32)).Astype(tensor.U32).Xor(out.Astype(tensor.U32))
+				f := b32.Shr(trace.Int(9)).Or(trace.Int(0x3f800000)).BitcastConvert(tensor.F32).Sub(trace.Float(1))
+				return []trace.Value{b32, f}
+			}},
+	)
+	return cs
+}

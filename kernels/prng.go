@@ -1,0 +1,169 @@
+package kernels
+
+import (
+	"math/bits"
+	"unsafe"
+
+	"github.com/kiln-go/kiln/internal/numerics"
+	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// jax.random's primitives on the CPU: iota as a kernel of its own (it
+// writes a buffer that fused consumers read), bitcast_convert_type and
+// threefry2x32 as loop steps.
+
+// iotaKernel writes element [i…] = i[axis] of its buffer.
+type iotaKernel struct {
+	out, n      int
+	stride, dim int
+	dtype       tensor.DType
+}
+
+func (x *cpuExec) compileIota(root *lower.Instr) (kernel, error) {
+	st := numerics.RowMajorStrides(root.Shape)
+	return &iotaKernel{out: x.m.Plan.Of[root], n: root.Size(), stride: st[root.Params.Axis], dim: root.Shape[root.Params.Axis], dtype: root.DType}, nil
+}
+
+func (k *iotaKernel) run(x *cpuExec, rs *runState) {
+	x.parallel(rs, (k.n+copyChunk-1)/copyChunk, k.n, k)
+}
+
+func (k *iotaKernel) runRange(rs *runState, _ *worker, lo, hi int) {
+	dst := rs.srcs[k.out]
+	for c := lo; c < hi; c++ {
+		start := c * copyChunk
+		n := min(copyChunk, k.n-start)
+		iotaFill(k.dtype, dst, start, n, k.stride, k.dim)
+	}
+}
+
+// iotaFill writes elements start … start+n−1 of an iota of the given
+// stride and dimension, converted to dtype d as convert does (exact for
+// every count that d holds).
+func iotaFill(d tensor.DType, dst unsafe.Pointer, start, n, stride, dim int) {
+	count := func(i int) int64 { return int64((start + i) / stride % dim) }
+	switch d {
+	case tensor.U8:
+		fill(view[uint8](unsafe.Add(dst, start), n), func(i int) uint8 { return uint8(count(i)) })
+	case tensor.U16:
+		fill(view[uint16](unsafe.Add(dst, 2*start), n), func(i int) uint16 { return uint16(count(i)) })
+	case tensor.U32:
+		fill(view[uint32](unsafe.Add(dst, 4*start), n), func(i int) uint32 { return uint32(count(i)) })
+	case tensor.U64:
+		fill(view[uint64](unsafe.Add(dst, 8*start), n), func(i int) uint64 { return uint64(count(i)) })
+	case tensor.I8:
+		fill(view[int8](unsafe.Add(dst, start), n), func(i int) int8 { return int8(count(i)) })
+	case tensor.I16:
+		fill(view[int16](unsafe.Add(dst, 2*start), n), func(i int) int16 { return int16(count(i)) })
+	case tensor.I32:
+		fill(view[int32](unsafe.Add(dst, 4*start), n), func(i int) int32 { return int32(count(i)) })
+	case tensor.I64:
+		fill(view[int64](unsafe.Add(dst, 8*start), n), count)
+	case tensor.F32:
+		fill(view[float32](unsafe.Add(dst, 4*start), n), func(i int) float32 { return float32(count(i)) })
+	case tensor.F64:
+		fill(view[float64](unsafe.Add(dst, 8*start), n), func(i int) float64 { return float64(count(i)) })
+	case tensor.F16:
+		fill(view[tensor.Float16](unsafe.Add(dst, 2*start), n), func(i int) tensor.Float16 { return tensor.Float64ToF16(float64(count(i))) })
+	case tensor.BF16:
+		fill(view[tensor.BFloat16](unsafe.Add(dst, 2*start), n), func(i int) tensor.BFloat16 { return tensor.Float64ToBF16(float64(count(i))) })
+	case tensor.C64:
+		fill(view[complex64](unsafe.Add(dst, 8*start), n), func(i int) complex64 { return complex(float32(count(i)), 0) })
+	case tensor.C128:
+		fill(view[complex128](unsafe.Add(dst, 16*start), n), func(i int) complex128 { return complex(float64(count(i)), 0) })
+	}
+}
+
+func fill[T any](dst []T, f func(i int) T) {
+	for i := range dst {
+		dst[i] = f(i)
+	}
+}
+
+// bitcastFn reinterprets the bits of a compute-form block of dtype from as
+// dtype to (one width). f16 and bf16 are held as float32 in a loop, so
+// their bits are taken from (or made into) that form; the rest is a copy.
+func bitcastFn(from, to tensor.DType) unaryFn {
+	half := func(d tensor.DType) bool { return d == tensor.F16 || d == tensor.BF16 }
+	bits16 := func(d tensor.DType) func(float32) uint16 {
+		if d == tensor.F16 {
+			return func(f float32) uint16 { return numerics.F32ToF16Bits(f) }
+		}
+		return func(f float32) uint16 { return numerics.F32ToBF16Bits(f) }
+	}
+	widen16 := func(d tensor.DType) func(uint16) float32 {
+		if d == tensor.F16 {
+			return numerics.F16BitsToF32
+		}
+		return numerics.BF16BitsToF32
+	}
+	switch {
+	case half(from) && half(to):
+		b, w := bits16(from), widen16(to)
+		return un(func(dst, src []float32) {
+			for i, v := range src {
+				dst[i] = w(b(v))
+			}
+		})
+	case half(from):
+		b := bits16(from)
+		return un(func(dst []uint16, src []float32) {
+			for i, v := range src {
+				dst[i] = b(v)
+			}
+		})
+	case half(to):
+		w := widen16(to)
+		return un(func(dst []float32, src []uint16) {
+			for i, v := range src {
+				dst[i] = w(v)
+			}
+		})
+	}
+	return copyFn(from)
+}
+
+// threefry2x32 is Threefry-2x32, 20 rounds, of the counter words (x>>32,
+// x) with the key words (k>>32, k): see trace.Threefry2x32. The SIMD
+// kernels are internal/simd's; this is the loop they are held to.
+func threefry2x32(k, x uint64) uint64 {
+	k0, k1 := uint32(k>>32), uint32(k)
+	ks := [3]uint32{k0, k1, k0 ^ k1 ^ 0x1BD11BDA}
+	x0, x1 := uint32(x>>32)+k0, uint32(x)+k1
+	for g := range 5 {
+		r := [4]int{13, 15, 26, 6}
+		if g%2 == 1 {
+			r = [4]int{17, 29, 16, 24}
+		}
+		for _, n := range r {
+			x0 += x1
+			x1 = bits.RotateLeft32(x1, n) ^ x0
+		}
+		x0 += ks[(g+1)%3]
+		x1 += ks[(g+2)%3] + uint32(g+1)
+	}
+	return uint64(x0)<<32 | uint64(x1)
+}
+
+func threefryBlock(d, k, x []uint64) {
+	for i := range d {
+		d[i] = threefry2x32(k[i], x[i])
+	}
+}
+
+// threefryKey is threefry2x32 with one key for the whole block (the
+// loop-invariant key of random_bits).
+func threefryKey(dst, x, s unsafe.Pointer, n int) {
+	k := *(*uint64)(s)
+	d, xs := view[uint64](dst, n), view[uint64](x, n)
+	for i := range d {
+		d[i] = threefry2x32(k, xs[i])
+	}
+}
+
+func registerPRNG() {
+	put(&binaryTable[trace.OpThreefry2x32][tensor.U64], tierGeneric, bin(threefryBlock))
+	put(&scalarTable[trace.OpThreefry2x32][tensor.U64][1], tierGeneric, threefryKey)
+}
