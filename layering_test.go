@@ -36,6 +36,8 @@ var depsPolicy = map[string][]string{
 
 	// jax.nn's activations, written with the tracer's ops.
 	"nn": {"trace"},
+	// jax.random: threefry keys and samplers, written with the tracer's ops.
+	"random": {"trace", "tensor", "promote"},
 
 	// Internal helpers.
 	"internal/xmath":    {},
@@ -60,9 +62,10 @@ var depsPolicy = map[string][]string{
 	"optim": {".", "tensor"},
 
 	// Programs.
-	"cmd/kiln":                {".", "tensor", "promote", "trace", "lower", "lower/stablehlo", "kernels", "kernels/opencl", "nn"},
+	"cmd/kiln":                {".", "tensor", "promote", "trace", "lower", "lower/stablehlo", "kernels", "kernels/opencl", "nn", "random"},
 	"examples/mixedprecision": {".", "tensor"},
 	"examples/mlp":            {".", "tensor"},
+	"examples/montecarlo":     {".", "tensor", "random"},
 	"examples/train":          {".", "tensor", "optim"},
 	"examples/softmax":        {".", "tensor"},
 

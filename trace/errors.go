@@ -82,7 +82,8 @@ func errorText(op string, pos Pos, msg string) string {
 func shapeString(s []int) string { return "[" + joinInts(s, ",") + "]" }
 
 // ownDirs are the directories of Kiln's packages whose frames are skipped
-// when looking for the user's line: trace and the root package. Frames are
+// when looking for the user's line: trace, the root package and the
+// libraries written with trace (nn, optim, random). Frames are
 // matched by file, not function name, because inlined closures carry their
 // caller's name.
 var ownDirs = func() map[string]bool {
@@ -91,7 +92,9 @@ var ownDirs = func() map[string]bool {
 		return nil
 	}
 	dir := filepath.Dir(file)
-	return map[string]bool{dir: true, filepath.Dir(dir): true}
+	root := filepath.Dir(dir)
+	return map[string]bool{dir: true, root: true,
+		filepath.Join(root, "nn"): true, filepath.Join(root, "optim"): true, filepath.Join(root, "random"): true}
 }()
 
 // isOwnFrame reports whether a frame belongs to Kiln's tracing machinery
@@ -154,3 +157,8 @@ func pcInfo(pc uintptr) pcResult {
 	pcCache.Store(pc, r)
 	return r
 }
+
+// CallerPos is the user's line that called into Kiln: the first stack
+// frame outside trace, the root package and the libraries written with
+// trace. Libraries use it to place their own errors.
+func CallerPos() Pos { return callerPos() }

@@ -24,7 +24,7 @@ import (
 //	call     = "(" [arg {"," arg} [","]] ")" // arg = expr | NAME "=" expr
 //	subscript= "[" item {"," item} [","] "]" // item = expr | [expr] ":" [expr] [":" [expr]]
 //	at       = "." "at" subscript "." NAME call // x.at[idx].set(v, mode='clip')
-//	atom     = NAME | NUMBER | STRING | True | False | None | "..." | "(" [expr {"," expr} [","]] ")"
+//	atom     = NAME ["." NAME] /* random.normal */ | NUMBER | STRING | True | False | None | "..." | "(" [expr {"," expr} [","]] ")"
 //	         | "[" [expr {"," expr} [","]] "]"
 //
 // so -2**2 is -(2**2), 2**3**2 is 2**(3**2), and a < b & c is a < (b & c).
@@ -361,6 +361,13 @@ func (p *parser) primary() (*node, error) {
 			}
 			sub.items = items
 			x = sub
+		case p.isOp(".") && x.kind == nName && qualifiers[x.text]:
+			p.next()
+			name := p.next()
+			if name.kind != 'n' {
+				return nil, syntaxErr(name.col, "expected a function name after %s.", x.text)
+			}
+			x = &node{kind: nName, col: x.col, text: x.text + "." + name.text}
 		case p.isOp("."):
 			at, err := p.at(x)
 			if err != nil {
@@ -396,6 +403,10 @@ func (p *parser) subscript() ([]*node, error) {
 	}
 	return items, nil
 }
+
+// qualifiers are the module names that prefix a function name:
+// random.normal(…).
+var qualifiers = map[string]bool{"random": true}
 
 // atMethods are the methods of x.at[idx], jax.numpy's names.
 var atMethods = []string{"get", "set", "add", "multiply", "min", "max"}
