@@ -488,3 +488,30 @@ func TestOpenCLSameBits(t *testing.T) {
 		}
 	}
 }
+
+// A complex normal has independent real and imaginary parts of variance
+// ½ each (JAX's: two split keys, scaled by 1/√2).
+func TestComplexNormal(t *testing.T) {
+	const n = 20000
+	z := eval(t, random.Normal(random.Key(12), []int{n}, tensor.C128))
+	if z.DType() != tensor.C128 {
+		t.Fatalf("dtype %v", z.DType())
+	}
+	cs := data[complex128](t, z)
+	re, im := make([]float64, n), make([]float64, n)
+	for i, c := range cs {
+		re[i], im[i] = real(c)*math.Sqrt2, imag(c)*math.Sqrt2
+	}
+	phi := func(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+	crit := 1.949 / math.Sqrt(n)
+	if d := ksStatistic(re, phi); d > crit {
+		t.Errorf("real part: KS %.4f", d)
+	}
+	if d := ksStatistic(im, phi); d > crit {
+		t.Errorf("imaginary part: KS %.4f", d)
+	}
+	want := data[float64](t, eval(t, random.Normal(random.Split(random.Key(12), 2).Index(0), []int{n})))
+	if math.Abs(re[0]-want[0]) > 1e-15*math.Abs(want[0]) {
+		t.Errorf("real part %v is not the normal of the first split key (%v)", re[0], want[0])
+	}
+}
