@@ -1,10 +1,10 @@
 package kernels
 
 import (
-	"math/bits"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/internal/numerics"
+	"github.com/kiln-go/kiln/internal/simd"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -126,26 +126,9 @@ func bitcastFn(from, to tensor.DType) unaryFn {
 }
 
 // threefry2x32 is Threefry-2x32, 20 rounds, of the counter words (x>>32,
-// x) with the key words (k>>32, k): see trace.Threefry2x32. The SIMD
-// kernels are internal/simd's; this is the loop they are held to.
-func threefry2x32(k, x uint64) uint64 {
-	k0, k1 := uint32(k>>32), uint32(k)
-	ks := [3]uint32{k0, k1, k0 ^ k1 ^ 0x1BD11BDA}
-	x0, x1 := uint32(x>>32)+k0, uint32(x)+k1
-	for g := range 5 {
-		r := [4]int{13, 15, 26, 6}
-		if g%2 == 1 {
-			r = [4]int{17, 29, 16, 24}
-		}
-		for _, n := range r {
-			x0 += x1
-			x1 = bits.RotateLeft32(x1, n) ^ x0
-		}
-		x0 += ks[(g+1)%3]
-		x1 += ks[(g+2)%3] + uint32(g+1)
-	}
-	return uint64(x0)<<32 | uint64(x1)
-}
+// x) with the key words (k>>32, k): see trace.Threefry2x32. The block with
+// one key runs internal/simd's ThreefryKey (AVX-512, AVX2, or its Go twin).
+func threefry2x32(k, x uint64) uint64 { return simd.Threefry2x32(k, x) }
 
 func threefryBlock(d, k, x []uint64) {
 	for i := range d {

@@ -299,4 +299,5 @@ func registerSIMD() {
 	put(&wideScalar[1][trace.OpDiv][tensor.BF16][0], tierSIMD, wideScal(simd.DivScalarToBF16H))
 	put(&wideScalar[0][trace.OpDiv][tensor.BF16][1], tierSIMD, wideScal(simd.DivScalarRevRoundBF16H))
 	put(&wideScalar[1][trace.OpDiv][tensor.BF16][1], tierSIMD, wideScal(simd.DivScalarRevToBF16H))
+	put(&scalarTable[trace.OpThreefry2x32][tensor.U64][1], tierSIMD, simdScalar(simd.ThreefryKey))
 }

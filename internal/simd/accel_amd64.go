@@ -2252,3 +2252,13 @@ func fenceAccel() {
 		fenceAVX2()
 	}
 }
+
+func threefryKeyAccel(dst, x []uint64, k uint64) int {
+	switch tier {
+	case AVX512:
+		return threefryKeyAVX512(dst, x, k)
+	case AVX2:
+		return threefryKeyAVX2(dst, x, k)
+	}
+	return 0
+}

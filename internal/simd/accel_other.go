@@ -453,3 +453,5 @@ func prefetchAccel(p []byte) int { return 0 }
 func streamCopyAccel(dst, src []byte) int { return 0 }
 
 func fenceAccel() {}
+
+func threefryKeyAccel(dst, x []uint64, k uint64) int { return 0 }

@@ -1335,3 +1335,9 @@ func streamCopyAVX512(dst []byte, src []byte) int
 
 //go:noescape
 func fenceAVX2()
+
+//go:noescape
+func threefryKeyAVX2(dst []uint64, x []uint64, k uint64) int
+
+//go:noescape
+func threefryKeyAVX512(dst []uint64, x []uint64, k uint64) int

@@ -1667,3 +1667,13 @@ func DivScalarRevToBF16H(dst []uint16, a []uint16, s float32) {
 	dst, a = dst[n:], a[n:]
 	scalarH(dst, a, s, wideBF16, div32, true, numerics.F32ToBF16Bits)
 }
+
+// ThreefryKey computes dst[i] = Threefry-2x32 (20 rounds) of the counter
+// words (x[i]>>32, x[i]) under the key words (k>>32, k), packed the same
+// way.
+func ThreefryKey(dst, x []uint64, k uint64) {
+	x = x[:len(dst)]
+	n := threefryKeyAccel(dst, x, k)
+	dst, x = dst[n:], x[n:]
+	threefryKeyGo(dst, x, k)
+}

@@ -87,6 +87,7 @@ func main() {
 	registerSum()
 	registerWide()
 	registerMemory()
+	registerPRNG()
 	for _, k := range kernels {
 		for _, s := range []isa{avx2, avx512} {
 			before := current
