@@ -2,6 +2,7 @@ package kiln_test
 
 import (
 	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/random"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
@@ -64,6 +65,9 @@ var gradCases = []gradCase{
 	{name: "isinf", in: []spec{std(6)}, fn: one(func(x kiln.Value) kiln.Value {
 		return kiln.Where(x.IsInf().Or(x.IsPosInf()).Or(x.IsNegInf()), kiln.Float(0), x.Exp())
 	})},
+	// Random numbers are constants to the derivative: d/dx Σ x·z = z
+	// (threefry, iota and bitcast_convert_type inside the program).
+	{name: "random", in: []spec{std(6)}, fn: one(func(x kiln.Value) kiln.Value { return x.Mul(random.Normal(random.Key(3), []int{6})) })},
 	{name: "stop_gradient", in: []spec{std(6)}, fn: one(func(x kiln.Value) kiln.Value { return x.Sin().Add(kiln.StopGradient(x).Mul(kiln.Float(0))) })},
 	{name: "atan2", in: []spec{std(3, 4), away(4)}, fn: two(kiln.Value.Atan2)},
 	{name: "hypot", in: []spec{away(3, 4), away(4)}, fn: two(kiln.Value.Hypot)},

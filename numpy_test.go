@@ -89,6 +89,10 @@ func numpyAllow(e *trace.Eqn) bool {
 	switch e.Op {
 	case trace.OpAbs, trace.OpSign, trace.OpSqrt:
 		return !d.IsComplex()
+	case trace.OpNextafter: // NumPy's f16 nextafter returns x, not y, when x == y (its f32/f64 are C99's)
+		return d != tensor.F16
+	case trace.OpBitcastConvert: // NumPy has no bf16 to view as
+		return d != tensor.BF16 && e.Out.Type.DType != tensor.BF16
 	case trace.OpReduceSum, trace.OpReduceProd:
 		if !d.IsFloat() && !d.IsComplex() {
 			return true

@@ -182,6 +182,27 @@ def dupdate(x, u, starts):
     out[tuple(slice(s, s + w) for s, w in zip(st, u.shape))] = u
     return out
 
+def iota(dt, shape, axis):
+    s = [1] * len(shape)
+    s[axis] = shape[axis]
+    return contig(np.broadcast_to(np.arange(shape[axis]).reshape(s), shape).astype(dt))
+
+def threefry(k, x):
+    k, x = np.broadcast_arrays(np.asarray(k, np.uint64), np.asarray(x, np.uint64))
+    with np.errstate(over='ignore'):
+        m = np.uint64(0xFFFFFFFF)
+        k0, k1 = (k >> np.uint64(32)).astype(np.uint32), (k & m).astype(np.uint32)
+        ks = [k0, k1, k0 ^ k1 ^ np.uint32(0x1BD11BDA)]
+        x0 = (x >> np.uint64(32)).astype(np.uint32) + ks[0]
+        x1 = (x & m).astype(np.uint32) + ks[1]
+        for g in range(5):
+            for r in [[13, 15, 26, 6], [17, 29, 16, 24]][g % 2]:
+                x0 = x0 + x1
+                x1 = ((x1 << np.uint32(r)) | (x1 >> np.uint32(32 - r))) ^ x0
+            x0 = x0 + ks[(g + 1) % 3]
+            x1 = x1 + ks[(g + 2) % 3] + np.uint32(g + 1)
+        return (np.asarray(x0).astype(np.uint64) << np.uint64(32)) | np.asarray(x1).astype(np.uint64)
+
 def run(i, f):
     try:
         outs = f()
@@ -361,6 +382,12 @@ func translate(b *strings.Builder, name string, p *trace.Program, inputs []*tens
 		case op == trace.OpDot:
 			d := pr.Dot
 			rhs = fmt.Sprintf("dot(%s, %s, %s, %s, %s, %s, %s)", args[0], args[1], pyList(d.LhsBatch), pyList(d.RhsBatch), pyList(d.LhsContract), pyList(d.RhsContract), dt)
+		case op == trace.OpIota:
+			rhs = fmt.Sprintf("iota(%s, %s, %d)", dt, pyTuple(pr.Shape), pr.Axis)
+		case op == trace.OpBitcastConvert:
+			rhs = fmt.Sprintf("contig(np.asarray(%s)).view(%s)", args[0], dt)
+		case op == trace.OpThreefry2x32:
+			rhs = fmt.Sprintf("threefry(%s, %s)", args[0], args[1])
 		case op == trace.OpRev || op.Info().Class == trace.ClassIndex:
 			rhs = translateIndex(e, args)
 		default:

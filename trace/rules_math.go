@@ -71,11 +71,13 @@ func mathRules() map[Op]Rule {
 			st := Where(x.Ge(Scalar(x, 0)), t, t.Neg())
 			return Where(one(y).Copysign(y).Lt(Scalar(y, 0)), st.Neg(), st)
 		}, noTangent)},
-		// jax.random's primitives: integer results, or floats made from
-		// integer bits (bitcast_convert_type has no derivative in JAX).
+		// jax.random's primitives: integer results (a zero tangent), and
+		// bitcast_convert_type, which JAX does not differentiate (from
+		// integer bits its input tangent is zero, so random numbers still
+		// flow through derivatives as constants).
 		OpIota:           {Zero: true},
-		OpBitcastConvert: {Zero: true},
 		OpThreefry2x32:   {Zero: true},
+		OpBitcastConvert: {NotDifferentiable: "bitcast_convert_type reinterprets bits and has no derivative in JAX"},
 
 		OpNextafter: {NotDifferentiable: "nextafter has no derivative in JAX (lax.nextafter defines none)"},
 		// fmod (lax.rem): ∂x = t, ∂y = −t·trunc(x/y), JAX's

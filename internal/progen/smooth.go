@@ -33,7 +33,8 @@ func smoothEqn(e *trace.Eqn) bool {
 	}
 	switch e.Op {
 	case trace.OpFloor, trace.OpCeil, trace.OpRound, trace.OpFloorDiv, trace.OpRem,
-		trace.OpFmod, trace.OpCopysign, trace.OpStopGradient, trace.OpNextafter:
+		trace.OpFmod, trace.OpCopysign, trace.OpStopGradient, trace.OpNextafter,
+		trace.OpBitcastConvert, trace.OpThreefry2x32: // bit reinterpretation: zero derivative, not smooth
 		return false
 	case trace.OpAsin, trace.OpAcos, trace.OpAtan, trace.OpAsinh, trace.OpAcosh, trace.OpAtanh:
 		return !e.Args[0].Type.DType.IsComplex()

@@ -51,7 +51,7 @@ func TestDoubleDoubleConstants(t *testing.T) {
 // (whose bits TestAccuracy checks against math/big; package math's are
 // off at some of these, Log10 of the smallest subnormal by 15).
 func TestSpecialArguments(t *testing.T) {
-	specials := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1, -1, 2, -2, 0.5, math.MaxFloat64, -math.MaxFloat64, math.SmallestNonzeroFloat64}
+	specials := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1, -1, 2, -2, 0.5, math.MaxFloat64, -math.MaxFloat64, math.SmallestNonzeroFloat64, -math.SmallestNonzeroFloat64, 0x1p-1030, -0x1p-1030, -0x1p-61}
 	kind := func(a float64) string {
 		switch {
 		case a != a:
@@ -93,6 +93,19 @@ func TestSpecialArguments(t *testing.T) {
 				t.Errorf("Hypot(%v, %v) = %v, package math gives %v", x, y, got, want)
 			}
 		}
+	}
+}
+
+// erfc of a tiny negative argument is 1 (its series once never ended for a
+// subnormal: every term underflowed to 0, which TestDifferential found).
+func TestErfcTiny(t *testing.T) {
+	for _, x := range []float64{-math.SmallestNonzeroFloat64, -0x1p-1030, -0x1p-600, -0x1p-61, math.SmallestNonzeroFloat64, 0x1p-61} {
+		if got := Erfc(x); got != 1 {
+			t.Errorf("Erfc(%g) = %v, want 1", x, got)
+		}
+	}
+	if got, want := Erfc(-0x1p-52), 1+0x1p-52; got != want { // 1 + 2^-52·2/√π rounds to 1 + 2^-52
+		t.Errorf("Erfc(-2^-52) = %v, want %v", got, want)
 	}
 }
 

@@ -17,7 +17,7 @@ func erfSeries(a float64) dd {
 	for n := 1.0; ; n++ {
 		sum = ddAdd(sum, term)
 		term = ddDiv(ddMul(term, r), ddOf(2*n+1))
-		if term.hi < sum.hi*0x1p-110 {
+		if term.hi <= sum.hi*0x1p-110 { // ≤: a term that underflowed to 0 ends it
 			break
 		}
 	}
@@ -69,10 +69,10 @@ func Erfc(x float64) float64 {
 		return x
 	case x <= -6:
 		return 2
+	case x > -0x1p-60 && x < 0x1p-60: // 1 ∓ 2|x|/√π, beyond the last bit
+		return 1
 	case x < 0:
 		return ddAddF(erfSeries(-x), 1).float()
-	case x < 0x1p-60:
-		return 1
 	case x < 3:
 		return ddAddF(ddNeg(erfSeries(x)), 1).float()
 	case x > 27.3:
