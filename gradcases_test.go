@@ -68,6 +68,12 @@ var gradCases = []gradCase{
 	// Random numbers are constants to the derivative: d/dx Σ x·z = z
 	// (threefry, iota and bitcast_convert_type inside the program).
 	{name: "random", in: []spec{std(6)}, fn: one(func(x kiln.Value) kiln.Value { return x.Mul(random.Normal(random.Key(3), []int{6})) })},
+	// jax.numpy compositions: their derivatives are their ops'.
+	{name: "logsumexp", in: []spec{std(2, 3)}, fn: one(func(x kiln.Value) kiln.Value { return x.LogSumExp(1) })},
+	{name: "var", in: []spec{std(2, 3)}, fn: one(func(x kiln.Value) kiln.Value { return x.Var(1, 0) })},
+	{name: "std", in: []spec{std(4)}, fn: one(func(x kiln.Value) kiln.Value { return x.Std(0) })},
+	{name: "tril", in: []spec{std(3, 3)}, fn: one(func(x kiln.Value) kiln.Value { return kiln.Tril(x, 0).Mul(x) })},
+	{name: "nanmean", in: []spec{std(2, 3)}, fn: one(func(x kiln.Value) kiln.Value { return x.NanMean(0) })},
 	{name: "stop_gradient", in: []spec{std(6)}, fn: one(func(x kiln.Value) kiln.Value { return x.Sin().Add(kiln.StopGradient(x).Mul(kiln.Float(0))) })},
 	{name: "atan2", in: []spec{std(3, 4), away(4)}, fn: two(kiln.Value.Atan2)},
 	{name: "hypot", in: []spec{away(3, 4), away(4)}, fn: two(kiln.Value.Hypot)},

@@ -30,3 +30,21 @@ func TestEvalRandom(t *testing.T) {
 		t.Errorf("an unknown random function: status %d, %q", status, errOut)
 	}
 }
+
+// jax.numpy's constructors and statistics under their names.
+func TestEvalStructural(t *testing.T) {
+	runEvalCases(t, []evalCase{
+		{"arange", []string{"arange(1, 10, 3)"}, "i64[3] [1 4 7]\n"},
+		{"eye", []string{"eye(2, 3, k=1)"}, "f64[2,3] [[0 1 0] [0 0 1]]\n"},
+		{"README's causal mask", []string{"--arg", "s=f32[3,3]:arange", "where(tril(ones((3, 3), bool)), s, -inf)"}, "f32[3,3] [[0 -inf -inf] [3 4 -inf] [6 7 8]]\n"},
+		{"causal mask", []string{"tril(ones((3, 3), bool))"}, "bool[3,3] [[true false false] [true true false] [true true true]]\n"},
+		{"triu", []string{"--arg", "a=i32[2,2]:arange", "triu(a)"}, "i32[2,2] [[0 1] [0 3]]\n"},
+		{"full weak", []string{"full((2,), 3.5)"}, "f64*[2] [3.5 3.5]\n"},
+		{"zeros_like", []string{"--arg", "x=i8[2]:1,2", "zeros_like(x)"}, "i8[2] [0 0]\n"},
+		{"logsumexp", []string{"--arg", "x=f32[2]:1000,1000", "logsumexp(x)"}, "f32[] 1000.6932\n"},
+		{"var ddof", []string{"--arg", "x=f64[4]:1,2,3,4", "var(x, ddof=1)"}, "f64[] 1.6666666666666667\n"},
+		{"std keepdims", []string{"--arg", "x=f64[1,2]:1,3", "std(x, axis=1, keepdims=True)"}, "f64[1,1] [[1]]\n"},
+		{"any all", []string{"--arg", "x=i32[3]:0,0,1", "any(x) & ~all(x)"}, "bool[] true\n"},
+		{"nanmean", []string{"--arg", "x=f64[3]:1,nan,3", "nanmean(x)"}, "f64[] 2\n"},
+	})
+}

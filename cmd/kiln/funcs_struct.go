@@ -1,0 +1,118 @@
+package main
+
+import (
+	"github.com/kiln-go/kiln/promote"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// jax.numpy's constructors and statistics under their names.
+func init() {
+	dt := func(a *bound) []tensor.DType {
+		if a.dtSet {
+			return []tensor.DType{a.dtype}
+		}
+		return nil
+	}
+	intArg := func(a *bound, name string, def int) int {
+		if v, ok := a.ints[name]; ok && len(v) > 0 {
+			return v[0]
+		}
+		return def
+	}
+	shape := func(a *bound) []int {
+		if s := a.ints["shape"]; s != nil {
+			return s
+		}
+		return []int{}
+	}
+	functions["zeros"] = &function{params: []param{{"shape", kInts, ""}, {"dtype", kDType, "None"}},
+		summary: "zeros of a shape (default float)", apply: func(a *bound) trace.Value { return trace.Zeros(shape(a), dt(a)...) }}
+	functions["ones"] = &function{params: []param{{"shape", kInts, ""}, {"dtype", kDType, "None"}},
+		summary: "ones of a shape (default float)", apply: func(a *bound) trace.Value { return trace.Ones(shape(a), dt(a)...) }}
+	functions["full"] = &function{params: []param{{"shape", kInts, ""}, {"fill_value", kArray, ""}, {"dtype", kDType, "None"}},
+		summary: "fill_value broadcast to shape (its type, weak for a literal)",
+		apply:   func(a *bound) trace.Value { return trace.Full(shape(a), a.x("fill_value"), dt(a)...) }}
+	functions["zeros_like"] = &function{params: []param{{"a", kArray, ""}, {"dtype", kDType, "None"}},
+		summary: "zeros of a's shape and type", apply: func(a *bound) trace.Value { return trace.ZerosLike(a.x("a"), dt(a)...) }}
+	functions["ones_like"] = &function{params: []param{{"a", kArray, ""}, {"dtype", kDType, "None"}},
+		summary: "ones of a's shape and type", apply: func(a *bound) trace.Value { return trace.OnesLike(a.x("a"), dt(a)...) }}
+	functions["full_like"] = &function{params: []param{{"a", kArray, ""}, {"fill_value", kArray, ""}, {"dtype", kDType, "None"}},
+		summary: "fill_value in a's shape and type", apply: func(a *bound) trace.Value { return trace.FullLike(a.x("a"), a.x("fill_value"), dt(a)...) }}
+	functions["arange"] = &function{params: []param{{"start", kAxis, ""}, {"stop", kAxis, "None"}, {"step", kAxis, "None"}, {"dtype", kDType, "None"}},
+		summary: "arange(stop) or arange(start, stop, step) with ints (default int)",
+		apply: func(a *bound) trace.Value {
+			start, stop := 0, intArg(a, "start", 0)
+			if v, ok := a.ints["stop"]; ok && len(v) > 0 {
+				start, stop = stop, v[0]
+			}
+			return trace.Arange(start, stop, intArg(a, "step", 1), dt(a)...)
+		}}
+	functions["eye"] = &function{params: []param{{"N", kAxis, ""}, {"M", kAxis, "None"}, {"k", kAxis, "0"}, {"dtype", kDType, "None"}},
+		summary: "ones on diagonal k of an N×M matrix (default float)",
+		apply: func(a *bound) trace.Value {
+			n := intArg(a, "N", 0)
+			return trace.Eye(n, intArg(a, "M", n), intArg(a, "k", 0), dt(a)...)
+		}}
+	functions["tri"] = &function{params: []param{{"N", kAxis, ""}, {"M", kAxis, "None"}, {"k", kAxis, "0"}, {"dtype", kDType, "None"}},
+		summary: "ones on and below diagonal k (default float)",
+		apply: func(a *bound) trace.Value {
+			n := intArg(a, "N", 0)
+			m := trace.Tri(n, intArg(a, "M", n), intArg(a, "k", 0))
+			if a.dtSet {
+				return m.Astype(a.dtype)
+			}
+			return trace.WithConfig(m, func(cfg promote.Config) trace.Value { return m.Astype(cfg.DefaultFloat()) })
+		}}
+	functions["tril"] = &function{params: []param{{"m", kArray, ""}, {"k", kAxis, "0"}},
+		summary: "m with the elements above diagonal k zeroed (a causal mask: tril(ones((n, n), bool)))",
+		apply:   func(a *bound) trace.Value { return trace.Tril(a.x("m"), intArg(a, "k", 0)) }}
+	functions["triu"] = &function{params: []param{{"m", kArray, ""}, {"k", kAxis, "0"}},
+		summary: "m with the elements below diagonal k zeroed",
+		apply:   func(a *bound) trace.Value { return trace.Triu(a.x("m"), intArg(a, "k", 0)) }}
+
+	keep := func(a *bound, plain func(trace.Value, ...int) trace.Value, kept func(trace.KeptDims, ...int) trace.Value) trace.Value {
+		ax, _ := a.axes("axis")
+		if a.flags["keepdims"] {
+			return kept(a.x("x").KeepDims(), ax...)
+		}
+		return plain(a.x("x"), ax...)
+	}
+	for name, f := range map[string]struct {
+		plain   func(trace.Value, ...int) trace.Value
+		kept    func(trace.KeptDims, ...int) trace.Value
+		summary string
+	}{
+		"logsumexp": {trace.Value.LogSumExp, trace.KeptDims.LogSumExp, "log Σ exp(x) without overflow (jax.nn.logsumexp)"},
+		"any":       {trace.Value.Any, trace.KeptDims.Any, "whether some element is nonzero"},
+		"all":       {trace.Value.All, trace.KeptDims.All, "whether every element is nonzero"},
+		"nansum":    {trace.Value.NanSum, trace.KeptDims.NanSum, "sum with NaN as 0"},
+		"nanmean":   {trace.Value.NanMean, trace.KeptDims.NanMean, "mean of the elements that are not NaN"},
+		"nanmax":    {trace.Value.NanMax, trace.KeptDims.NanMax, "max ignoring NaN (NaN if all are)"},
+		"nanmin":    {trace.Value.NanMin, trace.KeptDims.NanMin, "min ignoring NaN (NaN if all are)"},
+	} {
+		functions[name] = &function{params: reduceParams, summary: f.summary,
+			apply: func(a *bound) trace.Value { return keep(a, f.plain, f.kept) }}
+	}
+	for name, std := range map[string]bool{"var": false, "std": true} {
+		summary := "variance: Σ|x − mean|² / (n − ddof), in the inexact dtype"
+		if std {
+			summary = "standard deviation, √var"
+		}
+		functions[name] = &function{params: []param{{"x", kArray, ""}, {"axis", kAxes, "None"}, {"ddof", kAxis, "0"}, {"keepdims", kBool, "False"}},
+			summary: summary,
+			apply: func(a *bound) trace.Value {
+				ax, _ := a.axes("axis")
+				ddof := intArg(a, "ddof", 0)
+				switch {
+				case std && a.flags["keepdims"]:
+					return a.x("x").KeepDims().Std(ddof, ax...)
+				case std:
+					return a.x("x").Std(ddof, ax...)
+				case a.flags["keepdims"]:
+					return a.x("x").KeepDims().Var(ddof, ax...)
+				}
+				return a.x("x").Var(ddof, ax...)
+			}}
+	}
+}

@@ -1,0 +1,48 @@
+package kiln
+
+import (
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// jax.numpy's array constructors (see package trace for their dtype and
+// weak-type rules). Their values are built in the program from iota, so
+// they fuse into what uses them.
+
+// Zeros is jnp.zeros: the default float unless dtype.
+func Zeros(shape []int, dtype ...tensor.DType) Value { return trace.Zeros(shape, dtype...) }
+
+// Ones is jnp.ones: the default float unless dtype.
+func Ones(shape []int, dtype ...tensor.DType) Value { return trace.Ones(shape, dtype...) }
+
+// Full is jnp.full: fill's type (weak for a weak literal) unless dtype.
+func Full(shape []int, fill Value, dtype ...tensor.DType) Value {
+	return trace.Full(shape, fill, dtype...)
+}
+
+// ZerosLike is jnp.zeros_like: x's dtype and weak flag unless dtype.
+func ZerosLike(x Value, dtype ...tensor.DType) Value { return trace.ZerosLike(x, dtype...) }
+
+// OnesLike is jnp.ones_like.
+func OnesLike(x Value, dtype ...tensor.DType) Value { return trace.OnesLike(x, dtype...) }
+
+// FullLike is jnp.full_like.
+func FullLike(x, fill Value, dtype ...tensor.DType) Value { return trace.FullLike(x, fill, dtype...) }
+
+// Arange is jnp.arange(start, stop, step) with integer arguments: the
+// default int unless dtype.
+func Arange(start, stop, step int, dtype ...tensor.DType) Value {
+	return trace.Arange(start, stop, step, dtype...)
+}
+
+// Eye is jnp.eye(n, m, k): the default float unless dtype.
+func Eye(n, m, k int, dtype ...tensor.DType) Value { return trace.Eye(n, m, k, dtype...) }
+
+// Tri is the bool mask of jnp.tri(n, m, k).
+func Tri(n, m, k int) Value { return trace.Tri(n, m, k) }
+
+// Tril is jnp.tril(x, k): x with the elements above diagonal k zeroed.
+func Tril(x Value, k int) Value { return trace.Tril(x, k) }
+
+// Triu is jnp.triu(x, k): x with the elements below diagonal k zeroed.
+func Triu(x Value, k int) Value { return trace.Triu(x, k) }

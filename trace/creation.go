@@ -1,0 +1,209 @@
+package trace
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/kiln-go/kiln/promote"
+	"github.com/kiln-go/kiln/tensor"
+)
+
+// jax.numpy's array constructors, built on iota, broadcasts and converts
+// (so they fuse into whatever uses them and need no kernels of their
+// own). Dtype defaults and weak types are JAX's: zeros, ones and eye are
+// the default float; full takes its fill value's type, weak for a weak
+// literal; the _like forms take x's dtype and weak flag unless a dtype is
+// given; arange takes the default int.
+
+// optDType is an optional dtype argument: none, or one valid dtype.
+func optDType(op string, dtype []tensor.DType) (tensor.DType, bool, error) {
+	switch {
+	case len(dtype) == 0:
+		return 0, false, nil
+	case len(dtype) > 1:
+		return 0, false, &DTypeError{Op: op, Pos: callerPos(), Msg: fmt.Sprintf("one dtype at most, got %v", dtype)}
+	case !dtype[0].Valid():
+		return 0, false, &DTypeError{Op: op, Pos: callerPos(), Msg: fmt.Sprintf("an invalid dtype %v", dtype[0])}
+	}
+	return dtype[0], true, nil
+}
+
+func checkShapeArg(op string, shape []int) error {
+	for _, n := range shape {
+		if n < 0 {
+			return &ShapeError{Op: op, Pos: callerPos(), Shapes: [][]int{shape}, Msg: fmt.Sprintf("negative dimension in shape %s", shapeString(shape))}
+		}
+	}
+	if _, err := tensor.ShapeSize(shape); err != nil {
+		return &ShapeError{Op: op, Pos: callerPos(), Shapes: [][]int{shape}, Msg: err.Error(), Err: err}
+	}
+	return nil
+}
+
+// Full is an array of the given shape filled with fill (jnp.full): fill's
+// type (weak for a weak literal), or dtype when given; fill broadcasts to
+// shape.
+func Full(shape []int, fill Value, dtype ...tensor.DType) Value {
+	d, set, err := optDType("full", dtype)
+	if err == nil {
+		err = checkShapeArg("full", shape)
+	}
+	if err != nil {
+		return Failure(err)
+	}
+	shape = slices.Clone(shape)
+	if set {
+		fill = fill.Astype(d)
+	}
+	return fill.BroadcastTo(shape...)
+}
+
+// constant is Full of the literal v, in dtype or the default float.
+func constant(op string, shape []int, v int64, dtype []tensor.DType) Value {
+	d, set, err := optDType(op, dtype)
+	if err == nil {
+		err = checkShapeArg(op, shape)
+	}
+	if err != nil {
+		return Failure(err)
+	}
+	shape = slices.Clone(shape)
+	return freeOp(func(b *builder) Value {
+		if !set {
+			d = b.cfg.DefaultFloat()
+		}
+		return b.attach(Int(v).Astype(d).BroadcastTo(shape...), op)
+	})
+}
+
+// Zeros is an array of zeros (jnp.zeros): the default float unless dtype.
+func Zeros(shape []int, dtype ...tensor.DType) Value { return constant("zeros", shape, 0, dtype) }
+
+// Ones is an array of ones (jnp.ones): the default float unless dtype.
+func Ones(shape []int, dtype ...tensor.DType) Value { return constant("ones", shape, 1, dtype) }
+
+// FullLike is an array of x's shape filled with fill (jnp.full_like): of
+// x's dtype and weak flag, or of dtype (strong) when given.
+func FullLike(x, fill Value, dtype ...tensor.DType) Value {
+	d, set, err := optDType("full_like", dtype)
+	if err != nil {
+		return Failure(err)
+	}
+	return unary("full_like", x, func(b *builder, v *Var) Value {
+		t := v.Type
+		if set {
+			t = promote.Strong(d)
+		}
+		f := b.attach(fill, "full_like")
+		if b.err != nil {
+			return Value{b: b}
+		}
+		if f.lit != nil {
+			f = Value{b: b, v: b.to(f, t, "full_like", "")}
+		} else {
+			f = ConvertTo(f, t, "full_like")
+		}
+		return f.BroadcastTo(v.Shape...)
+	})
+}
+
+// ZerosLike is FullLike(x, 0).
+func ZerosLike(x Value, dtype ...tensor.DType) Value { return FullLike(x, Int(0), dtype...) }
+
+// OnesLike is FullLike(x, 1).
+func OnesLike(x Value, dtype ...tensor.DType) Value { return FullLike(x, Int(1), dtype...) }
+
+// Arange is start, start+step, … up to but not including stop
+// (jnp.arange with integer arguments), in the default int dtype unless
+// dtype: an iota, scaled and shifted, exact in any dtype that holds the
+// values.
+func Arange(start, stop, step int, dtype ...tensor.DType) Value {
+	d, set, err := optDType("arange", dtype)
+	if err != nil {
+		return Failure(err)
+	}
+	if step == 0 {
+		return Failure(&ShapeError{Op: "arange", Pos: callerPos(), Msg: "arange's step must not be zero"})
+	}
+	n := 0
+	if step > 0 && stop > start {
+		n = (stop - start + step - 1) / step
+	} else if step < 0 && stop < start {
+		n = (start - stop - step - 1) / -step
+	}
+	return freeOp(func(b *builder) Value {
+		if !set {
+			d = b.cfg.DefaultInt()
+		}
+		it := b.cfg.DefaultInt()
+		v := Iota(it, []int{n}, 0)
+		if step != 1 {
+			v = v.Mul(Int(int64(step)))
+		}
+		if start != 0 {
+			v = v.Add(Int(int64(start)))
+		}
+		return b.attach(v.Astype(d), "arange")
+	})
+}
+
+// Tri is the bool[n, m] mask of the elements on and below diagonal k
+// (jnp.tri's pattern): row + k ≥ column.
+func Tri(n, m, k int) Value {
+	if err := checkShapeArg("tri", []int{n, m}); err != nil {
+		return Failure(err)
+	}
+	return freeOp(func(b *builder) Value {
+		it := b.cfg.DefaultInt()
+		rows := Iota(it, []int{n, m}, 0)
+		cols := Iota(it, []int{n, m}, 1)
+		return b.attach(rows.Add(Int(int64(k))).Ge(cols), "tri")
+	})
+}
+
+// Eye is the n×m matrix with ones on diagonal k (jnp.eye): the default
+// float unless dtype.
+func Eye(n, m, k int, dtype ...tensor.DType) Value {
+	d, set, err := optDType("eye", dtype)
+	if err == nil {
+		err = checkShapeArg("eye", []int{n, m})
+	}
+	if err != nil {
+		return Failure(err)
+	}
+	return freeOp(func(b *builder) Value {
+		if !set {
+			d = b.cfg.DefaultFloat()
+		}
+		it := b.cfg.DefaultInt()
+		rows := Iota(it, []int{n, m}, 0)
+		cols := Iota(it, []int{n, m}, 1)
+		return b.attach(rows.Add(Int(int64(k))).Eq(cols).Astype(d), "eye")
+	})
+}
+
+// Tril keeps the elements of x on and below diagonal k of its last two
+// axes and zeroes the rest (jnp.tril); x keeps its type.
+func Tril(x Value, k int) Value { return triangle("tril", x, k, false) }
+
+// Triu keeps the elements of x on and above diagonal k of its last two
+// axes and zeroes the rest (jnp.triu).
+func Triu(x Value, k int) Value { return triangle("triu", x, k, true) }
+
+func triangle(op string, x Value, k int, upper bool) Value {
+	return unary(op, x, func(b *builder, v *Var) Value {
+		r := v.Rank()
+		if r < 2 {
+			return b.shapeErr(op, fmt.Sprintf("%s requires at least 2 dimensions, got %s", op, shapeString(v.Shape)), v.Shape)
+		}
+		n, m := v.Shape[r-2], v.Shape[r-1]
+		var keep Value
+		if upper {
+			keep = b.attach(Tri(n, m, k-1), op).Not() // column ≥ row + k
+		} else {
+			keep = b.attach(Tri(n, m, k), op)
+		}
+		xv := Value{b: b, v: v}
+		return Where(keep, xv, ZerosLike(xv))
+	})
+}
