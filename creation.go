@@ -46,3 +46,11 @@ func Tril(x Value, k int) Value { return trace.Tril(x, k) }
 
 // Triu is jnp.triu(x, k): x with the elements below diagonal k zeroed.
 func Triu(x Value, k int) Value { return trace.Triu(x, k) }
+
+// Stack is jnp.stack: arrays of one shape joined along a new axis.
+func Stack(axis int, xs ...Value) Value { return trace.Stack(axis, xs...) }
+
+// Pad is jnp.pad with static widths (see trace.Pad and its modes).
+func Pad(x Value, widths [][2]int, mode trace.PadMode, value Value) Value {
+	return trace.Pad(x, widths, mode, value)
+}

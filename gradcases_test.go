@@ -73,6 +73,12 @@ var gradCases = []gradCase{
 	{name: "var", in: []spec{std(2, 3)}, fn: one(func(x kiln.Value) kiln.Value { return x.Var(1, 0) })},
 	{name: "std", in: []spec{std(4)}, fn: one(func(x kiln.Value) kiln.Value { return x.Std(0) })},
 	{name: "tril", in: []spec{std(3, 3)}, fn: one(func(x kiln.Value) kiln.Value { return kiln.Tril(x, 0).Mul(x) })},
+	{name: "pad reflect", in: []spec{std(2, 3)}, fn: one(func(x kiln.Value) kiln.Value {
+		return trace.Pad(x, [][2]int{{1, 2}}, trace.PadReflect, kiln.Value{}).Mul(kiln.Float(1.5))
+	})},
+	{name: "roll tile repeat", in: []spec{std(2, 3)}, fn: one(func(x kiln.Value) kiln.Value {
+		return trace.Repeat(trace.Tile(trace.Roll(x, 1, 1), 2), []int{1, 2}, 0).Square()
+	})},
 	{name: "nanmean", in: []spec{std(2, 3)}, fn: one(func(x kiln.Value) kiln.Value { return x.NanMean(0) })},
 	{name: "stop_gradient", in: []spec{std(6)}, fn: one(func(x kiln.Value) kiln.Value { return x.Sin().Add(kiln.StopGradient(x).Mul(kiln.Float(0))) })},
 	{name: "atan2", in: []spec{std(3, 4), away(4)}, fn: two(kiln.Value.Atan2)},

@@ -26,6 +26,7 @@ const (
 	kDType                   // a dtype name: f16, float32, bf16, …
 	kMode                    // an out-of-bounds mode string: 'clip', 'fill', …
 	kLit                     // a number or bool literal (a static scalar such as fill_value)
+	kStr                     // a string literal: pad's mode='reflect'
 )
 
 // param is one parameter of a function, positional or keyword.
@@ -54,6 +55,7 @@ type bound struct {
 	flags  map[string]bool     // kBool
 	dtype  tensor.DType        // kDType
 	dtSet  bool                // a kDType argument was given
+	strs   map[string]string   // kStr
 	opts   []trace.IndexOption // kMode and kLit (as mode= and fill_value=)
 
 	vals     map[string]trace.Value
@@ -200,7 +202,7 @@ func functionNames() []string {
 // bind matches a call's arguments to fn's parameters, reads the static
 // ones and checks the array ones with c.
 func (c *checker) bind(fn *function, n *node) (*bound, error) {
-	b := &bound{fn: fn, name: n.text, arrays: map[string]*node{}, ints: map[string][]int{}, flags: map[string]bool{}}
+	b := &bound{fn: fn, name: n.text, arrays: map[string]*node{}, ints: map[string][]int{}, flags: map[string]bool{}, strs: map[string]string{}}
 	given := map[string]*node{}
 	var extra []*node // variadic ints after a kInts parameter
 	for i, arg := range n.kids {
@@ -300,6 +302,12 @@ func (c *checker) bindParam(b *bound, p param, arg *node, extra []*node) error {
 			return err
 		}
 		b.opts = append(b.opts, trace.WithMode(m))
+		return nil
+	case kStr:
+		if arg.kind != nString {
+			return syntaxErr(arg.col, "%s: %s must be a string such as 'reflect', found %s", b.name, p.name, describe(arg))
+		}
+		b.strs[p.name] = arg.text
 		return nil
 	case kLit:
 		if arg.kind == nNone {

@@ -46,5 +46,11 @@ func TestEvalStructural(t *testing.T) {
 		{"std keepdims", []string{"--arg", "x=f64[1,2]:1,3", "std(x, axis=1, keepdims=True)"}, "f64[1,1] [[1]]\n"},
 		{"any all", []string{"--arg", "x=i32[3]:0,0,1", "any(x) & ~all(x)"}, "bool[] true\n"},
 		{"nanmean", []string{"--arg", "x=f64[3]:1,nan,3", "nanmean(x)"}, "f64[] 2\n"},
+		{"pad reflect", []string{"pad(arange(4), 2, mode='reflect')"}, "i64[8] [2 1 0 1 2 3 2 1]\n"},
+		{"pad constant", []string{"--arg", "x=f32[3]:arange", "pad(x, (1, 2), constant_values=9)"}, "f32[6] [9 0 1 2 9 9]\n"},
+		{"roll", []string{"roll(arange(5), 2)"}, "i64[5] [3 4 0 1 2]\n"},
+		{"tile", []string{"tile(arange(2), (2, 2))"}, "i64[2,4] [[0 1 0 1] [0 1 0 1]]\n"},
+		{"repeat", []string{"repeat(arange(3), 2)"}, "i64[6] [0 0 1 1 2 2]\n"},
+		{"stack", []string{"stack((arange(2), arange(2)), axis=1)"}, "i64[2,2] [[0 0] [1 1]]\n"},
 	})
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/kiln-go/kiln/promote"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -115,4 +117,54 @@ func init() {
 				return a.x("x").Var(ddof, ax...)
 			}}
 	}
+}
+
+// The structural functions with static arguments.
+func init() {
+	padModes := map[string]trace.PadMode{"constant": trace.PadConstant, "edge": trace.PadEdge, "reflect": trace.PadReflect, "symmetric": trace.PadSymmetric, "wrap": trace.PadWrap}
+	functions["pad"] = &function{
+		params:  []param{{"array", kArray, ""}, {"pad_width", kInts, ""}, {"mode", kStr, "'constant'"}, {"constant_values", kOptArray, "0"}},
+		summary: "pad every axis by pad_width (n or (before, after)); mode 'constant' 'edge' 'reflect' 'symmetric' 'wrap'",
+		apply: func(a *bound) trace.Value {
+			w := a.ints["pad_width"]
+			pair := [2]int{w[0], w[0]}
+			if len(w) == 2 {
+				pair = [2]int{w[0], w[1]}
+			} else if len(w) != 1 {
+				return trace.Failure(&trace.ShapeError{Op: "pad", Pos: trace.CallerPos(), Msg: fmt.Sprintf("pad_width must be n or (before, after), got %v", w)})
+			}
+			mode := trace.PadConstant
+			if s, ok := a.strs["mode"]; ok {
+				m, known := padModes[s]
+				if !known {
+					return trace.Failure(&trace.ShapeError{Op: "pad", Pos: trace.CallerPos(), Msg: fmt.Sprintf("unknown mode '%s' (constant, edge, reflect, symmetric, wrap)", s)})
+				}
+				mode = m
+			}
+			return trace.Pad(a.x("array"), [][2]int{pair}, mode, a.vals["constant_values"])
+		}}
+	functions["roll"] = &function{params: []param{{"a", kArray, ""}, {"shift", kAxis, ""}, {"axis", kAxis, "None"}},
+		summary: "shift elements along axis (None: the flattened array), wrapping around",
+		apply: func(a *bound) trace.Value {
+			ax := trace.AxisNone
+			if v, ok := a.axes("axis"); ok {
+				ax = v[0]
+			}
+			return trace.Roll(a.x("a"), a.ints["shift"][0], ax)
+		}}
+	functions["tile"] = &function{params: []param{{"A", kArray, ""}, {"reps", kInts, ""}},
+		summary: "repeat A reps times along each axis",
+		apply:   func(a *bound) trace.Value { return trace.Tile(a.x("A"), a.ints["reps"]...) }}
+	functions["repeat"] = &function{params: []param{{"a", kArray, ""}, {"repeats", kInts, ""}, {"axis", kAxis, "None"}},
+		summary: "repeat each element (one count, or one per element) along axis (None: flattened)",
+		apply: func(a *bound) trace.Value {
+			ax := trace.AxisNone
+			if v, ok := a.axes("axis"); ok {
+				ax = v[0]
+			}
+			return trace.Repeat(a.x("a"), a.ints["repeats"], ax)
+		}}
+	functions["stack"] = &function{params: []param{{"arrays", kArrays, ""}, {"axis", kAxis, "0"}},
+		summary: "join arrays of one shape along a new axis",
+		apply:   func(a *bound) trace.Value { return trace.Stack(a.ints["axis"][0], a.listVals...) }}
 }

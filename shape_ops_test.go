@@ -1,0 +1,119 @@
+package kiln_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// numpyEval evaluates Python expressions over x (np.arange(12).reshape(3,
+// 4)) with NumPy and returns each result flattened with its shape.
+func numpyEval(t *testing.T, exprs []string) [][2][]int64 {
+	t.Helper()
+	numpyOrSkip(t)
+	script := "import numpy as np, json\nx = np.arange(12).reshape(3, 4)\nout = []\n"
+	for _, e := range exprs {
+		script += fmt.Sprintf("r = np.asarray(%s)\nout.append([list(r.shape), [int(v) for v in r.ravel()]])\n", e)
+	}
+	script += "print(json.dumps(out))\n"
+	out, err := exec.Command(numpyPython, "-c", script).Output()
+	if err != nil {
+		t.Fatalf("numpy: %v\n%s", err, script)
+	}
+	var res [][2][]int64
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// pad, roll, tile, repeat, stack and split against NumPy's.
+func TestShapeOpsMatchNumPy(t *testing.T) {
+	x := kiln.Const(tensor.Must(tensor.FromSlice([]int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, 3, 4)))
+	parts := trace.SplitAt(x, []int{1, 3}, 1)
+	cases := []struct {
+		numpy string
+		v     kiln.Value
+	}{
+		{"np.pad(x, ((1, 2), (3, 1)))", trace.Pad(x, [][2]int{{1, 2}, {3, 1}}, trace.PadConstant, kiln.Value{})},
+		{"np.pad(x, 2, constant_values=7)", trace.Pad(x, [][2]int{{2, 2}}, trace.PadConstant, kiln.Int(7))},
+		{"np.pad(x, ((2, 1), (5, 6)), mode='edge')", trace.Pad(x, [][2]int{{2, 1}, {5, 6}}, trace.PadEdge, kiln.Value{})},
+		{"np.pad(x, ((2, 4), (7, 6)), mode='reflect')", trace.Pad(x, [][2]int{{2, 4}, {7, 6}}, trace.PadReflect, kiln.Value{})},
+		{"np.pad(x, ((2, 4), (9, 6)), mode='symmetric')", trace.Pad(x, [][2]int{{2, 4}, {9, 6}}, trace.PadSymmetric, kiln.Value{})},
+		{"np.pad(x, ((2, 3), (4, 1)), mode='wrap')", trace.Pad(x, [][2]int{{2, 3}, {4, 1}}, trace.PadWrap, kiln.Value{})},
+		// Wider than the axis, JAX's wrap is periodic (NumPy's is not).
+		{"np.take(np.take(x, np.arange(-4, 3 + 5) % 3, axis=0), np.arange(-9, 4 + 1) % 4, axis=1)", trace.Pad(x, [][2]int{{4, 5}, {9, 1}}, trace.PadWrap, kiln.Value{})},
+		{"np.roll(x, 5)", trace.Roll(x, 5, trace.AxisNone)},
+		{"np.roll(x, -1, axis=1)", trace.Roll(x, -1, 1)},
+		{"np.tile(x, (2, 1, 3))", trace.Tile(x, 2, 1, 3)},
+		{"np.tile(x, 2)", trace.Tile(x, 2)},
+		{"np.repeat(x, 2)", trace.Repeat(x, []int{2}, trace.AxisNone)},
+		{"np.repeat(x, [0, 2, 1], axis=0)", trace.Repeat(x, []int{0, 2, 1}, 0)},
+		{"np.stack([x, x + 1], axis=1)", trace.Stack(1, x, x.Add(kiln.Int(1)))},
+		{"np.split(x, [1, 3], axis=1)[0]", parts[0]},
+		{"np.split(x, [1, 3], axis=1)[1]", parts[1]},
+		{"np.split(x, [1, 3], axis=1)[2]", parts[2]},
+		{"np.split(x, 3)[1]", trace.Split(x, 3, 0)[1]},
+	}
+	var exprs []string
+	for _, c := range cases {
+		exprs = append(exprs, c.numpy)
+	}
+	want := numpyEval(t, exprs)
+	for i, c := range cases {
+		a, err := kiln.Eval(c.v)
+		if err != nil {
+			t.Errorf("%s: %v", c.numpy, err)
+			continue
+		}
+		shape := make([]int64, len(a.Shape()))
+		for j, n := range a.Shape() {
+			shape[j] = int64(n)
+		}
+		got := a.Astype(tensor.I64).Data().([]int64)
+		if !slices.Equal(shape, want[i][0]) || !slices.Equal(got, want[i][1]) {
+			t.Errorf("%s: Kiln %v %v, NumPy %v %v", c.numpy, shape, got, want[i][0], want[i][1])
+		}
+	}
+}
+
+// The structural functions keep the dtype and refuse bad arguments with
+// typed errors.
+func TestShapeOpsErrors(t *testing.T) {
+	x := kiln.Const(tensor.Must(tensor.FromSlice([]float32{1, 2, 3, 4, 5, 6}, 2, 3)))
+	if d := evalArr(t, trace.Pad(x, [][2]int{{1, 1}}, trace.PadReflect, kiln.Value{})).DType(); d != tensor.F32 {
+		t.Errorf("pad changed the dtype to %v", d)
+	}
+	if d := evalArr(t, trace.Pad(x, [][2]int{{1, 1}}, trace.PadConstant, kiln.Float(0.5))).DType(); d != tensor.F32 {
+		t.Errorf("pad with a weak float value: %v, want f32", d)
+	}
+	empty := kiln.Const(tensor.Must(tensor.Zeros(tensor.F32, 0, 2)))
+	if a := evalArr(t, trace.Pad(empty, [][2]int{{1, 0}, {0, 0}}, trace.PadConstant, kiln.Int(3))); !slices.Equal(a.Shape(), []int{1, 2}) {
+		t.Errorf("constant pad of an empty axis: %v", a.Shape())
+	}
+	for name, v := range map[string]kiln.Value{
+		"split unequal":  trace.Split(x, 2, 1)[0],
+		"split axis":     trace.Split(x, 1, 2)[0],
+		"pad widths":     trace.Pad(x, [][2]int{{1, 1}, {1, 1}, {1, 1}}, trace.PadEdge, kiln.Value{}),
+		"pad negative":   trace.Pad(x, [][2]int{{-1, 1}}, trace.PadEdge, kiln.Value{}),
+		"pad empty edge": trace.Pad(empty, [][2]int{{1, 1}}, trace.PadEdge, kiln.Value{}),
+		"repeat counts":  trace.Repeat(x, []int{1, 2}, 1),
+		"tile negative":  trace.Tile(x, -1),
+		"stack shapes":   trace.Stack(0, x, x.Reshape(3, 2)),
+		"roll axis":      trace.Roll(x, 1, 5),
+	} {
+		_, err := kiln.Eval(v)
+		var se *trace.ShapeError
+		if !errors.As(err, &se) || !strings.Contains(err.Error(), "shape_ops_test.go:") {
+			t.Errorf("%s: %v, want a *trace.ShapeError at this file's line", name, err)
+		}
+	}
+}
