@@ -79,6 +79,7 @@ var gradCases = []gradCase{
 	{name: "roll tile repeat", in: []spec{std(2, 3)}, fn: one(func(x kiln.Value) kiln.Value {
 		return trace.Repeat(trace.Tile(trace.Roll(x, 1, 1), 2), []int{1, 2}, 0).Square()
 	})},
+	{name: "cumsum cumprod", in: []spec{std(2, 5)}, fn: one(func(x kiln.Value) kiln.Value { return x.Cumsum(1).Mul(x.Cumprod(0)) })},
 	{name: "nanmean", in: []spec{std(2, 3)}, fn: one(func(x kiln.Value) kiln.Value { return x.NanMean(0) })},
 	{name: "stop_gradient", in: []spec{std(6)}, fn: one(func(x kiln.Value) kiln.Value { return x.Sin().Add(kiln.StopGradient(x).Mul(kiln.Float(0))) })},
 	{name: "atan2", in: []spec{std(3, 4), away(4)}, fn: two(kiln.Value.Atan2)},

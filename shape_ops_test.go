@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os/exec"
 	"slices"
 	"strings"
@@ -115,5 +116,67 @@ func TestShapeOpsErrors(t *testing.T) {
 		if !errors.As(err, &se) || !strings.Contains(err.Error(), "shape_ops_test.go:") {
 			t.Errorf("%s: %v, want a *trace.ShapeError at this file's line", name, err)
 		}
+	}
+}
+
+// cumsum, cumprod, cummax and cummin against NumPy's (integers exactly)
+// and JAX's dtype rules.
+func TestCumulative(t *testing.T) {
+	x := kiln.Const(tensor.Must(tensor.FromSlice([]int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, 3, 4)))
+	mixed := x.Mul(kiln.Int(7)).Rem(kiln.Int(5)).Sub(kiln.Int(2)) // -2..2, unordered
+	cases := []struct {
+		numpy string
+		v     kiln.Value
+	}{
+		{"np.cumsum(x, axis=1)", x.Cumsum(1)},
+		{"np.cumsum(x)", x.Cumsum(trace.AxisNone)},
+		{"np.cumprod(x + 1, axis=0)", x.Add(kiln.Int(1)).Cumprod(0)},
+		{"np.maximum.accumulate(x * 7 % 5 - 2, axis=1)", mixed.Cummax(1)},
+		{"np.minimum.accumulate(x * 7 % 5 - 2, axis=0)", mixed.Cummin(0)},
+		{"np.cumsum(np.arange(13) % 3)", kiln.Arange(0, 13, 1).Rem(kiln.Int(3)).Cumsum(0)},
+	}
+	var exprs []string
+	for _, c := range cases {
+		exprs = append(exprs, c.numpy)
+	}
+	want := numpyEval(t, exprs)
+	for i, c := range cases {
+		a, err := kiln.Eval(c.v)
+		if err != nil {
+			t.Errorf("%s: %v", c.numpy, err)
+			continue
+		}
+		if got := a.Astype(tensor.I64).Data().([]int64); !slices.Equal(got, want[i][1]) {
+			t.Errorf("%s: Kiln %v, NumPy %v", c.numpy, got, want[i][1])
+		}
+	}
+	i8 := kiln.Const(tensor.Must(tensor.FromSlice([]int8{100, 100, 100})))
+	if a := evalArr(t, i8.Cumsum(0)); a.DType() != tensor.I64 || a.Data().([]int64)[2] != 300 {
+		t.Errorf("cumsum of i8 = %v, want i64 accumulation", a)
+	}
+	if a := evalArr(t, i8.Cumsum(0, tensor.I8)); a.DType() != tensor.I8 {
+		t.Errorf("cumsum of i8 with dtype i8 = %v", a.DType())
+	}
+	if a := evalArr(t, i8.Cummax(0)); a.DType() != tensor.I8 {
+		t.Errorf("cummax of i8 = %v, want i8", a.DType())
+	}
+	fl := kiln.Const(tensor.Must(tensor.FromSlice([]float64{1, math.NaN(), 3, 0.5})))
+	if got := f64s(t, evalArr(t, fl.Cummax(0))); got[0] != 1 || !math.IsNaN(got[1]) || !math.IsNaN(got[3]) {
+		t.Errorf("cummax with a NaN = %v, want NaN from it on", got)
+	}
+	r := make([]float64, 1000)
+	for i := range r {
+		r[i] = math.Sin(float64(i))
+	}
+	sum, cs := 0.0, f64s(t, evalArr(t, kiln.Const(tensor.Must(tensor.FromSlice(r))).Cumsum(0)))
+	for i, v := range r {
+		sum += v
+		if math.Abs(cs[i]-sum) > 1e-12 {
+			t.Fatalf("cumsum[%d] = %v, sequential %v", i, cs[i], sum)
+		}
+	}
+	var se *trace.ShapeError
+	if _, err := kiln.Eval(x.Cumsum(2)); !errors.As(err, &se) {
+		t.Errorf("cumsum axis 2: %v", err)
 	}
 }

@@ -168,3 +168,31 @@ func init() {
 		summary: "join arrays of one shape along a new axis",
 		apply:   func(a *bound) trace.Value { return trace.Stack(a.ints["axis"][0], a.listVals...) }}
 }
+
+// The cumulative reductions (a log-depth scan; see trace.Value.Cumsum).
+func init() {
+	for name, f := range map[string]func(trace.Value, int, []tensor.DType) trace.Value{
+		"cumsum":  func(x trace.Value, ax int, d []tensor.DType) trace.Value { return x.Cumsum(ax, d...) },
+		"cumprod": func(x trace.Value, ax int, d []tensor.DType) trace.Value { return x.Cumprod(ax, d...) },
+		"cummax":  func(x trace.Value, ax int, _ []tensor.DType) trace.Value { return x.Cummax(ax) },
+		"cummin":  func(x trace.Value, ax int, _ []tensor.DType) trace.Value { return x.Cummin(ax) },
+	} {
+		params := []param{{"a", kArray, ""}, {"axis", kAxis, "None"}}
+		if name == "cumsum" || name == "cumprod" {
+			params = append(params, param{"dtype", kDType, "None"})
+		}
+		functions[name] = &function{params: params,
+			summary: "running " + name[3:] + " along axis (None: flattened); narrow ints accumulate in the default int",
+			apply: func(a *bound) trace.Value {
+				ax := trace.AxisNone
+				if v, ok := a.axes("axis"); ok {
+					ax = v[0]
+				}
+				var d []tensor.DType
+				if a.dtSet {
+					d = []tensor.DType{a.dtype}
+				}
+				return f(a.x("a"), ax, d)
+			}}
+	}
+}
