@@ -54,3 +54,6 @@ func Stack(axis int, xs ...Value) Value { return trace.Stack(axis, xs...) }
 func Pad(x Value, widths [][2]int, mode trace.PadMode, value Value) Value {
 	return trace.Pad(x, widths, mode, value)
 }
+
+// Einsum is jnp.einsum with a subscript spec (see trace.Einsum).
+func Einsum(spec string, xs ...Value) Value { return trace.Einsum(spec, xs...) }

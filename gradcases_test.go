@@ -80,6 +80,7 @@ var gradCases = []gradCase{
 		return trace.Repeat(trace.Tile(trace.Roll(x, 1, 1), 2), []int{1, 2}, 0).Square()
 	})},
 	{name: "cumsum cumprod", in: []spec{std(2, 5)}, fn: one(func(x kiln.Value) kiln.Value { return x.Cumsum(1).Mul(x.Cumprod(0)) })},
+	{name: "einsum", in: []spec{std(2, 3), std(3, 4), std(4, 2)}, fn: func(xs []kiln.Value) kiln.Value { return trace.Einsum("ij,jk,kl->li", xs[0], xs[1], xs[2]) }},
 	{name: "nanmean", in: []spec{std(2, 3)}, fn: one(func(x kiln.Value) kiln.Value { return x.NanMean(0) })},
 	{name: "stop_gradient", in: []spec{std(6)}, fn: one(func(x kiln.Value) kiln.Value { return x.Sin().Add(kiln.StopGradient(x).Mul(kiln.Float(0))) })},
 	{name: "atan2", in: []spec{std(3, 4), away(4)}, fn: two(kiln.Value.Atan2)},

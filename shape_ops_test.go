@@ -180,3 +180,58 @@ func TestCumulative(t *testing.T) {
 		t.Errorf("cumsum axis 2: %v", err)
 	}
 }
+
+// einsum against NumPy's on matmuls, batches, traces of products, outer
+// products, transposes and a three-operand chain.
+func TestEinsum(t *testing.T) {
+	a := kiln.Arange(0, 6, 1).Reshape(2, 3)
+	b := kiln.Arange(0, 12, 1).Reshape(3, 4)
+	c := kiln.Arange(0, 8, 1).Reshape(4, 2)
+	bt := kiln.Arange(0, 24, 1).Reshape(2, 3, 4)
+	cases := []struct {
+		numpy string
+		v     kiln.Value
+	}{
+		{"np.einsum('ij,jk->ik', np.arange(6).reshape(2, 3), np.arange(12).reshape(3, 4))", trace.Einsum("ij,jk->ik", a, b)},
+		{"np.einsum('ij,jk', np.arange(6).reshape(2, 3), np.arange(12).reshape(3, 4))", trace.Einsum("ij,jk", a, b)},
+		{"np.einsum('ij,jk->ki', np.arange(6).reshape(2, 3), np.arange(12).reshape(3, 4))", trace.Einsum("ij,jk->ki", a, b)},
+		{"np.einsum('bij,bjk->bik', np.arange(24).reshape(2, 3, 4), np.arange(24).reshape(2, 4, 3))", trace.Einsum("bij,bjk->bik", bt, kiln.Arange(0, 24, 1).Reshape(2, 4, 3))},
+		{"np.einsum('ij,jk,kl->il', np.arange(6).reshape(2, 3), np.arange(12).reshape(3, 4), np.arange(8).reshape(4, 2))", trace.Einsum("ij,jk,kl->il", a, b, c)},
+		{"np.einsum('ij->ji', np.arange(6).reshape(2, 3))", trace.Einsum("ij->ji", a)},
+		{"np.einsum('ij->', np.arange(6).reshape(2, 3))", trace.Einsum("ij->", a)},
+		{"np.einsum('i,j->ij', np.arange(3), np.arange(4))", trace.Einsum("i,j->ij", kiln.Arange(0, 3, 1), kiln.Arange(0, 4, 1))},
+		{"np.einsum('ij,ij->i', np.arange(6).reshape(2, 3), np.arange(6).reshape(2, 3))", trace.Einsum("ij,ij->i", a, a)},
+		{"np.einsum('bij,jk->bk', np.arange(24).reshape(2, 3, 4), np.arange(8).reshape(4, 2) * 0 + np.arange(4)[:, None])", trace.Einsum("bij,jk->bk", bt.Reshape(2, 3, 4).Transpose(0, 1, 2), c.Mul(kiln.Int(0)).Add(kiln.Arange(0, 4, 1).Reshape(4, 1)))},
+	}
+	var exprs []string
+	for _, c := range cases {
+		exprs = append(exprs, c.numpy)
+	}
+	want := numpyEval(t, exprs)
+	for i, c := range cases {
+		a, err := kiln.Eval(c.v)
+		if err != nil {
+			t.Errorf("%s: %v", c.numpy, err)
+			continue
+		}
+		shape := make([]int64, len(a.Shape()))
+		for j, n := range a.Shape() {
+			shape[j] = int64(n)
+		}
+		if got := a.Astype(tensor.I64).Data().([]int64); !slices.Equal(shape, want[i][0]) || !slices.Equal(got, want[i][1]) {
+			t.Errorf("%s: Kiln %v %v, NumPy %v %v", c.numpy, shape, got, want[i][0], want[i][1])
+		}
+	}
+	for spec, ops := range map[string][]kiln.Value{
+		"ii->i":     {kiln.Eye(2, 2, 0)},
+		"ij,jk":     {a},
+		"ijk,jk":    {a, b},
+		"...i,i":    {a, kiln.Arange(0, 3, 1)},
+		"ij,jk->iz": {a, b},
+	} {
+		var se *trace.ShapeError
+		if _, err := kiln.Eval(trace.Einsum(spec, ops...)); !errors.As(err, &se) {
+			t.Errorf("einsum %q: %v, want a *trace.ShapeError", spec, err)
+		}
+	}
+}

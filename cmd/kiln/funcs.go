@@ -27,6 +27,7 @@ const (
 	kMode                    // an out-of-bounds mode string: 'clip', 'fill', …
 	kLit                     // a number or bool literal (a static scalar such as fill_value)
 	kStr                     // a string literal: pad's mode='reflect'
+	kRest                    // the remaining positional arrays (last): einsum's operands
 )
 
 // param is one parameter of a function, positional or keyword.
@@ -183,6 +184,9 @@ func (f *function) signature(name string) string {
 	parts := make([]string, len(f.params))
 	for i, p := range f.params {
 		parts[i] = p.name
+		if p.kind == kRest {
+			parts[i] = "*" + p.name
+		}
 		if p.def != "" {
 			parts[i] += "=" + p.def
 		}
@@ -209,7 +213,7 @@ func (c *checker) bind(fn *function, n *node) (*bound, error) {
 		switch {
 		case i < len(fn.params):
 			given[fn.params[i].name] = arg
-		case fn.params[len(fn.params)-1].kind == kInts:
+		case fn.params[len(fn.params)-1].kind == kInts, fn.params[len(fn.params)-1].kind == kRest:
 			extra = append(extra, arg)
 		default:
 			return nil, syntaxErr(arg.col, "%s takes at most %s, got %d: %s", n.text, plural(len(fn.params), "positional argument"), len(n.kids), fn.signature(n.text))
@@ -302,6 +306,14 @@ func (c *checker) bindParam(b *bound, p param, arg *node, extra []*node) error {
 			return err
 		}
 		b.opts = append(b.opts, trace.WithMode(m))
+		return nil
+	case kRest:
+		b.list = append([]*node{arg}, extra...)
+		for _, k := range b.list {
+			if err := c.array(k); err != nil {
+				return err
+			}
+		}
 		return nil
 	case kStr:
 		if arg.kind != nString {

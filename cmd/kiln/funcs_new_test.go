@@ -50,6 +50,7 @@ func TestEvalStructural(t *testing.T) {
 		{"pad constant", []string{"--arg", "x=f32[3]:arange", "pad(x, (1, 2), constant_values=9)"}, "f32[6] [9 0 1 2 9 9]\n"},
 		{"cumsum", []string{"--arg", "x=i8[4]:100,100,100,-1", "cumsum(x)"}, "i64[4] [100 200 300 299]\n"},
 		{"cummax", []string{"--arg", "x=f32[4]:1,3,2,5", "cummax(x, axis=0)"}, "f32[4] [1 3 3 5]\n"},
+		{"einsum", []string{"--arg", "a=f32[2,3]:arange", "--arg", "b=f32[4,3]:arange", "einsum('ij,kj->ik', a, b)"}, "f32[2,4] [[5 14 23 32] [14 50 86 122]]\n"},
 		{"roll", []string{"roll(arange(5), 2)"}, "i64[5] [3 4 0 1 2]\n"},
 		{"tile", []string{"tile(arange(2), (2, 2))"}, "i64[2,4] [[0 1 0 1] [0 1 0 1]]\n"},
 		{"repeat", []string{"repeat(arange(3), 2)"}, "i64[6] [0 0 1 1 2 2]\n"},

@@ -196,3 +196,9 @@ func init() {
 			}}
 	}
 }
+
+func init() {
+	functions["einsum"] = &function{params: []param{{"subscripts", kStr, ""}, {"operands", kRest, ""}},
+		summary: "einsum('ij,jk->ik', a, b): contraction by subscripts (dot_general; no '...' or diagonals)",
+		apply:   func(a *bound) trace.Value { return trace.Einsum(a.strs["subscripts"], a.listVals...) }}
+}

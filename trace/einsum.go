@@ -1,0 +1,174 @@
+package trace
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Einsum evaluates a NumPy subscript spec over the operands
+// (jnp.einsum("ij,jk->ik", a, b)): each operand's axes are named by
+// letters; a letter in several operands and not in the output is summed
+// over, one in the output is kept (in the output's order), and without
+// "->" the output is the letters that appear once, in alphabetical order.
+// Pairs are contracted with dot_general (batch letters as batch dims, no
+// transposes materialised) after summing out the letters only one operand
+// has; with three or more operands the next pair is the one whose result
+// is smallest (JAX's opt_einsum "greedy" in spirit). Dtypes promote as
+// dot_general's. Not supported (typed errors): "..." and a letter
+// repeated within one operand (a diagonal).
+func Einsum(spec string, xs ...Value) Value {
+	pos := callerPos()
+	fail := func(msg string, args ...any) Value {
+		return Failure(&ShapeError{Op: "einsum", Pos: pos, Msg: fmt.Sprintf(msg, args...)})
+	}
+	spec = strings.ReplaceAll(spec, " ", "")
+	if strings.Contains(spec, ".") {
+		return fail("Kiln's einsum does not support ellipses (\"...\") yet: %q", spec)
+	}
+	lhs, out, explicit := strings.Cut(spec, "->")
+	ins := strings.Split(lhs, ",")
+	if len(ins) != len(xs) {
+		return fail("spec %q names %d operands, got %d", spec, len(ins), len(xs))
+	}
+	count := map[rune]int{}
+	size := map[rune]int{}
+	for i, in := range ins {
+		s := xs[i].Shape()
+		if len([]rune(in)) != len(s) {
+			return fail("operand %d has rank %d but its subscripts %q have %d letters", i, len(s), in, len([]rune(in)))
+		}
+		seen := map[rune]bool{}
+		for j, c := range in {
+			if c < 'A' || c > 'z' || c > 'Z' && c < 'a' {
+				return fail("invalid subscript %q in %q", c, spec)
+			}
+			if seen[c] {
+				return fail("the letter %q repeats in operand %d's subscripts %q (diagonals are not supported)", c, i, in)
+			}
+			seen[c] = true
+			if n, ok := size[c]; ok && n != s[j] && n != 1 && s[j] != 1 {
+				return fail("letter %q is %d in one operand and %d in another", c, n, s[j])
+			}
+			size[c] = max(size[c], s[j])
+			count[c]++
+		}
+	}
+	if !explicit {
+		var once []rune
+		for c, n := range count {
+			if n == 1 {
+				once = append(once, c)
+			}
+		}
+		slices.Sort(once)
+		out = string(once)
+	}
+	for _, c := range out {
+		if count[c] == 0 {
+			return fail("output letter %q is not in any operand", c)
+		}
+		if strings.Count(out, string(c)) > 1 {
+			return fail("output letter %q repeats", c)
+		}
+	}
+	type term struct {
+		x    Value
+		subs []rune
+	}
+	terms := make([]term, len(xs))
+	for i, x := range xs {
+		terms[i] = term{x, []rune(ins[i])}
+	}
+	// needed reports whether letter c is used outside terms[skip...].
+	needed := func(c rune, skip ...int) bool {
+		if strings.ContainsRune(out, c) {
+			return true
+		}
+		for i, t := range terms {
+			if !slices.Contains(skip, i) && slices.Contains(t.subs, c) {
+				return true
+			}
+		}
+		return false
+	}
+	// sumOut sums the letters of term i no other term or the output uses.
+	sumOut := func(i int) {
+		t := terms[i]
+		var axes []int
+		var keep []rune
+		for j, c := range t.subs {
+			if needed(c, i) {
+				keep = append(keep, c)
+			} else {
+				axes = append(axes, j)
+			}
+		}
+		if len(axes) > 0 {
+			terms[i] = term{t.x.Sum(axes...), keep}
+		}
+	}
+	for i := range terms {
+		sumOut(i)
+	}
+	for len(terms) > 1 {
+		// The pair whose result is smallest.
+		bi, bj, best := 0, 1, -1
+		for i := range terms {
+			for j := i + 1; j < len(terms); j++ {
+				n := 1
+				for _, c := range union(terms[i].subs, terms[j].subs) {
+					if needed(c, i, j) {
+						n *= size[c]
+					}
+				}
+				if best < 0 || n < best {
+					bi, bj, best = i, j, n
+				}
+			}
+		}
+		a, b := terms[bi], terms[bj]
+		var dims DotDims
+		var batch, af, bf []rune
+		for ia, c := range a.subs {
+			ib := slices.Index(b.subs, c)
+			switch {
+			case ib >= 0 && needed(c, bi, bj):
+				dims.LhsBatch, dims.RhsBatch = append(dims.LhsBatch, ia), append(dims.RhsBatch, ib)
+				batch = append(batch, c)
+			case ib >= 0:
+				dims.LhsContract, dims.RhsContract = append(dims.LhsContract, ia), append(dims.RhsContract, ib)
+			default:
+				af = append(af, c)
+			}
+		}
+		for _, c := range b.subs {
+			if !slices.Contains(a.subs, c) {
+				bf = append(bf, c)
+			}
+		}
+		r := term{DotGeneral(a.x, b.x, dims), slices.Concat(batch, af, bf)}
+		terms = slices.Delete(terms, bj, bj+1)
+		terms[bi] = r
+		sumOut(bi)
+	}
+	t := terms[0]
+	perm := make([]int, 0, len(t.subs))
+	for _, c := range out {
+		perm = append(perm, slices.Index(t.subs, c))
+	}
+	if slices.IsSorted(perm) {
+		return t.x
+	}
+	return t.x.Transpose(perm...)
+}
+
+func union(a, b []rune) []rune {
+	u := slices.Clone(a)
+	for _, c := range b {
+		if !slices.Contains(u, c) {
+			u = append(u, c)
+		}
+	}
+	return u
+}
