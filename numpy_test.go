@@ -30,6 +30,10 @@ import (
 //     library's own (docs/SPEC.md §3 bounds them; TestTranscendentalULP checks).
 //   - abs, sign and sqrt of complex: NumPy uses hypot, the sign of the
 //     real part (NumPy 1.x) and its own csqrt.
+//   - complex multiplication: NumPy's AVX-512 loop fuses one product of
+//     each part into the other (an FMA), Kiln rounds both products.
+//   - nextafter of f16: NumPy's returns x, not y, when x == y.
+//   - bitcast_convert_type to or from bf16.
 //   - float → integer converts of NaN or out-of-range values: undefined in
 //     NumPy; progen's SafeConverts clamps into range first.
 //   - float and complex sums other than full or last-axis reductions of at
@@ -88,6 +92,8 @@ func numpyAllow(e *trace.Eqn) bool {
 	d := in.Type.DType
 	switch e.Op {
 	case trace.OpAbs, trace.OpSign, trace.OpSqrt:
+		return !d.IsComplex()
+	case trace.OpMul: // NumPy's AVX-512 complex multiply fuses one product into the other (FMA); Kiln rounds both (SPEC §3)
 		return !d.IsComplex()
 	case trace.OpNextafter: // NumPy's f16 nextafter returns x, not y, when x == y (its f32/f64 are C99's)
 		return d != tensor.F16
