@@ -36,14 +36,43 @@ func numpyEval(t *testing.T, exprs []string) [][2][]int64 {
 	return res
 }
 
+// numpyCaseI is a Kiln value and the NumPy expression it must equal
+// (exactly, as int64).
+type numpyCaseI struct {
+	numpy string
+	v     kiln.Value
+}
+
+// checkNumPy evaluates every case in Kiln and in one NumPy run and
+// compares shapes and values.
+func checkNumPy(t *testing.T, cases []numpyCaseI) {
+	t.Helper()
+	var exprs []string
+	for _, c := range cases {
+		exprs = append(exprs, c.numpy)
+	}
+	want := numpyEval(t, exprs)
+	for i, c := range cases {
+		a, err := kiln.Eval(c.v)
+		if err != nil {
+			t.Errorf("%s: %v", c.numpy, err)
+			continue
+		}
+		shape := make([]int64, len(a.Shape()))
+		for j, n := range a.Shape() {
+			shape[j] = int64(n)
+		}
+		if got := a.Astype(tensor.I64).Data().([]int64); !slices.Equal(shape, want[i][0]) || !slices.Equal(got, want[i][1]) {
+			t.Errorf("%s: Kiln %v %v, NumPy %v %v", c.numpy, shape, got, want[i][0], want[i][1])
+		}
+	}
+}
+
 // pad, roll, tile, repeat, stack and split against NumPy's.
 func TestShapeOpsMatchNumPy(t *testing.T) {
 	x := kiln.Const(tensor.Must(tensor.FromSlice([]int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, 3, 4)))
 	parts := trace.SplitAt(x, []int{1, 3}, 1)
-	cases := []struct {
-		numpy string
-		v     kiln.Value
-	}{
+	cases := []numpyCaseI{
 		{"np.pad(x, ((1, 2), (3, 1)))", trace.Pad(x, [][2]int{{1, 2}, {3, 1}}, trace.PadConstant, kiln.Value{})},
 		{"np.pad(x, 2, constant_values=7)", trace.Pad(x, [][2]int{{2, 2}}, trace.PadConstant, kiln.Int(7))},
 		{"np.pad(x, ((2, 1), (5, 6)), mode='edge')", trace.Pad(x, [][2]int{{2, 1}, {5, 6}}, trace.PadEdge, kiln.Value{})},
@@ -64,26 +93,7 @@ func TestShapeOpsMatchNumPy(t *testing.T) {
 		{"np.split(x, [1, 3], axis=1)[2]", parts[2]},
 		{"np.split(x, 3)[1]", trace.Split(x, 3, 0)[1]},
 	}
-	var exprs []string
-	for _, c := range cases {
-		exprs = append(exprs, c.numpy)
-	}
-	want := numpyEval(t, exprs)
-	for i, c := range cases {
-		a, err := kiln.Eval(c.v)
-		if err != nil {
-			t.Errorf("%s: %v", c.numpy, err)
-			continue
-		}
-		shape := make([]int64, len(a.Shape()))
-		for j, n := range a.Shape() {
-			shape[j] = int64(n)
-		}
-		got := a.Astype(tensor.I64).Data().([]int64)
-		if !slices.Equal(shape, want[i][0]) || !slices.Equal(got, want[i][1]) {
-			t.Errorf("%s: Kiln %v %v, NumPy %v %v", c.numpy, shape, got, want[i][0], want[i][1])
-		}
-	}
+	checkNumPy(t, cases)
 }
 
 // The structural functions keep the dtype and refuse bad arguments with
@@ -124,10 +134,7 @@ func TestShapeOpsErrors(t *testing.T) {
 func TestCumulative(t *testing.T) {
 	x := kiln.Const(tensor.Must(tensor.FromSlice([]int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, 3, 4)))
 	mixed := x.Mul(kiln.Int(7)).Rem(kiln.Int(5)).Sub(kiln.Int(2)) // -2..2, unordered
-	cases := []struct {
-		numpy string
-		v     kiln.Value
-	}{
+	cases := []numpyCaseI{
 		{"np.cumsum(x, axis=1)", x.Cumsum(1)},
 		{"np.cumsum(x)", x.Cumsum(trace.AxisNone)},
 		{"np.cumprod(x + 1, axis=0)", x.Add(kiln.Int(1)).Cumprod(0)},
@@ -135,21 +142,7 @@ func TestCumulative(t *testing.T) {
 		{"np.minimum.accumulate(x * 7 % 5 - 2, axis=0)", mixed.Cummin(0)},
 		{"np.cumsum(np.arange(13) % 3)", kiln.Arange(0, 13, 1).Rem(kiln.Int(3)).Cumsum(0)},
 	}
-	var exprs []string
-	for _, c := range cases {
-		exprs = append(exprs, c.numpy)
-	}
-	want := numpyEval(t, exprs)
-	for i, c := range cases {
-		a, err := kiln.Eval(c.v)
-		if err != nil {
-			t.Errorf("%s: %v", c.numpy, err)
-			continue
-		}
-		if got := a.Astype(tensor.I64).Data().([]int64); !slices.Equal(got, want[i][1]) {
-			t.Errorf("%s: Kiln %v, NumPy %v", c.numpy, got, want[i][1])
-		}
-	}
+	checkNumPy(t, cases)
 	i8 := kiln.Const(tensor.Must(tensor.FromSlice([]int8{100, 100, 100})))
 	if a := evalArr(t, i8.Cumsum(0)); a.DType() != tensor.I64 || a.Data().([]int64)[2] != 300 {
 		t.Errorf("cumsum of i8 = %v, want i64 accumulation", a)
@@ -188,10 +181,7 @@ func TestEinsum(t *testing.T) {
 	b := kiln.Arange(0, 12, 1).Reshape(3, 4)
 	c := kiln.Arange(0, 8, 1).Reshape(4, 2)
 	bt := kiln.Arange(0, 24, 1).Reshape(2, 3, 4)
-	cases := []struct {
-		numpy string
-		v     kiln.Value
-	}{
+	cases := []numpyCaseI{
 		{"np.einsum('ij,jk->ik', np.arange(6).reshape(2, 3), np.arange(12).reshape(3, 4))", trace.Einsum("ij,jk->ik", a, b)},
 		{"np.einsum('ij,jk', np.arange(6).reshape(2, 3), np.arange(12).reshape(3, 4))", trace.Einsum("ij,jk", a, b)},
 		{"np.einsum('ij,jk->ki', np.arange(6).reshape(2, 3), np.arange(12).reshape(3, 4))", trace.Einsum("ij,jk->ki", a, b)},
@@ -203,25 +193,7 @@ func TestEinsum(t *testing.T) {
 		{"np.einsum('ij,ij->i', np.arange(6).reshape(2, 3), np.arange(6).reshape(2, 3))", trace.Einsum("ij,ij->i", a, a)},
 		{"np.einsum('bij,jk->bk', np.arange(24).reshape(2, 3, 4), np.arange(8).reshape(4, 2) * 0 + np.arange(4)[:, None])", trace.Einsum("bij,jk->bk", bt.Reshape(2, 3, 4).Transpose(0, 1, 2), c.Mul(kiln.Int(0)).Add(kiln.Arange(0, 4, 1).Reshape(4, 1)))},
 	}
-	var exprs []string
-	for _, c := range cases {
-		exprs = append(exprs, c.numpy)
-	}
-	want := numpyEval(t, exprs)
-	for i, c := range cases {
-		a, err := kiln.Eval(c.v)
-		if err != nil {
-			t.Errorf("%s: %v", c.numpy, err)
-			continue
-		}
-		shape := make([]int64, len(a.Shape()))
-		for j, n := range a.Shape() {
-			shape[j] = int64(n)
-		}
-		if got := a.Astype(tensor.I64).Data().([]int64); !slices.Equal(shape, want[i][0]) || !slices.Equal(got, want[i][1]) {
-			t.Errorf("%s: Kiln %v %v, NumPy %v %v", c.numpy, shape, got, want[i][0], want[i][1])
-		}
-	}
+	checkNumPy(t, cases)
 	for spec, ops := range map[string][]kiln.Value{
 		"ii->i":     {kiln.Eye(2, 2, 0)},
 		"ij,jk":     {a},

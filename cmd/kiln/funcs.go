@@ -65,6 +65,14 @@ type bound struct {
 
 func (a *bound) x(name string) trace.Value { return a.vals[name] }
 
+// optDType is the kDType argument as an optional dtype: none when absent.
+func (a *bound) optDType() []tensor.DType {
+	if a.dtSet {
+		return []tensor.DType{a.dtype}
+	}
+	return nil
+}
+
 // axes returns an axes argument and whether it was given (and not None).
 func (a *bound) axes(name string) ([]int, bool) {
 	v, ok := a.ints[name]

@@ -9,12 +9,6 @@ import (
 // The jax.random functions of the expression language, under their names
 // (random.normal(key(0), (3, 4))); key(seed) is jax.random.key's data.
 func init() {
-	dt := func(a *bound) []tensor.DType {
-		if a.dtSet {
-			return []tensor.DType{a.dtype}
-		}
-		return nil
-	}
 	or := func(a *bound, name string, def trace.Value) trace.Value {
 		if v, ok := a.vals[name]; ok {
 			return v
@@ -44,21 +38,21 @@ func init() {
 		apply:   func(a *bound) trace.Value { return random.FoldIn(a.x("key"), a.x("data")) }}
 	functions["random.bits"] = &function{params: []param{{"key", kArray, ""}, {"shape", kInts, "()"}, {"dtype", kDType, "None"}},
 		summary: "random unsigned integers (default u64; u32 with --x32)",
-		apply:   func(a *bound) trace.Value { return random.Bits(a.x("key"), shape(a, "shape"), dt(a)...) }}
+		apply:   func(a *bound) trace.Value { return random.Bits(a.x("key"), shape(a, "shape"), a.optDType()...) }}
 	functions["random.uniform"] = &function{
 		params:  []param{{"key", kArray, ""}, {"shape", kInts, "()"}, {"dtype", kDType, "None"}, {"minval", kOptArray, "0.0"}, {"maxval", kOptArray, "1.0"}},
 		summary: "uniform in [minval, maxval) (default float dtype)",
 		apply: func(a *bound) trace.Value {
-			return random.UniformIn(a.x("key"), shape(a, "shape"), or(a, "minval", trace.Float(0)), or(a, "maxval", trace.Float(1)), dt(a)...)
+			return random.UniformIn(a.x("key"), shape(a, "shape"), or(a, "minval", trace.Float(0)), or(a, "maxval", trace.Float(1)), a.optDType()...)
 		}}
 	functions["random.normal"] = &function{params: []param{{"key", kArray, ""}, {"shape", kInts, "()"}, {"dtype", kDType, "None"}},
 		summary: "standard normal, √2·erfinv(uniform(−1, 1)) (float or complex dtype)",
-		apply:   func(a *bound) trace.Value { return random.Normal(a.x("key"), shape(a, "shape"), dt(a)...) }}
+		apply:   func(a *bound) trace.Value { return random.Normal(a.x("key"), shape(a, "shape"), a.optDType()...) }}
 	functions["random.truncated_normal"] = &function{
 		params:  []param{{"key", kArray, ""}, {"lower", kArray, ""}, {"upper", kArray, ""}, {"shape", kInts, "None"}, {"dtype", kDType, "None"}},
 		summary: "standard normal truncated to (lower, upper)",
 		apply: func(a *bound) trace.Value {
-			return random.TruncatedNormal(a.x("key"), a.x("lower"), a.x("upper"), shape(a, "shape"), dt(a)...)
+			return random.TruncatedNormal(a.x("key"), a.x("lower"), a.x("upper"), shape(a, "shape"), a.optDType()...)
 		}}
 	functions["random.bernoulli"] = &function{params: []param{{"key", kArray, ""}, {"p", kOptArray, "0.5"}, {"shape", kInts, "None"}},
 		summary: "booleans true with probability p (p's float dtype)",
@@ -67,7 +61,7 @@ func init() {
 		}}
 	functions["random.gumbel"] = &function{params: []param{{"key", kArray, ""}, {"shape", kInts, "()"}, {"dtype", kDType, "None"}},
 		summary: "standard Gumbel, −log(−log(uniform(tiny, 1)))",
-		apply:   func(a *bound) trace.Value { return random.Gumbel(a.x("key"), shape(a, "shape"), dt(a)...) }}
+		apply:   func(a *bound) trace.Value { return random.Gumbel(a.x("key"), shape(a, "shape"), a.optDType()...) }}
 	functions["random.categorical"] = &function{params: []param{{"key", kArray, ""}, {"logits", kArray, ""}, {"axis", kAxis, "-1"}, {"shape", kInts, "None"}},
 		summary: "class indices drawn with the softmax of logits along axis",
 		apply: func(a *bound) trace.Value {

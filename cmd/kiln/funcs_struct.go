@@ -10,12 +10,6 @@ import (
 
 // jax.numpy's constructors and statistics under their names.
 func init() {
-	dt := func(a *bound) []tensor.DType {
-		if a.dtSet {
-			return []tensor.DType{a.dtype}
-		}
-		return nil
-	}
 	intArg := func(a *bound, name string, def int) int {
 		if v, ok := a.ints[name]; ok && len(v) > 0 {
 			return v[0]
@@ -29,18 +23,18 @@ func init() {
 		return []int{}
 	}
 	functions["zeros"] = &function{params: []param{{"shape", kInts, ""}, {"dtype", kDType, "None"}},
-		summary: "zeros of a shape (default float)", apply: func(a *bound) trace.Value { return trace.Zeros(shape(a), dt(a)...) }}
+		summary: "zeros of a shape (default float)", apply: func(a *bound) trace.Value { return trace.Zeros(shape(a), a.optDType()...) }}
 	functions["ones"] = &function{params: []param{{"shape", kInts, ""}, {"dtype", kDType, "None"}},
-		summary: "ones of a shape (default float)", apply: func(a *bound) trace.Value { return trace.Ones(shape(a), dt(a)...) }}
+		summary: "ones of a shape (default float)", apply: func(a *bound) trace.Value { return trace.Ones(shape(a), a.optDType()...) }}
 	functions["full"] = &function{params: []param{{"shape", kInts, ""}, {"fill_value", kArray, ""}, {"dtype", kDType, "None"}},
 		summary: "fill_value broadcast to shape (its type, weak for a literal)",
-		apply:   func(a *bound) trace.Value { return trace.Full(shape(a), a.x("fill_value"), dt(a)...) }}
+		apply:   func(a *bound) trace.Value { return trace.Full(shape(a), a.x("fill_value"), a.optDType()...) }}
 	functions["zeros_like"] = &function{params: []param{{"a", kArray, ""}, {"dtype", kDType, "None"}},
-		summary: "zeros of a's shape and type", apply: func(a *bound) trace.Value { return trace.ZerosLike(a.x("a"), dt(a)...) }}
+		summary: "zeros of a's shape and type", apply: func(a *bound) trace.Value { return trace.ZerosLike(a.x("a"), a.optDType()...) }}
 	functions["ones_like"] = &function{params: []param{{"a", kArray, ""}, {"dtype", kDType, "None"}},
-		summary: "ones of a's shape and type", apply: func(a *bound) trace.Value { return trace.OnesLike(a.x("a"), dt(a)...) }}
+		summary: "ones of a's shape and type", apply: func(a *bound) trace.Value { return trace.OnesLike(a.x("a"), a.optDType()...) }}
 	functions["full_like"] = &function{params: []param{{"a", kArray, ""}, {"fill_value", kArray, ""}, {"dtype", kDType, "None"}},
-		summary: "fill_value in a's shape and type", apply: func(a *bound) trace.Value { return trace.FullLike(a.x("a"), a.x("fill_value"), dt(a)...) }}
+		summary: "fill_value in a's shape and type", apply: func(a *bound) trace.Value { return trace.FullLike(a.x("a"), a.x("fill_value"), a.optDType()...) }}
 	functions["arange"] = &function{params: []param{{"start", kAxis, ""}, {"stop", kAxis, "None"}, {"step", kAxis, "None"}, {"dtype", kDType, "None"}},
 		summary: "arange(stop) or arange(start, stop, step) with ints (default int)",
 		apply: func(a *bound) trace.Value {
@@ -48,13 +42,13 @@ func init() {
 			if v, ok := a.ints["stop"]; ok && len(v) > 0 {
 				start, stop = stop, v[0]
 			}
-			return trace.Arange(start, stop, intArg(a, "step", 1), dt(a)...)
+			return trace.Arange(start, stop, intArg(a, "step", 1), a.optDType()...)
 		}}
 	functions["eye"] = &function{params: []param{{"N", kAxis, ""}, {"M", kAxis, "None"}, {"k", kAxis, "0"}, {"dtype", kDType, "None"}},
 		summary: "ones on diagonal k of an N×M matrix (default float)",
 		apply: func(a *bound) trace.Value {
 			n := intArg(a, "N", 0)
-			return trace.Eye(n, intArg(a, "M", n), intArg(a, "k", 0), dt(a)...)
+			return trace.Eye(n, intArg(a, "M", n), intArg(a, "k", 0), a.optDType()...)
 		}}
 	functions["tri"] = &function{params: []param{{"N", kAxis, ""}, {"M", kAxis, "None"}, {"k", kAxis, "0"}, {"dtype", kDType, "None"}},
 		summary: "ones on and below diagonal k (default float)",
@@ -188,11 +182,7 @@ func init() {
 				if v, ok := a.axes("axis"); ok {
 					ax = v[0]
 				}
-				var d []tensor.DType
-				if a.dtSet {
-					d = []tensor.DType{a.dtype}
-				}
-				return f(a.x("a"), ax, d)
+				return f(a.x("a"), ax, a.optDType())
 			}}
 	}
 }
