@@ -17,7 +17,12 @@
 // (Erfinv), 4 (Asin), 3 (Erfc) and 2 (Sinh, Acosh, Log10, Atan2). A dd
 // function costs 0.1–3 µs, so the CPU backend uses them for f64 only; f32,
 // f16 and bf16 round package math's float64 result, within ½ ulp plus a
-// part in 2**28 of their own precision.
+// part in 2**28 of their own precision. Measured (the root package's
+// TestAccuracyF32 and TestAccuracyNarrow, go test -v -run Accuracy): f32
+// equals the correctly rounded result at every one of a million random
+// points per function (every binade, both signs); bf16 at every one of
+// its 65,536 inputs; f16, which rounds the f32 result again as the SPEC
+// says, is within 1 ulp at every input (arcsin, arctanh and log2 exact).
 //
 // Every function is pure Go and deterministic: each product that feeds a
 // sum is rounded explicitly (a float64 conversion), so the compiler may not
