@@ -180,3 +180,23 @@ func TestStatistics(t *testing.T) {
 	near("nanmax", f64s(t, evalArr(t, n.NanMax(1))), []float64{3, math.NaN()})
 	near("nanmin", f64s(t, evalArr(t, n.NanMin(1))), []float64{1, math.NaN()})
 }
+
+// A free value (built from constants, outside any trace) used on many
+// paths is replayed once per trace: doubling x 60 times by x + x made
+// 2⁶⁰ replays before, and the random package's sorting network made such
+// DAGs.
+func TestSharedFreeValues(t *testing.T) {
+	x := kiln.Const(tensor.Must(tensor.FromSlice([]float64{1, 3})))
+	for range 60 {
+		x = x.Add(x)
+	}
+	got := f64s(t, evalArr(t, x))
+	if want := math.Ldexp(1, 60); got[0] != want || got[1] != 3*want {
+		t.Errorf("x doubled 60 times = %v, want [%v %v]", got, want, 3*want)
+	}
+	f := kiln.Jit(func(y kiln.Value) kiln.Value { return y.Mul(x) })
+	a, err := f.Run(tensor.Must(tensor.FromSlice([]float64{2, 2})))
+	if err != nil || f64s(t, a)[1] != 6*math.Ldexp(1, 60) {
+		t.Errorf("the shared free value inside Jit: %v, %v", a, err)
+	}
+}

@@ -37,8 +37,8 @@
 // default unsigned integer (u64, or u32) for Bits, as JAX's dtypes.float_
 // and jnp.uint.
 //
-// Permutation ranks its random keys by comparing all pairs, O(n²) work and
-// memory for n elements, until Kiln has a sort primitive; its result is
+// Permutation sorts its random keys with a bitonic network written with
+// Kiln's ops (O(n log² n)), until Kiln has a sort primitive; its result is
 // JAX's stable sort_key_val shuffle exactly.
 package random
 
@@ -488,19 +488,33 @@ func shuffle(k trace.Value, x trace.Value, n int) trace.Value {
 	return x
 }
 
-// argsortStable returns the indices that sort keys (u32[n]) stably: the
-// rank of element i is the number of elements before it in the order
-// (smaller keys, or equal keys at lower indices), and the result holds i
-// at position rank(i).
+// argsortStable returns the indices that sort keys (u32[n]) stably, as
+// sort_key_val's stable sort orders them: each key becomes the u64
+// key<<32 | index, so all are distinct and ties fall to the lower index,
+// and a bitonic network sorts them (padded to a power of two with the
+// largest u64): log₂m·(log₂m+1)/2 stages of a gather of each element's
+// partner and a min or max, O(n log² n) work, every index computed from
+// iota in the program. The low words of the sorted keys are the indices.
 func argsortStable(keys trace.Value, n int) trace.Value {
-	row, col := keys.Reshape(1, n), keys.Reshape(n, 1) // [j] and [i]
-	i := trace.Iota(tensor.I64, []int{n, n}, 0)
-	j := trace.Iota(tensor.I64, []int{n, n}, 1)
-	before := row.Lt(col).Or(row.Eq(col).And(j.Lt(i)))
-	rank := before.Astype(tensor.I64).Sum(1) // rank of element i
-	// at[r] = the i whose rank is r.
-	hit := rank.Reshape(1, n).Eq(trace.Iota(tensor.I64, []int{n, n}, 0))
-	return trace.Where(hit, j, trace.Int(0)).Sum(1)
+	m := 1
+	for m < n {
+		m *= 2
+	}
+	v := keys.Astype(tensor.U64).Shl(u64(32)).Or(trace.Iota(tensor.U64, []int{n}, 0))
+	if m > n {
+		v = trace.Concatenate(0, v, trace.Full([]int{m - n}, u64(math.MaxUint64)))
+	}
+	i := trace.Iota(tensor.I64, []int{m}, 0)
+	for k := 2; k <= m; k *= 2 {
+		ascending := i.And(trace.Int(int64(k))).Eq(trace.Int(0))
+		for j := k / 2; j > 0; j /= 2 {
+			partner := i.Xor(trace.Int(int64(j)))
+			p := trace.Take(v, partner, 0)
+			takeMin := i.Lt(partner).Eq(ascending)
+			v = trace.Where(takeMin, v.Minimum(p), v.Maximum(p))
+		}
+	}
+	return v.Slice(0, 0, n, 1).And(u64(math.MaxUint32)).Astype(tensor.I64)
 }
 
 func fail(err error) trace.Value { return trace.Failure(err) }

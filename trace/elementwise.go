@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/kiln-go/kiln/promote"
 	"github.com/kiln-go/kiln/tensor"
@@ -191,8 +192,33 @@ func attachAll(b *builder, op string, xs []Value) []Value {
 	return out
 }
 
-// freeOp records an op between free values, replayed on first use.
-func freeOp(replay func(b *builder) Value) Value { return Value{replay: replay} }
+// freeOp records an op between free values, replayed on first use in a
+// trace. The replay is remembered for the last trace that used it, so a
+// free value used many times in one trace (a DAG built from constants,
+// say x = f(x, g(x)) in a loop) is replayed once there, not once per path
+// to it — which grew exponentially with the depth of the sharing. The
+// memo holds that trace until the free value itself is dropped.
+func freeOp(replay func(b *builder) Value) Value {
+	var (
+		mu   sync.Mutex
+		memo *builder
+		last Value
+	)
+	return Value{replay: func(b *builder) Value {
+		mu.Lock()
+		if b != nil && memo == b {
+			v := last
+			mu.Unlock()
+			return v
+		}
+		mu.Unlock()
+		v := replay(b)
+		mu.Lock()
+		memo, last = b, v
+		mu.Unlock()
+		return v
+	}}
+}
 
 func joinShapes(shapes [][]int) string {
 	s := ""
