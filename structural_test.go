@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/kiln-go/kiln"
@@ -194,9 +195,18 @@ func TestSharedFreeValues(t *testing.T) {
 	if want := math.Ldexp(1, 60); got[0] != want || got[1] != 3*want {
 		t.Errorf("x doubled 60 times = %v, want [%v %v]", got, want, 3*want)
 	}
-	f := kiln.Jit(func(y kiln.Value) kiln.Value { return y.Mul(x) })
-	a, err := f.Run(tensor.Must(tensor.FromSlice([]float64{2, 2})))
-	if err != nil || f64s(t, a)[1] != 6*math.Ldexp(1, 60) {
-		t.Errorf("the shared free value inside Jit: %v, %v", a, err)
+	// Traces on several goroutines share the free value (and its memo).
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f := kiln.Jit(func(y kiln.Value) kiln.Value { return y.Mul(x) })
+			a, err := f.Run(tensor.Must(tensor.FromSlice([]float64{2, float64(g)})))
+			if err != nil || a.Data().([]float64)[1] != 3*float64(g)*math.Ldexp(1, 60) {
+				t.Errorf("goroutine %d: the shared free value inside Jit: %v, %v", g, a, err)
+			}
+		}()
 	}
+	wg.Wait()
 }
