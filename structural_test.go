@@ -180,6 +180,10 @@ func TestStatistics(t *testing.T) {
 	near("nanmean", f64s(t, evalArr(t, n.NanMean(1))), []float64{2, math.NaN()})
 	near("nanmax", f64s(t, evalArr(t, n.NanMax(1))), []float64{3, math.NaN()})
 	near("nanmin", f64s(t, evalArr(t, n.NanMin(1))), []float64{1, math.NaN()})
+	near("nanprod", f64s(t, evalArr(t, n.NanProd(1))), []float64{3, 1})
+	near("nanvar", f64s(t, evalArr(t, n.NanVar(0, 1))), []float64{1, math.NaN()})
+	near("nanstd ddof 1", f64s(t, evalArr(t, n.NanStd(1, 1))), []float64{math.Sqrt2, math.NaN()})
+	near("nanvar of ints is var", f64s(t, evalArr(t, x.NanVar(0))), []float64{variance(xs, 0)})
 }
 
 // A free value (built from constants, outside any trace) used on many

@@ -19,8 +19,9 @@ import (
 //     and added back after log; complex inputs are refused.
 //   - any and all are the or and and reductions of x != 0 (as counts, so
 //     over nothing any is false and all is true).
-//   - nansum, nanmean, nanmax and nanmin skip NaNs; nanmax and nanmin of
-//     all NaNs are NaN, nanmean of all NaNs is NaN (0/0).
+//   - nansum, nanprod, nanmean, nanvar, nanstd, nanmax and nanmin skip
+//     NaNs; nanmax and nanmin of all NaNs are NaN, nanmean and nanvar of
+//     all NaNs are NaN (0/0).
 
 // Var is the variance over axes (none: all) with delta degrees of freedom
 // ddof (jnp.var).
@@ -44,6 +45,15 @@ func (x Value) NanSum(axes ...int) Value { return nanReduce("nansum", x, axes, f
 
 // NanMean is the mean of the elements that are not NaN (jnp.nanmean).
 func (x Value) NanMean(axes ...int) Value { return nanReduce("nanmean", x, axes, false) }
+
+// NanProd is Prod treating NaN as 1 (jnp.nanprod).
+func (x Value) NanProd(axes ...int) Value { return nanReduce("nanprod", x, axes, false) }
+
+// NanVar is Var over the elements that are not NaN (jnp.nanvar).
+func (x Value) NanVar(ddof int, axes ...int) Value { return nanVariance(x, axes, ddof, false, false) }
+
+// NanStd is √NanVar (jnp.nanstd).
+func (x Value) NanStd(ddof int, axes ...int) Value { return nanVariance(x, axes, ddof, false, true) }
 
 // NanMax is Max ignoring NaNs (jnp.nanmax); NaN where all are NaN.
 func (x Value) NanMax(axes ...int) Value { return nanReduce("nanmax", x, axes, false) }
@@ -75,6 +85,19 @@ func (k KeptDims) NanSum(axes ...int) Value { return nanReduce("nansum", k.x, ax
 
 // NanMean is Value.NanMean keeping the reduced axes.
 func (k KeptDims) NanMean(axes ...int) Value { return nanReduce("nanmean", k.x, axes, true) }
+
+// NanProd is Value.NanProd keeping the reduced axes.
+func (k KeptDims) NanProd(axes ...int) Value { return nanReduce("nanprod", k.x, axes, true) }
+
+// NanVar is Value.NanVar keeping the reduced axes.
+func (k KeptDims) NanVar(ddof int, axes ...int) Value {
+	return nanVariance(k.x, axes, ddof, true, false)
+}
+
+// NanStd is Value.NanStd keeping the reduced axes.
+func (k KeptDims) NanStd(ddof int, axes ...int) Value {
+	return nanVariance(k.x, axes, ddof, true, true)
+}
 
 // NanMax is Value.NanMax keeping the reduced axes.
 func (k KeptDims) NanMax(axes ...int) Value { return nanReduce("nanmax", k.x, axes, true) }
@@ -178,6 +201,11 @@ func nanReduce(op string, x Value, axes []int, keep bool) Value {
 				a = Where(a.IsNaN(), ZerosLike(a), a)
 			}
 			return Reduce(OpReduceSum, a, axes, keep)
+		case "nanprod":
+			if inexact {
+				a = Where(a.IsNaN(), OnesLike(a), a)
+			}
+			return Reduce(OpReduceProd, a, axes, keep)
 		case "nanmean":
 			if !inexact {
 				return ReduceMean(a, axes, keep)
@@ -201,5 +229,56 @@ func nanReduce(op string, x Value, axes []int, keep bool) Value {
 		r := Reduce(red, Where(nan, FullLike(a, Float(fill)), a), axes, keep)
 		allNaN := Reduce(OpReduceMin, nan, axes, keep)
 		return Where(allNaN, FullLike(r, Float(math.NaN())), r)
+	})
+}
+
+// nanVariance is jnp.nanvar: the mean and the count of the elements that
+// are not NaN, the squares of the others' deviations summed, divided by
+// count − ddof; computed as variance is (default float for integers, f32
+// for f16 and bf16).
+func nanVariance(x Value, axes []int, ddof int, keep, std bool) Value {
+	op := "nanvar"
+	if std {
+		op = "nanstd"
+	}
+	return unary(op, x, func(b *builder, v *Var) Value {
+		if !v.Type.DType.IsInexact() {
+			return variance(op, Value{b: b, v: v}, axes, ddof, keep, std)
+		}
+		ax, msg := normAxes(axes, v.Rank())
+		if msg != "" {
+			return b.shapeErr(op, msg, v.Shape)
+		}
+		d := v.Type.DType
+		comp, out := d, realOf(d)
+		if comp == tensor.F16 || comp == tensor.BF16 {
+			comp = tensor.F32
+		}
+		a := Value{b: b, v: v}
+		if comp != d {
+			a = a.Astype(comp)
+		}
+		ok := a.IsNaN().Not()
+		count := Reduce(OpReduceSum, ok, ax, true).Astype(realOf(comp))
+		mean := Reduce(OpReduceSum, Where(ok, a, ZerosLike(a)), ax, true).Div(count.Astype(comp))
+		c := Where(ok, a.Sub(mean), ZerosLike(a))
+		var sq Value
+		if comp.IsComplex() {
+			sq = c.Mul(c.Conj()).Real()
+		} else {
+			sq = c.Mul(c)
+		}
+		n := Reduce(OpReduceSum, ok, ax, keep).Astype(realOf(comp)).Sub(Const(tensor.Scalar(float64(ddof)).Astype(realOf(comp))))
+		// JAX's: NaN where no more than ddof elements are left.
+		empty := n.Le(ZerosLike(n))
+		r := Reduce(OpReduceSum, sq, ax, keep).Div(Where(empty, OnesLike(n), n))
+		r = Where(empty, FullLike(r, Float(math.NaN())), r)
+		if std {
+			r = r.Sqrt()
+		}
+		if r.DType() != out {
+			r = r.Astype(out)
+		}
+		return r
 	})
 }

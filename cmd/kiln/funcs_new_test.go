@@ -46,6 +46,8 @@ func TestEvalStructural(t *testing.T) {
 		{"std keepdims", []string{"--arg", "x=f64[1,2]:1,3", "std(x, axis=1, keepdims=True)"}, "f64[1,1] [[1]]\n"},
 		{"any all", []string{"--arg", "x=i32[3]:0,0,1", "any(x) & ~all(x)"}, "bool[] true\n"},
 		{"nanmean", []string{"--arg", "x=f64[3]:1,nan,3", "nanmean(x)"}, "f64[] 2\n"},
+		{"nanvar", []string{"--arg", "x=f64[3]:1,nan,3", "nanvar(x)"}, "f64[] 1\n"},
+		{"nanprod", []string{"--arg", "x=f64[3]:2,nan,3", "nanprod(x, keepdims=True)"}, "f64[1] [6]\n"},
 		{"pad reflect", []string{"pad(arange(4), 2, mode='reflect')"}, "i64[8] [2 1 0 1 2 3 2 1]\n"},
 		{"pad constant", []string{"--arg", "x=f32[3]:arange", "pad(x, (1, 2), constant_values=9)"}, "f32[6] [9 0 1 2 9 9]\n"},
 		{"cumsum", []string{"--arg", "x=i8[4]:100,100,100,-1", "cumsum(x)"}, "i64[4] [100 200 300 299]\n"},

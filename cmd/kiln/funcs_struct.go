@@ -86,9 +86,27 @@ func init() {
 		"nanmean":   {trace.Value.NanMean, trace.KeptDims.NanMean, "mean of the elements that are not NaN"},
 		"nanmax":    {trace.Value.NanMax, trace.KeptDims.NanMax, "max ignoring NaN (NaN if all are)"},
 		"nanmin":    {trace.Value.NanMin, trace.KeptDims.NanMin, "min ignoring NaN (NaN if all are)"},
+		"nanprod":   {trace.Value.NanProd, trace.KeptDims.NanProd, "product with NaN as 1"},
 	} {
 		functions[name] = &function{params: reduceParams, summary: f.summary,
 			apply: func(a *bound) trace.Value { return keep(a, f.plain, f.kept) }}
+	}
+	for name, nanStd := range map[string]bool{"nanvar": false, "nanstd": true} {
+		functions[name] = &function{params: []param{{"x", kArray, ""}, {"axis", kAxes, "None"}, {"ddof", kAxis, "0"}, {"keepdims", kBool, "False"}},
+			summary: name[3:] + " over the elements that are not NaN",
+			apply: func(a *bound) trace.Value {
+				ax, _ := a.axes("axis")
+				ddof := intArg(a, "ddof", 0)
+				switch {
+				case nanStd && a.flags["keepdims"]:
+					return a.x("x").KeepDims().NanStd(ddof, ax...)
+				case nanStd:
+					return a.x("x").NanStd(ddof, ax...)
+				case a.flags["keepdims"]:
+					return a.x("x").KeepDims().NanVar(ddof, ax...)
+				}
+				return a.x("x").NanVar(ddof, ax...)
+			}}
 	}
 	for name, std := range map[string]bool{"var": false, "std": true} {
 		summary := "variance: Σ|x − mean|² / (n − ddof), in the inexact dtype"
