@@ -95,6 +95,7 @@ type cpuExec struct {
 	constPtrs []unsafe.Pointer
 	constIdx  map[*lower.Instr]int
 	nslots    int // per-run scratch slots kernels reserved
+	nctrl     int // control kernels (each keeps a state in runState.ctrl)
 	// idle holds the state of a finished Run for the next one, spare the
 	// states of Runs that overlapped it (see runState).
 	idle  atomic.Pointer[runState]
@@ -114,7 +115,8 @@ type runState struct {
 	srcs    []unsafe.Pointer
 	scratch map[int][]byte
 	workers []*worker
-	slots   [][2][]byte // kernels' scratch (partials, gathered operands)
+	slots   [][2][]byte  // kernels' scratch (partials, gathered operands)
+	ctrl    []*ctrlState // control kernels' carries
 }
 
 // Compile prepares a fused, buffer-planned module for running.
@@ -186,6 +188,8 @@ func (x *cpuExec) compileFusion(f *lower.Fusion) (kernel, error) {
 		return x.compileDot(f)
 	case lower.FusionCopy:
 		return x.compileCopy(f)
+	case lower.FusionControl:
+		return x.compileControl(f)
 	}
 	return nil, fmt.Errorf("kernels: unknown fusion kind %v", f.Kind)
 }
@@ -253,7 +257,7 @@ func (x *cpuExec) run(outs, inputs []*tensor.Array) {
 	for _, k := range x.kernels {
 		k.run(x, rs)
 	}
-	x.finishOutputs(outs, inputs, rs)
+	x.finish(rs, func(i int) unsafe.Pointer { return dataPtr(outs[i].Data()) }, func(i int) unsafe.Pointer { return dataPtr(inputs[i].Data()) })
 	runtime.KeepAlive(inputs)
 	runtime.KeepAlive(outs)
 	x.putState(rs)
@@ -271,9 +275,10 @@ func (x *cpuExec) putState(rs *runState) {
 	}
 }
 
-// finishOutputs copies the outputs that no kernel wrote: parameters,
-// constants and values that are already another output.
-func (x *cpuExec) finishOutputs(outs, inputs []*tensor.Array, rs *runState) {
+// finish copies the outputs that no kernel wrote: parameters, constants
+// and values that are already another output. out(i) and in(i) are the
+// data of output and input i.
+func (x *cpuExec) finish(rs *runState, out, in func(i int) unsafe.Pointer) {
 	for i, o := range x.m.Outputs {
 		d := o
 		for d.Op == trace.OpReshape {
@@ -284,7 +289,7 @@ func (x *cpuExec) finishOutputs(outs, inputs []*tensor.Array, rs *runState) {
 		case d.Op == trace.OpConst:
 			src = x.constPtrs[x.constIdx[d]-x.nbuf]
 		case d.Op == trace.OpParam:
-			src = dataPtr(inputs[d.Param].Data())
+			src = in(d.Param)
 		default:
 			b := x.m.Plan.Of[d]
 			if x.m.Plan.Buffers[b].Output == i {
@@ -294,7 +299,7 @@ func (x *cpuExec) finishOutputs(outs, inputs []*tensor.Array, rs *runState) {
 		}
 		n := o.Size() * o.DType.Size()
 		if n > 0 {
-			copy(view[byte](dataPtr(outs[i].Data()), n), view[byte](src, n))
+			copy(view[byte](out(i), n), view[byte](src, n))
 		}
 	}
 }

@@ -49,8 +49,8 @@ func Fuse(m *Module, fuse bool) {
 	fusions := []*Fusion{} // not nil: the module is fused, if into no kernel
 	for i := len(m.Instrs) - 1; i >= 0; i-- {
 		root := m.Instrs[i]
-		if assigned[root] || root.Op == trace.OpParam || root.Op == trace.OpReshape {
-			continue
+		if assigned[root] || root.Op == trace.OpParam || root.Op == trace.OpReshape || root.Op == trace.OpResult {
+			continue // a result is an output of its while's or cond's fusion
 		}
 		if fuse && cheap(root) && !outputs[root] && (root.Op == trace.OpConst || allAbsorb(users[root])) {
 			continue // duplicated into its users' fusions
@@ -58,12 +58,22 @@ func Fuse(m *Module, fuse bool) {
 		f := &Fusion{Kind: kindOf(root), Outputs: []*Instr{root}}
 		members := map[*Instr]bool{root: true}
 		assigned[root] = true
+		if f.Kind == FusionControl {
+			for _, u := range users[root] {
+				if u.Op == trace.OpResult {
+					members[u], assigned[u] = true, true
+				}
+			}
+		}
 		if fuse && (f.Kind == FusionLoop || f.Kind == FusionReduce) {
 			growFusion(root, f, members, users, assigned, outputs)
 		}
 		for _, in := range m.Instrs {
 			if members[in] {
 				f.Instrs = append(f.Instrs, in)
+				if f.Kind == FusionControl && in != root {
+					f.Outputs = append(f.Outputs, in)
+				}
 			}
 		}
 		for _, in := range f.Instrs {
@@ -90,6 +100,8 @@ func kindOf(in *Instr) FusionKind {
 		return FusionDot
 	case trace.ClassIndex:
 		return FusionCopy
+	case trace.ClassControl:
+		return FusionControl
 	case trace.ClassStructural:
 		if in.Op == trace.OpBroadcastInDim {
 			return FusionLoop

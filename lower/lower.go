@@ -64,6 +64,16 @@ func compile(p *trace.Program, verify bool, ps []pass) (*Module, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Sub-programs are compiled on their own, with the same passes.
+	for _, in := range m.Instrs {
+		for _, sp := range in.Params.Control.Subs {
+			sm, err := compile(sp, verify, ps)
+			if err != nil {
+				return nil, err
+			}
+			in.Subs = append(in.Subs, sm)
+		}
+	}
 	if verify {
 		if err := m.VerifyAfter("lower"); err != nil {
 			return nil, err
@@ -101,9 +111,11 @@ func CheckAllocs(m *Module) error {
 		return nil
 	}
 	for _, f := range m.Fusions {
-		if b, ok := m.Plan.bufferOf(f.Outputs[0]); ok && m.Plan.Buffers[b].Param < 0 {
-			if err := check(f.Outputs[0]); err != nil {
-				return err
+		for _, o := range f.Outputs {
+			if b, ok := m.Plan.bufferOf(o); ok && m.Plan.Buffers[b].Param < 0 {
+				if err := check(o); err != nil {
+					return err
+				}
 			}
 		}
 	}

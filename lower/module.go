@@ -19,6 +19,10 @@ type Instr struct {
 	Param  int       // OpParam: the index of the program input
 	Pos    trace.Pos // the user's call site, kept for error messages
 	Why    string    // for converts inserted by promotion
+	// Subs are a while's or cond's sub-programs (Params.Control.Subs),
+	// each compiled on its own by Compile (simplified, fused, planned); nil
+	// after Lower alone.
+	Subs []*Module
 }
 
 // Size is the number of elements of the instruction's result.
@@ -42,9 +46,13 @@ const (
 	// rev) or indexing instruction (gather, scatters, dynamic slices) that
 	// moves data; reshape needs no kernel and aliases its operand.
 	FusionCopy
+	// FusionControl: one while or cond, whose outputs are its results (the
+	// instruction and the result instructions reading it); the backend
+	// runs its compiled sub-modules (Instr.Subs).
+	FusionControl
 )
 
-var fusionKindNames = [...]string{"loop", "reduce", "dot", "copy"}
+var fusionKindNames = [...]string{"loop", "reduce", "dot", "copy", "control"}
 
 func (k FusionKind) String() string { return fusionKindNames[k] }
 

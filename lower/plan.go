@@ -48,10 +48,11 @@ func PlanBuffers(m *Module) {
 		}
 	}
 	for fi, f := range m.Fusions {
-		root := f.Outputs[0]
-		if oi, ok := outputIndex[root]; ok {
-			p.Of[root] = newBuf(root, -1, oi)
-		} else {
+		for _, root := range f.Outputs { // one but for control fusions
+			if oi, ok := outputIndex[root]; ok {
+				p.Of[root] = newBuf(root, -1, oi)
+				continue
+			}
 			b := -1
 			for i, c := range free {
 				if buf := p.Buffers[c]; buf.DType == root.DType && buf.Size >= root.Size() {

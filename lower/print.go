@@ -92,6 +92,16 @@ func (in *Instr) paramString() string {
 		return s
 	case trace.OpScatter, trace.OpScatterAdd, trace.OpScatterMul, trace.OpScatterMin, trace.OpScatterMax, trace.OpDynamicSlice:
 		return p.Index.String(in.Op)
+	case trace.OpWhile:
+		s := fmt.Sprintf("cond_nconsts=%d, body_nconsts=%d", p.Control.NConsts[0], p.Control.NConsts[1])
+		if p.Control.Static {
+			s += fmt.Sprintf(", trips=%d", p.Control.Trips)
+		}
+		return s
+	case trace.OpCond:
+		return "nconsts=" + tuple(p.Control.NConsts)
+	case trace.OpResult:
+		return fmt.Sprintf("index=%d", p.Control.Index)
 	case trace.OpDot:
 		d := p.Dot
 		return "lhs_batch=" + tuple(d.LhsBatch) + ", rhs_batch=" + tuple(d.RhsBatch) +
@@ -103,16 +113,35 @@ func (in *Instr) paramString() string {
 // String prints the module HLO-like: every instruction, then the outputs.
 func (m *Module) String() string {
 	var b strings.Builder
+	m.write(&b, "")
+	return b.String()
+}
+
+// write prints m at an indent, each while's or cond's sub-modules nested
+// under it.
+func (m *Module) write(b *strings.Builder, indent string) {
 	b.WriteString("module {\n")
 	for _, in := range m.Instrs {
-		b.WriteString("  " + in.String() + "\n")
+		b.WriteString(indent + "  " + in.String() + "\n")
+		for i, sub := range in.Subs {
+			b.WriteString(indent + "    " + subName(in.Op, i) + " = ")
+			sub.write(b, indent+"    ")
+			b.WriteString("\n")
+		}
 	}
 	outs := make([]string, len(m.Outputs))
 	for i, o := range m.Outputs {
 		outs[i] = o.Name()
 	}
-	b.WriteString("  ROOT (" + strings.Join(outs, ", ") + ")\n}")
-	return b.String()
+	b.WriteString(indent + "  ROOT (" + strings.Join(outs, ", ") + ")\n" + indent + "}")
+}
+
+// subName names sub-module i of a while or cond.
+func subName(op trace.Op, i int) string {
+	if op == trace.OpWhile {
+		return [...]string{"cond", "body"}[min(i, 1)]
+	}
+	return fmt.Sprintf("branch%d", i)
 }
 
 // String prints one kernel: its kind, result, inputs and the fused body.
@@ -199,6 +228,14 @@ func (m *Module) Key() string {
 			}
 		} else {
 			b.WriteString(in.paramString())
+		}
+		for _, sub := range in.Subs { // what a while or cond runs is part of what it computes
+			b.WriteString("{" + sub.Key() + "}")
+		}
+		if len(in.Subs) == 0 {
+			for _, sp := range in.Params.Control.Subs {
+				b.WriteString("{" + sp.String() + "}")
+			}
 		}
 		b.WriteByte(';')
 	}

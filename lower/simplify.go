@@ -45,6 +45,9 @@ func Simplify(m *Module, fold func(*Instr, []*tensor.Array) (*tensor.Array, erro
 		}
 		// A broadcast of a constant stays a broadcast: fusions read it as a
 		// scalar instead of a materialized array.
+		if in.Op.Info().Class == trace.ClassControl {
+			continue // its sub-programs are not in the CSE key; it is never folded
+		}
 		if fold != nil && in.Op != trace.OpConst && in.Op != trace.OpParam && in.Op != trace.OpBroadcastInDim &&
 			in.Size() <= foldLimit && allConst(in.Args) {
 			args := make([]*tensor.Array, len(in.Args))

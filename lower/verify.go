@@ -104,6 +104,14 @@ func (m *Module) verify() *VerifyError {
 	if err := m.verifyInstrs(); err != nil {
 		return err
 	}
+	for _, in := range m.Instrs {
+		for i, sub := range in.Subs {
+			if err := sub.verify(); err != nil {
+				err.Msg = fmt.Sprintf("in sub-module %d of %s: %s", i, in.Name(), err.Msg)
+				return err
+			}
+		}
+	}
 	if m.Fusions != nil {
 		if err := m.verifyFusions(); err != nil {
 			return err
@@ -297,6 +305,16 @@ func verifyKind(f *Fusion, root *Instr) *VerifyError {
 			f.Kind == FusionCopy && (class == trace.ClassStructural && root.Op != trace.OpBroadcastInDim || class == trace.ClassIndex))
 		if !ok {
 			return fusionErr(VerifyFusion, f, "a %s fusion is one %s instruction, not %d instructions rooted at %s", f.Kind, f.Kind, len(f.Instrs), root.Op)
+		}
+		return nil
+	case FusionControl:
+		if c := root.Op.Info().Class; c != trace.ClassControl || root.Op == trace.OpResult {
+			return fusionErr(VerifyFusion, f, "a control fusion rooted at %s", root.Op)
+		}
+		for _, in := range f.Instrs[1:] {
+			if in.Op != trace.OpResult || in.Args[0] != root {
+				return fusionErr(VerifyFusion, f, "%s is not a result of the fusion's %s", in.Name(), root.Op)
+			}
 		}
 		return nil
 	case FusionLoop, FusionReduce:

@@ -13,6 +13,9 @@ type jvp struct {
 	b, tb *builder
 	env   map[*Var]Value // the program's vars → primal values in b
 	tenv  map[*Var]Value // → tangents in tb (absent: zero)
+	// ctrl holds every result of a differentiated control-flow equation,
+	// by its result 0, for its result equations.
+	ctrl map[*Var][2][]Value
 }
 
 // bindVar gives x, a value of trace b or a literal, as a var of exactly
@@ -97,6 +100,9 @@ func (j *jvp) run(p *Program, primals, tangents []Value) ([]Value, []Value) {
 			break
 		}
 		in := lookup(j.env, e.Args)
+		if j.control(e, in) {
+			continue
+		}
 		out := j.b.emitEqn(e, in)
 		j.env[e.Out] = out
 		if t := j.tangent(e, in, out); !isZero(t) {
@@ -152,4 +158,49 @@ func (j *jvp) tangent(e *Eqn, in []Value, out Value) Value {
 		return Value{}
 	}
 	return t
+}
+
+// control differentiates a control-flow equation with a non-zero tangent
+// in, or a result of one, taking all its results from one new equation
+// (rules_control.go); it reports whether it did.
+func (j *jvp) control(e *Eqn, in []Value) bool {
+	switch e.Op {
+	case OpResult:
+		r, ok := j.ctrl[e.Args[0]]
+		if !ok {
+			return false
+		}
+		k := e.Params.Control.Index
+		j.env[e.Out] = r[0][k]
+		if !isZero(r[1][k]) {
+			j.tenv[e.Out] = r[1][k]
+		}
+		return true
+	case OpWhile, OpCond:
+	default:
+		return false
+	}
+	ts := lookup(j.tenv, e.Args)
+	if !slices.ContainsFunc(ts, func(t Value) bool { return !isZero(t) }) {
+		return false
+	}
+	c := &Call{Eqn: e, In: in, Tangents: ts, lin: j.tb}
+	restore := ruleMode(&e.Pos, j.b, j.tb)
+	prims, tans := controlJVP(c)
+	restore()
+	if prims == nil {
+		if j.b.err == nil {
+			j.b.derivErr(e, "internal error: no derivative of the control-flow equation")
+		}
+		return true
+	}
+	if j.ctrl == nil {
+		j.ctrl = map[*Var][2][]Value{}
+	}
+	j.ctrl[e.Out] = [2][]Value{prims, tans}
+	j.env[e.Out] = prims[0]
+	if !isZero(tans[0]) {
+		j.tenv[e.Out] = tans[0]
+	}
+	return true
 }

@@ -121,10 +121,17 @@ func (p *Program) Check() error {
 			return err
 		}
 	}
+	made := map[*Var]*Eqn{}
 	for i, e := range p.Eqns {
 		if err := p.checkEqn(e, defined); err != nil {
 			return placed(err, i, e)
 		}
+		if e.Op == OpResult {
+			if err := checkProjection(e, made[e.Args[0]]); err != nil {
+				return placed(err, i, e)
+			}
+		}
+		made[e.Out] = e
 		if err := define(e.Out, "result"); err != nil {
 			return placed(err, i, e)
 		}

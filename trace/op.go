@@ -132,6 +132,12 @@ const (
 	OpIota           // Params.DType, Shape, Axis: element [i…] is i[Axis]
 	OpBitcastConvert // Params.DType: the operand's bits as that dtype (one width)
 	OpThreefry2x32   // (key, counter) u64 words → u64 words
+
+	// Control flow (control.go): ops carrying sub-programs in
+	// Params.Control, and the projection of their further results.
+	OpWhile  // (init carries…, cond's captures…, body's captures…): Subs = cond, body
+	OpCond   // (i32 index, operands…, each branch's captures…): Subs = the branches
+	OpResult // (a while's or cond's result 0): its result Params.Control.Index
 	numOps
 )
 
@@ -150,10 +156,11 @@ const (
 	ClassStructural
 	ClassReduce
 	ClassDot
-	ClassIndex // gather, scatters, dynamic slices: data-dependent addresses
+	ClassIndex   // gather, scatters, dynamic slices: data-dependent addresses
+	ClassControl // while, cond and their results: sub-programs run by the backend
 )
 
-var classNames = [...]string{"leaf", "unary", "binary", "ternary", "structural", "reduce", "dot", "index"}
+var classNames = [...]string{"leaf", "unary", "binary", "ternary", "structural", "reduce", "dot", "index", "control"}
 
 func (c Class) String() string { return classNames[c] }
 
@@ -305,6 +312,11 @@ var ops = [numOps]OpInfo{
 	OpIota:           {Name: "iota", Class: ClassIndex, Arity: 0, Check: checkIota},
 	OpBitcastConvert: {Name: "bitcast_convert_type", Class: ClassUnary, Arity: 1, Fusible: true, Check: checkBitcast},
 	OpThreefry2x32:   {Name: "threefry2x32", Class: ClassBinary, Arity: 2, Domain: DomainIntegral, NoBool: true, Fusible: true},
+
+	// Control flow (control.go).
+	OpWhile:  {Name: "while", Class: ClassControl, Arity: -1}, // Check set in init: it checks sub-programs
+	OpCond:   {Name: "cond", Class: ClassControl, Arity: -1},
+	OpResult: {Name: "result", Class: ClassControl, Arity: 1, Check: checkResult},
 }
 
 // IsScatter reports whether op is one of the scatters.

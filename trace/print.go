@@ -16,6 +16,14 @@ import (
 //	    …
 //	  in (f) }
 func (p *Program) String() string {
+	var b strings.Builder
+	p.write(&b, "")
+	return b.String()
+}
+
+// write prints p at an indent, the sub-programs of control-flow equations
+// nested under their equation one level deeper.
+func (p *Program) write(b *strings.Builder, indent string) {
 	inline := map[*Var]string{}
 	isOutput := map[*Var]bool{}
 	for _, o := range p.Outputs {
@@ -32,7 +40,6 @@ func (p *Program) String() string {
 		}
 		return v.Name()
 	}
-	var b strings.Builder
 	b.WriteString("{ lambda ; ")
 	for i, v := range p.Inputs {
 		if i > 0 {
@@ -45,14 +52,26 @@ func (p *Program) String() string {
 		if _, ok := inline[e.Out]; ok {
 			continue
 		}
-		b.WriteString("    " + e.format(name) + "\n")
+		b.WriteString(indent + "    " + e.format(name) + "\n")
+		for i, sub := range e.Params.Control.Subs {
+			b.WriteString(indent + "      " + subName(e.Op, i) + " = ")
+			sub.write(b, indent+"      ")
+			b.WriteString("\n")
+		}
 	}
 	outs := make([]string, len(p.Outputs))
 	for i, o := range p.Outputs {
 		outs[i] = o.Name()
 	}
-	b.WriteString("  in (" + strings.Join(outs, ", ") + ") }")
-	return b.String()
+	b.WriteString(indent + "  in (" + strings.Join(outs, ", ") + ") }")
+}
+
+// subName names a control-flow equation's sub-program i.
+func subName(op Op, i int) string {
+	if op == OpWhile {
+		return [...]string{"cond", "body"}[min(i, 1)]
+	}
+	return fmt.Sprintf("branch%d", i)
 }
 
 // String prints one equation: "c:i8[3] = mul a b".
@@ -118,6 +137,16 @@ func (e *Eqn) paramString() string {
 		return s
 	case OpScatter, OpScatterAdd, OpScatterMul, OpScatterMin, OpScatterMax, OpDynamicSlice:
 		return p.Index.String(e.Op)
+	case OpWhile:
+		s := fmt.Sprintf("cond_nconsts=%d body_nconsts=%d", p.Control.NConsts[0], p.Control.NConsts[1])
+		if p.Control.Static {
+			s += fmt.Sprintf(" trips=%d", p.Control.Trips)
+		}
+		return s
+	case OpCond:
+		return fmt.Sprintf("branches=%d nconsts=%s", len(p.Control.Subs), tuple(p.Control.NConsts))
+	case OpResult:
+		return fmt.Sprint(p.Control.Index)
 	case OpDot:
 		d := p.Dot
 		return "batch=" + tuple(d.LhsBatch) + "," + tuple(d.RhsBatch) + " contract=" + tuple(d.LhsContract) + "," + tuple(d.RhsContract)

@@ -67,6 +67,7 @@ type Params struct {
 	KeepDims bool          // reductions
 	Dot      DotDims       // dot_general
 	Index    IndexParams   // gather, scatters, dynamic_slice (indexparams.go)
+	Control  ControlParams // while, cond, result (control.go)
 }
 
 // Pos is the position in the user's source that created an Eqn. Col is

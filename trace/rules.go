@@ -93,6 +93,11 @@ func init() {
 		OpScatterMax:         {JVP: jvpScatterExtremal},
 		OpDynamicSlice:       {JVP: jvpDynamicSlice, Transpose: transposeDynamicSlice},
 		OpDynamicUpdateSlice: {JVP: jvpDynamicUpdateSlice, Transpose: transposeDynamicUpdateSlice},
+
+		// Control flow (rules_control.go).
+		OpWhile:  {JVP: jvpControlFirst},
+		OpCond:   {JVP: jvpControlFirst},
+		OpResult: {JVP: jvpResult},
 	}
 	for op, r := range mathRules() {
 		rules[op] = r

@@ -53,7 +53,7 @@ func (o Options) withDefaults() Options {
 		o.DTypes = tensor.AllDTypes()
 	}
 	if o.Ops == nil {
-		o.Ops = trace.AllOps()
+		o.Ops = DefaultOps()
 	}
 	def := func(p *int, v int) {
 		if *p <= 0 {
@@ -219,4 +219,18 @@ func generate(r *rand.Rand, o *Options) *Case {
 		}
 	}
 	return c
+}
+
+// DefaultOps are the ops drawn when Options.Ops is nil: every op of the
+// table but control flow (while, cond and their results), which the
+// generator does not draw yet: its programs go to backends (OpenCL) and
+// exporters (StableHLO, NumPy) that do not handle control flow.
+func DefaultOps() []trace.Op {
+	var ops []trace.Op
+	for _, op := range trace.AllOps() {
+		if op.Info().Class != trace.ClassControl {
+			ops = append(ops, op)
+		}
+	}
+	return ops
 }

@@ -55,7 +55,7 @@ func Eval(p *trace.Program, inputs []*tensor.Array, opts Options) ([]*tensor.Arr
 	if err := checkInputs(p, inputs); err != nil {
 		return nil, err
 	}
-	ev := &evaluator{opts: opts, env: map[*trace.Var]*tensor.Array{}}
+	ev := &evaluator{opts: opts, env: map[*trace.Var]*tensor.Array{}, results: map[*trace.Var][]*tensor.Array{}}
 	for i, v := range p.Inputs {
 		ev.env[v] = inputs[i]
 	}
@@ -132,6 +132,8 @@ func checkArray(a *tensor.Array, v *trace.Var) string {
 type evaluator struct {
 	opts Options
 	env  map[*trace.Var]*tensor.Array
+	// results are every result of a while or cond, by its result 0.
+	results map[*trace.Var][]*tensor.Array
 }
 
 // step evaluates one equation and checks its result against the type and
@@ -156,7 +158,26 @@ func (ev *evaluator) step(e *trace.Eqn) error {
 		}
 		args[i] = a
 	}
-	out, err := ev.apply(e, args)
+	var out *tensor.Array
+	var err error
+	switch e.Op {
+	case trace.OpWhile, trace.OpCond:
+		var rs []*tensor.Array
+		if rs, err = ev.control(e, args); err == nil {
+			if len(rs) == 0 {
+				return fmt.Errorf("%s gave no results", e.Op)
+			}
+			ev.results[e.Out], out = rs, rs[0]
+		}
+	case trace.OpResult:
+		rs, k := ev.results[e.Args[0]], e.Params.Control.Index
+		if k < 1 || k >= len(rs) {
+			return fmt.Errorf("result %d of an equation with %d results", k, len(rs))
+		}
+		out = rs[k]
+	default:
+		out, err = ev.apply(e, args)
+	}
 	if err != nil {
 		return err
 	}

@@ -90,6 +90,10 @@ func generate(m *lower.Module, dev *DeviceInfo, opts Options) (*generated, error
 		return nil, err
 	}
 	for _, f := range m.Fusions {
+		if f.Kind == lower.FusionControl {
+			root := f.Outputs[0]
+			return nil, &Error{Kind: KindUnsupported, Msg: fmt.Sprintf("%s (%s at %s): the OpenCL backend does not run control flow (while, cond, scan) yet; use the CPU backend", root.Op, root.Name(), root.Pos)}
+		}
 		g.fusion(f)
 		if g.err != nil {
 			return nil, g.err

@@ -227,6 +227,9 @@ func (x *shloInstr) lower(args []*shloVal) (*shloVal, error) {
 	if n := in.Op.Info().Arity; n >= 0 && len(args) != n {
 		return nil, fmt.Errorf("%d operands, want %d", len(args), n)
 	}
+	if in.Op.Info().Class == trace.ClassControl {
+		return nil, unsupported("control flow (%s) is not exported to StableHLO yet (stablehlo.while and stablehlo.case are not implemented)", in.Op)
+	}
 	var a, c *shloVal
 	var d tensor.DType // the first operand's dtype
 	if len(args) > 0 {

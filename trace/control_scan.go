@@ -1,0 +1,162 @@
+package trace
+
+import (
+	"fmt"
+)
+
+// ScanOptions are lax.scan's keywords.
+type ScanOptions struct {
+	// Reverse scans from the last element to the first; the stacked
+	// outputs keep the elements' order (ys[i] comes from xs[i]).
+	Reverse bool
+	// Length is the number of steps when there are no xs; with xs it must
+	// be 0 or their leading dimension.
+	Length int
+}
+
+// Scan is lax.scan: for each slice x of xs along their leading axis (all
+// xs have the same leading dimension), (carry, y) = f(carry, x); it
+// returns the final carry and the ys stacked along a new leading axis.
+// The carry keeps its types as in WhileLoop. f is traced twice: once to
+// learn the ys' types, once as the loop's body.
+//
+// Kiln builds scan on its while loop, as XLA lowers it: the loop's carry
+// is a counter, the carries and the stacked ys, each step reading its x
+// with dynamic_slice and writing its y in place with
+// dynamic_update_slice.
+func Scan(f func(carry, x []Value) ([]Value, []Value), init, xs []Value, opts ...ScanOptions) ([]Value, []Value) {
+	pos := callerPos()
+	var o ScanOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	nc := len(init)
+	var ny int
+	outs := controlValues("scan", append(append([]Value{}, init...), xs...), func(b *builder, args []Value) []Value {
+		rs := b.scan(pos, f, args[:nc], args[nc:], o)
+		ny = len(rs) - nc
+		return rs
+	})
+	if len(outs) < nc {
+		return inert(outs[0].b, nc), nil
+	}
+	if ny == 0 && len(outs) > nc { // free values: counted by the scratch run
+		ny = len(outs) - nc
+	}
+	return outs[:nc], outs[nc:]
+}
+
+func (b *builder) scan(pos Pos, f func(carry, x []Value) ([]Value, []Value), init, xs []Value, o ScanOptions) []Value {
+	const name = "scan"
+	fail := func(format string, a ...any) []Value {
+		b.controlErr(name, pos, format, a...)
+		return inert(b, max(len(init), 1))
+	}
+	if f == nil {
+		return fail("a nil function")
+	}
+	if len(init) == 0 {
+		return fail("no carry: give at least one initial value")
+	}
+	cs := b.controlOperands(name, init)
+	xv := b.controlOperands(name, xs)
+	if cs == nil || (xv == nil && len(xs) > 0) {
+		return inert(b, len(init))
+	}
+	length := o.Length
+	for i, x := range xv {
+		if x.Rank() == 0 {
+			return fail("scan got value with no leading axis to scan over: xs[%d] has shape %s", i, shapeString(x.Shape))
+		}
+		if length == 0 && i == 0 && o.Length == 0 {
+			length = x.Shape[0]
+		}
+		if x.Shape[0] != length {
+			return fail("scan got `length` argument of %d and xs with leading axis sizes %s", length, leadingSizes(xv))
+		}
+	}
+	if len(xv) == 0 && length <= 0 {
+		return fail("scan got no values to scan over and `length` not provided")
+	}
+	if length < 0 {
+		return fail("scan got a negative length %d", length)
+	}
+	slices := func(xs []*Var) []Abstract {
+		out := make([]Abstract, len(xs))
+		for i, x := range xs {
+			out[i] = Abstract{Type: x.Type, Shape: x.Shape[1:]}
+		}
+		return out
+	}
+	// The probe: f's ys types (and its errors, reported once here).
+	ncOut := -1
+	step := func(args []Value) []Value {
+		c, y := f(args[:len(cs)], args[len(cs):])
+		ncOut = len(c)
+		return append(append([]Value{}, c...), y...)
+	}
+	probe, _ := b.subTrace(append(abstracts(cs), slices(xv)...), step)
+	if probe == nil {
+		return inert(b, len(init))
+	}
+	if ncOut != len(cs) {
+		return fail("scan body function carry input and carry output must have the same structure: the carry has %d components, the body returned %d", len(cs), max(ncOut, 0))
+	}
+	ysT := probe.Outputs[ncOut:]
+	bufs := make([]Value, len(ysT))
+	for k, y := range ysT {
+		bufs[k] = zerosOf(b, y.Type, append([]int{length}, y.Shape...))
+	}
+	xsV := make([]Value, len(xv))
+	for i, x := range xv {
+		xsV[i] = Value{b: b, v: x}
+	}
+	carry := make([]Value, len(cs))
+	for i, c := range cs {
+		carry[i] = Value{b: b, v: c}
+	}
+	body := func(i Value, c []Value) []Value {
+		t := i
+		if o.Reverse {
+			t = Scalar(i, complex(float64(length-1), 0)).Sub(i)
+		}
+		x := make([]Value, len(xsV))
+		for k, xk := range xsV {
+			sh := xk.Shape()
+			x[k] = DynamicSlice(xk, startsAt(t, len(sh)), append([]int{1}, sh[1:]...)).Reshape(sh[1:]...)
+		}
+		c2, y := f(c[:len(cs)], x)
+		ys := c[len(cs):]
+		out := append([]Value{}, c2...)
+		for k := range ys {
+			if k >= len(y) {
+				break
+			}
+			sh := ys[k].Shape()
+			out = append(out, DynamicUpdateSlice(ys[k], y[k].Reshape(append([]int{1}, sh[1:]...)...), startsAt(t, len(sh))))
+		}
+		if len(y) != len(ys) {
+			return append(out, Failure(fmt.Errorf("scan: the function returned %d outputs when traced again, %d the first time", len(y), len(ys))))
+		}
+		return out
+	}
+	return b.foriLoop(name, pos, body, Int(0), Int(int64(length)), append(carry, bufs...))
+}
+
+// startsAt are the starts of a window at t along the leading axis.
+func startsAt(t Value, rank int) []Value {
+	s := make([]Value, rank)
+	s[0] = t
+	for i := 1; i < rank; i++ {
+		s[i] = Int(0)
+	}
+	return s
+}
+
+func leadingSizes(xs []*Var) string {
+	s := make([]int, len(xs))
+	for i, x := range xs {
+		s[i] = x.Shape[0]
+	}
+	return shapeString(s)
+}
