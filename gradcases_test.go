@@ -169,6 +169,32 @@ var gradCases = []gradCase{
 	{name: "dot_general two contractions", in: []spec{std(2, 3, 4), std(4, 2, 5)}, fn: two(func(x, y kiln.Value) kiln.Value {
 		return trace.DotGeneral(x, y, trace.DotDims{LhsContract: []int{2, 0}, RhsContract: []int{0, 1}})
 	})},
+	// preferred_element_type: the cotangent comes back in the operand's
+	// dtype (JAX's _dot_general_transpose_lhs converts it).
+	// (The central differences run the case on float64 operands, which
+	// accumulate in float64.)
+	{name: "matmul preferred f32", in: []spec{std(3, 4), std(4, 2)}, fn: two(func(x, y kiln.Value) kiln.Value {
+		acc := tensor.F32
+		if x.Type().DType == tensor.F64 {
+			acc = tensor.F64
+		}
+		return trace.MatMul(x, y, trace.PreferredElementType(acc))
+	}), dtypes: []tensor.DType{tensor.F32, tensor.F16, tensor.BF16}},
+	{name: "dot_general preferred wide", in: []spec{std(4, 2, 3), std(3, 5, 2)}, fn: two(func(x, y kiln.Value) kiln.Value {
+		wide := tensor.F64
+		if x.Type().DType.Kind() == tensor.KindComplex {
+			wide = tensor.C128
+		}
+		return trace.DotGeneral(x, y, trace.DotDims{LhsBatch: []int{1}, RhsBatch: []int{2}, LhsContract: []int{2}, RhsContract: []int{0}},
+			trace.PreferredElementType(wide))
+	}), dtypes: allInexact},
+	{name: "einsum preferred", in: []spec{std(2, 3), std(3, 4), std(4, 2)}, fn: func(xs []kiln.Value) kiln.Value {
+		wide := tensor.F64
+		if xs[0].Type().DType.Kind() == tensor.KindComplex {
+			wide = tensor.C128
+		}
+		return trace.EinsumPreferred("ij,jk,kl->li", wide, xs[0], xs[1], xs[2])
+	}, dtypes: allInexact},
 
 	// Converts.
 	// Converts up only: a convert that rounds makes the float64 loss a

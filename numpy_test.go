@@ -158,7 +158,7 @@ func fixedNumpyCases() []numpyCase {
 			Fn:     func(a []trace.Value) []trace.Value { return []trace.Value{fn(a[0], a[1])} },
 		}}
 	}
-	return []numpyCase{
+	return append([]numpyCase{
 		mk("(x*2 + y) * 0.5, x i8, y f16", false, func(x, y trace.Value) trace.Value {
 			return x.Mul(kiln.Int(2)).Add(y).Mul(kiln.Float(0.5))
 		}),
@@ -174,7 +174,47 @@ func fixedNumpyCases() []numpyCase {
 		mk("maximum(y, -y) and x << 3", false, func(x, y trace.Value) trace.Value {
 			return y.Maximum(y.Neg()).Add(x.Shl(kiln.Int(3)).Astype(tensor.F16))
 		}),
+	}, preferredNumpyCases(r)...)
+}
+
+// preferredNumpyCases are matmuls with a preferred_element_type: NumPy
+// casts the operands to it and multiplies there. The int8 operands span
+// the whole range, so an int8 product would wrap where int32 does not.
+func preferredNumpyCases(r *rand.Rand) []numpyCase {
+	fill := func(d tensor.DType, shape ...int) *tensor.Array {
+		n := 1
+		for _, s := range shape {
+			n *= s
+		}
+		v := make([]float64, n)
+		for i := range v {
+			switch d {
+			case tensor.I8:
+				v[i] = float64(r.Intn(256) - 128)
+			case tensor.U8:
+				v[i] = float64(r.Intn(256))
+			default:
+				v[i] = r.NormFloat64() * 8
+			}
+		}
+		a := tensor.Must(tensor.FromSlice(v)).Astype(d)
+		return tensor.Must(a.Reshape(shape...))
 	}
+	var cs []numpyCase
+	for _, p := range [][3]tensor.DType{
+		{tensor.I8, tensor.I8, tensor.I32}, {tensor.U8, tensor.I8, tensor.I32}, {tensor.I8, tensor.I8, tensor.F32},
+		{tensor.F16, tensor.F16, tensor.F32}, {tensor.F32, tensor.F32, tensor.F64}, {tensor.U8, tensor.U8, tensor.U16},
+	} {
+		x, y := fill(p[0], 3, 8, 40), fill(p[1], 40, 6)
+		cs = append(cs, numpyCase{fmt.Sprintf("matmul %s @ %s, preferred %s", p[0], p[1], p[2]), &progen.Case{
+			Inputs: []trace.Abstract{{Type: promote.Strong(p[0]), Shape: x.Shape()}, {Type: promote.Strong(p[1]), Shape: y.Shape()}},
+			Arrays: []*tensor.Array{x, y},
+			Fn: func(a []trace.Value) []trace.Value {
+				return []trace.Value{trace.MatMul(a[0], a[1], trace.PreferredElementType(p[2])), a[0].MatMul(a[1])}
+			},
+		}})
+	}
+	return cs
 }
 
 var (

@@ -381,7 +381,11 @@ func translate(b *strings.Builder, name string, p *trace.Program, inputs []*tens
 			rhs = fmt.Sprintf("argr(np.argmin, %s, %d, %s)", args[0], pr.Axes[0], dt)
 		case op == trace.OpDot:
 			d := pr.Dot
-			rhs = fmt.Sprintf("dot(%s, %s, %s, %s, %s, %s, %s)", args[0], args[1], pyList(d.LhsBatch), pyList(d.RhsBatch), pyList(d.LhsContract), pyList(d.RhsContract), dt)
+			a, b := args[0], args[1]
+			if pr.HasPreferred { // the operands cast to the preferred type, then their dot
+				a, b = fmt.Sprintf("%s.astype(%s)", a, dt), fmt.Sprintf("%s.astype(%s)", b, dt)
+			}
+			rhs = fmt.Sprintf("dot(%s, %s, %s, %s, %s, %s, %s)", a, b, pyList(d.LhsBatch), pyList(d.RhsBatch), pyList(d.LhsContract), pyList(d.RhsContract), dt)
 		case op == trace.OpIota:
 			rhs = fmt.Sprintf("iota(%s, %s, %d)", dt, pyTuple(pr.Shape), pr.Axis)
 		case op == trace.OpBitcastConvert:

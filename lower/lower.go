@@ -130,7 +130,8 @@ func CheckAllocs(m *Module) error {
 // Lower translates a traced program into a module: weak flags erased,
 // implicit broadcasting made explicit with broadcast_in_dim, constants kept
 // at their final dtype, stop_gradient (an identity for everything but
-// autodiff) dropped.
+// autodiff) dropped, a dot_general's preferred_element_type expanded into
+// converts of its operands and a dot_general of that dtype.
 func Lower(p *trace.Program) (*Module, error) {
 	m := &Module{}
 	of := map[*trace.Var]*Instr{}
@@ -155,13 +156,35 @@ func Lower(p *trace.Program) (*Module, error) {
 			of[e.Out] = args[0]
 			continue
 		}
-		in := m.add(&Instr{Op: e.Op, DType: e.Out.Type.DType, Shape: slices.Clone(e.Out.Shape), Args: args, Params: e.Params, Pos: e.Pos, Why: e.Why})
+		params := e.Params
+		if e.Op == trace.OpDot && params.HasPreferred {
+			args, params = m.preferredDot(args, params, e.Pos)
+		}
+		in := m.add(&Instr{Op: e.Op, DType: e.Out.Type.DType, Shape: slices.Clone(e.Out.Shape), Args: args, Params: params, Pos: e.Pos, Why: e.Why})
 		of[e.Out] = in
 	}
 	for _, o := range p.Outputs {
 		m.Outputs = append(m.Outputs, of[o])
 	}
 	return m, nil
+}
+
+// preferredDot expands a dot_general's preferred_element_type into what
+// it means: both operands converted to the preferred dtype and a plain
+// dot_general of that dtype, so every backend runs it with the kernels it
+// has. The params returned have no preferred type.
+func (m *Module) preferredDot(args []*Instr, p trace.Params, pos trace.Pos) ([]*Instr, trace.Params) {
+	d := p.Preferred
+	wide := make([]*Instr, len(args))
+	for i, a := range args {
+		wide[i] = a
+		if a.DType != d {
+			wide[i] = m.add(&Instr{Op: trace.OpConvert, DType: d, Shape: slices.Clone(a.Shape), Args: []*Instr{a},
+				Params: trace.Params{DType: d}, Pos: pos, Why: "dot_general with preferred_element_type=" + d.String()})
+		}
+	}
+	p.Preferred, p.HasPreferred = 0, false
+	return wide, p
 }
 
 func (m *Module) add(in *Instr) *Instr {

@@ -287,18 +287,27 @@ func checkConcat(op Op, args []Abstract, out Abstract, p *Params) error {
 	return sameShape("the result", out.Shape, want)
 }
 
-// checkDot: operands of one type, the result's shape the dimension
+// checkDot: operands of one type, the result of that type or, with a
+// preferred_element_type, of that strong dtype (which JAX's rule must
+// allow for the operands' dtype); the result's shape the dimension
 // numbers' (dotShape).
 func checkDot(op Op, args []Abstract, out Abstract, p *Params) error {
 	if err := sameType("operand 1", args[1].Type, args[0].Type); err != nil {
 		return err
 	}
-	if err := sameType("the result", out.Type, args[0].Type); err != nil {
+	want := args[0].Type
+	if p.HasPreferred {
+		if msg := PreferredRefusal(args[0].Type.DType, p.Preferred); msg != "" {
+			return fault(CheckParams, "%s", msg)
+		}
+		want = promote.Strong(p.Preferred)
+	}
+	if err := sameType("the result", out.Type, want); err != nil {
 		return err
 	}
-	want, msg := dotShape(args[0].Shape, args[1].Shape, p.Dot)
+	shape, msg := dotShape(args[0].Shape, args[1].Shape, p.Dot)
 	if msg != "" {
 		return fault(CheckParams, "%s", msg)
 	}
-	return sameShape("the result", out.Shape, want)
+	return sameShape("the result", out.Shape, shape)
 }

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/kiln-go/kiln/promote"
+	"github.com/kiln-go/kiln/tensor"
 )
 
 // Einsum evaluates a NumPy subscript spec over the operands
@@ -17,7 +20,19 @@ import (
 // is smallest (JAX's opt_einsum "greedy" in spirit). Dtypes promote as
 // dot_general's. Not supported (typed errors): "..." and a letter
 // repeated within one operand (a diagonal).
-func Einsum(spec string, xs ...Value) Value {
+func Einsum(spec string, xs ...Value) Value { return einsum(spec, xs, dotOpts{}) }
+
+// EinsumPreferred is jnp.einsum(spec, *xs, preferred_element_type=d), as
+// JAX computes it: a sum over an operand's own letters runs in d when d
+// is wider than that operand's dtype, each pairwise dot_general has
+// preferred_element_type d, and the result is converted to d (strong).
+// d is checked against the operands' common dtype as for DotGeneral
+// (PreferredElementType), even with one operand (where JAX only casts).
+func EinsumPreferred(spec string, d tensor.DType, xs ...Value) Value {
+	return einsum(spec, xs, dotOptions([]DotOption{PreferredElementType(d)}))
+}
+
+func einsum(spec string, xs []Value, o dotOpts) Value {
 	pos := callerPos()
 	fail := func(msg string, args ...any) Value {
 		return Failure(&ShapeError{Op: "einsum", Pos: pos, Msg: fmt.Sprintf(msg, args...)})
@@ -72,6 +87,28 @@ func Einsum(spec string, xs ...Value) Value {
 			return fail("output letter %q repeats", c)
 		}
 	}
+	var dotOpt []DotOption
+	if o.set {
+		if len(xs) == 0 {
+			return fail("no operands")
+		}
+		types := make([]promote.Type, len(xs))
+		for i, x := range xs {
+			types[i] = x.Type()
+		}
+		cfg := promote.Config{}
+		if b, _ := builderOf("einsum", xs...); b != nil {
+			cfg = b.cfg
+		}
+		common, err := cfg.ResultType(types...)
+		if err != nil {
+			return Failure(&OpError{Op: "einsum", Pos: pos, Err: err})
+		}
+		if msg := PreferredRefusal(common.DType, o.preferred); msg != "" {
+			return Failure(&DTypeError{Op: "einsum", Pos: pos, Types: types, Msg: msg + " (the operands promote to " + common.String() + ")"})
+		}
+		dotOpt = []DotOption{PreferredElementType(o.preferred)}
+	}
 	type term struct {
 		x    Value
 		subs []rune
@@ -105,7 +142,19 @@ func Einsum(spec string, xs ...Value) Value {
 			}
 		}
 		if len(axes) > 0 {
-			terms[i] = term{t.x.Sum(axes...), keep}
+			x := t.x
+			if !o.set {
+				terms[i] = term{x.Sum(axes...), keep}
+				return
+			}
+			// JAX's einsum sums with lax.reduce, in the operand's dtype
+			// (widened to the preferred one first when that is wider);
+			// Sum's wider integer accumulator converted back is the
+			// same sum, wrapped.
+			if widens(x, o.preferred) {
+				x = x.Astype(o.preferred)
+			}
+			terms[i] = term{x.Sum(axes...).Astype(x.Type().DType), keep}
 		}
 	}
 	for i := range terms {
@@ -147,12 +196,15 @@ func Einsum(spec string, xs ...Value) Value {
 				bf = append(bf, c)
 			}
 		}
-		r := term{DotGeneral(a.x, b.x, dims), slices.Concat(batch, af, bf)}
+		r := term{DotGeneral(a.x, b.x, dims, dotOpt...), slices.Concat(batch, af, bf)}
 		terms = slices.Delete(terms, bj, bj+1)
 		terms[bi] = r
 		sumOut(bi)
 	}
 	t := terms[0]
+	if o.set {
+		t.x = t.x.Astype(o.preferred) // strong, as JAX's output_weak_type=False
+	}
 	perm := make([]int, 0, len(t.subs))
 	for _, c := range out {
 		perm = append(perm, slices.Index(t.subs, c))
@@ -161,6 +213,18 @@ func Einsum(spec string, xs ...Value) Value {
 		return t.x
 	}
 	return t.x.Transpose(perm...)
+}
+
+// widens reports whether promoting x with dtype d changes x's dtype
+// (JAX's einsum casts an operand to preferred_element_type before a sum
+// then).
+func widens(x Value, d tensor.DType) bool {
+	cfg := promote.Config{}
+	if x.b != nil {
+		cfg = x.b.cfg
+	}
+	t, err := cfg.ResultType(x.Type(), promote.Strong(d))
+	return err == nil && t.DType != x.Type().DType
 }
 
 func union(a, b []rune) []rune {

@@ -149,7 +149,11 @@ func (e *Eqn) paramString() string {
 		return fmt.Sprint(p.Control.Index)
 	case OpDot:
 		d := p.Dot
-		return "batch=" + tuple(d.LhsBatch) + "," + tuple(d.RhsBatch) + " contract=" + tuple(d.LhsContract) + "," + tuple(d.RhsContract)
+		s := "batch=" + tuple(d.LhsBatch) + "," + tuple(d.RhsBatch) + " contract=" + tuple(d.LhsContract) + "," + tuple(d.RhsContract)
+		if p.HasPreferred {
+			s += " preferred_element_type=" + p.Preferred.String()
+		}
+		return s
 	}
 	return ""
 }

@@ -68,6 +68,11 @@ type Params struct {
 	Dot      DotDims       // dot_general
 	Index    IndexParams   // gather, scatters, dynamic_slice (indexparams.go)
 	Control  ControlParams // while, cond, result (control.go)
+	// dot_general's preferred_element_type (jax.lax.dot_general): when
+	// HasPreferred, the result dtype is Preferred and the product is the
+	// dot of both operands converted to Preferred (preferred.go).
+	Preferred    tensor.DType
+	HasPreferred bool
 }
 
 // Pos is the position in the user's source that created an Eqn. Col is

@@ -171,14 +171,18 @@ func argReduce(op Op, x Value, axis int) Value {
 // MatMul is numpy.matmul: 1-D operands are treated as a row (left) or a
 // column (right) vector and that axis removed from the result; leading
 // batch dimensions broadcast. dtypes are promoted as for add.
-func (x Value) MatMul(y Value) Value {
+func (x Value) MatMul(y Value) Value { return MatMul(x, y) }
+
+// MatMul is jnp.matmul(x, y, preferred_element_type=…): x.MatMul(y) with
+// the options (PreferredElementType).
+func MatMul(x, y Value, opts ...DotOption) Value {
 	const op = "matmul"
 	if v, bad := zeroOperand(op, x, y); bad {
 		return v
 	}
 	b, ok := builderOf(op, x, y)
 	if b == nil {
-		return freeOp(func(b *builder) Value { return b.attach(x, op).MatMul(b.attach(y, op)) })
+		return freeOp(func(b *builder) Value { return MatMul(b.attach(x, op), b.attach(y, op), opts...) })
 	}
 	if !ok || b.err != nil {
 		return Value{b: b}
@@ -210,6 +214,16 @@ func (x Value) MatMul(y Value) Value {
 	if !ok {
 		return b.shapeErr(op, fmt.Sprintf("batch dimensions of %s and %s do not broadcast", shapeString(xv.Shape), shapeString(yv.Shape)), xv.Shape, yv.Shape)
 	}
+	nb := len(batch)
+	dims := DotDims{LhsContract: []int{nb + 1}, RhsContract: []int{nb}}
+	for i := range nb {
+		dims.LhsBatch = append(dims.LhsBatch, i)
+		dims.RhsBatch = append(dims.RhsBatch, i)
+	}
+	rt, params, refused := dotResult(common, dims, dotOptions(opts))
+	if refused != "" {
+		return b.preferredErr(op, refused, xv.Type, yv.Type, common)
+	}
 	lhs := b.to(Value{b: b, v: xv}, common, op, why)
 	rhs := b.to(Value{b: b, v: yv}, common, op, why)
 	if lhs == nil || rhs == nil {
@@ -222,13 +236,7 @@ func (x Value) MatMul(y Value) Value {
 	if b.err != nil {
 		return Value{b: b}
 	}
-	nb := len(batch)
-	dims := DotDims{LhsContract: []int{nb + 1}, RhsContract: []int{nb}}
-	for i := range nb {
-		dims.LhsBatch = append(dims.LhsBatch, i)
-		dims.RhsBatch = append(dims.RhsBatch, i)
-	}
-	r := b.emit(OpDot, []*Var{lhs, rhs}, common, append(slices.Clone(batch), m, n), Params{Dot: dims}, "")
+	r := b.emit(OpDot, []*Var{lhs, rhs}, rt, append(slices.Clone(batch), m, n), params, "")
 	out := slices.Clone(batch)
 	if len(xv.Shape) > 1 {
 		out = append(out, m)
@@ -240,15 +248,16 @@ func (x Value) MatMul(y Value) Value {
 }
 
 // DotGeneral contracts x and y over dims (XLA's dot_general): the result
-// has the batch dims, then x's free dims, then y's free dims.
-func DotGeneral(x, y Value, dims DotDims) Value {
+// has the batch dims, then x's free dims, then y's free dims. The options
+// are lax.dot_general's (PreferredElementType).
+func DotGeneral(x, y Value, dims DotDims, opts ...DotOption) Value {
 	const op = "dot_general"
 	if v, bad := zeroOperand(op, x, y); bad {
 		return v
 	}
 	b, ok := builderOf(op, x, y)
 	if b == nil {
-		return freeOp(func(b *builder) Value { return DotGeneral(b.attach(x, op), b.attach(y, op), dims) })
+		return freeOp(func(b *builder) Value { return DotGeneral(b.attach(x, op), b.attach(y, op), dims, opts...) })
 	}
 	if !ok || b.err != nil {
 		return Value{b: b}
@@ -265,12 +274,16 @@ func DotGeneral(x, y Value, dims DotDims) Value {
 	if err != nil {
 		return b.opErr(op, err)
 	}
+	rt, params, refused := dotResult(common, dims, dotOptions(opts))
+	if refused != "" {
+		return b.preferredErr(op, refused, xv.Type, yv.Type, common)
+	}
 	why := "promote " + joinTypes([]promote.Type{xv.Type, yv.Type}) + " -> " + common.String()
 	lhs, rhs := b.to(Value{b: b, v: xv}, common, op, why), b.to(Value{b: b, v: yv}, common, op, why)
 	if lhs == nil || rhs == nil {
 		return Value{b: b}
 	}
-	return b.emit(OpDot, []*Var{lhs, rhs}, common, out, Params{Dot: dims}, "")
+	return b.emit(OpDot, []*Var{lhs, rhs}, rt, out, params, "")
 }
 
 // dotShape validates dot_general dimension numbers and returns the result

@@ -77,6 +77,21 @@ func dot(dims trace.DotDims, lhs, rhs *tensor.Array) (*tensor.Array, error) {
 	return narrow(res, lhs.DType(), shape)
 }
 
+// preferredDot evaluates dot_general with a preferred_element_type by its
+// definition: both operands converted to the preferred dtype, then dot in
+// it (the products of narrower operands are exact there, so this is the
+// wide accumulation with one rounding at most, in the preferred dtype).
+func preferredDot(p trace.Params, lhs, rhs *tensor.Array) (*tensor.Array, error) {
+	d := p.Preferred
+	if !d.Valid() {
+		return nil, fmt.Errorf("preferred_element_type %v is not a dtype", d)
+	}
+	if lhs.DType() != rhs.DType() {
+		return nil, fmt.Errorf("operands are %s and %s; dot_general operands share one dtype", lhs.DType(), rhs.DType())
+	}
+	return dot(p.Dot, lhs.Astype(d), rhs.Astype(d))
+}
+
 // checkDotDims checks that the dimension numbers pair up dims of equal
 // size, each operand dim used at most once.
 func checkDotDims(d trace.DotDims, ls, rs []int) error {

@@ -220,6 +220,9 @@ func (ev *evaluator) apply(e *trace.Eqn, args []*tensor.Array) (*tensor.Array, e
 	case trace.ClassReduce:
 		return reduce(e, args[0])
 	case trace.ClassDot:
+		if e.Params.HasPreferred {
+			return preferredDot(e.Params, args[0], args[1])
+		}
 		return dot(e.Params.Dot, args[0], args[1])
 	case trace.ClassIndex:
 		return ev.index(e, args)

@@ -178,6 +178,9 @@ func Cases() []Case {
 	for _, c := range indexCases() {
 		add(c)
 	}
+	for _, c := range preferredCases() {
+		add(c)
+	}
 	return append(cs, gradCases()...) // never filtered: a derivative that fails to trace fails its case
 }
 

@@ -20,3 +20,13 @@ func TestIndexCasesTrace(t *testing.T) {
 		}
 	}
 }
+
+// Every preferred_element_type case must trace (Cases would drop one
+// that does not).
+func TestPreferredCasesTrace(t *testing.T) {
+	for _, c := range preferredCases() {
+		if _, err := trace.Trace(c.Config, c.Abstract(), c.Fn); err != nil {
+			t.Errorf("%s: %v", c.Name, err)
+		}
+	}
+}

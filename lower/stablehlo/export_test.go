@@ -105,6 +105,15 @@ var shloCases = []struct {
 			trace.DotGeneral(a[0], a[0], trace.DotDims{LhsContract: []int{0, 1}, RhsContract: []int{0, 1}}),
 			trace.DotGeneral(a[4], a[4], trace.DotDims{})}
 	}},
+	// preferred_element_type: converts of the operands, then dot_general
+	// of the wide type (lowering's expansion).
+	{"dot_preferred", []trace.Abstract{abs(tensor.BF16, 2, 3), abs(tensor.BF16, 3, 4), abs(tensor.I8, 5, 2, 3), abs(tensor.I8, 5, 3, 4)},
+		func(a []trace.Value) []trace.Value {
+			return []trace.Value{trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.F32)),
+				trace.MatMul(a[2], a[3], trace.PreferredElementType(tensor.I32)),
+				trace.DotGeneral(a[2], a[2], trace.DotDims{LhsContract: []int{2}, RhsContract: []int{2}, LhsBatch: []int{0}, RhsBatch: []int{0}},
+					trace.PreferredElementType(tensor.F32))}
+		}},
 }
 
 func floatOps(a []trace.Value) []trace.Value {
