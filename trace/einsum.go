@@ -105,7 +105,10 @@ func einsum(spec string, xs []Value, o dotOpts) Value {
 			return Failure(&OpError{Op: "einsum", Pos: pos, Err: err})
 		}
 		if msg := PreferredRefusal(common.DType, o.preferred); msg != "" {
-			return Failure(&DTypeError{Op: "einsum", Pos: pos, Types: types, Msg: msg + " (the operands promote to " + common.String() + ")"})
+			if slices.ContainsFunc(types, func(t promote.Type) bool { return t != common }) {
+				msg += " (the operands promote to " + common.String() + ")"
+			}
+			return Failure(&DTypeError{Op: "einsum", Pos: pos, Types: types, Msg: msg})
 		}
 		dotOpt = []DotOption{PreferredElementType(o.preferred)}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -73,6 +74,15 @@ func (a *bound) optDType() []tensor.DType {
 	return nil
 }
 
+// dotOptions is the kDType argument as a preferred_element_type: none
+// when absent.
+func (a *bound) dotOptions() []trace.DotOption {
+	if a.dtSet {
+		return []trace.DotOption{trace.PreferredElementType(a.dtype)}
+	}
+	return nil
+}
+
 // axes returns an axes argument and whether it was given (and not None).
 func (a *bound) axes(name string) ([]int, bool) {
 	v, ok := a.ints[name]
@@ -92,8 +102,9 @@ var functions = map[string]*function{
 		apply: func(a *bound) trace.Value { return a.x("a").Maximum(a.x("b")) }},
 	"minimum": {params: x2, summary: "elementwise minimum; NaN propagates",
 		apply: func(a *bound) trace.Value { return a.x("a").Minimum(a.x("b")) }},
-	"matmul": {params: x2, summary: "numpy.matmul, as a @ b",
-		apply: func(a *bound) trace.Value { return a.x("a").MatMul(a.x("b")) }},
+	"matmul": {params: []param{{"a", kArray, ""}, {"b", kArray, ""}, {"preferred_element_type", kDType, "None"}},
+		summary: "numpy.matmul, as a @ b; preferred_element_type=f32 computes in that dtype (jax.numpy's)",
+		apply:   func(a *bound) trace.Value { return trace.MatMul(a.x("a"), a.x("b"), a.dotOptions()...) }},
 	"astype": {params: []param{{"x", kArray, ""}, {"dtype", kDType, ""}}, summary: "explicit, strong convert",
 		apply: func(a *bound) trace.Value { return a.x("x").Astype(a.dtype) }},
 	"sum":  reduction(trace.OpReduceSum, "sum over axes (narrow ints and bool accumulate in the default int)"),
@@ -216,9 +227,12 @@ func functionNames() []string {
 func (c *checker) bind(fn *function, n *node) (*bound, error) {
 	b := &bound{fn: fn, name: n.text, arrays: map[string]*node{}, ints: map[string][]int{}, flags: map[string]bool{}, strs: map[string]string{}}
 	given := map[string]*node{}
-	var extra []*node // variadic ints after a kInts parameter
+	var extra []*node // variadic ints after a kInts parameter, arrays after a kRest one
+	rest := slices.IndexFunc(fn.params, func(p param) bool { return p.kind == kRest })
 	for i, arg := range n.kids {
 		switch {
+		case rest >= 0 && i > rest: // parameters after *operands are keyword-only, as in Python
+			extra = append(extra, arg)
 		case i < len(fn.params):
 			given[fn.params[i].name] = arg
 		case fn.params[len(fn.params)-1].kind == kInts, fn.params[len(fn.params)-1].kind == kRest:
