@@ -145,6 +145,18 @@ var gradCases = []gradCase{
 		return kiln.DynamicUpdateSlice(x.Sin(), y.Exp(), []kiln.Value{gradStart, kiln.Int(-2)})
 	}), dtypes: allInexact},
 
+	// Sorting: the tangent follows the permutation (inputs are distinct).
+	{name: "sort", in: []spec{std(3, 5)}, fn: one(func(x kiln.Value) kiln.Value { return kiln.Sort(x, 0).Mul(x) }), dtypes: allInexact},
+	{name: "sort descending", in: []spec{std(3, 5)}, fn: one(func(x kiln.Value) kiln.Value { return kiln.Sort(x, -1, kiln.Descending()).Sin().Mul(x) })},
+	{name: "argsort", in: []spec{std(3, 5)}, fn: one(func(x kiln.Value) kiln.Value { return kiln.Argsort(x, 1).Astype(x.DType()).Mul(x) })},
+	{name: "top_k", in: []spec{std(3, 6)}, fn: one(func(x kiln.Value) kiln.Value {
+		v, i := kiln.TopK(x, 4)
+		return v.Exp().Mul(i.Astype(x.DType()))
+	}), dtypes: realDTypes},
+	{name: "lax.sort by a key", in: []spec{std(4, 3), std(4, 3)}, fn: two(func(x, y kiln.Value) kiln.Value {
+		s := kiln.SortMany([]kiln.Value{y, x}, 0, 1, true)
+		return s[1].Mul(s[0].Exp())
+	}), dtypes: allInexact},
 	// Reductions.
 	{name: "sum", in: []spec{std(3, 4, 2)}, fn: one(func(x kiln.Value) kiln.Value { return x.Sum(0, 2).Mul(x.Sum(1).Sum()) }), dtypes: allInexact},
 	{name: "sum keepdims", in: []spec{std(3, 4)}, fn: one(func(x kiln.Value) kiln.Value { return trace.Reduce(trace.OpReduceSum, x, []int{1}, true).Mul(x) })},

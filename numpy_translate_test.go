@@ -187,6 +187,24 @@ def iota(dt, shape, axis):
     s[axis] = shape[axis]
     return contig(np.broadcast_to(np.arange(shape[axis]).reshape(s), shape).astype(dt))
 
+def lsort(keys, x, axis):
+    # lax.sort's result x: rows along axis stably ordered by keys (the
+    # first most significant) in JAX's order. NumPy's own sort compares
+    # -0 == +0 and puts NaNs last, equal to each other; complex keys are
+    # split into (real, imag), as JAX compares them (NumPy orders complex
+    # NaNs its own way).
+    ks = []
+    for k in keys:
+        if k.dtype.kind == 'c':
+            ks += [np.real(k), np.imag(k)]
+        else:
+            ks.append(k)
+    if len(ks) == 1:
+        idx = np.argsort(ks[0], axis=axis, kind='stable')
+    else:
+        idx = np.lexsort(ks[::-1], axis=axis)
+    return contig(np.take_along_axis(x, idx, axis=axis))
+
 def threefry(k, x):
     k, x = np.broadcast_arrays(np.asarray(k, np.uint64), np.asarray(x, np.uint64))
     with np.errstate(over='ignore'):
@@ -392,6 +410,8 @@ func translate(b *strings.Builder, name string, p *trace.Program, inputs []*tens
 			rhs = fmt.Sprintf("contig(np.asarray(%s)).view(%s)", args[0], dt)
 		case op == trace.OpThreefry2x32:
 			rhs = fmt.Sprintf("threefry(%s, %s)", args[0], args[1])
+		case op == trace.OpSort:
+			rhs = fmt.Sprintf("lsort([%s], %s, %d)", strings.Join(args[:pr.Sort.NumKeys], ", "), args[pr.Sort.Output], pr.Axis)
 		case op == trace.OpRev || op.Info().Class == trace.ClassIndex:
 			rhs = translateIndex(e, args)
 		default:

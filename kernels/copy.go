@@ -81,6 +81,8 @@ func (x *cpuExec) compileCopy(f *lower.Fusion) (kernel, error) {
 		return x.compileDynamicSlice(root)
 	case trace.OpDynamicUpdateSlice:
 		return x.compileDynamicUpdate(root)
+	case trace.OpSort:
+		return x.compileSort(root)
 	}
 	return nil, fmt.Errorf("kernels: cpu has no copy kernel for %s", root.Op)
 }

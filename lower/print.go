@@ -84,6 +84,8 @@ func (in *Instr) paramString() string {
 		return "dimensions=" + tuple(p.Axes)
 	case trace.OpIota:
 		return fmt.Sprintf("iota_dimension=%d", p.Axis)
+	case trace.OpSort:
+		return fmt.Sprintf("dimension=%d, %s", p.Axis, p.Sort)
 	case trace.OpGather:
 		s := p.Index.String(in.Op)
 		if p.Index.Mode == trace.ModeFill && p.Value != nil {

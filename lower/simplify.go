@@ -240,6 +240,9 @@ func cseKey(in *Instr) string {
 	if in.Op.Info().Class == trace.ClassIndex {
 		b = append(b, p.Index.String(in.Op)...)
 	}
+	if in.Op == trace.OpSort {
+		b = append(b, p.Sort.String()...)
+	}
 	return string(b)
 }
 

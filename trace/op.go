@@ -138,6 +138,10 @@ const (
 	OpWhile  // (init carries…, cond's captures…, body's captures…): Subs = cond, body
 	OpCond   // (i32 index, operands…, each branch's captures…): Subs = the branches
 	OpResult // (a while's or cond's result 0): its result Params.Control.Index
+	// Sorting (helper sortscan2, sort.go): lax.sort. Operands of one shape
+	// are sorted together along Params.Axis by the first Params.Sort.NumKeys
+	// of them; the result is operand Params.Sort.Output, permuted.
+	OpSort
 	numOps
 )
 
@@ -317,6 +321,9 @@ var ops = [numOps]OpInfo{
 	OpWhile:  {Name: "while", Class: ClassControl, Arity: -1}, // Check set in init: it checks sub-programs
 	OpCond:   {Name: "cond", Class: ClassControl, Arity: -1},
 	OpResult: {Name: "result", Class: ClassControl, Arity: 1, Check: checkResult},
+
+	// Sorting (helper sortscan2).
+	OpSort: {Name: "sort", Class: ClassIndex, Arity: -1, Check: checkSort},
 }
 
 // IsScatter reports whether op is one of the scatters.

@@ -127,6 +127,8 @@ func (e *Eqn) paramString() string {
 		return "dimensions=" + tuple(p.Axes)
 	case OpIota:
 		return fmt.Sprintf("dtype=%s shape=%s dimension=%d", p.DType, tuple(p.Shape), p.Axis)
+	case OpSort:
+		return fmt.Sprintf("dimension=%d %s", p.Axis, p.Sort)
 	case OpBitcastConvert:
 		return p.DType.String()
 	case OpGather:

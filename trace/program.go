@@ -62,7 +62,7 @@ type Params struct {
 	Start    []int         // slice
 	Limit    []int         // slice (exclusive)
 	Stride   []int         // slice (> 0)
-	Axis     int           // concatenate
+	Axis     int           // concatenate; sort: the dimension sorted
 	Axes     []int         // reductions: sorted, unique; rev: the reversed dims
 	KeepDims bool          // reductions
 	Dot      DotDims       // dot_general
@@ -73,6 +73,7 @@ type Params struct {
 	// dot of both operands converted to Preferred (preferred.go).
 	Preferred    tensor.DType
 	HasPreferred bool
+	Sort         SortParams // sort (sort.go)
 }
 
 // Pos is the position in the user's source that created an Eqn. Col is

@@ -98,6 +98,8 @@ func init() {
 		OpWhile:  {JVP: jvpControlFirst},
 		OpCond:   {JVP: jvpControlFirst},
 		OpResult: {JVP: jvpResult},
+		// Sorting (helper sortscan2; rules_sort.go).
+		OpSort: {JVP: jvpSort},
 	}
 	for op, r := range mathRules() {
 		rules[op] = r

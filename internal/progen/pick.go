@@ -14,7 +14,7 @@ var kindWeights = [numKinds]int{
 	kUnary: 20, kBinary: 36, kIntPow: 3, kWhere: 5, kAstype: 7,
 	kReshape: 3, kExpand: 2, kSqueeze: 2, kTranspose: 3, kBroadcast: 2, kSlice: 3, kConcat: 3,
 	kReduce: 7, kMean: 2, kArg: 2, kMatMul: 4,
-	kFlip: 2, kIndex: 3, kTake: 2, kScatter: 4, kDynSlice: 2, kDynUpdate: 2, kIota: 1,
+	kFlip: 2, kIndex: 3, kTake: 2, kScatter: 4, kDynSlice: 2, kDynUpdate: 2, kIota: 1, kSort: 2,
 }
 
 // kindOps are the ops a step kind needs to be allowed (all of them).
@@ -50,6 +50,8 @@ func kindOps(k kind) []trace.Op {
 		return []trace.Op{trace.OpDynamicSlice, trace.OpDynamicUpdateSlice}
 	case kIota:
 		return []trace.Op{trace.OpIota, trace.OpAdd}
+	case kSort:
+		return []trace.Op{trace.OpSort}
 	}
 	return nil
 }
@@ -214,6 +216,8 @@ func (g *gen) pick() (step, bool) {
 		return g.pickMatMul(s)
 	case kFlip, kIndex, kTake, kScatter, kDynSlice, kDynUpdate:
 		return g.pickIndexStep(s)
+	case kSort:
+		return g.pickSort(s)
 	case kIota:
 		if len(shape) == 0 || t.DType == tensor.Bool {
 			return s, false

@@ -43,6 +43,7 @@ const (
 	kDynSlice               // DynamicSlice(a, starts args[1], args[3], …, sizes ints)
 	kDynUpdate              // DynamicUpdateSlice(a, DynamicSlice(a, args[1], args[3], …), args[2], args[4], …)
 	kIota                   // a + Iota(a's dtype, a's shape, axis): counts that meet a
+	kSort                   // sort, argsort, top_k or lax.sort (sort.go)
 	numKinds
 )
 
@@ -190,6 +191,8 @@ func (s *step) apply(vals []trace.Value) trace.Value {
 		return s.applyIndex(vals)
 	case kIota:
 		return a.Add(trace.Iota(s.dtype, s.ints, s.axis))
+	case kSort:
+		return s.applySort(vals)
 	}
 	panic(fmt.Sprintf("progen: unknown step kind %d", s.kind))
 }
@@ -254,6 +257,8 @@ func (s *step) String() string {
 		return fmt.Sprintf("matmul(%s)", a)
 	case kFlip, kIndex, kTake, kScatter, kDynSlice, kDynUpdate:
 		return s.indexString(args)
+	case kSort:
+		return s.sortString(args)
 	}
 	return "?"
 }

@@ -211,6 +211,8 @@ func (ev *evaluator) apply(e *trace.Eqn, args []*tensor.Array) (*tensor.Array, e
 		return bitcast(args[0], e.Params.DType)
 	case trace.OpThreefry2x32:
 		return threefryOp(args)
+	case trace.OpSort:
+		return sortOp(e.Params, args)
 	}
 	switch e.Op.Info().Class {
 	case trace.ClassUnary, trace.ClassBinary:

@@ -181,6 +181,9 @@ func Cases() []Case {
 	for _, c := range preferredCases() {
 		add(c)
 	}
+	for _, c := range sortCases() {
+		add(c)
+	}
 	return append(cs, gradCases()...) // never filtered: a derivative that fails to trace fails its case
 }
 

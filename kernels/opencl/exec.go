@@ -116,7 +116,11 @@ func newExecutable(b *Backend, m *lower.Module, g *generated, prog clProgram) (*
 	for _, c := range g.consts {
 		v := c.Params.Value
 		ptr, n := dataPointer(v.Data(), v.DType())
-		mem, err := alloc(n, clMemReadOnly|clMemCopyHostPtr, ptr)
+		flags := uint64(clMemReadOnly | clMemCopyHostPtr)
+		if n == 0 { // an empty constant has no host memory to copy (CL_INVALID_HOST_PTR)
+			flags, ptr = clMemReadOnly, nil
+		}
+		mem, err := alloc(n, flags, ptr)
 		runtime.KeepAlive(v)
 		if err != nil {
 			return fail(err)

@@ -92,6 +92,8 @@ func (g *gen) indexFusion(f *lower.Fusion) {
 		g.dynamicKernel(f, root)
 	case root.Op == trace.OpIota:
 		g.iotaKernel(f, root)
+	case root.Op == trace.OpSort:
+		g.sortKernel(f, root)
 	default:
 		g.fail(&Error{Kind: KindUnsupported, Msg: fmt.Sprintf("no kernel for %s", root.Op)})
 	}

@@ -307,6 +307,8 @@ func (x *shloInstr) lower(args []*shloVal) (*shloVal, error) {
 		return x.argReduce(op, a)
 	case op == trace.OpDot:
 		return x.dot(a, c), nil
+	case op == trace.OpSort:
+		return x.sort(args)
 	case op == trace.OpRev || op.Info().Class == trace.ClassIndex:
 		return x.lowerIndex(args)
 	}

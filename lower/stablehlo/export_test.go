@@ -75,6 +75,13 @@ var shloCases = []struct {
 			return []trace.Value{trace.Threefry2x32(a[0], a[1]), trace.Iota(tensor.F32, []int{2, 3}, 1),
 				a[0].BitcastConvert(tensor.F64), a[2].BitcastConvert(tensor.BF16)}
 		}},
+	{"sort", []trace.Abstract{abs(tensor.F32, 2, 3), abs(tensor.C64, 3), abs(tensor.I8, 2, 3), abs(tensor.Bool, 3), abs(tensor.BF16, 3)},
+		func(a []trace.Value) []trace.Value {
+			x, z, i, b, h := a[0], a[1], a[2], a[3], a[4]
+			vals, idx := trace.TopK(x, 2)
+			return append([]trace.Value{trace.Sort(x, 0), trace.Argsort(z, 0), trace.Sort(b, 0), trace.Argsort(h, 0, trace.Descending()), vals, idx},
+				trace.SortMany([]trace.Value{i, x, z.Real().Reshape(1, 3).BroadcastTo(2, 3)}, 1, 2, false)...)
+		}},
 	{"structural", []trace.Abstract{abs(tensor.F32, 2, 3), abs(tensor.F32, 3)}, func(a []trace.Value) []trace.Value {
 		x := a[0]
 		return []trace.Value{x.Reshape(3, 2), x.Transpose(1, 0), x.Slice(1, 0, 3, 2), trace.Concatenate(0, x, x),

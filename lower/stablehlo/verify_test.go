@@ -363,8 +363,42 @@ func verifyOp(o *shloOp) error {
 		}
 	case "reverse", "gather", "scatter", "dynamic_slice", "dynamic_update_slice":
 		return verifyIndexOp(o, name, args, res)
+	case "sort":
+		return verifySort(o, args)
 	default:
 		return fmt.Errorf("the verifier does not know %s", o.op)
+	}
+	return nil
+}
+
+// verifySort is the StableHLO spec's sort: operands of one shape, results
+// of their types, dimension in range, a comparator taking the (lhs, rhs)
+// scalars of each operand in turn and returning one i1.
+func verifySort(o *shloOp, args []shloType) error {
+	n := len(args)
+	if n == 0 || len(o.results) != n || o.region == nil || len(o.region.args) != 2*n {
+		return fmt.Errorf("sort of %d operands, %d results", n, len(o.results))
+	}
+	if dim := ints(o.attr("dimension")); len(dim) != 1 || dim[0] < 0 || dim[0] >= len(args[0].shape) {
+		return fmt.Errorf("sort dimension %s of %s", o.attr("dimension"), args[0])
+	}
+	for k, a := range args {
+		e := shloType{a.dt, nil}
+		if !slices.Equal(a.shape, args[0].shape) || !sameType(o.results[k].typ, a) ||
+			!sameType(o.region.args[2*k].typ, e) || !sameType(o.region.args[2*k+1].typ, e) {
+			return fmt.Errorf("sort operand %d: %s, result %s", k, a, o.results[k].typ)
+		}
+	}
+	scope := map[*shloVal]bool{}
+	for _, a := range o.region.args {
+		scope[a] = true
+	}
+	if err := verifyBlock(o.region, scope, true); err != nil {
+		return err
+	}
+	ret := o.region.ops[len(o.region.ops)-1]
+	if len(ret.args) != 1 || !sameType(ret.args[0].typ, shloType{tensor.Bool, nil}) {
+		return fmt.Errorf("the comparator returns %d values", len(ret.args))
 	}
 	return nil
 }
