@@ -28,13 +28,7 @@ func TestBadIndexing(t *testing.T) {
 	type pair = func(x, i kiln.Value) kiln.Value
 	type single = func(x kiln.Value) kiln.Value
 	gd := kiln.GatherDims{OffsetDims: []int{1}, CollapsedSliceDims: []int{0}, StartIndexMap: []int{0}}
-	cases := []struct {
-		name   string
-		fn     any
-		args   []any
-		target any
-		msg    string
-	}{
+	cases := []badCase{
 		{"float index array", pair(func(x, i kiln.Value) kiln.Value { return x.Index(i) }), []any{m23(), fidx()}, &dtypeErr,
 			"arrays used as indices must be of integer (or boolean) type, not f32"},
 		{"traced bool mask", pair(func(x, i kiln.Value) kiln.Value { return x.Index(i) }), []any{m23(), bidx()}, &shapeErr,
@@ -72,6 +66,23 @@ func TestBadIndexing(t *testing.T) {
 		}), []any{m23(), arr(t, []float64{1, 2})}, &dtypeErr, "lax.dynamic_update_slice needs one dtype"},
 		{"flip axis", single(func(x kiln.Value) kiln.Value { return x.Flip(2) }), []any{m23()}, &shapeErr, "axis 2 is out of range for rank 2"},
 	}
+	runBadCases(t, "errors_index_test.go:", cases)
+}
+
+// badCase is a program that must fail with a typed error: fn run on args
+// gives an error of target's type whose text has msg.
+type badCase struct {
+	name   string
+	fn     any
+	args   []any
+	target any
+	msg    string
+}
+
+// runBadCases runs each case: a typed error naming the op's message and
+// the caller's file (file:), inputs unchanged.
+func runBadCases(t *testing.T, file string, cases []badCase) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			before := cloneArgs(c.args)
@@ -85,7 +96,7 @@ func TestBadIndexing(t *testing.T) {
 			if !strings.Contains(err.Error(), c.msg) {
 				t.Errorf("message %q lacks %q", err, c.msg)
 			}
-			if !strings.Contains(err.Error(), "errors_index_test.go:") {
+			if !strings.Contains(err.Error(), file) {
 				t.Errorf("message %q does not name the caller's file:line", err)
 			}
 			checkArgsUnchanged(t, before, c.args)

@@ -1,10 +1,8 @@
 package kiln_test
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/kiln-go/kiln"
@@ -128,13 +126,7 @@ func TestBadSort(t *testing.T) {
 		operandErr *trace.OperandError
 	)
 	type single = func(x kiln.Value) kiln.Value
-	cases := []struct {
-		name   string
-		fn     any
-		args   []any
-		target any
-		msg    string
-	}{
+	cases := []badCase{
 		{"sort axis", single(func(x kiln.Value) kiln.Value { return kiln.Sort(x, 2) }), []any{m()}, &shapeErr, "axis 2 is out of range for [2,3]"},
 		{"argsort axis", single(func(x kiln.Value) kiln.Value { return kiln.Argsort(x, -3) }), []any{m()}, &shapeErr, "axis -3 is out of range for [2,3]"},
 		{"sort a scalar", single(func(x kiln.Value) kiln.Value { return kiln.Sort(x.Sum(), 0) }), []any{m()}, &shapeErr, "axis 0 is out of range for []"},
@@ -148,25 +140,7 @@ func TestBadSort(t *testing.T) {
 		{"lax.sort of nothing", single(func(x kiln.Value) kiln.Value { return kiln.SortMany(nil, 0, 1, true)[0] }), []any{m()}, &opErr, "at least one operand"},
 		{"zero Value", single(func(x kiln.Value) kiln.Value { return kiln.Sort(kiln.Value{}, 0) }), []any{m()}, &operandErr, "sort"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			before := cloneArgs(c.args)
-			_, err := kiln.Jit(c.fn).Run(c.args...)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if !errors.As(err, c.target) {
-				t.Fatalf("error %T (%v) is not a %T", err, err, c.target)
-			}
-			if !strings.Contains(err.Error(), c.msg) {
-				t.Errorf("message %q lacks %q", err, c.msg)
-			}
-			if !strings.Contains(err.Error(), "sort_test.go:") {
-				t.Errorf("message %q does not name the caller's file:line", err)
-			}
-			checkArgsUnchanged(t, before, c.args)
-		})
-	}
+	runBadCases(t, "sort_test.go:", cases)
 }
 
 func ExampleArgsort() {

@@ -348,11 +348,7 @@ func verifyOp(o *shloOp) error {
 				return fmt.Errorf("input %d: %s, init %s, result %s", k, in, init, r)
 			}
 		}
-		scope := map[*shloVal]bool{}
-		for _, a := range o.region.args {
-			scope[a] = true
-		}
-		if err := verifyBlock(o.region, scope, true); err != nil {
+		if err := verifyRegion(o); err != nil {
 			return err
 		}
 		ret := o.region.ops[len(o.region.ops)-1]
@@ -389,11 +385,7 @@ func verifySort(o *shloOp, args []shloType) error {
 			return fmt.Errorf("sort operand %d: %s, result %s", k, a, o.results[k].typ)
 		}
 	}
-	scope := map[*shloVal]bool{}
-	for _, a := range o.region.args {
-		scope[a] = true
-	}
-	if err := verifyBlock(o.region, scope, true); err != nil {
+	if err := verifyRegion(o); err != nil {
 		return err
 	}
 	ret := o.region.ops[len(o.region.ops)-1]
@@ -401,6 +393,15 @@ func verifySort(o *shloOp, args []shloType) error {
 		return fmt.Errorf("the comparator returns %d values", len(ret.args))
 	}
 	return nil
+}
+
+// verifyRegion verifies an op's region, whose scope is its arguments.
+func verifyRegion(o *shloOp) error {
+	scope := map[*shloVal]bool{}
+	for _, a := range o.region.args {
+		scope[a] = true
+	}
+	return verifyBlock(o.region, scope, true)
 }
 
 func shapeSize(s []int) int {
