@@ -138,6 +138,7 @@ const (
 	OpWhile  // (init carries…, cond's captures…, body's captures…): Subs = cond, body
 	OpCond   // (i32 index, operands…, each branch's captures…): Subs = the branches
 	OpResult // (a while's or cond's result 0): its result Params.Control.Index
+
 	// Sorting (helper sortscan2, sort.go): lax.sort. Operands of one shape
 	// are sorted together along Params.Axis by the first Params.Sort.NumKeys
 	// of them; the result is operand Params.Sort.Output, permuted.
