@@ -177,28 +177,126 @@ func TestControlJVP(t *testing.T) {
 }
 
 // Reverse mode through a while loop with a dynamic trip count is JAX's
-// error; through the other control flow, Kiln's own (not supported yet).
+// error, a *DerivError.
 func TestControlReverseModeRefused(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		fn   func(x kiln.Value) kiln.Value
-		want string
-	}{
-		{"dynamic while", func(x kiln.Value) kiln.Value {
-			return kiln.WhileLoop(func(c []kiln.Value) kiln.Value { return c[0].Lt(kiln.Float(10)) },
-				func(c []kiln.Value) []kiln.Value { return []kiln.Value{c[0].Mul(kiln.Float(2))} }, x)[0]
-		}, "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with dynamic start/stop values"},
-		{"static fori", func(x kiln.Value) kiln.Value {
-			return kiln.ForiLoop(kiln.Int(0), kiln.Int(3), func(i kiln.Value, c []kiln.Value) []kiln.Value { return []kiln.Value{c[0].Mul(c[0])} }, x)[0]
-		}, "reverse-mode differentiation through fori_loop or scan is not supported by Kiln yet"},
-		{"cond", func(x kiln.Value) kiln.Value {
-			return kiln.Cond(x.Gt(kiln.Float(0)), func(o []kiln.Value) []kiln.Value { return o }, func(o []kiln.Value) []kiln.Value { return []kiln.Value{o[0].Neg()} }, x)[0]
-		}, "reverse-mode differentiation through cond or switch is not supported by Kiln yet"},
-	} {
-		_, err := kiln.Jit(kiln.Grad(tc.fn)).Run(tensor.Scalar(1.5))
-		var de *trace.DerivError
-		if !errors.As(err, &de) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: got %v, want a *DerivError saying %q", tc.name, err, tc.want)
+	fn := func(x kiln.Value) kiln.Value {
+		return kiln.WhileLoop(func(c []kiln.Value) kiln.Value { return c[0].Lt(kiln.Float(10)) },
+			func(c []kiln.Value) []kiln.Value { return []kiln.Value{c[0].Mul(kiln.Float(2))} }, x)[0]
+	}
+	_, err := kiln.Jit(kiln.Grad(fn)).Run(tensor.Scalar(1.5))
+	var de *trace.DerivError
+	const want = "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with dynamic start/stop values"
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "control_test.go:") {
+		t.Errorf("got %v, want a *DerivError saying %q at the loop's line", err, want)
+	}
+	hi := func(x, n kiln.Value) kiln.Value { // fori_loop with a traced bound is a dynamic while
+		return kiln.ForiLoop(kiln.Int(0), n, func(i kiln.Value, c []kiln.Value) []kiln.Value { return []kiln.Value{c[0].Mul(c[0])} }, x)[0]
+	}
+	_, err = kiln.Jit(kiln.Grad(hi)).Run(tensor.Scalar(1.5), tensor.Scalar(int64(3)))
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), want) {
+		t.Errorf("fori_loop with a traced bound: got %v, want %q", err, want)
+	}
+}
+
+// controlGradFns are functions of two scalars with loops and branches,
+// differentiated in reverse mode (and checked against central
+// differences) by TestControlGrad.
+var controlGradFns = map[string]func(x, w kiln.Value) kiln.Value{
+	"fori": func(x, w kiln.Value) kiln.Value {
+		return kiln.ForiLoop(kiln.Int(0), kiln.Int(5), func(i kiln.Value, c []kiln.Value) []kiln.Value {
+			return []kiln.Value{c[0].Mul(w).Sin().Add(c[1]), c[1].Mul(kiln.Float(0.9)).Add(i.Astype(tensor.F64).Mul(w))}
+		}, x, x.Mul(x))[0]
+	},
+	"scan": func(x, w kiln.Value) kiln.Value {
+		xs := kiln.Const(tensor.Must(tensor.FromSlice([]float64{0.1, 0.2, -0.3, 0.4})))
+		c, ys := kiln.Scan(func(c, e []kiln.Value) ([]kiln.Value, []kiln.Value) {
+			n := c[0].Mul(w).Add(e[0]).Tanh()
+			return []kiln.Value{n}, []kiln.Value{n.Mul(n)}
+		}, []kiln.Value{x}, []kiln.Value{xs.Mul(w)})
+		return c[0].Add(ys[0].Sum())
+	},
+	"scan reverse": func(x, w kiln.Value) kiln.Value {
+		xs := kiln.Const(tensor.Must(tensor.FromSlice([]float64{0.1, 0.2, -0.3}))).Mul(x)
+		c, ys := kiln.Scan(func(c, e []kiln.Value) ([]kiln.Value, []kiln.Value) {
+			return []kiln.Value{c[0].Mul(e[0]).Add(w)}, []kiln.Value{c[0].Exp()}
+		}, []kiln.Value{w}, []kiln.Value{xs}, kiln.ScanOptions{Reverse: true})
+		return c[0].Mul(ys[0].Index(0))
+	},
+	"cond": func(x, w kiln.Value) kiln.Value {
+		return kiln.Cond(x.Gt(kiln.Float(0.3)), func(o []kiln.Value) []kiln.Value { return []kiln.Value{o[0].Exp().Mul(w)} },
+			func(o []kiln.Value) []kiln.Value { return []kiln.Value{o[0].Cos().Add(x)} }, x.Mul(x))[0]
+	},
+	"switch": func(x, w kiln.Value) kiln.Value {
+		return kiln.Switch(kiln.Int(1), []func([]kiln.Value) []kiln.Value{
+			func(o []kiln.Value) []kiln.Value { return []kiln.Value{o[0]} },
+			func(o []kiln.Value) []kiln.Value { return []kiln.Value{o[0].Mul(o[1]).Sin()} },
+			func(o []kiln.Value) []kiln.Value { return []kiln.Value{w} },
+		}, x, w)[0]
+	},
+	"nested": func(x, w kiln.Value) kiln.Value {
+		return kiln.ForiLoop(kiln.Int(0), kiln.Int(3), func(i kiln.Value, c []kiln.Value) []kiln.Value {
+			inner := kiln.ForiLoop(kiln.Int(0), kiln.Int(2), func(j kiln.Value, d []kiln.Value) []kiln.Value {
+				return []kiln.Value{d[0].Mul(w).Add(kiln.Float(0.1)).Sin()}
+			}, c[0])
+			return kiln.Cond(inner[0].Gt(kiln.Float(0)), func(o []kiln.Value) []kiln.Value { return []kiln.Value{o[0].Mul(x)} },
+				func(o []kiln.Value) []kiln.Value { return []kiln.Value{o[0].Neg()} }, inner[0])
+		}, x)[0]
+	},
+}
+
+// Reverse mode through fori_loop (static bounds), scan, cond and switch
+// agrees with central differences, for both arguments.
+func TestControlGrad(t *testing.T) {
+	for name, fn := range controlGradFns {
+		g := kiln.Jit(kiln.Grad(fn, 0, 1), kiln.Verify())
+		f := kiln.Jit(fn)
+		for _, pt := range [][2]float64{{0.25, 0.8}, {0.7, -0.6}} {
+			got, err := g.RunAll(tensor.Scalar(pt[0]), tensor.Scalar(pt[1]))
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			for arg := range 2 {
+				const h = 1e-6
+				at := func(d float64) float64 {
+					p := pt
+					p[arg] += d
+					out, err := f.Run(tensor.Scalar(p[0]), tensor.Scalar(p[1]))
+					if err != nil {
+						t.Fatal(err)
+					}
+					return out.Data().([]float64)[0]
+				}
+				fd := (at(h) - at(-h)) / (2 * h)
+				gv := got[arg].Data().([]float64)[0]
+				if d := gv - fd; d > 1e-6 || d < -1e-6 {
+					t.Errorf("%s at %v: d/dx%d = %v, central differences %v", name, pt, arg, gv, fd)
+				}
+			}
+		}
+	}
+}
+
+// Second derivatives through loops and branches: the gradient of the
+// gradient agrees with central differences of the gradient.
+func TestControlSecondDerivative(t *testing.T) {
+	for _, name := range []string{"fori", "scan", "cond", "nested"} {
+		fn := controlGradFns[name]
+		g := kiln.Jit(kiln.Grad(fn, 0))
+		gg := kiln.Jit(kiln.Grad(func(x, w kiln.Value) kiln.Value { return kiln.Grad(fn, 0)(x, w)[0] }, 0), kiln.Verify())
+		x0, w0 := 0.25, 0.8
+		got, err := gg.Run(tensor.Scalar(x0), tensor.Scalar(w0))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		const h = 1e-5
+		hi, err1 := g.Run(tensor.Scalar(x0+h), tensor.Scalar(w0))
+		lo, err2 := g.Run(tensor.Scalar(x0-h), tensor.Scalar(w0))
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		fd := (hi.Data().([]float64)[0] - lo.Data().([]float64)[0]) / (2 * h)
+		if d := got.Data().([]float64)[0] - fd; d > 1e-5 || d < -1e-5 {
+			t.Errorf("%s: second derivative %v, central differences of the gradient %v", name, got.Data().([]float64)[0], fd)
 		}
 	}
 }

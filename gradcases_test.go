@@ -215,4 +215,31 @@ var gradCases = []gradCase{
 	{name: "convert complex", in: []spec{std(6)}, fn: one(func(x kiln.Value) kiln.Value { return x.Astype(tensor.C128).Mul(kiln.Complex(1 + 2i)).Exp().Abs() })},
 	{name: "convert to real", in: []spec{std(6)}, fn: one(func(x kiln.Value) kiln.Value { return x.Exp().Astype(tensor.F64) }), dtypes: complexDTypes},
 	{name: "convert int", in: []spec{offInt(-3, 3, 6)}, fn: one(func(x kiln.Value) kiln.Value { return x.Astype(tensor.I32).Astype(x.DType()).Mul(x) })},
+
+	// Control flow (while through fori_loop and scan, cond through cond and switch; result for their further results).
+	{name: "fori_loop", in: []spec{std(3), std(3)}, fn: two(func(x, y kiln.Value) kiln.Value {
+		r := kiln.ForiLoop(kiln.Int(0), kiln.Int(4), func(i kiln.Value, c []kiln.Value) []kiln.Value {
+			return []kiln.Value{c[0].Mul(y).Sin(), c[1].Add(c[0].Sum())}
+		}, x, kiln.Float(0))
+		return r[0].Mul(r[1])
+	})},
+	{name: "scan", in: []spec{std(5, 2), std(2)}, fn: two(func(x, y kiln.Value) kiln.Value {
+		c, ys := kiln.Scan(func(c, e []kiln.Value) ([]kiln.Value, []kiln.Value) {
+			n := c[0].Mul(e[0]).Add(y).Tanh()
+			return []kiln.Value{n}, []kiln.Value{n.Mul(e[0])}
+		}, []kiln.Value{y}, []kiln.Value{x})
+		return c[0].Add(ys[0].Sum(0))
+	})},
+	{name: "cond", in: []spec{std(3), std(3)}, fn: two(func(x, y kiln.Value) kiln.Value {
+		r := kiln.Cond(x.Sum().Gt(y.Sum()), func(o []kiln.Value) []kiln.Value { return []kiln.Value{o[0].Exp(), o[1].Mul(o[0])} },
+			func(o []kiln.Value) []kiln.Value { return []kiln.Value{o[1].Sin(), o[0]} }, x, y)
+		return r[0].Add(r[1])
+	})},
+	{name: "switch", in: []spec{std(3)}, fn: one(func(x kiln.Value) kiln.Value {
+		return kiln.Switch(kiln.Int(2), []func([]kiln.Value) []kiln.Value{
+			func(o []kiln.Value) []kiln.Value { return o },
+			func(o []kiln.Value) []kiln.Value { return []kiln.Value{o[0].Neg()} },
+			func(o []kiln.Value) []kiln.Value { return []kiln.Value{o[0].Mul(x).Cos()} },
+		}, x)[0]
+	})},
 }

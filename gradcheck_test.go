@@ -287,9 +287,7 @@ func TestGradCheckCoversEveryOp(t *testing.T) {
 		}
 	}
 	for _, op := range trace.AllOps() {
-		// Control flow has forward-mode derivatives only, checked by
-		// TestControlJVP against finite differences.
-		if op != trace.OpParam && !seen[op] && trace.RuleOf(op).NotDifferentiable == "" && op.Info().Class != trace.ClassControl {
+		if op != trace.OpParam && !seen[op] && trace.RuleOf(op).NotDifferentiable == "" {
 			t.Errorf("no gradient check goes through %s: add a case to gradCases", op)
 		}
 	}

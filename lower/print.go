@@ -166,9 +166,16 @@ func (f *Fusion) String() string {
 // their buffers.
 func (m *Module) FusedString() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d kernel(s):\n", len(m.Fusions))
+	m.writeFused(&b, "")
+	return b.String()
+}
+
+// writeFused prints the fused plan at an indent, each control kernel's
+// sub-modules nested under it.
+func (m *Module) writeFused(b *strings.Builder, indent string) {
+	fmt.Fprintf(b, "%d kernel(s):\n", len(m.Fusions))
 	for _, f := range m.Fusions {
-		b.WriteString("  " + f.String())
+		b.WriteString(indent + "  " + strings.ReplaceAll(f.String(), "\n", "\n"+indent))
 		if m.Plan != nil {
 			if id, ok := m.Plan.bufferOf(f.Outputs[0]); ok {
 				buf := m.Plan.Buffers[id]
@@ -176,12 +183,16 @@ func (m *Module) FusedString() string {
 				if buf.Output >= 0 {
 					role = fmt.Sprintf("output %d", buf.Output)
 				}
-				fmt.Fprintf(&b, "  -> buffer %d (%s %s[%d])", id, role, buf.DType, buf.Size)
+				fmt.Fprintf(b, "  -> buffer %d (%s %s[%d])", id, role, buf.DType, buf.Size)
 			}
 		}
 		b.WriteString("\n")
+		root := f.Outputs[0]
+		for i, sub := range root.Subs {
+			b.WriteString(indent + "    " + subName(root.Op, i) + ": ")
+			sub.writeFused(b, indent+"    ")
+		}
 	}
-	return b.String()
 }
 
 // DOT exports the module as a Graphviz graph, one cluster per kernel.

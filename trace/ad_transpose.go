@@ -74,10 +74,46 @@ func (l *linearization) transpose(b *builder, cts []Value) []Value {
 			add(t.v, b.attach(cts[i], "transpose"))
 		}
 	}
+	// A control-flow equation's results k ≥ 1 are result equations after
+	// it: their cotangents wait here, by its result 0, until it is reached.
+	results := map[*Var][]Value{}
 	for k := len(lp.Eqns) - 1; k >= 0 && b.err == nil; k-- {
 		e := lp.Eqns[k]
 		g, ok := ct[e.Out]
-		if !linear[e.Out] || !ok {
+		if !linear[e.Out] {
+			continue
+		}
+		switch e.Op {
+		case OpResult:
+			if ok {
+				delete(ct, e.Out)
+				rs := results[e.Args[0]]
+				if rs == nil {
+					rs = make([]Value, e.Params.Control.Index+1)
+				}
+				for len(rs) <= e.Params.Control.Index {
+					rs = append(rs, Value{})
+				}
+				rs[e.Params.Control.Index] = g
+				results[e.Args[0]] = rs
+			}
+			continue
+		case OpWhile, OpCond:
+			rs := results[e.Out]
+			if !ok && rs == nil {
+				continue
+			}
+			if rs == nil {
+				rs = []Value{{}}
+			}
+			if ok {
+				rs[0] = g
+			}
+			delete(ct, e.Out)
+			transposeControlEqn(b, e, rs, env, linear, add)
+			continue
+		}
+		if !ok {
 			continue
 		}
 		delete(ct, e.Out)
@@ -89,6 +125,30 @@ func (l *linearization) transpose(b *builder, cts []Value) []Value {
 		}
 	}
 	return res
+}
+
+// transposeControlEqn is transposeEqn for a while or cond, with the
+// cotangents of all its results (zero Values where none).
+func transposeControlEqn(b *builder, e *Eqn, cts []Value, env map[*Var]Value, linear map[*Var]bool, add func(*Var, Value)) {
+	c := &Call{Eqn: e, In: make([]Value, len(e.Args)), Linear: make([]bool, len(e.Args)), lin: b}
+	for i, a := range e.Args {
+		if c.Linear[i] = linear[a]; !c.Linear[i] {
+			c.In[i] = env[a]
+		}
+	}
+	restore := ruleMode(&e.Pos, b)
+	out := transposeControl(c, cts)
+	restore()
+	for i, a := range e.Args {
+		if !c.Linear[i] || i >= len(out) || isZero(out[i]) {
+			continue
+		}
+		g, ok := b.checkLike(e, "transpose", out[i], a)
+		if !ok {
+			return
+		}
+		add(a, g)
+	}
 }
 
 // transposeEqn applies e's transpose rule to its result's cotangent g and

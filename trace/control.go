@@ -44,10 +44,14 @@ import (
 // carries and the stacked outputs (written in place with
 // dynamic_update_slice) are the loop's carry.
 //
-// Derivatives: forward mode (JVP) through while loops and conds: the loop
-// runs primal and tangent carries together. Reverse mode through a
-// control-flow op is a *DerivError for now (JAX supports it for scan,
-// static fori_loop and cond; Kiln does not yet).
+// Derivatives, as JAX's: forward mode (JVP) through every while loop and
+// cond (the loop runs primal and tangent carries together); reverse mode
+// through conds and through while loops with a static trip count —
+// ForiLoop with literal bounds, and Scan — storing the carries of every
+// step and recomputing the body's residuals from them (rules_control_rev.go).
+// Reverse mode through a while loop whose trip count is only known at run
+// time (WhileLoop, ForiLoop with a traced bound) is a *DerivError with
+// JAX's message.
 
 // ControlParams are the static parameters of a control-flow equation.
 type ControlParams struct {

@@ -95,8 +95,8 @@ func init() {
 		OpDynamicUpdateSlice: {JVP: jvpDynamicUpdateSlice, Transpose: transposeDynamicUpdateSlice},
 
 		// Control flow (rules_control.go).
-		OpWhile:  {JVP: jvpControlFirst},
-		OpCond:   {JVP: jvpControlFirst},
+		OpWhile:  {JVP: jvpControlFirst, Transpose: transposeControlFirst},
+		OpCond:   {JVP: jvpControlFirst, Transpose: transposeControlFirst},
 		OpResult: {JVP: jvpResult},
 		// Sorting (helper sortscan2; rules_sort.go).
 		OpSort: {JVP: jvpSort},

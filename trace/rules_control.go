@@ -8,11 +8,7 @@ package trace
 // (ad_jvp.go) takes all the results, primal and tangent, from that one
 // equation, so the loop is not run twice.
 //
-// Reverse mode would need the loop split into a primal loop that stores
-// its residuals and a transposed loop (JAX's scan partial evaluation);
-// Kiln does not do that yet, so linearizing through a while or a cond is
-// a *DerivError — for a while with a dynamic trip count with JAX's own
-// message, since JAX refuses it too.
+// Reverse mode: rules_control_rev.go.
 
 // jvpControlFirst is the JVP rule of while and cond as the rule table sees
 // it: the tangent of result 0. The jvp interpreter calls controlJVP
@@ -24,6 +20,11 @@ func jvpControlFirst(c *Call) Value {
 	}
 	return ts[0]
 }
+
+// transposeControlFirst is the transpose rule of while and cond as the
+// rule table sees it: result 0's cotangent only. The transposition
+// (ad_transpose.go) calls transposeControl with every result's.
+func transposeControlFirst(c *Call, ct Value) []Value { return transposeControl(c, []Value{ct}) }
 
 // jvpResult: a result's tangent comes with its control-flow equation's
 // (ad_jvp.go); reaching this rule means that equation was not
@@ -47,21 +48,14 @@ func controlJVP(c *Call) ([]Value, []Value) {
 	if b == nil || b.err != nil {
 		return nil, nil
 	}
-	if c.lin != b {
-		if e.Op == OpWhile && !e.Params.Control.Static {
-			b.derivErr(e, "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with dynamic start/stop values. Try using lax.scan, or using fori_loop with static start/stop.")
-		} else {
-			b.derivErr(e, "reverse-mode differentiation through %s is not supported by Kiln yet (forward mode, JVP, is)", map[Op]string{OpWhile: "fori_loop or scan", OpCond: "cond or switch"}[e.Op])
-		}
-		return nil, nil
-	}
-	// Tangents in the jvp interpreter's modes would make the new loop's
-	// sub-traces inherit exactness; the sub-traces start fresh anyway.
 	tan := func(i int) Value {
 		if !e.Args[i].Type.DType.IsInexact() {
 			return Value{}
 		}
 		return c.Tangent(i)
+	}
+	if c.lin != b {
+		return linearizeControl(b, c, tan)
 	}
 	if e.Op == OpWhile {
 		return whileJVP(b, c, tan)
@@ -84,6 +78,15 @@ func inexactOf(vs []*Var) []int {
 // Values for zero) per input; the tangents of the outputs listed in want
 // are returned zeros-filled.
 func jvpProgram(b *builder, p *Program, primals, tangents []Value, want []int) ([]Value, []Value) {
+	// Values of enclosing traces (captured consts, their tangents) are
+	// brought in first: rules must see their operands in b.
+	primals = attachAll(b, "jvp", primals)
+	tangents = append([]Value{}, tangents...)
+	for i, t := range tangents {
+		if !isZero(t) {
+			tangents[i] = b.attach(t, "jvp")
+		}
+	}
 	outs, ts := (&jvp{b: b, tb: b}).run(p, primals, tangents)
 	wt := make([]Value, len(want))
 	for k, i := range want {
