@@ -37,9 +37,9 @@
 // default unsigned integer (u64, or u32) for Bits, as JAX's dtypes.float_
 // and jnp.uint.
 //
-// Permutation sorts its random keys with a bitonic network written with
-// Kiln's ops (O(n log² n)), until Kiln has a sort primitive; its result is
-// JAX's stable sort_key_val shuffle exactly.
+// Permutation and Shuffle are JAX's _shuffle: rounds of lax.sort_key_val
+// (trace.SortMany, stable, one key) of fresh random u32 keys with the
+// values as payload, so the results are JAX's exactly.
 package random
 
 import (
@@ -476,45 +476,17 @@ func gumbel(k trace.Value, shape []int, d tensor.DType) trace.Value {
 }
 
 // shuffle is JAX's _shuffle of x (a rank-1 array of n elements): rounds of
-// a stable sort by fresh 32-bit random keys, each round's key the second
-// of a split of the previous one.
+// a stable sort by fresh 32-bit random keys (lax.sort_key_val, num_keys=1,
+// x the payload), each round's key the second of a split of the previous
+// one.
 func shuffle(k trace.Value, x trace.Value, n int) trace.Value {
 	rounds := int(math.Ceil(3 * math.Log(max(1, float64(n))) / math.Log(math.MaxUint32)))
 	for range rounds {
 		sub := splitWords(k, 1)
 		k = splitWords(k, 0)
-		x = trace.Take(x, argsortStable(randomBits(sub, 32, []int{n}), n), 0)
+		x = trace.SortMany([]trace.Value{randomBits(sub, 32, []int{n}), x}, 0, 1, true)[1]
 	}
 	return x
-}
-
-// argsortStable returns the indices that sort keys (u32[n]) stably, as
-// sort_key_val's stable sort orders them: each key becomes the u64
-// key<<32 | index, so all are distinct and ties fall to the lower index,
-// and a bitonic network sorts them (padded to a power of two with the
-// largest u64): log₂m·(log₂m+1)/2 stages of a gather of each element's
-// partner and a min or max, O(n log² n) work, every index computed from
-// iota in the program. The low words of the sorted keys are the indices.
-func argsortStable(keys trace.Value, n int) trace.Value {
-	m := 1
-	for m < n {
-		m *= 2
-	}
-	v := keys.Astype(tensor.U64).Shl(u64(32)).Or(trace.Iota(tensor.U64, []int{n}, 0))
-	if m > n {
-		v = trace.Concatenate(0, v, trace.Full([]int{m - n}, u64(math.MaxUint64)))
-	}
-	i := trace.Iota(tensor.I64, []int{m}, 0)
-	for k := 2; k <= m; k *= 2 {
-		ascending := i.And(trace.Int(int64(k))).Eq(trace.Int(0))
-		for j := k / 2; j > 0; j /= 2 {
-			partner := i.Xor(trace.Int(int64(j)))
-			p := trace.Take(v, partner, 0)
-			takeMin := i.Lt(partner).Eq(ascending)
-			v = trace.Where(takeMin, v.Minimum(p), v.Maximum(p))
-		}
-	}
-	return v.Slice(0, 0, n, 1).And(u64(math.MaxUint32)).Astype(tensor.I64)
 }
 
 func fail(err error) trace.Value { return trace.Failure(err) }
