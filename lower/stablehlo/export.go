@@ -81,12 +81,28 @@ type shloFunc struct {
 
 func build(m *lower.Module) (*shloFunc, error) {
 	body := &shloBlock{}
-	vals := map[*lower.Instr]*shloVal{}
-	for _, p := range m.Params {
-		v := &shloVal{name: p.Name(), typ: typeOf(p)}
-		body.args = append(body.args, v)
-		vals[p] = v
+	params := make([]*shloVal, len(m.Params))
+	for i, p := range m.Params {
+		params[i] = &shloVal{name: p.Name(), typ: typeOf(p)}
+		body.args = append(body.args, params[i])
 	}
+	outs, err := lowerModule(m, body, params, "")
+	if err != nil {
+		return nil, err
+	}
+	return &shloFunc{body: body, outs: outs}, nil
+}
+
+// lowerModule lowers m's instructions into body, its parameters bound to
+// params, and returns its outputs. A module nested in a while or case
+// region has its names prefixed (SSA names may not shadow the enclosing
+// function's).
+func lowerModule(m *lower.Module, body *shloBlock, params []*shloVal, prefix string) ([]*shloVal, error) {
+	vals := map[*lower.Instr]*shloVal{}
+	for i, p := range m.Params {
+		vals[p] = params[i]
+	}
+	results := map[*lower.Instr][]*shloVal{} // a while's or cond's results
 	for _, in := range m.Instrs {
 		if in.Op == trace.OpParam {
 			continue
@@ -97,10 +113,26 @@ func build(m *lower.Module) (*shloFunc, error) {
 				return nil, fmt.Errorf("stablehlo: %s reads %s before it is defined", in.Name(), a.Name())
 			}
 		}
-		b := &shloBuilder{blk: body, prefix: fmt.Sprintf("t%d", in.ID)}
+		b := &shloBuilder{blk: body, prefix: fmt.Sprintf("%st%d", prefix, in.ID)}
 		x := &shloInstr{shloBuilder: b, in: in, t: typeOf(in)}
 		start := b.mark()
-		v, err := x.lower(args)
+		var v *shloVal
+		var err error
+		switch in.Op {
+		case trace.OpWhile, trace.OpCond:
+			var rs []*shloVal
+			if rs, err = x.control(args, prefix); err == nil {
+				results[in], v = rs, rs[0]
+			}
+		case trace.OpResult:
+			if rs := results[in.Args[0]]; in.Params.Control.Index < len(rs) {
+				v = rs[in.Params.Control.Index]
+			} else {
+				err = fmt.Errorf("result %d of %s, which has %d", in.Params.Control.Index, in.Args[0].Name(), len(rs))
+			}
+		default:
+			v, err = x.lower(args)
+		}
 		if err == nil && !sameType(v.typ, x.t) {
 			err = fmt.Errorf("internal error: the export computed %s", v.typ)
 		}
@@ -115,7 +147,7 @@ func build(m *lower.Module) (*shloFunc, error) {
 		added := body.ops[start:]
 		defined := v.def != nil && slices.Contains(added, v.def)
 		if defined {
-			v.def.name = in.Name()
+			v.def.name = "%" + prefix + strings.TrimPrefix(in.Name(), "%")
 		}
 		if len(x.notes) > 0 {
 			note := fmt.Sprintf("%s = %s %s: %s", in.Name(), in.TypeString(), in.Op, strings.Join(x.notes, "; "))
@@ -127,15 +159,15 @@ func build(m *lower.Module) (*shloFunc, error) {
 		}
 		vals[in] = v
 	}
-	f := &shloFunc{body: body}
+	var outs []*shloVal
 	for i, o := range m.Outputs {
 		v := vals[o]
 		if v == nil {
 			return nil, fmt.Errorf("stablehlo: output %d (%s) is not computed by the module", i, o.Name())
 		}
-		f.outs = append(f.outs, v)
+		outs = append(outs, v)
 	}
-	return f, nil
+	return outs, nil
 }
 
 // String prints the function in a module, after a header comment.
@@ -226,9 +258,6 @@ func (x *shloInstr) lower(args []*shloVal) (*shloVal, error) {
 	p := in.Params
 	if n := in.Op.Info().Arity; n >= 0 && len(args) != n {
 		return nil, fmt.Errorf("%d operands, want %d", len(args), n)
-	}
-	if in.Op.Info().Class == trace.ClassControl {
-		return nil, unsupported("control flow (%s) is not exported to StableHLO yet (stablehlo.while and stablehlo.case are not implemented)", in.Op)
 	}
 	var a, c *shloVal
 	var d tensor.DType // the first operand's dtype

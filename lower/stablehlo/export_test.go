@@ -1,7 +1,6 @@
 package stablehlo_test
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +27,17 @@ var shloCases = []struct {
 		return []trace.Value{a[0].Mul(trace.Int(2)).Add(a[1]).Mul(trace.Float(0.5))}
 	}},
 	{"f32", []trace.Abstract{abs(tensor.F32, 3), abs(tensor.F32, 3)}, floatOps},
+	{"control", []trace.Abstract{abs(tensor.F32, 3), abs(tensor.F32), abs(tensor.I32)}, func(a []trace.Value) []trace.Value {
+		r := trace.ForiLoop(trace.Int(0), trace.Int(4), func(i trace.Value, c []trace.Value) []trace.Value {
+			return []trace.Value{c[0].Mul(a[1]).Add(i.Astype(tensor.F32)), c[1].Add(c[0].Sum())}
+		}, a[0], a[1])
+		s := trace.Switch(a[2], []func([]trace.Value) []trace.Value{
+			func(o []trace.Value) []trace.Value { return []trace.Value{o[0].Neg(), o[1]} },
+			func(o []trace.Value) []trace.Value { return []trace.Value{o[0].Exp(), o[1].Mul(a[1])} },
+			func(o []trace.Value) []trace.Value { return []trace.Value{o[0], o[1].Add(trace.Float(1))} },
+		}, r[0], r[1])
+		return s
+	}},
 	{"f16", []trace.Abstract{abs(tensor.F16, 3), abs(tensor.F16, 3)}, floatOps},
 	{"bf16_f64", []trace.Abstract{abs(tensor.BF16, 2), abs(tensor.BF16, 2), abs(tensor.F64, 2), abs(tensor.F64, 2)}, func(a []trace.Value) []trace.Value {
 		return []trace.Value{a[0].Add(a[1]), a[0].FloorDiv(a[1]), a[0].Rem(a[1]), a[0].Maximum(a[1]), a[0].Sum(),
@@ -205,9 +215,7 @@ func TestStableHLOCoversEveryOp(t *testing.T) {
 		}
 	}
 	for _, op := range trace.AllOps() {
-		// Lowering drops stop_gradient; control flow is a typed
-		// UnsupportedError (TestStableHLOControlFlowUnsupported).
-		if !seen[op] && op != trace.OpStopGradient && op.Info().Class != trace.ClassControl {
+		if !seen[op] && op != trace.OpStopGradient { // lowering drops stop_gradient
 			t.Errorf("no StableHLO case exercises %s", op)
 		}
 	}
@@ -324,24 +332,4 @@ func compile(t *testing.T, inputs []trace.Abstract, opts lower.Options, fn func(
 
 func abs(d tensor.DType, shape ...int) trace.Abstract {
 	return trace.Abstract{Type: promote.Strong(d), Shape: shape}
-}
-
-// Control flow is not exported yet: a typed *UnsupportedError naming the
-// op, never a wrong module.
-func TestStableHLOControlFlowUnsupported(t *testing.T) {
-	p, err := trace.Trace(promote.Config{}, []trace.Abstract{{Type: promote.Strong(tensor.F32), Shape: []int{3}}}, func(a []trace.Value) []trace.Value {
-		return trace.ForiLoop(trace.Int(0), trace.Int(3), func(i trace.Value, c []trace.Value) []trace.Value { return []trace.Value{c[0].Mul(c[0])} }, a[0])
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := lower.Compile(p, lower.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = stablehlo.Export(m)
-	var ue *stablehlo.UnsupportedError
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "while") {
-		t.Fatalf("got %v, want an *UnsupportedError naming while", err)
-	}
 }

@@ -73,7 +73,8 @@ type shloOp struct {
 	results []*shloVal
 	attrs   []string
 	region  *shloBlock
-	comment string // printed as a // line above the op
+	extra   []*shloBlock // further regions (a while's body, a case's other branches)
+	comment string       // printed as a // line above the op
 }
 
 // shloBlock is a list of ops with block arguments: the function body or a
@@ -287,13 +288,20 @@ func (blk *shloBlock) print(b *strings.Builder, indent string) {
 		}
 		fmt.Fprintf(b, "%q(%s)", o.op, strings.Join(refs, ", "))
 		if o.region != nil {
-			args := make([]string, len(o.region.args))
-			for i, a := range o.region.args {
-				args[i] = a.name + ": " + a.typ.String()
+			b.WriteString(" (")
+			for i, r := range append([]*shloBlock{o.region}, o.extra...) {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				args := make([]string, len(r.args))
+				for i, a := range r.args {
+					args[i] = a.name + ": " + a.typ.String()
+				}
+				b.WriteString("{\n" + indent + "^bb0(" + strings.Join(args, ", ") + "):\n")
+				r.print(b, indent+"  ")
+				b.WriteString(indent + "}")
 			}
-			b.WriteString(" ({\n" + indent + "^bb0(" + strings.Join(args, ", ") + "):\n")
-			o.region.print(b, indent+"  ")
-			b.WriteString(indent + "})")
+			b.WriteString(")")
 		}
 		if len(o.attrs) > 0 {
 			b.WriteString(" {" + strings.Join(o.attrs, ", ") + "}")

@@ -2,6 +2,7 @@ package stablehlo
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -54,7 +55,14 @@ func verifyBlock(blk *shloBlock, scope map[*shloVal]bool, region bool) error {
 			}
 			continue
 		}
-		if err := verifyOp(o); err != nil {
+		var err error
+		switch o.op {
+		case "stablehlo.while", "stablehlo.case":
+			err = verifyControl(o, scope)
+		default:
+			err = verifyOp(o)
+		}
+		if err != nil {
 			return fmt.Errorf("%s = %s: %w", o.name, o.op, err)
 		}
 		for _, r := range o.results {
@@ -439,6 +447,85 @@ func verifyCHLO(o *shloOp, name string) error {
 		}
 	default:
 		return fmt.Errorf("the verifier does not know %s", o.op)
+	}
+	return nil
+}
+
+// verifyControl checks a stablehlo.while (two regions over the operands'
+// types, the cond returning one i1 scalar, the body the operands' types;
+// results of those types) or a stablehlo.case (an i32 scalar index, each
+// branch a region without arguments that may read the enclosing scope
+// and returns the results' types).
+func verifyControl(o *shloOp, scope map[*shloVal]bool) error {
+	regions := append([]*shloBlock{o.region}, o.extra...)
+	if o.region == nil {
+		return fmt.Errorf("no regions")
+	}
+	types := func(vs []*shloVal) []shloType {
+		out := make([]shloType, len(vs))
+		for i, v := range vs {
+			out[i] = v.typ
+		}
+		return out
+	}
+	same := func(what string, a, b []shloType) error {
+		if len(a) != len(b) {
+			return fmt.Errorf("%s: %d values, want %d", what, len(a), len(b))
+		}
+		for i := range a {
+			if !sameType(a[i], b[i]) {
+				return fmt.Errorf("%s %d is %s, want %s", what, i, a[i], b[i])
+			}
+		}
+		return nil
+	}
+	ret := func(r *shloBlock) []shloType {
+		if len(r.ops) == 0 {
+			return nil
+		}
+		return types(r.ops[len(r.ops)-1].args)
+	}
+	switch o.op {
+	case "stablehlo.while":
+		in := types(o.args)
+		if len(regions) != 2 {
+			return fmt.Errorf("%d regions, want cond and body", len(regions))
+		}
+		if err := same("result", types(o.results), in); err != nil {
+			return err
+		}
+		for _, r := range regions {
+			if err := same("region argument", types(r.args), in); err != nil {
+				return err
+			}
+			own := map[*shloVal]bool{} // while regions read only their arguments
+			for _, a := range r.args {
+				own[a] = true
+			}
+			if err := verifyBlock(r, own, true); err != nil {
+				return err
+			}
+		}
+		if err := same("cond's result", ret(regions[0]), []shloType{{dt: tensor.Bool}}); err != nil {
+			return err
+		}
+		return same("body's result", ret(regions[1]), in)
+	default:
+		if len(o.args) != 1 || !sameType(o.args[0].typ, shloType{dt: tensor.I32}) {
+			return fmt.Errorf("the index must be one tensor<i32>")
+		}
+		for i, r := range regions {
+			if len(r.args) != 0 {
+				return fmt.Errorf("branch %d has arguments", i)
+			}
+			inner := maps.Clone(scope)
+			if err := verifyBlock(r, inner, true); err != nil {
+				return fmt.Errorf("branch %d: %w", i, err)
+			}
+			if err := same(fmt.Sprintf("branch %d's result", i), ret(r), types(o.results)); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
