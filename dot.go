@@ -29,3 +29,14 @@ func DotGeneral(x, y Value, dims trace.DotDims, opts ...DotOption) Value {
 func EinsumPreferred(spec string, d tensor.DType, xs ...Value) Value {
 	return trace.EinsumPreferred(spec, d, xs...)
 }
+
+// Dot is jnp.dot(x, y, preferred_element_type=…) (see trace.Dot).
+func Dot(x, y Value, opts ...DotOption) Value { return trace.Dot(x, y, opts...) }
+
+// Tensordot is jnp.tensordot(x, y, axes=(xAxes, yAxes)) (see trace.Tensordot).
+func Tensordot(x, y Value, xAxes, yAxes []int, opts ...DotOption) Value {
+	return trace.Tensordot(x, y, xAxes, yAxes, opts...)
+}
+
+// TensordotN is jnp.tensordot(x, y, axes=n).
+func TensordotN(x, y Value, n int, opts ...DotOption) Value { return trace.TensordotN(x, y, n, opts...) }

@@ -18,8 +18,10 @@ import (
 // transposes materialised) after summing out the letters only one operand
 // has; with three or more operands the next pair is the one whose result
 // is smallest (JAX's opt_einsum "greedy" in spirit). Dtypes promote as
-// dot_general's. Not supported (typed errors): "..." and a letter
-// repeated within one operand (a diagonal).
+// dot_general's; a sum over an operand's own letters keeps its dtype
+// (JAX's lax.reduce: an int8 einsum is int8, as in JAX and NumPy). Not
+// supported (typed errors): "..." and a letter repeated within one
+// operand (a diagonal).
 func Einsum(spec string, xs ...Value) Value { return einsum(spec, xs, dotOpts{}) }
 
 // EinsumPreferred is jnp.einsum(spec, *xs, preferred_element_type=d), as
@@ -145,19 +147,19 @@ func einsum(spec string, xs []Value, o dotOpts) Value {
 			}
 		}
 		if len(axes) > 0 {
-			x := t.x
-			if !o.set {
-				terms[i] = term{x.Sum(axes...), keep}
-				return
-			}
 			// JAX's einsum sums with lax.reduce, in the operand's dtype
-			// (widened to the preferred one first when that is wider);
-			// Sum's wider integer accumulator converted back is the
-			// same sum, wrapped.
-			if widens(x, o.preferred) {
+			// (widened to the preferred one first when that is wider):
+			// Sum's wider integer accumulator converted back is the same
+			// sum, wrapped, and of bool the logical or.
+			x := t.x
+			if o.set && widens(x, o.preferred) {
 				x = x.Astype(o.preferred)
 			}
-			terms[i] = term{x.Sum(axes...).Astype(x.Type().DType), keep}
+			sum := x.Sum(axes...)
+			if d := x.Type().DType; sum.Type().DType != d {
+				sum = sum.Astype(d)
+			}
+			terms[i] = term{sum, keep}
 		}
 	}
 	for i := range terms {

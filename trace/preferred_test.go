@@ -156,3 +156,31 @@ func TestEinsumPreferred(t *testing.T) {
 		t.Errorf("bf16 einsum with i32: %v", err)
 	}
 }
+
+// jnp.dot and jnp.tensordot's bad shapes and axes are *ShapeErrors naming
+// their op and the caller's line; their preferred type is dot_general's.
+func TestDotTensordotErrors(t *testing.T) {
+	abs := []trace.Abstract{{Type: promote.Strong(tensor.I8), Shape: []int{2, 3}}, {Type: promote.Strong(tensor.I8), Shape: []int{2, 3}}}
+	for _, tc := range []struct {
+		op, want string
+		fn       func(x, y trace.Value) trace.Value
+	}{
+		{"dot", "contracting dimensions", func(x, y trace.Value) trace.Value { return trace.Dot(x, y) }},
+		{"tensordot", "equal length", func(x, y trace.Value) trace.Value { return trace.Tensordot(x, y, []int{0}, []int{0, 1}) }},
+		{"tensordot", "out of range", func(x, y trace.Value) trace.Value { return trace.Tensordot(x, y, []int{2}, []int{0}) }},
+		{"tensordot", "exceeds input ranks", func(x, y trace.Value) trace.Value { return trace.TensordotN(x, y, 3) }},
+		{"tensordot", "appears twice", func(x, y trace.Value) trace.Value { return trace.Tensordot(x, y, []int{0, -2}, []int{0, 1}) }},
+	} {
+		_, err := trace.Trace(promote.Config{}, abs, func(a []trace.Value) []trace.Value { return []trace.Value{tc.fn(a[0], a[1])} })
+		var se *trace.ShapeError
+		if !errors.As(err, &se) || se.Op != tc.op || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "preferred_test.go:") {
+			t.Errorf("%s: %v, want a *ShapeError of %s saying %q at this file", tc.op, err, tc.op, tc.want)
+		}
+	}
+	p, err := trace.Trace(promote.Config{}, abs, func(a []trace.Value) []trace.Value {
+		return []trace.Value{trace.Tensordot(a[0], a[1], []int{0, 1}, []int{0, 1}, trace.PreferredElementType(tensor.F32))}
+	})
+	if err != nil || p.Outputs[0].TypeString() != "f32[]" {
+		t.Errorf("tensordot to f32: %v %v", p, err)
+	}
+}

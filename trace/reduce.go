@@ -251,13 +251,17 @@ func MatMul(x, y Value, opts ...DotOption) Value {
 // has the batch dims, then x's free dims, then y's free dims. The options
 // are lax.dot_general's (PreferredElementType).
 func DotGeneral(x, y Value, dims DotDims, opts ...DotOption) Value {
-	const op = "dot_general"
+	return dotGeneral("dot_general", x, y, dims, opts)
+}
+
+// dotGeneral is DotGeneral with errors naming op (jnp.dot, tensordot).
+func dotGeneral(op string, x, y Value, dims DotDims, opts []DotOption) Value {
 	if v, bad := zeroOperand(op, x, y); bad {
 		return v
 	}
 	b, ok := builderOf(op, x, y)
 	if b == nil {
-		return freeOp(func(b *builder) Value { return DotGeneral(b.attach(x, op), b.attach(y, op), dims, opts...) })
+		return freeOp(func(b *builder) Value { return dotGeneral(op, b.attach(x, op), b.attach(y, op), dims, opts) })
 	}
 	if !ok || b.err != nil {
 		return Value{b: b}

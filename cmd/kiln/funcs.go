@@ -105,6 +105,21 @@ var functions = map[string]*function{
 	"matmul": {params: []param{{"a", kArray, ""}, {"b", kArray, ""}, {"preferred_element_type", kDType, "None"}},
 		summary: "numpy.matmul, as a @ b; preferred_element_type=f32 computes in that dtype (jax.numpy's)",
 		apply:   func(a *bound) trace.Value { return trace.MatMul(a.x("a"), a.x("b"), a.dotOptions()...) }},
+	"dot": {params: []param{{"a", kArray, ""}, {"b", kArray, ""}, {"preferred_element_type", kDType, "None"}},
+		summary: "numpy.dot: a's last axis with b's second-to-last (b a vector: its only axis); scalars multiply",
+		apply:   func(a *bound) trace.Value { return trace.Dot(a.x("a"), a.x("b"), a.dotOptions()...) }},
+	"tensordot": {params: []param{{"a", kArray, ""}, {"b", kArray, ""}, {"axes", kAxes, "2"}, {"preferred_element_type", kDType, "None"}},
+		summary: "numpy.tensordot: axes=n contracts a's last n axes with b's first n; axes=(i, j) a's axis i with b's j",
+		apply: func(a *bound) trace.Value {
+			switch ax, _ := a.axes("axes"); len(ax) {
+			case 1:
+				return trace.TensordotN(a.x("a"), a.x("b"), ax[0], a.dotOptions()...)
+			case 2:
+				return trace.Tensordot(a.x("a"), a.x("b"), ax[:1], ax[1:], a.dotOptions()...)
+			default:
+				return trace.Failure(&trace.ShapeError{Op: "tensordot", Msg: fmt.Sprintf("axes must be an int n or a pair (i, j) of axes, got %v", ax)})
+			}
+		}},
 	"astype": {params: []param{{"x", kArray, ""}, {"dtype", kDType, ""}}, summary: "explicit, strong convert",
 		apply: func(a *bound) trace.Value { return a.x("x").Astype(a.dtype) }},
 	"sum":  reduction(trace.OpReduceSum, "sum over axes (narrow ints and bool accumulate in the default int)"),

@@ -20,6 +20,12 @@ func TestEvalPreferredElementType(t *testing.T) {
 		{"bf16 in f32", append(bf, "matmul(x, y, preferred_element_type=f32)"), "f32[1,1] [[1.0039062]]\n"},
 		{"einsum", append(i8, "einsum('ij,jk->ki', a, b, preferred_element_type=i32)"), "i32[1,1] [[20000]]\n"},
 		{"einsum operands then keyword", append(i8, "einsum('ij,jk,kl->il', a, b, a, preferred_element_type=i64)"), "i64[1,2] [[2000000 2000000]]\n"},
+		{"dot", append(i8, "dot(a, b, preferred_element_type=i32)"), "i32[1,1] [[20000]]\n"},
+		{"dot wraps", append(i8, "dot(a, b)"), "i8[1,1] [[32]]\n"},
+		{"dot scalar", []string{"--arg", "b=i8[2]:1,2", "dot(3, b)"}, "i8[2] [3 6]\n"},
+		{"tensordot n", []string{"--arg", "a=i32[2,3]:arange", "--arg", "b=i32[3,2]:arange", "tensordot(a, b, axes=1)"}, "i32[2,2] [[10 13] [28 40]]\n"},
+		{"tensordot default", []string{"--arg", "a=i32[2,3]:arange", "--arg", "b=i32[2,3]:arange", "tensordot(a, b)"}, "i32[] 55\n"},
+		{"tensordot pair", append(i8, "tensordot(a, b, axes=(1, 0), preferred_element_type=i64)"), "i64[1,1] [[20000]]\n"},
 	})
 	for _, tc := range []struct{ expr, want string }{
 		{"matmul(a, b, preferred_element_type=bool)", "preferred_element_type=bool is incompatible with i8 operands"},
@@ -27,6 +33,9 @@ func TestEvalPreferredElementType(t *testing.T) {
 		{"matmul(a, b, preferred_element_type=u32)", "must have the signedness of the i8 operands"},
 		{"einsum('ij,jk', a, b, preferred_element_type=c64)", "einsum"},
 		{"matmul(a, b, preferred_element_type=float99)", "unknown dtype"},
+		{"tensordot(a, b, axes=(1, 0, 1))", "axes must be an int n or a pair"},
+		{"tensordot(a, b, axes=3)", "exceeds input ranks"},
+		{"dot(a, a)", "contracting dimensions"},
 	} {
 		_, errOut, status := eval(append(i8, tc.expr)...)
 		if status != 1 || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "<expr>:1:") && !strings.Contains(errOut, "unknown dtype") {
