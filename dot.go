@@ -39,4 +39,6 @@ func Tensordot(x, y Value, xAxes, yAxes []int, opts ...DotOption) Value {
 }
 
 // TensordotN is jnp.tensordot(x, y, axes=n).
-func TensordotN(x, y Value, n int, opts ...DotOption) Value { return trace.TensordotN(x, y, n, opts...) }
+func TensordotN(x, y Value, n int, opts ...DotOption) Value {
+	return trace.TensordotN(x, y, n, opts...)
+}
