@@ -15,8 +15,13 @@ import (
 // runs of sortRun, then bottom-up merges between two halves of a
 // per-worker scratch area — comparing the key operands lexicographically
 // in JAX's order; the result operand's elements are then moved into place
-// by that permutation. Rows run in parallel; nothing is allocated per Run
-// once a worker's scratch has grown to a row (2·n ints).
+// by that permutation. One real key (the common case: sort, argsort,
+// top_k, random permutations) is first mapped to an unsigned number whose
+// order is JAX's (keyFuncOf), and (key, element number) pairs are sorted
+// directly: by a stable LSD radix sort from radixMin elements, merged
+// below. Rows run in parallel;
+// nothing is allocated per Run once a worker's scratch has grown to a row
+// (2·n pairs).
 
 const sortRun = 16 // insertion-sorted run length before merging
 
@@ -24,14 +29,16 @@ const sortRun = 16 // insertion-sorted run length before merging
 type elemCmp func(p unsafe.Pointer, i, j int) int
 
 type sortKernel struct {
-	keys  []int     // sources of the key operands
-	cmps  []elemCmp // their comparisons
-	src   int       // source of the result operand
-	out   int
-	size  int // bytes per result element
-	n     int // elements per row
-	inner int // stride of the sorted axis (elements)
-	rows  int
+	keys     []int     // sources of the key operands
+	cmps     []elemCmp // their comparisons
+	key1     keyFunc   // one real key: its unsigned sort key, else nil
+	keyBytes int       // the key's width in bytes
+	src      int       // source of the result operand
+	out      int
+	size     int // bytes per result element
+	n        int // elements per row
+	inner    int // stride of the sorted axis (elements)
+	rows     int
 }
 
 func (x *cpuExec) compileSort(root *lower.Instr) (kernel, error) {
@@ -54,6 +61,9 @@ func (x *cpuExec) compileSort(root *lower.Instr) (kernel, error) {
 		}
 		k.keys = append(k.keys, x.source(a))
 		k.cmps = append(k.cmps, c)
+	}
+	if s.NumKeys == 1 {
+		k.key1, k.keyBytes = keyFuncOf(root.Args[0].DType)
 	}
 	return k, nil
 }
@@ -94,6 +104,10 @@ func (s *sortRowState) compare(a, b int) int {
 }
 
 func (k *sortKernel) runRange(rs *runState, w *worker, lo, hi int) {
+	if k.key1 != nil {
+		k.runKeyed(rs, w, lo, hi)
+		return
+	}
 	n := k.n
 	buf := unsafe.Slice((*int)(w.temp(2*n*8)), 2*n)
 	perm, tmp := buf[:n], buf[n:]
@@ -256,4 +270,166 @@ func cmpHalf(inf uint16) elemCmp {
 	return func(p unsafe.Pointer, i, j int) int {
 		return cmp.Compare(key(at[uint16](p, i)), key(at[uint16](p, j)))
 	}
+}
+
+// keyFunc reads element i of an array at p as an unsigned key of the
+// element's width whose order is JAX's sort order of the element.
+type keyFunc func(p unsafe.Pointer, i int) uint64
+
+// keyFuncOf returns d's key function and key bytes; nil for complex, which
+// has two parts (the general path compares those).
+func keyFuncOf(d tensor.DType) (keyFunc, int) {
+	switch d {
+	case tensor.Bool, tensor.U8:
+		return func(p unsafe.Pointer, i int) uint64 { return uint64(at[uint8](p, i)) }, 1
+	case tensor.U16:
+		return func(p unsafe.Pointer, i int) uint64 { return uint64(at[uint16](p, i)) }, 2
+	case tensor.U32:
+		return func(p unsafe.Pointer, i int) uint64 { return uint64(at[uint32](p, i)) }, 4
+	case tensor.U64:
+		return func(p unsafe.Pointer, i int) uint64 { return at[uint64](p, i) }, 8
+	case tensor.I8: // two's complement with the sign bit flipped orders as unsigned
+		return func(p unsafe.Pointer, i int) uint64 { return uint64(at[uint8](p, i) ^ 1<<7) }, 1
+	case tensor.I16:
+		return func(p unsafe.Pointer, i int) uint64 { return uint64(at[uint16](p, i) ^ 1<<15) }, 2
+	case tensor.I32:
+		return func(p unsafe.Pointer, i int) uint64 { return uint64(at[uint32](p, i) ^ 1<<31) }, 4
+	case tensor.I64:
+		return func(p unsafe.Pointer, i int) uint64 { return at[uint64](p, i) ^ 1<<63 }, 8
+	case tensor.F16:
+		return func(p unsafe.Pointer, i int) uint64 { return floatKey(uint64(at[uint16](p, i)), 16, 10) }, 2
+	case tensor.BF16:
+		return func(p unsafe.Pointer, i int) uint64 { return floatKey(uint64(at[uint16](p, i)), 16, 7) }, 2
+	case tensor.F32:
+		return func(p unsafe.Pointer, i int) uint64 { return floatKey(uint64(at[uint32](p, i)), 32, 23) }, 4
+	case tensor.F64:
+		return func(p unsafe.Pointer, i int) uint64 { return floatKey(at[uint64](p, i), 64, 52) }, 8
+	}
+	return nil, 0
+}
+
+// floatKey maps the bits of a float of the given width and mantissa
+// length to its order as an unsigned number of that width: ±0 to one key,
+// every NaN to the largest, sign-magnitude to offset binary (negatives
+// below the sign bit, positives above).
+func floatKey(b uint64, width, mant int) uint64 {
+	sign := uint64(1) << (width - 1)
+	mag := b &^ sign
+	inf := (sign - 1) &^ (uint64(1)<<mant - 1)
+	switch {
+	case mag > inf:
+		return sign | (sign - 1) // NaN: all ones
+	case mag == 0:
+		return sign // both zeros
+	case b&sign != 0:
+		return sign - mag
+	}
+	return sign + mag
+}
+
+// keyed is an element's sort key and its number along the row.
+type keyed struct {
+	k uint64
+	i int
+}
+
+// runKeyed sorts rows by one real key: (key, number) pairs merged stably.
+func (k *sortKernel) runKeyed(rs *runState, w *worker, lo, hi int) {
+	n := k.n
+	buf := unsafe.Slice((*keyed)(w.temp(2*n*int(unsafe.Sizeof(keyed{})))), 2*n)
+	pairs, tmp := buf[:n], buf[n:]
+	dst, src, keys := rs.srcs[k.out], rs.srcs[k.src], rs.srcs[k.keys[0]]
+	for r := lo; r < hi; r++ {
+		base := (r/k.inner)*n*k.inner + r%k.inner
+		for i := range pairs {
+			pairs[i] = keyed{k.key1(keys, base+i*k.inner), i}
+		}
+		sorted := pairs
+		if n >= radixMin {
+			sorted = radixKeyed(pairs, tmp, k.keyBytes)
+		} else {
+			sorted = mergeKeyed(pairs, tmp)
+		}
+		for i, p := range sorted {
+			moveElem(dst, src, base+i*k.inner, base+p.i*k.inner, k.size)
+		}
+	}
+}
+
+// radixMin is the row length from which one key is radix sorted: below
+// it, the 256-bucket histograms cost more than merging.
+const radixMin = 256
+
+// radixKeyed sorts pairs by their keys of nbytes bytes with a stable
+// least-significant-digit radix sort, a byte per pass (passes whose byte
+// is the same in every key are skipped), using tmp as the other half; it
+// returns whichever holds the result.
+func radixKeyed(a, tmp []keyed, nbytes int) []keyed {
+	var count [8][256]int
+	for _, p := range a {
+		for b := range nbytes {
+			count[b][byte(p.k>>(8*b))]++
+		}
+	}
+	from, to := a, tmp
+	for b := range nbytes {
+		c := &count[b]
+		shift := 8 * b
+		if c[byte(from[0].k>>shift)] == len(from) {
+			continue // one digit: the pass would not move anything
+		}
+		sum := 0
+		for d, m := range c {
+			c[d] = sum
+			sum += m
+		}
+		for _, p := range from {
+			d := byte(p.k >> shift)
+			to[c[d]] = p
+			c[d]++
+		}
+		from, to = to, from
+	}
+	return from
+}
+
+// mergeKeyed is mergeSort for keyed pairs.
+func mergeKeyed(a, tmp []keyed) []keyed {
+	n := len(a)
+	for lo := 0; lo < n; lo += sortRun {
+		hi := min(lo+sortRun, n)
+		for i := lo + 1; i < hi; i++ {
+			v := a[i]
+			j := i
+			for ; j > lo && v.k < a[j-1].k; j-- {
+				a[j] = a[j-1]
+			}
+			a[j] = v
+		}
+	}
+	from, to := a, tmp
+	for width := sortRun; width < n; width *= 2 {
+		for lo := 0; lo < n; lo += 2 * width {
+			mid, hi := min(lo+width, n), min(lo+2*width, n)
+			i, j, o := lo, mid, lo
+			if mid >= hi || from[mid-1].k <= from[mid].k { // already in order
+				copy(to[lo:hi], from[lo:hi])
+				continue
+			}
+			for i < mid && j < hi {
+				if from[j].k < from[i].k {
+					to[o] = from[j]
+					j++
+				} else {
+					to[o] = from[i]
+					i++
+				}
+				o++
+			}
+			o += copy(to[o:], from[i:mid])
+			copy(to[o:], from[j:hi])
+		}
+		from, to = to, from
+	}
+	return from
 }
