@@ -34,7 +34,7 @@ inline int sortord_$S($T a, $T b) {
 		case d == tensor.F16 || d == tensor.BF16:
 			inf := map[tensor.DType]string{tensor.F16: "0x7c00", tensor.BF16: "0x7f80"}[d]
 			defHelper("sortord_"+c.sfx, expand(`
-// 16-bit floats by their bits: sign-magnitude to int, ±0 to 0, NaN above all.
+// 16-bit floats by their bits: sign-magnitude to int, +-0 to 0, NaN above all.
 inline int sortkey_$S(ushort h) { const int m = h & 0x7fff; return m > `+inf+` ? 0x8000 : ((h & 0x8000) ? -m : m); }
 inline int sortord_$S(ushort a, ushort b) { const int x = sortkey_$S(a), y = sortkey_$S(b); return (x > y) - (x < y); }`, d), false)
 		case d.IsComplex():
