@@ -171,6 +171,15 @@ func TestCheckCatchesBrokenPrograms(t *testing.T) {
 		{"dot dimension numbers", trace.CheckParams, "contracting", func(t *testing.T, p *trace.Program) {
 			p.Eqns[find(t, p, trace.OpDot)].Params.Dot.RhsContract = []int{1}
 		}},
+		{"refused preferred_element_type", trace.CheckParams, "narrower", func(t *testing.T, p *trace.Program) {
+			e := p.Eqns[find(t, p, trace.OpDot)]
+			e.Params.Preferred, e.Params.HasPreferred = tensor.F16, true
+			e.Out.Type = promote.Strong(tensor.F16)
+		}},
+		{"result not of the preferred type", trace.CheckType, "the result", func(t *testing.T, p *trace.Program) {
+			e := p.Eqns[find(t, p, trace.OpDot)]
+			e.Params.Preferred, e.Params.HasPreferred = tensor.F64, true
+		}},
 		{"constant without a value", trace.CheckParams, "without a value", func(t *testing.T, p *trace.Program) {
 			p.Eqns[find(t, p, trace.OpConst)].Params.Value = nil
 		}},

@@ -451,5 +451,18 @@ func (g *gen) pickMatMul(s step) (step, bool) {
 	c := cands[r.Intn(len(cands))]
 	s.args = append(s.args, operand{ref: c.ref})
 	s.swap = c.swap
+	// A quarter of the matmuls take a preferred_element_type other than
+	// the operands' dtype, among those JAX allows.
+	if common, err := g.c.Config.ResultType(g.types[s.args[0].ref], g.types[c.ref]); err == nil && r.Intn(4) == 0 {
+		var prefs []tensor.DType
+		for _, d := range g.o.DTypes {
+			if d != common.DType && trace.PreferredRefusal(common.DType, d) == "" {
+				prefs = append(prefs, d)
+			}
+		}
+		if len(prefs) > 0 {
+			s.dtype, s.pref = prefs[r.Intn(len(prefs))], true
+		}
+	}
 	return s, true
 }

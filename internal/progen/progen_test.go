@@ -28,6 +28,9 @@ func TestGenerateTraces(t *testing.T) {
 		}
 		for _, e := range p.Eqns {
 			seen[e.Op.String()]++
+			if e.Params.HasPreferred {
+				seen["dot_general with preferred_element_type"]++
+			}
 		}
 		for _, s := range c.Ops() {
 			seen["step "+s]++
@@ -37,6 +40,9 @@ func TestGenerateTraces(t *testing.T) {
 		if op != trace.OpParam && op.Info().Class != trace.ClassControl && seen[op.String()] == 0 {
 			t.Errorf("op %s never drawn", op)
 		}
+	}
+	if seen["dot_general with preferred_element_type"] == 0 {
+		t.Error("no matmul with a preferred_element_type drawn")
 	}
 	for _, d := range tensor.AllDTypes() {
 		if dtypes[d] == 0 {

@@ -132,6 +132,7 @@ type step struct {
 	stride int
 	keep   bool
 	swap   bool
+	pref   bool    // kMatMul: preferred_element_type dtype
 	n      int64   // integer_pow exponent
 	lo, hi float64 // kSafeAstype clamp
 	mode   trace.IndexMode
@@ -185,6 +186,9 @@ func (s *step) apply(vals []trace.Value) trace.Value {
 		b := s.args[1].value(vals)
 		if s.swap {
 			b = swapLast(b)
+		}
+		if s.pref {
+			return trace.MatMul(a, b, trace.PreferredElementType(s.dtype))
 		}
 		return a.MatMul(b)
 	case kFlip, kIndex, kTake, kScatter, kDynSlice, kDynUpdate:
@@ -251,10 +255,14 @@ func (s *step) String() string {
 	case kArg:
 		return fmt.Sprintf("%s(%s, axis=%d)", s.op, a, s.axis)
 	case kMatMul:
-		if s.swap {
-			return fmt.Sprintf("matmul(%s, swapaxes(%s))", args[0], args[1])
+		pref := ""
+		if s.pref {
+			pref = ", preferred_element_type=" + s.dtype.String()
 		}
-		return fmt.Sprintf("matmul(%s)", a)
+		if s.swap {
+			return fmt.Sprintf("matmul(%s, swapaxes(%s)%s)", args[0], args[1], pref)
+		}
+		return fmt.Sprintf("matmul(%s%s)", a, pref)
 	case kFlip, kIndex, kTake, kScatter, kDynSlice, kDynUpdate:
 		return s.indexString(args)
 	case kSort:
