@@ -288,8 +288,8 @@ func checkConcat(op Op, args []Abstract, out Abstract, p *Params) error {
 }
 
 // checkDot: operands of one type, the result of that type or, with a
-// preferred_element_type, of that strong dtype (which JAX's rule must
-// allow for the operands' dtype); the result's shape the dimension
+// preferred_element_type, of that dtype with the operands' weak flag
+// (JAX's rule must allow it for the operands' dtype); the result's shape the dimension
 // numbers' (dotShape).
 func checkDot(op Op, args []Abstract, out Abstract, p *Params) error {
 	if err := sameType("operand 1", args[1].Type, args[0].Type); err != nil {
@@ -300,7 +300,7 @@ func checkDot(op Op, args []Abstract, out Abstract, p *Params) error {
 		if msg := PreferredRefusal(args[0].Type.DType, p.Preferred); msg != "" {
 			return fault(CheckParams, "%s", msg)
 		}
-		want = promote.Strong(p.Preferred)
+		want = preferredType(want, p.Preferred)
 	}
 	if err := sameType("the result", out.Type, want); err != nil {
 		return err

@@ -95,7 +95,9 @@
 //     version with the integer-to-float special case; newer JAX only
 //     refuses an integer result narrower than its operands), and the
 //     product is the dot of both operands converted to the preferred
-//     dtype, a strong result. The equation keeps the param (programs
+//     dtype: strong from the jax.numpy functions (MatMul, Dot, Tensordot,
+//     EinsumPreferred), weak from DotGeneral when both operands are weak
+//     (lax's standard weak-type rule). The equation keeps the param (programs
 //     print preferred_element_type=f32, as jaxprs do); lowering expands it
 //     into converts and a dot_general of that dtype.
 //   - Caller positions skip Kiln's own non-test files (trace and the root

@@ -17,7 +17,7 @@ func Dot(x, y Value, opts ...DotOption) Value {
 	default:
 		d = DotDims{LhsContract: []int{xr - 1}, RhsContract: []int{yr - 2}}
 	}
-	return dotGeneral("dot", x, y, d, opts)
+	return jnpResult(dotGeneral("dot", x, y, d, opts), dotOptions(opts))
 }
 
 // Tensordot is jnp.tensordot(x, y, axes=(xAxes, yAxes)): x's axes xAxes
@@ -46,7 +46,7 @@ func Tensordot(x, y Value, xAxes, yAxes []int, opts ...DotOption) Value {
 	if !ok1 || !ok2 {
 		return fail("axes %v and %v out of range for shapes %s and %s", xAxes, yAxes, shapeString(xs), shapeString(ys))
 	}
-	return dotGeneral("tensordot", x, y, DotDims{LhsContract: la, RhsContract: ra}, opts)
+	return jnpResult(dotGeneral("tensordot", x, y, DotDims{LhsContract: la, RhsContract: ra}, opts), dotOptions(opts))
 }
 
 // TensordotN is jnp.tensordot(x, y, axes=n): x's last n axes contracted
@@ -57,5 +57,5 @@ func TensordotN(x, y Value, n int, opts ...DotOption) Value {
 		return Failure(&ShapeError{Op: "tensordot", Pos: callerPos(), Shapes: [][]int{x.Shape(), y.Shape()},
 			Msg: fmt.Sprintf("number of tensordot axes (axes %d) exceeds input ranks (%d and %d)", n, xr, yr)})
 	}
-	return dotGeneral("tensordot", x, y, DotDims{LhsContract: span(xr-n, n), RhsContract: span(0, n)}, opts)
+	return jnpResult(dotGeneral("tensordot", x, y, DotDims{LhsContract: span(xr-n, n), RhsContract: span(0, n)}, opts), dotOptions(opts))
 }

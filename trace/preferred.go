@@ -21,7 +21,9 @@ type dotOpts struct {
 // integers are exact in a wider d, so a wider d is "accumulate wide, do not
 // round back": bf16 × bf16 with d = f32 is the f32 sum unrounded, i8 × i8
 // with d = i32 is the exact i32 sum where the i8 result would wrap. The
-// result is strong (JAX's output_weak_type = False).
+// result of DotGeneral is weak only when both operands are (lax's
+// standard weak-type rule); of MatMul, Dot, Tensordot and EinsumPreferred
+// it is strong (jax.numpy's output_weak_type = False).
 //
 // The operands are first promoted to their common dtype as without the
 // option, and d is checked against that dtype c by JAX's rule
@@ -83,7 +85,24 @@ func dotResult(common promote.Type, dims DotDims, o dotOpts) (promote.Type, Para
 		return common, p, msg
 	}
 	p.Preferred, p.HasPreferred = o.preferred, true
-	return promote.Strong(o.preferred), p, ""
+	return preferredType(common, o.preferred), p, ""
+}
+
+// preferredType is the result type of a dot_general of operands of type
+// common with preferred_element_type d: d, weak when the operands are
+// (lax.dot_general's standard weak-type rule; bool is never weak).
+func preferredType(common promote.Type, d tensor.DType) promote.Type {
+	return promote.Type{DType: d, Weak: common.Weak && d != tensor.Bool}
+}
+
+// jnpResult makes a jax.numpy contraction's result strong when a preferred
+// type was given (jnp.matmul, dot, tensordot and einsum convert to it with
+// weak_type=False; lax.dot_general keeps its operands' weak flag).
+func jnpResult(v Value, o dotOpts) Value {
+	if !o.set || v.b == nil || v.b.err != nil || !v.Type().Weak {
+		return v
+	}
+	return ConvertTo(v, promote.Strong(o.preferred), "jax.numpy's preferred_element_type result is strong")
 }
 
 // preferredErr records the *DTypeError of a refused preferred type: the

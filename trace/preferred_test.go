@@ -83,9 +83,10 @@ func TestPreferredElementTypeRule(t *testing.T) {
 }
 
 // The rule applies to the operands' promoted dtype (u8 and i8 promote to
-// i16, so i32 is allowed and u8 is not), and a preferred type makes even a
-// product of weak operands strong (jnp.matmul's output_weak_type=False);
-// without one the result stays weak. The printed program shows the
+// i16, so i32 is allowed and u8 is not). A preferred type makes even a
+// product of weak operands strong in the jax.numpy functions
+// (output_weak_type=False), not in lax.dot_general; without one the
+// result stays weak. The printed program shows the
 // preferred type as a jaxpr does.
 func TestPreferredElementTypePromotion(t *testing.T) {
 	abs := []trace.Abstract{{Type: promote.Strong(tensor.U8), Shape: []int{2, 3}}, {Type: promote.Strong(tensor.I8), Shape: []int{3}}}
@@ -108,19 +109,31 @@ func TestPreferredElementTypePromotion(t *testing.T) {
 		t.Errorf("u8 @ i8 with u16 (signed i16 operands): %v", err)
 	}
 	weak := []trace.Abstract{{Type: promote.WeakOf(tensor.F32), Shape: []int{2, 2}}, {Type: promote.WeakOf(tensor.F32), Shape: []int{2, 2}}}
+	f32, f64 := []trace.DotOption{trace.PreferredElementType(tensor.F32)}, []trace.DotOption{trace.PreferredElementType(tensor.F64)}
+	dims := trace.DotDims{LhsContract: []int{1}, RhsContract: []int{0}}
 	for _, tc := range []struct {
-		opts []trace.DotOption
+		name string
+		fn   func(x, y trace.Value) trace.Value
 		want promote.Type
-	}{{nil, promote.WeakOf(tensor.F32)}, {[]trace.DotOption{trace.PreferredElementType(tensor.F32)}, promote.Strong(tensor.F32)},
-		{[]trace.DotOption{trace.PreferredElementType(tensor.F64)}, promote.Strong(tensor.F64)}} {
-		p, err := trace.Trace(promote.Config{}, weak, func(a []trace.Value) []trace.Value {
-			return []trace.Value{trace.MatMul(a[0], a[1], tc.opts...)}
-		})
+	}{
+		{"matmul", func(x, y trace.Value) trace.Value { return trace.MatMul(x, y) }, promote.WeakOf(tensor.F32)},
+		{"matmul f32", func(x, y trace.Value) trace.Value { return trace.MatMul(x, y, f32...) }, promote.Strong(tensor.F32)},
+		{"matmul f64", func(x, y trace.Value) trace.Value { return trace.MatMul(x, y, f64...) }, promote.Strong(tensor.F64)},
+		{"dot f64", func(x, y trace.Value) trace.Value { return trace.Dot(x, y, f64...) }, promote.Strong(tensor.F64)},
+		{"tensordot f64", func(x, y trace.Value) trace.Value { return trace.TensordotN(x, y, 1, f64...) }, promote.Strong(tensor.F64)},
+		{"einsum f64", func(x, y trace.Value) trace.Value { return trace.EinsumPreferred("ij,jk", tensor.F64, x, y) }, promote.Strong(tensor.F64)},
+		// lax.dot_general: the standard weak-type rule (weak when every operand is).
+		{"dot_general f64", func(x, y trace.Value) trace.Value { return trace.DotGeneral(x, y, dims, f64...) }, promote.WeakOf(tensor.F64)},
+	} {
+		p, err := trace.Trace(promote.Config{}, weak, func(a []trace.Value) []trace.Value { return []trace.Value{tc.fn(a[0], a[1])} })
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := p.Outputs[0].Type; got != tc.want {
-			t.Errorf("weak f32 @ weak f32 with %d options: %s, want %s", len(tc.opts), got, tc.want)
+			t.Errorf("weak f32, weak f32: %s gives %s, want %s\n%s", tc.name, got, tc.want, p)
+		}
+		if err := p.Check(); err != nil {
+			t.Errorf("%s: %v", tc.name, err)
 		}
 	}
 }

@@ -244,7 +244,7 @@ func MatMul(x, y Value, opts ...DotOption) Value {
 	if len(yv.Shape) > 1 {
 		out = append(out, n)
 	}
-	return r.Reshape(out...)
+	return jnpResult(r.Reshape(out...), dotOptions(opts))
 }
 
 // DotGeneral contracts x and y over dims (XLA's dot_general): the result

@@ -45,6 +45,14 @@ func preferredCases() []Case {
 				return trace.EinsumPreferred("ixk,kj,jl->li", p[1], a[0], a[1], a[2])
 			})})
 	}
+	// Weak operands: lax.dot_general's result stays weak, jnp.matmul's is
+	// strong (a convert of its own).
+	cs = append(cs, Case{Name: "dot-preferred-weak/f32->f64", Inputs: []*tensor.Array{Input(tensor.F32, 51, 3, 8), Input(tensor.F32, 52, 8, 2)},
+		Weak: []bool{true, true}, Fn: func(a []trace.Value) []trace.Value {
+			f64 := trace.PreferredElementType(tensor.F64)
+			return []trace.Value{trace.DotGeneral(a[0], a[1], trace.DotDims{LhsContract: []int{1}, RhsContract: []int{0}}, f64).Add(trace.Float(0.5)),
+				trace.MatMul(a[0], a[1], f64).Add(trace.Float(0.5))}
+		}})
 	// The preferred product feeding elementwise work and a second dot.
 	cs = append(cs, Case{Name: "dot-preferred-chain/bf16", Inputs: []*tensor.Array{Input(tensor.BF16, 46, 4, 33), Input(tensor.BF16, 47, 33, 4)},
 		Fn: one(func(a []trace.Value) trace.Value {
