@@ -125,3 +125,19 @@ func BenchmarkDispatch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkArgsort: a stable argsort of 256 rows of 4096 f32 (the bitonic
+// network, a work-group per row), beside the CPU backend (radix sort).
+func BenchmarkArgsort(b *testing.B) {
+	const rows, n = 256, 4096
+	xs := make([]float32, rows*n)
+	r := rand.New(rand.NewPCG(3, 3))
+	for i := range xs {
+		xs[i] = float32(r.Float64()*2 - 1)
+	}
+	x, _ := tensor.FromSlice(xs, rows, n)
+	m := module(b, func(a []trace.Value) []trace.Value {
+		return []trace.Value{trace.Argsort(a[0], 1)}
+	}, abstract(tensor.F32, rows, n))
+	benchModule(b, m, []*tensor.Array{x}, 12)
+}
