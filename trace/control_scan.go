@@ -2,6 +2,8 @@ package trace
 
 import (
 	"fmt"
+
+	"github.com/kiln-go/kiln/promote"
 )
 
 // ScanOptions are lax.scan's keywords.
@@ -101,6 +103,23 @@ func (b *builder) scan(pos Pos, f func(carry, x []Value) ([]Value, []Value), ini
 	}
 	if ncOut != len(cs) {
 		return fail("scan body function carry input and carry output must have the same structure: the carry has %d components, the body returned %d", len(cs), max(ncOut, 0))
+	}
+	// A weak carry the function changes is promoted first, as the loop
+	// will (JAX's _promote_weak_typed_inputs), and f traced again: the ys'
+	// types are those of the promoted carry.
+	promoted := false
+	for i, o := range probe.Outputs[:ncOut] {
+		if c := cs[i]; c.Type.Weak && o.Type != c.Type && ShapeEqual(o.Shape, c.Shape) {
+			if t, err := b.cfg.ResultType(c.Type, o.Type); err == nil {
+				cs[i] = b.to(Value{b: b, v: c}, promote.Strong(t.DType), name, "a weak carry promoted to the function's result type (JAX's scan)")
+				promoted = true
+			}
+		}
+	}
+	if promoted {
+		if probe, _ = b.subTrace(append(abstracts(cs), slices(xv)...), step); probe == nil {
+			return inert(b, len(init))
+		}
 	}
 	ysT := probe.Outputs[ncOut:]
 	bufs := make([]Value, len(ysT))

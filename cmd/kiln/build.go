@@ -74,12 +74,20 @@ func (c *checker) array(n *node) error {
 			return err
 		}
 		n.call = b
+		if fn.tuple != nil {
+			return syntaxErr(n.col, "%s returns a pair: index it, %s(…)[0] or %s(…)[1]", n.text, n.text, n.text)
+		}
 		return nil
 	case nSubscript:
+		if k := n.kids[0]; k.kind == nCall && functions[k.text] != nil && functions[k.text].tuple != nil {
+			return c.pairItem(n)
+		}
 		if err := c.array(n.kids[0]); err != nil {
 			return err
 		}
 		return c.subscript(n)
+	case nLambda:
+		return syntaxErr(n.col, "a lambda is not an array (lambdas are arguments of fori_loop, while_loop, cond, switch and scan)")
 	case nAt:
 		return c.at(n)
 	case nString:
@@ -225,8 +233,20 @@ func (ev *evaluator) build(n *node) trace.Value {
 		if ev.own != nil {
 			return trace.Value{}
 		}
+		b.ev = ev
 		return b.fn.apply(b)
 	case nSubscript:
+		if k := n.kids[0]; k.kind == nCall && k.call.fn.tuple != nil {
+			i, _ := intLiteral(n.items[0])
+			vs := ev.pair(k)
+			if i < 0 {
+				i += int64(len(vs))
+			}
+			if i < 0 || int(i) >= len(vs) {
+				return trace.Value{}
+			}
+			return vs[i]
+		}
 		return ev.index(n, ev.eval(n.kids[0]))
 	case nAt:
 		return ev.at(n)

@@ -11,7 +11,8 @@ import (
 // expression grammar, with Python's precedence and associativity (lowest
 // first):
 //
-//	expr     = bitor [compop bitor]              // == != < <= > >=, not chained
+//	expr     = lambda | bitor [compop bitor]     // == != < <= > >=, not chained
+//	lambda   = "lambda" [NAME {"," NAME}] ":" expr // a function argument; its body may be a tuple
 //	bitor    = bitxor {"|" bitxor}
 //	bitxor   = bitand {"^" bitand}
 //	bitand   = shift {"&" shift}
@@ -48,6 +49,7 @@ const (
 	nSlice                     // in a subscript: kids[0..2] = start, stop, step (nil when absent)
 	nString                    // text: the contents ('clip'), for mode= arguments
 	nAt                        // x.at[items].text(args): kids[0] the array, kids[1:] the positional args; items; kws
+	nLambda                    // lambda params: kids[0] (fori_loop's, while_loop's, cond's, switch's and scan's functions)
 )
 
 // node is one node of the syntax tree. col is the 1-based column of the
@@ -61,7 +63,8 @@ type node struct {
 	kids  []*node
 	items []*node // subscript items
 	kws   []keyword
-	call  *bound // a call's arguments, bound by check
+	call  *bound   // a call's arguments, bound by check
+	names []string // a lambda's parameters
 }
 
 // keyword is a name=value call argument.
@@ -261,6 +264,9 @@ func (p *parser) expect(op, what string) (token, error) {
 var compareOps = []string{"==", "!=", "<", "<=", ">", ">="}
 
 func (p *parser) expr() (*node, error) {
+	if t := p.peek(); t.kind == 'n' && t.text == "lambda" {
+		return p.lambda()
+	}
 	left, err := p.binary(0)
 	if err != nil {
 		return nil, err
@@ -510,7 +516,9 @@ func (p *parser) atom() (*node, error) {
 			return &node{kind: nNone, col: t.col}, nil
 		case "and", "or", "not":
 			return nil, syntaxErr(t.col, "%q is not supported for arrays; use & | ~ (with parentheses around comparisons)", t.text)
-		case "if", "else", "lambda", "in", "is", "for":
+		case "lambda":
+			return nil, syntaxErr(t.col, "a lambda is an argument of fori_loop, while_loop, cond, switch or scan (in parentheses elsewhere)")
+		case "if", "else", "in", "is", "for":
 			return nil, syntaxErr(t.col, "%q is not supported in kiln expressions", t.text)
 		}
 		return &node{kind: nName, col: t.col, text: t.text}, nil
@@ -567,4 +575,34 @@ func isIntLiteral(s string) bool {
 		return true
 	}
 	return !strings.ContainsAny(s, ".eE")
+}
+
+// lambda parses "lambda a, b: expr", Python's lowest-precedence form; the
+// body may be a tuple, (carry, y) as scan's function returns.
+func (p *parser) lambda() (*node, error) {
+	kw := p.next()
+	n := &node{kind: nLambda, col: kw.col}
+	for !p.isOp(":") {
+		t := p.next()
+		if t.kind != 'n' {
+			return nil, syntaxErr(t.col, "expected a parameter name or ':' in the lambda, found %s", t)
+		}
+		if slices.Contains(n.names, t.text) {
+			return nil, syntaxErr(t.col, "duplicate argument %q in the lambda", t.text)
+		}
+		n.names = append(n.names, t.text)
+		if !p.isOp(",") {
+			break
+		}
+		p.next()
+	}
+	if _, err := p.expect(":", "after the lambda's parameters"); err != nil {
+		return nil, err
+	}
+	body, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	n.kids = []*node{body}
+	return n, nil
 }

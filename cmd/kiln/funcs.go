@@ -29,6 +29,8 @@ const (
 	kLit                     // a number or bool literal (a static scalar such as fill_value)
 	kStr                     // a string literal: pad's mode='reflect'
 	kRest                    // the remaining positional arrays (last): einsum's operands
+	kFunc                    // a lambda (param.arity parameters; -1: one per operand of the kRest parameter)
+	kFuncs                   // a tuple or list of lambdas (switch's branches), arity as kFunc
 )
 
 // param is one parameter of a function, positional or keyword.
@@ -38,12 +40,23 @@ type param struct {
 	def  string // the default shown in help; "" when the parameter is required
 }
 
+// lambdaSpec is what a kFunc or kFuncs parameter's lambdas must be.
+type lambdaSpec struct {
+	arity int  // parameters; -1: one per operand of the kRest parameter
+	pair  bool // the body is a pair (scan's (carry, y))
+}
+
 // function is one entry of the call table: its parameters and how to
 // build it from bound arguments.
 type function struct {
 	params  []param
 	summary string
 	apply   func(a *bound) trace.Value
+	// tuple, for a function returning several values (scan's (carry,
+	// ys)), replaces apply: the call is then indexed, scan(…)[1].
+	tuple func(a *bound) []trace.Value
+	// lambdas are the kFunc and kFuncs parameters' requirements.
+	lambdas map[string]lambdaSpec
 }
 
 // bound is a call's arguments matched to its function's parameters by
@@ -62,6 +75,10 @@ type bound struct {
 
 	vals     map[string]trace.Value
 	listVals []trace.Value
+
+	funcs map[string]*node // kFunc and kFuncs parameters (lambdas)
+	fns   []*node          // the kFuncs parameter's lambdas
+	ev    *evaluator       // calls the lambdas (set by build)
 }
 
 func (a *bound) x(name string) trace.Value { return a.vals[name] }
@@ -266,8 +283,13 @@ func (c *checker) bind(fn *function, n *node) (*bound, error) {
 		}
 		given[kw.name] = kw.val
 	}
+	var lambdas []param // checked last: their arity may depend on the operands
 	for _, p := range fn.params {
 		arg := given[p.name]
+		if arg != nil && (p.kind == kFunc || p.kind == kFuncs) {
+			lambdas = append(lambdas, p)
+			continue
+		}
 		if arg == nil {
 			if p.def == "" {
 				return nil, syntaxErr(n.col, "%s is missing argument %q: %s", n.text, p.name, fn.signature(n.text))
@@ -281,6 +303,11 @@ func (c *checker) bind(fn *function, n *node) (*bound, error) {
 			continue
 		}
 		if err := c.bindParam(b, p, arg, extra); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range lambdas {
+		if err := c.bindLambdas(b, p, given[p.name]); err != nil {
 			return nil, err
 		}
 	}

@@ -43,6 +43,7 @@ type api struct {
 	GetKernelWorkGroupInfo  func(k clKernel, d clDevice, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
 	EnqueueWriteBuffer      func(q clQueue, m clMem, blocking uint32, offset, size uintptr, ptr unsafe.Pointer, nEvents uint32, events, event unsafe.Pointer) int32
 	EnqueueReadBuffer       func(q clQueue, m clMem, blocking uint32, offset, size uintptr, ptr unsafe.Pointer, nEvents uint32, events, event unsafe.Pointer) int32
+	EnqueueCopyBuffer       func(q clQueue, src, dst clMem, srcOff, dstOff, size uintptr, nEvents uint32, events, event unsafe.Pointer) int32
 	EnqueueNDRangeKernel    func(q clQueue, k clKernel, dims uint32, offset, global, local *uintptr, nEvents uint32, events, event unsafe.Pointer) int32
 	Finish                  func(q clQueue) int32
 }

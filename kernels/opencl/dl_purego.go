@@ -64,6 +64,7 @@ func open() (*api, error) {
 		{&a.GetKernelWorkGroupInfo, "clGetKernelWorkGroupInfo"},
 		{&a.EnqueueWriteBuffer, "clEnqueueWriteBuffer"},
 		{&a.EnqueueReadBuffer, "clEnqueueReadBuffer"},
+		{&a.EnqueueCopyBuffer, "clEnqueueCopyBuffer"},
 		{&a.EnqueueNDRangeKernel, "clEnqueueNDRangeKernel"},
 		{&a.Finish, "clFinish"},
 	} {

@@ -38,6 +38,8 @@ type execResources struct {
 	scratch []clMem
 	closed  bool
 	counts  *execCounts // the backend's; counted once the executable is built
+	// controls are the while and cond steps between kernels (control.go).
+	controls []*clControl
 }
 
 // release frees the executable's OpenCL objects, once; it reports whether
@@ -54,6 +56,11 @@ func (r *execResources) release() bool {
 	}
 	if r.queue != 0 {
 		r.cl.Finish(r.queue)
+	}
+	for _, c := range r.controls {
+		for _, s := range c.subs {
+			s.res.release()
+		}
 	}
 	for _, k := range r.kernels {
 		r.cl.ReleaseKernel(k)
@@ -140,6 +147,13 @@ func newExecutable(b *Backend, m *lower.Module, g *generated, prog clProgram) (*
 			return fail(err)
 		}
 		r.kernels = append(r.kernels, k)
+	}
+	for _, cs := range g.controls {
+		c, err := newControl(b, m, r, cs, alloc)
+		if err != nil {
+			return fail(err)
+		}
+		r.controls = append(r.controls, c)
 	}
 	r.counts = &b.res.execs
 	r.counts.open.Add(1)
@@ -276,7 +290,7 @@ func (e *Executable) RunInto(outputs, inputs []*tensor.Array) error {
 			return fail(callError("clEnqueueWriteBuffer", st, fmt.Sprintf("cannot copy input %d to the device", p.Param)))
 		}
 	}
-	if err := r.enqueueKernels(); err != nil {
+	if err := r.enqueueKernels(r.queue); err != nil {
 		return fail(err)
 	}
 	for i, o := range e.m.Outputs {
@@ -307,15 +321,27 @@ func (e *Executable) RunInto(outputs, inputs []*tensor.Array) error {
 	return nil
 }
 
-// enqueueKernels launches every kernel in order; the caller holds r.mu.
-func (r *execResources) enqueueKernels() error {
+// enqueueKernels launches every kernel in order on queue q, and runs the
+// control steps between them; the caller holds r.mu.
+func (r *execResources) enqueueKernels(q clQueue) error {
 	var global, local [3]uintptr
+	next := 0
 	for i, spec := range r.specs {
+		for ; next < len(r.controls) && r.controls[next].at == i; next++ {
+			if err := r.controls[next].run(r, q); err != nil {
+				return err
+			}
+		}
 		for j := range spec.global {
 			global[j], local[j] = uintptr(spec.global[j]), uintptr(spec.local[j])
 		}
-		if st := r.cl.EnqueueNDRangeKernel(r.queue, r.kernels[i], uint32(len(spec.global)), nil, &global[0], &local[0], 0, nil, nil); st != clSuccess {
+		if st := r.cl.EnqueueNDRangeKernel(q, r.kernels[i], uint32(len(spec.global)), nil, &global[0], &local[0], 0, nil, nil); st != clSuccess {
 			return callError("clEnqueueNDRangeKernel", st, "cannot run kernel "+spec.name)
+		}
+	}
+	for ; next < len(r.controls); next++ {
+		if err := r.controls[next].run(r, q); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -46,6 +46,9 @@ type generated struct {
 	consts  []*lower.Instr // arrays uploaded once per executable
 	scratch []int          // bytes of each scratch buffer
 	fp64    bool
+	// controls are the while and cond fusions, run by the host between
+	// kernels (control.go).
+	controls []controlStep
 }
 
 // gen generates OpenCL C for one module on one device.
@@ -91,8 +94,9 @@ func generate(m *lower.Module, dev *DeviceInfo, opts Options) (*generated, error
 	}
 	for _, f := range m.Fusions {
 		if f.Kind == lower.FusionControl {
-			root := f.Outputs[0]
-			return nil, &Error{Kind: KindUnsupported, Msg: fmt.Sprintf("%s (%s at %s): the OpenCL backend does not run control flow (while, cond, scan) yet; use the CPU backend", root.Op, root.Name(), root.Pos)}
+			g.out.controls = append(g.out.controls, controlStep{at: len(g.out.kernels), fusion: f})
+			fmt.Fprintf(&g.kernels, "// fusion.%d: %s, run by the host (its sub-modules are executables of their own)\n\n", f.ID, f.Outputs[0].Op)
+			continue
 		}
 		g.fusion(f)
 		if g.err != nil {
