@@ -184,6 +184,9 @@ func Cases() []Case {
 	for _, c := range sortCases() {
 		add(c)
 	}
+	for _, c := range controlCases() {
+		add(c)
+	}
 	return append(cs, gradCases()...) // never filtered: a derivative that fails to trace fails its case
 }
 

@@ -97,7 +97,7 @@ func transcendental(p *trace.Program, v *trace.Var) bool {
 			return false
 		}
 		seen[v] = true
-		if e.Op.Info().Transcendental {
+		if e.Op.Info().Transcendental || subTranscendental(e) {
 			return true
 		}
 		for _, a := range e.Args {
@@ -225,4 +225,17 @@ func CompareScaled(got, want *tensor.Array, tol float64) string {
 		}
 	}
 	return strings.Join(bad, "; ")
+}
+
+// subTranscendental reports whether a while's or cond's sub-programs
+// compute a transcendental op (their results then get its tolerance).
+func subTranscendental(e *trace.Eqn) bool {
+	for _, p := range e.Params.Control.Subs {
+		for _, s := range p.Eqns {
+			if s.Op.Info().Transcendental || subTranscendental(s) {
+				return true
+			}
+		}
+	}
+	return false
 }
