@@ -1341,3 +1341,15 @@ func threefryKeyAVX2(dst []uint64, x []uint64, k uint64) int
 
 //go:noescape
 func threefryKeyAVX512(dst []uint64, x []uint64, k uint64) int
+
+//go:noescape
+func gemm12x32F32AVX512(kc int, a []float32, b []float32, c []float32, ldc int, load bool)
+
+//go:noescape
+func gemm6x16F32AVX2(kc int, a []float32, b []float32, c []float32, ldc int, load bool)
+
+//go:noescape
+func gemm12x16F64AVX512(kc int, a []float64, b []float64, c []float64, ldc int, load bool)
+
+//go:noescape
+func gemm6x8F64AVX2(kc int, a []float64, b []float64, c []float64, ldc int, load bool)

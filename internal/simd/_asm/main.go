@@ -88,6 +88,7 @@ func main() {
 	registerWide()
 	registerMemory()
 	registerPRNG()
+	registerGEMM()
 	for _, k := range kernels {
 		for _, s := range []isa{avx2, avx512} {
 			before := current

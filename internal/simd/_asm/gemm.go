@@ -1,0 +1,123 @@
+package main
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// GEMM micro-kernels: c[rows×cols] (+)= a-panel · b-panel over kc steps,
+// with the packed layouts of package gemm — a[l*rows+r] and b[l*cols+j] —
+// and c row-major with row stride ldc. Every element of c is one vector
+// lane that takes its kc products in order, each with one fused
+// multiply-add, so a tile's result does not depend on the ISA, the tile
+// shape or how package gemm blocks k: it continues from c when load is
+// set. The AVX-512 kernels hold 12 rows × 2 vectors of accumulators (24
+// of the 32 ZMM registers), the AVX2 kernels 6 × 2 of the 16 YMM registers;
+// both broadcast each a element into a register once per step.
+
+type gemmShape struct {
+	name       string
+	elem       string // Go element type
+	size       int    // its bytes
+	rows, vecs int
+	isa        isa
+}
+
+var gemmShapes = []gemmShape{
+	{"gemm12x32F32", "float32", 4, 12, 2, avx512},
+	{"gemm6x16F32", "float32", 4, 6, 2, avx2},
+	{"gemm12x16F64", "float64", 8, 12, 2, avx512},
+	{"gemm6x8F64", "float64", 8, 6, 2, avx2},
+}
+
+func registerGEMM() {
+	for _, g := range gemmShapes {
+		addR(g.name, "kc int, a, b, c []"+g.elem+", ldc int, load bool", "", "", func(s isa) {
+			if s.name != g.isa.name {
+				return
+			}
+			text(s)
+			microKernel(s, g)
+		})
+	}
+}
+
+func microKernel(s isa, g gemmShape) {
+	label := func(l string) string { return fmt.Sprintf("%s%s_%s", g.name, s.name, l) }
+	kc, a, b, c, ldc, p := GP64(), GP64(), GP64(), GP64(), GP64(), GP64()
+	Load(Param("kc"), kc)
+	Load(Param("a").Base(), a)
+	Load(Param("b").Base(), b)
+	Load(Param("c").Base(), c)
+	Load(Param("ldc"), ldc)
+	shift := uint8(2)
+	if g.size == 8 {
+		shift = 3
+	}
+	SHLQ(U8(shift), ldc)
+	move, fma, bcast := VMOVUPS, VFMADD231PS, VBROADCASTSS
+	if g.size == 8 {
+		move, fma, bcast = VMOVUPD, VFMADD231PD, VBROADCASTSD
+	}
+	acc := make([][]reg.VecVirtual, g.rows)
+	for r := range acc {
+		acc[r] = make([]reg.VecVirtual, g.vecs)
+		for v := range acc[r] {
+			acc[r][v] = s.vec()
+		}
+	}
+	// Load or clear the accumulators.
+	load := GP8()
+	Load(Param("load"), load)
+	TESTB(load, load)
+	JEQ(LabelRef(label("zero")))
+	MOVQ(c, p)
+	for r := range acc {
+		for v, x := range acc[r] {
+			move(Mem{Base: p, Disp: v * s.bytes}, x)
+		}
+		ADDQ(ldc, p)
+	}
+	JMP(LabelRef(label("test")))
+	Label(label("zero"))
+	for r := range acc {
+		for _, x := range acc[r] {
+			s.xor(x, x, x)
+		}
+	}
+	Label(label("test"))
+	TESTQ(kc, kc)
+	JEQ(LabelRef(label("store")))
+	Label(label("loop"))
+	bv := make([]reg.VecVirtual, g.vecs)
+	for v := range bv {
+		bv[v] = s.vec()
+		move(Mem{Base: b, Disp: v * s.bytes}, bv[v])
+	}
+	for r := range acc {
+		// A broadcast register feeds both vectors' FMAs: one load per
+		// a element, where an embedded broadcast would load it per FMA.
+		t := s.vec()
+		bcast(Mem{Base: a, Disp: r * g.size}, t)
+		for v, x := range acc[r] {
+			fma(t, bv[v], x)
+		}
+	}
+	ADDQ(U32(g.rows*g.size), a)
+	ADDQ(U32(g.vecs*s.bytes), b)
+	DECQ(kc)
+	JNE(LabelRef(label("loop")))
+	Label(label("store"))
+	MOVQ(c, p)
+	for r := range acc {
+		for v, x := range acc[r] {
+			move(x, Mem{Base: p, Disp: v * s.bytes})
+		}
+		ADDQ(ldc, p)
+	}
+	VZEROUPPER()
+	RET()
+}

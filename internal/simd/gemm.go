@@ -1,0 +1,62 @@
+package simd
+
+import "math"
+
+// GemmKernel is a GEMM micro-kernel and its tile: Run computes the MR×NR
+// tile c (row-major, row stride ldc) as a-panel · b-panel over kc steps,
+// where the panels are packed k-major — a[l*MR+r] and b[l*NR+j] — and
+// continues from the tile's values when load is set (else from +0). Each
+// element takes its kc products in order, each added with one fused
+// multiply-add (one rounding), so every kernel and its Go twin agree bit
+// for bit, and a caller may split k into blocks.
+//
+// Run does not check lengths: a must hold kc·MR elements, b kc·NR and c
+// (MR−1)·ldc + NR.
+type GemmKernel[T float32 | float64] struct {
+	MR, NR int
+	Run    func(kc int, a, b, c []T, ldc int, load bool)
+}
+
+// GemmF32 returns the float32 micro-kernel of the active tier: 12×32 on
+// AVX-512, 6×16 on AVX2 and a 4×16 Go loop on the generic tier.
+func GemmF32() GemmKernel[float32] {
+	switch tier {
+	case AVX512:
+		return GemmKernel[float32]{12, 32, gemm12x32F32Accel}
+	case AVX2:
+		return GemmKernel[float32]{6, 16, gemm6x16F32Accel}
+	}
+	return GemmTileGo(4, 16, fma32)
+}
+
+// GemmF64 returns the float64 micro-kernel of the active tier: 12×16 on
+// AVX-512, 6×8 on AVX2 and a 4×8 Go loop on the generic tier.
+func GemmF64() GemmKernel[float64] {
+	switch tier {
+	case AVX512:
+		return GemmKernel[float64]{12, 16, gemm12x16F64Accel}
+	case AVX2:
+		return GemmKernel[float64]{6, 8, gemm6x8F64Accel}
+	}
+	return GemmTileGo(4, 8, math.FMA)
+}
+
+// GemmTileGo is the pure-Go twin of the micro-kernels for an mr×nr tile,
+// with fma the element type's fused multiply-add.
+func GemmTileGo[T float32 | float64](mr, nr int, fma func(x, y, z T) T) GemmKernel[T] {
+	return GemmKernel[T]{mr, nr, func(kc int, a, b, c []T, ldc int, load bool) {
+		for r := range mr {
+			row := c[r*ldc : r*ldc+nr]
+			for j := range row {
+				var s T
+				if load {
+					s = row[j]
+				}
+				for l := range kc {
+					s = fma(a[l*mr+r], b[l*nr+j], s)
+				}
+				row[j] = s
+			}
+		}
+	}}
+}

@@ -1,0 +1,61 @@
+package simd
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// The micro-kernels of every tier against their Go twin of the same tile
+// shape: bit-identical, with and without load, for kc of 0, 1 and more,
+// on values that make rounding matter (and Inf/NaN that FMA propagates).
+func TestGemmKernels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	f32 := func() float32 {
+		switch rng.IntN(40) {
+		case 0:
+			return float32(math.Inf(1))
+		case 1:
+			return float32(math.NaN())
+		case 2:
+			return float32(math.Copysign(0, -1))
+		}
+		return float32(rng.NormFloat64() * math.Exp2(float64(rng.IntN(20)-10)))
+	}
+	f64 := func() float64 { return float64(f32()) * (1 + rng.Float64()*1e-9) }
+	for _, tier := range Available() {
+		restore := SetLevel(tier)
+		checkGemmKernel(t, tier, GemmF32(), fma32, f32)
+		checkGemmKernel(t, tier, GemmF64(), math.FMA, f64)
+		restore()
+	}
+}
+
+func checkGemmKernel[T float32 | float64](t *testing.T, tier Tier, k GemmKernel[T], fma func(x, y, z T) T, gen func() T) {
+	t.Helper()
+	twin := GemmTileGo(k.MR, k.NR, fma)
+	for _, kc := range []int{0, 1, 2, 7, 64} {
+		for _, load := range []bool{false, true} {
+			a, b := make([]T, kc*k.MR), make([]T, kc*k.NR)
+			for i := range a {
+				a[i] = gen()
+			}
+			for i := range b {
+				b[i] = gen()
+			}
+			ldc := k.NR + 3
+			c := make([]T, (k.MR-1)*ldc+k.NR)
+			for i := range c {
+				c[i] = gen()
+			}
+			want := append([]T(nil), c...)
+			twin.Run(kc, a, b, want, ldc, load)
+			k.Run(kc, a, b, c, ldc, load)
+			for i := range c {
+				if math.Float64bits(float64(c[i])) != math.Float64bits(float64(want[i])) && !(c[i] != c[i] && want[i] != want[i]) {
+					t.Fatalf("%v %d×%d kc=%d load=%v: c[%d] = %v, twin %v", tier, k.MR, k.NR, kc, load, i, c[i], want[i])
+				}
+			}
+		}
+	}
+}
