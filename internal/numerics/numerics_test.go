@@ -3,6 +3,7 @@ package numerics_test
 import (
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -251,5 +252,50 @@ func TestULPBits(t *testing.T) {
 		if got := numerics.ULPBits(uint64(c.a), uint64(c.b), c.width); got != c.want {
 			t.Errorf("ULPBits(%#04x, %#04x, %d) = %d, want %d", c.a, c.b, c.width, got, c.want)
 		}
+	}
+}
+
+// FMA32 against math/big's exact x·y + z rounded once, on random values
+// across the exponent range, halfway cases built on purpose, subnormal
+// results and signed zeros.
+func TestFMA32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	exact := func(x, y, z float32) float32 {
+		if math.IsInf(float64(x), 0) || math.IsInf(float64(y), 0) || math.IsInf(float64(z), 0) || x != x || y != y || z != z {
+			return float32(math.FMA(float64(x), float64(y), float64(z)))
+		}
+		p := new(big.Float).SetPrec(2000).Mul(big.NewFloat(float64(x)), big.NewFloat(float64(y)))
+		s := new(big.Float).SetPrec(2000).Add(p, big.NewFloat(float64(z)))
+		if s.Sign() == 0 {
+			return x*y + z // the sign of an exact zero: IEEE's rule, which Go's float32 ops follow
+		}
+		f, _ := s.Float32()
+		return f
+	}
+	rnd := func() float32 {
+		return float32(math.Ldexp(rng.Float64()*2-1, rng.IntN(300)-150))
+	}
+	for i := range 200000 {
+		x, y, z := rnd(), rnd(), rnd()
+		switch i % 4 {
+		case 1: // z near x·y: cancellation
+			z = -float32(float64(x) * float64(y) * (1 + float64(rng.IntN(5)-2)*1e-7))
+		case 2: // a tiny z just past a product's halfway point
+			x, y = float32(1+math.Ldexp(1, -12)), float32(1+math.Ldexp(1, -12))
+			z = float32(math.Ldexp(float64(rng.IntN(3)-1), -60-rng.IntN(40)))
+		case 3: // subnormal results
+			x, y = float32(math.Ldexp(rng.Float64(), -70)), float32(math.Ldexp(rng.Float64(), -70))
+			z = float32(math.Ldexp(rng.Float64()-0.5, -140))
+		}
+		if got, want := numerics.FMA32(x, y, z), exact(x, y, z); math.Float32bits(got) != math.Float32bits(want) && (got == got || want == want) {
+			t.Fatalf("FMA32(%g, %g, %g) = %g, want %g", x, y, z, got, want)
+		}
+	}
+	negZero := float32(math.Copysign(0, -1))
+	if got := numerics.FMA32(negZero, 1, negZero); math.Float32bits(got) != math.Float32bits(negZero) {
+		t.Errorf("FMA32(-0, 1, -0) = %g, want -0", got)
+	}
+	if got := numerics.FMA32(float32(math.Inf(1)), 0, 1); got == got {
+		t.Errorf("FMA32(Inf, 0, 1) = %g, want NaN", got)
 	}
 }

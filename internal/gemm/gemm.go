@@ -1,0 +1,247 @@
+// Package gemm multiplies matrices at the speed of the machine: the
+// GotoBLAS/BLIS structure around the micro-kernels of internal/simd.
+//
+// For each block of NC columns of the result and each block of KC steps
+// of k, the matching KC×NC block of b is packed into NR-column panels
+// (sized to stay in L2); for each MR rows of a, an MR×KC panel of a is
+// packed (it stays in L1) and the micro-kernel runs it against every
+// panel of b, producing MR×NR tiles of c in registers. Packing reads any
+// row and column strides, so transposed operands need no copy first, and
+// zero-pads the edges, so any m, n and k work; an edge tile goes through
+// a small buffer.
+//
+// # Accumulation order
+//
+// Every element of c is Σ_l a[i,l]·b[l,j] with l taken in order from 0,
+// starting at +0, each product added with one fused multiply-add (one
+// rounding). Blocking k does not change that — a later block continues
+// from the tile the earlier one stored — and neither do the tier, the
+// tile shape or the number of threads (each element is computed by one
+// thread), so results are the same on every machine and at every
+// GOMAXPROCS.
+package gemm
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/kiln-go/kiln/internal/simd"
+)
+
+// Float is the element types the micro-kernels take.
+type Float interface{ float32 | float64 }
+
+// Call is one batched product c[b] = a[b] · bm[b] for b < Batch, with
+// element (i, l) of a[b] at A[b*BatchA + i*RowA + l*ColA], likewise for
+// B, and c row-major: element (i, j) of c[b] at C[b*BatchC + i*LDC + j].
+// The batches' c must not overlap.
+type Call[T Float] struct {
+	Batch, M, N, K     int
+	A                  []T
+	BatchA, RowA, ColA int
+	B                  []T
+	BatchB, RowB, ColB int
+	C                  []T
+	BatchC, LDC        int
+}
+
+// Parts splits the call into independent pieces for up to workers
+// threads: whole batches when there are enough of them, else bands of
+// rows or of columns (whole tiles) of each batch. Each piece writes its
+// own elements of c, so they may run in any order and concurrently.
+func (g *Call[T]) Parts(workers int) int {
+	if g.Batch*g.M*g.N == 0 {
+		return 0
+	}
+	if g.Batch >= workers || workers <= 1 {
+		return g.Batch
+	}
+	per := (workers + g.Batch - 1) / g.Batch
+	mr, nr := tile[T]()
+	bands := max(ceilDiv(g.M, mr), ceilDiv(g.N, nr))
+	return g.Batch * min(per, bands)
+}
+
+// RunPart computes piece p of parts (parts from Parts).
+func (g *Call[T]) RunPart(p, parts int) {
+	per := parts / g.Batch
+	b, q := p/per, p%per
+	k := kernel[T]()
+	i0, i1, j0, j1 := 0, g.M, 0, g.N
+	if per > 1 {
+		// Split the longer side in whole tiles: columns keep each
+		// thread's packed b to its own band.
+		if ceilDiv(g.N, k.NR) >= ceilDiv(g.M, k.MR) {
+			j0, j1 = band(g.N, k.NR, q, per)
+		} else {
+			i0, i1 = band(g.M, k.MR, q, per)
+		}
+	}
+	ws := getWorkspace[T](k)
+	defer putWorkspace(ws)
+	g.block(k, ws, b, i0, i1, j0, j1)
+}
+
+// Run computes the whole call on the calling goroutine.
+func (g *Call[T]) Run() {
+	parts := g.Parts(1)
+	for p := range parts {
+		g.RunPart(p, parts)
+	}
+}
+
+// band is piece q of per of [0, n) in whole units.
+func band(n, unit, q, per int) (lo, hi int) {
+	units := ceilDiv(n, unit)
+	lo = min(n, units*q/per*unit)
+	hi = min(n, units*(q+1)/per*unit)
+	return lo, hi
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// block computes rows [i0, i1) × columns [j0, j1) of batch b.
+func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j1 int) {
+	mr, nr := k.MR, k.NR
+	kcMax, ncMax := blocking(k)
+	a, bm, c := g.A[b*g.BatchA:], g.B[b*g.BatchB:], g.C[b*g.BatchC:]
+	if g.K == 0 {
+		for i := i0; i < i1; i++ {
+			clear(c[i*g.LDC+j0 : i*g.LDC+j1])
+		}
+		return
+	}
+	for jc := j0; jc < j1; jc += ncMax {
+		nb := min(ncMax, j1-jc)
+		for pc := 0; pc < g.K; pc += kcMax {
+			kb := min(kcMax, g.K-pc)
+			packB(ws.b, bm, g.RowB, g.ColB, pc, kb, jc, nb, nr)
+			for ic := i0; ic < i1; ic += mr {
+				mb := min(mr, i1-ic)
+				packA(ws.a, a, g.RowA, g.ColA, ic, mb, pc, kb, mr)
+				ap := ws.a[:kb*mr]
+				for jr := 0; jr < nb; jr += nr {
+					nbr := min(nr, nb-jr)
+					bp := ws.b[jr*kb : (jr+nr)*kb]
+					off := ic*g.LDC + jc + jr
+					if mb == mr && nbr == nr {
+						k.Run(kb, ap, bp, c[off:off+(mr-1)*g.LDC+nr], g.LDC, pc > 0)
+						continue
+					}
+					edge(k, ws.tile, kb, ap, bp, c[off:], g.LDC, mb, nbr, pc > 0)
+				}
+			}
+		}
+	}
+}
+
+// edge runs the kernel on a partial tile (mb×nbr of the kernel's MR×NR)
+// through the buffer tile.
+func edge[T Float](k simd.GemmKernel[T], tile []T, kb int, ap, bp, c []T, ldc, mb, nbr int, load bool) {
+	if load {
+		for r := range mb {
+			copy(tile[r*k.NR:r*k.NR+nbr], c[r*ldc:r*ldc+nbr])
+		}
+	}
+	k.Run(kb, ap, bp, tile, k.NR, load)
+	for r := range mb {
+		copy(c[r*ldc:r*ldc+nbr], tile[r*k.NR:r*k.NR+nbr])
+	}
+}
+
+// packB writes columns [jc, jc+nb) × steps [pc, pc+kb) of b as panels of
+// nr columns, panel p at dst[p*kb*nr:], step l of it at [l*nr:], columns
+// past nb zero.
+func packB[T Float](dst, b []T, rs, cs, pc, kb, jc, nb, nr int) {
+	for jp := 0; jp < nb; jp += nr {
+		w := min(nr, nb-jp)
+		panel := dst[jp*kb : jp*kb+kb*nr]
+		for l := range kb {
+			row := panel[l*nr : l*nr+nr]
+			src := (pc+l)*rs + (jc+jp)*cs
+			if cs == 1 {
+				copy(row[:w], b[src:src+w])
+			} else {
+				for j := range w {
+					row[j] = b[src+j*cs]
+				}
+			}
+			clear(row[w:])
+		}
+	}
+}
+
+// packA writes rows [ic, ic+mb) × steps [pc, pc+kb) of a as one panel,
+// step l at dst[l*mr:], rows past mb zero.
+func packA[T Float](dst, a []T, rs, cs, ic, mb, pc, kb, mr int) {
+	dst = dst[:kb*mr]
+	if mb < mr {
+		clear(dst)
+	}
+	if rs == 1 {
+		for l := range kb {
+			src := ic + (pc+l)*cs
+			copy(dst[l*mr:l*mr+mb], a[src:src+mb])
+		}
+		return
+	}
+	for r := range mb {
+		src := a[(ic+r)*rs+pc*cs:]
+		if cs == 1 {
+			for l, v := range src[:kb] {
+				dst[l*mr+r] = v
+			}
+			continue
+		}
+		for l := range kb {
+			dst[l*mr+r] = src[l*cs]
+		}
+	}
+}
+
+// workspace is one thread's packing buffers.
+type workspace[T Float] struct {
+	mr, nr int
+	a, b   []T
+	tile   []T
+}
+
+// pools holds workspaces per element type and tier (the tier, hence the
+// tile shape, changes between calls only in tests).
+var pools [2][3]sync.Pool
+
+func pool[T Float]() *sync.Pool {
+	t := 0
+	if unsafe.Sizeof(T(0)) == 8 {
+		t = 1
+	}
+	return &pools[t][min(int(simd.Level()), 2)]
+}
+
+func getWorkspace[T Float](k simd.GemmKernel[T]) *workspace[T] {
+	if ws, ok := pool[T]().Get().(*workspace[T]); ok {
+		return ws
+	}
+	kc, nc := blocking(k)
+	return &workspace[T]{mr: k.MR, nr: k.NR,
+		a:    make([]T, kc*k.MR),
+		b:    make([]T, kc*ceilDiv(nc, k.NR)*k.NR),
+		tile: make([]T, k.MR*k.NR)}
+}
+
+func putWorkspace[T Float](ws *workspace[T]) { pool[T]().Put(ws) }
+
+func kernel[T Float]() simd.GemmKernel[T] {
+	var z T
+	switch any(z).(type) {
+	case float32:
+		return any(simd.GemmF32()).(simd.GemmKernel[T])
+	default:
+		return any(simd.GemmF64()).(simd.GemmKernel[T])
+	}
+}
+
+func tile[T Float]() (mr, nr int) {
+	k := kernel[T]()
+	return k.MR, k.NR
+}
