@@ -29,10 +29,9 @@ var depsPolicy = map[string][]string{
 	"trace":           {"tensor", "promote"},
 	"lower":           {"tensor", "trace"},
 	"lower/stablehlo": {"tensor", "trace", "lower"},
-	"kernels": {"tensor", "trace", "lower", "internal/simd", "internal/xmath", "internal/numerics",
-		"gonum.org/v1/gonum/blas", "gonum.org/v1/gonum/blas/gonum"},
-	"kernels/opencl": {"tensor", "trace", "lower", "kernels", "internal/numerics", "github.com/ebitengine/purego"},
-	".":              {"tensor", "promote", "trace", "lower", "kernels"},
+	"kernels":         {"tensor", "trace", "lower", "internal/simd", "internal/xmath", "internal/numerics", "internal/gemm"},
+	"kernels/opencl":  {"tensor", "trace", "lower", "kernels", "internal/numerics", "github.com/ebitengine/purego"},
+	".":               {"tensor", "promote", "trace", "lower", "kernels"},
 
 	// jax.nn's activations, written with the tracer's ops.
 	"nn": {"trace"},
@@ -44,6 +43,7 @@ var depsPolicy = map[string][]string{
 	"internal/numerics": {},
 	"internal/bigmath":  {},
 	"internal/simd":     {"internal/xmath", "internal/numerics", "golang.org/x/sys/cpu"},
+	"internal/gemm":     {"internal/simd"},
 
 	// Interop, outside the core so a Kiln-only program links neither.
 	"interop/gonum":    {"tensor", "gonum.org/v1/gonum/mat"},

@@ -117,6 +117,7 @@ type runState struct {
 	workers []*worker
 	slots   [][2][]byte  // kernels' scratch (partials, gathered operands)
 	ctrl    []*ctrlState // control kernels' carries
+	jobs    []any        // kernels' per-run job records by slot, reused across runs
 }
 
 // Compile prepares a fused, buffer-planned module for running.

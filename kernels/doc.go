@@ -94,8 +94,12 @@
 // # dot_general
 //
 // Each output element is Σ_k lhs·rhs over the contracting dims, in row-major
-// order of the contracting index, accumulated left to right from 0: f32 and
-// f64 in their own type (products rounded before adding, no FMA); f16 and
-// bf16 in f32, rounded once to the result type at the end; integers in their
-// own type with wraparound; complex in its own type.
+// order of the contracting index, accumulated left to right from +0: f32 and
+// f64 in their own type, each product added with one fused multiply-add
+// (one rounding per step, as every BLAS's FMA kernels do); f16 and bf16 in
+// f32 the same way, rounded once to the result type at the end; integers
+// in their own type with wraparound; complex in its own type (products
+// rounded as NumPy's complex multiply, no FMA). The order is fixed, so the
+// result does not depend on the backend, the SIMD tier, the blocking or the
+// number of threads (internal/gemm computes each element on one thread).
 package kernels

@@ -2,25 +2,23 @@ package kernels
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"unsafe"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/gonum"
-
+	"github.com/kiln-go/kiln/internal/gemm"
 	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
 )
 
-// dotKernel runs dot_general as batched matrix products: the operands are
-// brought to [B, M, K] and [B, K, N] row-major (a gather when their dims are
-// not already in that order) and the result [B, M, N] is the output's
-// row-major layout. f32 and f64 go through gonum's BLAS, which accumulates
-// each element over k in order from zero exactly as the package doc says —
-// except that it skips zero lhs elements, so an Inf or NaN in the rhs falls
-// back to the plain loop. f16 and bf16 accumulate in f32 and round once.
+// dotKernel runs dot_general as batched matrix products [B, M, K] ·
+// [B, K, N] → [B, M, N], the result in the output's row-major layout. f32
+// and f64 (and f16 and bf16, widened to f32) run on internal/gemm's packed
+// micro-kernels, which read each operand through its batch, row and
+// column strides — a transposed operand costs nothing — and accumulate
+// every element over k in order with one FMA per product, as the package
+// doc says; operands whose batch, free or contracting dims do not merge
+// into one stride each are gathered first. Other dtypes use plain loops.
 type dotKernel struct {
 	b, m, kk, n int
 	lhs, rhs    operandLayout
@@ -32,12 +30,12 @@ type dotKernel struct {
 // operandLayout is how one operand is read: directly from its source, or
 // gathered into the canonical order first.
 type operandLayout struct {
-	src    int
-	dtype  tensor.DType
-	gather *strided // nil: the source is already canonical
+	src     int
+	dtype   tensor.DType
+	size    int      // elements of the source
+	gather  *strided // nil: the source is read in place
+	strides [3]int   // batch, row and column strides when read in place
 }
-
-var gemm = gonum.Implementation{}
 
 func (x *cpuExec) compileDot(f *lower.Fusion) (kernel, error) {
 	root := f.Outputs[0]
@@ -57,23 +55,16 @@ func (x *cpuExec) compileDot(f *lower.Fusion) (kernel, error) {
 		return out
 	}
 	lf, rf := free(len(lhs.Shape), d.LhsBatch, d.LhsContract), free(len(rhs.Shape), d.RhsBatch, d.RhsContract)
-	prod := func(shape []int, dims []int) int {
-		n := 1
-		for _, i := range dims {
-			n *= shape[i]
-		}
-		return n
-	}
 	k := &dotKernel{
-		b: prod(lhs.Shape, d.LhsBatch), m: prod(lhs.Shape, lf), kk: prod(lhs.Shape, d.LhsContract), n: prod(rhs.Shape, rf),
+		b: prodOf(lhs.Shape, d.LhsBatch), m: prodOf(lhs.Shape, lf), kk: prodOf(lhs.Shape, d.LhsContract), n: prodOf(rhs.Shape, rf),
 		out: x.m.Plan.Of[root], dtype: root.DType, slot: x.newSlot(),
 	}
 	if lhs.DType != root.DType || rhs.DType != root.DType {
 		return nil, fmt.Errorf("kernels: dot_general operands %s, %s for a %s result", lhs.DType, rhs.DType, root.DType)
 	}
-	k.lhs = x.layout(lhs, concat(d.LhsBatch, lf, d.LhsContract))
-	k.rhs = x.layout(rhs, concat(d.RhsBatch, d.RhsContract, rf))
-	if dotTable[computeDType(root.DType)] == nil {
+	k.lhs = x.layout(lhs, d.LhsBatch, lf, d.LhsContract)
+	k.rhs = x.layout(rhs, d.RhsBatch, d.RhsContract, rf)
+	if cd := computeDType(root.DType); !gemmDType(cd) && dotTable[cd] == nil {
 		return nil, fmt.Errorf("kernels: cpu has no dot_general for %s", root.DType)
 	}
 	return k, nil
@@ -87,18 +78,75 @@ func concat(xs ...[]int) []int {
 	return out
 }
 
-func (x *cpuExec) layout(in *lower.Instr, perm []int) operandLayout {
-	l := operandLayout{src: x.source(in), dtype: in.DType}
+// layout says how to read operand in as [batch, rows, cols], the three
+// groups of its dims in order: in place when each group merges into one
+// stride (a gemm kernel reads any strides; other dtypes need the canonical
+// row-major order), else through a gather into that order.
+func (x *cpuExec) layout(in *lower.Instr, batch, rows, cols []int) operandLayout {
+	l := operandLayout{src: x.source(in), dtype: in.DType, size: in.Size()}
 	st := numerics.RowMajorStrides(in.Shape)
+	groups := [3][]int{batch, rows, cols}
+	merged := true
+	for i, g := range groups {
+		s, ok := mergedStride(in.Shape, st, g)
+		l.strides[i], merged = s, merged && ok
+	}
+	perm := concat(batch, rows, cols)
 	g := &strided{shape: make([]int, len(perm)), strides: make([]int, len(perm))}
 	for j, p := range perm {
 		g.shape[j], g.strides[j] = in.Shape[p], st[p]
 	}
 	g.simplify()
-	if !g.contiguous() {
-		l.gather = g
+	canonical := g.contiguous()
+	if canonical || (merged && gemmDType(in.DType)) {
+		if canonical {
+			l.strides = canonicalStrides(in.Shape, rows, cols)
+		}
+		return l
 	}
+	l.gather = g
+	l.strides = canonicalStrides(in.Shape, rows, cols)
 	return l
+}
+
+// canonicalStrides are the strides of [batch, rows, cols] stored
+// row-major.
+func canonicalStrides(shape, rows, cols []int) [3]int {
+	r, c := prodOf(shape, rows), prodOf(shape, cols)
+	return [3]int{r * c, c, 1}
+}
+
+// gemmDType reports whether dtype d is read by internal/gemm as it is
+// stored (f16 and bf16 are widened into a canonical copy first).
+func gemmDType(d tensor.DType) bool { return d == tensor.F32 || d == tensor.F64 }
+
+func prodOf(shape, dims []int) int {
+	n := 1
+	for _, i := range dims {
+		n *= shape[i]
+	}
+	return n
+}
+
+// mergedStride is the stride of dims (in order, row-major within the
+// group) read as one index, if they merge into one: every dim's stride is
+// the next non-unit dim's stride times its size. Unit dims never matter.
+func mergedStride(shape, strides, dims []int) (int, bool) {
+	s, want := 0, -1
+	for i := len(dims) - 1; i >= 0; i-- {
+		d := dims[i]
+		if shape[d] == 1 {
+			continue
+		}
+		if want >= 0 && strides[d] != want {
+			return 0, false
+		}
+		if want < 0 {
+			s = strides[d]
+		}
+		want = strides[d] * shape[d]
+	}
+	return s, true
 }
 
 // load returns the operand in canonical order and compute form, using
@@ -125,18 +173,54 @@ func (l *operandLayout) load(rs *runState, slot, j, n int) unsafe.Pointer {
 }
 
 func (k *dotKernel) run(x *cpuExec, rs *runState) {
-	a := k.lhs.load(rs, k.slot, 0, k.b*k.m*k.kk)
-	b := k.rhs.load(rs, k.slot, 1, k.b*k.kk*k.n)
+	na, nb := k.lhs.size, k.rhs.size
+	if k.lhs.gather != nil || widenFn(k.lhs.dtype) != nil {
+		na = k.b * k.m * k.kk
+	}
+	if k.rhs.gather != nil || widenFn(k.rhs.dtype) != nil {
+		nb = k.b * k.kk * k.n
+	}
+	a := k.lhs.load(rs, k.slot, 0, na)
+	b := k.rhs.load(rs, k.slot, 1, nb)
 	out := rs.srcs[k.out]
 	cd := computeDType(k.dtype)
 	c := out
 	if cd != k.dtype {
 		c = x.worker0(rs).temp(k.b * k.m * k.n * cd.Size())
 	}
-	dotTable[cd](x, rs, c, a, b, k.b, k.m, k.kk, k.n)
+	switch cd {
+	case tensor.F32:
+		runGemm[float32](x, rs, k, c, a, b, na, nb)
+	case tensor.F64:
+		runGemm[float64](x, rs, k, c, a, b, na, nb)
+	default:
+		dotTable[cd](x, rs, c, a, b, k.b, k.m, k.kk, k.n)
+	}
 	if cd != k.dtype {
 		narrowFn(k.dtype)(out, c, k.b*k.m*k.n)
 	}
+}
+
+// gemmJob runs pieces of one product on the workers.
+type gemmJob[T gemm.Float] struct {
+	call  gemm.Call[T]
+	parts int
+}
+
+func (j *gemmJob[T]) runRange(_ *runState, _ *worker, lo, hi int) {
+	for p := lo; p < hi; p++ {
+		j.call.RunPart(p, j.parts)
+	}
+}
+
+func runGemm[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, c, a, b unsafe.Pointer, na, nb int) {
+	j := slotJob[gemmJob[T]](rs, k.slot)
+	j.call = gemm.Call[T]{Batch: k.b, M: k.m, N: k.n, K: k.kk,
+		A: view[T](a, na), B: view[T](b, nb), C: view[T](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n}
+	j.call.BatchA, j.call.RowA, j.call.ColA = k.lhs.strides[0], k.lhs.strides[1], k.lhs.strides[2]
+	j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]
+	j.parts = j.call.Parts(x.cpu.workers())
+	x.parallel(rs, j.parts, k.b*k.m*k.n*max(k.kk, 1), j)
 }
 
 // dotFn computes c[b] = a[b] · bm[b] for each batch b.
@@ -144,9 +228,9 @@ type dotFn func(x *cpuExec, rs *runState, c, a, bm unsafe.Pointer, nb, m, k, n i
 
 var dotTable [tensor.NumDTypes]dotFn
 
-// naiveDot is the plain loop: c[i,j] = Σ_l a[i,l]·b[l,j], l in order from
-// zero, each product rounded before it is added.
-func naiveDot[T number](x *cpuExec, rs *runState, c, a, bm unsafe.Pointer, nb, m, k, n int) {
+// naiveDot is the plain loop for integers: c[i,j] = Σ_l a[i,l]·b[l,j], l
+// in order from zero, wrapping.
+func naiveDot[T integer](x *cpuExec, rs *runState, c, a, bm unsafe.Pointer, nb, m, k, n int) {
 	cs, as, bs := view[T](c, nb*m*n), view[T](a, nb*m*k), view[T](bm, nb*k*n)
 	x.parallel(rs, nb*m, nb*m*n*max(k, 1), funcJob(func(_ *worker, lo, hi int) {
 		for r := lo; r < hi; r++ {
@@ -157,7 +241,7 @@ func naiveDot[T number](x *cpuExec, rs *runState, c, a, bm unsafe.Pointer, nb, m
 			for l, av := range arow {
 				brow := bs[(bi*k+l)*n : (bi*k+l+1)*n]
 				for j, bv := range brow {
-					crow[j] = crow[j] + T(av*bv) // the conversion forbids FMA
+					crow[j] += av * bv
 				}
 			}
 		}
@@ -181,66 +265,6 @@ func boolDot(x *cpuExec, rs *runState, c, a, bm unsafe.Pointer, nb, m, k, n int)
 	}
 }
 
-// allFinite reports whether no element of x is ±Inf or NaN: whether its
-// exponent field is never all ones. It adds one to the field's lowest bit,
-// which carries into the sign bit exactly for such an element, and ORs
-// the sums, with no branch per element (a fifth of the time of a loop of
-// math.IsInf calls).
-func allFinite[T float](x []T) bool {
-	switch x := any(x).(type) {
-	case []float32:
-		return finiteBits(view[uint32](unsafe.Pointer(unsafe.SliceData(x)), len(x)), 0x7f800000, 0x00800000)
-	case []float64:
-		return finiteBits(view[uint64](unsafe.Pointer(unsafe.SliceData(x)), len(x)), 0x7ff0000000000000, 0x0010000000000000)
-	}
-	for _, v := range x {
-		if math.IsInf(float64(v), 0) || v != v {
-			return false
-		}
-	}
-	return true
-}
-
-func finiteBits[U uint32 | uint64](bits []U, exp, one U) bool {
-	var acc0, acc1, acc2, acc3 U
-	i := 0
-	for ; i+4 <= len(bits); i += 4 {
-		acc0 |= bits[i]&exp + one
-		acc1 |= bits[i+1]&exp + one
-		acc2 |= bits[i+2]&exp + one
-		acc3 |= bits[i+3]&exp + one
-	}
-	for ; i < len(bits); i++ {
-		acc0 |= bits[i]&exp + one
-	}
-	sign := ^(^U(0) >> 1) // the top bit
-	return (acc0|acc1|acc2|acc3)&sign == 0
-}
-
-func sgemmDot(x *cpuExec, rs *runState, c, a, bm unsafe.Pointer, nb, m, k, n int) {
-	bs := view[float32](bm, nb*k*n)
-	if !allFinite(bs) || k == 0 {
-		naiveDot[float32](x, rs, c, a, bm, nb, m, k, n)
-		return
-	}
-	cs, as := view[float32](c, nb*m*n), view[float32](a, nb*m*k)
-	for b := range nb {
-		gemm.Sgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, as[b*m*k:(b+1)*m*k], max(k, 1), bs[b*k*n:(b+1)*k*n], max(n, 1), 0, cs[b*m*n:(b+1)*m*n], max(n, 1))
-	}
-}
-
-func dgemmDot(x *cpuExec, rs *runState, c, a, bm unsafe.Pointer, nb, m, k, n int) {
-	bs := view[float64](bm, nb*k*n)
-	if !allFinite(bs) || k == 0 {
-		naiveDot[float64](x, rs, c, a, bm, nb, m, k, n)
-		return
-	}
-	cs, as := view[float64](c, nb*m*n), view[float64](a, nb*m*k)
-	for b := range nb {
-		gemm.Dgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, as[b*m*k:(b+1)*m*k], max(k, 1), bs[b*k*n:(b+1)*k*n], max(n, 1), 0, cs[b*m*n:(b+1)*m*n], max(n, 1))
-	}
-}
-
 func init() {
 	dotTable[tensor.Bool] = boolDot
 	dotTable[tensor.U8] = naiveDot[uint8]
@@ -251,7 +275,5 @@ func init() {
 	dotTable[tensor.I16] = naiveDot[int16]
 	dotTable[tensor.I32] = naiveDot[int32]
 	dotTable[tensor.I64] = naiveDot[int64]
-	dotTable[tensor.F32] = sgemmDot
-	dotTable[tensor.F64] = dgemmDot
-	// complex: registerComplex.
+	// f32, f64: runGemm; complex: registerComplex.
 }

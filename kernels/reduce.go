@@ -201,6 +201,20 @@ func (x *cpuExec) newSlot() int {
 
 // slotBytes returns part j of scratch slot i with at least n bytes, 8-byte
 // aligned (make of []byte is).
+// slotJob is kernel slot i's job record of type J, made on the first run
+// of this state and reused after, so a steady-state Run does not allocate.
+func slotJob[J any](rs *runState, i int) *J {
+	for len(rs.jobs) <= i {
+		rs.jobs = append(rs.jobs, nil)
+	}
+	j, ok := rs.jobs[i].(*J)
+	if !ok {
+		j = new(J)
+		rs.jobs[i] = j
+	}
+	return j
+}
+
 func (rs *runState) slotBytes(i, j, n int) []byte {
 	for len(rs.slots) <= i {
 		rs.slots = append(rs.slots, [2][]byte{})

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -9,7 +10,9 @@ import (
 
 // dot evaluates dot_general. Each result element is a sum over the
 // contracting index tuple in row-major order (first contracting pair
-// slowest), accumulated left to right from zero.
+// slowest), accumulated left to right from +0; a float step is one fused
+// multiply-add (docs/SPEC.md §3), computed exactly here: math.FMA for f64,
+// fma32 for f32.
 func dot(dims trace.DotDims, lhs, rhs *tensor.Array) (*tensor.Array, error) {
 	if lhs.DType() != rhs.DType() {
 		return nil, fmt.Errorf("operands are %s and %s; dot_general operands share one dtype", lhs.DType(), rhs.DType())
@@ -147,9 +150,9 @@ func dotValues(a, b any, n int, terms func(o int) (li, ri []int)) (any, error) {
 	case []int64:
 		return dotWith(a, b.([]int64), n, terms, 0, intMulAdd[int64]), nil
 	case []float32:
-		return dotWith(a, b.([]float32), n, terms, 0, floatMulAdd[float32]), nil
+		return dotWith(a, b.([]float32), n, terms, 0, func(s, x, y float32) float32 { return fma32(x, y, s) }), nil
 	case []float64:
-		return dotWith(a, b.([]float64), n, terms, 0, floatMulAdd[float64]), nil
+		return dotWith(a, b.([]float64), n, terms, 0, func(s, x, y float64) float64 { return math.FMA(x, y, s) }), nil
 	case []cpx[float32]:
 		return dotWith(a, b.([]cpx[float32]), n, terms, cpx[float32]{}, complexMulAdd[float32]), nil
 	case []cpx[float64]:
@@ -173,7 +176,47 @@ func dotWith[T any](a, b []T, n int, terms func(o int) (li, ri []int), zero T, s
 
 func intMulAdd[T integer](s, x, y T) T { return s + x*y }
 
-// floatMulAdd rounds the product before adding it: no FMA.
-func floatMulAdd[T float](s, x, y T) T { return T(s + T(x*y)) }
-
 func complexMulAdd[F float](s, x, y cpx[F]) cpx[F] { return cadd(s, cmul(x, y)) }
+
+// fma32 is x·y + z rounded once to float32. This is the reference's own
+// derivation, apart from internal/numerics' round-to-odd one on purpose:
+// the product is exact in float64 and s = p + z rounds once more, so
+// float32(s) is wrong only when s lies exactly halfway between two
+// float32s and the error e of s (exact, by TwoSum) breaks the tie the
+// other way — then the neighbour on e's side is the answer.
+func fma32(x, y, z float32) float32 {
+	p, c := float64(x)*float64(y), float64(z)
+	s := p + c
+	r := float32(s)
+	if math.IsInf(s, 0) || s != s || float64(r) == s {
+		return r // special, or exact in float32 (an error below half its ulp cannot move it)
+	}
+	pp := s - c
+	e := (p - pp) + (c - (s - pp))
+	if e == 0 {
+		return r
+	}
+	// The float32 neighbour of r on s's side, and their midpoint (exact:
+	// 25 bits). Past the largest float32, r is ±Inf and the midpoint is
+	// MaxFloat32 + half its ulp.
+	toward := float32(math.Inf(1))
+	if s < float64(r) {
+		toward = float32(math.Inf(-1))
+	}
+	var other float32
+	var mid float64
+	if math.IsInf(float64(r), 0) {
+		other = float32(math.Copysign(math.MaxFloat32, s))
+		mid = float64(other) + math.Copysign(math.Ldexp(1, 103), s)
+	} else {
+		other = math.Nextafter32(r, toward)
+		mid = (float64(r) + float64(other)) / 2
+	}
+	if s != mid {
+		return r
+	}
+	if (e > 0) == (float64(other) > float64(r)) {
+		return other
+	}
+	return r
+}

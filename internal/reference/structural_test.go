@@ -101,8 +101,11 @@ func TestDot(t *testing.T) {
 		{"contracting pairs order", in(arr(shp(2, 2), float32(1), big, 1, 1), ones),
 			dotGeneral(trace.DotDims{LhsContract: []int{1, 0}, RhsContract: []int{1, 0}}), scalar(big + 4)},
 		{"starts from +0", in(vec(float32(neg0)), vec[float32](1)), binary(trace.Value.MatMul), scalar[float32](0)},
-		{"no FMA f32", in(vec(1, e32), vec(-(1+1.0/(1<<12)), e32)), binary(trace.Value.MatMul), scalar[float32](0)},
-		{"no FMA f64", in(vec(1, e64), vec(-(1+math.Ldexp(1, -29)), e64)), binary(trace.Value.MatMul), scalar(0.0)},
+		// e² = 1 + 2e' + e'² with e' = e − 1: rounding the product drops
+		// e'², so products rounded before adding would give 0; one FMA per
+		// step keeps it (the SPEC's dot contract).
+		{"one FMA per step f32", in(vec(1, e32), vec(-(1+1.0/(1<<12)), e32)), binary(trace.Value.MatMul), scalar(float32(math.Ldexp(1, -26)))},
+		{"one FMA per step f64", in(vec(1, e64), vec(-(1+math.Ldexp(1, -29)), e64)), binary(trace.Value.MatMul), scalar(math.Ldexp(1, -60))},
 		{"complex", in(vec[complex64](1+2i, 1i), vec[complex64](3+4i, 1i)), binary(trace.Value.MatMul), scalar[complex64](-6 + 10i)},
 		{"bool is or of ands", in(arr(shp(2, 2), true, false, false, true), arr(shp(2, 1), false, true)), binary(trace.Value.MatMul), arr(shp(2, 1), false, true)},
 		// 256 + 1 + 1 = 258 = 256·(1 + 2^-7) in f32, exact in bf16 (0x4381);

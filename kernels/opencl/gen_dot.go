@@ -15,8 +15,9 @@ import (
 // the order the dimension numbers list them). A TS×TS work-group stages
 // TS×TS tiles of both operands in local memory; each work-item owns one
 // output element and accumulates k = 0, 1, …, K−1 in order, from +0, as
-// kernels/doc.go requires: f32/f64 in their own type without FMA, f16/bf16
-// in f32 rounded once at the end, integers wrapping, complex in its type.
+// kernels/doc.go requires: f32/f64 in their own type with one fma per
+// product (OpenCL C's fma is correctly rounded), f16/bf16 in f32 rounded
+// once at the end, integers wrapping, complex in its type.
 func (g *gen) dotFusion(f *lower.Fusion) {
 	root := f.Outputs[0]
 	lhs, rhs := root.Args[0], root.Args[1]
@@ -68,8 +69,8 @@ func (g *gen) dotFusion(f *lower.Fusion) {
 		mac = fmt.Sprintf("acc = %s;", g.call("add_"+c.sfx, "acc", g.call("mul_"+c.sfx, "as[ty][kk]", "bs[kk][tx]")))
 	case d.IsComplex():
 		mac = fmt.Sprintf("acc = acc + %s;", g.call("cmul_"+c.sfx, "as[ty][kk]", "bs[kk][tx]"))
-	default:
-		mac = "acc = acc + as[ty][kk] * bs[kk][tx];"
+	default: // f32/f64, and f16/bf16 staged in f32: one rounding per step
+		mac = "acc = fma(as[ty][kk], bs[kk][tx], acc);"
 	}
 	ts := 16
 	for ts > 1 && ts*ts > g.dev.MaxWorkGroupSize {

@@ -18,7 +18,7 @@ void fusion0(__global const float* restrict x0, __global const float* restrict x
 		barrier(CLK_LOCAL_MEM_FENCE);
 		const int kn = min((uint)16, 40 - k0);
 		if (m < 30 && n < 50)
-			for (int kk = 0; kk < kn; kk++) acc = acc + as[ty][kk] * bs[kk][tx];
+			for (int kk = 0; kk < kn; kk++) acc = fma(as[ty][kk], bs[kk][tx], acc);
 		barrier(CLK_LOCAL_MEM_FENCE);
 	}
 	if (m < 30 && n < 50) out2[(b * 30 + m) * 50 + n] = acc;
