@@ -21,10 +21,11 @@ import (
 // numpyPrelude spell Kiln's definition with NumPy primitives, each exact:
 //   - maximum/minimum (and their reductions) order −0 < +0, as IEEE
 //     754-2019; NumPy's answer for ±0 depends on operand order.
-//   - dot_general accumulates left to right from 0 in the operands' dtype
-//     (f16 in f32, rounded once); NumPy's matmul calls BLAS, whose order
-//     and FMAs are its own, so the helper spells the loop with np.multiply
-//     and np.add.
+//   - dot_general accumulates left to right from +0 in the operands' dtype
+//     (f16 in f32, rounded once), one FMA per float product; NumPy's matmul
+//     calls BLAS, whose order is its own, and NumPy has no FMA, so the
+//     helper spells the loop with an exact FMA of its own: round-to-odd in
+//     float64 for f32, fractions.Fraction for f64.
 //
 // Other differences are kept out of the programs by numpyOptions instead.
 
@@ -35,8 +36,10 @@ var numpyDType = map[tensor.DType]string{
 	tensor.F16: "<f2", tensor.F32: "<f4", tensor.F64: "<f8", tensor.C64: "<c8", tensor.C128: "<c16",
 }
 
-const numpyPrelude = `import sys
+const numpyPrelude = `import math
+import sys
 import warnings
+from fractions import Fraction
 import numpy as np
 warnings.simplefilter('ignore')
 np.seterr(all='ignore')
@@ -103,9 +106,40 @@ def dot(a, b, lb, rb, lc, rc, dt):
         y = b2[:, None, k, :].astype(acc_dt)
         if acc_dt == np.bool_:
             acc = acc | (x & y)
+        elif acc_dt == np.float32:
+            acc = fma32(x, y, acc)
+        elif acc_dt == np.float64:
+            acc = fma64(*np.broadcast_arrays(x, y, acc))
         else:
             acc = np.add(acc, np.multiply(x, y, dtype=acc_dt), dtype=acc_dt)
     return acc.astype(dt).reshape(bshape + fa + fb)
+
+def fma32(x, y, c):
+    """x*y + c rounded once to float32: the product is exact in float64,
+    the sum is rounded to odd there (TwoSum's error decides), and rounding
+    that to float32 is correct."""
+    p = x.astype(np.float64) * y.astype(np.float64)
+    c = np.broadcast_to(c, p.shape).astype(np.float64)
+    s = p + c
+    pp = s - c
+    e = (p - pp) + (c - (s - pp))
+    bits = s.view(np.int64)
+    fix = (e != 0) & np.isfinite(s) & (s != 0) & ((bits & 1) == 0)
+    bits = np.where(fix, np.where((e > 0) == (s > 0), bits + 1, bits - 1), bits)
+    return bits.view(np.float64).astype(np.float32)
+
+def _fma64(a, b, c):
+    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
+        return a * b + c
+    r = Fraction(a) * Fraction(b) + Fraction(c)
+    if r == 0:
+        return 0.0 if a != 0 and b != 0 else a * b + c  # IEEE's sign of an exact zero
+    try:
+        return float(r)  # int / int: correctly rounded
+    except OverflowError:
+        return math.inf if r > 0 else -math.inf
+
+fma64 = lambda x, y, c: np.frompyfunc(_fma64, 3, 1)(x, y, c).astype(np.float64)
 
 def window_start(x, idx, g, smap, obatch, ibatch, window):
     vec = idx[g] if idx.ndim > 1 else idx
