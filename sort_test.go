@@ -81,6 +81,23 @@ func TestSortDTypesAndSizes(t *testing.T) {
 		if got := fmt.Sprint(out); got != want {
 			t.Errorf("%s: argsort = %s, want %s", d, got, want)
 		}
+		if d.IsComplex() {
+			continue
+		}
+		out, err = kiln.Jit(func(x kiln.Value) kiln.Value { _, i := kiln.TopK(x, 5); return i }).Run(x)
+		if err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		want = "i32[5] [0 2 4 3 1]"
+		switch {
+		case d == tensor.Bool:
+			want = "i32[5] [0 1 2 4 3]"
+		case d.IsUnsigned():
+			want = "i32[5] [1 0 2 4 3]"
+		}
+		if got := fmt.Sprint(out); got != want {
+			t.Errorf("%s: top_k indices = %s, want %s", d, got, want)
+		}
 	}
 	for _, shape := range [][]int{{0}, {3, 0}, {1}, {4, 1}, {13}, {2, 97}} {
 		x, _ := tensor.Zeros(tensor.F32, shape...)
