@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,7 +14,8 @@ import (
 
 // EvalStableHLO interprets the export of m on inputs, for the ops the
 // compositions use: elementwise ops, constants, converts, bitcasts, and
-// 1-D reduces (combined in a random order: a reduce body must not care).
+// 1-D reduces (combined in a random order: a reduce body must not care),
+// 1-D sorts (a stable sort by the comparator region).
 // Where StableHLO leaves a result undefined (a zero or overflowing integer
 // divisor, a shift count outside [0, width), a negative integer exponent,
 // an out-of-range float → int convert, abs(MIN)) it returns poison — a
@@ -153,6 +155,8 @@ func (ev *shloEval) op(o *shloOp) error {
 		return nil
 	case "reduce":
 		return ev.reduce(o)
+	case "sort":
+		return ev.sort(o)
 	case "select":
 		// select(pred, on_true, on_false): pred is a, the branches c and p.
 		r = ival{d: c.d}
@@ -555,6 +559,63 @@ func (ev *shloEval) reduce(o *shloOp) error {
 	}
 	for k := range n {
 		ev.vals[o.results[k]] = pool[0][k]
+	}
+	return nil
+}
+
+// sort runs a 1-D sort: stable, in the order the comparator region
+// defines (element i before j when it returns true for (i, j)).
+func (ev *shloEval) sort(o *shloOp) error {
+	in := o.args[0].typ
+	if len(in.shape) != 1 {
+		return fmt.Errorf("only 1-D sorts are interpreted")
+	}
+	ret := o.region.ops[len(o.region.ops)-1]
+	var err error
+	less := func(i, j int) bool {
+		for k, a := range o.args {
+			v := ev.vals[a]
+			ev.vals[o.region.args[2*k]] = ival{d: v.d, f: sub(v.f, i), i: sub(v.i, i), u: sub(v.u, i), b: sub(v.b, i)}
+			ev.vals[o.region.args[2*k+1]] = ival{d: v.d, f: sub(v.f, j), i: sub(v.i, j), u: sub(v.u, j), b: sub(v.b, j)}
+		}
+		if e := ev.block(o.region); e != nil {
+			err = e
+			return false
+		}
+		return ev.vals[ret.args[0]].b[0]
+	}
+	idx := make([]int, in.shape[0])
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int {
+		switch {
+		case less(i, j):
+			return -1
+		case less(j, i):
+			return 1
+		}
+		return 0
+	})
+	if err != nil {
+		return err
+	}
+	for k, a := range o.args {
+		v := ev.vals[a]
+		r := ival{d: v.d}
+		for _, i := range idx {
+			switch {
+			case v.f != nil:
+				r.f = append(r.f, v.f[i])
+			case v.i != nil:
+				r.i = append(r.i, v.i[i])
+			case v.u != nil:
+				r.u = append(r.u, v.u[i])
+			default:
+				r.b = append(r.b, v.b[i])
+			}
+		}
+		ev.vals[o.results[k]] = r
 	}
 	return nil
 }

@@ -180,3 +180,34 @@ func checkStableHLO(t *testing.T, rng *rand.Rand, name string, inputs []*tensor.
 		}
 	}
 }
+
+// The sort export's comparator is JAX's order: interpreted, it sorts the
+// special values (−0 before or after 0 as they come, NaNs of both signs
+// last) and repeated keys as the reference does, for every real dtype.
+func TestSortExport(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	vals := append(append([]float64{}, floatSpecials...), math.Copysign(math.NaN(), -1), 0, math.Copysign(0, -1), 1, math.NaN(), -3)
+	rng.Shuffle(len(vals), func(i, j int) { vals[i], vals[j] = vals[j], vals[i] })
+	keys := make([]int64, len(vals))
+	for i := range keys {
+		keys[i] = int64(rng.IntN(3))
+	}
+	k := tensor.Must(tensor.FromSlice(keys))
+	fn := func(a []trace.Value) []trace.Value {
+		payload := trace.Iota(tensor.I32, a[0].Shape(), 0)
+		return []trace.Value{trace.Sort(a[0], 0), trace.Argsort(a[0], 0), trace.SortMany([]trace.Value{a[1], a[0], payload}, 0, 2, true)[2]}
+	}
+	for _, d := range []tensor.DType{tensor.F64, tensor.F32, tensor.F16, tensor.BF16} {
+		checkStableHLO(t, rng, "sort", []*tensor.Array{floats(d, vals), k}, fn)
+	}
+	i8 := tensor.Must(tensor.FromSlice(allInts[int8]()))
+	u8 := tensor.Must(tensor.FromSlice(allInts[uint8]()))
+	i32 := tensor.Must(tensor.FromSlice(int32Specials))
+	for _, x := range []*tensor.Array{i8, u8, i32, i8.Astype(tensor.Bool)} {
+		keys := make([]int64, x.Size())
+		for i := range keys {
+			keys[i] = int64(rng.IntN(3))
+		}
+		checkStableHLO(t, rng, "sort", []*tensor.Array{x, tensor.Must(tensor.FromSlice(keys))}, fn)
+	}
+}
