@@ -2,6 +2,7 @@ package kiln_test
 
 import (
 	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/nn"
 	"github.com/kiln-go/kiln/random"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -207,6 +208,23 @@ var gradCases = []gradCase{
 		}
 		return trace.EinsumPreferred("ij,jk,kl->li", wide, xs[0], xs[1], xs[2])
 	}, dtypes: allInexact},
+
+	// Convolution (helper conv2): both operands, strides, padding, both
+	// dilations, groups, layouts.
+	{name: "conv nchw", in: []spec{std(2, 3, 5, 4), std(4, 3, 3, 2)}, fn: two(func(x, y kiln.Value) kiln.Value {
+		return kiln.ConvGeneralDilated(x, y, kiln.ConvOptions{PaddingMode: "SAME", WindowStrides: []int{2, 1}})
+	})},
+	{name: "conv nhwc dilated groups", in: []spec{std(1, 6, 5, 4), std(2, 2, 2, 6)}, fn: two(func(x, y kiln.Value) kiln.Value {
+		return kiln.ConvGeneralDilated(x, y, kiln.ConvOptions{Padding: [][2]int{{1, 2}, {0, -1}}, LhsDilation: []int{2, 1}, RhsDilation: []int{1, 2},
+			WindowStrides: []int{1, 2}, FeatureGroupCount: 2, DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}})
+	})},
+	{name: "conv 1d strided", in: []spec{std(2, 3, 9), std(2, 3, 3)}, fn: two(func(x, y kiln.Value) kiln.Value {
+		return kiln.ConvGeneralDilated(x, y, kiln.ConvOptions{WindowStrides: []int{3}, Padding: [][2]int{{0, 1}}})
+	})},
+
+	// Pooling (reduce_window compositions; inputs distinct, so no ties).
+	{name: "max_pool", in: []spec{std(2, 5, 4, 3)}, fn: one(func(x kiln.Value) kiln.Value { return nn.MaxPool(x, []int{2, 2}, []int{1, 2}, "SAME") })},
+	{name: "avg_pool", in: []spec{std(1, 5, 4, 2)}, fn: one(func(x kiln.Value) kiln.Value { return nn.AvgPool(x, []int{3, 2}, nil, "SAME", false) })},
 
 	// Converts.
 	// Converts up only: a convert that rounds makes the float64 loss a

@@ -26,6 +26,9 @@ import (
 //     calls BLAS, whose order is its own, and NumPy has no FMA, so the
 //     helper spells the loop with an exact FMA of its own: round-to-odd in
 //     float64 for f32, fractions.Fraction for f64.
+//   - conv_general_dilated accumulates from +0 over kernel positions, then
+//     input features, one FMA per step; the conv helper spells it with
+//     explicit loops over the padded, dilated input and the same exact FMAs.
 //
 // Other differences are kept out of the programs by numpyOptions instead.
 
@@ -140,6 +143,49 @@ def _fma64(a, b, c):
         return math.inf if r > 0 else -math.inf
 
 fma64 = lambda x, y, c: np.frompyfunc(_fma64, 3, 1)(x, y, c).astype(np.float64)
+
+def fma(x, y, acc):
+    # acc + x*y rounded once, as conv_general_dilated accumulates (wrapping
+    # for integers).
+    if acc.dtype.kind in 'iu':
+        return np.add(acc, np.multiply(x, y, dtype=acc.dtype), dtype=acc.dtype)
+    if acc.dtype == np.float32:
+        return fma32(x, y, acc)
+    return fma64(*np.broadcast_arrays(x, y, acc))
+
+def conv(lhs, rhs, lspec, rspec, ospec, strides, lo, hi, ldil, rdil, groups, dt):
+    x = np.transpose(lhs, lspec)
+    w = np.transpose(rhs, rspec)
+    ns = x.ndim - 2
+    n, c = x.shape[0], x.shape[1]
+    o, ci = w.shape[0], w.shape[1]
+    ks = w.shape[2:]
+    acc_dt = np.dtype('<f4') if x.dtype == np.float16 else x.dtype
+    x = x.astype(acc_dt)
+    w = w.astype(acc_dt)
+    dil = [0 if s == 0 else (s - 1) * d + 1 for s, d in zip(x.shape[2:], ldil)]
+    xd = np.zeros((n, c) + tuple(dil), dtype=acc_dt)
+    xd[(slice(None), slice(None)) + tuple(slice(None, None, d) for d in ldil)] = x
+    padw = [(0, 0), (0, 0)] + [(max(a, 0), max(b, 0)) for a, b in zip(lo, hi)]
+    xp = np.pad(xd, padw)
+    crop = tuple(slice(max(-a, 0), xp.shape[2 + i] - max(-b, 0)) for i, (a, b) in enumerate(zip(lo, hi)))
+    xp = xp[(slice(None), slice(None)) + crop]
+    outs = []
+    for i in range(ns):
+        kd = 0 if ks[i] == 0 else (ks[i] - 1) * rdil[i] + 1
+        outs.append((xp.shape[2 + i] - kd) // strides[i] + 1 if xp.shape[2 + i] >= kd else 0)
+    acc = np.zeros((n, o) + tuple(outs), dtype=acc_dt)
+    og = o // groups
+    if acc.size > 0:
+        for kpos in np.ndindex(*ks):
+            sl = tuple(slice(k * r, k * r + (m - 1) * s + 1, s) for k, r, m, s in zip(kpos, rdil, outs, strides))
+            win = xp[(slice(None), slice(None)) + sl]
+            for g in range(groups):
+                for cc in range(ci):
+                    xv = win[:, g * ci + cc][:, None]
+                    wv = w[(slice(g * og, (g + 1) * og), cc) + tuple(kpos)].reshape((1, og) + (1,) * ns)
+                    acc[:, g * og:(g + 1) * og] = fma(xv, wv, acc[:, g * og:(g + 1) * og])
+    return np.transpose(acc.astype(dt), np.argsort(ospec))
 
 def window_start(x, idx, g, smap, obatch, ibatch, window):
     vec = idx[g] if idx.ndim > 1 else idx
@@ -438,6 +484,11 @@ func translate(b *strings.Builder, name string, p *trace.Program, inputs []*tens
 				a, b = fmt.Sprintf("%s.astype(%s)", a, dt), fmt.Sprintf("%s.astype(%s)", b, dt)
 			}
 			rhs = fmt.Sprintf("dot(%s, %s, %s, %s, %s, %s, %s)", a, b, pyList(d.LhsBatch), pyList(d.RhsBatch), pyList(d.LhsContract), pyList(d.RhsContract), dt)
+			rhs = fmt.Sprintf("dot(%s, %s, %s, %s, %s, %s, %s)", args[0], args[1], pyList(d.LhsBatch), pyList(d.RhsBatch), pyList(d.LhsContract), pyList(d.RhsContract), dt)
+		case op == trace.OpConv:
+			c := pr.Conv
+			rhs = fmt.Sprintf("conv(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d, %s)", args[0], args[1], pyList(c.LhsSpec), pyList(c.RhsSpec), pyList(c.OutSpec),
+				pyList(c.Strides), pyList(c.PadLo), pyList(c.PadHi), pyList(c.LhsDilation), pyList(c.RhsDilation), c.FeatureGroupCount, dt)
 		case op == trace.OpIota:
 			rhs = fmt.Sprintf("iota(%s, %s, %d)", dt, pyTuple(pr.Shape), pr.Axis)
 		case op == trace.OpBitcastConvert:

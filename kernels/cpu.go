@@ -186,6 +186,9 @@ func (x *cpuExec) compileFusion(f *lower.Fusion) (kernel, error) {
 	case lower.FusionReduce:
 		return x.compileReduce(f)
 	case lower.FusionDot:
+		if root.Op == trace.OpConv {
+			return x.compileConv(f)
+		}
 		return x.compileDot(f)
 	case lower.FusionCopy:
 		return x.compileCopy(f)

@@ -102,4 +102,21 @@
 // rounded as NumPy's complex multiply, no FMA). The order is fixed, so the
 // result does not depend on the backend, the SIMD tier, the blocking or the
 // number of threads (internal/gemm computes each element on one thread).
+//
+// # conv_general_dilated
+//
+// Output element (n, o, y…), o in feature group g, is the sum over the
+// kernel's spatial positions k… in row-major order (spatial dim 0, as the
+// dimension numbers order them, slowest), then over the group's input
+// features c — the K order of an NHWC im2col — of lhs·rhs, where the lhs
+// element is x[n, g·I + c, y·stride + k·rhs_dilation − pad_lo] in the
+// lhs dilated by lhs_dilation and padded (a hole or padding reads 0, which
+// still multiplies: 0·∞ is NaN). The sum starts from +0 and each step is
+// one fused multiply-add, rounded once: f32 and f64 in their own type
+// (math.FMA, simd.FMA32, OpenCL fma); f16 and bf16 in f32, rounded once
+// to the result type at the end; integers in their own type with
+// wraparound. bool and complex operands are refused at trace time. The
+// CPU kernel (conv.go) builds im2col patches in blocks into per-worker
+// scratch and multiplies them with the packed kernel by a row-axpy matrix
+// product that keeps this order; OpenCL computes each element directly.
 package kernels

@@ -108,6 +108,8 @@ func (in *Instr) paramString() string {
 		d := p.Dot
 		return "lhs_batch=" + tuple(d.LhsBatch) + ", rhs_batch=" + tuple(d.RhsBatch) +
 			", lhs_contracting=" + tuple(d.LhsContract) + ", rhs_contracting=" + tuple(d.RhsContract)
+	case trace.OpConv:
+		return p.Conv.String()
 	}
 	return ""
 }

@@ -143,6 +143,9 @@ const (
 	// are sorted together along Params.Axis by the first Params.Sort.NumKeys
 	// of them; the result is operand Params.Sort.Output, permuted.
 	OpSort
+
+	// Convolution (helper conv2, conv.go).
+	OpConv // conv_general_dilated(lhs, rhs): Params.Conv
 	numOps
 )
 
@@ -325,6 +328,10 @@ var ops = [numOps]OpInfo{
 
 	// Sorting (helper sortscan2).
 	OpSort: {Name: "sort", Class: ClassIndex, Arity: -1, Check: checkSort},
+
+	// Convolution (helper conv2): a contraction like dot_general, so it
+	// fuses with nothing and runs as its own kernel (lower.FusionDot).
+	OpConv: {Name: "conv_general_dilated", Class: ClassDot, Arity: 2, Check: checkConv},
 }
 
 // IsScatter reports whether op is one of the scatters.

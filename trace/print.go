@@ -156,6 +156,8 @@ func (e *Eqn) paramString() string {
 			s += " preferred_element_type=" + p.Preferred.String()
 		}
 		return s
+	case OpConv:
+		return p.Conv.String()
 	}
 	return ""
 }

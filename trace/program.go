@@ -74,6 +74,7 @@ type Params struct {
 	Preferred    tensor.DType
 	HasPreferred bool
 	Sort         SortParams // sort (sort.go)
+	Conv         ConvParams // conv_general_dilated (conv.go)
 }
 
 // Pos is the position in the user's source that created an Eqn. Col is

@@ -100,6 +100,8 @@ func init() {
 		OpResult: {JVP: jvpResult},
 		// Sorting (helper sortscan2; rules_sort.go).
 		OpSort: {JVP: jvpSort},
+		// Convolution (helper conv2; rules_conv.go).
+		OpConv: {JVP: partials(jvpConvLHS, jvpConvRHS), Transpose: transposeConv},
 	}
 	for op, r := range mathRules() {
 		rules[op] = r

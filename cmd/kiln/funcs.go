@@ -31,6 +31,8 @@ const (
 	kRest                    // the remaining positional arrays (last): einsum's operands
 	kFunc                    // a lambda (param.arity parameters; -1: one per operand of the kRest parameter)
 	kFuncs                   // a tuple or list of lambdas (switch's branches), arity as kFunc
+	kPadding                 // 'SAME', 'VALID', 'SAME_LOWER' or a tuple of (lo, hi) int pairs: conv's padding
+	kStrs                    // None or a tuple of string literals: conv's dimension_numbers
 )
 
 // param is one parameter of a function, positional or keyword.
@@ -62,16 +64,18 @@ type function struct {
 // bound is a call's arguments matched to its function's parameters by
 // check; build fills vals with the traced array arguments.
 type bound struct {
-	fn     *function
-	name   string
-	arrays map[string]*node    // kArray parameters
-	list   []*node             // the kArrays parameter
-	ints   map[string][]int    // kAxes, kAxis, kInts; absent when None or not given
-	flags  map[string]bool     // kBool
-	dtype  tensor.DType        // kDType
-	dtSet  bool                // a kDType argument was given
-	strs   map[string]string   // kStr
-	opts   []trace.IndexOption // kMode and kLit (as mode= and fill_value=)
+	fn      *function
+	name    string
+	arrays  map[string]*node    // kArray parameters
+	list    []*node             // the kArrays parameter
+	ints    map[string][]int    // kAxes, kAxis, kInts; absent when None or not given
+	flags   map[string]bool     // kBool
+	dtype   tensor.DType        // kDType
+	dtSet   bool                // a kDType argument was given
+	strs    map[string]string   // kStr, and kPadding given as a string
+	pairs   map[string][][2]int // kPadding given as pairs
+	strList map[string][]string // kStrs
+	opts    []trace.IndexOption // kMode and kLit (as mode= and fill_value=)
 
 	vals     map[string]trace.Value
 	listVals []trace.Value
@@ -378,6 +382,49 @@ func (c *checker) bindParam(b *bound, p param, arg *node, extra []*node) error {
 				return err
 			}
 		}
+		return nil
+	case kPadding:
+		if arg.kind == nString {
+			b.strs[p.name] = arg.text
+			return nil
+		}
+		if arg.kind != nTuple {
+			return syntaxErr(arg.col, "%s: %s must be 'SAME', 'VALID' or a tuple of (lo, hi) pairs, found %s", b.name, p.name, describe(arg))
+		}
+		var pairs [][2]int
+		for _, k := range arg.kids {
+			if k.kind != nTuple || len(k.kids) != 2 {
+				return syntaxErr(k.col, "%s: each %s entry must be a (lo, hi) pair, found %s", b.name, p.name, describe(k))
+			}
+			v, err := staticInts(k.kids)
+			if err != nil {
+				return err
+			}
+			pairs = append(pairs, [2]int{v[0], v[1]})
+		}
+		if b.pairs == nil {
+			b.pairs = map[string][][2]int{}
+		}
+		b.pairs[p.name] = pairs
+		return nil
+	case kStrs:
+		if arg.kind == nNone {
+			return nil
+		}
+		if arg.kind != nTuple {
+			return syntaxErr(arg.col, "%s: %s must be a tuple of strings such as ('NHWC', 'HWIO', 'NHWC'), found %s", b.name, p.name, describe(arg))
+		}
+		var list []string
+		for _, k := range arg.kids {
+			if k.kind != nString {
+				return syntaxErr(k.col, "%s: %s must hold strings, found %s", b.name, p.name, describe(k))
+			}
+			list = append(list, k.text)
+		}
+		if b.strList == nil {
+			b.strList = map[string][]string{}
+		}
+		b.strList[p.name] = list
 		return nil
 	case kStr:
 		if arg.kind != nString {

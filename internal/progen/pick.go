@@ -15,6 +15,7 @@ var kindWeights = [numKinds]int{
 	kReshape: 3, kExpand: 2, kSqueeze: 2, kTranspose: 3, kBroadcast: 2, kSlice: 3, kConcat: 3,
 	kReduce: 7, kMean: 2, kArg: 2, kMatMul: 4,
 	kFlip: 2, kIndex: 3, kTake: 2, kScatter: 4, kDynSlice: 2, kDynUpdate: 2, kIota: 1, kSort: 2,
+	kConv: 2,
 }
 
 // kindOps are the ops a step kind needs to be allowed (all of them).
@@ -52,6 +53,8 @@ func kindOps(k kind) []trace.Op {
 		return []trace.Op{trace.OpIota, trace.OpAdd}
 	case kSort:
 		return []trace.Op{trace.OpSort}
+	case kConv:
+		return []trace.Op{trace.OpConv}
 	}
 	return nil
 }
@@ -214,6 +217,8 @@ func (g *gen) pick() (step, bool) {
 		}
 	case kMatMul:
 		return g.pickMatMul(s)
+	case kConv:
+		return g.pickConv(s)
 	case kFlip, kIndex, kTake, kScatter, kDynSlice, kDynUpdate:
 		return g.pickIndexStep(s)
 	case kSort:

@@ -145,7 +145,8 @@ func (s *step) label() string {
 	return [...]string{kIntPow: "integer_pow", kWhere: "where", kAstype: "astype", kSafeAstype: "astype",
 		kReshape: "reshape", kExpand: "expand_dims", kSqueeze: "squeeze", kTranspose: "transpose",
 		kBroadcast: "broadcast_to", kSlice: "slice", kConcat: "concatenate", kMean: "mean", kMatMul: "matmul",
-		kFlip: "flip", kIndex: "index", kTake: "take", kScatter: "at", kDynSlice: "dynamic_slice", kDynUpdate: "dynamic_update_slice", kIota: "iota", kSort: "sort"}[s.kind]
+		kFlip: "flip", kIndex: "index", kTake: "take", kScatter: "at", kDynSlice: "dynamic_slice", kDynUpdate: "dynamic_update_slice", kIota: "iota", kSort: "sort",
+		kConv: "conv_general_dilated"}[s.kind]
 }
 
 func (c *Case) replay(args []trace.Value, outs []int) []trace.Value {

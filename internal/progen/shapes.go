@@ -150,7 +150,7 @@ func (g *gen) check() bool {
 		return false
 	}
 	for _, e := range p.Eqns {
-		if e.Out.Size() > g.o.MaxElems || e.Op == trace.OpDot && dotWork(e) > 1<<21 {
+		if e.Out.Size() > g.o.MaxElems || e.Op == trace.OpDot && dotWork(e) > 1<<21 || e.Op == trace.OpConv && convWork(e) > 1<<20 {
 			return false
 		}
 		if !g.ops[e.Op] && !g.implicit(e.Op) || g.o.Allow != nil && !g.o.Allow(e) || g.o.Smooth && !smoothEqn(e) {

@@ -44,6 +44,7 @@ const (
 	kDynUpdate              // DynamicUpdateSlice(a, DynamicSlice(a, args[1], args[3], …), args[2], args[4], …)
 	kIota                   // a + Iota(a's dtype, a's shape, axis): counts that meet a
 	kSort                   // sort, argsort, top_k or lax.sort (sort.go)
+	kConv                   // ConvGeneralDilated(a, args[1], conv)
 	numKinds
 )
 
@@ -136,6 +137,7 @@ type step struct {
 	n      int64   // integer_pow exponent
 	lo, hi float64 // kSafeAstype clamp
 	mode   trace.IndexMode
+	conv   trace.ConvOptions // kConv
 }
 
 // apply makes the step's builder call.
@@ -197,6 +199,8 @@ func (s *step) apply(vals []trace.Value) trace.Value {
 		return a.Add(trace.Iota(s.dtype, s.ints, s.axis))
 	case kSort:
 		return s.applySort(vals)
+	case kConv:
+		return trace.ConvGeneralDilated(a, s.args[1].value(vals), s.conv)
 	}
 	panic(fmt.Sprintf("progen: unknown step kind %d", s.kind))
 }
@@ -226,6 +230,8 @@ func (s *step) String() string {
 		return fmt.Sprintf("%s(%s)", s.op, a)
 	case kIota:
 		return fmt.Sprintf("add(%s, iota(%s, %v, axis=%d))", a, s.dtype, s.ints, s.axis)
+	case kConv:
+		return convString(args, s.conv)
 	case kIntPow:
 		return fmt.Sprintf("%s ** Int(%d)", a, s.n)
 	case kWhere:

@@ -213,6 +213,8 @@ func (ev *evaluator) apply(e *trace.Eqn, args []*tensor.Array) (*tensor.Array, e
 		return threefryOp(args)
 	case trace.OpSort:
 		return sortOp(e.Params, args)
+	case trace.OpConv:
+		return conv(e.Params.Conv, args[0], args[1])
 	}
 	switch e.Op.Info().Class {
 	case trace.ClassUnary, trace.ClassBinary:

@@ -187,6 +187,9 @@ func Cases() []Case {
 	for _, c := range controlCases() {
 		add(c)
 	}
+	for _, c := range convCases() {
+		add(c)
+	}
 	return append(cs, gradCases()...) // never filtered: a derivative that fails to trace fails its case
 }
 

@@ -172,6 +172,10 @@ func (g *gen) fusion(f *lower.Fusion) {
 	case lower.FusionReduce:
 		g.reduceFusion(f)
 	case lower.FusionDot:
+		if f.Outputs[0].Op == trace.OpConv {
+			g.convFusion(f)
+			return
+		}
 		g.dotFusion(f)
 	case lower.FusionCopy:
 		g.copyFusion(f)

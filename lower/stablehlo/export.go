@@ -338,6 +338,11 @@ func (x *shloInstr) lower(args []*shloVal) (*shloVal, error) {
 		return x.dot(a, c), nil
 	case op == trace.OpSort:
 		return x.sort(args)
+	case op == trace.OpConv:
+		if d.IsComplex() || d == tensor.Bool {
+			return nil, unsupported("no StableHLO lowering for conv_general_dilated on %s", d)
+		}
+		return x.convolution(a, c), nil
 	case op == trace.OpRev || op.Info().Class == trace.ClassIndex:
 		return x.lowerIndex(args)
 	}

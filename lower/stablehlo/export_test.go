@@ -38,6 +38,13 @@ var shloCases = []struct {
 		}, r[0], r[1])
 		return s
 	}},
+	{"conv", []trace.Abstract{abs(tensor.F32, 2, 7, 6, 3), abs(tensor.F32, 2, 3, 3, 4), abs(tensor.BF16, 1, 2, 5), abs(tensor.BF16, 4, 1, 2)}, func(a []trace.Value) []trace.Value {
+		return []trace.Value{
+			trace.ConvGeneralDilated(a[0], a[1], trace.ConvOptions{WindowStrides: []int{2, 1}, Padding: [][2]int{{1, 2}, {0, -1}},
+				LhsDilation: []int{1, 2}, RhsDilation: []int{2, 1}, DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}),
+			trace.ConvGeneralDilated(a[2], a[3], trace.ConvOptions{PaddingMode: "SAME", FeatureGroupCount: 2}),
+		}
+	}},
 	{"f16", []trace.Abstract{abs(tensor.F16, 3), abs(tensor.F16, 3)}, floatOps},
 	{"bf16_f64", []trace.Abstract{abs(tensor.BF16, 2), abs(tensor.BF16, 2), abs(tensor.F64, 2), abs(tensor.F64, 2)}, func(a []trace.Value) []trace.Value {
 		return []trace.Value{a[0].Add(a[1]), a[0].FloorDiv(a[1]), a[0].Rem(a[1]), a[0].Maximum(a[1]), a[0].Sum(),

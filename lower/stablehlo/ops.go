@@ -461,3 +461,38 @@ func (x *shloInstr) dot(a, c *shloVal) *shloVal {
 	}
 	return x.opA("dot_general", x.t, attrs, a, c)
 }
+
+// convolution is conv_general_dilated, its dimension numbers in
+// StableHLO's raw form; f16 and bf16 operands are widened to f32 (Kiln
+// accumulates in f32 and rounds once), as dot.
+func (x *shloInstr) convolution(a, c *shloVal) *shloVal {
+	p := x.in.Params.Conv
+	dn := fmt.Sprintf("#stablehlo.conv<raw input_batch_dimension = %d, input_feature_dimension = %d, input_spatial_dimensions = %s, "+
+		"kernel_input_feature_dimension = %d, kernel_output_feature_dimension = %d, kernel_spatial_dimensions = %s, "+
+		"output_batch_dimension = %d, output_feature_dimension = %d, output_spatial_dimensions = %s>",
+		p.LhsSpec[0], p.LhsSpec[1], i64list(p.LhsSpec[2:]), p.RhsSpec[1], p.RhsSpec[0], i64list(p.RhsSpec[2:]),
+		p.OutSpec[0], p.OutSpec[1], i64list(p.OutSpec[2:]))
+	pads := make([]string, len(p.PadLo))
+	for i := range pads {
+		pads[i] = fmt.Sprintf("[%d, %d]", p.PadLo[i], p.PadHi[i])
+	}
+	padding := "dense<[" + strings.Join(pads, ", ") + "]>"
+	if len(pads) == 0 {
+		padding = "dense<>"
+	}
+	attrs := []string{
+		"batch_group_count = 1 : i64",
+		"dimension_numbers = " + dn,
+		fmt.Sprintf("feature_group_count = %d : i64", p.FeatureGroupCount),
+		"lhs_dilation = " + i64s(p.LhsDilation),
+		fmt.Sprintf("padding = %s : tensor<%dx2xi64>", padding, len(pads)),
+		"rhs_dilation = " + i64s(p.RhsDilation),
+		"window_strides = " + i64s(p.Strides),
+	}
+	if d := x.t.dt; d == tensor.F16 || d == tensor.BF16 {
+		x.note("accumulates in f32, rounds once")
+		r := x.opA("convolution", x.t.with(tensor.F32), attrs, x.conv(a, tensor.F32), x.conv(c, tensor.F32))
+		return x.conv(r, d)
+	}
+	return x.opA("convolution", x.t, attrs, a, c)
+}

@@ -100,6 +100,8 @@ func ints(s string) []int {
 
 var dotFieldRE = regexp.MustCompile(`(\w+) = \[([0-9, ]*)\]`)
 
+var convFieldRE = regexp.MustCompile(`(\w+) = (\[[0-9, ]*\]|[0-9]+)`)
+
 var (
 	shloSameTypeBinary = []string{"add", "subtract", "multiply", "divide", "remainder", "power", "maximum", "minimum",
 		"and", "or", "xor", "shift_left", "shift_right_arithmetic", "shift_right_logical"}
@@ -337,6 +339,38 @@ func verifyOp(o *shloOp) error {
 					shape = append(shape, n)
 				}
 			}
+		}
+		if args[0].dt != args[1].dt || !sameType(res, shloType{args[0].dt, shape}) {
+			return fmt.Errorf("(%s, %s) -> %s", args[0], args[1], res)
+		}
+	case "convolution":
+		f := map[string][]int{}
+		for _, m := range convFieldRE.FindAllStringSubmatch(o.attr("dimension_numbers"), -1) {
+			f[m[1]] = ints(m[2])
+		}
+		pad := ints(strings.Split(o.attr("padding"), ":")[0])
+		st, ld, rd := ints(o.attr("window_strides")), ints(o.attr("lhs_dilation")), ints(o.attr("rhs_dilation"))
+		g := ints(o.attr("feature_group_count"))[0]
+		l, r := args[0].shape, args[1].shape
+		shape := make([]int, len(l))
+		ci, co := r[f["kernel_input_feature_dimension"][0]], r[f["kernel_output_feature_dimension"][0]]
+		if l[f["input_feature_dimension"][0]] != ci*g || co%g != 0 {
+			return fmt.Errorf("feature dims of %s and %s with %d groups", args[0], args[1], g)
+		}
+		shape[f["output_batch_dimension"][0]] = l[f["input_batch_dimension"][0]]
+		shape[f["output_feature_dimension"][0]] = co
+		for i, d := range f["input_spatial_dimensions"] {
+			in := 0
+			if l[d] > 0 {
+				in = (l[d]-1)*ld[i] + 1
+			}
+			in += pad[2*i] + pad[2*i+1]
+			k := (r[f["kernel_spatial_dimensions"][i]]-1)*rd[i] + 1
+			n := 0
+			if in >= k {
+				n = (in-k)/st[i] + 1
+			}
+			shape[f["output_spatial_dimensions"][i]] = n
 		}
 		if args[0].dt != args[1].dt || !sameType(res, shloType{args[0].dt, shape}) {
 			return fmt.Errorf("(%s, %s) -> %s", args[0], args[1], res)

@@ -1,0 +1,89 @@
+package conformance
+
+import (
+	"fmt"
+
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// convConfig is one conv_general_dilated configuration of convCases.
+type convConfig struct {
+	name     string
+	lhs, rhs []int
+	opts     trace.ConvOptions
+}
+
+// convConfigs cover every parameter of conv_general_dilated: 1, 2 and 3
+// spatial dims, NCHW, NHWC and a scrambled layout, strides, SAME, VALID,
+// explicit and negative padding, lhs and rhs dilation, feature groups
+// (depthwise too), empty results, and a size past the parallel threshold.
+var convConfigs = []convConfig{
+	{"nchw-same", []int{2, 3, 5, 6}, []int{4, 3, 3, 2}, trace.ConvOptions{PaddingMode: "SAME"}},
+	{"nhwc-strided-dilated", []int{2, 7, 6, 3}, []int{2, 3, 3, 4}, trace.ConvOptions{
+		WindowStrides: []int{2, 1}, Padding: [][2]int{{1, 2}, {0, 1}}, LhsDilation: []int{1, 2}, RhsDilation: []int{2, 1},
+		DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}},
+	{"1d-groups", []int{2, 7, 4}, []int{3, 2, 6}, trace.ConvOptions{
+		FeatureGroupCount: 2, PaddingMode: "VALID", DimensionNumbers: [3]string{"NWC", "WIO", "NWC"}}},
+	{"3d-same", []int{1, 2, 3, 4, 3}, []int{2, 2, 2, 2, 2}, trace.ConvOptions{PaddingMode: "SAME", WindowStrides: []int{1, 2, 1}}},
+	{"depthwise", []int{1, 5, 5, 4}, []int{3, 3, 1, 8}, trace.ConvOptions{
+		FeatureGroupCount: 4, PaddingMode: "SAME_LOWER", WindowStrides: []int{2, 2}, DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}},
+	{"negative-padding", []int{1, 2, 6, 5}, []int{3, 2, 2, 2}, trace.ConvOptions{Padding: [][2]int{{-1, 1}, {2, -1}}, LhsDilation: []int{2, 1}}},
+	{"scrambled-layout", []int{3, 4, 2, 5}, []int{2, 3, 4, 3}, trace.ConvOptions{
+		Padding: [][2]int{{1, 0}, {0, 1}}, DimensionNumbers: [3]string{"CWNH", "HOWI", "WHCN"}}},
+	{"empty-window", []int{1, 2, 2, 2}, []int{1, 2, 3, 3}, trace.ConvOptions{}},
+	{"empty-batch", []int{0, 2, 4, 4}, []int{3, 2, 2, 2}, trace.ConvOptions{PaddingMode: "SAME"}},
+	{"parallel", []int{2, 12, 12, 8}, []int{3, 3, 8, 16}, trace.ConvOptions{PaddingMode: "SAME", DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}},
+}
+
+// convCases run every configuration in the dtypes convolution takes, and
+// the promotions of mixed and weak operands.
+func convCases() []Case {
+	var cs []Case
+	for _, c := range convConfigs {
+		dts := []tensor.DType{tensor.F32, tensor.F64, tensor.F16, tensor.BF16, tensor.I8, tensor.U8, tensor.I32, tensor.I64, tensor.U16}
+		if c.name == "parallel" {
+			dts = []tensor.DType{tensor.F32, tensor.BF16, tensor.I16}
+		}
+		for _, d := range dts {
+			opts := c.opts
+			cs = append(cs, Case{Name: fmt.Sprintf("conv/%s/%s", c.name, d), Inputs: []*tensor.Array{Input(d, 80, c.lhs...), Input(d, 81, c.rhs...)},
+				Fn: one(func(a []trace.Value) trace.Value { return trace.ConvGeneralDilated(a[0], a[1], opts) })})
+		}
+	}
+	c := convConfigs[1]
+	cs = append(cs,
+		Case{Name: "conv/promote-i8-f32", Inputs: []*tensor.Array{Input(tensor.I8, 82, c.lhs...), Input(tensor.F32, 83, c.rhs...)},
+			Fn: one(func(a []trace.Value) trace.Value { return trace.ConvGeneralDilated(a[0], a[1], c.opts) })},
+		Case{Name: "conv/weak-rhs", Inputs: []*tensor.Array{Input(tensor.F16, 84, c.lhs...), Input(tensor.F32, 85, c.rhs...)}, Weak: []bool{false, true},
+			Fn: one(func(a []trace.Value) trace.Value { return trace.ConvGeneralDilated(a[0], a[1], c.opts) })},
+	)
+	return append(cs, poolCases()...)
+}
+
+// poolCases cover the reduce_window compositions (max, min, sum pooling
+// and average pooling both ways of counting) with strides, SAME and
+// explicit (negative too) padding and window dilation.
+func poolCases() []Case {
+	var cs []Case
+	for _, d := range []tensor.DType{tensor.F32, tensor.F64, tensor.F16, tensor.BF16, tensor.I8, tensor.U8, tensor.I32} {
+		x := Input(d, 90, 2, 7, 6, 3)
+		s := d.String()
+		add := func(name string, f func(a trace.Value) trace.Value) {
+			cs = append(cs, Case{Name: "pool/" + name + "/" + s, Inputs: []*tensor.Array{x}, Fn: one(func(a []trace.Value) trace.Value { return f(a[0]) })})
+		}
+		add("max-same", func(a trace.Value) trace.Value {
+			return trace.ReduceWindowMax(a, []int{1, 3, 3, 1}, trace.WindowOptions{Strides: []int{1, 2, 2, 1}, PaddingMode: "SAME"})
+		})
+		add("min-dilated", func(a trace.Value) trace.Value {
+			return trace.ReduceWindowMin(a, []int{1, 2, 2, 1}, trace.WindowOptions{WindowDilation: []int{1, 2, 1, 1}, Padding: [][2]int{{0, 0}, {1, -1}, {2, 0}, {0, 0}}})
+		})
+		add("sum-valid", func(a trace.Value) trace.Value {
+			return trace.ReduceWindowSum(a, []int{1, 2, 3, 2}, trace.WindowOptions{Strides: []int{1, 1, 3, 1}})
+		})
+		add("avg-include-pad", func(a trace.Value) trace.Value {
+			return trace.ReduceWindowSum(a, []int{1, 3, 2, 1}, trace.WindowOptions{PaddingMode: "SAME"}).Div(trace.Int(6))
+		})
+	}
+	return cs
+}

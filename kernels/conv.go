@@ -1,0 +1,293 @@
+package kernels
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/kiln-go/kiln/internal/numerics"
+	"github.com/kiln-go/kiln/internal/simd"
+	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/tensor"
+)
+
+// convKernel runs conv_general_dilated as im2col in blocks followed by a
+// matrix product, for any layout the dimension numbers name. Per Run:
+//
+//  1. f16/bf16 operands are widened to f32 (slot part 0 and 1);
+//  2. the kernel is packed as W[g][kk][o] (slot 2), kk = (kernel position
+//     in row-major order)·I + input feature: the contract's K order;
+//  3. work units are (batch element, block of output positions): each
+//     builds its patch matrix P[r][kk] (zeros for padding and dilation
+//     holes) in its worker's scratch, then for each group computes
+//     C = P·W[g] with every element accumulated over kk in order from +0,
+//     one fused multiply-add per step for f32/f64 (convMatMul), and
+//     stores C into the output's layout (f16/bf16 through an f32 copy of
+//     the output, narrowed once at the end, in slot 3).
+//
+// Nothing is allocated per Run once the slots and worker scratch have
+// grown to size.
+type convKernel struct {
+	dtype      tensor.DType
+	lhs, rhs   int // sources
+	out        int
+	slotA      int // widened operands
+	slotB      int // packed kernel, f32 output of narrow dtypes
+	ns         int
+	nb, g      int // batch, feature groups
+	cin, og    int // input features per group, output features per group
+	in, k, o   []int
+	st, lo     []int
+	ld, rd     []int
+	lsB, lsC   int
+	lsS        []int
+	rsO, rsI   int
+	rsS        []int
+	osB, osC   int
+	osS        []int
+	kpos       []int // kernel position multi-indices, row-major, ns per position
+	npos       int   // output positions per batch element
+	kk         int   // K = kernel positions × cin
+	rows       int   // output positions per block
+	lhsN, rhsN int
+	outN       int
+}
+
+func (x *cpuExec) compileConv(f *lower.Fusion) (kernel, error) {
+	root := f.Outputs[0]
+	lhs, rhs := root.Args[0], root.Args[1]
+	p := root.Params.Conv
+	if lhs.DType != root.DType || rhs.DType != root.DType {
+		return nil, fmt.Errorf("kernels: conv_general_dilated operands %s, %s for a %s result", lhs.DType, rhs.DType, root.DType)
+	}
+	switch cd := computeDType(root.DType); {
+	case cd == tensor.Bool || cd.IsComplex():
+		return nil, fmt.Errorf("kernels: cpu has no conv_general_dilated for %s", root.DType)
+	}
+	ns := p.SpatialRank()
+	ls, rs, os := numerics.RowMajorStrides(lhs.Shape), numerics.RowMajorStrides(rhs.Shape), numerics.RowMajorStrides(root.Shape)
+	k := &convKernel{
+		dtype: root.DType, lhs: x.source(lhs), rhs: x.source(rhs), out: x.m.Plan.Of[root],
+		slotA: x.newSlot(), slotB: x.newSlot(), ns: ns,
+		nb: lhs.Shape[p.LhsSpec[0]], g: p.FeatureGroupCount,
+		cin: rhs.Shape[p.RhsSpec[1]], og: rhs.Shape[p.RhsSpec[0]] / p.FeatureGroupCount,
+		st: p.Strides, lo: p.PadLo, ld: p.LhsDilation, rd: p.RhsDilation,
+		lsB: ls[p.LhsSpec[0]], lsC: ls[p.LhsSpec[1]], rsO: rs[p.RhsSpec[0]], rsI: rs[p.RhsSpec[1]],
+		osB: os[p.OutSpec[0]], osC: os[p.OutSpec[1]],
+		lhsN: lhs.Size(), rhsN: rhs.Size(), outN: root.Size(),
+	}
+	nk := 1
+	k.npos = 1
+	for i := range ns {
+		k.in = append(k.in, lhs.Shape[p.LhsSpec[2+i]])
+		k.k = append(k.k, rhs.Shape[p.RhsSpec[2+i]])
+		k.o = append(k.o, root.Shape[p.OutSpec[2+i]])
+		k.lsS = append(k.lsS, ls[p.LhsSpec[2+i]])
+		k.rsS = append(k.rsS, rs[p.RhsSpec[2+i]])
+		k.osS = append(k.osS, os[p.OutSpec[2+i]])
+		nk *= k.k[i]
+		k.npos *= k.o[i]
+	}
+	idx := make([]int, ns)
+	for range nk {
+		k.kpos = append(k.kpos, idx...)
+		for i := ns - 1; i >= 0; i-- {
+			if idx[i]++; idx[i] < k.k[i] {
+				break
+			}
+			idx[i] = 0
+		}
+	}
+	k.kk = nk * k.cin
+	// Blocks of output positions whose patch rows fit about 64 KiB.
+	k.rows = max(1, min(256, (64<<10)/max(1, k.kk*computeDType(root.DType).Size())))
+	return k, nil
+}
+
+func (k *convKernel) run(x *cpuExec, rs *runState) {
+	if k.outN == 0 {
+		return
+	}
+	lp, rp := rs.srcs[k.lhs], rs.srcs[k.rhs]
+	if w := widenFn(k.dtype); w != nil {
+		a := unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotA, 0, k.lhsN*4+16)))
+		b := unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotA, 1, k.rhsN*4+16)))
+		w(a, lp, k.lhsN)
+		w(b, rp, k.rhsN)
+		lp, rp = a, b
+	}
+	switch computeDType(k.dtype) {
+	case tensor.F32:
+		convRun(k, x, rs, lp, rp, simd.AxpyFMA32)
+	case tensor.F64:
+		convRun(k, x, rs, lp, rp, simd.AxpyFMA64)
+	case tensor.I8:
+		convRun(k, x, rs, lp, rp, axpyWrap[int8])
+	case tensor.I16:
+		convRun(k, x, rs, lp, rp, axpyWrap[int16])
+	case tensor.I32:
+		convRun(k, x, rs, lp, rp, axpyWrap[int32])
+	case tensor.I64:
+		convRun(k, x, rs, lp, rp, axpyWrap[int64])
+	case tensor.U8:
+		convRun(k, x, rs, lp, rp, axpyWrap[uint8])
+	case tensor.U16:
+		convRun(k, x, rs, lp, rp, axpyWrap[uint16])
+	case tensor.U32:
+		convRun(k, x, rs, lp, rp, axpyWrap[uint32])
+	case tensor.U64:
+		convRun(k, x, rs, lp, rp, axpyWrap[uint64])
+	}
+}
+
+// axpyWrap is dst[i] += a·x[i], wrapping.
+func axpyWrap[T integer](dst []T, a T, x []T) {
+	x = x[:len(dst)]
+	for i, v := range x {
+		dst[i] += a * v
+	}
+}
+
+// convMatMul computes c[i][j] = Σ_l a[i][l]·b[l][j] (row-major, m×kk
+// times kk×n) with each element accumulated over l = 0, 1, … from +0 by
+// axpy's step (one rounding per step for floats). It is the contract of
+// dot_general's CPU GEMM too; when that GEMM exposes an entry point with
+// this contract, this loop can become a call to it.
+func convMatMul[T integer | float](c, a, b []T, m, kk, n int, axpy func(dst []T, a T, x []T)) {
+	for i := range m {
+		row := c[i*n : (i+1)*n]
+		clear(row)
+		for l, av := range a[i*kk : (i+1)*kk] {
+			axpy(row, av, b[l*n:(l+1)*n])
+		}
+	}
+}
+
+// convJob is one Run's convolution over work units (batch element,
+// block of output positions); it lives in the run state between Runs.
+type convJob[T integer | float] struct {
+	k      *convKernel
+	lhs, w []T
+	out    []T
+	blocks int
+	axpy   func(dst []T, a T, x []T)
+}
+
+func convRun[T integer | float](k *convKernel, x *cpuExec, rs *runState, lp, rp unsafe.Pointer, axpy func(dst []T, a T, x []T)) {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	j := slotJob[convJob[T]](rs, k.slotA)
+	j.k, j.axpy = k, axpy
+	j.lhs = view[T](lp, k.lhsN)
+	rhs := view[T](rp, k.rhsN)
+	// Pack the kernel: W[g][kk][o].
+	wN := k.g * k.kk * k.og
+	j.w = view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotB, 0, wN*size+16))), wN)
+	nk := k.kk / max(k.cin, 1)
+	for g := range k.g {
+		for kp := range nk {
+			roff := 0
+			for i := range k.ns {
+				roff += k.kpos[kp*k.ns+i] * k.rsS[i]
+			}
+			for c := range k.cin {
+				dst := j.w[(g*k.kk+kp*k.cin+c)*k.og:][:k.og]
+				src := roff + c*k.rsI + g*k.og*k.rsO
+				for o := range dst {
+					dst[o] = rhs[src+o*k.rsO]
+				}
+			}
+		}
+	}
+	narrow := narrowFn(k.dtype)
+	if narrow != nil {
+		j.out = view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotB, 1, k.outN*size+16))), k.outN)
+	} else {
+		j.out = view[T](rs.srcs[k.out], k.outN)
+	}
+	j.blocks = (k.npos + k.rows - 1) / k.rows
+	work := k.nb * k.npos * max(k.kk, 1) * k.og * k.g
+	x.parallel(rs, k.nb*j.blocks, work, j)
+	if narrow != nil {
+		narrow(rs.srcs[k.out], unsafe.Pointer(unsafe.SliceData(j.out)), k.outN)
+	}
+	j.lhs, j.w, j.out = nil, nil, nil // hold no caller's array
+}
+
+func (j *convJob[T]) runRange(_ *runState, wk *worker, lo, hi int) {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	k := j.k
+	pN, cN := k.rows*k.kk, k.rows*k.og
+	buf := view[T](wk.temp((pN+cN)*size+k.ns*8+16), pN+cN)
+	patch, acc := buf[:pN], buf[pN:]
+	// The position scratch follows the patch and accumulator in the
+	// worker's temp, 8-byte aligned.
+	yp := unsafe.Add(unsafe.Pointer(unsafe.SliceData(buf)), ((pN+cN)*size+7)&^7)
+	y := view[int](yp, k.ns)
+	for u := lo; u < hi; u++ {
+		b, r0 := u/j.blocks, u%j.blocks*k.rows
+		r1 := min(r0+k.rows, k.npos)
+		m := r1 - r0
+		for g := range k.g {
+			convIm2col(k, patch, j.lhs, b, g, r0, r1, y)
+			convMatMul(acc[:m*k.og], patch[:m*k.kk], j.w[g*k.kk*k.og:(g+1)*k.kk*k.og], m, k.kk, k.og, j.axpy)
+			for r := r0; r < r1; r++ {
+				k.position(r, y)
+				off := b*k.osB + g*k.og*k.osC
+				for i, v := range y {
+					off += v * k.osS[i]
+				}
+				for o, v := range acc[(r-r0)*k.og : (r-r0+1)*k.og] {
+					j.out[off+o*k.osC] = v
+				}
+			}
+		}
+	}
+}
+
+// position sets y to the spatial multi-index of output position r.
+func (k *convKernel) position(r int, y []int) {
+	for i := k.ns - 1; i >= 0; i-- {
+		y[i] = r % k.o[i]
+		r /= k.o[i]
+	}
+}
+
+// im2col fills patch rows r0…r1 of batch element b and group g: row r,
+// column kp·cin + c is the (dilated, padded) lhs element under kernel
+// position kp and input feature c, or zero.
+func convIm2col[T integer | float](k *convKernel, patch, lhs []T, b, g, r0, r1 int, y []int) {
+	var zero T
+	for r := r0; r < r1; r++ {
+		k.position(r, y)
+		row := patch[(r-r0)*k.kk : (r-r0+1)*k.kk]
+		nk := len(k.kpos) / max(k.ns, 1)
+		if k.ns == 0 {
+			nk = 1
+		}
+		for kp := range nk {
+			dst := row[kp*k.cin : (kp+1)*k.cin]
+			off, ok := b*k.lsB+g*k.cin*k.lsC, true
+			for i := range k.ns {
+				pos := y[i]*k.st[i] + k.kpos[kp*k.ns+i]*k.rd[i] - k.lo[i]
+				if pos < 0 || pos%k.ld[i] != 0 || pos/k.ld[i] >= k.in[i] {
+					ok = false
+					break
+				}
+				off += pos / k.ld[i] * k.lsS[i]
+			}
+			switch {
+			case !ok:
+				for c := range dst {
+					dst[c] = zero
+				}
+			case k.lsC == 1:
+				copy(dst, lhs[off:off+k.cin])
+			default:
+				for c := range dst {
+					dst[c] = lhs[off+c*k.lsC]
+				}
+			}
+		}
+	}
+}
