@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/tensor"
+)
+
+// BenchmarkConv is issue 12's convolution target: conv 3×3, 64→64
+// channels, 56×56, batch 8, f32, SAME padding, against Kiln's own f32
+// GEMM in the same run. The conv is 2·8·56·56·64·64·9 = 1.85 GFLOP; its
+// im2col GEMM is [25088×576]·[576×64], timed as a matmul of that shape
+// (gemm-im2col-shape) and as a square 1024 matmul (gemm-1024). Each
+// sub-benchmark reports GFLOP/s; "ratio" alternates the NHWC conv and the
+// 1024 GEMM in one loop and reports conv/gemm throughput (the target is
+// ≥ 0.8).
+func BenchmarkConv(b *testing.B) {
+	const n, h, c, o, k = 8, 56, 64, 64, 3
+	convFlops := 2.0 * n * h * h * o * c * k * k
+	nhwc := kiln.Jit(func(x, w kiln.Value) kiln.Value {
+		return kiln.ConvGeneralDilated(x, w, kiln.ConvOptions{PaddingMode: "SAME", DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}})
+	})
+	nchw := kiln.Jit(func(x, w kiln.Value) kiln.Value {
+		return kiln.ConvGeneralDilated(x, w, kiln.ConvOptions{PaddingMode: "SAME"})
+	})
+	matmul := kiln.Jit(func(a, b kiln.Value) kiln.Value { return a.MatMul(b) })
+	xh := mustArray(uniform32(20, n*h*h*c, -1, 1), n, h, h, c)
+	wh := mustArray(uniform32(21, k*k*c*o, -1, 1), k, k, c, o)
+	xc := mustArray(uniform32(22, n*c*h*h, -1, 1), n, c, h, h)
+	wc := mustArray(uniform32(23, o*c*k*k, -1, 1), o, c, k, k)
+	m, kk := n*h*h, k*k*c
+	am := mustArray(uniform32(24, m*kk, -1, 1), m, kk)
+	bm := mustArray(uniform32(25, kk*o, -1, 1), kk, o)
+	a1 := mustArray(uniform32(26, 1024*1024, -1, 1), 1024, 1024)
+	b1 := mustArray(uniform32(27, 1024*1024, -1, 1), 1024, 1024)
+	type job struct {
+		f     *kiln.Func
+		args  []any
+		flops float64
+	}
+	jobs := map[string]job{
+		"conv-nhwc":         {nhwc, []any{xh, wh}, convFlops},
+		"conv-nchw":         {nchw, []any{xc, wc}, convFlops},
+		"gemm-im2col-shape": {matmul, []any{am, bm}, 2 * float64(m) * float64(kk) * float64(o)},
+		"gemm-1024":         {matmul, []any{a1, b1}, 2 * 1024 * 1024 * 1024},
+	}
+	prep := func(b *testing.B, j job) func() {
+		out, err := j.f.Run(j.args...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		outs := []*tensor.Array{out}
+		return func() {
+			if err := j.f.RunInto(outs, j.args...); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for _, name := range []string{"conv-nhwc", "conv-nchw", "gemm-im2col-shape", "gemm-1024"} {
+		j := jobs[name]
+		b.Run(name, func(b *testing.B) {
+			run := prep(b, j)
+			run()
+			for b.Loop() {
+				run()
+			}
+			b.ReportMetric(j.flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+	b.Run("ratio", func(b *testing.B) {
+		conv, gemm := prep(b, jobs["conv-nhwc"]), prep(b, jobs["gemm-1024"])
+		conv()
+		gemm()
+		var tc, tg time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			conv()
+			t1 := time.Now()
+			gemm()
+			tc, tg = tc+t1.Sub(t0), tg+time.Since(t1)
+		}
+		cr, gr := convFlops/tc.Seconds()*float64(b.N)/1e9, jobs["gemm-1024"].flops/tg.Seconds()*float64(b.N)/1e9
+		b.ReportMetric(cr, "conv-GFLOP/s")
+		b.ReportMetric(gr, "gemm-GFLOP/s")
+		b.ReportMetric(cr/gr, "conv/gemm")
+		b.Log(fmt.Sprintf("conv %.2f GFLOP/s, gemm-1024 %.2f GFLOP/s, ratio %.3f", cr, gr, cr/gr))
+	})
+}
