@@ -484,7 +484,6 @@ func translate(b *strings.Builder, name string, p *trace.Program, inputs []*tens
 				a, b = fmt.Sprintf("%s.astype(%s)", a, dt), fmt.Sprintf("%s.astype(%s)", b, dt)
 			}
 			rhs = fmt.Sprintf("dot(%s, %s, %s, %s, %s, %s, %s)", a, b, pyList(d.LhsBatch), pyList(d.RhsBatch), pyList(d.LhsContract), pyList(d.RhsContract), dt)
-			rhs = fmt.Sprintf("dot(%s, %s, %s, %s, %s, %s, %s)", args[0], args[1], pyList(d.LhsBatch), pyList(d.RhsBatch), pyList(d.LhsContract), pyList(d.RhsContract), dt)
 		case op == trace.OpConv:
 			c := pr.Conv
 			rhs = fmt.Sprintf("conv(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d, %s)", args[0], args[1], pyList(c.LhsSpec), pyList(c.RhsSpec), pyList(c.OutSpec),
