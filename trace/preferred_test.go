@@ -103,6 +103,13 @@ func TestPreferredElementTypePromotion(t *testing.T) {
 		t.Errorf("the program does not show the preferred type:\n%s", s)
 	}
 	_, err = trace.Trace(promote.Config{}, abs, func(a []trace.Value) []trace.Value {
+		return []trace.Value{trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.DType(99)))}
+	})
+	var de *trace.DTypeError
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), "not a dtype") {
+		t.Errorf("an invalid preferred dtype: %v", err)
+	}
+	_, err = trace.Trace(promote.Config{}, abs, func(a []trace.Value) []trace.Value {
 		return []trace.Value{trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.U16))}
 	})
 	if err == nil || !strings.Contains(err.Error(), "promote to i16") {
