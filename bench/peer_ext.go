@@ -83,7 +83,7 @@ func buildC(cc, dir string) (strict, fast *external) {
 
 // findNumPy checks that python has NumPy and writes the script into dir.
 func findNumPy(python, dir string) *external {
-	e := &external{name: numpyPeer, env: extEnv, only: set("E1", "E2", "E3", "E4", "E5a", "E6a", "E6b", "E7")}
+	e := &external{name: numpyPeer, env: extEnv, only: set("E1", "E2", "E3", "E4", "E5a", "E6a", "E6b", "E7", "E8")}
 	script := filepath.Join(dir, "peer.py")
 	if err := os.WriteFile(script, []byte(peerPy), 0o644); err != nil {
 		e.why = "missing: " + err.Error()

@@ -42,7 +42,7 @@ type impl struct {
 }
 
 // workloadIDs lists the report rows in order.
-var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E7"}
+var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E7", "E8"}
 
 // newWorkload builds the inputs of workload id for element count n and
 // matrix orders mm. It returns nil for an unknown id.
@@ -66,6 +66,8 @@ func newWorkload(id string, n int, mm [2]int) *workload {
 		return newE6(id, mm[1])
 	case "E7":
 		return newE7()
+	case "E8":
+		return newE8()
 	}
 	return nil
 }

@@ -59,6 +59,17 @@ def workload(name, n, d):
         return e5, E5_CALLS
     if name == "E7":
         return e7(d), 1
+    if name == "E8":
+        u0 = load(d, "x.bin", np.float32, n)
+        a = np.float32(E8_ALPHA)
+
+        def e8():
+            u = u0
+            for _ in range(E8_STEPS):
+                u = u + a * ((np.roll(u, 1) + np.roll(u, -1)) - np.float32(2) * u)
+            return u
+
+        return e8, 1
     if name == "E6":
         a = load(d, "a.bin", np.float32, n * n).reshape(n, n)
         b = load(d, "b.bin", np.float32, n * n).reshape(n, n)
@@ -67,6 +78,7 @@ def workload(name, n, d):
 
 
 E7_B, E7_IN, E7_H, E7_C, E7_LR = 256, 64, 128, 10, 3e-3  # bench/e7.go
+E8_STEPS, E8_ALPHA = 1000, 0.25  # bench/e8.go
 
 
 def e7(d):
