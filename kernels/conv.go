@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/kiln-go/kiln/internal/gemm"
 	"github.com/kiln-go/kiln/internal/numerics"
-	"github.com/kiln-go/kiln/internal/simd"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
 )
@@ -20,7 +20,9 @@ import (
 //     builds its patch matrix P[r][kk] (zeros for padding and dilation
 //     holes) in its worker's scratch, then for each group computes
 //     C = P·W[g] with every element accumulated over kk in order from +0,
-//     one fused multiply-add per step for f32/f64 (convMatMul), and
+//     one fused multiply-add per step: internal/gemm for f32/f64 (its
+//     contract is dot_general's, the same), a wrapping loop for integers
+//     (convMatMul); and
 //     stores C into the output's layout (f16/bf16 through an f32 copy of
 //     the output, narrowed once at the end, in slot 3).
 //
@@ -98,8 +100,9 @@ func (x *cpuExec) compileConv(f *lower.Fusion) (kernel, error) {
 		}
 	}
 	k.kk = nk * k.cin
-	// Blocks of output positions whose patch rows fit about 64 KiB.
-	k.rows = max(1, min(256, (64<<10)/max(1, k.kk*computeDType(root.DType).Size())))
+	// Blocks of up to 512 output positions (patch rows of at most 2 MiB):
+	// each block repacks the kernel in the GEMM, so blocks stay large.
+	k.rows = max(1, min(512, (2<<20)/max(1, k.kk*computeDType(root.DType).Size())))
 	return k, nil
 }
 
@@ -117,27 +120,42 @@ func (k *convKernel) run(x *cpuExec, rs *runState) {
 	}
 	switch computeDType(k.dtype) {
 	case tensor.F32:
-		convRun(k, x, rs, lp, rp, simd.AxpyFMA32)
+		convRun(k, x, rs, lp, rp, gemmMatMul[float32])
 	case tensor.F64:
-		convRun(k, x, rs, lp, rp, simd.AxpyFMA64)
+		convRun(k, x, rs, lp, rp, gemmMatMul[float64])
 	case tensor.I8:
-		convRun(k, x, rs, lp, rp, axpyWrap[int8])
+		convRun(k, x, rs, lp, rp, loopMatMul[int8])
 	case tensor.I16:
-		convRun(k, x, rs, lp, rp, axpyWrap[int16])
+		convRun(k, x, rs, lp, rp, loopMatMul[int16])
 	case tensor.I32:
-		convRun(k, x, rs, lp, rp, axpyWrap[int32])
+		convRun(k, x, rs, lp, rp, loopMatMul[int32])
 	case tensor.I64:
-		convRun(k, x, rs, lp, rp, axpyWrap[int64])
+		convRun(k, x, rs, lp, rp, loopMatMul[int64])
 	case tensor.U8:
-		convRun(k, x, rs, lp, rp, axpyWrap[uint8])
+		convRun(k, x, rs, lp, rp, loopMatMul[uint8])
 	case tensor.U16:
-		convRun(k, x, rs, lp, rp, axpyWrap[uint16])
+		convRun(k, x, rs, lp, rp, loopMatMul[uint16])
 	case tensor.U32:
-		convRun(k, x, rs, lp, rp, axpyWrap[uint32])
+		convRun(k, x, rs, lp, rp, loopMatMul[uint32])
 	case tensor.U64:
-		convRun(k, x, rs, lp, rp, axpyWrap[uint64])
+		convRun(k, x, rs, lp, rp, loopMatMul[uint64])
 	}
 }
+
+// matMulFn computes c = a·b (row-major m×kk times kk×n) with dot_general's
+// contract: each element accumulated over l = 0, 1, … from +0, one
+// rounding per step for floats, wrapping for integers.
+type matMulFn[T integer | float] func(c, a, b []T, m, kk, n int)
+
+// gemmMatMul is internal/gemm's packed, register-blocked product (the
+// same contract as dot_general's), on the calling worker's thread.
+func gemmMatMul[T gemm.Float](c, a, b []T, m, kk, n int) {
+	g := gemm.Call[T]{Batch: 1, M: m, N: n, K: kk, A: a, RowA: kk, ColA: 1, B: b, RowB: n, ColB: 1, C: c, LDC: n}
+	g.Run()
+}
+
+// loopMatMul is the integer product: rows of c accumulated by axpy.
+func loopMatMul[T integer](c, a, b []T, m, kk, n int) { convMatMul(c, a, b, m, kk, n, axpyWrap[T]) }
 
 // axpyWrap is dst[i] += a·x[i], wrapping.
 func axpyWrap[T integer](dst []T, a T, x []T) {
@@ -149,9 +167,7 @@ func axpyWrap[T integer](dst []T, a T, x []T) {
 
 // convMatMul computes c[i][j] = Σ_l a[i][l]·b[l][j] (row-major, m×kk
 // times kk×n) with each element accumulated over l = 0, 1, … from +0 by
-// axpy's step (one rounding per step for floats). It is the contract of
-// dot_general's CPU GEMM too; when that GEMM exposes an entry point with
-// this contract, this loop can become a call to it.
+// axpy's step.
 func convMatMul[T integer | float](c, a, b []T, m, kk, n int, axpy func(dst []T, a T, x []T)) {
 	for i := range m {
 		row := c[i*n : (i+1)*n]
@@ -169,14 +185,14 @@ type convJob[T integer | float] struct {
 	lhs, w []T
 	out    []T
 	blocks int
-	axpy   func(dst []T, a T, x []T)
+	mm     matMulFn[T]
 }
 
-func convRun[T integer | float](k *convKernel, x *cpuExec, rs *runState, lp, rp unsafe.Pointer, axpy func(dst []T, a T, x []T)) {
+func convRun[T integer | float](k *convKernel, x *cpuExec, rs *runState, lp, rp unsafe.Pointer, mm matMulFn[T]) {
 	var zero T
 	size := int(unsafe.Sizeof(zero))
 	j := slotJob[convJob[T]](rs, k.slotA)
-	j.k, j.axpy = k, axpy
+	j.k, j.mm = k, mm
 	j.lhs = view[T](lp, k.lhsN)
 	rhs := view[T](rp, k.rhsN)
 	// Pack the kernel: W[g][kk][o].
@@ -230,7 +246,7 @@ func (j *convJob[T]) runRange(_ *runState, wk *worker, lo, hi int) {
 		m := r1 - r0
 		for g := range k.g {
 			convIm2col(k, patch, j.lhs, b, g, r0, r1, y)
-			convMatMul(acc[:m*k.og], patch[:m*k.kk], j.w[g*k.kk*k.og:(g+1)*k.kk*k.og], m, k.kk, k.og, j.axpy)
+			j.mm(acc[:m*k.og], patch[:m*k.kk], j.w[g*k.kk*k.og:(g+1)*k.kk*k.og], m, k.kk, k.og)
 			for r := r0; r < r1; r++ {
 				k.position(r, y)
 				off := b*k.osB + g*k.og*k.osC

@@ -112,11 +112,11 @@
 // element is x[n, g·I + c, y·stride + k·rhs_dilation − pad_lo] in the
 // lhs dilated by lhs_dilation and padded (a hole or padding reads 0, which
 // still multiplies: 0·∞ is NaN). The sum starts from +0 and each step is
-// one fused multiply-add, rounded once: f32 and f64 in their own type
-// (math.FMA, simd.FMA32, OpenCL fma); f16 and bf16 in f32, rounded once
-// to the result type at the end; integers in their own type with
-// wraparound. bool and complex operands are refused at trace time. The
-// CPU kernel (conv.go) builds im2col patches in blocks into per-worker
-// scratch and multiplies them with the packed kernel by a row-axpy matrix
-// product that keeps this order; OpenCL computes each element directly.
+// one fused multiply-add, rounded once: f32 and f64 in their own type;
+// f16 and bf16 in f32, rounded once to the result type at the end;
+// integers in their own type with wraparound. bool and complex operands
+// are refused at trace time. It is dot_general's contract with K in that
+// order, so the CPU kernel (conv.go) builds im2col patches in blocks into
+// per-worker scratch and multiplies each block by the packed kernel with
+// internal/gemm; OpenCL computes each element directly with fma().
 package kernels
