@@ -3,9 +3,10 @@
 //
 // For each block of NC columns of the result and each block of KC steps
 // of k, the matching KC×NC block of b is packed into NR-column panels
-// (sized to stay in L2); for each MR rows of a, an MR×KC panel of a is
-// packed (it stays in L1) and the micro-kernel runs it against every
-// panel of b, producing MR×NR tiles of c in registers. Packing reads any
+// (sized to stay in L2); for each MR rows of a, an MR×KC panel of a (it
+// stays in L1; packed only when reading it in place would be slow) runs
+// in the micro-kernel against every panel of b, producing MR×NR tiles of
+// c in registers. Packing reads any
 // row and column strides, so transposed operands need no copy first, and
 // zero-pads the edges, so any m, n and k work; an edge tile goes through
 // a small buffer.
@@ -105,6 +106,17 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 	mr, nr := k.MR, k.NR
 	kcMax, ncMax := blocking(k)
 	a, bm, c := g.A[b*g.BatchA:], g.B[b*g.BatchB:], g.C[b*g.BatchC:]
+	// The kernel reads whole MR-row panels of a in place when a step's MR
+	// elements are contiguous (a stored column-major), or a row-major a
+	// whose rows do not all fall into one L1 set (a row stride that is a
+	// multiple of 2 KiB would alias them); otherwise, and for the last
+	// partial panel, it packs them.
+	size := int(unsafe.Sizeof(T(0)))
+	inPlace := g.RowA == 1 || (g.ColA == 1 && g.RowA*size%2048 != 0)
+	// b is read in place when its rows are contiguous, do not alias, and
+	// the whole of it stays in L2 anyway: packing would buy nothing.
+	_, l2 := caches()
+	bInPlace := g.ColB == 1 && g.RowB*size%2048 != 0 && g.K*(j1-j0)*size <= l2/4
 	if g.K == 0 {
 		for i := i0; i < i1; i++ {
 			clear(c[i*g.LDC+j0 : i*g.LDC+j1])
@@ -115,20 +127,37 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 		nb := min(ncMax, j1-jc)
 		for pc := 0; pc < g.K; pc += kcMax {
 			kb := min(kcMax, g.K-pc)
-			packB(ws.b, bm, g.RowB, g.ColB, pc, kb, jc, nb, nr)
+			if !bInPlace {
+				packB(ws.b, bm, g.RowB, g.ColB, pc, kb, jc, nb, nr)
+			}
 			for ic := i0; ic < i1; ic += mr {
 				mb := min(mr, i1-ic)
-				packA(ws.a, a, g.RowA, g.ColA, ic, mb, pc, kb, mr)
-				ap := ws.a[:kb*mr]
+				ap, ra, sa := ws.a[:kb*mr], 1, mr
+				if mb == mr && inPlace {
+					off := ic*g.RowA + pc*g.ColA
+					ap, ra, sa = a[off:off+(kb-1)*g.ColA+(mr-1)*g.RowA+1], g.RowA, g.ColA
+				} else {
+					packA(ws.a, a, g.RowA, g.ColA, ic, mb, pc, kb, mr)
+				}
 				for jr := 0; jr < nb; jr += nr {
 					nbr := min(nr, nb-jr)
-					bp := ws.b[jr*kb : (jr+nr)*kb]
+					bp, sb := ws.b[jr*kb:(jr+nr)*kb], nr
+					if bInPlace {
+						if nbr < nr {
+							// The last partial panel is packed (zero-padded) on its own.
+							packB(ws.b, bm, g.RowB, g.ColB, pc, kb, jc+jr, nbr, nr)
+							bp = ws.b[:kb*nr]
+						} else {
+							off := pc*g.RowB + jc + jr
+							bp, sb = bm[off:off+(kb-1)*g.RowB+nr], g.RowB
+						}
+					}
 					off := ic*g.LDC + jc + jr
 					if mb == mr && nbr == nr {
-						k.Run(kb, ap, bp, c[off:off+(mr-1)*g.LDC+nr], g.LDC, pc > 0)
+						k.Run(kb, ap, ra, sa, bp, sb, c[off:off+(mr-1)*g.LDC+nr], g.LDC, pc > 0)
 						continue
 					}
-					edge(k, ws.tile, kb, ap, bp, c[off:], g.LDC, mb, nbr, pc > 0)
+					edge(k, ws.tile, kb, ap, ra, sa, bp, sb, c[off:], g.LDC, mb, nbr, pc > 0)
 				}
 			}
 		}
@@ -137,13 +166,13 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 
 // edge runs the kernel on a partial tile (mb×nbr of the kernel's MR×NR)
 // through the buffer tile.
-func edge[T Float](k simd.GemmKernel[T], tile []T, kb int, ap, bp, c []T, ldc, mb, nbr int, load bool) {
+func edge[T Float](k simd.GemmKernel[T], tile []T, kb int, ap []T, ra, sa int, bp []T, sb int, c []T, ldc, mb, nbr int, load bool) {
 	if load {
 		for r := range mb {
 			copy(tile[r*k.NR:r*k.NR+nbr], c[r*ldc:r*ldc+nbr])
 		}
 	}
-	k.Run(kb, ap, bp, tile, k.NR, load)
+	k.Run(kb, ap, ra, sa, bp, sb, tile, k.NR, load)
 	for r := range mb {
 		copy(c[r*ldc:r*ldc+nbr], tile[r*k.NR:r*k.NR+nbr])
 	}
@@ -174,6 +203,10 @@ func packB[T Float](dst, b []T, rs, cs, pc, kb, jc, nb, nr int) {
 // packA writes rows [ic, ic+mb) × steps [pc, pc+kb) of a as one panel,
 // step l at dst[l*mr:], rows past mb zero.
 func packA[T Float](dst, a []T, rs, cs, ic, mb, pc, kb, mr int) {
+	if mb == 12 && mr == 12 && cs == 1 {
+		packA12(dst, a, rs, ic, pc, kb)
+		return
+	}
 	dst = dst[:kb*mr]
 	if mb < mr {
 		clear(dst)
@@ -244,4 +277,22 @@ func kernel[T Float]() simd.GemmKernel[T] {
 func tile[T Float]() (mr, nr int) {
 	k := kernel[T]()
 	return k.MR, k.NR
+}
+
+// packA12 is packA for a whole 12-row panel of a row-major a (the AVX-512
+// kernels' case): it walks the 12 rows side by side and writes each step's
+// 12 elements together, about twice as fast as a row at a time.
+func packA12[T Float](dst, a []T, rs, ic, pc, kb int) {
+	var rows [12][]T
+	for r := range rows {
+		rows[r] = a[(ic+r)*rs+pc : (ic+r)*rs+pc+kb]
+	}
+	r0, r1, r2, r3, r4, r5 := rows[0], rows[1], rows[2], rows[3], rows[4], rows[5]
+	r6, r7, r8, r9, r10, r11 := rows[6], rows[7], rows[8], rows[9], rows[10], rows[11]
+	dst = dst[:kb*12]
+	for l := range kb {
+		d := dst[l*12 : l*12+12 : l*12+12]
+		d[0], d[1], d[2], d[3], d[4], d[5] = r0[l], r1[l], r2[l], r3[l], r4[l], r5[l]
+		d[6], d[7], d[8], d[9], d[10], d[11] = r6[l], r7[l], r8[l], r9[l], r10[l], r11[l]
+	}
 }

@@ -2263,34 +2263,34 @@ func threefryKeyAccel(dst, x []uint64, k uint64) int {
 	return 0
 }
 
-func gemm12x32F32Accel(kc int, a, b, c []float32, ldc int, load bool) {
+func gemm12x32F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c []float32, ldc int, load bool) {
 	switch tier {
 	case AVX512:
-		gemm12x32F32AVX512(kc, a, b, c, ldc, load)
+		gemm12x32F32AVX512(kc, a, ra, sa, b, sb, c, ldc, load)
 	}
 }
 
-func gemm6x16F32Accel(kc int, a, b, c []float32, ldc int, load bool) {
+func gemm6x16F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c []float32, ldc int, load bool) {
 	switch tier {
 	case AVX512:
-		gemm6x16F32AVX2(kc, a, b, c, ldc, load)
+		gemm6x16F32AVX2(kc, a, ra, sa, b, sb, c, ldc, load)
 	case AVX2:
-		gemm6x16F32AVX2(kc, a, b, c, ldc, load)
+		gemm6x16F32AVX2(kc, a, ra, sa, b, sb, c, ldc, load)
 	}
 }
 
-func gemm12x16F64Accel(kc int, a, b, c []float64, ldc int, load bool) {
+func gemm12x16F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c []float64, ldc int, load bool) {
 	switch tier {
 	case AVX512:
-		gemm12x16F64AVX512(kc, a, b, c, ldc, load)
+		gemm12x16F64AVX512(kc, a, ra, sa, b, sb, c, ldc, load)
 	}
 }
 
-func gemm6x8F64Accel(kc int, a, b, c []float64, ldc int, load bool) {
+func gemm6x8F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c []float64, ldc int, load bool) {
 	switch tier {
 	case AVX512:
-		gemm6x8F64AVX2(kc, a, b, c, ldc, load)
+		gemm6x8F64AVX2(kc, a, ra, sa, b, sb, c, ldc, load)
 	case AVX2:
-		gemm6x8F64AVX2(kc, a, b, c, ldc, load)
+		gemm6x8F64AVX2(kc, a, ra, sa, b, sb, c, ldc, load)
 	}
 }

@@ -4,17 +4,19 @@ import "math"
 
 // GemmKernel is a GEMM micro-kernel and its tile: Run computes the MR×NR
 // tile c (row-major, row stride ldc) as a-panel · b-panel over kc steps,
-// where the panels are packed k-major — a[l*MR+r] and b[l*NR+j] — and
-// continues from the tile's values when load is set (else from +0). Each
+// with element (r, l) of the a panel at a[r*ra + l*sa] (packed: ra 1, sa
+// MR; or a row-major matrix in place: ra its row stride, sa 1) and row l
+// of the b panel at b[l*sb:] (packed: sb NR); it continues from the tile's values
+// when load is set (else from +0). Each
 // element takes its kc products in order, each added with one fused
 // multiply-add (one rounding), so every kernel and its Go twin agree bit
 // for bit, and a caller may split k into blocks.
 //
-// Run does not check lengths: a must hold kc·MR elements, b kc·NR and c
-// (MR−1)·ldc + NR.
+// Run does not check lengths: a must hold (kc−1)·sa + (MR−1)·ra + 1
+// elements, b (kc−1)·sb + NR and c (MR−1)·ldc + NR.
 type GemmKernel[T float32 | float64] struct {
 	MR, NR int
-	Run    func(kc int, a, b, c []T, ldc int, load bool)
+	Run    func(kc int, a []T, ra, sa int, b []T, sb int, c []T, ldc int, load bool)
 }
 
 // GemmF32 returns the float32 micro-kernel of the active tier: 12×32 on
@@ -44,7 +46,7 @@ func GemmF64() GemmKernel[float64] {
 // GemmTileGo is the pure-Go twin of the micro-kernels for an mr×nr tile,
 // with fma the element type's fused multiply-add.
 func GemmTileGo[T float32 | float64](mr, nr int, fma func(x, y, z T) T) GemmKernel[T] {
-	return GemmKernel[T]{mr, nr, func(kc int, a, b, c []T, ldc int, load bool) {
+	return GemmKernel[T]{mr, nr, func(kc int, a []T, ra, sa int, b []T, sb int, c []T, ldc int, load bool) {
 		for r := range mr {
 			row := c[r*ldc : r*ldc+nr]
 			for j := range row {
@@ -53,7 +55,7 @@ func GemmTileGo[T float32 | float64](mr, nr int, fma func(x, y, z T) T) GemmKern
 					s = row[j]
 				}
 				for l := range kc {
-					s = fma(a[l*mr+r], b[l*nr+j], s)
+					s = fma(a[r*ra+l*sa], b[l*sb+j], s)
 				}
 				row[j] = s
 			}

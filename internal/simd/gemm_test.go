@@ -35,8 +35,13 @@ func checkGemmKernel[T float32 | float64](t *testing.T, tier Tier, k GemmKernel[
 	t.Helper()
 	twin := GemmTileGo(k.MR, k.NR, fma)
 	for _, kc := range []int{0, 1, 2, 7, 64} {
-		for _, load := range []bool{false, true} {
-			a, b := make([]T, kc*k.MR), make([]T, kc*k.NR)
+		for i, load := range []bool{false, true, false, true} {
+			// Packed a and b, then matrices read in place.
+			ra, sa, sb := 1, k.MR, k.NR
+			if i >= 2 {
+				ra, sa, sb = kc+5, 1, k.NR+3
+			}
+			a, b := make([]T, max(kc, 1)*k.MR+k.MR*(kc+5)), make([]T, kc*sb)
 			for i := range a {
 				a[i] = gen()
 			}
@@ -49,11 +54,11 @@ func checkGemmKernel[T float32 | float64](t *testing.T, tier Tier, k GemmKernel[
 				c[i] = gen()
 			}
 			want := append([]T(nil), c...)
-			twin.Run(kc, a, b, want, ldc, load)
-			k.Run(kc, a, b, c, ldc, load)
+			twin.Run(kc, a, ra, sa, b, sb, want, ldc, load)
+			k.Run(kc, a, ra, sa, b, sb, c, ldc, load)
 			for i := range c {
 				if math.Float64bits(float64(c[i])) != math.Float64bits(float64(want[i])) && !(c[i] != c[i] && want[i] != want[i]) {
-					t.Fatalf("%v %d×%d kc=%d load=%v: c[%d] = %v, twin %v", tier, k.MR, k.NR, kc, load, i, c[i], want[i])
+					t.Fatalf("%v %d×%d kc=%d load=%v ra=%d sa=%d: c[%d] = %v, twin %v", tier, k.MR, k.NR, kc, load, ra, sa, i, c[i], want[i])
 				}
 			}
 		}

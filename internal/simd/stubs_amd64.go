@@ -1343,13 +1343,13 @@ func threefryKeyAVX2(dst []uint64, x []uint64, k uint64) int
 func threefryKeyAVX512(dst []uint64, x []uint64, k uint64) int
 
 //go:noescape
-func gemm12x32F32AVX512(kc int, a []float32, b []float32, c []float32, ldc int, load bool)
+func gemm12x32F32AVX512(kc int, a []float32, ra int, sa int, b []float32, sb int, c []float32, ldc int, load bool)
 
 //go:noescape
-func gemm6x16F32AVX2(kc int, a []float32, b []float32, c []float32, ldc int, load bool)
+func gemm6x16F32AVX2(kc int, a []float32, ra int, sa int, b []float32, sb int, c []float32, ldc int, load bool)
 
 //go:noescape
-func gemm12x16F64AVX512(kc int, a []float64, b []float64, c []float64, ldc int, load bool)
+func gemm12x16F64AVX512(kc int, a []float64, ra int, sa int, b []float64, sb int, c []float64, ldc int, load bool)
 
 //go:noescape
-func gemm6x8F64AVX2(kc int, a []float64, b []float64, c []float64, ldc int, load bool)
+func gemm6x8F64AVX2(kc int, a []float64, ra int, sa int, b []float64, sb int, c []float64, ldc int, load bool)

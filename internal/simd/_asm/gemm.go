@@ -9,8 +9,9 @@ import (
 )
 
 // GEMM micro-kernels: c[rows×cols] (+)= a-panel · b-panel over kc steps,
-// with the packed layouts of package gemm — a[l*rows+r] and b[l*cols+j] —
-// and c row-major with row stride ldc. Every element of c is one vector
+// with element (r, l) of a at a[r*ra + l*sa] — package gemm's packed panel
+// (ra 1, sa rows), or a matrix read in place — row l of b at b[l*sb:]
+// (packed: sb cols), and c row-major with row stride ldc. Every element of c is one vector
 // lane that takes its kc products in order, each with one fused
 // multiply-add, so a tile's result does not depend on the ISA, the tile
 // shape or how package gemm blocks k: it continues from c when load is
@@ -35,7 +36,7 @@ var gemmShapes = []gemmShape{
 
 func registerGEMM() {
 	for _, g := range gemmShapes {
-		addR(g.name, "kc int, a, b, c []"+g.elem+", ldc int, load bool", "", "", func(s isa) {
+		addR(g.name, "kc int, a []"+g.elem+", ra, sa int, b []"+g.elem+", sb int, c []"+g.elem+", ldc int, load bool", "", "", func(s isa) {
 			if s.name != g.isa.name {
 				return
 			}
@@ -47,9 +48,8 @@ func registerGEMM() {
 
 func microKernel(s isa, g gemmShape) {
 	label := func(l string) string { return fmt.Sprintf("%s%s_%s", g.name, s.name, l) }
-	kc, a, b, c, ldc, p := GP64(), GP64(), GP64(), GP64(), GP64(), GP64()
+	kc, b, c, ldc, p := GP64(), GP64(), GP64(), GP64(), GP64()
 	Load(Param("kc"), kc)
-	Load(Param("a").Base(), a)
 	Load(Param("b").Base(), b)
 	Load(Param("c").Base(), c)
 	Load(Param("ldc"), ldc)
@@ -58,6 +58,44 @@ func microKernel(s isa, g gemmShape) {
 		shift = 3
 	}
 	SHLQ(U8(shift), ldc)
+	// Row r of a at [base + index·scale] with scales 1, 2, 4, 8 of ra
+	// (L) or 3ra (L3) from three pointers p0, p3 = p0 + 3L, p6 = p0 + 6L,
+	// each moved by sa (S) per step.
+	SB := GP64()
+	Load(Param("sb"), SB)
+	SHLQ(U8(shift), SB)
+	L, L3, S := GP64(), GP64(), GP64()
+	Load(Param("ra"), L)
+	SHLQ(U8(shift), L)
+	Load(Param("sa"), S)
+	SHLQ(U8(shift), S)
+	LEAQ(Mem{Base: L, Index: L, Scale: 2}, L3)
+	ptrs := []reg.GPVirtual{GP64()}
+	Load(Param("a").Base(), ptrs[0])
+	for range (g.rows - 1) / 3 {
+		if len(ptrs) == 3 {
+			break
+		}
+		q := GP64()
+		LEAQ(Mem{Base: ptrs[len(ptrs)-1], Index: L3, Scale: 1}, q)
+		ptrs = append(ptrs, q)
+	}
+	rowAt := func(r int) Mem {
+		type at struct {
+			p, scale int
+			l3       bool
+		}
+		m := map[int]at{0: {0, 0, false}, 1: {0, 1, false}, 2: {0, 2, false}, 3: {1, 0, false}, 4: {0, 4, false},
+			5: {1, 2, false}, 6: {2, 0, false}, 7: {2, 1, false}, 8: {0, 8, false}, 9: {1, 2, true}, 10: {2, 4, false}, 11: {1, 8, false}}[r]
+		mem := Mem{Base: ptrs[m.p]}
+		if m.scale > 0 {
+			mem.Index, mem.Scale = L, uint8(m.scale)
+			if m.l3 {
+				mem.Index = L3
+			}
+		}
+		return mem
+	}
 	move, fma, bcast := VMOVUPS, VFMADD231PS, VBROADCASTSS
 	if g.size == 8 {
 		move, fma, bcast = VMOVUPD, VFMADD231PD, VBROADCASTSD
@@ -101,13 +139,15 @@ func microKernel(s isa, g gemmShape) {
 		// A broadcast register feeds both vectors' FMAs: one load per
 		// a element, where an embedded broadcast would load it per FMA.
 		t := s.vec()
-		bcast(Mem{Base: a, Disp: r * g.size}, t)
+		bcast(rowAt(r), t)
 		for v, x := range acc[r] {
 			fma(t, bv[v], x)
 		}
 	}
-	ADDQ(U32(g.rows*g.size), a)
-	ADDQ(U32(g.vecs*s.bytes), b)
+	for _, q := range ptrs {
+		ADDQ(S, q)
+	}
+	ADDQ(SB, b)
 	DECQ(kc)
 	JNE(LabelRef(label("loop")))
 	Label(label("store"))
