@@ -219,9 +219,18 @@ func runGemm[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, c, a, b unsaf
 		A: view[T](a, na), B: view[T](b, nb), C: view[T](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n}
 	j.call.BatchA, j.call.RowA, j.call.ColA = k.lhs.strides[0], k.lhs.strides[1], k.lhs.strides[2]
 	j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]
-	j.parts = j.call.Parts(x.cpu.workers())
+	workers := x.cpu.workers()
+	if k.b*k.m*k.n*k.kk < gemmParallelMin {
+		workers = 1
+	}
+	j.parts = j.call.Parts(workers)
 	x.parallel(rs, j.parts, k.b*k.m*k.n*max(k.kk, 1), j)
 }
+
+// gemmParallelMin is the number of multiply-adds below which a product
+// runs on one core: 2^22 takes about 16 µs there, and waking a second
+// worker costs tens of microseconds on a busy machine.
+const gemmParallelMin = 1 << 22
 
 // dotFn computes c[b] = a[b] · bm[b] for each batch b.
 type dotFn func(x *cpuExec, rs *runState, c, a, bm unsafe.Pointer, nb, m, k, n int)
