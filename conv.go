@@ -8,9 +8,10 @@ import "github.com/kiln-go/kiln/trace"
 // ConvOptions are lax.conv_general_dilated's optional arguments.
 type ConvOptions = trace.ConvOptions
 
-// ConvGeneralDilated is lax.conv_general_dilated (trace.ConvGeneralDilated).
-func ConvGeneralDilated(lhs, rhs Value, o ConvOptions) Value {
-	return trace.ConvGeneralDilated(lhs, rhs, o)
+// ConvGeneralDilated is lax.conv_general_dilated (trace.ConvGeneralDilated),
+// with lax's PreferredElementType option.
+func ConvGeneralDilated(lhs, rhs Value, o ConvOptions, opts ...DotOption) Value {
+	return trace.ConvGeneralDilated(lhs, rhs, o, opts...)
 }
 
 // Conv is lax.conv: NC…/OI… layouts, strides and "SAME" or "VALID" padding.

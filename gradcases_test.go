@@ -221,6 +221,14 @@ var gradCases = []gradCase{
 	{name: "conv 1d strided", in: []spec{std(2, 3, 9), std(2, 3, 3)}, fn: two(func(x, y kiln.Value) kiln.Value {
 		return kiln.ConvGeneralDilated(x, y, kiln.ConvOptions{WindowStrides: []int{3}, Padding: [][2]int{{0, 1}}})
 	})},
+	{name: "conv preferred f32", in: []spec{std(1, 6, 5, 4), std(2, 2, 2, 6)}, fn: two(func(x, y kiln.Value) kiln.Value {
+		acc := tensor.F32 // the central differences' float64 operands accumulate in float64
+		if x.Type().DType == tensor.F64 {
+			acc = tensor.F64
+		}
+		return kiln.ConvGeneralDilated(x, y, kiln.ConvOptions{Padding: [][2]int{{1, 0}, {0, 1}}, RhsDilation: []int{1, 2},
+			WindowStrides: []int{1, 2}, FeatureGroupCount: 2, DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}, kiln.PreferredElementType(acc))
+	}), dtypes: []tensor.DType{tensor.F32, tensor.F16, tensor.BF16}},
 
 	// Pooling (reduce_window compositions; inputs distinct, so no ties).
 	{name: "max_pool", in: []spec{std(2, 5, 4, 3)}, fn: one(func(x kiln.Value) kiln.Value { return nn.MaxPool(x, []int{2, 2}, []int{1, 2}, "SAME") })},

@@ -177,8 +177,9 @@ func fixedNumpyCases() []numpyCase {
 	}, preferredNumpyCases(r)...)
 }
 
-// preferredNumpyCases are matmuls with a preferred_element_type: NumPy
-// casts the operands to it and multiplies there. The int8 operands span
+// preferredNumpyCases are matmuls and convolutions with a
+// preferred_element_type: NumPy casts the operands to it and multiplies
+// there. The int8 operands span
 // the whole range, so an int8 product would wrap where int32 does not.
 func preferredNumpyCases(r *rand.Rand) []numpyCase {
 	fill := func(d tensor.DType, shape ...int) *tensor.Array {
@@ -211,6 +212,17 @@ func preferredNumpyCases(r *rand.Rand) []numpyCase {
 			Arrays: []*tensor.Array{x, y},
 			Fn: func(a []trace.Value) []trace.Value {
 				return []trace.Value{trace.MatMul(a[0], a[1], trace.PreferredElementType(p[2])), a[0].MatMul(a[1])}
+			},
+		}})
+	}
+	for _, p := range [][2]tensor.DType{{tensor.I8, tensor.I32}, {tensor.F16, tensor.F32}, {tensor.U8, tensor.F64}} {
+		x, w := fill(p[0], 2, 3, 9, 8), fill(p[0], 4, 3, 3, 3)
+		cs = append(cs, numpyCase{fmt.Sprintf("conv %s, preferred %s", p[0], p[1]), &progen.Case{
+			Inputs: []trace.Abstract{{Type: promote.Strong(p[0]), Shape: x.Shape()}, {Type: promote.Strong(p[0]), Shape: w.Shape()}},
+			Arrays: []*tensor.Array{x, w},
+			Fn: func(a []trace.Value) []trace.Value {
+				o := trace.ConvOptions{PaddingMode: "SAME", WindowStrides: []int{2, 1}, RhsDilation: []int{1, 2}}
+				return []trace.Value{trace.ConvGeneralDilated(a[0], a[1], o, trace.PreferredElementType(p[1])), trace.ConvGeneralDilated(a[0], a[1], o)}
 			},
 		}})
 	}

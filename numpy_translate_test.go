@@ -479,14 +479,12 @@ func translate(b *strings.Builder, name string, p *trace.Program, inputs []*tens
 			rhs = fmt.Sprintf("argr(np.argmin, %s, %d, %s)", args[0], pr.Axes[0], dt)
 		case op == trace.OpDot:
 			d := pr.Dot
-			a, b := args[0], args[1]
-			if pr.HasPreferred { // the operands cast to the preferred type, then their dot
-				a, b = fmt.Sprintf("%s.astype(%s)", a, dt), fmt.Sprintf("%s.astype(%s)", b, dt)
-			}
+			a, b := preferredArgs(pr, args, dt)
 			rhs = fmt.Sprintf("dot(%s, %s, %s, %s, %s, %s, %s)", a, b, pyList(d.LhsBatch), pyList(d.RhsBatch), pyList(d.LhsContract), pyList(d.RhsContract), dt)
 		case op == trace.OpConv:
 			c := pr.Conv
-			rhs = fmt.Sprintf("conv(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d, %s)", args[0], args[1], pyList(c.LhsSpec), pyList(c.RhsSpec), pyList(c.OutSpec),
+			a, b := preferredArgs(pr, args, dt)
+			rhs = fmt.Sprintf("conv(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d, %s)", a, b, pyList(c.LhsSpec), pyList(c.RhsSpec), pyList(c.OutSpec),
 				pyList(c.Strides), pyList(c.PadLo), pyList(c.PadHi), pyList(c.LhsDilation), pyList(c.RhsDilation), c.FeatureGroupCount, dt)
 		case op == trace.OpIota:
 			rhs = fmt.Sprintf("iota(%s, %s, %d)", dt, pyTuple(pr.Shape), pr.Axis)
@@ -509,4 +507,14 @@ func translate(b *strings.Builder, name string, p *trace.Program, inputs []*tens
 	}
 	fmt.Fprintf(b, "    return [%s]\n", strings.Join(outs, ", "))
 	return nil
+}
+
+// preferredArgs are a dot's or convolution's operands, cast to its
+// preferred_element_type dt when it has one (the product is then
+// computed there).
+func preferredArgs(pr trace.Params, args []string, dt string) (string, string) {
+	if !pr.HasPreferred {
+		return args[0], args[1]
+	}
+	return fmt.Sprintf("%s.astype(%s)", args[0], dt), fmt.Sprintf("%s.astype(%s)", args[1], dt)
 }

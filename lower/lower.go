@@ -157,7 +157,7 @@ func Lower(p *trace.Program) (*Module, error) {
 			continue
 		}
 		params := e.Params
-		if e.Op == trace.OpDot && params.HasPreferred {
+		if params.HasPreferred { // dot_general or conv_general_dilated
 			args, params = m.preferredDot(args, params, e.Pos)
 		}
 		in := m.add(&Instr{Op: e.Op, DType: e.Out.Type.DType, Shape: slices.Clone(e.Out.Shape), Args: args, Params: params, Pos: e.Pos, Why: e.Why})
@@ -169,10 +169,10 @@ func Lower(p *trace.Program) (*Module, error) {
 	return m, nil
 }
 
-// preferredDot expands a dot_general's preferred_element_type into what
-// it means: both operands converted to the preferred dtype and a plain
-// dot_general of that dtype, so every backend runs it with the kernels it
-// has. The params returned have no preferred type.
+// preferredDot expands a dot_general's or conv_general_dilated's
+// preferred_element_type into what it means: both operands converted to
+// the preferred dtype and a plain op of that dtype, so every backend runs
+// it with the kernels it has. The params returned have no preferred type.
 func (m *Module) preferredDot(args []*Instr, p trace.Params, pos trace.Pos) ([]*Instr, trace.Params) {
 	d := p.Preferred
 	wide := make([]*Instr, len(args))
@@ -180,7 +180,7 @@ func (m *Module) preferredDot(args []*Instr, p trace.Params, pos trace.Pos) ([]*
 		wide[i] = a
 		if a.DType != d {
 			wide[i] = m.add(&Instr{Op: trace.OpConvert, DType: d, Shape: slices.Clone(a.Shape), Args: []*Instr{a},
-				Params: trace.Params{DType: d}, Pos: pos, Why: "dot_general with preferred_element_type=" + d.String()})
+				Params: trace.Params{DType: d}, Pos: pos, Why: "preferred_element_type=" + d.String()})
 		}
 	}
 	p.Preferred, p.HasPreferred = 0, false

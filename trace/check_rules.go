@@ -295,14 +295,7 @@ func checkDot(op Op, args []Abstract, out Abstract, p *Params) error {
 	if err := sameType("operand 1", args[1].Type, args[0].Type); err != nil {
 		return err
 	}
-	want := args[0].Type
-	if p.HasPreferred {
-		if msg := PreferredRefusal(args[0].Type.DType, p.Preferred); msg != "" {
-			return fault(CheckParams, "%s", msg)
-		}
-		want = preferredType(want, p.Preferred)
-	}
-	if err := sameType("the result", out.Type, want); err != nil {
+	if err := checkPreferred(args[0].Type, out.Type, p); err != nil {
 		return err
 	}
 	shape, msg := dotShape(args[0].Shape, args[1].Shape, p.Dot)

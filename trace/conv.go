@@ -80,15 +80,17 @@ type ConvOptions struct {
 // rounding per step (a fused multiply-add) for f32 and f64, in f32
 // rounded once at the end for f16 and bf16, wrapping for integers
 // (docs/SPEC.md, kernels/doc.go). Padding and lhs-dilation holes are
-// zeros that take part in the products.
-func ConvGeneralDilated(lhs, rhs Value, o ConvOptions) Value {
+// zeros that take part in the products. The options are lax's
+// (PreferredElementType: the convolution of both operands converted to
+// that dtype, as DotGeneral's).
+func ConvGeneralDilated(lhs, rhs Value, o ConvOptions, opts ...DotOption) Value {
 	const op = "conv_general_dilated"
 	if v, bad := zeroOperand(op, lhs, rhs); bad {
 		return v
 	}
 	b, ok := builderOf(op, lhs, rhs)
 	if b == nil {
-		return freeOp(func(b *builder) Value { return ConvGeneralDilated(b.attach(lhs, op), b.attach(rhs, op), o) })
+		return freeOp(func(b *builder) Value { return ConvGeneralDilated(b.attach(lhs, op), b.attach(rhs, op), o, opts...) })
 	}
 	if !ok || b.err != nil {
 		return Value{b: b}
@@ -101,19 +103,19 @@ func ConvGeneralDilated(lhs, rhs Value, o ConvOptions) Value {
 	if msg != "" {
 		return b.shapeErr(op, msg+" (lhs "+shapeString(xv.Shape)+", rhs "+shapeString(yv.Shape)+")", xv.Shape, yv.Shape)
 	}
-	return b.conv(xv, yv, p)
+	return b.conv(xv, yv, p, dotOptions(opts))
 }
 
 // ConvWithParams is conv_general_dilated with its parameters already
 // resolved (the derivative rules and progen use it).
-func ConvWithParams(lhs, rhs Value, p ConvParams) Value {
+func ConvWithParams(lhs, rhs Value, p ConvParams, opts ...DotOption) Value {
 	const op = "conv_general_dilated"
 	if v, bad := zeroOperand(op, lhs, rhs); bad {
 		return v
 	}
 	b, ok := builderOf(op, lhs, rhs)
 	if b == nil {
-		return freeOp(func(b *builder) Value { return ConvWithParams(b.attach(lhs, op), b.attach(rhs, op), p) })
+		return freeOp(func(b *builder) Value { return ConvWithParams(b.attach(lhs, op), b.attach(rhs, op), p, opts...) })
 	}
 	if !ok || b.err != nil {
 		return Value{b: b}
@@ -122,10 +124,10 @@ func ConvWithParams(lhs, rhs Value, p ConvParams) Value {
 	if xv == nil || yv == nil {
 		return Value{b: b}
 	}
-	return b.conv(xv, yv, p)
+	return b.conv(xv, yv, p, dotOptions(opts))
 }
 
-func (b *builder) conv(xv, yv *Var, p ConvParams) Value {
+func (b *builder) conv(xv, yv *Var, p ConvParams, o dotOpts) Value {
 	const op = "conv_general_dilated"
 	out, msg := ConvShape(xv.Shape, yv.Shape, p)
 	if msg != "" {
@@ -138,13 +140,17 @@ func (b *builder) conv(xv, yv *Var, p ConvParams) Value {
 	if msg := convDTypeError(common.DType); msg != "" {
 		return b.dtypeErr(op, msg, xv.Type, yv.Type)
 	}
+	rt, params, refused := dotResult(common, DotDims{}, o)
+	if refused != "" {
+		return b.preferredErr(op, refused, xv.Type, yv.Type, common)
+	}
 	why := "promote " + joinTypes([]promote.Type{xv.Type, yv.Type}) + " -> " + common.String()
 	l, r := b.to(Value{b: b, v: xv}, common, op, why), b.to(Value{b: b, v: yv}, common, op, why)
 	if l == nil || r == nil {
 		return Value{b: b}
 	}
-	p = p.clone()
-	return b.emit(OpConv, []*Var{l, r}, common, out, Params{Conv: p}, "")
+	params.Conv = p.clone()
+	return b.emit(OpConv, []*Var{l, r}, rt, out, params, "")
 }
 
 func (p ConvParams) clone() ConvParams {
@@ -397,7 +403,7 @@ func checkConv(op Op, args []Abstract, out Abstract, p *Params) error {
 	if err := sameType("operand 1", args[1].Type, args[0].Type); err != nil {
 		return err
 	}
-	if err := sameType("the result", out.Type, args[0].Type); err != nil {
+	if err := checkPreferred(args[0].Type, out.Type, p); err != nil {
 		return err
 	}
 	if msg := convDTypeError(args[0].Type.DType); msg != "" {

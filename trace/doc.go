@@ -88,18 +88,19 @@
 //     x.At(i).Mul(y) in y is a *DerivError (JAX's needs unique indices).
 //   - Reductions keep the operand's weak flag; argmax/argmin give the
 //     default int, strong.
-//   - dot_general, matmul and einsum take JAX's preferred_element_type
-//     (PreferredElementType): the operands promote to their common dtype
-//     as without it, that dtype must be one JAX's
-//     _validate_preferred_element_type allows for the preferred one (the
-//     version with the integer-to-float special case; newer JAX only
-//     refuses an integer result narrower than its operands), and the
-//     product is the dot of both operands converted to the preferred
-//     dtype: strong from the jax.numpy functions (MatMul, Dot, Tensordot,
-//     EinsumPreferred), weak from DotGeneral when both operands are weak
-//     (lax's standard weak-type rule). The equation keeps the param (programs
+//   - dot_general, conv_general_dilated, matmul, dot, tensordot and einsum
+//     take JAX's preferred_element_type (PreferredElementType): the
+//     operands promote to their common dtype as without it, that dtype
+//     must be one JAX's _validate_preferred_element_type allows for the
+//     preferred one (the version with the integer-to-float special case;
+//     newer JAX only refuses an integer result narrower than its
+//     operands), and the product is the dot (convolution) of both
+//     operands converted to the preferred dtype: strong from the jax.numpy
+//     functions (MatMul, Dot, Tensordot, EinsumPreferred), weak from
+//     DotGeneral and ConvGeneralDilated when both operands are weak (lax's
+//     standard weak-type rule). The equation keeps the param (programs
 //     print preferred_element_type=f32, as jaxprs do); lowering expands it
-//     into converts and a dot_general of that dtype.
+//     into converts and the op at that dtype.
 //   - Caller positions skip Kiln's own non-test files (trace and the root
 //     package) and are printed as dir/file.go:line.
 //

@@ -113,3 +113,17 @@ func (b *builder) preferredErr(op, msg string, x, y, common promote.Type) Value 
 	}
 	return b.dtypeErr(op, msg, x, y)
 }
+
+// checkPreferred is the typing rule of a dot_general or convolution's
+// result: the operands' type, or with a preferred_element_type (which
+// JAX's rule must allow for them) that dtype with their weak flag.
+func checkPreferred(operands, result promote.Type, p *Params) error {
+	want := operands
+	if p.HasPreferred {
+		if msg := PreferredRefusal(operands.DType, p.Preferred); msg != "" {
+			return fault(CheckParams, "%s", msg)
+		}
+		want = preferredType(operands, p.Preferred)
+	}
+	return sameType("the result", result, want)
+}

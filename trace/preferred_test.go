@@ -204,3 +204,40 @@ func TestDotTensordotErrors(t *testing.T) {
 		t.Errorf("tensordot to f32: %v %v", p, err)
 	}
 }
+
+// lax.conv_general_dilated takes preferred_element_type as dot_general
+// does: the rule, the printed param, the weak flag, the typed refusal.
+func TestConvPreferred(t *testing.T) {
+	abs := func(d tensor.DType, weak bool) []trace.Abstract {
+		ty := promote.Strong(d)
+		if weak {
+			ty = promote.WeakOf(d)
+		}
+		return []trace.Abstract{{Type: ty, Shape: []int{1, 2, 5, 5}}, {Type: ty, Shape: []int{3, 2, 3, 3}}}
+	}
+	conv := func(d tensor.DType) func(a []trace.Value) []trace.Value {
+		return func(a []trace.Value) []trace.Value {
+			return []trace.Value{trace.ConvGeneralDilated(a[0], a[1], trace.ConvOptions{PaddingMode: "SAME"}, trace.PreferredElementType(d))}
+		}
+	}
+	p, err := trace.Trace(promote.Config{}, abs(tensor.BF16, false), conv(tensor.F32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Outputs[0].TypeString(); got != "f32[1,3,5,5]" || !strings.Contains(p.String(), "preferred_element_type=f32") {
+		t.Errorf("bf16 conv with f32: %s\n%s", got, p)
+	}
+	if err := p.Check(); err != nil {
+		t.Error(err)
+	}
+	p, err = trace.Trace(promote.Config{}, abs(tensor.F32, true), conv(tensor.F64))
+	if err != nil || p.Outputs[0].Type != promote.WeakOf(tensor.F64) {
+		t.Errorf("weak f32 conv with f64: %v %v", p, err)
+	}
+	_, err = trace.Trace(promote.Config{}, abs(tensor.I32, false), conv(tensor.I8))
+	var de *trace.DTypeError
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), "conv_general_dilated") || !strings.Contains(err.Error(), "narrower") ||
+		!strings.Contains(err.Error(), "preferred_test.go:") {
+		t.Errorf("i32 conv with i8: %v", err)
+	}
+}

@@ -151,13 +151,18 @@ func (e *Eqn) paramString() string {
 		return fmt.Sprint(p.Control.Index)
 	case OpDot:
 		d := p.Dot
-		s := "batch=" + tuple(d.LhsBatch) + "," + tuple(d.RhsBatch) + " contract=" + tuple(d.LhsContract) + "," + tuple(d.RhsContract)
-		if p.HasPreferred {
-			s += " preferred_element_type=" + p.Preferred.String()
-		}
-		return s
+		return "batch=" + tuple(d.LhsBatch) + "," + tuple(d.RhsBatch) + " contract=" + tuple(d.LhsContract) + "," + tuple(d.RhsContract) + preferredString(p)
 	case OpConv:
-		return p.Conv.String()
+		return p.Conv.String() + preferredString(p)
+	}
+	return ""
+}
+
+// preferredString prints a dot or convolution's preferred_element_type as
+// jaxprs do, or "".
+func preferredString(p Params) string {
+	if p.HasPreferred {
+		return " preferred_element_type=" + p.Preferred.String()
 	}
 	return ""
 }

@@ -20,11 +20,11 @@ func transposeConv(c *Call, ct Value) []Value {
 	}
 	x, y, p := c.Eqn.Args[0], c.Eqn.Args[1], c.Eqn.Params.Conv
 	if c.Linear[0] {
-		g := convTransposeLHS(c, ct, c.In[1], x.Shape, p)
+		g := convTransposeLHS(c, ct, preferredPrimal(c, ct, c.In[1]), x.Shape, p)
 		out[0] = ConvertTo(g, x.Type, "cotangent of conv_general_dilated takes its operand's type")
 	}
 	if c.Linear[1] {
-		g := convTransposeRHS(c, ct, c.In[0], y.Shape, p)
+		g := convTransposeRHS(c, ct, preferredPrimal(c, ct, c.In[0]), y.Shape, p)
 		out[1] = ConvertTo(g, y.Type, "cotangent of conv_general_dilated takes its operand's type")
 	}
 	return out

@@ -73,6 +73,17 @@ func jvpDotLHS(c *Call, t Value) Value { return c.lin.emitEqn(c.Eqn, []Value{t, 
 
 func jvpDotRHS(c *Call, t Value) Value { return c.lin.emitEqn(c.Eqn, []Value{c.In[0], t}) }
 
+// preferredPrimal is the primal operand of a bilinear op's transpose: with
+// a preferred_element_type the cotangent ct has that type and the primal
+// joins it there (as JAX's dot_general(g, y, preferred_element_type) and
+// conv transposes do); the result goes back to the linear operand's type.
+func preferredPrimal(c *Call, ct, v Value) Value {
+	if c.Eqn.Params.HasPreferred {
+		return ConvertTo(v, ct.Type(), c.Eqn.Op.String()+"'s transpose computes in its preferred_element_type")
+	}
+	return v
+}
+
 // transposeDot is JAX's dot_general transpose: the cotangent contracted
 // with the other operand over its free dims, transposed into place.
 func transposeDot(c *Call, ct Value) []Value {
@@ -81,22 +92,12 @@ func transposeDot(c *Call, ct Value) []Value {
 		return nil
 	}
 	x, y, d := c.Eqn.Args[0], c.Eqn.Args[1], c.Eqn.Params.Dot
-	// With a preferred_element_type the cotangent has that type: the
-	// primal operand joins it there (as JAX's dot_general(g, y,
-	// preferred_element_type) does), and the result is converted back
-	// to the linear operand's type below.
-	primal := func(v Value) Value {
-		if c.Eqn.Params.HasPreferred {
-			return ConvertTo(v, ct.Type(), "dot_general's transpose computes in its preferred_element_type")
-		}
-		return v
-	}
 	if c.Linear[0] {
-		g := dotTransposeLHS(ct, primal(c.In[1]), x.Rank(), y.Rank(), d.LhsContract, d.RhsContract, d.LhsBatch, d.RhsBatch, false)
+		g := dotTransposeLHS(ct, preferredPrimal(c, ct, c.In[1]), x.Rank(), y.Rank(), d.LhsContract, d.RhsContract, d.LhsBatch, d.RhsBatch, false)
 		out[0] = ConvertTo(g, x.Type, "cotangent of dot_general takes its operand's type")
 	}
 	if c.Linear[1] {
-		g := dotTransposeLHS(ct, primal(c.In[0]), y.Rank(), x.Rank(), d.RhsContract, d.LhsContract, d.RhsBatch, d.LhsBatch, true)
+		g := dotTransposeLHS(ct, preferredPrimal(c, ct, c.In[0]), y.Rank(), x.Rank(), d.RhsContract, d.LhsContract, d.RhsBatch, d.LhsBatch, true)
 		out[1] = ConvertTo(g, y.Type, "cotangent of dot_general takes its operand's type")
 	}
 	return out

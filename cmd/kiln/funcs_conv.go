@@ -14,7 +14,7 @@ func init() {
 	functions["conv_general_dilated"] = &function{
 		params: []param{{"lhs", kArray, ""}, {"rhs", kArray, ""}, {"window_strides", kInts, ""}, {"padding", kPadding, ""},
 			{"lhs_dilation", kInts, "None"}, {"rhs_dilation", kInts, "None"}, {"dimension_numbers", kStrs, "None"},
-			{"feature_group_count", kAxis, "1"}, {"batch_group_count", kAxis, "1"}},
+			{"feature_group_count", kAxis, "1"}, {"batch_group_count", kAxis, "1"}, {"preferred_element_type", kDType, "None"}},
 		summary: "lax.conv_general_dilated(x, w, (1, 1), 'SAME', dimension_numbers=('NHWC', 'HWIO', 'NHWC')): FMA-accumulated convolution",
 		apply: func(a *bound) trace.Value {
 			o, err := convOptions(a)
@@ -35,17 +35,17 @@ func init() {
 			}
 			o.FeatureGroupCount = a.ints["feature_group_count"][0]
 			o.BatchGroupCount = a.ints["batch_group_count"][0]
-			return trace.ConvGeneralDilated(a.x("lhs"), a.x("rhs"), o)
+			return trace.ConvGeneralDilated(a.x("lhs"), a.x("rhs"), o, a.dotOptions()...)
 		}}
 	functions["conv"] = &function{
-		params:  []param{{"lhs", kArray, ""}, {"rhs", kArray, ""}, {"window_strides", kInts, ""}, {"padding", kPadding, ""}},
+		params:  []param{{"lhs", kArray, ""}, {"rhs", kArray, ""}, {"window_strides", kInts, ""}, {"padding", kPadding, ""}, {"preferred_element_type", kDType, "None"}},
 		summary: "lax.conv(x, w, (1, 1), 'SAME'): NCHW input, OIHW kernel",
 		apply: func(a *bound) trace.Value {
 			o, err := convOptions(a)
 			if err != nil {
 				return trace.Failure(err)
 			}
-			return trace.ConvGeneralDilated(a.x("lhs"), a.x("rhs"), o)
+			return trace.ConvGeneralDilated(a.x("lhs"), a.x("rhs"), o, a.dotOptions()...)
 		}}
 	pool := func(name, summary string, f func(x trace.Value, window, strides []int, padding string, a *bound) trace.Value, extra ...param) {
 		functions[name] = &function{

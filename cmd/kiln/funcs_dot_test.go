@@ -5,12 +5,14 @@ import (
 	"testing"
 )
 
-// matmul and einsum take jax.numpy's preferred_element_type: int8 sums
-// that wrap at 8 bits are exact in int32; bf16 products are not rounded
-// back to bf16 (1 + 2⁻⁸ is not a bf16).
+// matmul, dot, tensordot, einsum and the convolutions take JAX's
+// preferred_element_type: int8 sums that wrap at 8 bits are exact in
+// int32; bf16 products are not rounded back to bf16 (1 + 2⁻⁸ is not a
+// bf16).
 func TestEvalPreferredElementType(t *testing.T) {
 	i8 := []string{"--arg", "a=i8[1,2]:100,100", "--arg", "b=i8[2,1]:100,100"}
 	bf := []string{"--arg", "x=bf16[1,2]:1,0.00390625", "--arg", "y=bf16[2,1]:1,1"}
+	conv := []string{"--arg", "x=i8[1,1,1,3]:100,100,100", "--arg", "w=i8[1,1,1,2]:100,100"}
 	runEvalCases(t, []evalCase{
 		{"int8 wraps", append(i8, "matmul(a, b)"), "i8[1,1] [[32]]\n"},
 		{"int8 in int32", append(i8, "matmul(a, b, preferred_element_type=i32)"), "i32[1,1] [[20000]]\n"},
@@ -26,6 +28,9 @@ func TestEvalPreferredElementType(t *testing.T) {
 		{"tensordot n", []string{"--arg", "a=i32[2,3]:arange", "--arg", "b=i32[3,2]:arange", "tensordot(a, b, axes=1)"}, "i32[2,2] [[10 13] [28 40]]\n"},
 		{"tensordot default", []string{"--arg", "a=i32[2,3]:arange", "--arg", "b=i32[2,3]:arange", "tensordot(a, b)"}, "i32[] 55\n"},
 		{"tensordot pair", append(i8, "tensordot(a, b, axes=(1, 0), preferred_element_type=i64)"), "i64[1,1] [[20000]]\n"},
+		{"conv", append(conv, "conv(x, w, (1, 1), 'VALID', preferred_element_type=i32)"), "i32[1,1,1,2] [[[[20000 20000]]]]\n"},
+		{"conv wraps", append(conv, "conv(x, w, (1, 1), 'VALID')"), "i8[1,1,1,2] [[[[32 32]]]]\n"},
+		{"conv_general_dilated", append(conv, "conv_general_dilated(x, w, (1, 1), 'VALID', preferred_element_type=f32)"), "f32[1,1,1,2] [[[[20000 20000]]]]\n"},
 	})
 	for _, tc := range []struct{ expr, want string }{
 		{"matmul(a, b, preferred_element_type=bool)", "preferred_element_type=bool is incompatible with i8 operands"},

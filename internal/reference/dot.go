@@ -85,14 +85,24 @@ func dot(dims trace.DotDims, lhs, rhs *tensor.Array) (*tensor.Array, error) {
 // it (the products of narrower operands are exact there, so this is the
 // wide accumulation with one rounding at most, in the preferred dtype).
 func preferredDot(p trace.Params, lhs, rhs *tensor.Array) (*tensor.Array, error) {
+	l, r, err := preferredOperands(p, lhs, rhs)
+	if err != nil {
+		return nil, err
+	}
+	return dot(p.Dot, l, r)
+}
+
+// preferredOperands are a dot's or convolution's operands converted to
+// its preferred_element_type.
+func preferredOperands(p trace.Params, lhs, rhs *tensor.Array) (*tensor.Array, *tensor.Array, error) {
 	d := p.Preferred
 	if !d.Valid() {
-		return nil, fmt.Errorf("preferred_element_type %v is not a dtype", d)
+		return nil, nil, fmt.Errorf("preferred_element_type %v is not a dtype", d)
 	}
 	if lhs.DType() != rhs.DType() {
-		return nil, fmt.Errorf("operands are %s and %s; dot_general operands share one dtype", lhs.DType(), rhs.DType())
+		return nil, nil, fmt.Errorf("operands are %s and %s; the operands share one dtype", lhs.DType(), rhs.DType())
 	}
-	return dot(p.Dot, lhs.Astype(d), rhs.Astype(d))
+	return lhs.Astype(d), rhs.Astype(d), nil
 }
 
 // checkDotDims checks that the dimension numbers pair up dims of equal

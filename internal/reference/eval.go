@@ -214,6 +214,13 @@ func (ev *evaluator) apply(e *trace.Eqn, args []*tensor.Array) (*tensor.Array, e
 	case trace.OpSort:
 		return sortOp(e.Params, args)
 	case trace.OpConv:
+		if e.Params.HasPreferred {
+			l, r, err := preferredOperands(e.Params, args[0], args[1])
+			if err != nil {
+				return nil, err
+			}
+			return conv(e.Params.Conv, l, r)
+		}
 		return conv(e.Params.Conv, args[0], args[1])
 	}
 	switch e.Op.Info().Class {

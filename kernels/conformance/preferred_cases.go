@@ -45,6 +45,20 @@ func preferredCases() []Case {
 				return trace.EinsumPreferred("ixk,kj,jl->li", p[1], a[0], a[1], a[2])
 			})})
 	}
+	// Convolutions: NCHW with strides and padding, NHWC grouped and dilated.
+	for _, p := range [][2]tensor.DType{{tensor.BF16, tensor.F32}, {tensor.I8, tensor.I32}, {tensor.F16, tensor.F32}, {tensor.U8, tensor.F64}} {
+		pref := trace.PreferredElementType(p[1])
+		cs = append(cs,
+			Case{Name: fmt.Sprintf("conv-preferred/%s->%s", p[0], p[1]), Inputs: []*tensor.Array{Input(p[0], 53, 2, 3, 7, 6), Input(p[0], 54, 4, 3, 3, 2)},
+				Fn: one(func(a []trace.Value) trace.Value {
+					return trace.ConvGeneralDilated(a[0], a[1], trace.ConvOptions{PaddingMode: "SAME", WindowStrides: []int{2, 1}}, pref)
+				})},
+			Case{Name: fmt.Sprintf("conv-preferred-nhwc-groups/%s->%s", p[0], p[1]), Inputs: []*tensor.Array{Input(p[0], 55, 1, 6, 5, 4), Input(p[0], 56, 2, 2, 2, 6)},
+				Fn: one(func(a []trace.Value) trace.Value {
+					return trace.ConvGeneralDilated(a[0], a[1], trace.ConvOptions{Padding: [][2]int{{1, 2}, {0, 1}}, LhsDilation: []int{2, 1}, RhsDilation: []int{1, 2},
+						FeatureGroupCount: 2, DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}, pref)
+				})})
+	}
 	// Weak operands: lax.dot_general's result stays weak, jnp.matmul's is
 	// strong (a convert of its own).
 	cs = append(cs, Case{Name: "dot-preferred-weak/f32->f64", Inputs: []*tensor.Array{Input(tensor.F32, 51, 3, 8), Input(tensor.F32, 52, 8, 2)},
