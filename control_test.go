@@ -300,3 +300,38 @@ func TestControlSecondDerivative(t *testing.T) {
 		}
 	}
 }
+
+// A loop or branch whose operands belong to an enclosing program while
+// its function uses the parameters of a function being differentiated
+// inside it (an RNN's scan over the data, closing over the weights) is
+// emitted in the differentiated function's trace.
+func TestControlClosesOverInnerTrace(t *testing.T) {
+	xs := tensor.Must(tensor.FromSlice([]float64{0.5, -0.25, 1}))
+	f := func(data, w kiln.Value) kiln.Value {
+		c, ys := kiln.Scan(func(c, x []kiln.Value) ([]kiln.Value, []kiln.Value) {
+			h := c[0].Mul(w).Add(x[0]).Tanh()
+			return []kiln.Value{h}, []kiln.Value{h}
+		}, []kiln.Value{kiln.Float(0)}, []kiln.Value{data})
+		r := kiln.Cond(data.Sum().Gt(kiln.Float(0)), func(o []kiln.Value) []kiln.Value { return []kiln.Value{o[0].Mul(w)} },
+			func(o []kiln.Value) []kiln.Value { return o }, c[0])
+		return r[0].Add(ys[0].Sum())
+	}
+	g := kiln.Jit(func(data, w kiln.Value) []kiln.Value {
+		return kiln.Grad(func(w kiln.Value) kiln.Value { return f(data, w) })(w)
+	}, kiln.Verify())
+	got, err := g.Run(xs, tensor.Scalar(0.7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(w float64) float64 {
+		out, err := kiln.Jit(f).Run(xs, tensor.Scalar(w))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Data().([]float64)[0]
+	}
+	fd := (at(0.7+1e-6) - at(0.7-1e-6)) / 2e-6
+	if d := got.Data().([]float64)[0] - fd; d > 1e-6 || d < -1e-6 {
+		t.Errorf("gradient %v, central differences %v", got.Data().([]float64)[0], fd)
+	}
+}

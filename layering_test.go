@@ -67,6 +67,7 @@ var depsPolicy = map[string][]string{
 	"examples/mlp":            {".", "tensor"},
 	"examples/montecarlo":     {".", "tensor", "random"},
 	"examples/train":          {".", "tensor", "optim"},
+	"examples/recurrent":      {".", "tensor", "optim"},
 	"examples/softmax":        {".", "tensor"},
 
 	// The benchmark suite is a module of its own: its peers never enter

@@ -45,6 +45,12 @@ type builder struct {
 	// 32-bit mode two weak c128 values join to c64*; anvil makes two weak
 	// values strong), so a tangent always has its primal's type.
 	exact bool
+	// control marks the trace of a loop body or a branch (control.go):
+	// when its function uses a value of a trace nested deeper in its
+	// parent than itself (a loop inside a differentiated function, over
+	// the operands of the function around it), it moves under that trace
+	// (adopt), which is where its equation is then emitted.
+	control bool
 }
 
 // resultType is the promoted type of an op's operands.
@@ -270,6 +276,24 @@ func (b *builder) encloses(c *builder) bool {
 	return false
 }
 
+// adopt moves the nearest loop-body or branch trace of b's chain whose
+// parent encloses o (o is not in its own chain) under o, and reports
+// whether it did: a function traced for a control-flow op may use values
+// of a trace deeper than the op's operands (a loop's body closing over
+// the parameters of a differentiated function while its operands are the
+// enclosing program's), and its equation then belongs in that trace. The
+// values it captured so far belong to traces enclosing o, so they stay
+// valid.
+func (b *builder) adopt(o *builder) bool {
+	for c := b; c != nil; c = c.parent {
+		if c.control && c.parent != nil && c.parent.encloses(o) && c != o && !c.encloses(o) {
+			c.parent = o
+			return true
+		}
+	}
+	return false
+}
+
 // capture makes x, a traced value of a trace enclosing b, an input of b
 // (once per value), capturing it in the traces in between first.
 func (b *builder) capture(x Value) *Var {
@@ -299,7 +323,10 @@ func builderOf(op string, xs ...Value) (*builder, bool) {
 		case x.b == nil || x.b == b:
 		case b == nil || b.encloses(x.b):
 			b = x.b
-		case !x.b.encloses(b):
+		case x.b.encloses(b) || b.adopt(x.b):
+		case x.b.adopt(b):
+			b = x.b
+		default:
 			b.opErr(op, errors.New("operands come from two different traces"))
 			return b, false
 		}
@@ -313,7 +340,7 @@ func (b *builder) attach(x Value, op string) Value {
 	switch {
 	case x.b == b && (x.v != nil || x.lit != nil):
 		return x
-	case x.b != nil && x.b != b && x.b.encloses(b):
+	case x.b != nil && x.b != b && (x.b.encloses(b) || b.adopt(x.b)):
 		switch {
 		case x.v != nil:
 			return Value{b: b, v: b.capture(x)}

@@ -127,14 +127,26 @@ func abstracts(vs []*Var) []Abstract {
 // subTrace traces fn over inputs as a sub-trace of b, closing over b's
 // values; it returns the program (nil after an error) and the values of b
 // its captured inputs are bound to.
-func (b *builder) subTrace(inputs []Abstract, fn func([]Value) []Value) (*Program, []Value) {
-	sub := &builder{cfg: b.cfg, prog: &Program{Config: b.cfg}, parent: b}
+//
+// The sub-trace may have moved under a trace deeper than b (adopt): its
+// parent on return is where the equation that holds it belongs.
+func (b *builder) subTrace(inputs []Abstract, fn func([]Value) []Value) (*Program, []Value, *builder) {
+	sub := &builder{cfg: b.cfg, prog: &Program{Config: b.cfg}, parent: b, control: true}
 	if err := sub.run(inputs, fn); err != nil {
 		b.fail(err)
-		return nil, nil
+		return nil, nil, nil
 	}
 	sub.prog.NumVars = sub.nextID()
-	return sub.prog, sub.captured
+	return sub.prog, sub.captured, sub.parent
+}
+
+// inTrace brings values of traces enclosing e into e, as vars.
+func (e *builder) inTrace(op string, xs []Value) []*Var {
+	vs := make([]*Var, len(xs))
+	for i, x := range xs {
+		vs[i] = e.materialize(e.attach(x, op), op)
+	}
+	return vs
 }
 
 // controlOperands materializes the operands of a control-flow op in b.
@@ -229,7 +241,7 @@ func (b *builder) whileLoop(name string, pos Pos, cond func([]Value) Value, body
 		return inert(b, len(init))
 	}
 	carry := abstracts(vs)
-	bodyProg, bodyCaps := b.traceBody(name, pos, body, carry, hidden)
+	bodyProg, bodyCaps, e := b.traceBody(name, pos, body, carry, hidden)
 	if bodyProg == nil {
 		return inert(b, len(init))
 	}
@@ -241,7 +253,7 @@ func (b *builder) whileLoop(name string, pos Pos, cond func([]Value) Value, body
 		}
 	}
 	carry = abstracts(bodyProg.Inputs[:len(vs)])
-	condProg, condCaps := b.subTrace(carry, func(c []Value) []Value { return []Value{cond(c)} })
+	condProg, condCaps, e := e.subTrace(carry, func(c []Value) []Value { return []Value{cond(c)} })
 	if condProg == nil {
 		return inert(b, len(init))
 	}
@@ -249,37 +261,37 @@ func (b *builder) whileLoop(name string, pos Pos, cond func([]Value) Value, body
 		b.controlErr(name, pos, "cond_fun must return a boolean scalar, but got output type %s", o.TypeString())
 		return inert(b, len(init))
 	}
-	args := append(append(append([]*Var{}, vs...), b.captureVars(condCaps)...), b.captureVars(bodyCaps)...)
-	p := Params{Control: ControlParams{Subs: []*Program{condProg, bodyProg}, NConsts: []int{len(condCaps), len(bodyCaps)}, Trips: max(trips, 0), Static: trips >= 0}}
-	saved := b.pos
-	b.pos = &pos
-	out := b.emit(OpWhile, args, vs[0].Type, vs[0].Shape, p, "")
-	rs := b.results(out, len(vs), func(k int) (promote.Type, []int) { return vs[k].Type, vs[k].Shape })
-	b.pos = saved
-	return rs
-}
-
-// captureVars are the vars of captured values (values of b).
-func (b *builder) captureVars(caps []Value) []*Var {
-	vs := make([]*Var, len(caps))
-	for i, c := range caps {
-		vs[i] = c.v
+	// The equation goes where the functions' traces ended up (b, or a
+	// trace inside it whose values they use).
+	inits := make([]Value, len(vs))
+	for i, v := range vs {
+		inits[i] = Value{b: b, v: v}
 	}
-	return vs
+	args := e.inTrace(op, append(append(inits, condCaps...), bodyCaps...))
+	if e.err != nil {
+		return inert(e, len(init))
+	}
+	p := Params{Control: ControlParams{Subs: []*Program{condProg, bodyProg}, NConsts: []int{len(condCaps), len(bodyCaps)}, Trips: max(trips, 0), Static: trips >= 0}}
+	saved := e.pos
+	e.pos = &pos
+	out := e.emit(OpWhile, args, vs[0].Type, vs[0].Shape, p, "")
+	rs := e.results(out, len(vs), func(k int) (promote.Type, []int) { return vs[k].Type, vs[k].Shape })
+	e.pos = saved
+	return rs
 }
 
 // traceBody traces a loop body over the carry types, promoting weak
 // carries the body changes and tracing again (JAX's
 // _promote_weak_typed_inputs), and checks the carry types match.
-func (b *builder) traceBody(name string, pos Pos, body func([]Value) []Value, carry []Abstract, hidden int) (*Program, []Value) {
+func (b *builder) traceBody(name string, pos Pos, body func([]Value) []Value, carry []Abstract, hidden int) (*Program, []Value, *builder) {
 	for attempt := 0; ; attempt++ {
-		p, caps := b.subTrace(carry, keepStrong(body, carry))
+		p, caps, e := b.subTrace(carry, keepStrong(body, carry))
 		if p == nil {
-			return nil, nil
+			return nil, nil, nil
 		}
 		if len(p.Outputs) != len(carry) {
 			b.controlErr(name, pos, "%s body function carry input and carry output must have the same structure: the carry has %d components, the body returned %d", name, len(carry)-hidden, len(p.Outputs)-hidden)
-			return nil, nil
+			return nil, nil, nil
 		}
 		promoted := false
 		for i, o := range p.Outputs {
@@ -306,9 +318,9 @@ func (b *builder) traceBody(name string, pos Pos, body func([]Value) []Value, ca
 		if len(diffs) > 0 {
 			b.controlErr(name, pos, "%s body function carry input and carry output must have equal types (e.g. shapes and dtypes of arrays), but they differ: %s. Revise the function so that all output types (e.g. shapes and dtypes) match the corresponding input types",
 				name, strings.Join(diffs, "; "))
-			return nil, nil
+			return nil, nil, nil
 		}
-		return p, caps
+		return p, caps, e
 	}
 }
 

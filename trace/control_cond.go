@@ -92,34 +92,44 @@ func (b *builder) branches(name string, pos Pos, index *Var, fns []func([]Value)
 		return inert(b, 1)
 	}
 	in := abstracts(ops)
-	progs, caps := b.traceBranches(name, pos, fns, in)
+	progs, caps, e := b.traceBranches(name, pos, fns, in)
 	if progs == nil {
 		return inert(b, 1)
 	}
-	args := append([]*Var{index}, ops...)
+	// The equation goes where the branches' traces ended up (b, or a
+	// trace inside it whose values they use).
+	vals := []Value{{b: b, v: index}}
+	for _, v := range ops {
+		vals = append(vals, Value{b: b, v: v})
+	}
 	nconsts := make([]int, len(progs))
 	for i, c := range caps {
-		args = append(args, b.captureVars(c)...)
+		vals = append(vals, c...)
 		nconsts[i] = len(c)
 	}
+	args := e.inTrace(name, vals)
+	if e.err != nil {
+		return inert(e, 1)
+	}
 	outs := progs[0].Outputs
-	saved := b.pos
-	b.pos = &pos
-	out := b.emit(OpCond, args, outs[0].Type, outs[0].Shape, Params{Control: ControlParams{Subs: progs, NConsts: nconsts}}, "")
-	rs := b.results(out, len(outs), func(k int) (promote.Type, []int) { return outs[k].Type, outs[k].Shape })
-	b.pos = saved
+	saved := e.pos
+	e.pos = &pos
+	out := e.emit(OpCond, args, outs[0].Type, outs[0].Shape, Params{Control: ControlParams{Subs: progs, NConsts: nconsts}}, "")
+	rs := e.results(out, len(outs), func(k int) (promote.Type, []int) { return outs[k].Type, outs[k].Shape })
+	e.pos = saved
 	return rs
 }
 
 // traceBranches traces every branch (converting outputs to join's types
 // when given) and checks they agree; it returns the joined output types
 // when some output is weak in one branch and strong in another.
-func (b *builder) traceBranches(name string, pos Pos, fns []func([]Value) []Value, in []Abstract) ([]*Program, [][]Value) {
+func (b *builder) traceBranches(name string, pos Pos, fns []func([]Value) []Value, in []Abstract) ([]*Program, [][]Value, *builder) {
 	progs := make([]*Program, len(fns))
 	caps := make([][]Value, len(fns))
+	e := b // each branch is traced where the ones before it ended up
 	for i, f := range fns {
-		if progs[i], caps[i] = b.subTrace(in, f); progs[i] == nil {
-			return nil, nil
+		if progs[i], caps[i], e = e.subTrace(in, f); progs[i] == nil {
+			return nil, nil, nil
 		}
 	}
 	what := func(i int) string {
@@ -136,7 +146,7 @@ func (b *builder) traceBranches(name string, pos Pos, fns []func([]Value) []Valu
 	for i, p := range progs[1:] {
 		if len(p.Outputs) != len(first) {
 			b.controlErr(name, pos, "%s must have the same number of values: %d and %d", what(i+1), len(first), len(p.Outputs))
-			return nil, nil
+			return nil, nil, nil
 		}
 		var diffs []string
 		for k, o := range p.Outputs {
@@ -149,7 +159,7 @@ func (b *builder) traceBranches(name string, pos Pos, fns []func([]Value) []Valu
 		}
 		if len(diffs) > 0 {
 			b.controlErr(name, pos, "%s must have identical types, got: %s", what(i+1), strings.Join(diffs, "; "))
-			return nil, nil
+			return nil, nil, nil
 		}
 	}
 	for _, p := range progs {
@@ -159,7 +169,7 @@ func (b *builder) traceBranches(name string, pos Pos, fns []func([]Value) []Valu
 			}
 		}
 	}
-	return progs, caps
+	return progs, caps, e
 }
 
 // convertOutput makes output k of a traced program type t with a convert

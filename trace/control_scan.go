@@ -33,17 +33,14 @@ func Scan(f func(carry, x []Value) ([]Value, []Value), init, xs []Value, opts ..
 		o = opts[0]
 	}
 	nc := len(init)
-	var ny int
 	outs := controlValues("scan", append(append([]Value{}, init...), xs...), func(b *builder, args []Value) []Value {
-		rs := b.scan(pos, f, args[:nc], args[nc:], o)
-		ny = len(rs) - nc
-		return rs
+		return b.scan(pos, f, args[:nc], args[nc:], o)
 	})
-	if len(outs) < nc {
-		return inert(outs[0].b, nc), nil
-	}
-	if ny == 0 && len(outs) > nc { // free values: counted by the scratch run
-		ny = len(outs) - nc
+	// A failed scan still returns a carry per init and at least one y
+	// (inert values of the failed trace), so indexing them does not panic
+	// before the trace reports its error.
+	if len(outs) < nc || (len(outs) == nc && outs[0].Err() != nil) {
+		return inert(outs[0].b, max(nc, 1)), inert(outs[0].b, 1)
 	}
 	return outs[:nc], outs[nc:]
 }
@@ -97,7 +94,7 @@ func (b *builder) scan(pos Pos, f func(carry, x []Value) ([]Value, []Value), ini
 		ncOut = len(c)
 		return append(append([]Value{}, c...), y...)
 	}
-	probe, _ := b.subTrace(append(abstracts(cs), slices(xv)...), step)
+	probe, _, _ := b.subTrace(append(abstracts(cs), slices(xv)...), step)
 	if probe == nil {
 		return inert(b, len(init))
 	}
@@ -117,7 +114,7 @@ func (b *builder) scan(pos Pos, f func(carry, x []Value) ([]Value, []Value), ini
 		}
 	}
 	if promoted {
-		if probe, _ = b.subTrace(append(abstracts(cs), slices(xv)...), step); probe == nil {
+		if probe, _, _ = b.subTrace(append(abstracts(cs), slices(xv)...), step); probe == nil {
 			return inert(b, len(init))
 		}
 	}
