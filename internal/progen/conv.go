@@ -117,12 +117,16 @@ func (g *gen) pickConv(s step) (step, bool) {
 		o.RhsDilation = small(1, 2)
 	}
 	s.conv = o
+	g.maybePreferred(&s)
 	return s, true
 }
 
 // convString prints a conv step.
-func convString(args []string, o trace.ConvOptions) string {
+func convString(args []string, o trace.ConvOptions, pref string) string {
 	var kw []string
+	if pref != "" {
+		kw = append(kw, pref)
+	}
 	if o.DimensionNumbers != [3]string{} {
 		kw = append(kw, fmt.Sprintf("dimension_numbers=(%q, %q, %q)", o.DimensionNumbers[0], o.DimensionNumbers[1], o.DimensionNumbers[2]))
 	}

@@ -283,10 +283,14 @@ func (g *gen) pickBinary(s step) (step, bool) {
 	return s, true
 }
 
-// operandType is a value's type, or a literal's weak type.
+// operandType is a value's type, a constant's (strong) or a literal's
+// weak type.
 func (g *gen) operandType(o operand) promote.Type {
 	if o.ref >= 0 {
 		return g.types[o.ref]
+	}
+	if o.konst != nil {
+		return promote.Strong(o.konst.DType())
 	}
 	cfg := g.c.Config
 	switch o.lit.kind {
@@ -456,18 +460,25 @@ func (g *gen) pickMatMul(s step) (step, bool) {
 	c := cands[r.Intn(len(cands))]
 	s.args = append(s.args, operand{ref: c.ref})
 	s.swap = c.swap
-	// A quarter of the matmuls take a preferred_element_type other than
-	// the operands' dtype, among those JAX allows.
-	if common, err := g.c.Config.ResultType(g.types[s.args[0].ref], g.types[c.ref]); err == nil && r.Intn(4) == 0 {
-		var prefs []tensor.DType
-		for _, d := range g.o.DTypes {
-			if d != common.DType && trace.PreferredRefusal(common.DType, d) == "" {
-				prefs = append(prefs, d)
-			}
-		}
-		if len(prefs) > 0 {
-			s.dtype, s.pref = prefs[r.Intn(len(prefs))], true
+	g.maybePreferred(&s)
+	return s, true
+}
+
+// maybePreferred gives a quarter of the matmuls and convolutions a
+// preferred_element_type other than their operands' common dtype, among
+// those JAX allows.
+func (g *gen) maybePreferred(s *step) {
+	common, err := g.c.Config.ResultType(g.operandType(s.args[0]), g.operandType(s.args[1]))
+	if err != nil || g.r.Intn(4) != 0 {
+		return
+	}
+	var prefs []tensor.DType
+	for _, d := range g.o.DTypes {
+		if d != common.DType && trace.PreferredRefusal(common.DType, d) == "" {
+			prefs = append(prefs, d)
 		}
 	}
-	return s, true
+	if len(prefs) > 0 {
+		s.dtype, s.pref = prefs[g.r.Intn(len(prefs))], true
+	}
 }

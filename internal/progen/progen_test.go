@@ -29,7 +29,7 @@ func TestGenerateTraces(t *testing.T) {
 		for _, e := range p.Eqns {
 			seen[e.Op.String()]++
 			if e.Params.HasPreferred {
-				seen["dot_general with preferred_element_type"]++
+				seen[e.Op.String()+" with preferred_element_type"]++
 			}
 		}
 		for _, s := range c.Ops() {
@@ -41,8 +41,10 @@ func TestGenerateTraces(t *testing.T) {
 			t.Errorf("op %s never drawn", op)
 		}
 	}
-	if seen["dot_general with preferred_element_type"] == 0 {
-		t.Error("no matmul with a preferred_element_type drawn")
+	for _, op := range []string{"dot_general", "conv_general_dilated"} {
+		if seen[op+" with preferred_element_type"] == 0 {
+			t.Errorf("no %s with a preferred_element_type drawn", op)
+		}
 	}
 	for _, d := range tensor.AllDTypes() {
 		if dtypes[d] == 0 {

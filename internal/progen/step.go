@@ -133,7 +133,7 @@ type step struct {
 	stride int
 	keep   bool
 	swap   bool
-	pref   bool    // kMatMul: preferred_element_type dtype
+	pref   bool    // kMatMul, kConv: dtype is the preferred_element_type
 	n      int64   // integer_pow exponent
 	lo, hi float64 // kSafeAstype clamp
 	mode   trace.IndexMode
@@ -189,10 +189,7 @@ func (s *step) apply(vals []trace.Value) trace.Value {
 		if s.swap {
 			b = swapLast(b)
 		}
-		if s.pref {
-			return trace.MatMul(a, b, trace.PreferredElementType(s.dtype))
-		}
-		return a.MatMul(b)
+		return trace.MatMul(a, b, s.dotOptions()...)
 	case kFlip, kIndex, kTake, kScatter, kDynSlice, kDynUpdate:
 		return s.applyIndex(vals)
 	case kIota:
@@ -200,9 +197,25 @@ func (s *step) apply(vals []trace.Value) trace.Value {
 	case kSort:
 		return s.applySort(vals)
 	case kConv:
-		return trace.ConvGeneralDilated(a, s.args[1].value(vals), s.conv)
+		return trace.ConvGeneralDilated(a, s.args[1].value(vals), s.conv, s.dotOptions()...)
 	}
 	panic(fmt.Sprintf("progen: unknown step kind %d", s.kind))
+}
+
+// dotOptions are a matmul or conv step's preferred_element_type, if any.
+func (s *step) dotOptions() []trace.DotOption {
+	if s.pref {
+		return []trace.DotOption{trace.PreferredElementType(s.dtype)}
+	}
+	return nil
+}
+
+// prefString prints a step's preferred_element_type keyword, or "".
+func (s *step) prefString() string {
+	if s.pref {
+		return "preferred_element_type=" + s.dtype.String()
+	}
+	return ""
 }
 
 // swapLast transposes the last two axes of a value of rank ≥ 2.
@@ -231,7 +244,7 @@ func (s *step) String() string {
 	case kIota:
 		return fmt.Sprintf("add(%s, iota(%s, %v, axis=%d))", a, s.dtype, s.ints, s.axis)
 	case kConv:
-		return convString(args, s.conv)
+		return convString(args, s.conv, s.prefString())
 	case kIntPow:
 		return fmt.Sprintf("%s ** Int(%d)", a, s.n)
 	case kWhere:
@@ -261,9 +274,9 @@ func (s *step) String() string {
 	case kArg:
 		return fmt.Sprintf("%s(%s, axis=%d)", s.op, a, s.axis)
 	case kMatMul:
-		pref := ""
-		if s.pref {
-			pref = ", preferred_element_type=" + s.dtype.String()
+		pref := s.prefString()
+		if pref != "" {
+			pref = ", " + pref
 		}
 		if s.swap {
 			return fmt.Sprintf("matmul(%s, swapaxes(%s)%s)", args[0], args[1], pref)
