@@ -1,6 +1,7 @@
 // Mixedprecision shows JAX's promotion rules at work on int8 and float16
 // arrays and Python-like weak literals: which dtype each step gets, where
-// the converts go, and what strict promotion says about the same code.
+// the converts go, what preferred_element_type does to an int8 or bfloat16
+// matmul, and what strict promotion says about the same code.
 package main
 
 import (
@@ -40,6 +41,29 @@ func main() {
 	g := kiln.Jit(func(y, s kiln.Value) kiln.Value { return y.Mul(s) })
 	r, _ := g.Run(yh, 3.0)
 	fmt.Println("\nf16 array * Go float64 3.0 =", r)
+
+	// A dot of int8 arrays is int8 and wraps (100·100 + 100·100 = 20000);
+	// preferred_element_type=int32 (JAX's) accumulates wide instead.
+	// bfloat16 products summed in float32 keep what a bfloat16 result
+	// rounds away (1 + 1/256).
+	matmuls := func(d tensor.DType) *kiln.Func {
+		return kiln.Jit(func(a, b kiln.Value) []kiln.Value {
+			return []kiln.Value{a.MatMul(b), kiln.MatMul(a, b, kiln.PreferredElementType(d))}
+		})
+	}
+	a := tensor.Must(tensor.Must(tensor.FromSlice([]int8{100, 100})).Reshape(1, 2))
+	ds, err := matmuls(tensor.I32).RunAll(a, tensor.Must(a.Reshape(2, 1)))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("\nint8 matmul:", ds[0], "  with preferred_element_type=int32:", ds[1])
+	h := tensor.Must(tensor.Must(tensor.FromSlice([]float32{1, 1.0 / 256})).Reshape(1, 2)).Astype(tensor.BF16)
+	ones := tensor.Must(tensor.Must(tensor.FromSlice([]float32{1, 1})).Reshape(2, 1)).Astype(tensor.BF16)
+	ds, err = matmuls(tensor.F32).RunAll(h, ones)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("bf16 matmul:", ds[0], "  with preferred_element_type=float32:", ds[1])
 
 	// Strict promotion refuses int8 + float16 and says how to fix it.
 	strict := kiln.Jit(func(x, y kiln.Value) kiln.Value { return x.Add(y) }, kiln.Strict())
