@@ -136,7 +136,9 @@ var shloCases = []struct {
 			return []trace.Value{trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.F32)),
 				trace.MatMul(a[2], a[3], trace.PreferredElementType(tensor.I32)),
 				trace.DotGeneral(a[2], a[2], trace.DotDims{LhsContract: []int{2}, RhsContract: []int{2}, LhsBatch: []int{0}, RhsBatch: []int{0}},
-					trace.PreferredElementType(tensor.F32))}
+					trace.PreferredElementType(tensor.F32)),
+				trace.ConvGeneralDilated(a[2].Reshape(1, 5, 2, 3), a[3].Reshape(4, 5, 3, 1), trace.ConvOptions{PaddingMode: "SAME"},
+					trace.PreferredElementType(tensor.I32))}
 		}},
 }
 
