@@ -20,6 +20,8 @@ func TestEvalSort(t *testing.T) {
 		{"sort axis 0", []string{"--arg", "a=i8[2,2]:4,-1,3,2", "sort(a, axis=0)"}, "i8[2,2] [[3 -1] [4 2]]\n"},
 		{"top_k", []string{"--arg", "a=f32[2,3]:3,1,2,0,5,5", "top_k(a, 2)"}, "f32[2,2] [[3 2] [5 5]]\n"},
 		{"top_k_indices", []string{"--arg", "a=f32[2,3]:3,1,2,0,5,5", "top_k_indices(a, 2)"}, "i32[2,2] [[0 2] [1 2]]\n"},
+		{"grad of sort", []string{"--arg", "x=f32[4]:3,1,2,5", "--grad", "x", "sum(sort(x) * arange(4))"}, "f32[] 23\ngrad x: f32[4] [2 0 1 3]\n"},
+		{"grad of top_k", []string{"--arg", "x=f32[4]:3,1,2,5", "--grad", "x", "sum(top_k(x, 2))"}, "f32[] 8\ngrad x: f32[4] [1 0 0 1]\n"},
 	})
 	_, errOut, status := eval("--arg", "a=f32[2]:1,2", "sort(a, axis=1)")
 	if status != 1 || !strings.Contains(errOut, "axis 1 is out of range for [2]") {
