@@ -92,7 +92,7 @@ type sortRowState struct {
 }
 
 // compare orders the row's elements a and b (numbers along the row).
-func (s *sortRowState) compare(a, b int) int {
+func (s sortRowState) compare(a, b int) int {
 	k := s.k
 	ea, eb := s.base+a*k.inner, s.base+b*k.inner
 	for i, c := range k.cmps {
@@ -117,45 +117,62 @@ func (k *sortKernel) runRange(rs *runState, w *worker, lo, hi int) {
 		for i := range perm {
 			perm[i] = i
 		}
-		sorted := mergeSort(&s, perm, tmp)
+		sorted := mergeSort(s, perm, tmp)
 		for i, from := range sorted {
 			moveElem(dst, src, s.base+i*k.inner, s.base+from*k.inner, k.size)
 		}
 	}
 }
 
-// mergeSort sorts perm stably by s.compare, using tmp (of perm's length)
-// as the other half, and returns whichever holds the result.
-func mergeSort(s *sortRowState, perm, tmp []int) []int {
-	n := len(perm)
+// orderer says whether a sorts before b.
+type orderer[T any] interface{ before(a, b T) bool }
+
+// before orders a row's elements a and b (numbers along the row).
+func (s sortRowState) before(a, b int) bool { return s.compare(a, b) < 0 }
+
+// keyedOrder orders (key, element) pairs by key.
+type keyedOrder struct{}
+
+func (keyedOrder) before(a, b keyed) bool { return a.k < b.k }
+
+// mergeSort sorts a stably by o — insertion-sorted runs of sortRun, then
+// bottom-up merges that take from the right only when strictly before —
+// using tmp (of a's length) as the other half, and returns whichever
+// holds the result.
+func mergeSort[T any, O orderer[T]](o O, a, tmp []T) []T {
+	n := len(a)
 	for lo := 0; lo < n; lo += sortRun {
 		hi := min(lo+sortRun, n)
 		for i := lo + 1; i < hi; i++ {
-			v := perm[i]
+			v := a[i]
 			j := i
-			for ; j > lo && s.compare(v, perm[j-1]) < 0; j-- {
-				perm[j] = perm[j-1]
+			for ; j > lo && o.before(v, a[j-1]); j-- {
+				a[j] = a[j-1]
 			}
-			perm[j] = v
+			a[j] = v
 		}
 	}
-	from, to := perm, tmp
+	from, to := a, tmp
 	for width := sortRun; width < n; width *= 2 {
 		for lo := 0; lo < n; lo += 2 * width {
 			mid, hi := min(lo+width, n), min(lo+2*width, n)
-			i, j, o := lo, mid, lo
+			if mid >= hi || !o.before(from[mid], from[mid-1]) { // already in order
+				copy(to[lo:hi], from[lo:hi])
+				continue
+			}
+			i, j, k := lo, mid, lo
 			for i < mid && j < hi {
-				if s.compare(from[j], from[i]) < 0 { // strictly less: equal keys keep their order
-					to[o] = from[j]
+				if o.before(from[j], from[i]) {
+					to[k] = from[j]
 					j++
 				} else {
-					to[o] = from[i]
+					to[k] = from[i]
 					i++
 				}
-				o++
+				k++
 			}
-			o += copy(to[o:], from[i:mid])
-			copy(to[o:], from[j:hi])
+			k += copy(to[k:], from[i:mid])
+			copy(to[k:], from[j:hi])
 		}
 		from, to = to, from
 	}
@@ -348,7 +365,7 @@ func (k *sortKernel) runKeyed(rs *runState, w *worker, lo, hi int) {
 		if n >= radixMin {
 			sorted = radixKeyed(pairs, tmp, k.keyBytes)
 		} else {
-			sorted = mergeKeyed(pairs, tmp)
+			sorted = mergeSort(keyedOrder{}, pairs, tmp)
 		}
 		for i, p := range sorted {
 			moveElem(dst, src, base+i*k.inner, base+p.i*k.inner, k.size)
@@ -387,47 +404,6 @@ func radixKeyed(a, tmp []keyed, nbytes int) []keyed {
 			d := byte(p.k >> shift)
 			to[c[d]] = p
 			c[d]++
-		}
-		from, to = to, from
-	}
-	return from
-}
-
-// mergeKeyed is mergeSort for keyed pairs.
-func mergeKeyed(a, tmp []keyed) []keyed {
-	n := len(a)
-	for lo := 0; lo < n; lo += sortRun {
-		hi := min(lo+sortRun, n)
-		for i := lo + 1; i < hi; i++ {
-			v := a[i]
-			j := i
-			for ; j > lo && v.k < a[j-1].k; j-- {
-				a[j] = a[j-1]
-			}
-			a[j] = v
-		}
-	}
-	from, to := a, tmp
-	for width := sortRun; width < n; width *= 2 {
-		for lo := 0; lo < n; lo += 2 * width {
-			mid, hi := min(lo+width, n), min(lo+2*width, n)
-			i, j, o := lo, mid, lo
-			if mid >= hi || from[mid-1].k <= from[mid].k { // already in order
-				copy(to[lo:hi], from[lo:hi])
-				continue
-			}
-			for i < mid && j < hi {
-				if from[j].k < from[i].k {
-					to[o] = from[j]
-					j++
-				} else {
-					to[o] = from[i]
-					i++
-				}
-				o++
-			}
-			o += copy(to[o:], from[i:mid])
-			copy(to[o:], from[j:hi])
 		}
 		from, to = to, from
 	}

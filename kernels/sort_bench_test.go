@@ -65,3 +65,20 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// BenchmarkArgsortShortRows: 10,000 rows of 100 (the merge path), and by
+// two keys (the general path).
+func BenchmarkArgsortShortRows(b *testing.B) {
+	x := conformance.Input(tensor.F32, 3, 10000, 100)
+	benchProgram(b, []*tensor.Array{x}, func(a []trace.Value) []trace.Value {
+		return []trace.Value{trace.Argsort(a[0], 1)}
+	})
+}
+
+func BenchmarkSortTwoKeys(b *testing.B) {
+	x := conformance.Input(tensor.F32, 3, 10000, 100)
+	k := conformance.Input(tensor.I8, 4, 10000, 100)
+	benchProgram(b, []*tensor.Array{k, x}, func(a []trace.Value) []trace.Value {
+		return trace.SortMany([]trace.Value{a[0], a[1]}, 1, 2, true)[1:]
+	})
+}
