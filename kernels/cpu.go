@@ -94,8 +94,9 @@ type cpuExec struct {
 	consts    []*tensor.Array
 	constPtrs []unsafe.Pointer
 	constIdx  map[*lower.Instr]int
-	nslots    int // per-run scratch slots kernels reserved
-	nctrl     int // control kernels (each keeps a state in runState.ctrl)
+	nslots    int            // per-run scratch slots kernels reserved
+	sortPerms map[string]int // sibling sorts' shared permutation slot (sort.go)
+	nctrl     int            // control kernels (each keeps a state in runState.ctrl)
 	// idle holds the state of a finished Run for the next one, spare the
 	// states of Runs that overlapped it (see runState).
 	idle  atomic.Pointer[runState]

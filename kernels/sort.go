@@ -8,6 +8,7 @@ import (
 
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
 )
 
 // sort (lax.sort, trace/sort.go): every row along the sorted axis is
@@ -19,9 +20,13 @@ import (
 // top_k, random permutations) is first mapped to an unsigned number whose
 // order is JAX's (keyFuncOf), and (key, element number) pairs are sorted
 // directly: by a stable LSD radix sort from radixMin elements, merged
-// below. Rows run in parallel;
-// nothing is allocated per Run once a worker's scratch has grown to a row
-// (2·n pairs).
+// below. Rows run in parallel; nothing is allocated per Run once a
+// worker's scratch has grown to a row (2·n pairs).
+//
+// lax.sort's results are sibling equations over the same operands (one
+// per result, trace/sort.go). The first sibling to run keeps its rows'
+// permutations in a per-run scratch slot; the later ones only move their
+// operand's elements by it, so the operands are sorted once.
 
 const sortRun = 16 // insertion-sorted run length before merging
 
@@ -39,6 +44,21 @@ type sortKernel struct {
 	n        int // elements per row
 	inner    int // stride of the sorted axis (elements)
 	rows     int
+	// perm is the scratch slot of the rows' permutations shared by the
+	// sibling sorts (−1: none); givePerm: this kernel sorts and fills it,
+	// else it only reads it.
+	perm     int
+	givePerm bool
+}
+
+// sortSiblingKey identifies the sorts that order their rows alike: the
+// same operands, axis and keys.
+func sortSiblingKey(in *lower.Instr) string {
+	key := fmt.Sprintf("%d/%d:", in.Params.Axis, in.Params.Sort.NumKeys)
+	for _, a := range in.Args {
+		key += fmt.Sprintf("%p,", a)
+	}
+	return key
 }
 
 func (x *cpuExec) compileSort(root *lower.Instr) (kernel, error) {
@@ -65,12 +85,38 @@ func (x *cpuExec) compileSort(root *lower.Instr) (kernel, error) {
 	if s.NumKeys == 1 {
 		k.key1, k.keyBytes = keyFuncOf(root.Args[0].DType)
 	}
+	k.perm = -1
+	siblings := 0
+	for _, in := range x.m.Instrs {
+		if in.Op == trace.OpSort && sortSiblingKey(in) == sortSiblingKey(root) {
+			siblings++
+		}
+	}
+	if siblings > 1 {
+		if x.sortPerms == nil {
+			x.sortPerms = map[string]int{}
+		}
+		key := sortSiblingKey(root)
+		slot, seen := x.sortPerms[key]
+		if !seen { // the first sibling compiled runs first: fusions are compiled in order
+			slot = x.newSlot()
+			x.sortPerms[key] = slot
+		}
+		k.perm, k.givePerm = slot, !seen
+	}
 	return k, nil
 }
 
 func (k *sortKernel) run(x *cpuExec, rs *runState) {
 	if k.rows == 0 {
 		return
+	}
+	if k.perm >= 0 {
+		rs.slotBytes(k.perm, 0, k.rows*k.n*8) // sized here, before the workers read it
+		if !k.givePerm {
+			x.parallel(rs, k.rows, k.rows*k.n, sortMover{k})
+			return
+		}
 	}
 	work := k.n * max(1, bitsLen(k.n))
 	x.parallel(rs, k.rows, k.rows*work, k)
@@ -118,8 +164,37 @@ func (k *sortKernel) runRange(rs *runState, w *worker, lo, hi int) {
 			perm[i] = i
 		}
 		sorted := mergeSort(s, perm, tmp)
+		kept := k.keptPerm(rs, r)
 		for i, from := range sorted {
 			moveElem(dst, src, s.base+i*k.inner, s.base+from*k.inner, k.size)
+			if kept != nil {
+				kept[i] = from
+			}
+		}
+	}
+}
+
+// keptPerm is row r's permutation in the siblings' slot, or nil when
+// this kernel gives none.
+func (k *sortKernel) keptPerm(rs *runState, r int) []int {
+	if !k.givePerm {
+		return nil
+	}
+	all := unsafe.Slice((*int)(unsafe.Pointer(unsafe.SliceData(rs.slots[k.perm][0]))), k.rows*k.n)
+	return all[r*k.n : (r+1)*k.n]
+}
+
+// sortMover moves a later sibling's elements by the kept permutations.
+type sortMover struct{ k *sortKernel }
+
+func (m sortMover) runRange(rs *runState, _ *worker, lo, hi int) {
+	k := m.k
+	all := unsafe.Slice((*int)(unsafe.Pointer(unsafe.SliceData(rs.slots[k.perm][0]))), k.rows*k.n)
+	dst, src := rs.srcs[k.out], rs.srcs[k.src]
+	for r := lo; r < hi; r++ {
+		base := (r/k.inner)*k.n*k.inner + r%k.inner
+		for i, from := range all[r*k.n : (r+1)*k.n] {
+			moveElem(dst, src, base+i*k.inner, base+from*k.inner, k.size)
 		}
 	}
 }
@@ -367,8 +442,12 @@ func (k *sortKernel) runKeyed(rs *runState, w *worker, lo, hi int) {
 		} else {
 			sorted = mergeSort(keyedOrder{}, pairs, tmp)
 		}
+		kept := k.keptPerm(rs, r)
 		for i, p := range sorted {
 			moveElem(dst, src, base+i*k.inner, base+p.i*k.inner, k.size)
+			if kept != nil {
+				kept[i] = p.i
+			}
 		}
 	}
 }

@@ -82,3 +82,13 @@ func BenchmarkSortTwoKeys(b *testing.B) {
 		return trace.SortMany([]trace.Value{a[0], a[1]}, 1, 2, true)[1:]
 	})
 }
+
+// BenchmarkSortKeyVal is lax.sort_key_val of 2²⁰ f32 keys and i32 values:
+// both results of one sort.
+func BenchmarkSortKeyVal(b *testing.B) {
+	x := conformance.Input(tensor.F32, 3, sortN)
+	v := conformance.Input(tensor.I32, 4, sortN)
+	benchProgram(b, []*tensor.Array{x, v}, func(a []trace.Value) []trace.Value {
+		return trace.SortMany([]trace.Value{a[0], a[1]}, 0, 1, true)
+	})
+}
