@@ -21,7 +21,9 @@ import (
 //
 // A program equation has one result, so lax.sort's n results are n sort
 // equations over the same operands, each with its Params.Sort.Output;
-// SortMany emits them all and a backend sorts once per equation.
+// SortMany emits them all (lowering drops the unused ones). The CPU
+// backend sorts such siblings once and moves each result by the kept
+// permutation; OpenCL and the reference sort per equation.
 //
 // Argsort with Descending is jnp.argsort(descending=True): stable, so
 // equal elements keep their order (the array and its iota are reversed,
