@@ -56,7 +56,8 @@ func Descending() SortOption { return func(o *sortOpts) { o.descending = true } 
 // SortMany is lax.sort(operands, dimension=axis, is_stable, num_keys): the
 // operands, all of one shape, sorted together along axis by the first
 // numKeys of them; it returns every operand permuted. Each result has its
-// operand's type (weak flag included).
+// operand's type (weak flag included). With no operands it returns one
+// Value holding the error.
 func SortMany(operands []Value, axis, numKeys int, stable bool) []Value {
 	out := make([]Value, len(operands))
 	if len(operands) == 0 {
