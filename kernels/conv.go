@@ -49,6 +49,8 @@ type convKernel struct {
 	kpos       []int // kernel position multi-indices, row-major, ns per position
 	npos       int   // output positions per batch element
 	kk         int   // K = kernel positions × cin
+	runs       bool  // convIm2colRuns applies
+	ldc        int   // > 0: output position r's features start at r·ldc (+ batch and group offsets), contiguous
 	rows       int   // output positions per block
 	lhsN, rhsN int
 	outN       int
@@ -100,6 +102,24 @@ func (x *cpuExec) compileConv(f *lower.Fusion) (kernel, error) {
 		}
 	}
 	k.kk = nk * k.cin
+	if ns > 0 && k.lsC == 1 && k.lsS[ns-1] == k.cin && k.rd[ns-1] == 1 {
+		k.runs = true
+		for _, d := range k.ld {
+			k.runs = k.runs && d == 1
+		}
+	}
+	// NHWC-like outputs (features contiguous, positions row-major after
+	// them) take the product in place.
+	if k.osC == 1 {
+		ldc := k.og * k.g
+		ok := k.ns == 0 || k.osS[k.ns-1] == ldc
+		for i := 0; ok && i+1 < k.ns; i++ {
+			ok = k.osS[i] == k.osS[i+1]*k.o[i+1]
+		}
+		if ok {
+			k.ldc = ldc
+		}
+	}
 	// Blocks of up to 512 output positions (patch rows of at most 2 MiB):
 	// each block repacks the kernel in the GEMM, so blocks stay large.
 	k.rows = max(1, min(512, (2<<20)/max(1, k.kk*computeDType(root.DType).Size())))
@@ -142,20 +162,23 @@ func (k *convKernel) run(x *cpuExec, rs *runState) {
 	}
 }
 
-// matMulFn computes c = a·b (row-major m×kk times kk×n) with dot_general's
+// matMulFn computes c = a·b (row-major m×kk times kk×n, rows of c ldc
+// apart) with dot_general's
 // contract: each element accumulated over l = 0, 1, … from +0, one
 // rounding per step for floats, wrapping for integers.
-type matMulFn[T integer | float] func(c, a, b []T, m, kk, n int)
+type matMulFn[T integer | float] func(c, a, b []T, m, kk, n, ldc int)
 
 // gemmMatMul is internal/gemm's packed, register-blocked product (the
 // same contract as dot_general's), on the calling worker's thread.
-func gemmMatMul[T gemm.Float](c, a, b []T, m, kk, n int) {
-	g := gemm.Call[T]{Batch: 1, M: m, N: n, K: kk, A: a, RowA: kk, ColA: 1, B: b, RowB: n, ColB: 1, C: c, LDC: n}
+func gemmMatMul[T gemm.Float](c, a, b []T, m, kk, n, ldc int) {
+	g := gemm.Call[T]{Batch: 1, M: m, N: n, K: kk, A: a, RowA: kk, ColA: 1, B: b, RowB: n, ColB: 1, C: c, LDC: ldc}
 	g.Run()
 }
 
 // loopMatMul is the integer product: rows of c accumulated by axpy.
-func loopMatMul[T integer](c, a, b []T, m, kk, n int) { convMatMul(c, a, b, m, kk, n, axpyWrap[T]) }
+func loopMatMul[T integer](c, a, b []T, m, kk, n, ldc int) {
+	convMatMul(c, a, b, m, kk, n, ldc, axpyWrap[T])
+}
 
 // axpyWrap is dst[i] += a·x[i], wrapping.
 func axpyWrap[T integer](dst []T, a T, x []T) {
@@ -168,9 +191,9 @@ func axpyWrap[T integer](dst []T, a T, x []T) {
 // convMatMul computes c[i][j] = Σ_l a[i][l]·b[l][j] (row-major, m×kk
 // times kk×n) with each element accumulated over l = 0, 1, … from +0 by
 // axpy's step.
-func convMatMul[T integer | float](c, a, b []T, m, kk, n int, axpy func(dst []T, a T, x []T)) {
+func convMatMul[T integer | float](c, a, b []T, m, kk, n, ldc int, axpy func(dst []T, a T, x []T)) {
 	for i := range m {
-		row := c[i*n : (i+1)*n]
+		row := c[i*ldc : i*ldc+n]
 		clear(row)
 		for l, av := range a[i*kk : (i+1)*kk] {
 			axpy(row, av, b[l*n:(l+1)*n])
@@ -246,7 +269,13 @@ func (j *convJob[T]) runRange(_ *runState, wk *worker, lo, hi int) {
 		m := r1 - r0
 		for g := range k.g {
 			convIm2col(k, patch, j.lhs, b, g, r0, r1, y)
-			j.mm(acc[:m*k.og], patch[:m*k.kk], j.w[g*k.kk*k.og:(g+1)*k.kk*k.og], m, k.kk, k.og)
+			w := j.w[g*k.kk*k.og : (g+1)*k.kk*k.og]
+			if k.ldc > 0 { // the output's rows are the product's: write in place
+				off := b*k.osB + r0*k.ldc + g*k.og
+				j.mm(j.out[off:], patch[:m*k.kk], w, m, k.kk, k.og, k.ldc)
+				continue
+			}
+			j.mm(acc[:m*k.og], patch[:m*k.kk], w, m, k.kk, k.og, k.og)
 			for r := r0; r < r1; r++ {
 				k.position(r, y)
 				off := b*k.osB + g*k.og*k.osC
@@ -257,6 +286,41 @@ func (j *convJob[T]) runRange(_ *runState, wk *worker, lo, hi int) {
 					j.out[off+o*k.osC] = v
 				}
 			}
+		}
+	}
+}
+
+// convIm2colRuns is convIm2col for inputs whose features are contiguous
+// and whose last spatial dim steps by exactly the features (NHWC, one
+// group, no lhs dilation, rhs dilation 1 along it): a patch row's
+// entries for consecutive positions of the kernel's last spatial dim are
+// then one run of the input, copied at once.
+func convIm2colRuns[T integer | float](k *convKernel, patch, lhs []T, b, r0, r1 int, y []int) {
+	ns, cin := k.ns, k.cin
+	last := ns - 1
+	kw := k.k[last]
+	nk := len(k.kpos) / ns
+	for r := r0; r < r1; r++ {
+		k.position(r, y)
+		row := patch[(r-r0)*k.kk : (r-r0+1)*k.kk]
+		p0 := y[last]*k.st[last] - k.lo[last] // input position under kernel column 0
+		lo, hi := max(0, -p0), min(kw, k.in[last]-p0)
+		for kp := 0; kp < nk; kp += kw {
+			dst := row[kp*cin : (kp+kw)*cin]
+			off, ok := b*k.lsB, lo < hi
+			for i := 0; ok && i < last; i++ {
+				pos := y[i]*k.st[i] + k.kpos[kp*ns+i]*k.rd[i] - k.lo[i]
+				ok = pos >= 0 && pos < k.in[i]
+				off += pos * k.lsS[i]
+			}
+			if !ok {
+				clear(dst)
+				continue
+			}
+			clear(dst[:lo*cin])
+			src := off + (p0+lo)*cin
+			copy(dst[lo*cin:hi*cin], lhs[src:src+(hi-lo)*cin])
+			clear(dst[hi*cin:])
 		}
 	}
 }
@@ -273,6 +337,10 @@ func (k *convKernel) position(r int, y []int) {
 // column kp·cin + c is the (dilated, padded) lhs element under kernel
 // position kp and input feature c, or zero.
 func convIm2col[T integer | float](k *convKernel, patch, lhs []T, b, g, r0, r1 int, y []int) {
+	if k.runs {
+		convIm2colRuns(k, patch, lhs, b, r0, r1, y)
+		return
+	}
 	var zero T
 	for r := r0; r < r1; r++ {
 		k.position(r, y)

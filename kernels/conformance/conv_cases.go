@@ -33,6 +33,8 @@ var convConfigs = []convConfig{
 		Padding: [][2]int{{1, 0}, {0, 1}}, DimensionNumbers: [3]string{"CWNH", "HOWI", "WHCN"}}},
 	{"empty-window", []int{1, 2, 2, 2}, []int{1, 2, 3, 3}, trace.ConvOptions{}},
 	{"empty-batch", []int{0, 2, 4, 4}, []int{3, 2, 2, 2}, trace.ConvOptions{PaddingMode: "SAME"}},
+	{"nhwc-runs", []int{2, 6, 7, 5}, []int{3, 2, 5, 4}, trace.ConvOptions{
+		WindowStrides: []int{1, 2}, Padding: [][2]int{{1, 1}, {2, 0}}, RhsDilation: []int{2, 1}, DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}},
 	{"parallel", []int{2, 12, 12, 8}, []int{3, 3, 8, 16}, trace.ConvOptions{PaddingMode: "SAME", DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}},
 }
 
