@@ -75,7 +75,7 @@ var depsPolicy = map[string][]string{
 	"bench": {".", "tensor", "optim", "gorgonia.org/tensor",
 		"github.com/gomlx/gomlx/backends", "github.com/gomlx/gomlx/backends/simplego", "github.com/gomlx/gomlx/pkg/core/dtypes",
 		"github.com/gomlx/gomlx/pkg/core/graph", "github.com/gomlx/gomlx/pkg/core/tensors",
-		"gonum.org/v1/gonum/blas", "gonum.org/v1/gonum/blas/blas32", "gonum.org/v1/gonum/floats",
+		"gonum.org/v1/gonum/blas", "gonum.org/v1/gonum/blas/blas32", "gonum.org/v1/gonum/blas/blas64", "gonum.org/v1/gonum/floats",
 		"gonum.org/v1/plot", "gonum.org/v1/plot/plotter", "gonum.org/v1/plot/vg", "gonum.org/v1/plot/vg/draw", "gonum.org/v1/plot/vg/vgsvg"},
 }
 

@@ -2,8 +2,8 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"testing"
+	"time"
 )
 
 // The docs/SPEC.md §8 workloads as go test benchmarks, with benchstat-friendly
@@ -49,7 +49,7 @@ func loop(b *testing.B, im impl) {
 
 // benchWorkload runs every in-process peer of workload id.
 func benchWorkload(b *testing.B, id string) {
-	w := newWorkload(id, *benchN, [2]int{512, 1024})
+	w := newWorkload(id, *benchN, fullMatrices)
 	for _, peer := range benchPeers {
 		if _, ok := w.peers[peer]; !ok && !isKiln(peer) {
 			continue // gonum and gorgonia lack some ops: no empty benchmarks
@@ -84,19 +84,64 @@ func BenchmarkE5(b *testing.B) {
 	b.Run("trace-compile-100op-opbyop", func(b *testing.B) { loop(b, prepare(b, c, kilnOpByOp)) })
 }
 
-// BenchmarkE6 times f32 matmul at 512 and 1024, reporting GFLOP/s.
+// BenchmarkE6 times the E6 family's square matmuls at issue 12's sizes
+// (f32 at 1024, 2048, 256, 128 and 64; f64 at 1024) with every in-process
+// peer, reporting GFLOP/s: BenchmarkE6/E6a/kiln-fused, … OpenBLAS and
+// NumPy run as subprocesses, in the report only (go run ./bench -only E6).
 func BenchmarkE6(b *testing.B) {
-	for i, m := range []int{512, 1024} {
-		w := newE6([]string{"E6a", "E6b"}[i], m)
-		for _, c := range []struct{ name, peer string }{
-			{"kiln", kilnFused}, {"kiln-opbyop", kilnOpByOp}, {"gonum", gonumPeer}, {"gorgonia", gorgoniaPeer}, {"go-loop", goLoop},
-		} {
-			b.Run(fmt.Sprintf("%s-%d", c.name, m), func(b *testing.B) {
-				loop(b, prepare(b, w, c.peer))
-				b.ReportMetric(w.flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-			})
-		}
+	for _, id := range []string{"E6a", "E6b", "E6c", "E6d", "E6e", "E6f"} {
+		b.Run(id, func(b *testing.B) {
+			w := newWorkload(id, 0, fullMatrices)
+			for _, peer := range []string{kilnFused, kilnOpByOp, gonumPeer, gorgoniaPeer, goLoop, gomlxPeer} {
+				b.Run(peer, func(b *testing.B) {
+					loop(b, prepare(b, w, peer))
+					b.ReportMetric(w.flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+				})
+			}
+		})
 	}
+}
+
+// BenchmarkE6Dense is issue 12's dense-layer target: E6g, `tanh(x @ w +
+// b)` with x f32[4096×1024] and w f32[1024×1024], fused (kiln-fused) and
+// op by op, and E6h, the bare `x @ w`, each reporting the GEMM's GFLOP/s;
+// "ratio" alternates the fused layer and the bare GEMM in one loop, so
+// that load on the machine falls on both alike, and reports the layer's
+// time over the GEMM's (layer/gemm; the target is ≤ 1.1).
+func BenchmarkE6Dense(b *testing.B) {
+	layer, bare := newWorkload("E6g", 0, fullMatrices), newWorkload("E6h", 0, fullMatrices)
+	for _, c := range []struct {
+		name string
+		w    *workload
+		peer string
+	}{{"layer", layer, kilnFused}, {"layer-opbyop", layer, kilnOpByOp}, {"gemm", bare, kilnFused}} {
+		b.Run(c.name, func(b *testing.B) {
+			loop(b, prepare(b, c.w, c.peer))
+			b.ReportMetric(c.w.flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+	b.Run("ratio", func(b *testing.B) {
+		l, g := prepare(b, layer, kilnFused), prepare(b, bare, kilnFused)
+		var tl, tg time.Duration
+		for _, run := range []func() error{l.run, g.run} { // warm up
+			if err := run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for b.Loop() {
+			t0 := time.Now()
+			err := l.run()
+			t1 := time.Now()
+			if err == nil {
+				err = g.run()
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			tl, tg = tl+t1.Sub(t0), tg+time.Since(t1)
+		}
+		b.ReportMetric(tl.Seconds()/tg.Seconds(), "layer/gemm")
+	})
 }
 
 // BenchmarkE7 times one MLP training step (forward, backward, Adam) at

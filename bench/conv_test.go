@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"testing"
 	"time"
 
@@ -86,6 +85,6 @@ func BenchmarkConv(b *testing.B) {
 		b.ReportMetric(cr, "conv-GFLOP/s")
 		b.ReportMetric(gr, "gemm-GFLOP/s")
 		b.ReportMetric(cr/gr, "conv/gemm")
-		b.Log(fmt.Sprintf("conv %.2f GFLOP/s, gemm-1024 %.2f GFLOP/s, ratio %.3f", cr, gr, cr/gr))
+		b.Logf("conv %.2f GFLOP/s, gemm-1024 %.2f GFLOP/s, ratio %.3f", cr, gr, cr/gr)
 	})
 }

@@ -8,12 +8,12 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 )
 
-// gomlxPeer is GoMLX's pure-Go backend, E7 only.
+// gomlxPeer is GoMLX's pure-Go backend (E6a–E6f and E7).
 const gomlxPeer = "gomlx"
 
 func init() {
 	peerNames = append(peerNames, gomlxPeer)
-	peerDesc[gomlxPeer] = "GoMLX " + gomlxVersion + " with its pure-Go `simplego` backend: the same step built as a GoMLX graph, its `Gradient` for the backward pass, executed by a cached `Exec` (E7 only)"
+	peerDesc[gomlxPeer] = "GoMLX " + gomlxVersion + " with its pure-Go `simplego` backend: the same step built as a GoMLX graph, its `Gradient` for the backward pass, executed by a cached `Exec` (E7); for E6a–E6f a one-node `graph.MatMul` (a DotGeneral) graph on the same backend"
 }
 
 // gomlxVersion is the GoMLX module bench/go.mod requires.

@@ -4,6 +4,7 @@
 //	go run ./bench                 # the full report, a few minutes
 //	go run ./bench -quick          # small inputs, few runs: a smoke test
 //	go run ./bench -only E1,E5a    # some rows only
+//	go run ./bench -only E6        # a family: E6a–E6h
 //
 // In one process and one run it times Kiln fused (steady state with
 // RunInto; Run with fresh outputs; a fresh Jit's first Run), Kiln op by op
@@ -48,7 +49,7 @@ func run(args []string, progress io.Writer) error {
 	budget := fs.Duration("budget", 3*time.Second, "after this much timed work a cell stops at 3 runs (300ms with -quick)")
 	cc := fs.String("cc", "gcc", "the C compiler for the C peer")
 	python := fs.String("python", "/usr/bin/python3", "the Python whose NumPy is the NumPy peer")
-	only := fs.String("only", "", "comma-separated workloads to run (default all: "+strings.Join(workloadIDs, ",")+")")
+	only := fs.String("only", "", "comma-separated workloads or families (E6) to run (default all: "+strings.Join(workloadIDs, ",")+")")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -58,9 +59,9 @@ func run(args []string, progress io.Writer) error {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	opts := options{quick: *quick, out: *out, n: *n, runs: *runs, budget: *budget, cc: *cc, python: *python,
-		mm: [2]int{512, 1024}, progress: progress, command: commandLine(args)}
+		mm: fullMatrices, progress: progress, command: commandLine(args)}
 	if *quick {
-		opts.mm = [2]int{64, 128}
+		opts.mm = quickMatrices
 		if !set["n"] {
 			opts.n = 1 << 16
 		}
@@ -73,10 +74,11 @@ func run(args []string, progress io.Writer) error {
 	}
 	if *only != "" {
 		for id := range strings.SplitSeq(*only, ",") {
-			if !contains(workloadIDs, id) {
+			ids := selectWorkloads(id)
+			if len(ids) == 0 {
 				return fmt.Errorf("unknown workload %q (have %s)", id, strings.Join(workloadIDs, ", "))
 			}
-			opts.only = append(opts.only, id)
+			opts.only = append(opts.only, ids...)
 		}
 	}
 	if opts.n < 2 || opts.runs < 1 {
@@ -98,6 +100,22 @@ func run(args []string, progress io.Writer) error {
 	}
 	logf(opts, "wrote %s and %s in %s", opts.out, svgPath, time.Since(res.start).Round(time.Second))
 	return nil
+}
+
+// selectWorkloads is the workloads -only's id names: that workload, or
+// for a family such as E6 (an id that is not a workload) every workload
+// whose id extends it.
+func selectWorkloads(id string) []string {
+	if contains(workloadIDs, id) {
+		return []string{id}
+	}
+	var ids []string
+	for _, w := range workloadIDs {
+		if len(id) >= 2 && len(w) > len(id) && strings.EqualFold(w[:len(id)], id) {
+			ids = append(ids, w)
+		}
+	}
+	return ids
 }
 
 // commandLine is how the report says it was produced.

@@ -7,8 +7,11 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kiln-go/kiln/tensor"
 )
 
 // timing is a measured cell: the median of runs timed runs.
@@ -122,14 +125,17 @@ type machine struct {
 	cpu, flags, kernel, memory string
 	cores, procs               int
 	goVersion                  string
-	gcc, numpy                 string // versions, or why missing
-	loadStart, loadEnd         string // /proc/loadavg's 1-minute average
-	commit                     string // the Kiln source measured
+	gcc, numpy, openblas       string // versions, or why missing
+	cpuFlags                   []string
+	mhz                        float64 // /proc/cpuinfo's "cpu MHz" of the first core (0: unknown)
+	loadStart, loadEnd         string  // /proc/loadavg's 1-minute average
+	commit                     string  // the Kiln source measured
 }
 
 func describeMachine() machine {
 	m := machine{cores: runtime.NumCPU(), procs: runtime.GOMAXPROCS(0), goVersion: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH}
-	m.cpu, m.flags = cpuInfo()
+	c := cpuInfo()
+	m.cpu, m.cpuFlags, m.flags, m.mhz = c.model, c.flags, strings.Join(c.flags, " "), c.mhz
 	m.loadStart = loadAverage()
 	m.commit = kilnCommit()
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
@@ -170,49 +176,110 @@ func loadAverage() string {
 	return "unknown"
 }
 
-// cpuInfo returns the CPU model and the vector features that matter here.
-func cpuInfo() (model, flags string) {
+// cpuInfo describes /proc/cpuinfo's CPU.
+func cpuInfo() cpu {
 	b, err := os.ReadFile("/proc/cpuinfo")
 	if err != nil {
-		return "unknown (" + err.Error() + ")", ""
+		return cpu{model: "unknown (" + err.Error() + ")"}
 	}
-	var have, fam []string
-	for line := range strings.Lines(string(b)) {
+	return parseCPUInfo(string(b))
+}
+
+// cpu is what the report says about the processor.
+type cpu struct {
+	model string   // model name, family, model and stepping
+	flags []string // the vector features that matter here
+	mhz   float64  // the first core's "cpu MHz" (0: unknown)
+}
+
+// parseCPUInfo reads the first processor's entry of a /proc/cpuinfo text.
+func parseCPUInfo(text string) cpu {
+	var c cpu
+	var fam []string
+	seenFlags := false
+	for line := range strings.Lines(text) {
 		k, v, ok := strings.Cut(line, ":")
 		if !ok {
 			continue
 		}
+		v = strings.TrimSpace(v)
 		switch strings.TrimSpace(k) {
 		case "model name":
-			if model == "" {
-				model = strings.TrimSpace(v)
+			if c.model == "" {
+				c.model = v
 			}
 		case "cpu family", "model", "stepping":
 			if len(fam) < 3 {
-				fam = append(fam, strings.TrimSpace(k)+" "+strings.TrimSpace(v))
+				fam = append(fam, strings.TrimSpace(k)+" "+v)
+			}
+		case "cpu MHz":
+			if c.mhz == 0 {
+				c.mhz, _ = strconv.ParseFloat(v, 64)
 			}
 		case "flags":
-			if have == nil {
+			if !seenFlags {
+				seenFlags = true
 				fs := strings.Fields(v)
 				for _, f := range []string{"avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_bf16", "avx512_fp16"} {
 					if slices.Contains(fs, f) {
-						have = append(have, f)
+						c.flags = append(c.flags, f)
 					}
 				}
 			}
 		}
 	}
 	if len(fam) > 0 {
-		model += ", " + strings.Join(fam, ", ")
+		c.model += ", " + strings.Join(fam, ", ")
 	}
-	return model, strings.Join(have, " ")
+	return c
+}
+
+// flopsPerCycle is one core's peak f32 or f64 flops per cycle from its
+// vector features, assuming two FMA units per core (as on AVX-512
+// Intel server cores and AMD Zen 4/5): an FMA is 2 flops per lane, so
+// AVX-512 gives 2 × 2 × 16 = 64 f32 flops a cycle and AVX2+FMA 32; f64
+// has half the lanes. 0 when the features are unknown or have no FMA.
+func flopsPerCycle(flags []string, dt tensor.DType) float64 {
+	var f32 float64
+	switch {
+	case slices.Contains(flags, "avx512f"):
+		f32 = 64
+	case slices.Contains(flags, "avx2") && slices.Contains(flags, "fma"):
+		f32 = 32
+	}
+	if dt == tensor.F64 {
+		return f32 / 2
+	}
+	return f32
+}
+
+// peak is the machine's peak rate for dt in flop/s, cores × frequency ×
+// flops per cycle per core (0 when the frequency or the vector width is
+// unknown), and how it was computed.
+func (m machine) peak(dt tensor.DType) (float64, string) {
+	fpc := flopsPerCycle(m.cpuFlags, dt)
+	switch {
+	case m.mhz <= 0:
+		return 0, "unknown (no \"cpu MHz\" in /proc/cpuinfo)"
+	case fpc == 0:
+		return 0, "unknown (no AVX2+FMA or AVX-512 in /proc/cpuinfo's flags)"
+	}
+	p := float64(m.cores) * m.mhz * 1e6 * fpc
+	return p, fmt.Sprintf("%d cores × %.0f MHz × %.0f %s flops/cycle = %.0f GFLOP/s", m.cores, m.mhz, fpc, dt, p/1e9)
 }
 
 // commandOutput runs a command and returns its trimmed stdout, or an error
 // carrying its stderr.
 func commandOutput(name string, args ...string) (string, error) {
+	return commandOutputEnv(nil, name, args...)
+}
+
+// commandOutputEnv is commandOutput in environment env (nil: this
+// process's).
+func commandOutputEnv(env []string, name string, args ...string) (string, error) {
 	var out, errb bytes.Buffer
 	cmd := exec.Command(name, args...)
+	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("%s: %v: %s", name, err, strings.TrimSpace(errb.String()))

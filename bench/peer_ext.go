@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,6 +29,7 @@ type external struct {
 	name    string
 	argv    []string // the command, before the workload arguments
 	env     []string // added to the environment
+	unset   []string // variables removed from the environment
 	why     string   // non-empty: the peer is missing, and why
 	version string
 	only    map[string]bool // the workloads it runs
@@ -43,7 +45,7 @@ var extEnv = []string{"OMP_NUM_THREADS=2", "OMP_WAIT_POLICY=passive", "OPENBLAS_
 
 // buildC compiles peer.c twice (strict and -ffast-math) into dir.
 func buildC(cc, dir string) (strict, fast *external) {
-	strict = &external{name: cPeer, env: extEnv, only: set("copy", "E1", "E2", "E3", "E4", "E6a", "E6b")}
+	strict = &external{name: cPeer, env: extEnv, only: set("copy", "E1", "E2", "E3", "E4", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f")}
 	fast = &external{name: cFastPeer, env: extEnv, only: set("E3")}
 	path, err := exec.LookPath(cc)
 	if err != nil {
@@ -81,15 +83,67 @@ func buildC(cc, dir string) (strict, fast *external) {
 	return strict, fast
 }
 
+// openblasUnset is what the OpenBLAS peer's environment lacks (it gets
+// extEnv's 2 threads too): OPENBLAS_CORETYPE (this machine's environment pins it to
+// Haswell's AVX2 kernels; unset, OpenBLAS detects the CPU and picks its
+// AVX-512 kernel where there is one).
+var openblasUnset = []string{"OPENBLAS_CORETYPE"}
+
+// buildOpenBLAS compiles peer.c (already written into dir by buildC) with
+// -DKILN_CBLAS against Debian's libopenblas: its E6 matmuls are
+// cblas_sgemm and cblas_dgemm. The peer is missing when the compiler,
+// cblas.h or the library is.
+func buildOpenBLAS(cc, dir string) *external {
+	e := &external{name: openblasPeer, env: extEnv, unset: openblasUnset, only: set("E6a", "E6b", "E6c", "E6d", "E6e", "E6f")}
+	path, err := exec.LookPath(cc)
+	if err != nil {
+		e.why = fmt.Sprintf("missing: no C compiler (%v)", err)
+		return e
+	}
+	src, bin := filepath.Join(dir, "peer.c"), filepath.Join(dir, "peer-openblas")
+	if err := os.WriteFile(src, []byte(peerC), 0o644); err != nil {
+		e.why = "missing: " + err.Error()
+		return e
+	}
+	flags := []string{"-O3", "-march=native", "-DKILN_CBLAS"}
+	if _, err := commandOutput(path, append(flags, "-o", bin, src, "-lopenblas", "-lm")...); err != nil {
+		e.why = "missing: the OpenBLAS build failed (is libopenblas-dev installed?): " + firstLine(err.Error())
+		return e
+	}
+	ver, err := commandOutputEnv(e.environ(), bin, "version")
+	if err != nil {
+		e.why = "missing: the OpenBLAS peer does not run: " + firstLine(err.Error())
+		return e
+	}
+	e.argv, e.version = []string{bin}, ver
+	e.note = fmt.Sprintf("%s %s -o peer-openblas peer.c -lopenblas -lm, run with %s and %s removed from its environment only; OpenBLAS reports: %s",
+		filepath.Base(cc), strings.Join(flags, " "), strings.Join(extEnv, " "), strings.Join(openblasUnset, ", "), e.version)
+	return e
+}
+
+// environ is the subprocess's environment: this process's, less e.unset,
+// plus e.env.
+func (e *external) environ() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(e.unset, k) {
+			env = append(env, kv)
+		}
+	}
+	return append(env, e.env...)
+}
+
 // findNumPy checks that python has NumPy and writes the script into dir.
 func findNumPy(python, dir string) *external {
-	e := &external{name: numpyPeer, env: extEnv, only: set("E1", "E2", "E3", "E4", "E5a", "E6a", "E6b", "E7", "E8")}
+	e := &external{name: numpyPeer, env: extEnv, only: set("E1", "E2", "E3", "E4", "E5a", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E7", "E8")}
 	script := filepath.Join(dir, "peer.py")
 	if err := os.WriteFile(script, []byte(peerPy), 0o644); err != nil {
 		e.why = "missing: " + err.Error()
 		return e
 	}
-	ver, err := commandOutput(python, script, "version")
+	// In the peer's environment, OpenBLAS reports the core it picks there.
+	ver, err := commandOutputEnv(e.environ(), python, script, "version")
 	if err != nil {
 		e.why = fmt.Sprintf("missing: %s has no NumPy (%s)", python, firstLine(err.Error()))
 		return e
@@ -111,19 +165,16 @@ func firstLine(s string) string {
 	return s
 }
 
-// run runs workload id of size n in the subprocess, reading inputs from
-// dir; it returns the timing and the output file's bytes.
-func (e *external) run(id string, n int, s schedule, dir string) (timing, []byte, error) {
+// run runs the subprocess's workload name (peer.c's and peer.py's
+// spelling) of size n, reading inputs from dir; it returns the timing and
+// the output file's bytes.
+func (e *external) run(name string, n int, s schedule, dir string) (timing, []byte, error) {
 	out := filepath.Join(dir, "out-"+e.name+".bin")
 	defer os.Remove(out)
-	name := id
-	if strings.HasPrefix(id, "E6") {
-		name = "E6"
-	}
 	args := append(append([]string{}, e.argv[1:]...), name, strconv.Itoa(n), strconv.Itoa(s.runs),
 		strconv.Itoa(s.minRuns), strconv.FormatInt(s.budget.Milliseconds(), 10), dir, out)
 	cmd := exec.Command(e.argv[0], args...)
-	cmd.Env = append(os.Environ(), e.env...)
+	cmd.Env = e.environ()
 	b, err := cmd.CombinedOutput()
 	if err != nil {
 		return timing{}, nil, fmt.Errorf("%v: %s", err, firstLine(string(b)))
@@ -135,7 +186,7 @@ func (e *external) run(id string, n int, s schedule, dir string) (timing, []byte
 		return timing{}, nil, fmt.Errorf("unexpected output %q", string(b))
 	}
 	t := timing{sec: ns / 1e9, runs: runs}
-	if id == "copy" {
+	if name == "copy" {
 		return t, nil, nil
 	}
 	data, err := os.ReadFile(out)

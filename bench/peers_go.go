@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	gorgonia "gorgonia.org/tensor"
 
@@ -248,7 +249,7 @@ func e5Peers(w *workload, x []float32) {
 }
 
 // e6Loop is a naive i-k-j matmul with rows split over goWorkers goroutines.
-func e6Loop(c, a, b []float32, m int) {
+func e6Loop[T float32 | float64](c, a, b []T, m int) {
 	parallel(m, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			ci := c[i*m : (i+1)*m]
@@ -262,18 +263,29 @@ func e6Loop(c, a, b []float32, m int) {
 	})
 }
 
-func e6Peers(w *workload, a, b []float32, m int) {
+// gonumGemm is C = A·B for square m×m row-major matrices with gonum's
+// blas32.Gemm or blas64.Gemm (gonum's pure-Go BLAS, its own goroutines).
+func gonumGemm[T float32 | float64](c, a, b []T, m int) {
+	switch c := any(c).(type) {
+	case []float32:
+		gen := func(d []float32) blas32.General { return blas32.General{Rows: m, Cols: m, Stride: m, Data: d} }
+		blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, gen(any(a).([]float32)), gen(any(b).([]float32)), 0, gen(c))
+	case []float64:
+		gen := func(d []float64) blas64.General { return blas64.General{Rows: m, Cols: m, Stride: m, Data: d} }
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, gen(any(a).([]float64)), gen(any(b).([]float64)), 0, gen(c))
+	}
+}
+
+// e6Peers are the in-process matmul peers: the naive Go loop, gonum,
+// gorgonia's MatMul and GoMLX's simplego backend.
+func e6Peers[T float32 | float64](w *workload, a, b []T, m int) {
 	w.add(goLoop, func() (impl, error) {
-		c := make([]float32, m*m)
+		c := make([]T, m*m)
 		return ready(func() error { e6Loop(c, a, b, m); return nil }, c)
 	})
 	w.add(gonumPeer, func() (impl, error) {
-		c := make([]float32, m*m)
-		gen := func(d []float32) blas32.General { return blas32.General{Rows: m, Cols: m, Stride: m, Data: d} }
-		return ready(func() error {
-			blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, gen(a), gen(b), 0, gen(c))
-			return nil
-		}, c)
+		c := make([]T, m*m)
+		return ready(func() error { gonumGemm(c, a, b, m); return nil }, c)
 	})
 	w.add(gorgoniaPeer, func() (impl, error) {
 		ad := gorgonia.New(gorgonia.WithShape(m, m), gorgonia.WithBacking(a))
@@ -282,4 +294,5 @@ func e6Peers(w *workload, a, b []float32, m int) {
 		run := func() (err error) { out, err = ad.MatMul(bd); return err }
 		return impl{run: run, result: denseResult(&out)}, nil
 	})
+	w.add(gomlxPeer, func() (impl, error) { return e6GoMLX(a, b, m) })
 }

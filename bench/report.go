@@ -3,9 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/kiln-go/kiln/tensor"
 )
 
 // writeReport writes the markdown report; svgName is the chart's file name
@@ -30,7 +31,7 @@ func writeReport(wr io.Writer, r *results, svgName string) error {
 	m := r.mach
 	p("## Machine\n\n| | |\n|---|---|\n")
 	p("| CPU | %s (%s) |\n| cores / GOMAXPROCS | %d / %d |\n| memory | %s |\n| OS | %s |\n", m.cpu, m.flags, m.cores, m.procs, m.memory, m.kernel)
-	p("| Kiln | %s |\n| Go | %s |\n| C compiler | %s |\n| NumPy | %s |\n", m.commit, m.goVersion, m.gcc, m.numpy)
+	p("| Kiln | %s |\n| Go | %s |\n| C compiler | %s |\n| NumPy | %s |\n| OpenBLAS peer | %s |\n", m.commit, m.goVersion, m.gcc, m.numpy, m.openblas)
 	p("| load average (1 min) at start / end | %s / %s (%d cores: above %d, the peers shared the cores with other work) |\n\n", m.loadStart, m.loadEnd, m.cores, m.cores)
 
 	p("## Copy bandwidth: the memory-bound limit\n\n")
@@ -95,24 +96,7 @@ func writeReport(wr io.Writer, r *results, svgName string) error {
 		p("\n")
 	}
 
-	p("\n## Throughput (E6)\n\nGFLOP/s, counting 2·n³ flops.\n\n")
-	header(&b, "workload")
-	for _, row := range r.rows {
-		if row.flops == 0 {
-			continue
-		}
-		p("| %s |", row.id)
-		for _, peer := range peerNames {
-			c := row.cells[peer]
-			if !c.measured() {
-				p(" %s |", shortStatus(c))
-				continue
-			}
-			p(" %.1f |", row.flops/c.sec/1e9)
-		}
-		p("\n")
-	}
-
+	writeThroughput(&b, r)
 	p("\n## Ratios: Kiln fused time ÷ peer time\n\nBelow 1, Kiln fused is faster; above 1, the peer is. Both times are medians from this run.\n\n")
 	header(&b, "workload", peerNames[1:]...)
 	for _, row := range r.rows {
@@ -132,6 +116,42 @@ func writeReport(wr io.Writer, r *results, svgName string) error {
 	writeNotes(&b, r)
 	_, err := io.WriteString(wr, b.String())
 	return err
+}
+
+// writeThroughput is the GFLOP/s table with each cell's share of the
+// machine's peak for the row's dtype.
+func writeThroughput(b *strings.Builder, r *results) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	p32, how32 := r.mach.peak(tensor.F32)
+	_, how64 := r.mach.peak(tensor.F64)
+	p("\n## Throughput (E6, E7)\n\nGFLOP/s counting 2·m·k·n flops per matrix product (E6g counts only its GEMM's, so its rate ")
+	p("compares with E6h's; E7 its six products, forward and backward), and in parentheses the share of the machine's peak for ")
+	p("the row's dtype. The peak is cores × frequency × FMA width, assuming two FMA units per core: f32 %s; f64 %s. ", how32, how64)
+	p("The frequency is the first core's `cpu MHz` in /proc/cpuinfo when the run started (on a virtual machine often the ")
+	p("host's nominal clock; a boosting core can exceed it, so a share above 100%% is possible).\n\n")
+	header(b, "workload")
+	for _, row := range r.rows {
+		if row.flops == 0 {
+			continue
+		}
+		peak := p32
+		if row.dtype == tensor.F64 {
+			peak, _ = r.mach.peak(tensor.F64)
+		}
+		p("| %s |", row.id)
+		for _, peer := range peerNames {
+			c := row.cells[peer]
+			switch g := row.flops / c.sec; {
+			case !c.measured():
+				p(" %s |", shortStatus(c))
+			case peak > 0:
+				p(" %.1f (%.0f%%) |", g/1e9, 100*g/peak)
+			default:
+				p(" %.1f |", g/1e9)
+			}
+		}
+		p("\n")
+	}
 }
 
 // header writes a table header: first, then the given columns (all peers
@@ -231,7 +251,7 @@ func writeNotes(b *strings.Builder, r *results) {
 	for _, peer := range peerNames {
 		fmt.Fprintf(b, "- **%s**: %s.\n", peer, peerDesc[peer])
 	}
-	for _, name := range []string{cPeer, cFastPeer, numpyPeer} {
+	for _, name := range []string{cPeer, cFastPeer, openblasPeer, numpyPeer} {
 		if e := r.exts[name]; e != nil && e.why == "" {
 			fmt.Fprintf(b, "- %s ran as: `%s`.\n", name, e.note)
 		}
@@ -266,12 +286,18 @@ func writeNotes(b *strings.Builder, r *results) {
 	}
 }
 
-// target is one of issue 5's goals: Kiln fused's time over peer's at most
-// maxRatio, or (peer == "") Kiln's own time at most limit.
+// target is one goal of issues 5, 11 and 12, judged on Kiln fused's
+// median (or kiln's, when set). Exactly one kind applies:
+//   - peer set, minShare 0: Kiln's time over peer's at most maxRatio;
+//   - peer set, minShare > 0: Kiln's throughput at least minShare × the
+//     peer's (the peer's time over Kiln's);
+//   - vsRow set: Kiln's time over Kiln fused's time on row vsRow (the same
+//     run) at most maxRatio;
+//   - otherwise: Kiln's own time at most limit.
 type target struct {
-	id, peer, kiln, text string
-	maxRatio             float64
-	limit                time.Duration
+	id, peer, kiln, vsRow, text string
+	maxRatio, minShare          float64
+	limit                       time.Duration
 }
 
 var targets = []target{
@@ -285,33 +311,26 @@ var targets = []target{
 	{id: "E5a", kiln: kilnRun, limit: 500 * time.Nanosecond, text: "E5a: cached `Run` on 1 element ≤ 0.5 µs"},
 	{id: "E5a", kiln: kilnFused, limit: 500 * time.Nanosecond, text: "E5a: cached `RunInto` on 1 element ≤ 0.5 µs"},
 	{id: "E5b", kiln: kilnFused, limit: 2 * time.Millisecond, text: "E5b: trace + compile of a 100-op program ≤ 2 ms"},
-	{id: "E6a", peer: gonumPeer, maxRatio: 1 / 0.9, text: "E6a: ≥ 0.9 × gonum Sgemm throughput"},
-	{id: "E6b", peer: gonumPeer, maxRatio: 1 / 0.9, text: "E6b: ≥ 0.9 × gonum Sgemm throughput"},
+	{id: "E6a", peer: openblasPeer, minShare: 0.9, text: "E6a (issue 12): f32 matmul ≥ 0.9 × OpenBLAS sgemm throughput"},
+	{id: "E6b", peer: openblasPeer, minShare: 0.9, text: "E6b (issue 12): f32 matmul ≥ 0.9 × OpenBLAS sgemm throughput"},
+	{id: "E6c", peer: openblasPeer, minShare: 0.7, text: "E6c (issue 12): f32 matmul ≥ 0.7 × OpenBLAS sgemm throughput"},
+	{id: "E6d", peer: openblasPeer, minShare: 0.7, text: "E6d (issue 12): f32 matmul ≥ 0.7 × OpenBLAS sgemm throughput"},
+	{id: "E6e", peer: openblasPeer, minShare: 0.7, text: "E6e (issue 12): f32 matmul ≥ 0.7 × OpenBLAS sgemm throughput"},
+	{id: "E6f", peer: openblasPeer, minShare: 0.9, text: "E6f (issue 12): f64 matmul ≥ 0.9 × OpenBLAS dgemm throughput"},
+	{id: "E6g", vsRow: "E6h", maxRatio: 1.1, text: "E6g (issue 12): dense layer `tanh(x @ w + b)` ≤ 1.1 × the bare GEMM's time (E6h)"},
 	{id: "E7", peer: numpyPeer, maxRatio: 1.0 / 3, text: "E7 (issue 11): training step ≥ 3× faster than NumPy + OpenBLAS"},
 	{id: "E7", peer: gomlxPeer, maxRatio: 1, text: "E7 (issue 11): training step faster than GoMLX (simplego)"},
 }
 
-// writeTargets evaluates issue 5's targets on this run's medians.
+// writeTargets evaluates the targets on this run's medians.
 func writeTargets(b *strings.Builder, r *results) {
-	fmt.Fprintf(b, "\n## Issue 5 targets\n\n| target | measured | verdict |\n|---|---|---|\n")
+	fmt.Fprintf(b, "\n## Targets\n\n| target | measured | verdict |\n|---|---|---|\n")
 	for _, t := range targets {
-		i := slices.IndexFunc(r.rows, func(row *row) bool { return row.id == t.id })
-		if i < 0 {
+		row := findRow(r, t.id)
+		if row == nil {
 			continue
 		}
-		row := r.rows[i]
-		measured, verdict := "not measured", "unknown"
-		if t.peer == "" {
-			if c := row.cells[t.kiln]; c.measured() {
-				measured = formatSeconds(c.sec)
-				verdict = met(c.sec <= t.limit.Seconds()) + near(c.sec/t.limit.Seconds())
-			}
-		} else if v, ok := ratio(row, t.peer); ok {
-			measured = fmt.Sprintf("Kiln ÷ %s = %.3g (needs ≤ %.3g)", t.peer, v, t.maxRatio)
-			verdict = met(v <= t.maxRatio) + near(v/t.maxRatio)
-		} else {
-			measured = t.peer + " " + orDash(row.cells[t.peer].status)
-		}
+		measured, verdict := judge(t, row, findRow(r, t.vsRow))
 		fmt.Fprintf(b, "| %s | %s | %s |\n", t.text, measured, verdict)
 	}
 	if row := findRow(r, "E2"); row != nil {
@@ -325,6 +344,40 @@ func writeTargets(b *strings.Builder, r *results) {
 	if r.opts.quick {
 		fmt.Fprintf(b, "\nQuick mode: the sizes are too small for these verdicts to mean anything.\n")
 	}
+}
+
+// judge is target t's measurement on row (other is row t.vsRow, or nil)
+// and its verdict.
+func judge(t target, row, other *row) (measured, verdict string) {
+	kiln := t.kiln
+	if kiln == "" {
+		kiln = kilnFused
+	}
+	k := row.cells[kiln]
+	switch {
+	case t.vsRow != "":
+		if other == nil || !k.measured() || !other.cells[kilnFused].measured() {
+			return "not measured (run " + t.id + " and " + t.vsRow + " together)", "unknown"
+		}
+		v := k.sec / other.cells[kilnFused].sec
+		return fmt.Sprintf("%s ÷ %s = %s ÷ %s = %.3g (needs ≤ %.3g)", t.id, t.vsRow, formatSeconds(k.sec),
+			formatSeconds(other.cells[kilnFused].sec), v, t.maxRatio), met(v <= t.maxRatio) + near(v/t.maxRatio)
+	case t.peer == "":
+		if !k.measured() {
+			return "not measured", "unknown"
+		}
+		return formatSeconds(k.sec), met(k.sec <= t.limit.Seconds()) + near(k.sec/t.limit.Seconds())
+	}
+	v, ok := ratio(row, t.peer)
+	switch {
+	case !ok:
+		return t.peer + " " + orDash(row.cells[t.peer].status), "unknown"
+	case t.minShare > 0:
+		share := 1 / v
+		return fmt.Sprintf("Kiln ÷ %s throughput = %.3g (needs ≥ %.3g)", t.peer, share, t.minShare),
+			met(share >= t.minShare) + near(t.minShare/share)
+	}
+	return fmt.Sprintf("Kiln ÷ %s = %.3g (needs ≤ %.3g)", t.peer, v, t.maxRatio), met(v <= t.maxRatio) + near(v/t.maxRatio)
 }
 
 // near flags a measurement within 15% of its bound, where the noise of a

@@ -7,15 +7,17 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/kiln-go/kiln/tensor"
 )
 
 // options are the command line's choices.
 type options struct {
 	quick      bool
-	out        string // REPORT.md; report.svg goes beside it
-	n          int    // elements per input for E1–E4
-	mm         [2]int // matrix orders for E6a and E6b
-	runs       int    // timed runs per cell, at most
+	out        string      // REPORT.md; report.svg goes beside it
+	n          int         // elements per input for E1–E4
+	mm         matrixSizes // matrix orders for the E6 family
+	runs       int         // timed runs per cell, at most
 	budget     time.Duration
 	cc, python string // the C compiler and the Python with NumPy
 	only       []string
@@ -48,6 +50,7 @@ type row struct {
 	size      int
 	bytes     float64
 	flops     float64
+	dtype     tensor.DType // a flops row's element type (its peak)
 	calls     int
 	checkHow  string
 	cold      time.Duration
@@ -90,11 +93,13 @@ func runAll(opts options) (*results, error) {
 	defer os.RemoveAll(tmp)
 	res := &results{opts: opts, start: time.Now(), mach: describeMachine(), exts: map[string]*external{}}
 	c, cf := buildC(opts.cc, tmp)
+	ob := buildOpenBLAS(opts.cc, tmp)
 	np := findNumPy(opts.python, tmp)
-	for _, e := range []*external{c, cf, np} {
+	for _, e := range []*external{c, cf, ob, np} {
 		res.exts[e.name] = e
 	}
 	res.mach.gcc, res.mach.numpy = orWhy(c.version, c.why), orWhy(np.version, np.why)
+	res.mach.openblas = orWhy(ob.version, ob.why)
 	s := opts.schedule()
 	for _, id := range workloadIDs {
 		if len(opts.only) > 0 && !contains(opts.only, id) {
@@ -161,7 +166,7 @@ func isKiln(peer string) bool { return strings.HasPrefix(peer, "kiln-") }
 // run, and would make the others page-fault) and the subprocess peers
 // follow, one at a time.
 func runWorkload(w *workload, exts map[string]*external, s schedule, dir string, opts options) *row {
-	r := &row{id: w.id, title: w.title, size: w.size, bytes: w.bytes, flops: w.flops, calls: w.calls,
+	r := &row{id: w.id, title: w.title, size: w.size, bytes: w.bytes, flops: w.flops, dtype: w.dtype, calls: w.calls,
 		checkHow: checkLabel(w), cells: map[string]*cell{}}
 	var group []string
 	var ims []impl
@@ -278,7 +283,11 @@ func runAlone(w *workload, p string, exts map[string]*external, s schedule, dir 
 	case want == nil:
 		return nil, fmt.Errorf("no Kiln output to check against")
 	}
-	t, data, err := e.run(w.id, w.size, s, dir)
+	name := w.ext
+	if name == "" {
+		name = w.id
+	}
+	t, data, err := e.run(name, w.size, s, dir)
 	if err != nil {
 		return nil, err
 	}

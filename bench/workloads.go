@@ -19,6 +19,8 @@ const e1A, e1B = 1.7, 0.3
 type workload struct {
 	id, title string
 	size      int           // elements per input, or the matrix order for E6
+	ext       string        // the workload's name in peer.c and peer.py ("": its id)
+	dtype     tensor.DType  // the element type of a flops workload (for the machine's peak)
 	bytes     float64       // bytes per run counted for GB/s (0: no GB/s)
 	flops     float64       // flops per run, for GFLOP/s (0: none)
 	calls     int           // calls per timed run; the reported time is per call
@@ -42,11 +44,24 @@ type impl struct {
 }
 
 // workloadIDs lists the report rows in order.
-var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E7", "E8"}
+var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E7", "E8"}
+
+// matrixSizes are the E6 family's matrix orders.
+type matrixSizes struct {
+	a, b, c, d, e int    // E6a–E6e: f32 square matmuls
+	f             int    // E6f: f64 square matmul
+	dense         [3]int // E6g and E6h: x is dense[0]×dense[1], w dense[1]×dense[2]
+}
+
+// The E6 sizes of issue 12's targets, and -quick's.
+var (
+	fullMatrices  = matrixSizes{a: 1024, b: 2048, c: 256, d: 128, e: 64, f: 1024, dense: [3]int{4096, 1024, 1024}}
+	quickMatrices = matrixSizes{a: 64, b: 128, c: 32, d: 16, e: 8, f: 64, dense: [3]int{128, 64, 64}}
+)
 
 // newWorkload builds the inputs of workload id for element count n and
 // matrix orders mm. It returns nil for an unknown id.
-func newWorkload(id string, n int, mm [2]int) *workload {
+func newWorkload(id string, n int, mm matrixSizes) *workload {
 	switch id {
 	case "E1":
 		return newE1(n)
@@ -61,9 +76,21 @@ func newWorkload(id string, n int, mm [2]int) *workload {
 	case "E5b":
 		return newE5b()
 	case "E6a":
-		return newE6(id, mm[0])
+		return newE6[float32](id, mm.a)
 	case "E6b":
-		return newE6(id, mm[1])
+		return newE6[float32](id, mm.b)
+	case "E6c":
+		return newE6[float32](id, mm.c)
+	case "E6d":
+		return newE6[float32](id, mm.d)
+	case "E6e":
+		return newE6[float32](id, mm.e)
+	case "E6f":
+		return newE6[float64](id, mm.f)
+	case "E6g":
+		return newDense(id, mm.dense, true)
+	case "E6h":
+		return newDense(id, mm.dense, false)
 	case "E7":
 		return newE7()
 	case "E8":
@@ -85,10 +112,15 @@ func mustArray[T tensor.Elem](data []T, shape ...int) *tensor.Array {
 
 // uniform32 returns n float32 values uniform in [lo, hi) from stream seed.
 func uniform32(seed uint64, n int, lo, hi float64) []float32 {
+	return uniform[float32](seed, n, lo, hi)
+}
+
+// uniform returns n values uniform in [lo, hi) from stream seed.
+func uniform[T float32 | float64](seed uint64, n int, lo, hi float64) []T {
 	r := rng(seed)
-	x := make([]float32, n)
+	x := make([]T, n)
 	for i := range x {
-		x[i] = float32(lo + (hi-lo)*r.Float64())
+		x[i] = T(lo + (hi-lo)*r.Float64())
 	}
 	return x
 }
@@ -203,12 +235,54 @@ func newE5b() *workload {
 
 func e6Kiln(a, b kiln.Value) kiln.Value { return a.MatMul(b) }
 
-func newE6(id string, m int) *workload {
-	a := uniform32(6, m*m, -1, 1)
-	b := uniform32(7, m*m, -1, 1)
-	w := &workload{id: id, title: fmt.Sprintf("matmul f32 %d×%d", m, m), size: m, flops: 2 * float64(m) * float64(m) * float64(m),
-		tol: 1e-4, fn: e6Kiln, args: []any{mustArray(a, m, m), mustArray(b, m, m)},
+// e6Tol is the E6 peers' tolerance: a BLAS sums k products in its own
+// order (blocked, vectorised), so it differs from Kiln's k-order FMA
+// chain by a few roundings of the largest terms.
+func e6Tol[T float32 | float64]() float64 {
+	var z T
+	if _, ok := any(z).(float64); ok {
+		return 1e-12
+	}
+	return 1e-4
+}
+
+// newE6 is a square matmul of order m in T (f32: E6a–E6e, f64: E6f).
+func newE6[T float32 | float64](id string, m int) *workload {
+	a := uniform[T](6, m*m, -1, 1)
+	b := uniform[T](7, m*m, -1, 1)
+	dt, ext := tensor.F32, "E6"
+	if _, ok := any(a).([]float64); ok {
+		dt, ext = tensor.F64, "E6f64"
+	}
+	w := &workload{id: id, title: fmt.Sprintf("matmul %s %d×%d", dt, m, m), size: m, ext: ext, dtype: dt,
+		flops: 2 * float64(m) * float64(m) * float64(m), tol: e6Tol[T](), fn: e6Kiln, args: []any{mustArray(a, m, m), mustArray(b, m, m)},
 		files: map[string][]byte{"a.bin": bytesOf(a), "b.bin": bytesOf(b)}}
 	e6Peers(w, a, b, m)
+	return w
+}
+
+// denseKiln is E6g, a dense layer: tanh(x @ w + b), the bias broadcast
+// over rows.
+func denseKiln(x, w, b kiln.Value) kiln.Value { return x.MatMul(w).Add(b).Tanh() }
+
+// bareKiln is E6h: E6g's GEMM alone (b is an unused argument, so both
+// rows take the same inputs).
+func bareKiln(x, w, _ kiln.Value) kiln.Value { return x.MatMul(w) }
+
+// newDense is E6g (layer: the fused dense layer) or E6h (its bare GEMM)
+// with x f32[m×k], w f32[k×n], b f32[n]. Both count the GEMM's 2·m·k·n
+// flops. They are Kiln-only rows: issue 12's target compares Kiln's fused
+// epilogue with Kiln's own GEMM.
+func newDense(id string, dims [3]int, layer bool) *workload {
+	m, k, n := dims[0], dims[1], dims[2]
+	x := uniform32(8, m*k, -1, 1)
+	wt := uniform32(9, k*n, -1/math.Sqrt(float64(k)), 1/math.Sqrt(float64(k)))
+	b := uniform32(10, n, -0.5, 0.5)
+	fn, title := any(bareKiln), fmt.Sprintf("E6g's bare GEMM `x @ w`, x f32[%d×%d], w f32[%d×%d]", m, k, k, n)
+	if layer {
+		fn, title = denseKiln, fmt.Sprintf("dense layer `tanh(x @ w + b)`, x f32[%d×%d], w f32[%d×%d], b f32[%d]", m, k, k, n, n)
+	}
+	w := &workload{id: id, title: title, size: m, dtype: tensor.F32, flops: 2 * float64(m) * float64(k) * float64(n),
+		fn: fn, args: []any{mustArray(x, m, k), mustArray(wt, k, n), mustArray(b, n)}}
 	return w
 }

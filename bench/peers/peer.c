@@ -2,9 +2,12 @@
 // practical limit of each workload, built at run time by `go run ./bench`
 // with gcc -O3 -march=native -fopenmp (-ffp-contract=off, so a*x + b is two
 // rounded ops as in Kiln, or -ffast-math for the E3 variant) and run as a
-// subprocess that times itself; no cgo.
+// subprocess that times itself; no cgo. Built a second time with
+// -DKILN_CBLAS and -lopenblas it is the OpenBLAS peer: its E6 matmuls call
+// cblas_sgemm and cblas_dgemm instead of the naive loops.
 //
 // usage: peer WORKLOAD N RUNS MIN_RUNS BUDGET_MS DIR OUT
+//        peer version   (-DKILN_CBLAS only: OpenBLAS's build and chosen core)
 //
 // It reads its inputs from DIR (x.bin, y.bin, a.bin, b.bin in native byte
 // order, written by bench/peer_ext.go), runs WORKLOAD once to warm up and
@@ -21,6 +24,9 @@
 #endif
 #ifdef _OPENMP
 #include <omp.h>
+#endif
+#ifdef KILN_CBLAS
+#include <cblas.h>
 #endif
 
 // E1's scalars; bench/workloads.go spells the same values.
@@ -72,10 +78,10 @@ static long n;
 static const float *xf, *af, *bf;
 static const int8_t *xi8;
 static const uint16_t *yh;
-static const double *xd;
+static const double *xd, *ad, *bd;
 static float *of;
 static uint16_t *oh;
-static double od;
+static double od, *odm;
 
 static void copy(void) {
 	#pragma omp parallel for simd schedule(static)
@@ -163,12 +169,50 @@ static void e6(void) {
 	}
 }
 
+// e6d is e6 in double precision (E6f).
+static void e6d(void) {
+	#pragma omp parallel for schedule(static)
+	for (long i = 0; i < n; i++) {
+		double *c = odm + i * n;
+		memset(c, 0, n * sizeof *c);
+		for (long k = 0; k < n; k++) {
+			const double aik = ad[i * n + k], *b = bd + k * n;
+			#pragma omp simd
+			for (long j = 0; j < n; j++) c[j] += aik * b[j];
+		}
+	}
+}
+
+#ifdef KILN_CBLAS
+// The OpenBLAS peer's E6: row-major C = A·B, alpha 1, beta 0; OpenBLAS
+// picks its kernel for the CPU (OPENBLAS_CORETYPE unset) and its threads
+// (OPENBLAS_NUM_THREADS).
+static void e6_blas(void) {
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, af, n, bf, n, 0.0f, of, n);
+}
+
+static void e6d_blas(void) {
+	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, ad, n, bd, n, 0.0, odm, n);
+}
+#define E6_FN e6_blas
+#define E6D_FN e6d_blas
+#else
+#define E6_FN e6
+#define E6D_FN e6d
+#endif
+
 static int cmp(const void *a, const void *b) {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
 }
 
 int main(int argc, char **argv) {
+#ifdef KILN_CBLAS
+	if (argc == 2 && !strcmp(argv[1], "version")) {
+		printf("%s; core %s; %d threads\n", openblas_get_config(), openblas_get_corename(), openblas_get_num_threads());
+		return 0;
+	}
+#endif
 	if (argc != 8) {
 		fprintf(stderr, "usage: peer WORKLOAD N RUNS MIN_RUNS BUDGET_MS DIR OUT\n");
 		return 2;
@@ -198,8 +242,12 @@ int main(int argc, char **argv) {
 		res = &od, res_bytes = sizeof od;
 	} else if (!strcmp(w, "E6")) {
 		af = load(dir, "a.bin", n * n * sizeof(float)), bf = load(dir, "b.bin", n * n * sizeof(float));
-		of = xalloc(n * n * sizeof(float)), fn = e6;
+		of = xalloc(n * n * sizeof(float)), fn = E6_FN;
 		res = of, res_bytes = n * n * sizeof(float);
+	} else if (!strcmp(w, "E6f64")) {
+		ad = load(dir, "a.bin", n * n * sizeof(double)), bd = load(dir, "b.bin", n * n * sizeof(double));
+		odm = xalloc(n * n * sizeof(double)), fn = E6D_FN;
+		res = odm, res_bytes = n * n * sizeof(double);
 	} else {
 		fprintf(stderr, "peer: unknown workload %s\n", w);
 		return 2;

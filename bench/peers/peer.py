@@ -70,9 +70,10 @@ def workload(name, n, d):
             return u
 
         return e8, 1
-    if name == "E6":
-        a = load(d, "a.bin", np.float32, n * n).reshape(n, n)
-        b = load(d, "b.bin", np.float32, n * n).reshape(n, n)
+    if name in ("E6", "E6f64"):
+        dt = np.float64 if name == "E6f64" else np.float32
+        a = load(d, "a.bin", dt, n * n).reshape(n, n)
+        b = load(d, "b.bin", dt, n * n).reshape(n, n)
         return (lambda: a @ b), 1
     raise SystemExit(f"peer.py: unknown workload {name}")
 
@@ -130,7 +131,23 @@ def blas():
             libs = {line.split()[-1] for line in f if "blas" in line.lower() and "/" in line}
     except OSError:
         return "unknown"
-    return ", ".join(sorted(libs)) or "none found"
+    return (", ".join(sorted(libs)) or "none found") + openblas_core(libs)
+
+
+def openblas_core(libs):
+    """The kernel OpenBLAS chose (OPENBLAS_CORETYPE or its CPU detection)."""
+    import ctypes
+
+    for lib in sorted(libs):
+        if "openblas" not in lib:
+            continue
+        try:
+            f = ctypes.CDLL(lib).openblas_get_corename
+        except (OSError, AttributeError):
+            continue
+        f.restype = ctypes.c_char_p
+        return f"; OpenBLAS core {f().decode()}"
+    return ""
 
 
 def main(argv):
