@@ -130,8 +130,9 @@ func CheckAllocs(m *Module) error {
 // Lower translates a traced program into a module: weak flags erased,
 // implicit broadcasting made explicit with broadcast_in_dim, constants kept
 // at their final dtype, stop_gradient (an identity for everything but
-// autodiff) dropped, a dot_general's preferred_element_type expanded into
-// converts of its operands and a dot_general of that dtype.
+// autodiff) dropped, a dot_general's or convolution's
+// preferred_element_type expanded into converts of its operands and the op
+// at that dtype.
 func Lower(p *trace.Program) (*Module, error) {
 	m := &Module{}
 	of := map[*trace.Var]*Instr{}
