@@ -6,7 +6,9 @@ import "github.com/kiln-go/kiln/trace"
 // one array as its value, so lax.top_k's two results are two functions:
 // top_k (the values) and top_k_indices.
 func init() {
-	sortParams := []param{{"a", kArray, ""}, {"axis", kAxis, "-1"}, {"descending", kBool, "False"}}
+	// stable=False allows any order of equal elements; Kiln's stable
+	// order is one, so the flag is accepted and changes nothing.
+	sortParams := []param{{"a", kArray, ""}, {"axis", kAxis, "-1"}, {"stable", kBool, "True"}, {"descending", kBool, "False"}}
 	bind := func(f func(trace.Value, int, ...trace.SortOption) trace.Value) func(a *bound) trace.Value {
 		return func(a *bound) trace.Value {
 			ax := trace.AxisNone

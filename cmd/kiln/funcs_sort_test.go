@@ -16,6 +16,7 @@ func TestEvalSort(t *testing.T) {
 		{"argsort", append(x, "argsort(x)"), "i64[6] [4 2 3 0 5 1]\n"},
 		{"argsort x32", append(x, "--x32", "argsort(x)"), "i32[6] [4 2 3 0 5 1]\n"},
 		{"argsort descending", append(x, "argsort(x, descending=True)"), "i64[6] [1 0 5 2 3 4]\n"},
+		{"argsort stable=False", append(x, "argsort(x, stable=False)"), "i64[6] [4 2 3 0 5 1]\n"},
 		{"sort axis=None", []string{"--arg", "a=i8[2,2]:4,-1,3,2", "sort(a, axis=None)"}, "i8[4] [-1 2 3 4]\n"},
 		{"sort axis 0", []string{"--arg", "a=i8[2,2]:4,-1,3,2", "sort(a, axis=0)"}, "i8[2,2] [[3 -1] [4 2]]\n"},
 		{"top_k", []string{"--arg", "a=f32[2,3]:3,1,2,0,5,5", "top_k(a, 2)"}, "f32[2,2] [[3 2] [5 5]]\n"},
