@@ -32,6 +32,9 @@ type reduceKernel struct {
 }
 
 func (x *cpuExec) compileReduce(f *lower.Fusion) (kernel, error) {
+	if k, err := x.compileColSum(f); k != nil || err != nil {
+		return k, err
+	}
 	root := f.Outputs[0]
 	operand := root.Args[0]
 	axes := root.Params.Axes

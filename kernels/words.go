@@ -70,6 +70,22 @@ func gather[W any](dst, src unsafe.Pointer, g *strided, lo, n int) {
 	}
 	out := unsafe.Slice(d, n)
 	last, lastStride := g.shape[rank-1], g.strides[rank-1]
+	if rows := n / max(last, 1); rank >= 2 && g.strides[rank-2] == 1 && lastStride > 1 && idx[rank-1] == 0 &&
+		n == rows*last && idx[rank-2]+rows <= g.shape[rank-2] && rows > 1 {
+		// A transposed block (a reduction over a leading axis reads its
+		// operand so): whole iteration rows whose source rows are adjacent
+		// elements. Read the source in its own order, a run of rows at a
+		// time, and write each value to its row: the strided loop below
+		// would touch every cache line once per iteration row.
+		in := unsafe.Slice((*W)(unsafe.Add(unsafe.Pointer(s), off*int(unsafe.Sizeof(*s)))), (last-1)*lastStride+rows)
+		for i := range last {
+			src := in[i*lastStride : i*lastStride+rows]
+			for r, v := range src {
+				out[r*last+i] = v
+			}
+		}
+		return
+	}
 	for i := 0; i < n; {
 		// A run along the last axis.
 		m := min(last-idx[rank-1], n-i)

@@ -127,8 +127,13 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 		nb := min(ncMax, j1-jc)
 		for pc := 0; pc < g.K; pc += kcMax {
 			kb := min(kcMax, g.K-pc)
+			full := nb / nr * nr // columns of whole panels
 			if !bInPlace {
 				packB(ws.b, bm, g.RowB, g.ColB, pc, kb, jc, nb, nr)
+			} else if full < nb {
+				// Read in place but for the last partial panel, packed
+				// (zero-padded) once for every row panel.
+				packB(ws.b[full*kb:], bm, g.RowB, g.ColB, pc, kb, jc+full, nb-full, nr)
 			}
 			for ic := i0; ic < i1; ic += mr {
 				mb := min(mr, i1-ic)
@@ -142,15 +147,9 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 				for jr := 0; jr < nb; jr += nr {
 					nbr := min(nr, nb-jr)
 					bp, sb := ws.b[jr*kb:(jr+nr)*kb], nr
-					if bInPlace {
-						if nbr < nr {
-							// The last partial panel is packed (zero-padded) on its own.
-							packB(ws.b, bm, g.RowB, g.ColB, pc, kb, jc+jr, nbr, nr)
-							bp = ws.b[:kb*nr]
-						} else {
-							off := pc*g.RowB + jc + jr
-							bp, sb = bm[off:off+(kb-1)*g.RowB+nr], g.RowB
-						}
+					if bInPlace && nbr == nr {
+						off := pc*g.RowB + jc + jr
+						bp, sb = bm[off:off+(kb-1)*g.RowB+nr], g.RowB
 					}
 					off := ic*g.LDC + jc + jr
 					if mb == mr && nbr == nr {

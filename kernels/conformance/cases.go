@@ -215,6 +215,10 @@ func reductionCases(d tensor.DType, add func(Case)) {
 		}{
 			{[]int{3, 4, 5}, []int{1}, false}, {[]int{3, 4, 5}, []int{0, 2}, true}, {[]int{6, 7}, []int{0}, false},
 			{[]int{300}, []int{0}, false}, {[]int{2, 9000}, []int{1}, false}, {[]int{9000, 3}, []int{0}, true},
+			// Sums over leading axes of rows of 8 or more run down the
+			// columns (kernels' colSumKernel): leaves with and without
+			// leftover rows, several groups, two leading axes.
+			{[]int{300, 10}, []int{0}, false}, {[]int{2500, 24}, []int{0}, true}, {[]int{4, 5, 16}, []int{0, 1}, false},
 		} {
 			add(Case{Name: fmt.Sprintf("%s/%s/%v/axes%v", r.name, d, sh.shape, sh.axes), Inputs: []*tensor.Array{Input(d, 11, sh.shape...)},
 				Fn: one(func(a []trace.Value) trace.Value { return r.f(a[0], sh.axes, sh.keep) })})

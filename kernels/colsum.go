@@ -1,0 +1,166 @@
+package kernels
+
+import (
+	"unsafe"
+
+	"github.com/kiln-go/kiln/internal/simd"
+	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// colSumKernel is a float reduce_sum over the leading axes of its operand
+// (a bias gradient: the sum over a batch), computed down the columns: the
+// operand is evaluated in its own row-major order, and each step of the
+// summation tree (package doc) runs for all K outputs at once as one
+// vector add of two rows, so no transposed gather is needed. Each output
+// sees exactly the tree's additions in the tree's order and operand order
+// (the lane sums r_q += x, the combining ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7))
+// with the first operand's NaN, the leftovers s += x, then the leaves'
+// pairwise tree): the bits of reduceKernel's.
+type colSumKernel[T float32 | float64] struct {
+	body  *body // the operand in natural order
+	r, k  int   // rows (values per output) and columns (outputs)
+	out   int
+	slot  int
+	add   func(dst, a, b []T)
+	rows  int // rows per body evaluation
+	nleaf int
+}
+
+// compileColSum returns a column-sum kernel for fusion f when its root
+// sums an f32 or f64 operand over leading axes only, else nil.
+func (x *cpuExec) compileColSum(f *lower.Fusion) (kernel, error) {
+	root := f.Outputs[0]
+	operand := root.Args[0]
+	if root.Op != trace.OpReduceSum || root.DType != operand.DType || len(root.Params.Axes) == 0 ||
+		len(root.Params.Axes) == len(operand.Shape) {
+		return nil, nil
+	}
+	for i, a := range root.Params.Axes {
+		if a != i {
+			return nil, nil
+		}
+	}
+	r := 1
+	for _, a := range root.Params.Axes {
+		r *= operand.Shape[a]
+	}
+	k := root.Size()
+	if r < 2 || k < 8 {
+		return nil, nil // the transposed gather is no slower
+	}
+	perm := make([]int, len(operand.Shape))
+	for i := range perm {
+		perm[i] = i
+	}
+	block := min(groupElems, max(operand.Size(), 1))
+	if k > block {
+		return nil, nil // rows longer than a body block: keep the general kernel
+	}
+	b, err := compileBody(f, operand, operand.Shape, perm, block, x.source, loc{})
+	if err != nil {
+		return nil, err
+	}
+	b.peephole(x.cpu.peepholeOptions())
+	b.fuseWiden(x.cpu.peepholeOptions())
+	b.fuseIntWiden(x.cpu.peepholeOptions())
+	out, slot := x.m.Plan.Of[root], x.newSlot()
+	nleaf := (r + leafElems - 1) / leafElems
+	switch operand.DType {
+	case tensor.F32:
+		return &colSumKernel[float32]{body: b, r: r, k: k, out: out, slot: slot, add: simd.AddF32, rows: block / k, nleaf: nleaf}, nil
+	case tensor.F64:
+		return &colSumKernel[float64]{body: b, r: r, k: k, out: out, slot: slot, add: simd.AddF64, rows: block / k, nleaf: nleaf}, nil
+	}
+	return nil, nil
+}
+
+func (c *colSumKernel[T]) run(x *cpuExec, rs *runState) {
+	size := int(unsafe.Sizeof(T(0)))
+	leaves := view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(c.slot, 0, c.nleaf*c.k*size+regAlign))), c.nleaf*c.k)
+	x.parallel(rs, c.nleaf, c.r*c.k, c)
+	c.combine(leaves, 0, c.nleaf)
+	out := view[T](rs.srcs[c.out], c.k)
+	for j, v := range leaves[:c.k] {
+		out[j] = 0 + v // the tree's result is 0 + sum (a −0 sum is +0)
+	}
+}
+
+// runRange sums leaves [lo, hi) into their rows of the slot.
+func (c *colSumKernel[T]) runRange(rs *runState, w *worker, lo, hi int) {
+	size := int(unsafe.Sizeof(T(0)))
+	leaves := view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(c.slot, 0, c.nleaf*c.k*size+regAlign))), c.nleaf*c.k)
+	w.prepare(c.body, rs.srcs)
+	// Eight lane rows, then the rows a body evaluation returned.
+	lanes := view[T](w.temp(8*c.k*size), 8*c.k)
+	lane := func(q int) []T { return lanes[q*c.k : (q+1)*c.k] }
+	for l := lo; l < hi; l++ {
+		r0, r1 := l*leafElems, min((l+1)*leafElems, c.r)
+		n := r1 - r0
+		s := leaves[l*c.k : (l+1)*c.k]
+		full := n / 8 * 8
+		if n < 8 {
+			full = 0
+		}
+		c.rowsDo(w, rs, r0, r0+n, func(i int, row []T) {
+			switch li := i - r0; {
+			case full == 0 && li == 0:
+				copy(s, row)
+			case li < 8 && full > 0:
+				copy(lane(li), row)
+			case li < full:
+				q := lane(li % 8)
+				c.add(q, q, row)
+			default:
+				if li == full && full > 0 {
+					c.fold(lanes, s)
+				}
+				c.add(s, s, row)
+			}
+		})
+		if n == full {
+			c.fold(lanes, s)
+		}
+	}
+}
+
+// fold combines the eight lane rows into s as the leaf combines its lane
+// sums: ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7)), each add keeping its first
+// operand's NaN (the vector add's).
+func (c *colSumKernel[T]) fold(lanes, s []T) {
+	lane := func(q int) []T { return lanes[q*c.k : (q+1)*c.k] }
+	c.add(lane(0), lane(0), lane(1))
+	c.add(lane(2), lane(2), lane(3))
+	c.add(lane(4), lane(4), lane(5))
+	c.add(lane(6), lane(6), lane(7))
+	c.add(lane(0), lane(0), lane(2))
+	c.add(lane(4), lane(4), lane(6))
+	c.add(s, lane(0), lane(4))
+}
+
+// combine runs the leaves' tree over leaves [lo, lo+n) in place: the node
+// ends in leaf lo's row.
+func (c *colSumKernel[T]) combine(leaves []T, lo, n int) {
+	if n == 1 {
+		return
+	}
+	p := splitPoint(n)
+	c.combine(leaves, lo, p)
+	c.combine(leaves, lo+p, n-p)
+	a := leaves[lo*c.k : (lo+1)*c.k]
+	c.add(a, a, leaves[(lo+p)*c.k:(lo+p+1)*c.k])
+}
+
+// rowsDo evaluates operand rows [r0, r1) a body block at a time and calls
+// fn with each row's values.
+func (c *colSumKernel[T]) rowsDo(w *worker, rs *runState, r0, r1 int, fn func(i int, row []T)) {
+	for i := r0; i < r1; {
+		m := min(c.rows, r1-i)
+		vals := view[T](w.eval(c.body, rs.srcs, i*c.k, m*c.k), m*c.k)
+		for j := range m {
+			fn(i+j, vals[j*c.k:(j+1)*c.k])
+		}
+		i += m
+	}
+}
