@@ -61,6 +61,8 @@ type gen struct {
 	kernels strings.Builder
 	err     error
 
+	sortIdx map[string]int // a bitonic sort's index scratch, by its siblings' key (gen_sort.go)
+
 	doubleTranscendentals bool // f32 exp, sin, … computed in double
 	emulateDivSqrt        bool // f32 ÷ and sqrt in double (no correctly rounded float ones)
 	usesDivSqrt           bool

@@ -21,7 +21,9 @@ import (
 // stable — comparing the keys lexicographically with the sortord_*
 // helpers, and writes its element to that rank: O(n²) work per row, for
 // the short rows such sorts have. Either way the result operand's
-// elements then move into place.
+// elements then move into place. lax.sort's sibling equations (one per
+// result, the same operands) sort once on the bitonic path: a later
+// sibling only moves its elements by the first one's sorted indices.
 
 func init() {
 	for _, d := range tensor.AllDTypes() {
@@ -142,13 +144,29 @@ func (g *gen) bitonicKernel(f *lower.Fusion, root *lower.Instr, n, inner int) {
 	}
 	p := newParams()
 	src := p.input(g, root.Args[s.Output])
+	out := fmt.Sprintf("out%d", root.ID)
+	sib := siblingKey(root)
+	if at, ok := g.sortIdx[sib]; ok { // a sibling sorted these operands: move by its indices
+		p.decls = append(p.decls, "__global const uint* restrict idxs")
+		p.args = append(p.args, kernelArg{argScratch, at})
+		p.output(root.DType, out, kernelArg{argPlan, g.m.Plan.Of[root]})
+		g.kernel1D(f, fmt.Sprintf("fusion%d", f.ID), p, rows*n, false, []string{
+			fmt.Sprintf("const long r = (long)i / %dL, q = (long)i %% %dL;", n, n),
+			fmt.Sprintf("const long base = (r / %dL) * %dL + r %% %dL;", inner, n*inner, inner),
+			fmt.Sprintf("%s[base + q * %dL] = %s[base + (long)idxs[r * %dL + q] * %dL];", out, inner, src, m, inner),
+		})
+		return
+	}
 	key := p.input(g, root.Args[0])
 	keys := kernelArg{argScratch, len(g.out.scratch)}
 	idxs := kernelArg{argScratch, len(g.out.scratch) + 1}
+	if g.sortIdx == nil {
+		g.sortIdx = map[string]int{}
+	}
+	g.sortIdx[sib] = idxs.id
 	g.out.scratch = append(g.out.scratch, rows*m*8, rows*m*4)
 	p.decls = append(p.decls, "__global ulong* restrict keys", "__global uint* restrict idxs")
 	p.args = append(p.args, keys, idxs)
-	out := fmt.Sprintf("out%d", root.ID)
 	p.output(root.DType, out, kernelArg{argPlan, g.m.Plan.Of[root]})
 	sk := g.call("sortkey_"+ct(root.Args[0].DType).sfx, fmt.Sprintf("%s[base + p * %dL]", key, inner))
 	name := fmt.Sprintf("fusion%d", f.ID)
@@ -169,4 +187,14 @@ func (g *gen) bitonicKernel(f *lower.Fusion, root *lower.Instr, n, inner int) {
 	fmt.Fprintf(w, "\t\t\t}\n\t\t\tbarrier(CLK_GLOBAL_MEM_FENCE);\n\t\t}\n\t}\n")
 	fmt.Fprintf(w, "\tfor (long q = t; q < %dL; q += %d) %s[base + q * %dL] = %s[base + (long)I[q] * %dL];\n}\n\n", n, wg, out, inner, src, inner)
 	g.out.kernels = append(g.out.kernels, kernelSpec{name: name, args: p.args, global: []int{rows * wg}, local: []int{wg}, fixedLocal: true})
+}
+
+// siblingKey identifies the sorts that order their rows alike: the same
+// operands, axis and keys.
+func siblingKey(in *lower.Instr) string {
+	key := fmt.Sprintf("%d/%d:", in.Params.Axis, in.Params.Sort.NumKeys)
+	for _, a := range in.Args {
+		key += fmt.Sprintf("%d,", a.ID)
+	}
+	return key
 }
