@@ -166,15 +166,39 @@ func setNonZero(v reflect.Value, n int) bool {
 // uncacheable, never a key that two different programs could share.
 func TestProgramKeyRefusesPointers(t *testing.T) {
 	type future struct {
-		Body *trace.Program
-		Tab  map[string]int
+		Ptr *int
+		Tab map[string]int
 	}
-	for _, v := range []any{future{Body: &trace.Program{}}, future{Tab: map[string]int{}}, make([]int, maxKeyedElems+1)} {
+	for _, v := range []any{future{Ptr: new(int)}, future{Tab: map[string]int{}}, make([]int, maxKeyedElems+1)} {
 		if _, ok := appendValue(nil, reflect.ValueOf(v)); ok {
 			t.Errorf("%T %+v encoded; want refused", v, v)
 		}
 	}
 	if _, ok := appendValue(nil, reflect.ValueOf(future{})); !ok {
 		t.Error("nil pointer and nil map refused; they have a value")
+	}
+}
+
+// A while's or cond's sub-programs are part of the key, spelled out like
+// the program itself: two loops that differ only in their bodies get two
+// keys, and Eval of a loop is cached.
+func TestProgramKeySeesSubPrograms(t *testing.T) {
+	loop := func(k float64) *trace.Program {
+		p, err := trace.Trace(promote.Config{}, []trace.Abstract{{Type: promote.Strong(tensor.F32), Shape: []int{2}}}, func(a []trace.Value) []trace.Value {
+			return trace.ForiLoop(trace.Int(0), trace.Int(3), func(i trace.Value, c []trace.Value) []trace.Value { return []trace.Value{c[0].Mul(trace.Float(k))} }, a[0])
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	k1, ok1 := programKey(nil, loop(2))
+	k1b, _ := programKey(nil, loop(2))
+	k2, ok2 := programKey(nil, loop(3))
+	if !ok1 || !ok2 {
+		t.Fatal("a loop's program is not encodable")
+	}
+	if string(k1) != string(k1b) || string(k1) == string(k2) {
+		t.Error("the key does not follow the loop's body")
 	}
 }

@@ -62,7 +62,10 @@ func appendVar(b []byte, v *trace.Var) []byte {
 	return append(b, ' ')
 }
 
-var arrayPtrType = reflect.TypeFor[*tensor.Array]()
+var (
+	arrayPtrType   = reflect.TypeFor[*tensor.Array]()
+	programPtrType = reflect.TypeFor[*trace.Program]()
+)
 
 // maxKeyedElems bounds the array data a key spells out: a parameter array
 // larger than this makes the program uncacheable. (Constant arrays of rank
@@ -128,6 +131,11 @@ func appendValue(b []byte, v reflect.Value) ([]byte, bool) {
 	case reflect.Pointer:
 		if v.IsNil() {
 			return append(b, "nil;"...), true
+		}
+		if v.Type() == programPtrType && v.CanInterface() { // a while's or cond's sub-program
+			b = append(b, '<')
+			b, ok := programKey(b, v.Interface().(*trace.Program))
+			return append(b, ">;"...), ok
 		}
 		if v.Type() != arrayPtrType || !v.CanInterface() {
 			return b, false

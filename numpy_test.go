@@ -174,6 +174,22 @@ func fixedNumpyCases() []numpyCase {
 		mk("maximum(y, -y) and x << 3", false, func(x, y trace.Value) trace.Value {
 			return y.Maximum(y.Neg()).Add(x.Shl(kiln.Int(3)).Astype(tensor.F16))
 		}),
+		// Control flow: a Python while loop and an if chain over nested
+		// functions (numpy_translate_test.go's translateControl).
+		mk("fori_loop, scan and switch in f16", false, func(x, y trace.Value) trace.Value {
+			r := kiln.ForiLoop(kiln.Int(0), kiln.Int(3), func(i kiln.Value, c []kiln.Value) []kiln.Value {
+				return []kiln.Value{c[0].Mul(kiln.Float(0.5)).Add(y), c[1].Add(x.Sum())}
+			}, y, kiln.Int(0))
+			c, ys := kiln.Scan(func(c, e []kiln.Value) ([]kiln.Value, []kiln.Value) {
+				n := c[0].Add(e[0])
+				return []kiln.Value{n}, []kiln.Value{n.Mul(n)}
+			}, []kiln.Value{r[0].Reshape(64, 8).Index(0)}, []kiln.Value{r[0].Reshape(64, 8)}, kiln.ScanOptions{Reverse: true})
+			s := kiln.Switch(r[1].Astype(tensor.I32), []func([]kiln.Value) []kiln.Value{
+				func(o []kiln.Value) []kiln.Value { return []kiln.Value{o[0].Neg()} },
+				func(o []kiln.Value) []kiln.Value { return []kiln.Value{o[0].Sub(y.Reshape(64, 8))} },
+			}, ys[0])
+			return s[0].Add(c[0]).Reshape(-1)
+		}),
 	}, preferredNumpyCases(r)...)
 }
 

@@ -405,10 +405,19 @@ func translateIndex(e *trace.Eqn, args []string) string {
 // arrays, or reports an op it has no translation of.
 func translate(b *strings.Builder, name string, p *trace.Program, inputs []*tensor.Array) error {
 	fmt.Fprintf(b, "def %s():\n", name)
-	v := func(x *trace.Var) string { return "v_" + x.Name() }
 	for i, in := range p.Inputs {
-		fmt.Fprintf(b, "    %s = arr('%s', %s, '%s')\n", v(in), numpyDType[in.Type.DType], pyTuple(in.Shape), arrayHex(inputs[i]))
+		fmt.Fprintf(b, "    %s = arr('%s', %s, '%s')\n", pyVar(in), numpyDType[in.Type.DType], pyTuple(in.Shape), arrayHex(inputs[i]))
 	}
+	return translateEqns(b, p, "    ")
+}
+
+func pyVar(x *trace.Var) string { return "v_" + x.Name() }
+
+// translateEqns writes p's equations and its return at indent ind. A
+// while or cond's sub-programs become nested functions (their variables
+// local to them) called by a Python while loop or an if chain.
+func translateEqns(b *strings.Builder, p *trace.Program, ind string) error {
+	v := pyVar
 	for _, e := range p.Eqns {
 		dt := "'" + numpyDType[e.Out.Type.DType] + "'"
 		var args []string
@@ -496,17 +505,67 @@ func translate(b *strings.Builder, name string, p *trace.Program, inputs []*tens
 			rhs = fmt.Sprintf("lsort([%s], %s, %d)", strings.Join(args[:pr.Sort.NumKeys], ", "), args[pr.Sort.Output], pr.Axis)
 		case op == trace.OpRev || op.Info().Class == trace.ClassIndex:
 			rhs = translateIndex(e, args)
+		case op == trace.OpWhile || op == trace.OpCond:
+			var err error
+			if rhs, err = translateControl(b, e, args, ind); err != nil {
+				return err
+			}
+		case op == trace.OpResult:
+			rhs = fmt.Sprintf("c_%s[%d]", args[0], pr.Control.Index)
 		default:
 			return fmt.Errorf("no NumPy translation of %s", e)
 		}
-		fmt.Fprintf(b, "    %s = np.asarray(%s)\n", v(e.Out), rhs)
+		fmt.Fprintf(b, "%s%s = np.asarray(%s)\n", ind, v(e.Out), rhs)
 	}
 	outs := make([]string, len(p.Outputs))
 	for i, o := range p.Outputs {
 		outs[i] = v(o)
 	}
-	fmt.Fprintf(b, "    return [%s]\n", strings.Join(outs, ", "))
+	fmt.Fprintf(b, "%sreturn [%s]\n", ind, strings.Join(outs, ", "))
 	return nil
+}
+
+// translateControl writes a while's or cond's sub-programs as nested
+// functions and the loop or branch that calls them; the results go to the
+// list c_<result 0's name>, and the returned expression is result 0.
+func translateControl(b *strings.Builder, e *trace.Eqn, args []string, ind string) (string, error) {
+	c := e.Params.Control
+	res := "c_" + pyVar(e.Out)
+	fn := func(i int) string { return fmt.Sprintf("f_%s_%d", pyVar(e.Out), i) }
+	for i, sub := range c.Subs {
+		params := make([]string, len(sub.Inputs))
+		for k, in := range sub.Inputs {
+			params[k] = pyVar(in)
+		}
+		fmt.Fprintf(b, "%sdef %s(%s):\n", ind, fn(i), strings.Join(params, ", "))
+		if err := translateEqns(b, sub, ind+"    "); err != nil {
+			return "", err
+		}
+	}
+	list := func(xs []string) string { return "[" + strings.Join(xs, ", ") + "]" }
+	if e.Op == trace.OpWhile {
+		n := len(args) - c.NConsts[0] - c.NConsts[1]
+		condConsts, bodyConsts := args[n:n+c.NConsts[0]], args[n+c.NConsts[0]:]
+		fmt.Fprintf(b, "%s%s = %s\n", ind, res, list(args[:n]))
+		fmt.Fprintf(b, "%swhile %s(*%s, *%s)[0]:\n", ind, fn(0), res, list(condConsts))
+		fmt.Fprintf(b, "%s    %s = %s(*%s, *%s)\n", ind, res, fn(1), res, list(bodyConsts))
+		return res + "[0]", nil
+	}
+	n := len(args) - 1
+	for _, k := range c.NConsts {
+		n -= k
+	}
+	at := 1 + n
+	for i := range c.Subs {
+		kw := "elif"
+		if i == 0 {
+			kw = "if"
+		}
+		call := fmt.Sprintf("%s(*%s, *%s)", fn(i), list(args[1:1+n]), list(args[at:at+c.NConsts[i]]))
+		at += c.NConsts[i]
+		fmt.Fprintf(b, "%s%s int(%s) == %d:\n%s    %s = %s\n", ind, kw, args[0], i, ind, res, call)
+	}
+	return res + "[0]", nil
 }
 
 // preferredArgs are a dot's or convolution's operands, cast to its

@@ -15,7 +15,7 @@ var kindWeights = [numKinds]int{
 	kReshape: 3, kExpand: 2, kSqueeze: 2, kTranspose: 3, kBroadcast: 2, kSlice: 3, kConcat: 3,
 	kReduce: 7, kMean: 2, kArg: 2, kMatMul: 4,
 	kFlip: 2, kIndex: 3, kTake: 2, kScatter: 4, kDynSlice: 2, kDynUpdate: 2, kIota: 1, kSort: 2,
-	kConv: 2,
+	kConv: 2, kFori: 2, kCond: 2,
 }
 
 // kindOps are the ops a step kind needs to be allowed (all of them).
@@ -55,6 +55,10 @@ func kindOps(k kind) []trace.Op {
 		return []trace.Op{trace.OpSort}
 	case kConv:
 		return []trace.Op{trace.OpConv}
+	case kFori:
+		return []trace.Op{trace.OpWhile, trace.OpResult}
+	case kCond:
+		return []trace.Op{trace.OpCond}
 	}
 	return nil
 }
@@ -219,6 +223,8 @@ func (g *gen) pick() (step, bool) {
 		return g.pickMatMul(s)
 	case kConv:
 		return g.pickConv(s)
+	case kFori, kCond:
+		return g.pickControl(s)
 	case kFlip, kIndex, kTake, kScatter, kDynSlice, kDynUpdate:
 		return g.pickIndexStep(s)
 	case kSort:

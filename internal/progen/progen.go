@@ -53,7 +53,7 @@ func (o Options) withDefaults() Options {
 		o.DTypes = tensor.AllDTypes()
 	}
 	if o.Ops == nil {
-		o.Ops = DefaultOps()
+		o.Ops = trace.AllOps()
 	}
 	def := func(p *int, v int) {
 		if *p <= 0 {
@@ -146,7 +146,7 @@ func (s *step) label() string {
 		kReshape: "reshape", kExpand: "expand_dims", kSqueeze: "squeeze", kTranspose: "transpose",
 		kBroadcast: "broadcast_to", kSlice: "slice", kConcat: "concatenate", kMean: "mean", kMatMul: "matmul",
 		kFlip: "flip", kIndex: "index", kTake: "take", kScatter: "at", kDynSlice: "dynamic_slice", kDynUpdate: "dynamic_update_slice", kIota: "iota", kSort: "sort",
-		kConv: "conv_general_dilated"}[s.kind]
+		kConv: "conv_general_dilated", kFori: "fori_loop", kCond: "cond"}[s.kind]
 }
 
 func (c *Case) replay(args []trace.Value, outs []int) []trace.Value {
@@ -220,18 +220,4 @@ func generate(r *rand.Rand, o *Options) *Case {
 		}
 	}
 	return c
-}
-
-// DefaultOps are the ops drawn when Options.Ops is nil: every op of the
-// table but control flow (while, cond and their results), which the
-// generator does not draw yet: its programs go to backends (OpenCL) and
-// exporters (StableHLO, NumPy) that do not handle control flow.
-func DefaultOps() []trace.Op {
-	var ops []trace.Op
-	for _, op := range trace.AllOps() {
-		if op.Info().Class != trace.ClassControl {
-			ops = append(ops, op)
-		}
-	}
-	return ops
 }

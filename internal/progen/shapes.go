@@ -149,13 +149,15 @@ func (g *gen) check() bool {
 	if err != nil {
 		return false
 	}
-	for _, e := range p.Eqns {
+	control := s.kind == kFori || s.kind == kCond
+	if !eachEqn(p, func(e *trace.Eqn) bool {
 		if e.Out.Size() > g.o.MaxElems || e.Op == trace.OpDot && dotWork(e) > 1<<21 || e.Op == trace.OpConv && convWork(e) > 1<<20 {
 			return false
 		}
-		if !g.ops[e.Op] && !g.implicit(e.Op) || g.o.Allow != nil && !g.o.Allow(e) || g.o.Smooth && !smoothEqn(e) {
-			return false
-		}
+		allowed := g.ops[e.Op] || g.implicit(e.Op) || control && controlMachinery[e.Op]
+		return allowed && (g.o.Allow == nil || g.o.Allow(e)) && (!g.o.Smooth || smoothEqn(e))
+	}) {
+		return false
 	}
 	g.types = append(g.types, out.Type())
 	g.shapes = append(g.shapes, out.Shape())

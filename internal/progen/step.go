@@ -45,6 +45,8 @@ const (
 	kIota                   // a + Iota(a's dtype, a's shape, axis): counts that meet a
 	kSort                   // sort, argsort, top_k or lax.sort (sort.go)
 	kConv                   // ConvGeneralDilated(a, args[1], conv)
+	kFori                   // ForiLoop(0, n, λc: op(c, args[1]), a) (control.go)
+	kCond                   // Cond(any(a), λx: op(x, args[1]), λx: x, a)
 	numKinds
 )
 
@@ -198,6 +200,8 @@ func (s *step) apply(vals []trace.Value) trace.Value {
 		return s.applySort(vals)
 	case kConv:
 		return trace.ConvGeneralDilated(a, s.args[1].value(vals), s.conv, s.dotOptions()...)
+	case kFori, kCond:
+		return s.applyControl(vals)
 	}
 	panic(fmt.Sprintf("progen: unknown step kind %d", s.kind))
 }
@@ -286,6 +290,8 @@ func (s *step) String() string {
 		return s.indexString(args)
 	case kSort:
 		return s.sortString(args)
+	case kFori, kCond:
+		return s.controlString(args)
 	}
 	return "?"
 }
