@@ -83,9 +83,25 @@ func FuzzFusedVsReference(f *testing.F) {
 	})
 }
 
+// TestDifferentialControl is TestDifferential over programs with loops
+// and branches (progen's Control steps), a corpus of its own so that the
+// seeds TestDifferential pins keep their programs.
+func TestDifferentialControl(t *testing.T) {
+	n := *diffN / 4
+	if testing.Short() {
+		n = min(n, 300)
+	}
+	var i atomic.Int64
+	forSeeds(t, func() (int64, bool) { k := i.Add(1) - 1; return 9_000_000 + k, k < int64(n) }, func(seed int64) string {
+		return runDifferentialWith(seed, progen.Options{Control: true})
+	})
+}
+
 // runDifferential checks one seed and returns a failure report, or "".
-func runDifferential(seed int64) (msg string) {
-	c := progen.Generate(rand.New(rand.NewSource(seed)), progen.Options{})
+func runDifferential(seed int64) string { return runDifferentialWith(seed, progen.Options{}) }
+
+func runDifferentialWith(seed int64, gen progen.Options) (msg string) {
+	c := progen.Generate(rand.New(rand.NewSource(seed)), gen)
 	defer func() {
 		if r := recover(); r != nil {
 			msg = fmt.Sprintf("seed %d: panic: %v\n%s\n%s", seed, r, c, debug.Stack())

@@ -76,7 +76,7 @@ func numpyOptions() progen.Options {
 		}
 	}
 	return progen.Options{
-		DTypes: dts, Ops: ops, SafeConverts: true,
+		DTypes: dts, Ops: ops, SafeConverts: true, Control: true,
 		Allow:     numpyAllow,
 		LargeProb: 0.02, LargeMax: 4096,
 	}

@@ -86,6 +86,10 @@ func (g *gen) kindAllowed(k kind) bool {
 		return g.ops[trace.OpArgMax] || g.ops[trace.OpArgMin]
 	case kScatter:
 		return g.ops[trace.OpGather] && len(g.opsOf(trace.ClassIndex, trace.Op.IsScatter)) > 0
+	case kFori, kCond:
+		if !g.o.Control {
+			return false
+		}
 	}
 	for _, op := range kindOps(k) {
 		if !g.ops[op] {

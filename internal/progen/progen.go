@@ -31,6 +31,11 @@ type Options struct {
 	// no extreme literals) and the data are ordinary values (floats and
 	// complex parts in (−2, 2), small ints). Allow still applies.
 	Smooth bool
+	// Control also draws control-flow steps (a fori_loop, a cond:
+	// control.go). Off, the draws are those of the generator before it
+	// had them, seed for seed, so the seeds other tests pin keep their
+	// programs.
+	Control bool
 	// SafeConverts makes float → integer astype clamp into a small range
 	// and map NaN to 0 first, and never converts complex to integers, so
 	// no convert is out of range (NumPy leaves those undefined).

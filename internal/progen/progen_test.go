@@ -15,7 +15,7 @@ func TestGenerateTraces(t *testing.T) {
 	seen := map[string]int{}
 	dtypes := map[tensor.DType]int{}
 	for range 2000 {
-		c := Generate(r, Options{})
+		c := Generate(r, Options{Control: true})
 		p, err := c.Trace()
 		if err != nil {
 			t.Fatalf("case does not trace: %v\n%s", err, c)
