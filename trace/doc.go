@@ -101,6 +101,19 @@
 //     standard weak-type rule). The equation keeps the param (programs
 //     print preferred_element_type=f32, as jaxprs do); lowering expands it
 //     into converts and the op at that dtype.
+//   - conv_general_dilated is lax's (ConvGeneralDilated): operands promote
+//     to their common dtype as dot_general's do; dimension numbers are
+//     lax's strings (spatial dims ordered as the rhs string lists them);
+//     SAME/SAME_LOWER padding is lax.padtype_to_pads of the undilated lhs
+//     and the dilated kernel; explicit padding may be negative (it crops).
+//     Where JAX/XLA accept more, Kiln refuses with a typed error:
+//     batch_group_count > 1 (*ShapeError) and bool or complex operands
+//     (*DTypeError). Its sum's order and rounding are kernels/doc.go's.
+//   - reduce_window (ReduceWindowMax/Min/Sum) and flax's pools (package
+//     nn) are compositions of pad, strided slices and maximum/minimum/add
+//     (pool.go says what that means for sums and for ties); avg_pool
+//     divides by the window size (count_include_pad=True, flax's default)
+//     or by the count of non-padding elements.
 //   - Caller positions skip Kiln's own non-test files (trace and the root
 //     package) and are printed as dir/file.go:line.
 //

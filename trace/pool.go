@@ -16,10 +16,11 @@ import (
 // export and the derivatives come with the ops it is made of. Consequences
 // worth knowing: a window's sum adds its elements left to right in
 // row-major order starting from the first (an all −0 window sums to −0);
-// max and min propagate NaN, as lax.max does; and the derivative of a max
-// pool at a tie splits the cotangent equally among the tied elements
-// (jnp.maximum's derivative), where JAX's reduce_window JVP gives it to
-// one of them.
+// max and min propagate NaN, as lax.max does; and at a tie the derivative
+// of a max (min) pool follows the chain of maximum ops it is made of —
+// each tied maximum passes half the cotangent to each side, as
+// jnp.maximum's derivative does — where JAX's reduce_window JVP gives all
+// of it to one element of the window. Away from ties the two agree.
 
 // WindowOptions are lax.reduce_window's optional arguments, one entry per
 // operand dim.
