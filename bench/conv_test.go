@@ -1,10 +1,13 @@
 package main
 
 import (
+	"math"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/nn"
 	"github.com/kiln-go/kiln/tensor"
 )
 
@@ -87,4 +90,79 @@ func BenchmarkConv(b *testing.B) {
 		b.ReportMetric(cr/gr, "conv/gemm")
 		b.Logf("conv %.2f GFLOP/s, gemm-1024 %.2f GFLOP/s, ratio %.3f", cr, gr, cr/gr)
 	})
+}
+
+// BenchmarkMaxPool times flax's max_pool (3×3 window, stride 2, SAME) on
+// [8, 56, 56, 64] f32 — Kiln's reduce_window composition — against a
+// plain Go loop over the same windows on 2 goroutines, whose output it
+// must equal. Reports each one's ns/op; kiln/go-loop is the ratio.
+func BenchmarkMaxPool(b *testing.B) {
+	const n, h, c, k, s = 8, 56, 64, 3, 2
+	const oh = (h + s - 1) / s
+	pad := max((oh-1)*s+k-h, 0) / 2
+	x := uniform32(30, n*h*h*c, -1, 1)
+	xa := mustArray(x, n, h, h, c)
+	f := kiln.Jit(func(x kiln.Value) kiln.Value { return nn.MaxPool(x, []int{k, k}, []int{s, s}, "SAME") })
+	out, err := f.Run(xa)
+	if err != nil {
+		b.Fatal(err)
+	}
+	want := make([]float32, n*oh*oh*c)
+	goPool := func() {
+		var wg sync.WaitGroup
+		for part := range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for bi := part; bi < n; bi += 2 {
+					for oy := range oh {
+						for ox := range oh {
+							dst := want[((bi*oh+oy)*oh+ox)*c:][:c]
+							for i := range dst {
+								dst[i] = float32(math.Inf(-1))
+							}
+							for ky := range k {
+								iy := oy*s + ky - pad
+								if iy < 0 || iy >= h {
+									continue
+								}
+								for kx := range k {
+									ix := ox*s + kx - pad
+									if ix < 0 || ix >= h {
+										continue
+									}
+									src := x[((bi*h+iy)*h+ix)*c:][:c]
+									for i, v := range src {
+										dst[i] = max(dst[i], v)
+									}
+								}
+							}
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	goPool()
+	got, _ := tensor.Data[float32](out)
+	for i := range want {
+		if got[i] != want[i] {
+			b.Fatalf("element %d: Kiln %v, Go loop %v", i, got[i], want[i])
+		}
+	}
+	outs := []*tensor.Array{out}
+	var tk, tg time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if err := f.RunInto(outs, xa); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		goPool()
+		tk, tg = tk+t1.Sub(t0), tg+time.Since(t1)
+	}
+	b.ReportMetric(float64(tk.Nanoseconds())/float64(b.N), "kiln-ns/op")
+	b.ReportMetric(float64(tg.Nanoseconds())/float64(b.N), "go-loop-ns/op")
+	b.ReportMetric(tk.Seconds()/tg.Seconds(), "kiln/go-loop")
 }
