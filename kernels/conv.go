@@ -102,7 +102,7 @@ func (x *cpuExec) compileConv(f *lower.Fusion) (kernel, error) {
 		}
 	}
 	k.kk = nk * k.cin
-	if ns > 0 && k.lsC == 1 && k.lsS[ns-1] == k.cin && k.rd[ns-1] == 1 {
+	if ns > 0 && k.g == 1 && k.lsC == 1 && k.lsS[ns-1] == k.cin && k.rd[ns-1] == 1 {
 		k.runs = true
 		for _, d := range k.ld {
 			k.runs = k.runs && d == 1

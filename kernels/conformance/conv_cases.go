@@ -35,6 +35,8 @@ var convConfigs = []convConfig{
 	{"empty-batch", []int{0, 2, 4, 4}, []int{3, 2, 2, 2}, trace.ConvOptions{PaddingMode: "SAME"}},
 	{"nhwc-runs", []int{2, 6, 7, 5}, []int{3, 2, 5, 4}, trace.ConvOptions{
 		WindowStrides: []int{1, 2}, Padding: [][2]int{{1, 1}, {2, 0}}, RhsDilation: []int{2, 1}, DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}},
+	{"groups-unit-spatial", []int{4, 3, 1}, []int{6, 1, 3}, trace.ConvOptions{ // features contiguous and a size-1 spatial dim of stride 1: not one run across groups
+		FeatureGroupCount: 3, PaddingMode: "SAME", WindowStrides: []int{3}, DimensionNumbers: [3]string{"NCH", "OIH", "HNC"}}},
 	{"parallel", []int{2, 12, 12, 8}, []int{3, 3, 8, 16}, trace.ConvOptions{PaddingMode: "SAME", DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}},
 }
 
