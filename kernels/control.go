@@ -33,6 +33,11 @@ type controlKernel struct {
 	nconsts []int // captured operands per sub-module
 	n       int   // carries (while) or operands (cond)
 	state   int   // index of its state in runState.ctrl
+	// inPlace marks the carries the body only updates in place with a
+	// dynamic_update_slice (scan's stacked outputs): one buffer serves as
+	// the step's input and output, so a step writes its slice instead of
+	// copying the whole array.
+	inPlace []bool
 }
 
 // ctrlState is a control kernel's memory in one run state.
@@ -92,7 +97,34 @@ func (x *cpuExec) compileControl(f *lower.Fusion) (kernel, error) {
 	for i, o := range sub0.Outputs {
 		k.bytes[i] = o.Size() * o.DType.Size()
 	}
+	if root.Op == trace.OpWhile {
+		k.inPlace = inPlaceCarries(sub0, k.n)
+	}
 	return k, nil
+}
+
+// inPlaceCarries marks the carries i whose body result is a
+// dynamic_update_slice of the carry itself, the carry's only use, written
+// to output i's own buffer: the update can then happen in the carry's
+// buffer (the kernel skips the copy of an operand onto itself).
+func inPlaceCarries(body *lower.Module, n int) []bool {
+	uses := map[*lower.Instr]int{}
+	for _, in := range body.Instrs {
+		for _, a := range in.Args {
+			uses[a]++
+		}
+	}
+	for _, o := range body.Outputs {
+		uses[o]++
+	}
+	marks := make([]bool, n)
+	for i := range min(n, len(body.Outputs), len(body.Params)) {
+		o, p := body.Outputs[i], body.Params[i]
+		b, ok := body.Plan.Of[o]
+		marks[i] = o.Op == trace.OpDynamicUpdateSlice && o.Args[0] == p && uses[p] == 1 && uses[o] == 1 &&
+			ok && body.Plan.Buffers[b].Output == i
+	}
+	return marks
 }
 
 func sumInts(xs []int) int {
@@ -126,6 +158,10 @@ func (k *controlKernel) stateOf(rs *runState) *ctrlState {
 	for set := range sets {
 		s.carry[set] = make([]unsafe.Pointer, len(k.bytes))
 		for i, n := range k.bytes {
+			if set == 1 && i < len(k.inPlace) && k.inPlace[i] {
+				s.carry[1][i] = s.carry[0][i] // updated in place: one buffer
+				continue
+			}
 			mem, p := alignedBytes(n)
 			s.mem = append(s.mem, mem)
 			s.carry[set][i] = p

@@ -158,7 +158,7 @@ type copyJob struct {
 const copyJobChunk = copyChunk * 8 // bytes per work item
 
 func (c *copyJob) run(x *cpuExec, rs *runState) {
-	if c.n > 0 {
+	if c.n > 0 && rs.srcs[c.dst] != rs.srcs[c.src] { // the same buffer: an update in place (a loop's carry)
 		x.parallel(rs, (c.n+copyJobChunk-1)/copyJobChunk, c.n/8, c)
 	}
 }

@@ -1,0 +1,71 @@
+package kernels
+
+import (
+	"testing"
+
+	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/promote"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// A scan's stacked outputs are updated in place: the loop kernel gives
+// each of them one buffer (the carry it reads is the one it writes), so a
+// step writes its slice instead of copying every earlier one; the other
+// carries keep two buffers. The results match the reference's
+// (conformance's scan cases) either way.
+func TestScanOutputsInPlace(t *testing.T) {
+	p, err := trace.Trace(promote.Config{}, []trace.Abstract{{Type: promote.Strong(tensor.F32), Shape: []int{50, 4}}}, func(a []trace.Value) []trace.Value {
+		c, ys := trace.Scan(func(c, x []trace.Value) ([]trace.Value, []trace.Value) {
+			n := c[0].Add(x[0])
+			return []trace.Value{n}, []trace.Value{n, n.Mul(n)}
+		}, []trace.Value{trace.Zeros([]int{4}, tensor.F32)}, []trace.Value{a[0]})
+		return append(c, ys...)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := lower.Compile(p, lower.Options{Verify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := DefaultCPU().Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var k *controlKernel
+	for _, kk := range e.(*cpuExec).kernels {
+		if c, ok := kk.(*controlKernel); ok {
+			k = c
+		}
+	}
+	if k == nil {
+		t.Fatal("no loop kernel")
+	}
+	// The carries: the counter, the running sum, then the two stacks.
+	want := []bool{false, false, true, true}
+	if len(k.inPlace) != len(want) {
+		t.Fatalf("in place %v, want %v", k.inPlace, want)
+	}
+	for i := range want {
+		if k.inPlace[i] != want[i] {
+			t.Errorf("carry %d in place: %v, want %v", i, k.inPlace[i], want[i])
+		}
+	}
+	x := tensor.Must(tensor.Must(tensor.Arange(tensor.F32, 200)).Reshape(50, 4))
+	out, err := e.Run([]*tensor.Array{x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ys, _ := tensor.Data[float32](out[1])
+	sum := make([]float32, 4)
+	xs, _ := tensor.Data[float32](x)
+	for i := range 50 {
+		for j := range 4 {
+			sum[j] += xs[i*4+j]
+			if ys[i*4+j] != sum[j] {
+				t.Fatalf("ys[%d][%d] = %v, want %v", i, j, ys[i*4+j], sum[j])
+			}
+		}
+	}
+}
