@@ -201,27 +201,41 @@ func (m *Module) writeFused(b *strings.Builder, indent string) {
 func (m *Module) DOT() string {
 	var b strings.Builder
 	b.WriteString("digraph kiln {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n")
+	m.writeDOT(&b, "n", "  ")
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// writeDOT writes m's clusters, nodes (named prefix+ID) and edges; each
+// while's or cond's sub-modules are clusters nested in its kernel's, their
+// nodes named after it, the sub-module's parameters fed by the operands
+// they stand for (a loop's edges back are left out: the graph stays a DAG).
+func (m *Module) writeDOT(b *strings.Builder, prefix, ind string) {
 	inFusion := map[*Instr]bool{}
 	for _, f := range m.Fusions {
-		fmt.Fprintf(&b, "  subgraph cluster_%d {\n    label=\"fusion.%d (%s)\";\n    style=rounded;\n", f.ID, f.ID, f.Kind)
+		fmt.Fprintf(b, "%ssubgraph cluster_%s%d {\n%s  label=\"fusion.%d (%s)\";\n%s  style=rounded;\n", ind, prefix, f.ID, ind, f.ID, f.Kind, ind)
 		for _, in := range f.Instrs {
 			if !inFusion[in] {
-				fmt.Fprintf(&b, "    n%d [label=\"%s\\n%s\"];\n", in.ID, in.Op, in.TypeString())
+				fmt.Fprintf(b, "%s  %s%d [label=\"%s\\n%s\"];\n", ind, prefix, in.ID, in.Op, in.TypeString())
 				inFusion[in] = true
 			}
+			for i, sub := range in.Subs {
+				sp := fmt.Sprintf("%s%d_%s_", prefix, in.ID, subName(in.Op, i))
+				fmt.Fprintf(b, "%s  subgraph cluster_%s {\n%s    label=\"%s of %%%d\";\n%s    style=dashed;\n", ind, sp, ind, subName(in.Op, i), in.ID, ind)
+				sub.writeDOT(b, sp, ind+"    ")
+				b.WriteString(ind + "  }\n")
+			}
 		}
-		b.WriteString("  }\n")
+		b.WriteString(ind + "}\n")
 	}
 	for _, in := range m.Instrs {
 		if !inFusion[in] {
-			fmt.Fprintf(&b, "  n%d [label=\"%s\\n%s\", shape=ellipse];\n", in.ID, in.Op, in.TypeString())
+			fmt.Fprintf(b, "%s%s%d [label=\"%s\\n%s\", shape=ellipse];\n", ind, prefix, in.ID, in.Op, in.TypeString())
 		}
 		for _, a := range in.Args {
-			fmt.Fprintf(&b, "  n%d -> n%d;\n", a.ID, in.ID)
+			fmt.Fprintf(b, "%s%s%d -> %s%d;\n", ind, prefix, a.ID, prefix, in.ID)
 		}
 	}
-	b.WriteString("}\n")
-	return b.String()
 }
 
 // Key identifies what the module computes: every instruction with its
