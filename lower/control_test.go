@@ -14,7 +14,9 @@ import (
 func controlModule(t *testing.T) *lower.Module {
 	t.Helper()
 	p, err := trace.Trace(promote.Config{}, []trace.Abstract{{Type: promote.Strong(tensor.F32), Shape: []int{3}}}, func(a []trace.Value) []trace.Value {
-		r := trace.ForiLoop(trace.Int(0), trace.Int(4), func(i trace.Value, c []trace.Value) []trace.Value { return []trace.Value{c[0].Mul(a[0]).Add(trace.Float(1))} }, a[0])
+		r := trace.ForiLoop(trace.Int(0), trace.Int(4), func(i trace.Value, c []trace.Value) []trace.Value {
+			return []trace.Value{c[0].Mul(a[0]).Add(trace.Float(1))}
+		}, a[0])
 		return trace.Cond(r[0].Sum().Gt(trace.Float(0)), func(o []trace.Value) []trace.Value { return []trace.Value{o[0].Neg()} },
 			func(o []trace.Value) []trace.Value { return o }, r[0])
 	})
