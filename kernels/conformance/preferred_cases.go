@@ -59,6 +59,17 @@ func preferredCases() []Case {
 						FeatureGroupCount: 2, DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}, pref)
 				})})
 	}
+	// Inside a loop body (lowered as its own sub-module): an f32 carry
+	// accumulating bf16 products in f32, and an int32 one of int8 products.
+	for _, p := range [][2]tensor.DType{{tensor.BF16, tensor.F32}, {tensor.I8, tensor.I32}} {
+		cs = append(cs, Case{Name: fmt.Sprintf("fori_loop-matmul-preferred/%s->%s", p[0], p[1]),
+			Inputs: []*tensor.Array{Input(p[0], 57, 3, 16), Input(p[0], 58, 16, 2), Input(p[1], 59, 3, 2)},
+			Fn: func(a []trace.Value) []trace.Value {
+				return trace.ForiLoop(trace.Int(0), trace.Int(3), func(i trace.Value, c []trace.Value) []trace.Value {
+					return []trace.Value{c[0].Add(trace.MatMul(a[0], a[1], trace.PreferredElementType(p[1])))}
+				}, a[2])
+			}})
+	}
 	// Weak operands: lax.dot_general's result stays weak, jnp.matmul's is
 	// strong (a convert of its own).
 	cs = append(cs, Case{Name: "dot-preferred-weak/f32->f64", Inputs: []*tensor.Array{Input(tensor.F32, 51, 3, 8), Input(tensor.F32, 52, 8, 2)},
