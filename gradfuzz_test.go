@@ -88,6 +88,39 @@ func TestGradPrograms(t *testing.T) {
 	}
 }
 
+// TestGradProgramsControl is TestGradPrograms over programs with loops
+// and branches (progen's Control steps: a fori_loop with static bounds,
+// reverse-differentiable, and a cond), a corpus of its own so the seeds
+// TestGradPrograms pins keep their programs.
+func TestGradProgramsControl(t *testing.T) {
+	n := int64(*gradN / 4)
+	if testing.Short() {
+		n = min(n, 300)
+	}
+	var next, fused, fd atomic.Int64
+	next.Store(4_000_000)
+	forSeeds(t, func() (int64, bool) {
+		seed := next.Add(1) - 1
+		return seed, (fused.Load() < n || fd.Load() < n) && seed-4_000_000 < 10*n
+	}, func(seed int64) string {
+		ok, msg := runGradFusedWith(seed, true)
+		if ok {
+			fused.Add(1)
+		}
+		if msg != "" {
+			return msg
+		}
+		k, msg := runGradFiniteDiffWith(seed, true)
+		if k > 0 {
+			fd.Add(1)
+		}
+		return msg
+	})
+	if fused.Load() < n || fd.Load() < n {
+		t.Errorf("only %d fused and %d finite-difference programs, want %d of each", fused.Load(), fd.Load(), n)
+	}
+}
+
 // FuzzGrad draws a seed from the fuzzer's bytes and checks it as
 // TestGradPrograms does.
 func FuzzGrad(f *testing.F) {
@@ -168,9 +201,13 @@ func gradSetup(c *progen.Case, r *rand.Rand) (func(xs ...kiln.Value) kiln.Value,
 // runGradFused checks that a random program's gradient program gives the
 // same bits fused, op by op and on the reference evaluator; ok is false
 // when the program has nothing to differentiate.
-func runGradFused(seed int64) (ok bool, msg string) {
+func runGradFused(seed int64) (ok bool, msg string) { return runGradFusedWith(seed, false) }
+
+// runGradFusedWith is runGradFused, drawing loops and branches too when
+// control is set.
+func runGradFusedWith(seed int64, control bool) (ok bool, msg string) {
 	r := rand.New(rand.NewSource(seed))
-	c := progen.Generate(r, progen.Options{Ops: differentiableOps()})
+	c := progen.Generate(r, progen.Options{Ops: differentiableOps(), Control: control})
 	defer func() {
 		if e := recover(); e != nil {
 			ok, msg = true, fmt.Sprintf("grad seed %d: panic: %v\n%s\n%s", seed, e, c, debug.Stack())
@@ -217,10 +254,14 @@ var fdDTypes = []tensor.DType{tensor.F64, tensor.F64, tensor.F64, tensor.F64, te
 
 // runGradFiniteDiff checks a smooth float64 program's gradient against
 // central differences and returns how many elements it compared.
-func runGradFiniteDiff(seed int64) (checked int, msg string) {
+func runGradFiniteDiff(seed int64) (checked int, msg string) { return runGradFiniteDiffWith(seed, false) }
+
+// runGradFiniteDiffWith is runGradFiniteDiff, drawing loops and branches
+// too when control is set.
+func runGradFiniteDiffWith(seed int64, control bool) (checked int, msg string) {
 	r := rand.New(rand.NewSource(^seed))
 	c := progen.Generate(r, progen.Options{DTypes: fdDTypes, Smooth: true, SafeConverts: true, MaxDim: 3, LargeProb: -1, X32Prob: -1, MaxOps: 8,
-		Ops: differentiableOps()})
+		Ops: differentiableOps(), Control: control})
 	defer func() {
 		if e := recover(); e != nil {
 			msg = fmt.Sprintf("grad fd seed %d: panic: %v\n%s\n%s", seed, e, c, debug.Stack())
