@@ -254,7 +254,9 @@ var fdDTypes = []tensor.DType{tensor.F64, tensor.F64, tensor.F64, tensor.F64, te
 
 // runGradFiniteDiff checks a smooth float64 program's gradient against
 // central differences and returns how many elements it compared.
-func runGradFiniteDiff(seed int64) (checked int, msg string) { return runGradFiniteDiffWith(seed, false) }
+func runGradFiniteDiff(seed int64) (checked int, msg string) {
+	return runGradFiniteDiffWith(seed, false)
+}
 
 // runGradFiniteDiffWith is runGradFiniteDiff, drawing loops and branches
 // too when control is set.
