@@ -94,6 +94,8 @@ func TestJudge(t *testing.T) {
 	}
 	e6a := mk("E6a", map[string]float64{kilnFused: 2, openblasPeer: 1.9})
 	dense, bare := mk("E6g", map[string]float64{kilnFused: 1.05}), mk("E6h", map[string]float64{kilnFused: 1})
+	paired := mk("E6g", map[string]float64{kilnFused: 2})
+	paired.pair.timing = timing{sec: 1, runs: 3}
 	for _, tc := range []struct {
 		name         string
 		t            target
@@ -107,6 +109,7 @@ func TestJudge(t *testing.T) {
 		{"row ratio met", target{id: "E6g", vsRow: "E6h", maxRatio: 1.1}, dense, bare, "= 1.05 (needs ≤ 1.1)", "met"},
 		{"row ratio missed", target{id: "E6g", vsRow: "E6h", maxRatio: 1.01}, dense, bare, "= 1.05", "**missed**"},
 		{"row absent", target{id: "E6g", vsRow: "E6h", maxRatio: 1.1}, dense, nil, "not measured", "unknown"},
+		{"pair preferred", target{id: "E6g", vsRow: "E6h", maxRatio: 1.1}, paired, bare, "(timed in the same rounds) = 2 s ÷ 1 s = 2", "**missed**"},
 		{"time ratio", target{id: "E6a", peer: openblasPeer, maxRatio: 1}, e6a, nil, "Kiln ÷ openblas = 1.05", "**missed**"},
 		{"limit", target{id: "E6a", kiln: kilnFused, limit: 3 * time.Second}, e6a, nil, "2 s", "met"},
 	} {

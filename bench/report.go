@@ -356,12 +356,19 @@ func judge(t target, row, other *row) (measured, verdict string) {
 	k := row.cells[kiln]
 	switch {
 	case t.vsRow != "":
-		if other == nil || !k.measured() || !other.cells[kilnFused].measured() {
-			return "not measured (run " + t.id + " and " + t.vsRow + " together)", "unknown"
+		// Prefer the pair timed in the same rounds as row's Kiln fused:
+		// two rows measured minutes apart on a shared machine can differ
+		// by more than the target's margin.
+		base, how := &row.pair, "timed in the same rounds"
+		if !base.measured() && other != nil {
+			base, how = other.cells[kilnFused], t.vsRow+"'s row"
 		}
-		v := k.sec / other.cells[kilnFused].sec
-		return fmt.Sprintf("%s ÷ %s = %s ÷ %s = %.3g (needs ≤ %.3g)", t.id, t.vsRow, formatSeconds(k.sec),
-			formatSeconds(other.cells[kilnFused].sec), v, t.maxRatio), met(v <= t.maxRatio) + near(v/t.maxRatio)
+		if !k.measured() || base == nil || !base.measured() {
+			return "not measured", "unknown"
+		}
+		v := k.sec / base.sec
+		return fmt.Sprintf("%s ÷ %s (%s) = %s ÷ %s = %.3g (needs ≤ %.3g)", t.id, t.vsRow, how, formatSeconds(k.sec),
+			formatSeconds(base.sec), v, t.maxRatio), met(v <= t.maxRatio) + near(v/t.maxRatio)
 	case t.peer == "":
 		if !k.measured() {
 			return "not measured", "unknown"

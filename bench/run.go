@@ -56,6 +56,10 @@ type row struct {
 	cold      time.Duration
 	cells     map[string]*cell
 
+	// pair is the Kiln fused time of the workload's pair (E6g's bare
+	// GEMM), measured in the same rounds as the row's in-process peers.
+	pair cell
+
 	// copyGo and copyC are the copy bandwidth measured just before a
 	// memory-bound workload, so its GB/s compare with the machine's state
 	// at that moment (other work on a shared machine moves it a lot).
@@ -186,7 +190,22 @@ func runWorkload(w *workload, exts map[string]*external, s schedule, dir string,
 			group, ims = append(group, p), append(ims, im)
 		}
 	}
+	if w.pair != nil { // timed in the same rounds, last
+		im, err := runIntoImpl(w.pair)
+		if err != nil {
+			r.pair.status = "error: " + firstLine(err.Error())
+		} else {
+			ims = append(ims, im)
+		}
+	}
 	ts, errs := measureTogether(ims, s, w.calls)
+	if w.pair != nil && len(ims) > len(group) {
+		if i := len(group); errs[i] != nil {
+			r.pair.status = "error: " + firstLine(errs[i].Error())
+		} else {
+			r.pair.timing = ts[i]
+		}
+	}
 	outs := map[string]any{}
 	for i, p := range group {
 		if errs[i] != nil {

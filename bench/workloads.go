@@ -28,6 +28,8 @@ type workload struct {
 	compile   bool          // E5b: the Kiln time is a fresh Jit's trace, compile and first Run
 	cold      time.Duration // the first Run of the process's first Jit of fn (set by kiln-fused)
 
+	pair *workload // E6g: its bare GEMM, whose Kiln fused time is measured in the same rounds
+
 	fn   any   // the traced function
 	args []any // Kiln's arguments (*tensor.Array)
 
@@ -88,7 +90,9 @@ func newWorkload(id string, n int, mm matrixSizes) *workload {
 	case "E6f":
 		return newE6[float64](id, mm.f)
 	case "E6g":
-		return newDense(id, mm.dense, true)
+		w := newDense(id, mm.dense, true)
+		w.pair = newDense("E6h", mm.dense, false)
+		return w
 	case "E6h":
 		return newDense(id, mm.dense, false)
 	case "E7":
