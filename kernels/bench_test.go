@@ -85,15 +85,21 @@ func BenchmarkMulF16(b *testing.B) {
 	})
 }
 
-// BenchmarkMatMul times a jitted n×n matmul per dtype (f32, f64; f16 and
-// bf16 accumulate in f32): GFLOP/s counts 2·n³. bench/ compares it with
-// OpenBLAS in one run.
+// BenchmarkMatMul times a jitted n×n matmul per dtype (f32, f64; bf16
+// accumulates in f32; i8 with preferred_element_type int32 runs the int8
+// GEMM): GFLOP/s counts 2·n³ (integer operations for i8). bench/ compares
+// it with OpenBLAS in one run.
 func BenchmarkMatMul(b *testing.B) {
-	for _, d := range []tensor.DType{tensor.F32, tensor.F64, tensor.BF16} {
+	for _, d := range []tensor.DType{tensor.F32, tensor.F64, tensor.BF16, tensor.I8} {
 		for _, n := range []int{64, 128, 256, 1024, 2048} {
 			b.Run(fmt.Sprintf("%v/%d", d, n), func(b *testing.B) {
 				x, y := conformance.Input(d, 1, n, n), conformance.Input(d, 2, n, n)
-				benchProgram(b, []*tensor.Array{x, y}, func(a []trace.Value) []trace.Value { return []trace.Value{a[0].MatMul(a[1])} })
+				benchProgram(b, []*tensor.Array{x, y}, func(a []trace.Value) []trace.Value {
+					if d == tensor.I8 {
+						return []trace.Value{trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.I32))}
+					}
+					return []trace.Value{a[0].MatMul(a[1])}
+				})
 				b.ReportMetric(2*float64(n)*float64(n)*float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			})
 		}

@@ -7,8 +7,10 @@ import (
 
 	"github.com/kiln-go/kiln/internal/gemm"
 	"github.com/kiln-go/kiln/internal/numerics"
+	"github.com/kiln-go/kiln/internal/simd"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
 )
 
 // dotKernel runs dot_general as batched matrix products [B, M, K] ·
@@ -25,6 +27,7 @@ type dotKernel struct {
 	out         int
 	dtype       tensor.DType
 	slot        int
+	int8        bool // lhs and rhs are int8 (see int8Operand)
 }
 
 // operandLayout is how one operand is read: directly from its source, or
@@ -62,6 +65,13 @@ func (x *cpuExec) compileDot(f *lower.Fusion) (kernel, error) {
 	if lhs.DType != root.DType || rhs.DType != root.DType {
 		return nil, fmt.Errorf("kernels: dot_general operands %s, %s for a %s result", lhs.DType, rhs.DType, root.DType)
 	}
+	if l8, r8 := x.int8Operand(lhs, root.DType), x.int8Operand(rhs, root.DType); l8 != nil && r8 != nil {
+		// Products of int8 operands (or of int8 widened by a convert, as
+		// a preferred_element_type lowers) on the VNNI kernel: the int32
+		// sum, wrapped to the result type, is the wrapping sum's result.
+		k.int8 = true
+		lhs, rhs = l8, r8
+	}
 	k.lhs = x.layout(lhs, d.LhsBatch, lf, d.LhsContract)
 	k.rhs = x.layout(rhs, d.RhsBatch, d.RhsContract, rf)
 	if cd := computeDType(root.DType); !gemmDType(cd) && dotTable[cd] == nil {
@@ -98,7 +108,7 @@ func (x *cpuExec) layout(in *lower.Instr, batch, rows, cols []int) operandLayout
 	}
 	g.simplify()
 	canonical := g.contiguous()
-	if canonical || (merged && gemmDType(in.DType)) {
+	if canonical || (merged && (gemmDType(in.DType) || in.DType == tensor.I8)) {
 		if canonical {
 			l.strides = canonicalStrides(in.Shape, rows, cols)
 		}
@@ -114,6 +124,34 @@ func (x *cpuExec) layout(in *lower.Instr, batch, rows, cols []int) operandLayout
 func canonicalStrides(shape, rows, cols []int) [3]int {
 	r, c := prodOf(shape, rows), prodOf(shape, cols)
 	return [3]int{r * c, c, 1}
+}
+
+// int8Operand returns the int8 array that operand in of a dot with result
+// dtype res can be read from on the int8 GEMM — in itself, or the source
+// of its convert from int8 — or nil. The int8 GEMM sums in int32, so res
+// must be int8, int16 or int32 (narrower results wrap the same), and it
+// runs only where the CPU has VNNI (elsewhere the plain loop is as good).
+func (x *cpuExec) int8Operand(in *lower.Instr, res tensor.DType) *lower.Instr {
+	if _, fast := simd.GemmI8(); !fast || (res != tensor.I8 && res != tensor.I16 && res != tensor.I32) {
+		return nil
+	}
+	if in.DType == tensor.I8 {
+		return in
+	}
+	if in.Op == trace.OpConvert && in.Args[0].DType == tensor.I8 && x.materialized(in.Args[0]) {
+		return in.Args[0]
+	}
+	return nil
+}
+
+// materialized reports whether in has a buffer or a constant to read.
+func (x *cpuExec) materialized(in *lower.Instr) bool {
+	for in.Op == trace.OpReshape {
+		in = in.Args[0]
+	}
+	_, isConst := x.constIdx[in]
+	_, planned := x.m.Plan.Of[in]
+	return isConst || planned
 }
 
 // gemmDType reports whether dtype d is read by internal/gemm as it is
@@ -188,6 +226,10 @@ func (k *dotKernel) run(x *cpuExec, rs *runState) {
 	if cd != k.dtype {
 		c = x.worker0(rs).temp(k.b * k.m * k.n * cd.Size())
 	}
+	if k.int8 {
+		runGemmI8(x, rs, k, a, b, na, nb)
+		return
+	}
 	switch cd {
 	case tensor.F32:
 		runGemm[float32](x, rs, k, c, a, b, na, nb)
@@ -198,6 +240,60 @@ func (k *dotKernel) run(x *cpuExec, rs *runState) {
 	}
 	if cd != k.dtype {
 		narrowFn(k.dtype)(out, c, k.b*k.m*k.n)
+	}
+}
+
+// gemmI8Job runs pieces of one int8 product on the workers.
+type gemmI8Job struct {
+	call  gemm.I8Call
+	parts int
+}
+
+func (j *gemmI8Job) runRange(_ *runState, _ *worker, lo, hi int) {
+	for p := lo; p < hi; p++ {
+		j.call.RunPart(p, j.parts)
+	}
+}
+
+// runGemmI8 runs an int8 product into int32 (the output itself, or a
+// temporary narrowed into it).
+func runGemmI8(x *cpuExec, rs *runState, k *dotKernel, a, b unsafe.Pointer, na, nb int) {
+	out := rs.srcs[k.out]
+	c := out
+	if k.dtype != tensor.I32 {
+		c = x.worker0(rs).temp(k.b * k.m * k.n * 4)
+	}
+	j := slotJob[gemmI8Job](rs, k.slot)
+	j.call = gemm.I8Call{Batch: k.b, M: k.m, N: k.n, K: k.kk,
+		A: view[int8](a, na), B: view[int8](b, nb), C: view[int32](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n}
+	j.call.BatchA, j.call.RowA, j.call.ColA = k.lhs.strides[0], k.lhs.strides[1], k.lhs.strides[2]
+	j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]
+	workers := x.cpu.workers()
+	if k.b*k.m*k.n*k.kk < 4*gemmParallelMin {
+		workers = 1
+	}
+	j.parts = j.call.Parts(workers)
+	x.parallel(rs, j.parts, k.b*k.m*k.n*max(k.kk, 1), j)
+	if k.dtype != tensor.I32 {
+		wrapI32(k.dtype, out, c, k.b*k.m*k.n)
+	}
+}
+
+// wrapI32 stores n int32 values at src into dst as d (int8 or int16),
+// keeping the low bits: the wrapping sum's value in d.
+func wrapI32(d tensor.DType, dst, src unsafe.Pointer, n int) {
+	in := view[int32](src, n)
+	switch d {
+	case tensor.I8:
+		out := view[int8](dst, n)
+		for i, v := range in {
+			out[i] = int8(v)
+		}
+	case tensor.I16:
+		out := view[int16](dst, n)
+		for i, v := range in {
+			out[i] = int16(v)
+		}
 	}
 }
 

@@ -135,3 +135,63 @@ func BenchmarkGemm(b *testing.B) {
 		}
 	}
 }
+
+// The int8 product against the plain wrapping int32 sum: sizes around the
+// tile and block edges (k not a multiple of 4, past KC), transposed
+// operands, batches and concurrent parts, at every tier.
+func TestGemmI8(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, tier := range simd.Available() {
+		restore := simd.SetLevel(tier)
+		for _, s := range [][3]int{{1, 1, 1}, {13, 33, 5}, {24, 64, 8}, {37, 53, 1030}, {5, 600, 7}, {20, 20, 0}} {
+			for _, tr := range [][2]bool{{false, false}, {true, true}} {
+				for _, parts := range []int{1, 2, 3} {
+					m, n, k := s[0], s[1], s[2]
+					g := &I8Call{Batch: 2, M: m, N: n, K: k, BatchA: m * k, RowA: k, ColA: 1, BatchB: k * n, RowB: n, ColB: 1,
+						LDC: n + 2, BatchC: m * (n + 2)}
+					if tr[0] {
+						g.RowA, g.ColA = 1, m
+					}
+					if tr[1] {
+						g.RowB, g.ColB = 1, k
+					}
+					g.A, g.B, g.C = make([]int8, 2*m*k), make([]int8, 2*k*n), make([]int32, 2*m*(n+2))
+					for i := range g.A {
+						g.A[i] = int8(rng.IntN(256) - 128)
+					}
+					for i := range g.B {
+						g.B[i] = int8(rng.IntN(256) - 128)
+					}
+					for i := range g.C {
+						g.C[i] = int32(rng.Uint32())
+					}
+					want := append([]int32(nil), g.C...)
+					for b := range 2 {
+						for i := range m {
+							for j := range n {
+								var s int32
+								for l := range k {
+									s += int32(g.A[b*g.BatchA+i*g.RowA+l*g.ColA]) * int32(g.B[b*g.BatchB+l*g.RowB+j*g.ColB])
+								}
+								want[b*g.BatchC+i*g.LDC+j] = s
+							}
+						}
+					}
+					np := g.Parts(parts)
+					var wg sync.WaitGroup
+					for p := range np {
+						wg.Add(1)
+						go func() { defer wg.Done(); g.RunPart(p, np) }()
+					}
+					wg.Wait()
+					for i := range want {
+						if g.C[i] != want[i] {
+							t.Fatalf("%v %v trans=%v parts=%d: c[%d] = %d, want %d", tier, s, tr, parts, i, g.C[i], want[i])
+						}
+					}
+				}
+			}
+		}
+		restore()
+	}
+}

@@ -2294,3 +2294,10 @@ func gemm6x8F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c []f
 		gemm6x8F64AVX2(kc, a, ra, sa, b, sb, c, ldc, load)
 	}
 }
+
+func gemm12x32I8Accel(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool) {
+	switch tier {
+	case AVX512:
+		gemm12x32I8AVX512(kc4, a, b, c, ldc, load)
+	}
+}

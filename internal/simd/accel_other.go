@@ -467,3 +467,5 @@ func gemm12x16F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c [
 
 func gemm6x8F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c []float64, ldc int, load bool) {
 }
+
+func gemm12x32I8Accel(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool) {}

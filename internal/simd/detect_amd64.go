@@ -14,3 +14,7 @@ func detect() Tier {
 	}
 	return AVX2
 }
+
+// hasVNNI reports AVX512_VNNI (VPDPBUSD on ZMM registers), which the
+// AVX512 tier does not imply.
+var hasVNNI = cpu.X86.HasAVX512VNNI

@@ -3,3 +3,5 @@
 package simd
 
 func detect() Tier { return Generic }
+
+const hasVNNI = false

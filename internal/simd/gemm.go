@@ -62,3 +62,46 @@ func GemmTileGo[T float32 | float64](mr, nr int, fma func(x, y, z T) T) GemmKern
 		}
 	}}
 }
+
+// GemmI8Kernel is the int8 micro-kernel: Run computes the 12×32 int32
+// tile c (row-major, row stride ldc) as Σ u8(a)·s8(b) over kc4 steps of
+// four k values, from +0 or, with load, from the tile. Step l of the a
+// panel holds a[(l*12+r)*4+t] (row r, k = 4l+t), of the b panel
+// b[(l*32+j)*4+t]. Sums wrap modulo 2^32, so every tier gives the same
+// result whatever its order.
+type GemmI8Kernel struct {
+	Run func(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool)
+}
+
+// GemmI8MR and GemmI8NR are the int8 tile's rows and columns.
+const GemmI8MR, GemmI8NR = 12, 32
+
+// GemmI8 returns the int8 micro-kernel: VPDPBUSD on the AVX512 tier of a
+// CPU with AVX512_VNNI, else the Go twin. Fast reports which: callers
+// with a fast plain path of their own should use it when the kernel is
+// not.
+func GemmI8() (k GemmI8Kernel, fast bool) {
+	if tier == AVX512 && hasVNNI {
+		return GemmI8Kernel{gemm12x32I8Accel}, true
+	}
+	return GemmI8Kernel{gemmI8Go}, false
+}
+
+// gemmI8Go is the Go twin of the int8 micro-kernel.
+func gemmI8Go(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool) {
+	for r := range GemmI8MR {
+		row := c[r*ldc : r*ldc+GemmI8NR]
+		for j := range row {
+			var s int32
+			if load {
+				s = row[j]
+			}
+			for l := range kc4 {
+				for t := range 4 {
+					s += int32(a[(l*GemmI8MR+r)*4+t]) * int32(b[(l*GemmI8NR+j)*4+t])
+				}
+			}
+			row[j] = s
+		}
+	}
+}

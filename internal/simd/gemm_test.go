@@ -64,3 +64,37 @@ func checkGemmKernel[T float32 | float64](t *testing.T, tier Tier, k GemmKernel[
 		}
 	}
 }
+
+// The VNNI kernel against its Go twin on random bytes (all 256 values of
+// each side), with and without load, including sums that wrap.
+func TestGemmI8Kernel(t *testing.T) {
+	k, fast := GemmI8()
+	if !fast {
+		t.Skip("no AVX512_VNNI here (or a lower tier): the Go twin is the kernel")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, kc4 := range []int{0, 1, 5, 300} {
+		for _, load := range []bool{false, true} {
+			a, b := make([]uint8, kc4*GemmI8MR*4), make([]int8, kc4*GemmI8NR*4)
+			for i := range a {
+				a[i] = uint8(rng.IntN(256))
+			}
+			for i := range b {
+				b[i] = int8(rng.IntN(256) - 128)
+			}
+			ldc := GemmI8NR + 1
+			c := make([]int32, (GemmI8MR-1)*ldc+GemmI8NR)
+			for i := range c {
+				c[i] = int32(rng.Uint32())
+			}
+			want := append([]int32(nil), c...)
+			gemmI8Go(kc4, a, b, want, ldc, load)
+			k.Run(kc4, a, b, c, ldc, load)
+			for i := range c {
+				if c[i] != want[i] {
+					t.Fatalf("kc4=%d load=%v: c[%d] = %d, twin %d", kc4, load, i, c[i], want[i])
+				}
+			}
+		}
+	}
+}

@@ -1353,3 +1353,6 @@ func gemm12x16F64AVX512(kc int, a []float64, ra int, sa int, b []float64, sb int
 
 //go:noescape
 func gemm6x8F64AVX2(kc int, a []float64, ra int, sa int, b []float64, sb int, c []float64, ldc int, load bool)
+
+//go:noescape
+func gemm12x32I8AVX512(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool)

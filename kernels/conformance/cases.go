@@ -259,6 +259,18 @@ func structuralCases() []Case {
 
 func mixedCases() []Case {
 	return []Case{
+		// int8 products big enough for the CPU's int8 GEMM (VNNI where
+		// present): wrapping int8 results, int32 through a preferred type,
+		// and a transposed rhs; k = 1030 crosses a k block and is not a
+		// multiple of 4.
+		{Name: "matmul-i8-gemm", Inputs: []*tensor.Array{Input(tensor.I8, 40, 37, 1030), Input(tensor.I8, 41, 1030, 53)},
+			Fn: func(a []trace.Value) []trace.Value {
+				return []trace.Value{a[0].MatMul(a[1]), trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.I32))}
+			}},
+		{Name: "matmul-i8-gemm-transposed", Inputs: []*tensor.Array{Input(tensor.I8, 42, 64, 300), Input(tensor.I8, 43, 70, 300)},
+			Fn: one(func(a []trace.Value) trace.Value {
+				return trace.DotGeneral(a[0], a[1], trace.DotDims{LhsContract: []int{1}, RhsContract: []int{1}}, trace.PreferredElementType(tensor.I16))
+			})},
 		{Name: "mixed-f16", Inputs: []*tensor.Array{Input(tensor.I8, 30, 1000), Input(tensor.F16, 31, 1000)},
 			Fn: one(func(a []trace.Value) trace.Value { return a[0].Mul(trace.Int(2)).Add(a[1]).Mul(trace.Float(0.5)) })},
 		{Name: "variance", Inputs: []*tensor.Array{Input(tensor.F64, 32, 20000)},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	. "github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/ir"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 )
@@ -160,4 +161,83 @@ func microKernel(s isa, g gemmShape) {
 	}
 	VZEROUPPER()
 	RET()
+}
+
+// gemm12x32I8 is the int8 micro-kernel on AVX512_VNNI: c[12×32] int32
+// (+)= a·b over kc4 steps of four k values, with VPDPBUSD adding the four
+// products of an unsigned byte of a and a signed byte of b to each int32
+// lane. Packed layouts: step l of the a panel is the 12 dwords
+// a[(l*12+r)*4+t] (row r, k = 4l+t), of the b panel the 32 dwords
+// b[(l*32+j)*4+t]. Integer sums are exact modulo 2^32, so the order does
+// not matter. Only the AVX-512 body exists; package simd runs it when the
+// CPU has AVX512_VNNI.
+func registerGEMMInt8() {
+	addR("gemm12x32I8", "kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool", "", "", func(s isa) {
+		if !s.evex {
+			return
+		}
+		text(s)
+		const rows, vecs = 12, 2
+		label := func(l string) string { return "gemm12x32I8" + s.name + "_" + l }
+		kc, a, b, c, ldc, p := GP64(), GP64(), GP64(), GP64(), GP64(), GP64()
+		Load(Param("kc4"), kc)
+		Load(Param("a").Base(), a)
+		Load(Param("b").Base(), b)
+		Load(Param("c").Base(), c)
+		Load(Param("ldc"), ldc)
+		SHLQ(U8(2), ldc)
+		acc := make([][]reg.VecVirtual, rows)
+		for r := range acc {
+			acc[r] = []reg.VecVirtual{ZMM(), ZMM()}
+		}
+		load := GP8()
+		Load(Param("load"), load)
+		TESTB(load, load)
+		JEQ(LabelRef(label("zero")))
+		MOVQ(c, p)
+		for r := range acc {
+			for v, x := range acc[r] {
+				VMOVDQU32(Mem{Base: p, Disp: v * 64}, x)
+			}
+			ADDQ(ldc, p)
+		}
+		JMP(LabelRef(label("test")))
+		Label(label("zero"))
+		for r := range acc {
+			for _, x := range acc[r] {
+				VPXORD(x, x, x)
+			}
+		}
+		Label(label("test"))
+		TESTQ(kc, kc)
+		JEQ(LabelRef(label("store")))
+		Label(label("loop"))
+		bv := []reg.VecVirtual{ZMM(), ZMM()}
+		for v := range bv {
+			VMOVDQU32(Mem{Base: b, Disp: v * 64}, bv[v])
+		}
+		for r := range acc {
+			t := ZMM()
+			VPBROADCASTD(Mem{Base: a, Disp: r * 4}, t)
+			for v, x := range acc[r] {
+				// avo v0.5.0 has no VPDPBUSD; Go's assembler has: x += u8(t)·s8(b) by dword.
+				Instruction(&ir.Instruction{Opcode: "VPDPBUSD", Operands: []Op{bv[v], t, x},
+					Inputs: []Op{bv[v], t, x}, Outputs: []Op{x}, ISA: []string{"AVX512_VNNI"}})
+			}
+		}
+		ADDQ(U32(rows*4), a)
+		ADDQ(U32(vecs*64), b)
+		DECQ(kc)
+		JNE(LabelRef(label("loop")))
+		Label(label("store"))
+		MOVQ(c, p)
+		for r := range acc {
+			for v, x := range acc[r] {
+				VMOVDQU32(x, Mem{Base: p, Disp: v * 64})
+			}
+			ADDQ(ldc, p)
+		}
+		VZEROUPPER()
+		RET()
+	})
 }

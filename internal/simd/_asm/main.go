@@ -89,6 +89,7 @@ func main() {
 	registerMemory()
 	registerPRNG()
 	registerGEMM()
+	registerGEMMInt8()
 	for _, k := range kernels {
 		for _, s := range []isa{avx2, avx512} {
 			before := current

@@ -1,0 +1,214 @@
+package gemm
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/kiln-go/kiln/internal/simd"
+)
+
+// I8Call is one batched int8 product c[b] = a[b] · bm[b] with int32
+// results, laid out as Call's. Sums wrap modulo 2^32: the result is the
+// exact sum's low 32 bits in any order, so it equals any other int32 or
+// narrower wrapping dot of the same operands once narrowed.
+//
+// The kernel (simd.GemmI8, VPDPBUSD) multiplies unsigned bytes of a by
+// signed bytes of b, so a's bytes are packed offset by 128 (a ^ 0x80 =
+// a + 128 as unsigned) and each step block subtracts 128·Σ b over its k
+// from every element of its column.
+type I8Call struct {
+	Batch, M, N, K     int
+	A                  []int8
+	BatchA, RowA, ColA int
+	B                  []int8
+	BatchB, RowB, ColB int
+	C                  []int32
+	BatchC, LDC        int
+}
+
+const (
+	i8MR, i8NR = simd.GemmI8MR, simd.GemmI8NR
+	i8KC       = 1024 // k values per block: the 12×KC a panel is 12 KiB
+	i8NC       = 512  // columns per block: the KC×NC b block is 512 KiB
+)
+
+// Parts is Call.Parts for the int8 tile.
+func (g *I8Call) Parts(workers int) int {
+	if g.Batch*g.M*g.N == 0 {
+		return 0
+	}
+	if g.Batch >= workers || workers <= 1 {
+		return g.Batch
+	}
+	per := (workers + g.Batch - 1) / g.Batch
+	return g.Batch * min(per, max(ceilDiv(g.M, i8MR), ceilDiv(g.N, i8NR)))
+}
+
+// RunPart computes piece p of parts.
+func (g *I8Call) RunPart(p, parts int) {
+	per := parts / g.Batch
+	b, q := p/per, p%per
+	i0, i1, j0, j1 := 0, g.M, 0, g.N
+	if per > 1 {
+		if ceilDiv(g.N, i8NR) >= ceilDiv(g.M, i8MR) {
+			j0, j1 = band(g.N, i8NR, q, per)
+		} else {
+			i0, i1 = band(g.M, i8MR, q, per)
+		}
+	}
+	ws := i8Pool.Get().(*i8Workspace)
+	defer i8Pool.Put(ws)
+	g.block(ws, b, i0, i1, j0, j1)
+}
+
+// Run computes the whole call on the calling goroutine.
+func (g *I8Call) Run() {
+	parts := g.Parts(1)
+	for p := range parts {
+		g.RunPart(p, parts)
+	}
+}
+
+type i8Workspace struct {
+	a    []uint8
+	b    []int8
+	corr []int32 // 128·Σ b over the block's k, by column
+	tile []int32
+}
+
+var i8Pool = sync.Pool{New: func() any {
+	return &i8Workspace{a: make([]uint8, i8KC*i8MR), b: make([]int8, i8KC*i8NC),
+		corr: make([]int32, i8NC), tile: make([]int32, i8MR*i8NR)}
+}}
+
+func (g *I8Call) block(ws *i8Workspace, bi, i0, i1, j0, j1 int) {
+	k, _ := simd.GemmI8()
+	a, bm, c := g.A[bi*g.BatchA:], g.B[bi*g.BatchB:], g.C[bi*g.BatchC:]
+	if g.K == 0 {
+		for i := i0; i < i1; i++ {
+			clear(c[i*g.LDC+j0 : i*g.LDC+j1])
+		}
+		return
+	}
+	for jc := j0; jc < j1; jc += i8NC {
+		nb := min(i8NC, j1-jc)
+		for pc := 0; pc < g.K; pc += i8KC {
+			kb := min(i8KC, g.K-pc)
+			kb4 := ceilDiv(kb, 4)
+			g.packB(ws, bm, pc, kb, jc, nb)
+			for ic := i0; ic < i1; ic += i8MR {
+				mb := min(i8MR, i1-ic)
+				g.packA(ws.a, a, ic, mb, pc, kb)
+				ap := ws.a[:kb4*i8MR*4]
+				for jr := 0; jr < nb; jr += i8NR {
+					nbr := min(i8NR, nb-jr)
+					bp := ws.b[jr*kb4*4 : (jr+i8NR)*kb4*4]
+					off := ic*g.LDC + jc + jr
+					dst, ldc := c[off:], g.LDC
+					if mb < i8MR || nbr < i8NR {
+						dst, ldc = ws.tile, i8NR
+						if pc > 0 {
+							for r := range mb {
+								copy(ws.tile[r*i8NR:r*i8NR+nbr], c[off+r*g.LDC:off+r*g.LDC+nbr])
+							}
+						}
+					}
+					k.Run(kb4, ap, bp, dst[:(i8MR-1)*ldc+i8NR], ldc, pc > 0)
+					corr := ws.corr[jr : jr+nbr]
+					for r := range mb {
+						row := dst[r*ldc : r*ldc+nbr]
+						for j, v := range corr {
+							row[j] -= v
+						}
+					}
+					if mb < i8MR || nbr < i8NR {
+						for r := range mb {
+							copy(c[off+r*g.LDC:off+r*g.LDC+nbr], ws.tile[r*i8NR:r*i8NR+nbr])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// packB packs columns [jc, jc+nb) × k [pc, pc+kb) of b as 32-column
+// panels of dwords (four k values of one column, four rows of b merged at
+// a time), zero past the edges, and sums the block's columns for the
+// correction.
+func (g *I8Call) packB(ws *i8Workspace, b []int8, pc, kb, jc, nb int) {
+	kb4 := ceilDiv(kb, 4)
+	corr := ws.corr[:nb]
+	clear(corr)
+	at := func(l, j int) int8 {
+		if l >= kb {
+			return 0
+		}
+		v := b[(pc+l)*g.RowB+(jc+j)*g.ColB]
+		corr[j] += int32(v)
+		return v
+	}
+	for jp := 0; jp < nb; jp += i8NR {
+		w := min(i8NR, nb-jp)
+		panel := ws.b[jp*kb4*4 : (jp+i8NR)*kb4*4]
+		words := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(panel))), kb4*i8NR)
+		for l4 := range kb4 {
+			row := words[l4*i8NR : l4*i8NR+i8NR]
+			if g.ColB == 1 && 4*l4+4 <= kb {
+				// Four contiguous rows of b side by side.
+				var rows [4][]int8
+				for t := range rows {
+					off := (pc+4*l4+t)*g.RowB + jc + jp
+					rows[t] = b[off : off+w]
+				}
+				c := corr[jp : jp+w]
+				for j := range c {
+					x0, x1, x2, x3 := rows[0][j], rows[1][j], rows[2][j], rows[3][j]
+					row[j] = uint32(uint8(x0)) | uint32(uint8(x1))<<8 | uint32(uint8(x2))<<16 | uint32(uint8(x3))<<24
+					c[j] += int32(x0) + int32(x1) + int32(x2) + int32(x3)
+				}
+				clear(row[w:])
+				continue
+			}
+			for j := range w {
+				l := 4 * l4
+				row[j] = uint32(uint8(at(l, jp+j))) | uint32(uint8(at(l+1, jp+j)))<<8 |
+					uint32(uint8(at(l+2, jp+j)))<<16 | uint32(uint8(at(l+3, jp+j)))<<24
+			}
+			clear(row[w:])
+		}
+	}
+	for j := range corr {
+		corr[j] *= 128
+	}
+}
+
+// packA packs rows [ic, ic+mb) × k [pc, pc+kb) of a, offset by 128, as
+// one panel of dwords (four k values of one row), zero past the edges: a
+// row-major a four bytes at a time.
+func (g *I8Call) packA(dst []uint8, a []int8, ic, mb, pc, kb int) {
+	kb4 := ceilDiv(kb, 4)
+	words := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(dst))), kb4*i8MR)
+	if mb < i8MR {
+		clear(words)
+	}
+	for r := range mb {
+		src := a[(ic+r)*g.RowA+pc*g.ColA:]
+		l4 := 0
+		if g.ColA == 1 {
+			whole := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(src))), kb/4)
+			for ; l4 < kb/4; l4++ {
+				words[l4*i8MR+r] = whole[l4] ^ 0x80808080
+			}
+		}
+		for ; l4 < kb4; l4++ {
+			var w uint32
+			for t := range 4 {
+				if l := 4*l4 + t; l < kb {
+					w |= uint32(uint8(src[l*g.ColA])) << (8 * t)
+				}
+			}
+			words[l4*i8MR+r] = w ^ 0x80808080
+		}
+	}
+}
