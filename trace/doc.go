@@ -28,6 +28,12 @@
 //     byte size beyond the int range is a *ShapeError wrapping a
 //     *tensor.SizeError, so the size of every Var of a Program fits.
 //
+// Control flow (control.go): WhileLoop, ForiLoop, Cond, Switch and Scan
+// trace their functions once into sub-programs held by a while or cond
+// equation (a multi-result equation's further results are result
+// equations), with JAX's typing rules and derivatives; the file's comment
+// pins the choices.
+//
 // Program.Check verifies these conventions and every equation's typing
 // rule (OpInfo.Check, or its class's; see CheckRule), returning a
 // *CheckError: the conformance suite, the differential test and the
