@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/internal/gemm"
@@ -46,12 +47,14 @@ type convKernel struct {
 	rsS        []int
 	osB, osC   int
 	osS        []int
-	kpos       []int // kernel position multi-indices, row-major, ns per position
-	npos       int   // output positions per batch element
-	kk         int   // K = kernel positions × cin
-	runs       bool  // convIm2colRuns applies
-	ldc        int   // > 0: output position r's features start at r·ldc (+ batch and group offsets), contiguous
-	rows       int   // output positions per block
+	kpos       []int         // kernel position multi-indices, row-major, ns per position
+	npos       int           // output positions per batch element
+	kk         int           // K = kernel positions × cin
+	runs       bool          // convIm2colRuns applies
+	relayout   *convRelayout // non-nil: lhs is copied as [batch, spatial…, features] into slotR first
+	slotR      int
+	ldc        int // > 0: output position r's features start at r·ldc (+ batch and group offsets), contiguous
+	rows       int // output positions per block
 	lhsN, rhsN int
 	outN       int
 }
@@ -102,6 +105,22 @@ func (x *cpuExec) compileConv(f *lower.Fusion) (kernel, error) {
 		}
 	}
 	k.kk = nk * k.cin
+	// An input whose features are not contiguous (NCHW) is first copied
+	// as [batch, spatial…, features] when that lets im2col copy runs.
+	undilated := true
+	for _, d := range k.ld {
+		undilated = undilated && d == 1
+	}
+	if ns > 0 && k.g == 1 && k.lsC != 1 && k.rd[ns-1] == 1 && undilated {
+		k.relayout = &convRelayout{b: k.lsB, c: k.lsC, s: slices.Clone(k.lsS)}
+		k.slotR = x.newSlot()
+		st := k.cin
+		for i := ns - 1; i >= 0; i-- {
+			k.lsS[i] = st
+			st *= k.in[i]
+		}
+		k.lsB, k.lsC = st, 1
+	}
 	if ns > 0 && k.g == 1 && k.lsC == 1 && k.lsS[ns-1] == k.cin && k.rd[ns-1] == 1 {
 		k.runs = true
 		for _, d := range k.ld {
@@ -217,6 +236,12 @@ func convRun[T integer | float](k *convKernel, x *cpuExec, rs *runState, lp, rp 
 	j := slotJob[convJob[T]](rs, k.slotA)
 	j.k, j.mm = k, mm
 	j.lhs = view[T](lp, k.lhsN)
+	if k.relayout != nil {
+		var zero T
+		dst := view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotR, 0, k.lhsN*int(unsafe.Sizeof(zero))+16))), k.lhsN)
+		convRelayoutCopy(k, dst, j.lhs)
+		j.lhs = dst
+	}
 	rhs := view[T](rp, k.rhsN)
 	// Pack the kernel: W[g][kk][o].
 	wN := k.g * k.kk * k.og
@@ -321,6 +346,43 @@ func convIm2colRuns[T integer | float](k *convKernel, patch, lhs []T, b, r0, r1 
 			src := off + (p0+lo)*cin
 			copy(dst[lo*cin:hi*cin], lhs[src:src+(hi-lo)*cin])
 			clear(dst[hi*cin:])
+		}
+	}
+}
+
+// convRelayout is the lhs's own batch, feature and spatial strides when
+// it is copied into [batch, spatial…, features] order first.
+type convRelayout struct {
+	b, c int
+	s    []int
+}
+
+// convRelayoutCopy copies src (strides k.relayout) into dst in
+// [batch, spatial…, features] order (strides k.lsB, k.lsS, 1), reading
+// along src's innermost spatial dim.
+func convRelayoutCopy[T integer | float](k *convKernel, dst, src []T) {
+	r := k.relayout
+	last := k.ns - 1
+	rows := 1
+	for i := range last {
+		rows *= k.in[i]
+	}
+	w := k.in[last]
+	for b := range k.nb {
+		for c := range k.cin {
+			for row := range rows {
+				soff, doff, rem := b*r.b+c*r.c, b*k.lsB+c, row
+				for i := last - 1; i >= 0; i-- {
+					yi := rem % k.in[i]
+					rem /= k.in[i]
+					soff += yi * r.s[i]
+					doff += yi * k.lsS[i]
+				}
+				ss, ds := r.s[last], k.lsS[last]
+				for x := range w {
+					dst[doff+x*ds] = src[soff+x*ss]
+				}
+			}
 		}
 	}
 }
