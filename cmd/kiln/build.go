@@ -344,9 +344,12 @@ func errKey(err error) string {
 	var de *trace.DTypeError
 	var oe *trace.OpError
 	var pe *kilnpkg.PolicyError
+	var ce *trace.ControlError
 	switch {
 	case err == nil:
 		return ""
+	case errors.As(err, &ce):
+		return "control|" + ce.Op + "|" + ce.Msg
 	case errors.As(err, &se):
 		return "shape|" + se.Op + "|" + se.Msg
 	case errors.As(err, &de):
@@ -366,7 +369,10 @@ func relocate(err error, pos trace.Pos) {
 	var de *trace.DTypeError
 	var oe *trace.OpError
 	var pe *kilnpkg.PolicyError
+	var ce *trace.ControlError
 	switch {
+	case errors.As(err, &ce):
+		ce.Pos = pos
 	case errors.As(err, &se):
 		se.Pos = pos
 	case errors.As(err, &de):

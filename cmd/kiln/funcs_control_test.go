@@ -40,5 +40,8 @@ func TestEvalControlFlow(t *testing.T) {
 		if status == 0 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%s: status %d, %q; want an error saying %q", tc.expr, status, errOut, tc.want)
 		}
+		if strings.Contains(errOut, ".go:") {
+			t.Errorf("%s: the error points at the interpreter's Go source, not the expression: %q", tc.expr, errOut)
+		}
 	}
 }
