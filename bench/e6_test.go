@@ -95,6 +95,8 @@ func TestJudge(t *testing.T) {
 	e6a := mk("E6a", map[string]float64{kilnFused: 2, openblasPeer: 1.9})
 	dense, bare := mk("E6g", map[string]float64{kilnFused: 1.05}), mk("E6h", map[string]float64{kilnFused: 1})
 	paired := mk("E6g", map[string]float64{kilnFused: 2})
+	pairedE6 := mk("E6f", map[string]float64{kilnFused: 1, openblasPeer: 2})
+	pairedE6.paired = map[string]pairing{openblasPeer: {ratio: 1.25, rounds: 5}}
 	paired.pair.timing = timing{sec: 1, runs: 3}
 	for _, tc := range []struct {
 		name         string
@@ -103,6 +105,7 @@ func TestJudge(t *testing.T) {
 		measured     string
 		verdictStart string
 	}{
+		{"paired preferred", target{id: "E6f", peer: openblasPeer, minShare: 0.9}, pairedE6, nil, "= 0.8 in 5 alternating rounds (needs ≥ 0.9; 2 from the medians above)", "**missed**"},
 		{"throughput met", target{id: "E6a", peer: openblasPeer, minShare: 0.9}, e6a, nil, "throughput = 0.95 (needs ≥ 0.9)", "met"},
 		{"throughput missed", target{id: "E6a", peer: openblasPeer, minShare: 0.97}, e6a, nil, "throughput = 0.95", "**missed**"},
 		{"peer missing", target{id: "E6a", peer: numpyPeer, minShare: 0.9}, e6a, nil, "numpy n/a", "unknown"},

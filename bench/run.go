@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,6 +60,10 @@ type row struct {
 	// pair is the Kiln fused time of the workload's pair (E6g's bare
 	// GEMM), measured in the same rounds as the row's in-process peers.
 	pair cell
+
+	// paired is Kiln fused's time over a subprocess peer's, measured in
+	// alternating rounds, for the peers of the row's throughput targets.
+	paired map[string]pairing
 
 	// copyGo and copyC are the copy bandwidth measured just before a
 	// memory-bound workload, so its GB/s compare with the machine's state
@@ -248,8 +253,75 @@ func runWorkload(w *workload, exts map[string]*external, s schedule, dir string,
 	for _, p := range peerNames {
 		logf(opts, "%-4s %-12s %s", w.id, p, describeCell(r.cells[p]))
 	}
+	if fileErr == nil && want != nil {
+		r.paired = pairRounds(w, exts, s, dir, opts)
+	}
 	r.cold = w.cold
 	return r
+}
+
+// pairing is Kiln fused against a subprocess peer in alternating rounds.
+type pairing struct {
+	ratio  float64 // the median over rounds of Kiln's time ÷ the peer's
+	rounds int
+	err    string
+}
+
+// pairRounds times Kiln fused against each subprocess peer that a
+// throughput target of w names, in alternating rounds: the peer's own
+// median of its runs, then Kiln fused's, each with a fifth of the
+// schedule's budget, repeated. A
+// subprocess peer is otherwise timed alone, at another moment than Kiln,
+// and on a shared machine the load moves between the two by more than a
+// target's margin; in a round both see about the same load.
+func pairRounds(w *workload, exts map[string]*external, s schedule, dir string, opts options) map[string]pairing {
+	rounds := 5
+	if opts.quick {
+		rounds = 2
+	}
+	name := w.ext
+	if name == "" {
+		name = w.id
+	}
+	out := map[string]pairing{}
+	for _, t := range targets {
+		e := exts[t.peer]
+		if t.id != w.id || t.minShare == 0 || e == nil || e.why != "" || !e.applies(w.id) {
+			continue
+		}
+		if _, done := out[t.peer]; done {
+			continue
+		}
+		im, err := runIntoImpl(w)
+		if err != nil {
+			out[t.peer] = pairing{err: firstLine(err.Error())}
+			continue
+		}
+		round := schedule{runs: s.runs, minRuns: s.minRuns, budget: s.budget / time.Duration(rounds)}
+		var ratios []float64
+		for range rounds {
+			pt, _, err := e.run(name, w.size, round, dir)
+			if err != nil {
+				out[t.peer] = pairing{err: firstLine(err.Error())}
+				break
+			}
+			kt, errs := measureTogether([]impl{im}, round, w.calls)
+			if errs[0] != nil {
+				out[t.peer] = pairing{err: firstLine(errs[0].Error())}
+				break
+			}
+			ratios = append(ratios, kt[0].sec/pt.sec)
+		}
+		if len(ratios) == rounds {
+			slices.Sort(ratios)
+			out[t.peer] = pairing{ratio: ratios[rounds/2], rounds: rounds}
+			if rounds%2 == 0 {
+				out[t.peer] = pairing{ratio: (ratios[rounds/2-1] + ratios[rounds/2]) / 2, rounds: rounds}
+			}
+			logf(opts, "%-4s kiln-fused ÷ %s in %d alternating rounds: %.3g", w.id, t.peer, rounds, out[t.peer].ratio)
+		}
+	}
+	return out
 }
 
 // inProcess prepares peer p's in-process implementation of w; status says

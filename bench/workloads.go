@@ -261,8 +261,23 @@ func newE6[T float32 | float64](id string, m int) *workload {
 	w := &workload{id: id, title: fmt.Sprintf("matmul %s %d×%d", dt, m, m), size: m, ext: ext, dtype: dt,
 		flops: 2 * float64(m) * float64(m) * float64(m), tol: e6Tol[T](), fn: e6Kiln, args: []any{mustArray(a, m, m), mustArray(b, m, m)},
 		files: map[string][]byte{"a.bin": bytesOf(a), "b.bin": bytesOf(b)}}
+	w.calls = e6Calls(m)
 	e6Peers(w, a, b, m)
 	return w
+}
+
+// e6Calls is how many calls of an order-m matmul one timed run of the
+// in-process peers makes (0: one, no batching). Small matmuls take a few
+// microseconds, and the collection that precedes every timed run (see
+// measureTogether) would leave them cold caches each time, while the
+// subprocess peers loop hot; batches of about 2^27 flops (capped at 256
+// calls) make the in-process peers loop hot too. The time is per call.
+func e6Calls(m int) int {
+	calls := (1 << 27) / (2 * m * m * m)
+	if calls < 2 {
+		return 0
+	}
+	return min(calls, 256)
 }
 
 // denseKiln is E6g, a dense layer: tanh(x @ w + b), the bias broadcast
