@@ -23,13 +23,17 @@ var constants = map[string]float64{"inf": math.Inf(1), "nan": math.NaN(), "pi": 
 // takes, and every static argument (axes, shapes, dtypes, indices) is a
 // literal. It binds each call's arguments on its node.
 type checker struct {
-	names map[string]bool
+	names  map[string]bool
+	tuples map[string]int // a lambda's tuple parameters (a loop's carries) and their lengths
 }
 
 // array checks that n is an array expression.
 func (c *checker) array(n *node) error {
 	switch n.kind {
 	case nName:
+		if k := c.tuples[n.text]; k > 0 {
+			return syntaxErr(n.col, "%s is a tuple of %d carries: index it, %s[0]", n.text, k, n.text)
+		}
 		if c.names[n.text] {
 			return nil
 		}
@@ -74,13 +78,19 @@ func (c *checker) array(n *node) error {
 			return err
 		}
 		n.call = b
-		if fn.tuple != nil {
-			return syntaxErr(n.col, "%s returns a pair: index it, %s(…)[0] or %s(…)[1]", n.text, n.text, n.text)
+		if b.tupleValued() {
+			return syntaxErr(n.col, "%s returns a tuple: index it, %s(…)[0]", n.text, n.text)
 		}
 		return nil
 	case nSubscript:
 		if k := n.kids[0]; k.kind == nCall && functions[k.text] != nil && functions[k.text].tuple != nil {
-			return c.pairItem(n)
+			if ok, err := c.pairItem(n); ok || err != nil {
+				return err
+			}
+		}
+		if k := n.kids[0]; k.kind == nName && c.tuples[k.text] > 0 {
+			_, err := tupleIndex(n, c.tuples[k.text], k.text)
+			return err
 		}
 		if err := c.array(n.kids[0]); err != nil {
 			return err
@@ -143,16 +153,17 @@ func exprPos(col int) trace.Pos { return trace.Pos{File: "<expr>", Line: 1, Col:
 // After each node it checks the trace's error, so the first failure can be
 // pointed at in the expression rather than at a line of this file.
 type evaluator struct {
-	root  *node
-	names []string // the --arg names, in the jitted function's argument order
-	vals  map[string]trace.Value
-	first *node // the first node whose result carried the trace's error
-	own   error // an error found by the evaluator itself (an index out of range)
+	root   *node
+	names  []string // the --arg names, in the jitted function's argument order
+	vals   map[string]trace.Value
+	tuples map[string][]trace.Value // a lambda's tuple parameters (a loop's carries)
+	first  *node                    // the first node whose result carried the trace's error
+	own    error                    // an error found by the evaluator itself (an index out of range)
 }
 
 // fn is the function kiln.Jit traces.
 func (ev *evaluator) fn(args []trace.Value) []trace.Value {
-	ev.vals, ev.first, ev.own = map[string]trace.Value{}, nil, nil
+	ev.vals, ev.tuples, ev.first, ev.own = map[string]trace.Value{}, map[string][]trace.Value{}, nil, nil
 	for i, name := range ev.names {
 		ev.vals[name] = args[i]
 	}
@@ -236,9 +247,15 @@ func (ev *evaluator) build(n *node) trace.Value {
 		b.ev = ev
 		return b.fn.apply(b)
 	case nSubscript:
-		if k := n.kids[0]; k.kind == nCall && k.call.fn.tuple != nil {
+		var vs []trace.Value
+		switch k := n.kids[0]; {
+		case k.kind == nCall && k.call.tupleValued():
+			vs = ev.pair(k)
+		case k.kind == nName && ev.tuples[k.text] != nil:
+			vs = ev.tuples[k.text]
+		}
+		if vs != nil {
 			i, _ := intLiteral(n.items[0])
-			vs := ev.pair(k)
 			if i < 0 {
 				i += int64(len(vs))
 			}

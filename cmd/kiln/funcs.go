@@ -30,6 +30,7 @@ const (
 	kStr                     // a string literal: pad's mode='reflect'
 	kRest                    // the remaining positional arrays (last): einsum's operands
 	kFunc                    // a lambda (param.arity parameters; -1: one per operand of the kRest parameter)
+	kCarry                   // a loop's initial carry: an array, or a tuple of arrays (then b.list, b.carryTuple)
 	kFuncs                   // a tuple or list of lambdas (switch's branches), arity as kFunc
 	kPadding                 // 'SAME', 'VALID', 'SAME_LOWER' or a tuple of (lo, hi) int pairs: conv's padding
 	kStrs                    // None or a tuple of string literals: conv's dimension_numbers
@@ -46,6 +47,10 @@ type param struct {
 type lambdaSpec struct {
 	arity int  // parameters; -1: one per operand of the kRest parameter
 	pair  bool // the body is a pair (scan's (carry, y))
+	// carry ≥ 0 is the parameter that is the loop's carry: a tuple when
+	// the kCarry argument is one, and the body then returns a tuple of as
+	// many (carry is 1 more than the parameter index, 0 for none).
+	carry int
 }
 
 // function is one entry of the call table: its parameters and how to
@@ -80,9 +85,10 @@ type bound struct {
 	vals     map[string]trace.Value
 	listVals []trace.Value
 
-	funcs map[string]*node // kFunc and kFuncs parameters (lambdas)
-	fns   []*node          // the kFuncs parameter's lambdas
-	ev    *evaluator       // calls the lambdas (set by build)
+	carryTuple bool             // the kCarry argument is a tuple (its arrays in list)
+	funcs      map[string]*node // kFunc and kFuncs parameters (lambdas)
+	fns        []*node          // the kFuncs parameter's lambdas
+	ev         *evaluator       // calls the lambdas (set by build)
 }
 
 func (a *bound) x(name string) trace.Value { return a.vals[name] }
@@ -426,6 +432,21 @@ func (c *checker) bindParam(b *bound, p param, arg *node, extra []*node) error {
 		}
 		b.strList[p.name] = list
 		return nil
+	case kCarry:
+		if arg.kind == nTuple {
+			if len(arg.kids) == 0 {
+				return syntaxErr(arg.col, "%s: an empty tuple is no carry", b.name)
+			}
+			b.list, b.carryTuple = arg.kids, true
+			for _, k := range arg.kids {
+				if err := c.array(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		b.arrays[p.name] = arg
+		return c.array(arg)
 	case kStr:
 		if arg.kind != nString {
 			return syntaxErr(arg.col, "%s: %s must be a string such as 'reflect', found %s", b.name, p.name, describe(arg))

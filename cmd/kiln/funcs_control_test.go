@@ -24,6 +24,10 @@ func TestEvalControlFlow(t *testing.T) {
 		{"scan carry", []string{"--arg", "xs=f32[5]:arange", "scan(lambda c, x: (c + x, c), 0.0, xs)[0]"}, "f32[] 10\n"},
 		{"scan reverse", []string{"--arg", "xs=i32[4]:1,2,3,4", "scan(lambda c, x: (c * 10 + x, c), 0, xs, reverse=True)[1]"}, "i32[4] [432 43 4 0]\n"},
 		{"nested", []string{"fori_loop(0, 3, lambda i, x: fori_loop(0, 2, lambda j, y: y + i, x), 0)"}, "i64*[] 6\n"},
+		{"fori_loop tuple", []string{"fori_loop(0, 10, lambda i, c: (c[0] + i, c[1] * 2), (0, 1.0))[1]"}, "f64*[] 1024\n"},
+		{"fori_loop tuple sum", []string{"fori_loop(0, 10, lambda i, c: (c[0] + i, c[1] * 2), (0, 1.0))[0]"}, "i64*[] 45\n"},
+		{"while_loop tuple", []string{"while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] + c[0]), (0, 0))[-1]"}, "i64*[] 10\n"},
+		{"fibonacci", []string{"fori_loop(0, 10, lambda i, c: (c[1], c[0] + c[1]), (0, 1))[0]"}, "i64*[] 55\n"},
 	})
 	for _, tc := range []struct{ expr, want string }{
 		{"fori_loop(0, 3, lambda x: x, 1.0)", "body_fun takes 2 arguments, the lambda has 1"},
@@ -32,7 +36,12 @@ func TestEvalControlFlow(t *testing.T) {
 		{"cond(1.5, lambda: 1, lambda: 2)", "Pred type must be either boolean or number, got f64"},
 		{"cond(True, lambda: 1, lambda: 2.0)", "true_fun and false_fun output must have identical types"},
 		{"scan(lambda c, x: c, 0.0, arange(3))", "f must return a pair (carry, y)"},
-		{"scan(lambda c, x: (c, x), 0.0, arange(3))", "returns a pair: index it"},
+		{"scan(lambda c, x: (c, x), 0.0, arange(3))", "scan returns a tuple: index it"},
+		{"fori_loop(0, 3, lambda i, c: (c[0], c[1]), (1, 2.0))", "fori_loop returns a tuple: index it"},
+		{"fori_loop(0, 3, lambda i, c: c, (1, 2.0))[0]", "body_fun must return a tuple of 2 carries"},
+		{"fori_loop(0, 3, lambda i, c: (c[2], c[0]), (1, 2.0))[0]", "index 2 out of range"},
+		{"fori_loop(0, 3, lambda i, c: (c + 1, c), (1, 2.0))[0]", "c is a tuple of 2 carries: index it"},
+		{"fori_loop(0, 3, lambda i, c: (c[0], c[1]), (1, 2.0))[5]", "index 5 out of range"},
 		{"lambda x: x", "a lambda is not an array"},
 		{"fori_loop(0, 2, lambda i, x: x + q, 1)", `unknown name "q"`},
 	} {
