@@ -58,7 +58,8 @@ func (g *Call[T]) Parts(workers int) int {
 		return g.Batch
 	}
 	per := (workers + g.Batch - 1) / g.Batch
-	mr, nr := tile[T]()
+	k := kernelFor[T](g.N)
+	mr, nr := k.MR, k.NR
 	bands := max(ceilDiv(g.M, mr), ceilDiv(g.N, nr))
 	return g.Batch * min(per, bands)
 }
@@ -67,7 +68,7 @@ func (g *Call[T]) Parts(workers int) int {
 func (g *Call[T]) RunPart(p, parts int) {
 	per := parts / g.Batch
 	b, q := p/per, p%per
-	k := kernel[T]()
+	k := kernelFor[T](g.N)
 	i0, i1, j0, j1 := 0, g.M, 0, g.N
 	if per > 1 {
 		// Split the longer side in whole tiles: columns keep each
@@ -78,7 +79,7 @@ func (g *Call[T]) RunPart(p, parts int) {
 			i0, i1 = band(g.M, k.MR, q, per)
 		}
 	}
-	ws := getWorkspace[T](k)
+	ws := getWorkspace[T]()
 	defer putWorkspace(ws)
 	g.block(k, ws, b, i0, i1, j0, j1)
 }
@@ -250,10 +251,13 @@ func pool[T Float]() *sync.Pool {
 	return &pools[t][min(int(simd.Level()), 2)]
 }
 
-func getWorkspace[T Float](k simd.GemmKernel[T]) *workspace[T] {
+// getWorkspace returns buffers big enough for every kernel of the tier
+// (sized for the widest, kernel[T]).
+func getWorkspace[T Float]() *workspace[T] {
 	if ws, ok := pool[T]().Get().(*workspace[T]); ok {
 		return ws
 	}
+	k := kernel[T]()
 	kc, nc := blocking(k)
 	return &workspace[T]{mr: k.MR, nr: k.NR,
 		a:    make([]T, kc*k.MR),
@@ -273,9 +277,14 @@ func kernel[T Float]() simd.GemmKernel[T] {
 	}
 }
 
-func tile[T Float]() (mr, nr int) {
-	k := kernel[T]()
-	return k.MR, k.NR
+// kernelFor is the kernel for products of n columns: the narrow f32
+// kernel when n ≤ 16.
+func kernelFor[T Float](n int) simd.GemmKernel[T] {
+	var z T
+	if _, ok := any(z).(float32); ok && n <= 16 {
+		return any(simd.GemmF32Narrow()).(simd.GemmKernel[T])
+	}
+	return kernel[T]()
 }
 
 // packA12 is packA for a whole 12-row panel of a row-major a (the AVX-512

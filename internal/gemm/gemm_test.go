@@ -90,7 +90,7 @@ func check[T Float](t *testing.T, name string, g *Call[T], fma func(x, y, z T) T
 // element bit-identical to the in-order FMA definition.
 func TestGemm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	sizes := [][3]int{{1, 1, 1}, {1, 7, 3}, {13, 1, 5}, {12, 32, 1}, {24, 64, 9}, {37, 53, 41}, {5, 97, 600}, {130, 70, 0}, {25, 1100, 20}, {26, 40, 512}}
+	sizes := [][3]int{{1, 1, 1}, {1, 7, 3}, {13, 1, 5}, {12, 32, 1}, {24, 64, 9}, {37, 53, 41}, {5, 97, 600}, {130, 70, 0}, {25, 1100, 20}, {26, 40, 512}, {40, 16, 33}, {30, 10, 300}}
 	// k = 512: row-major a rows 2 or 4 KiB apart are packed (packA12), not read in place.
 	for _, tier := range simd.Available() {
 		restore := simd.SetLevel(tier)

@@ -2270,6 +2270,13 @@ func gemm12x32F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c [
 	}
 }
 
+func gemm12x16F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c []float32, ldc int, load bool) {
+	switch tier {
+	case AVX512:
+		gemm12x16F32AVX512(kc, a, ra, sa, b, sb, c, ldc, load)
+	}
+}
+
 func gemm6x16F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c []float32, ldc int, load bool) {
 	switch tier {
 	case AVX512:

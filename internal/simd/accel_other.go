@@ -459,6 +459,9 @@ func threefryKeyAccel(dst, x []uint64, k uint64) int { return 0 }
 func gemm12x32F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c []float32, ldc int, load bool) {
 }
 
+func gemm12x16F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c []float32, ldc int, load bool) {
+}
+
 func gemm6x16F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c []float32, ldc int, load bool) {
 }
 

@@ -31,6 +31,16 @@ func GemmF32() GemmKernel[float32] {
 	return GemmTileGo(4, 16, fma32)
 }
 
+// GemmF32Narrow returns the float32 micro-kernel for products of at most
+// 16 columns: 12×16 on AVX-512 (a 32-wide tile would compute more than
+// half zeros), the GemmF32 kernel elsewhere. Same contract, same bits.
+func GemmF32Narrow() GemmKernel[float32] {
+	if tier == AVX512 {
+		return GemmKernel[float32]{12, 16, gemm12x16F32Accel}
+	}
+	return GemmF32()
+}
+
 // GemmF64 returns the float64 micro-kernel of the active tier: 12×16 on
 // AVX-512, 6×8 on AVX2 and a 4×8 Go loop on the generic tier.
 func GemmF64() GemmKernel[float64] {

@@ -1346,6 +1346,9 @@ func threefryKeyAVX512(dst []uint64, x []uint64, k uint64) int
 func gemm12x32F32AVX512(kc int, a []float32, ra int, sa int, b []float32, sb int, c []float32, ldc int, load bool)
 
 //go:noescape
+func gemm12x16F32AVX512(kc int, a []float32, ra int, sa int, b []float32, sb int, c []float32, ldc int, load bool)
+
+//go:noescape
 func gemm6x16F32AVX2(kc int, a []float32, ra int, sa int, b []float32, sb int, c []float32, ldc int, load bool)
 
 //go:noescape
