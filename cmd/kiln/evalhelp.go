@@ -62,6 +62,11 @@ expressions (Python's grammar and precedence):
   .max(v): a copy of x updated at x[i] (repeats apply in order; out of bounds
   dropped, mode='clip' clamps); modes 'promise_in_bounds' 'clip' 'fill' 'drop'
 
+  lambda PARAMS: EXPR is a function argument of fori_loop, while_loop, cond,
+  switch and scan (traced once, as jax.lax's, never unrolled); a loop's
+  carry may be a tuple (0, 1.0), which its lambda indexes (c[0]) and returns
+  as a tuple; a tuple result is indexed: scan(...)[1], fori_loop(...)[0]
+
   axes and shapes are static ints: literals or int expressions of them,
   folded as Python does (reshape(x, (2**10, -1)), sum(x, axis=-1))
   operators between literals are traced like kiln.Int(1).Add(kiln.Int(2)),
@@ -108,6 +113,10 @@ examples:
   kiln eval --arg 'x=f64[2]:0,1' --grad x 'sum(x * exp(x))'
       f64[] 2.718281828459045
       grad x: f64[2] [1 5.43656365691809]
+  kiln eval 'fori_loop(0, 10, lambda i, x: x * 2, 1.0)'
+      f64*[] 1024
+  kiln eval --arg 'xs=f32[5]:arange' 'scan(lambda c, x: (c + x, c + x), 0.0, xs)[1]'
+      f32[5] [0 1 3 6 10]
   kiln eval --arg 'x=i8[2]:1,2' 'x + 1000'        (overflow: 1000 does not fit i8)
   kiln eval --print program,fused --arg 'x=f16[4]:rand(1)' 'exp(x) / sum(exp(x))'
   kiln eval --json --arg 'z=c64[2]:1+2j,nan' 'z * 2'
