@@ -32,6 +32,8 @@ var convConfigs = []convConfig{
 	{"scrambled-layout", []int{3, 4, 2, 5}, []int{2, 3, 4, 3}, trace.ConvOptions{
 		Padding: [][2]int{{1, 0}, {0, 1}}, DimensionNumbers: [3]string{"CWNH", "HOWI", "WHCN"}}},
 	{"empty-window", []int{1, 2, 2, 2}, []int{1, 2, 3, 3}, trace.ConvOptions{}},
+	{"empty-features", []int{2, 4, 4, 0}, []int{3, 3, 0, 5}, trace.ConvOptions{PaddingMode: "SAME", DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}},
+	{"empty-features-nchw", []int{2, 0, 4, 4}, []int{5, 0, 3, 3}, trace.ConvOptions{PaddingMode: "SAME"}},
 	{"empty-batch", []int{0, 2, 4, 4}, []int{3, 2, 2, 2}, trace.ConvOptions{PaddingMode: "SAME"}},
 	{"nhwc-runs", []int{2, 6, 7, 5}, []int{3, 2, 5, 4}, trace.ConvOptions{
 		WindowStrides: []int{1, 2}, Padding: [][2]int{{1, 1}, {2, 0}}, RhsDilation: []int{2, 1}, DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}},
