@@ -62,6 +62,9 @@ type function struct {
 	// tuple, for a function returning several values (scan's (carry,
 	// ys)), replaces apply: the call is then indexed, scan(…)[1].
 	tuple func(a *bound) []trace.Value
+	// size, when set, is the tuple's length from the bound arguments
+	// (split's sections); otherwise a pair, or one per carry.
+	size func(a *bound) int
 	// lambdas are the kFunc and kFuncs parameters' requirements.
 	lambdas map[string]lambdaSpec
 }
@@ -74,6 +77,7 @@ type bound struct {
 	arrays  map[string]*node    // kArray parameters
 	list    []*node             // the kArrays parameter
 	ints    map[string][]int    // kAxes, kAxis, kInts; absent when None or not given
+	tupled  map[string]bool     // kInts given as a tuple (split: indices, not a count)
 	flags   map[string]bool     // kBool
 	dtype   tensor.DType        // kDType
 	dtSet   bool                // a kDType argument was given
@@ -267,7 +271,7 @@ func functionNames() []string {
 // bind matches a call's arguments to fn's parameters, reads the static
 // ones and checks the array ones with c.
 func (c *checker) bind(fn *function, n *node) (*bound, error) {
-	b := &bound{fn: fn, name: n.text, arrays: map[string]*node{}, ints: map[string][]int{}, flags: map[string]bool{}, strs: map[string]string{}}
+	b := &bound{fn: fn, name: n.text, arrays: map[string]*node{}, ints: map[string][]int{}, tupled: map[string]bool{}, flags: map[string]bool{}, strs: map[string]string{}}
 	given := map[string]*node{}
 	var extra []*node // variadic ints after a kInts parameter, arrays after a kRest one
 	rest := slices.IndexFunc(fn.params, func(p param) bool { return p.kind == kRest })
@@ -487,6 +491,7 @@ func (c *checker) bindParam(b *bound, p param, arg *node, extra []*node) error {
 		return syntaxErr(arg.col, "%s: axis=() (no axes) is not supported; use None for all axes", b.name)
 	}
 	b.ints[p.name] = ints
+	b.tupled[p.name] = arg.kind == nTuple
 	return nil
 }
 

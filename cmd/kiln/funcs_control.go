@@ -252,7 +252,10 @@ func (c *checker) pairItem(n *node) (bool, error) {
 		return false, nil
 	}
 	size := 2
-	if fn.apply != nil {
+	switch {
+	case fn.size != nil:
+		size = fn.size(b)
+	case fn.apply != nil:
 		size = len(b.list)
 	}
 	_, err = tupleIndex(n, size, call.text+"(…)")

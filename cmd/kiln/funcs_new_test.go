@@ -59,3 +59,23 @@ func TestEvalStructural(t *testing.T) {
 		{"stack", []string{"stack((arange(2), arange(2)), axis=1)"}, "i64[2,2] [[0 0] [1 1]]\n"},
 	})
 }
+
+// jnp.split: sections or indices, several outputs indexed as a tuple.
+func TestEvalSplit(t *testing.T) {
+	runEvalCases(t, []evalCase{
+		{"sections", []string{"split(arange(6), 3)[1]"}, "i64[2] [2 3]\n"},
+		{"indices", []string{"split(arange(6), (1, 4))[2]"}, "i64[2] [4 5]\n"},
+		{"one index", []string{"split(arange(6), (2,))[0]"}, "i64[2] [0 1]\n"},
+		{"axis", []string{"--arg", "x=f32[2,4]:arange", "split(x, 2, axis=1)[1]"}, "f32[2,2] [[2 3] [6 7]]\n"},
+	})
+	for _, bad := range []struct{ expr, want string }{
+		{"split(arange(6), 3)", "split returns a tuple: index it"},
+		{"split(arange(6), 4)[0]", "split"},
+		{"split(arange(6), 3)[3]", "out of range"},
+	} {
+		_, errOut, status := eval(bad.expr)
+		if status != 1 || !strings.Contains(errOut, bad.want) {
+			t.Errorf("%s: status %d, %q (want an error containing %q)", bad.expr, status, errOut, bad.want)
+		}
+	}
+}

@@ -155,6 +155,23 @@ func init() {
 			}
 			return trace.Pad(a.x("array"), [][2]int{pair}, mode, a.vals["constant_values"])
 		}}
+	functions["split"] = &function{params: []param{{"ary", kArray, ""}, {"indices_or_sections", kInts, ""}, {"axis", kAxis, "0"}},
+		summary: "jnp.split: an int n cuts axis into n equal parts, a tuple of indices cuts before each; a tuple result, indexed: split(x, 3)[0]",
+		tuple: func(a *bound) []trace.Value {
+			ax, _ := a.axes("axis")
+			if a.tupled["indices_or_sections"] {
+				return trace.SplitAt(a.x("ary"), a.ints["indices_or_sections"], ax[0])
+			}
+			return trace.Split(a.x("ary"), a.ints["indices_or_sections"][0], ax[0])
+		},
+		size: func(a *bound) int {
+			if v := a.ints["indices_or_sections"]; a.tupled["indices_or_sections"] {
+				return len(v) + 1
+			} else if len(v) == 1 {
+				return max(v[0], 1)
+			}
+			return 1
+		}}
 	functions["roll"] = &function{params: []param{{"a", kArray, ""}, {"shift", kAxis, ""}, {"axis", kAxis, "None"}},
 		summary: "shift elements along axis (None: the flattened array), wrapping around",
 		apply: func(a *bound) trace.Value {
