@@ -153,6 +153,28 @@ func condJVP(b *builder, c *Call, tan func(int) Value) ([]Value, []Value) {
 		operands = append(operands, tan(1+i))
 	}
 	want := inexactOf(cp.Subs[0].Outputs)
+	fns := branchJVPs(c, tan, n, dyn, want, true)
+	nout := len(cp.Subs[0].Outputs)
+	index := b.materialize(c.In[0], "cond")
+	rs := b.branches("cond", e.Pos, index, fns, operands)
+	if b.err != nil || len(rs) != nout+len(want) {
+		return nil, nil
+	}
+	ts := make([]Value, nout)
+	for k, i := range want {
+		ts[i] = rs[nout+k]
+	}
+	return rs[:nout], ts
+}
+
+// branchJVPs are the functions of a cond's branches' JVPs: each takes the
+// index (it gives a branch without operands a value of its trace to work
+// in), then — withPrimals — the n primal operands, then the tangents of
+// the operands dyn lists, and returns — withPrimals — the primal outputs,
+// then the tangents of the outputs want lists. Without withPrimals the
+// primal operands are the cond's own (c.In), recomputed in the branch.
+func branchJVPs(c *Call, tan func(int) Value, n int, dyn, want []int, withPrimals bool) []func([]Value) []Value {
+	cp := c.Eqn.Params.Control
 	fns := make([]func([]Value) []Value, len(cp.Subs))
 	at := 1 + n
 	for bi, br := range cp.Subs {
@@ -165,24 +187,21 @@ func condJVP(b *builder, c *Call, tan func(int) Value) ([]Value, []Value) {
 		fns[bi] = func(xs []Value) []Value {
 			sb := xs[0].b
 			xs = xs[1:]
+			primals := c.In[1 : 1+n]
+			if withPrimals {
+				primals, xs = xs[:n], xs[n:]
+			}
 			ts := make([]Value, len(br.Inputs))
 			for k, i := range dyn {
-				ts[i] = xs[n+k]
+				ts[i] = xs[k]
 			}
 			copy(ts[n:], constT)
-			outs, touts := jvpProgram(sb, br, append(append([]Value{}, xs[:n]...), consts...), ts, want)
-			return append(outs, touts...)
+			outs, touts := jvpProgram(sb, br, append(append([]Value{}, primals...), consts...), ts, want)
+			if withPrimals {
+				return append(outs, touts...)
+			}
+			return touts
 		}
 	}
-	nout := len(cp.Subs[0].Outputs)
-	index := b.materialize(c.In[0], "cond")
-	rs := b.branches("cond", e.Pos, index, fns, operands)
-	if b.err != nil || len(rs) != nout+len(want) {
-		return nil, nil
-	}
-	ts := make([]Value, nout)
-	for k, i := range want {
-		ts[i] = rs[nout+k]
-	}
-	return rs[:nout], ts
+	return fns
 }

@@ -136,26 +136,7 @@ func linearizeCond(b *builder, c *Call, tan func(int) Value) ([]Value, []Value) 
 		}
 		operands = append(operands, t)
 	}
-	fns := make([]func([]Value) []Value, len(cp.Subs))
-	at := 1 + n
-	for bi, br := range cp.Subs {
-		consts := c.In[at : at+cp.NConsts[bi]]
-		constT := make([]Value, len(consts))
-		for k := range consts {
-			constT[k] = tan(at + k)
-		}
-		at += cp.NConsts[bi]
-		fns[bi] = func(xs []Value) []Value {
-			sb := xs[0].b
-			ts := make([]Value, len(br.Inputs))
-			for k, i := range dyn {
-				ts[i] = xs[1+k]
-			}
-			copy(ts[n:], constT)
-			_, touts := jvpProgram(sb, br, append(append([]Value{}, c.In[1:1+n]...), consts...), ts, want)
-			return touts
-		}
-	}
+	fns := branchJVPs(c, tan, n, dyn, want, false)
 	idx := tb.materialize(index, "cond")
 	rs := tb.branches("cond", e.Pos, idx, fns, operands)
 	if tb.err != nil || len(rs) != len(want) {

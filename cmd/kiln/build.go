@@ -230,17 +230,7 @@ func (ev *evaluator) build(n *node) trace.Value {
 		x, y := ev.eval(n.kids[0]), ev.eval(n.kids[1])
 		return binaryOps[n.text](x, y)
 	case nCall:
-		b := n.call
-		b.vals = map[string]trace.Value{}
-		for _, p := range b.fn.params {
-			if a, ok := b.arrays[p.name]; ok {
-				b.vals[p.name] = ev.eval(a)
-			}
-		}
-		b.listVals = b.listVals[:0]
-		for _, a := range b.list {
-			b.listVals = append(b.listVals, ev.eval(a))
-		}
+		b := ev.args(n)
 		if ev.own != nil {
 			return trace.Value{}
 		}

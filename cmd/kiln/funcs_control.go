@@ -280,6 +280,13 @@ func tupleIndex(n *node, size int, what string) (int, error) {
 
 // pair evaluates a call of a tuple-valued function.
 func (ev *evaluator) pair(n *node) []trace.Value {
+	b := ev.args(n)
+	b.ev = ev
+	return b.fn.tuple(b)
+}
+
+// args evaluates a call's array arguments into its bound values.
+func (ev *evaluator) args(n *node) *bound {
 	b := n.call
 	b.vals = map[string]trace.Value{}
 	for _, p := range b.fn.params {
@@ -291,6 +298,5 @@ func (ev *evaluator) pair(n *node) []trace.Value {
 	for _, a := range b.list {
 		b.listVals = append(b.listVals, ev.eval(a))
 	}
-	b.ev = ev
-	return b.fn.tuple(b)
+	return b
 }
