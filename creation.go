@@ -35,6 +35,13 @@ func Arange(start, stop, step int, dtype ...tensor.DType) Value {
 	return trace.Arange(start, stop, step, dtype...)
 }
 
+// ArangeFloat is jnp.arange(start, stop, step) with float arguments,
+// NumPy's values bit for bit (see trace.ArangeFloat), in the default float
+// dtype unless dtype.
+func ArangeFloat(start, stop, step float64, dtype ...tensor.DType) Value {
+	return trace.ArangeFloat(start, stop, step, dtype...)
+}
+
 // Eye is jnp.eye(n, m, k): the default float unless dtype.
 func Eye(n, m, k int, dtype ...tensor.DType) Value { return trace.Eye(n, m, k, dtype...) }
 

@@ -207,3 +207,36 @@ func TestEinsum(t *testing.T) {
 		}
 	}
 }
+
+// Float arange: NumPy's values bit for bit (compared as their bits), in
+// each float dtype NumPy has, with steps that do not divide the range,
+// negative steps and empty results.
+func TestArangeFloatMatchesNumPy(t *testing.T) {
+	type c struct {
+		start, stop, step float64
+		d                 tensor.DType
+		np, bits          string
+	}
+	var cases []numpyCaseI
+	for _, a := range []c{
+		{0, 1, 0.1, tensor.F64, "np.float64", "np.int64"}, {0, 1, 0.1, tensor.F32, "np.float32", "np.int32"},
+		{-3.5, 7.25, 0.3, tensor.F32, "np.float32", "np.int32"}, {1e8, 1e8 + 50, 3.3, tensor.F32, "np.float32", "np.int32"},
+		{5, -5, -0.7, tensor.F64, "np.float64", "np.int64"}, {0.1, 2.3, 0.17, tensor.F16, "np.float16", "np.int16"},
+		{1, 1, 0.5, tensor.F32, "np.float32", "np.int32"}, {2, 1, 0.5, tensor.F64, "np.float64", "np.int64"},
+	} {
+		u := map[tensor.DType]tensor.DType{tensor.F64: tensor.I64, tensor.F32: tensor.I32, tensor.F16: tensor.I16}[a.d]
+		cases = append(cases, numpyCaseI{
+			fmt.Sprintf("np.arange(%v, %v, %v, dtype=%s).view(%s)", a.start, a.stop, a.step, a.np, a.bits),
+			kiln.ArangeFloat(a.start, a.stop, a.step, a.d).BitcastConvert(u)})
+	}
+	checkNumPy(t, cases)
+	if _, err := kiln.Eval(kiln.ArangeFloat(0, 1, 0)); err == nil {
+		t.Error("a zero step: no error")
+	}
+	if _, err := kiln.Eval(kiln.ArangeFloat(0, 1, 0.5, tensor.I32)); err == nil {
+		t.Error("an int dtype: no error")
+	}
+	if got := tensor.Must(kiln.Eval(kiln.ArangeFloat(0, 1, 0.25))); got.DType() != tensor.F64 || got.Size() != 4 {
+		t.Errorf("default dtype and length: %v %v", got.DType(), got.Shape())
+	}
+}

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/kiln-go/kiln/promote"
@@ -144,6 +145,79 @@ func Arange(start, stop, step int, dtype ...tensor.DType) Value {
 			v = v.Add(Int(int64(start)))
 		}
 		return b.attach(v.Astype(d), "arange")
+	})
+}
+
+// ArangeFloat is jnp.arange with float arguments: start, start+step, …
+// below stop, in the default float dtype unless dtype (a float dtype).
+// Like jnp.arange it is NumPy's arange made a constant, so its values are
+// NumPy's bits: ceil((stop−start)/step) elements; the first is start and
+// the second start+step (computed in float64, then rounded to the dtype);
+// the rest start + i·delta with delta the difference of those two, in the
+// dtype's arithmetic (for f16 and bf16, f32 arithmetic on the first two
+// values as stored, each result rounded, as NumPy's and ml_dtypes' fill).
+func ArangeFloat(start, stop, step float64, dtype ...tensor.DType) Value {
+	d, set, err := optDType("arange", dtype)
+	if err == nil && set && !d.IsFloat() {
+		err = &DTypeError{Op: "arange", Pos: callerPos(), Msg: fmt.Sprintf("float arguments need a float dtype, got %v", d)}
+	}
+	if err == nil && (step == 0 || step != step || start != start || stop != stop) {
+		err = &ShapeError{Op: "arange", Pos: callerPos(), Msg: fmt.Sprintf("arange(%g, %g, %g): the step must be non-zero and every argument a number", start, stop, step)}
+	}
+	n := 0.0
+	if err == nil {
+		n = math.Ceil((stop - start) / step)
+		if math.IsInf(n, 0) || n > 1<<40 {
+			err = &ShapeError{Op: "arange", Pos: callerPos(), Msg: fmt.Sprintf("arange(%g, %g, %g) has too many elements", start, stop, step)}
+		}
+	}
+	if err != nil {
+		return Failure(err)
+	}
+	length := int(max(n, 0))
+	return freeOp(func(b *builder) Value {
+		if !set {
+			d = b.cfg.DefaultFloat()
+		}
+		vals := make([]float64, length)
+		switch d {
+		case tensor.F64:
+			delta := (start + step) - start
+			for i := range vals {
+				vals[i] = start + float64(float64(i)*delta) // the conversion forbids FMA, as NumPy's C
+			}
+			if length > 0 {
+				vals[0] = start
+			}
+			if length > 1 {
+				vals[1] = start + step
+			}
+		default: // f32 arithmetic; the narrow floats round its results
+			// The first two values rounded to d from float64, as NumPy
+			// stores them before its fill reads them back.
+			s0, s1 := float32(start), float32(start+step)
+			switch d {
+			case tensor.F16:
+				s0, s1 = tensor.Float64ToF16(start).Float32(), tensor.Float64ToF16(start+step).Float32()
+			case tensor.BF16:
+				s0, s1 = tensor.Float64ToBF16(start).Float32(), tensor.Float64ToBF16(start+step).Float32()
+			}
+			delta := s1 - s0
+			for i := range vals {
+				vals[i] = float64(s0 + float32(float32(i)*delta))
+			}
+			if length > 0 {
+				vals[0] = float64(s0)
+			}
+			if length > 1 {
+				vals[1] = float64(s1)
+			}
+		}
+		a, err := tensor.FromSlice(vals)
+		if err != nil {
+			return Failure(err)
+		}
+		return b.attach(Const(a).Astype(d), "arange")
 	})
 }
 

@@ -34,6 +34,7 @@ const (
 	kFuncs                   // a tuple or list of lambdas (switch's branches), arity as kFunc
 	kPadding                 // 'SAME', 'VALID', 'SAME_LOWER' or a tuple of (lo, hi) int pairs: conv's padding
 	kStrs                    // None or a tuple of string literals: conv's dimension_numbers
+	kNum                     // None or a static int or float (arange's bounds): ints also in b.ints
 )
 
 // param is one parameter of a function, positional or keyword.
@@ -78,6 +79,7 @@ type bound struct {
 	list    []*node             // the kArrays parameter
 	ints    map[string][]int    // kAxes, kAxis, kInts; absent when None or not given
 	tupled  map[string]bool     // kInts given as a tuple (split: indices, not a count)
+	floats  map[string]float64  // kNum given as a float literal
 	flags   map[string]bool     // kBool
 	dtype   tensor.DType        // kDType
 	dtSet   bool                // a kDType argument was given
@@ -271,7 +273,7 @@ func functionNames() []string {
 // bind matches a call's arguments to fn's parameters, reads the static
 // ones and checks the array ones with c.
 func (c *checker) bind(fn *function, n *node) (*bound, error) {
-	b := &bound{fn: fn, name: n.text, arrays: map[string]*node{}, ints: map[string][]int{}, tupled: map[string]bool{}, flags: map[string]bool{}, strs: map[string]string{}}
+	b := &bound{fn: fn, name: n.text, arrays: map[string]*node{}, ints: map[string][]int{}, tupled: map[string]bool{}, floats: map[string]float64{}, flags: map[string]bool{}, strs: map[string]string{}}
 	given := map[string]*node{}
 	var extra []*node // variadic ints after a kInts parameter, arrays after a kRest one
 	rest := slices.IndexFunc(fn.params, func(p param) bool { return p.kind == kRest })
@@ -457,6 +459,18 @@ func (c *checker) bindParam(b *bound, p param, arg *node, extra []*node) error {
 		}
 		b.strs[p.name] = arg.text
 		return nil
+	case kNum:
+		switch arg.kind {
+		case nNone:
+			return nil
+		case nFloat:
+			f, err := floatLiteral(arg)
+			b.floats[p.name] = f
+			return err
+		}
+		v, err := staticInt(arg)
+		b.ints[p.name] = []int{v}
+		return err
 	case kLit:
 		if arg.kind == nNone {
 			return nil

@@ -79,3 +79,17 @@ func TestEvalSplit(t *testing.T) {
 		}
 	}
 }
+
+// arange with a float argument is NumPy's float arange (default float).
+func TestEvalArangeFloat(t *testing.T) {
+	runEvalCases(t, []evalCase{
+		{"floats", []string{"arange(0, 1, 0.25)"}, "f64[4] [0 0.25 0.5 0.75]\n"},
+		{"float stop", []string{"arange(2.5)"}, "f64[3] [0 1 2]\n"},
+		{"x32", []string{"--x32", "arange(0., 1., .1)"}, "f32[10] [0 0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.90000004]\n"},
+		{"f16", []string{"arange(0.5, 2, dtype=f16)"}, "f16[2] [0.5 1.5]\n"},
+		{"ints stay ints", []string{"arange(1, 7, 2)"}, "i64[3] [1 3 5]\n"},
+	})
+	if _, errOut, status := eval("arange(0, 1, 0.0)"); status != 1 || !strings.Contains(errOut, "step") {
+		t.Errorf("a zero float step: status %d, %q", status, errOut)
+	}
+}

@@ -35,9 +35,27 @@ func init() {
 		summary: "ones of a's shape and type", apply: func(a *bound) trace.Value { return trace.OnesLike(a.x("a"), a.optDType()...) }}
 	functions["full_like"] = &function{params: []param{{"a", kArray, ""}, {"fill_value", kArray, ""}, {"dtype", kDType, "None"}},
 		summary: "fill_value in a's shape and type", apply: func(a *bound) trace.Value { return trace.FullLike(a.x("a"), a.x("fill_value"), a.optDType()...) }}
-	functions["arange"] = &function{params: []param{{"start", kAxis, ""}, {"stop", kAxis, "None"}, {"step", kAxis, "None"}, {"dtype", kDType, "None"}},
-		summary: "arange(stop) or arange(start, stop, step) with ints (default int)",
+	functions["arange"] = &function{params: []param{{"start", kNum, ""}, {"stop", kNum, "None"}, {"step", kNum, "None"}, {"dtype", kDType, "None"}},
+		summary: "arange(stop) or arange(start, stop, step): ints give the default int, a float argument NumPy's float values (default float)",
 		apply: func(a *bound) trace.Value {
+			if len(a.floats) > 0 {
+				num := func(name string, def float64) float64 {
+					if f, ok := a.floats[name]; ok {
+						return f
+					}
+					if v, ok := a.ints[name]; ok {
+						return float64(v[0])
+					}
+					return def
+				}
+				start, stop := 0.0, num("start", 0)
+				if _, ok := a.floats["stop"]; ok {
+					start, stop = stop, num("stop", 0)
+				} else if _, ok := a.ints["stop"]; ok {
+					start, stop = stop, num("stop", 0)
+				}
+				return trace.ArangeFloat(start, stop, num("step", 1), a.optDType()...)
+			}
 			start, stop := 0, intArg(a, "start", 0)
 			if v, ok := a.ints["stop"]; ok && len(v) > 0 {
 				start, stop = stop, v[0]
