@@ -366,3 +366,30 @@ func BenchmarkScanSteps(b *testing.B) {
 		})
 	}
 }
+
+// Loops and branches whose operands are all literals or constants but
+// whose functions use a traced value (x below) are traced where x lives,
+// whichever operand order the functions use, and return every result.
+func TestControlFreeOperands(t *testing.T) {
+	f := kiln.Jit(func(x kiln.Value) []kiln.Value {
+		a := kiln.ForiLoop(kiln.Int(0), kiln.Int(3), func(i kiln.Value, c []kiln.Value) []kiln.Value {
+			return []kiln.Value{x.Mul(c[0])}
+		}, kiln.Float(1))[0]
+		b := kiln.Cond(kiln.Bool(false), func(o []kiln.Value) []kiln.Value { return []kiln.Value{x, x} },
+			func(o []kiln.Value) []kiln.Value { return []kiln.Value{x.Neg(), x.Mul(kiln.Int(3))} })
+		c, ys := kiln.Scan(func(c, e []kiln.Value) ([]kiln.Value, []kiln.Value) {
+			return []kiln.Value{c[0].Add(e[0].Mul(x))}, []kiln.Value{c[0]}
+		}, []kiln.Value{kiln.Float(0)}, []kiln.Value{kiln.Const(tensor.Must(tensor.FromSlice([]float64{1, 2, 3})))})
+		return []kiln.Value{a, b[0], b[1], c[0], ys[0]}
+	}, kiln.Verify())
+	out, err := f.RunAll(tensor.Scalar(2.0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"f64[] 8", "f64[] -2", "f64[] 6", "f64[] 12", "f64[3] [0 2 6]"}
+	for i, w := range want {
+		if got := out[i].String(); got != w {
+			t.Errorf("result %d: %s, want %s", i, got, w)
+		}
+	}
+}

@@ -58,7 +58,7 @@ func (b *builder) traceFn(op string, fn func([]Value) []Value, args []Value) (*P
 // and taking its i-th result. n is learned by running it once in a
 // scratch trace.
 func free(args []Value, f func(b *builder, args []Value) []Value) []Value {
-	scratch := &builder{prog: &Program{}}
+	scratch := &builder{prog: &Program{}, probe: true}
 	n := len(f(scratch, attachAll(scratch, "transform", args)))
 	outs := make([]Value, n)
 	for i := range outs {

@@ -51,6 +51,23 @@ type builder struct {
 	// the operands of the function around it), it moves under that trace
 	// (adopt), which is where its equation is then emitted.
 	control bool
+	// probe marks a scratch trace run to learn what free values would
+	// give (how many results, which types): it must never fail or write
+	// to a real trace. A loop or branch traced in it whose function uses a
+	// real trace's values records that trace in wants (the op belongs
+	// there) and fails the probe instead.
+	probe bool
+	wants *builder
+}
+
+// inProbe reports whether b is a probe or a trace inside one.
+func (b *builder) inProbe() bool {
+	for p := b; p != nil; p = p.parent {
+		if p.probe {
+			return true
+		}
+	}
+	return false
 }
 
 // resultType is the promoted type of an op's operands.
@@ -290,6 +307,9 @@ func (b *builder) adopt(o *builder) bool {
 			c.parent = o
 			return true
 		}
+		if c.control && c.parent != nil && c.parent.probe && !o.inProbe() && c.parent.wants == nil {
+			c.parent.wants = o // a probe's loop uses a real trace: the op belongs there
+		}
 	}
 	return false
 }
@@ -327,6 +347,9 @@ func builderOf(op string, xs ...Value) (*builder, bool) {
 		case x.b.adopt(b):
 			b = x.b
 		default:
+			if x.b.inProbe() && !b.inProbe() {
+				b = x.b // the probe fails, never the real trace
+			}
 			b.opErr(op, errors.New("operands come from two different traces"))
 			return b, false
 		}
@@ -482,7 +505,7 @@ func (x Value) Shape() []int {
 
 // probe replays a free expression into a scratch trace to learn its type.
 func (x Value) probe() Value {
-	b := &builder{prog: &Program{}}
+	b := &builder{prog: &Program{}, probe: true}
 	return x.replay(b)
 }
 

@@ -202,9 +202,18 @@ func mismatch(t1 promote.Type, s1 []int, t2 promote.Type, s2 []int) string {
 
 // controlValues runs op in the trace of xs, or — when every operand is
 // free — returns free values replaying it in the trace they meet.
+//
+// With free operands the functions may still use values of a real trace
+// (a loop from a literal over a traced x): a probe run finds out, and the
+// op is then traced in that trace.
 func controlValues(op string, xs []Value, run func(b *builder, xs []Value) []Value) []Value {
 	b, ok := builderOf(op, xs...)
 	if b == nil {
+		probe := &builder{prog: &Program{}, probe: true}
+		run(probe, attachAll(probe, op, xs))
+		if r := probe.wants; r != nil {
+			return run(r, attachAll(r, op, xs))
+		}
 		return free(xs, run)
 	}
 	if !ok || b.err != nil {
