@@ -51,37 +51,48 @@ type Call[T Float] struct {
 // rows or of columns (whole tiles) of each batch. Each piece writes its
 // own elements of c, so they may run in any order and concurrently.
 func (g *Call[T]) Parts(workers int) int {
-	if g.Batch*g.M*g.N == 0 {
-		return 0
-	}
-	if g.Batch >= workers || workers <= 1 {
-		return g.Batch
-	}
-	per := (workers + g.Batch - 1) / g.Batch
 	k := kernelFor[T](g.N)
-	mr, nr := k.MR, k.NR
-	bands := max(ceilDiv(g.M, mr), ceilDiv(g.N, nr))
-	return g.Batch * min(per, bands)
+	return splitParts(g.Batch, g.M, g.N, k.MR, k.NR, workers)
 }
 
 // RunPart computes piece p of parts (parts from Parts).
 func (g *Call[T]) RunPart(p, parts int) {
-	per := parts / g.Batch
-	b, q := p/per, p%per
 	k := kernelFor[T](g.N)
-	i0, i1, j0, j1 := 0, g.M, 0, g.N
-	if per > 1 {
-		// Split the longer side in whole tiles: columns keep each
-		// thread's packed b to its own band.
-		if ceilDiv(g.N, k.NR) >= ceilDiv(g.M, k.MR) {
-			j0, j1 = band(g.N, k.NR, q, per)
-		} else {
-			i0, i1 = band(g.M, k.MR, q, per)
-		}
-	}
+	b, i0, i1, j0, j1 := partOf(g.Batch, g.M, g.N, k.MR, k.NR, p, parts)
 	ws := getWorkspace[T]()
 	defer putWorkspace(ws)
 	g.block(k, ws, b, i0, i1, j0, j1)
+}
+
+// splitParts is how many pieces a batched product of m×n results in
+// mr×nr tiles splits into for up to workers threads: whole batches when
+// there are enough of them, else bands of whole tiles of each batch.
+func splitParts(batch, m, n, mr, nr, workers int) int {
+	if batch*m*n == 0 {
+		return 0
+	}
+	if batch >= workers || workers <= 1 {
+		return batch
+	}
+	per := (workers + batch - 1) / batch
+	return batch * min(per, max(ceilDiv(m, mr), ceilDiv(n, nr)))
+}
+
+// partOf is piece p of parts: its batch and its rows [i0, i1) and columns
+// [j0, j1). The longer side is split, in whole tiles: split columns keep
+// each thread's packed b to its own band.
+func partOf(batch, m, n, mr, nr, p, parts int) (b, i0, i1, j0, j1 int) {
+	per := parts / batch
+	b, q := p/per, p%per
+	i0, i1, j0, j1 = 0, m, 0, n
+	if per > 1 {
+		if ceilDiv(n, nr) >= ceilDiv(m, mr) {
+			j0, j1 = band(n, nr, q, per)
+		} else {
+			i0, i1 = band(m, mr, q, per)
+		}
+	}
+	return b, i0, i1, j0, j1
 }
 
 // Run computes the whole call on the calling goroutine.

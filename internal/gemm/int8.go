@@ -34,28 +34,12 @@ const (
 
 // Parts is Call.Parts for the int8 tile.
 func (g *I8Call) Parts(workers int) int {
-	if g.Batch*g.M*g.N == 0 {
-		return 0
-	}
-	if g.Batch >= workers || workers <= 1 {
-		return g.Batch
-	}
-	per := (workers + g.Batch - 1) / g.Batch
-	return g.Batch * min(per, max(ceilDiv(g.M, i8MR), ceilDiv(g.N, i8NR)))
+	return splitParts(g.Batch, g.M, g.N, i8MR, i8NR, workers)
 }
 
 // RunPart computes piece p of parts.
 func (g *I8Call) RunPart(p, parts int) {
-	per := parts / g.Batch
-	b, q := p/per, p%per
-	i0, i1, j0, j1 := 0, g.M, 0, g.N
-	if per > 1 {
-		if ceilDiv(g.N, i8NR) >= ceilDiv(g.M, i8MR) {
-			j0, j1 = band(g.N, i8NR, q, per)
-		} else {
-			i0, i1 = band(g.M, i8MR, q, per)
-		}
-	}
+	b, i0, i1, j0, j1 := partOf(g.Batch, g.M, g.N, i8MR, i8NR, p, parts)
 	ws := i8Pool.Get().(*i8Workspace)
 	defer i8Pool.Put(ws)
 	g.block(ws, b, i0, i1, j0, j1)

@@ -109,26 +109,7 @@ func microKernel(s isa, g gemmShape) {
 			acc[r][v] = s.vec()
 		}
 	}
-	// Load or clear the accumulators.
-	load := GP8()
-	Load(Param("load"), load)
-	TESTB(load, load)
-	JEQ(LabelRef(label("zero")))
-	MOVQ(c, p)
-	for r := range acc {
-		for v, x := range acc[r] {
-			move(Mem{Base: p, Disp: v * s.bytes}, x)
-		}
-		ADDQ(ldc, p)
-	}
-	JMP(LabelRef(label("test")))
-	Label(label("zero"))
-	for r := range acc {
-		for _, x := range acc[r] {
-			s.xor(x, x, x)
-		}
-	}
-	Label(label("test"))
+	loadTile(acc, c, ldc, p, s.bytes, label, func(m Mem, x reg.VecVirtual) { move(m, x) }, func(x reg.VecVirtual) { s.xor(x, x, x) })
 	TESTQ(kc, kc)
 	JEQ(LabelRef(label("store")))
 	Label(label("loop"))
@@ -152,11 +133,44 @@ func microKernel(s isa, g gemmShape) {
 	ADDQ(SB, b)
 	DECQ(kc)
 	JNE(LabelRef(label("loop")))
+	storeTile(acc, c, ldc, p, s.bytes, label, func(x reg.VecVirtual, m Mem) { move(x, m) })
+}
+
+// loadTile loads the accumulators acc (rows of vectors of width bytes)
+// from the tile at c with row stride ldc (bytes) when the kernel's load
+// parameter is set, else clears them (zero), and falls through to the
+// label "test".
+func loadTile(acc [][]reg.VecVirtual, c, ldc, p reg.GPVirtual, width int, label func(string) string,
+	move func(Mem, reg.VecVirtual), zero func(reg.VecVirtual)) {
+	load := GP8()
+	Load(Param("load"), load)
+	TESTB(load, load)
+	JEQ(LabelRef(label("zero")))
+	MOVQ(c, p)
+	for r := range acc {
+		for v, x := range acc[r] {
+			move(Mem{Base: p, Disp: v * width}, x)
+		}
+		ADDQ(ldc, p)
+	}
+	JMP(LabelRef(label("test")))
+	Label(label("zero"))
+	for r := range acc {
+		for _, x := range acc[r] {
+			zero(x)
+		}
+	}
+	Label(label("test"))
+}
+
+// storeTile is the kernels' end at the label "store": the accumulators
+// back to the tile, and return.
+func storeTile(acc [][]reg.VecVirtual, c, ldc, p reg.GPVirtual, width int, label func(string) string, move func(reg.VecVirtual, Mem)) {
 	Label(label("store"))
 	MOVQ(c, p)
 	for r := range acc {
 		for v, x := range acc[r] {
-			move(x, Mem{Base: p, Disp: v * s.bytes})
+			move(x, Mem{Base: p, Disp: v * width})
 		}
 		ADDQ(ldc, p)
 	}
@@ -191,25 +205,7 @@ func registerGEMMInt8() {
 		for r := range acc {
 			acc[r] = []reg.VecVirtual{ZMM(), ZMM()}
 		}
-		load := GP8()
-		Load(Param("load"), load)
-		TESTB(load, load)
-		JEQ(LabelRef(label("zero")))
-		MOVQ(c, p)
-		for r := range acc {
-			for v, x := range acc[r] {
-				VMOVDQU32(Mem{Base: p, Disp: v * 64}, x)
-			}
-			ADDQ(ldc, p)
-		}
-		JMP(LabelRef(label("test")))
-		Label(label("zero"))
-		for r := range acc {
-			for _, x := range acc[r] {
-				VPXORD(x, x, x)
-			}
-		}
-		Label(label("test"))
+		loadTile(acc, c, ldc, p, 64, label, func(m Mem, x reg.VecVirtual) { VMOVDQU32(m, x) }, func(x reg.VecVirtual) { VPXORD(x, x, x) })
 		TESTQ(kc, kc)
 		JEQ(LabelRef(label("store")))
 		Label(label("loop"))
@@ -230,15 +226,6 @@ func registerGEMMInt8() {
 		ADDQ(U32(vecs*64), b)
 		DECQ(kc)
 		JNE(LabelRef(label("loop")))
-		Label(label("store"))
-		MOVQ(c, p)
-		for r := range acc {
-			for v, x := range acc[r] {
-				VMOVDQU32(x, Mem{Base: p, Disp: v * 64})
-			}
-			ADDQ(ldc, p)
-		}
-		VZEROUPPER()
-		RET()
+		storeTile(acc, c, ldc, p, 64, label, func(x reg.VecVirtual, m Mem) { VMOVDQU32(x, m) })
 	})
 }
