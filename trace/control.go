@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/kiln-go/kiln/promote"
@@ -394,8 +395,13 @@ func (b *builder) foriLoop(name string, pos Pos, body func(i Value, carry []Valu
 		return inert(b, n)
 	}
 	trips := -1
-	if xs[0].lit != nil && xs[1].lit != nil {
-		trips = int(max(xs[1].lit.i-xs[0].lit.i, 0))
+	if l, h := xs[0].lit, xs[1].lit; l != nil && h != nil {
+		switch d := h.i - l.i; {
+		case h.i <= l.i:
+			trips = 0
+		case d > 0 && d <= math.MaxInt: // no overflow: the count is static
+			trips = int(d)
+		}
 	}
 	lov := b.to(xs[0], t, name, "fori_loop's bounds have one type")
 	hiv := Value{b: b, v: b.to(xs[1], t, name, "fori_loop's bounds have one type")}

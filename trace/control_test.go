@@ -2,6 +2,7 @@ package trace_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -103,5 +104,27 @@ func TestControlWeakCarry(t *testing.T) {
 	}
 	if got := p.Outputs[0].TypeString(); got != "f32[]" {
 		t.Errorf("carry type %s, want f32[] (the weak f64* carry promoted)\n%s", got, p)
+	}
+}
+
+// A fori_loop's trip count is static only when the literal bounds'
+// difference is: bounds whose difference overflows give a dynamic loop
+// (reverse mode then refuses it), never a wrong count.
+func TestForiLoopTrips(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi int64
+		want   string
+	}{
+		{0, 10, "trips=10"}, {5, 2, "trips=0"}, {math.MinInt64, math.MaxInt64, "while[cond_nconsts=1 body_nconsts=0]"},
+	} {
+		p, err := trace.Trace(promote.Config{}, []trace.Abstract{f64()}, func(a []trace.Value) []trace.Value {
+			return trace.ForiLoop(trace.Int(tc.lo), trace.Int(tc.hi), func(i trace.Value, c []trace.Value) []trace.Value { return c }, a[0])
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := p.String(); !strings.Contains(s, tc.want) {
+			t.Errorf("fori_loop(%d, %d): %s", tc.lo, tc.hi, s)
+		}
 	}
 }
