@@ -16,11 +16,11 @@ import (
 // export and the derivatives come with the ops it is made of. Consequences
 // worth knowing: a window's sum adds its elements left to right in
 // row-major order starting from the first (an all −0 window sums to −0);
-// max and min propagate NaN, as lax.max does; and at a tie the derivative
-// of a max (min) pool follows the chain of maximum ops it is made of —
-// each tied maximum passes half the cotangent to each side, as
-// jnp.maximum's derivative does — where JAX's reduce_window JVP gives all
-// of it to one element of the window. Away from ties the two agree.
+// max and min propagate NaN, as lax.max does; and the result of a max
+// (min) window is then picked out of the window as its first element equal
+// to that extremum (firstChosen), so a derivative gives the whole tangent
+// to that element, as JAX's reduce_window JVP does at ties (an all-zero
+// window after relu sends its gradient to the window's first element).
 
 // WindowOptions are lax.reduce_window's optional arguments, one entry per
 // operand dim.
@@ -140,22 +140,43 @@ func reduceWindow(name string, comb Op, x Value, window []int, o WindowOptions) 
 		if slices.ContainsFunc(pads, func(p [2]int) bool { return p != [2]int{} }) {
 			xv = Pad(xv, pads, PadConstant, init)
 		}
-		var acc Value
-		first := true
+		var parts []Value
 		forEachIndex(window, func(k []int) {
 			part := xv
 			for i := range rank {
 				start := k[i] * wd[i]
 				part = part.Slice(i, start, start+(out[i]-1)*strides[i]+1, strides[i])
 			}
-			if first {
-				acc, first = part, false
-				return
-			}
-			acc = Elementwise(comb, acc, part)
+			parts = append(parts, part)
 		})
-		return acc
+		acc := parts[0]
+		for _, p := range parts[1:] {
+			acc = Elementwise(comb, acc, p)
+		}
+		if comb == OpAdd || len(parts) == 1 {
+			return acc
+		}
+		return firstChosen(parts, acc)
 	})
+}
+
+// firstChosen is the window element the maximum (minimum) m is, the
+// first in window order: m's value to the bit (a zero of m's sign; the
+// first NaN when m is NaN), and in derivatives the whole tangent of that
+// one element, as JAX's reduce_window max/min JVP (select_and_gather_add
+// with ge) gives it — not the shares of a chain of maximum ops.
+func firstChosen(parts []Value, m Value) Value {
+	out := parts[len(parts)-1]
+	for k := len(parts) - 2; k >= 0; k-- {
+		out = Where(parts[k].Eq(m), parts[k], out)
+	}
+	if m.DType().IsFloat() {
+		// A NaN maximum is no element's equal; a zero one equals both
+		// zeros, and the sign is m's (−0 < +0).
+		out = Where(m.IsNaN(), m, out)
+		out = Where(out.Eq(Scalar(out, 0)), out.Copysign(m), out)
+	}
+	return out
 }
 
 // windowInit is the reduction's identity at x's type: the lowest value
