@@ -161,8 +161,8 @@ func reduceWindow(name string, comb Op, x Value, window []int, o WindowOptions) 
 }
 
 // firstChosen is the window element the maximum (minimum) m is, the
-// first in window order: m's value to the bit (a zero of m's sign; the
-// first NaN when m is NaN), and in derivatives the whole tangent of that
+// first in window order: m's value to the bit (a zero of m's sign; m
+// itself when it is NaN), and in derivatives the whole tangent of that
 // one element, as JAX's reduce_window max/min JVP (select_and_gather_add
 // with ge) gives it — not the shares of a chain of maximum ops.
 func firstChosen(parts []Value, m Value) Value {
