@@ -128,3 +128,36 @@ func TestForiLoopTrips(t *testing.T) {
 		}
 	}
 }
+
+// Reverse mode through a scan stores each step's carry, but not the
+// stacked outputs being built (their value never reaches a tangent): no
+// array of the gradient program grows with the square of the length.
+func TestScanGradientMemoryIsLinear(t *testing.T) {
+	const steps, width = 40, 8
+	p, err := trace.Trace(promote.Config{}, []trace.Abstract{f64(steps, width), f64(width)}, func(a []trace.Value) []trace.Value {
+		return trace.Grad(func(x []trace.Value) []trace.Value {
+			_, ys := trace.Scan(func(c, e []trace.Value) ([]trace.Value, []trace.Value) {
+				h := c[0].Mul(x[1]).Add(e[0]).Tanh()
+				return []trace.Value{h}, []trace.Value{h}
+			}, []trace.Value{trace.Zeros([]int{width}, tensor.F64)}, []trace.Value{x[0]})
+			return []trace.Value{ys[0].Sum()}
+		}, trace.GradOptions{Argnums: []int{1}})(a...)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	largest := 0
+	var walk func(p *trace.Program)
+	walk = func(p *trace.Program) {
+		for _, e := range p.Eqns {
+			largest = max(largest, e.Out.Size())
+			for _, s := range e.Params.Control.Subs {
+				walk(s)
+			}
+		}
+	}
+	walk(p)
+	if largest > 2*steps*width {
+		t.Errorf("the gradient program holds an array of %d elements for %d steps of %d", largest, steps, width)
+	}
+}

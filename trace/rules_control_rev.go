@@ -9,7 +9,9 @@ import "fmt"
 //
 //   - Linearization of a while with a static trip count (ForiLoop with
 //     literal bounds, and so Scan): the primal loop runs as a scan that
-//     STORES every carry before each step (one stacked array per carry);
+//     STORES every carry before each step (one stacked array per carry;
+//     not the stacked outputs a scan builds, whose values no tangent
+//     reads, so memory is linear in the length);
 //     the tangent is a new fori loop in the linear program whose step j
 //     recomputes the body's JVP at the stored carry j — the body's
 //     residuals are recomputed, the carries stored (the issue's "stores or
@@ -64,13 +66,27 @@ func linearizeFori(b *builder, c *Call, tan func(int) Value) ([]Value, []Value) 
 		}
 		return c.In[:n], ts
 	}
-	// The primal loop, storing the carries before each step.
+	// The primal loop, storing the carries before each step — but not
+	// the ones the body only updates with a dynamic_update_slice (scan's
+	// stacked outputs): their primal value never reaches a tangent, and
+	// storing a stack per step would take memory quadratic in the length.
+	passive := passiveCarries(body, n)
+	var kept []int
+	for i := range n {
+		if !passive[i] {
+			kept = append(kept, i)
+		}
+	}
 	step := func(carry, _ []Value) ([]Value, []Value) {
 		outs, _ := jvpProgram(carry[0].b, body, append(append([]Value{}, carry...), consts...), make([]Value, len(body.Inputs)), nil)
-		return outs, carry
+		stored := make([]Value, len(kept))
+		for k, i := range kept {
+			stored[k] = carry[i]
+		}
+		return outs, stored
 	}
 	rs := b.scan(e.Pos, step, c.In[:n], nil, ScanOptions{Length: cp.Trips})
-	if b.err != nil || len(rs) != 2*n {
+	if b.err != nil || len(rs) != n+len(kept) {
 		return nil, nil
 	}
 	prims, stacks := rs[:n], rs[n:]
@@ -89,9 +105,12 @@ func linearizeFori(b *builder, c *Call, tan func(int) Value) ([]Value, []Value) 
 	stepT := func(j Value, tc []Value) []Value {
 		sb := j.b
 		carry := make([]Value, n)
-		for i, s := range stacks {
+		for i, a := range e.Args[:n] {
+			carry[i] = zerosOf(sb, a.Type, a.Shape) // a passive carry's primal value: unused by the tangents
+		}
+		for k, s := range stacks {
 			sh := s.Shape()
-			carry[i] = DynamicSlice(sb.attach(s, "fori_loop"), startsAt(j, len(sh)), append([]int{1}, sh[1:]...)).Reshape(sh[1:]...)
+			carry[kept[k]] = DynamicSlice(sb.attach(s, "fori_loop"), startsAt(j, len(sh)), append([]int{1}, sh[1:]...)).Reshape(sh[1:]...)
 		}
 		ts := make([]Value, len(body.Inputs))
 		for k, i := range dyn {
@@ -110,6 +129,35 @@ func linearizeFori(b *builder, c *Call, tan func(int) Value) ([]Value, []Value) 
 		ts[i] = touts[k]
 	}
 	return prims, ts
+}
+
+// passiveCarries marks the carries i of a loop body that are used only as
+// the operand of a dynamic_update_slice giving result i: a tangent never
+// depends on their primal value (the update's tangent is the update of
+// the tangents).
+func passiveCarries(body *Program, n int) []bool {
+	uses := map[*Var]int{}
+	for _, e := range body.Eqns {
+		for _, a := range e.Args {
+			uses[a]++
+		}
+	}
+	for _, o := range body.Outputs {
+		uses[o]++
+	}
+	marks := make([]bool, n)
+	for _, e := range body.Eqns {
+		if e.Op != OpDynamicUpdateSlice {
+			continue
+		}
+		for i := range min(n, len(body.Outputs)) {
+			in := body.Inputs[i]
+			if e.Args[0] == in && body.Outputs[i] == e.Out && uses[in] == 1 && uses[e.Out] == 1 && in.Type.DType.IsInexact() {
+				marks[i] = true
+			}
+		}
+	}
+	return marks
 }
 
 func linearizeCond(b *builder, c *Call, tan func(int) Value) ([]Value, []Value) {
