@@ -269,7 +269,7 @@ func runGemmI8(x *cpuExec, rs *runState, k *dotKernel, a, b unsafe.Pointer, na, 
 	j.call.BatchA, j.call.RowA, j.call.ColA = k.lhs.strides[0], k.lhs.strides[1], k.lhs.strides[2]
 	j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]
 	workers := x.cpu.workers()
-	if k.b*k.m*k.n*k.kk < 4*gemmParallelMin {
+	if k.b*k.m*k.n*k.kk < 4*x.gemmParallelMin() {
 		workers = 1
 	}
 	j.parts = j.call.Parts(workers)
@@ -316,7 +316,7 @@ func runGemm[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, c, a, b unsaf
 	j.call.BatchA, j.call.RowA, j.call.ColA = k.lhs.strides[0], k.lhs.strides[1], k.lhs.strides[2]
 	j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]
 	workers := x.cpu.workers()
-	if k.b*k.m*k.n*k.kk < gemmParallelMin {
+	if k.b*k.m*k.n*k.kk < x.gemmParallelMin() {
 		workers = 1
 	}
 	j.parts = j.call.Parts(workers)
@@ -325,8 +325,15 @@ func runGemm[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, c, a, b unsaf
 
 // gemmParallelMin is the number of multiply-adds below which a product
 // runs on one core: 2^22 takes about 16 µs there, and waking a second
-// worker costs tens of microseconds on a busy machine.
-const gemmParallelMin = 1 << 22
+// worker costs tens of microseconds on a busy machine. A CPU whose
+// ParallelMin is set below the default (the tests' tiny-blocks backend)
+// uses that instead, so small products take the parallel path too.
+func (x *cpuExec) gemmParallelMin() int {
+	if x.cpu.opts.ParallelMin < defaultParallelMin {
+		return x.cpu.opts.ParallelMin
+	}
+	return 1 << 22
+}
 
 // dotFn computes c[b] = a[b] · bm[b] for each batch b.
 type dotFn func(x *cpuExec, rs *runState, c, a, bm unsafe.Pointer, nb, m, k, n int)
