@@ -140,14 +140,19 @@ func reduceWindow(name string, comb Op, x Value, window []int, o WindowOptions) 
 		if slices.ContainsFunc(pads, func(p [2]int) bool { return p != [2]int{} }) {
 			xv = Pad(xv, pads, PadConstant, init)
 		}
+		src := b.materialize(xv, name)
+		if src == nil {
+			return Value{b: b}
+		}
 		var parts []Value
 		forEachIndex(window, func(k []int) {
-			part := xv
+			// One strided slice per window position, all dims at once.
+			p := Params{Start: make([]int, rank), Limit: make([]int, rank), Stride: slices.Clone(strides)}
 			for i := range rank {
-				start := k[i] * wd[i]
-				part = part.Slice(i, start, start+(out[i]-1)*strides[i]+1, strides[i])
+				p.Start[i] = k[i] * wd[i]
+				p.Limit[i] = p.Start[i] + (out[i]-1)*strides[i] + 1
 			}
-			parts = append(parts, part)
+			parts = append(parts, b.emit(OpSlice, []*Var{src}, src.Type, slices.Clone(out), p, ""))
 		})
 		acc := parts[0]
 		for _, p := range parts[1:] {
