@@ -5,6 +5,7 @@ import (
 	"math/cmplx"
 	"unsafe"
 
+	"github.com/kiln-go/kiln/internal/simd"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
@@ -131,17 +132,45 @@ func registerComplex[T cplx, F float](d tensor.DType) {
 // complexProdReducer is the fixed tree with NumPy's complex multiply.
 func complexProdReducer[T cplx, F float]() *reducer { return treeReducerWith(cmul[T, F], 1) }
 
-// complexDot is naiveDot with NumPy's complex multiply.
+// complexDot is the plain loop's product with NumPy's complex multiply:
+// c[i,j] = Σ_l a[i,l]·b[l,j], l in order from 0, each product and sum
+// rounded as cmul and the complex add round them. It runs on planar rows
+// (real and imaginary parts apart): per row of c, one vector row update
+// (simd.CMulAdd, the same roundings in the same order) per l, on rows
+// split over the workers; each worker keeps a planar copy of its batch's b.
 func complexDot[T cplx, F float](x *cpuExec, rs *runState, c, a, bm unsafe.Pointer, nb, m, k, n int) {
 	cs, as, bs := view[T](c, nb*m*n), view[T](a, nb*m*k), view[T](bm, nb*k*n)
-	for r := range nb * m {
-		bi := r / m
-		crow := cs[r*n : (r+1)*n]
-		clear(crow)
-		for l, av := range as[r*k : (r+1)*k] {
-			for j, bv := range bs[(bi*k+l)*n : (bi*k+l+1)*n] {
-				crow[j] += cmul[T, F](av, bv)
+	mac := complexMulAdd[F]()
+	x.parallel(rs, nb*m, nb*m*n*max(k, 1), funcJob(func(w *worker, lo, hi int) {
+		size := int(unsafe.Sizeof(F(0)))
+		buf := view[F](w.temp(2*(k+1)*n*size), 2*(k+1)*n)
+		bR, bI, accR, accI := buf[:k*n], buf[k*n:2*k*n], buf[2*k*n:2*k*n+n], buf[2*k*n+n:]
+		batch := -1
+		for r := lo; r < hi; r++ {
+			if bi := r / m; bi != batch {
+				for i, z := range bs[bi*k*n : (bi+1)*k*n] {
+					bR[i], bI[i] = parts[T, F](z)
+				}
+				batch = bi
+			}
+			clear(accR)
+			clear(accI)
+			for l, av := range as[r*k : (r+1)*k] {
+				ar, ai := parts[T, F](av)
+				mac(accR, accI, bR[l*n:(l+1)*n], bI[l*n:(l+1)*n], ar, ai)
+			}
+			for j, re := range accR {
+				cs[r*n+j] = mk[T](re, accI[j])
 			}
 		}
+	}))
+}
+
+// complexMulAdd is simd.CMulAddF32 or CMulAddF64 for F.
+func complexMulAdd[F float]() func(accR, accI, bR, bI []F, ar, ai F) {
+	var z F
+	if _, ok := any(z).(float32); ok {
+		return any(simd.CMulAddF32).(func(accR, accI, bR, bI []F, ar, ai F))
 	}
+	return any(simd.CMulAddF64).(func(accR, accI, bR, bI []F, ar, ai F))
 }

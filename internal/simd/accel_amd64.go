@@ -2308,3 +2308,23 @@ func gemm12x32I8Accel(kc4 int, a []uint8, b []int8, c []int32, ldc int, load boo
 		gemm12x32I8AVX512(kc4, a, b, c, ldc, load)
 	}
 }
+
+func cmacF32Accel(accR, accI, bR, bI []float32, ar, ai float32) int {
+	switch tier {
+	case AVX512:
+		return cmacF32AVX512(accR, accI, bR, bI, ar, ai)
+	case AVX2:
+		return cmacF32AVX2(accR, accI, bR, bI, ar, ai)
+	}
+	return 0
+}
+
+func cmacF64Accel(accR, accI, bR, bI []float64, ar, ai float64) int {
+	switch tier {
+	case AVX512:
+		return cmacF64AVX512(accR, accI, bR, bI, ar, ai)
+	case AVX2:
+		return cmacF64AVX2(accR, accI, bR, bI, ar, ai)
+	}
+	return 0
+}

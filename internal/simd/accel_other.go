@@ -472,3 +472,7 @@ func gemm6x8F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c []f
 }
 
 func gemm12x32I8Accel(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool) {}
+
+func cmacF32Accel(accR, accI, bR, bI []float32, ar, ai float32) int { return 0 }
+
+func cmacF64Accel(accR, accI, bR, bI []float64, ar, ai float64) int { return 0 }

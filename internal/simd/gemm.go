@@ -115,3 +115,13 @@ func gemmI8Go(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool) {
 		}
 	}
 }
+
+// cmacGo is the twin of CMulAddF32 and CMulAddF64.
+func cmacGo[F float32 | float64](accR, accI, bR, bI []F, ar, ai F) {
+	bR, bI, accI = bR[:len(accR)], bI[:len(accR)], accI[:len(accR)]
+	for j, br := range bR {
+		bi := bI[j]
+		accR[j] += F(F(ar*br) - F(ai*bi)) // the conversions forbid FMA
+		accI[j] += F(F(ar*bi) + F(ai*br))
+	}
+}

@@ -99,3 +99,49 @@ func TestGemmI8Kernel(t *testing.T) {
 		}
 	}
 }
+
+// CMulAdd at every tier against its twin on every length up to 70 (whole
+// vectors, unrolled steps and tails), specials included.
+func TestCMulAdd(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	val := func() float64 {
+		switch rng.IntN(30) {
+		case 0:
+			return math.Inf(1)
+		case 1:
+			return math.Copysign(0, -1)
+		}
+		return rng.NormFloat64() * math.Exp2(float64(rng.IntN(40)-20))
+	}
+	for _, tier := range Available() {
+		restore := SetLevel(tier)
+		for n := range 70 {
+			checkCMulAdd(t, tier, n, val, CMulAddF32)
+			checkCMulAdd(t, tier, n, val, CMulAddF64)
+		}
+		restore()
+	}
+}
+
+func checkCMulAdd[F float32 | float64](t *testing.T, tier Tier, n int, val func() float64, f func(accR, accI, bR, bI []F, ar, ai F)) {
+	t.Helper()
+	mk := func() []F {
+		x := make([]F, n)
+		for i := range x {
+			x[i] = F(val())
+		}
+		return x
+	}
+	accR, accI, bR, bI := mk(), mk(), mk(), mk()
+	ar, ai := F(val()), F(val())
+	wantR, wantI := append([]F(nil), accR...), append([]F(nil), accI...)
+	cmacGo(wantR, wantI, bR, bI, ar, ai)
+	f(accR, accI, bR, bI, ar, ai)
+	for i := range n {
+		for _, p := range [][2]F{{accR[i], wantR[i]}, {accI[i], wantI[i]}} {
+			if math.Float64bits(float64(p[0])) != math.Float64bits(float64(p[1])) && !(p[0] != p[0] && p[1] != p[1]) {
+				t.Fatalf("%v n=%d: element %d = %v, twin %v", tier, n, i, p[0], p[1])
+			}
+		}
+	}
+}

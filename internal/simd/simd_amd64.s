@@ -37145,3 +37145,311 @@ gemm12x32I8AVX512_store:
 	ADDQ      SI, DI
 	VZEROUPPER
 	RET
+
+// func cmacF32AVX2(accR []float32, accI []float32, bR []float32, bI []float32, ar float32, ai float32) int
+// Requires: AVX, AVX2, SSE
+TEXT ·cmacF32AVX2(SB), NOSPLIT, $0-112
+	MOVQ         accR_len+8(FP), AX
+	MOVQ         accR_base+0(FP), CX
+	MOVQ         accI_base+24(FP), DX
+	MOVQ         bR_base+48(FP), BX
+	MOVQ         bI_base+72(FP), SI
+	MOVSS        ar+96(FP), X0
+	VBROADCASTSS X0, Y0
+	MOVSS        ai+100(FP), X1
+	VBROADCASTSS X1, Y1
+	XORQ         DI, DI
+
+cmacF32AVX2_loopU:
+	MOVQ    AX, R8
+	SUBQ    DI, R8
+	CMPQ    R8, $0x00000010
+	JB      cmacF32AVX2_loop1
+	VMOVUPS (CX)(DI*4), Y2
+	VMOVUPS (DX)(DI*4), Y3
+	VMOVUPS (BX)(DI*4), Y4
+	VMOVUPS (SI)(DI*4), Y5
+	VMULPS  Y4, Y0, Y6
+	VMULPS  Y5, Y1, Y7
+	VSUBPS  Y7, Y6, Y6
+	VADDPS  Y6, Y2, Y6
+	VMULPS  Y5, Y0, Y2
+	VMULPS  Y4, Y1, Y4
+	VADDPS  Y4, Y2, Y2
+	VADDPS  Y2, Y3, Y2
+	VMOVUPS 32(CX)(DI*4), Y3
+	VMOVUPS 32(DX)(DI*4), Y4
+	VMOVUPS 32(BX)(DI*4), Y5
+	VMOVUPS 32(SI)(DI*4), Y7
+	VMULPS  Y5, Y0, Y8
+	VMULPS  Y7, Y1, Y9
+	VSUBPS  Y9, Y8, Y8
+	VADDPS  Y8, Y3, Y8
+	VMULPS  Y7, Y0, Y3
+	VMULPS  Y5, Y1, Y5
+	VADDPS  Y5, Y3, Y3
+	VADDPS  Y3, Y4, Y3
+	VMOVUPS Y6, (CX)(DI*4)
+	VMOVUPS Y2, (DX)(DI*4)
+	VMOVUPS Y8, 32(CX)(DI*4)
+	VMOVUPS Y3, 32(DX)(DI*4)
+	ADDQ    $0x00000010, DI
+	JMP     cmacF32AVX2_loopU
+
+cmacF32AVX2_loop1:
+	MOVQ    AX, R8
+	SUBQ    DI, R8
+	CMPQ    R8, $0x00000008
+	JB      cmacF32AVX2_done
+	VMOVUPS (CX)(DI*4), Y2
+	VMOVUPS (DX)(DI*4), Y3
+	VMOVUPS (BX)(DI*4), Y4
+	VMOVUPS (SI)(DI*4), Y5
+	VMULPS  Y4, Y0, Y6
+	VMULPS  Y5, Y1, Y7
+	VSUBPS  Y7, Y6, Y6
+	VADDPS  Y6, Y2, Y6
+	VMULPS  Y5, Y0, Y2
+	VMULPS  Y4, Y1, Y4
+	VADDPS  Y4, Y2, Y2
+	VADDPS  Y2, Y3, Y2
+	VMOVUPS Y6, (CX)(DI*4)
+	VMOVUPS Y2, (DX)(DI*4)
+	ADDQ    $0x00000008, DI
+	JMP     cmacF32AVX2_loop1
+
+cmacF32AVX2_done:
+	VZEROUPPER
+	MOVQ DI, ret+104(FP)
+	RET
+
+// func cmacF32AVX512(accR []float32, accI []float32, bR []float32, bI []float32, ar float32, ai float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·cmacF32AVX512(SB), NOSPLIT, $0-112
+	MOVQ         accR_len+8(FP), AX
+	MOVQ         accR_base+0(FP), CX
+	MOVQ         accI_base+24(FP), DX
+	MOVQ         bR_base+48(FP), BX
+	MOVQ         bI_base+72(FP), SI
+	MOVSS        ar+96(FP), X0
+	VBROADCASTSS X0, Z0
+	MOVSS        ai+100(FP), X1
+	VBROADCASTSS X1, Z1
+	XORQ         DI, DI
+
+cmacF32AVX512_loopU:
+	MOVQ    AX, R8
+	SUBQ    DI, R8
+	CMPQ    R8, $0x00000020
+	JB      cmacF32AVX512_loop1
+	VMOVUPS (CX)(DI*4), Z2
+	VMOVUPS (DX)(DI*4), Z3
+	VMOVUPS (BX)(DI*4), Z4
+	VMOVUPS (SI)(DI*4), Z5
+	VMULPS  Z4, Z0, Z6
+	VMULPS  Z5, Z1, Z7
+	VSUBPS  Z7, Z6, Z6
+	VADDPS  Z6, Z2, Z6
+	VMULPS  Z5, Z0, Z2
+	VMULPS  Z4, Z1, Z4
+	VADDPS  Z4, Z2, Z2
+	VADDPS  Z2, Z3, Z2
+	VMOVUPS 64(CX)(DI*4), Z3
+	VMOVUPS 64(DX)(DI*4), Z4
+	VMOVUPS 64(BX)(DI*4), Z5
+	VMOVUPS 64(SI)(DI*4), Z7
+	VMULPS  Z5, Z0, Z8
+	VMULPS  Z7, Z1, Z9
+	VSUBPS  Z9, Z8, Z8
+	VADDPS  Z8, Z3, Z8
+	VMULPS  Z7, Z0, Z3
+	VMULPS  Z5, Z1, Z5
+	VADDPS  Z5, Z3, Z3
+	VADDPS  Z3, Z4, Z3
+	VMOVUPS Z6, (CX)(DI*4)
+	VMOVUPS Z2, (DX)(DI*4)
+	VMOVUPS Z8, 64(CX)(DI*4)
+	VMOVUPS Z3, 64(DX)(DI*4)
+	ADDQ    $0x00000020, DI
+	JMP     cmacF32AVX512_loopU
+
+cmacF32AVX512_loop1:
+	MOVQ    AX, R8
+	SUBQ    DI, R8
+	CMPQ    R8, $0x00000010
+	JB      cmacF32AVX512_done
+	VMOVUPS (CX)(DI*4), Z2
+	VMOVUPS (DX)(DI*4), Z3
+	VMOVUPS (BX)(DI*4), Z4
+	VMOVUPS (SI)(DI*4), Z5
+	VMULPS  Z4, Z0, Z6
+	VMULPS  Z5, Z1, Z7
+	VSUBPS  Z7, Z6, Z6
+	VADDPS  Z6, Z2, Z6
+	VMULPS  Z5, Z0, Z2
+	VMULPS  Z4, Z1, Z4
+	VADDPS  Z4, Z2, Z2
+	VADDPS  Z2, Z3, Z2
+	VMOVUPS Z6, (CX)(DI*4)
+	VMOVUPS Z2, (DX)(DI*4)
+	ADDQ    $0x00000010, DI
+	JMP     cmacF32AVX512_loop1
+
+cmacF32AVX512_done:
+	VZEROUPPER
+	MOVQ DI, ret+104(FP)
+	RET
+
+// func cmacF64AVX2(accR []float64, accI []float64, bR []float64, bI []float64, ar float64, ai float64) int
+// Requires: AVX, AVX2, SSE2
+TEXT ·cmacF64AVX2(SB), NOSPLIT, $0-120
+	MOVQ         accR_len+8(FP), AX
+	MOVQ         accR_base+0(FP), CX
+	MOVQ         accI_base+24(FP), DX
+	MOVQ         bR_base+48(FP), BX
+	MOVQ         bI_base+72(FP), SI
+	MOVSD        ar+96(FP), X0
+	VBROADCASTSD X0, Y0
+	MOVSD        ai+104(FP), X1
+	VBROADCASTSD X1, Y1
+	XORQ         DI, DI
+
+cmacF64AVX2_loopU:
+	MOVQ    AX, R8
+	SUBQ    DI, R8
+	CMPQ    R8, $0x00000008
+	JB      cmacF64AVX2_loop1
+	VMOVUPS (CX)(DI*8), Y2
+	VMOVUPS (DX)(DI*8), Y3
+	VMOVUPS (BX)(DI*8), Y4
+	VMOVUPS (SI)(DI*8), Y5
+	VMULPD  Y4, Y0, Y6
+	VMULPD  Y5, Y1, Y7
+	VSUBPD  Y7, Y6, Y6
+	VADDPD  Y6, Y2, Y6
+	VMULPD  Y5, Y0, Y2
+	VMULPD  Y4, Y1, Y4
+	VADDPD  Y4, Y2, Y2
+	VADDPD  Y2, Y3, Y2
+	VMOVUPS 32(CX)(DI*8), Y3
+	VMOVUPS 32(DX)(DI*8), Y4
+	VMOVUPS 32(BX)(DI*8), Y5
+	VMOVUPS 32(SI)(DI*8), Y7
+	VMULPD  Y5, Y0, Y8
+	VMULPD  Y7, Y1, Y9
+	VSUBPD  Y9, Y8, Y8
+	VADDPD  Y8, Y3, Y8
+	VMULPD  Y7, Y0, Y3
+	VMULPD  Y5, Y1, Y5
+	VADDPD  Y5, Y3, Y3
+	VADDPD  Y3, Y4, Y3
+	VMOVUPS Y6, (CX)(DI*8)
+	VMOVUPS Y2, (DX)(DI*8)
+	VMOVUPS Y8, 32(CX)(DI*8)
+	VMOVUPS Y3, 32(DX)(DI*8)
+	ADDQ    $0x00000008, DI
+	JMP     cmacF64AVX2_loopU
+
+cmacF64AVX2_loop1:
+	MOVQ    AX, R8
+	SUBQ    DI, R8
+	CMPQ    R8, $0x00000004
+	JB      cmacF64AVX2_done
+	VMOVUPS (CX)(DI*8), Y2
+	VMOVUPS (DX)(DI*8), Y3
+	VMOVUPS (BX)(DI*8), Y4
+	VMOVUPS (SI)(DI*8), Y5
+	VMULPD  Y4, Y0, Y6
+	VMULPD  Y5, Y1, Y7
+	VSUBPD  Y7, Y6, Y6
+	VADDPD  Y6, Y2, Y6
+	VMULPD  Y5, Y0, Y2
+	VMULPD  Y4, Y1, Y4
+	VADDPD  Y4, Y2, Y2
+	VADDPD  Y2, Y3, Y2
+	VMOVUPS Y6, (CX)(DI*8)
+	VMOVUPS Y2, (DX)(DI*8)
+	ADDQ    $0x00000004, DI
+	JMP     cmacF64AVX2_loop1
+
+cmacF64AVX2_done:
+	VZEROUPPER
+	MOVQ DI, ret+112(FP)
+	RET
+
+// func cmacF64AVX512(accR []float64, accI []float64, bR []float64, bI []float64, ar float64, ai float64) int
+// Requires: AVX, AVX512F, SSE2
+TEXT ·cmacF64AVX512(SB), NOSPLIT, $0-120
+	MOVQ         accR_len+8(FP), AX
+	MOVQ         accR_base+0(FP), CX
+	MOVQ         accI_base+24(FP), DX
+	MOVQ         bR_base+48(FP), BX
+	MOVQ         bI_base+72(FP), SI
+	MOVSD        ar+96(FP), X0
+	VBROADCASTSD X0, Z0
+	MOVSD        ai+104(FP), X1
+	VBROADCASTSD X1, Z1
+	XORQ         DI, DI
+
+cmacF64AVX512_loopU:
+	MOVQ    AX, R8
+	SUBQ    DI, R8
+	CMPQ    R8, $0x00000010
+	JB      cmacF64AVX512_loop1
+	VMOVUPS (CX)(DI*8), Z2
+	VMOVUPS (DX)(DI*8), Z3
+	VMOVUPS (BX)(DI*8), Z4
+	VMOVUPS (SI)(DI*8), Z5
+	VMULPD  Z4, Z0, Z6
+	VMULPD  Z5, Z1, Z7
+	VSUBPD  Z7, Z6, Z6
+	VADDPD  Z6, Z2, Z6
+	VMULPD  Z5, Z0, Z2
+	VMULPD  Z4, Z1, Z4
+	VADDPD  Z4, Z2, Z2
+	VADDPD  Z2, Z3, Z2
+	VMOVUPS 64(CX)(DI*8), Z3
+	VMOVUPS 64(DX)(DI*8), Z4
+	VMOVUPS 64(BX)(DI*8), Z5
+	VMOVUPS 64(SI)(DI*8), Z7
+	VMULPD  Z5, Z0, Z8
+	VMULPD  Z7, Z1, Z9
+	VSUBPD  Z9, Z8, Z8
+	VADDPD  Z8, Z3, Z8
+	VMULPD  Z7, Z0, Z3
+	VMULPD  Z5, Z1, Z5
+	VADDPD  Z5, Z3, Z3
+	VADDPD  Z3, Z4, Z3
+	VMOVUPS Z6, (CX)(DI*8)
+	VMOVUPS Z2, (DX)(DI*8)
+	VMOVUPS Z8, 64(CX)(DI*8)
+	VMOVUPS Z3, 64(DX)(DI*8)
+	ADDQ    $0x00000010, DI
+	JMP     cmacF64AVX512_loopU
+
+cmacF64AVX512_loop1:
+	MOVQ    AX, R8
+	SUBQ    DI, R8
+	CMPQ    R8, $0x00000008
+	JB      cmacF64AVX512_done
+	VMOVUPS (CX)(DI*8), Z2
+	VMOVUPS (DX)(DI*8), Z3
+	VMOVUPS (BX)(DI*8), Z4
+	VMOVUPS (SI)(DI*8), Z5
+	VMULPD  Z4, Z0, Z6
+	VMULPD  Z5, Z1, Z7
+	VSUBPD  Z7, Z6, Z6
+	VADDPD  Z6, Z2, Z6
+	VMULPD  Z5, Z0, Z2
+	VMULPD  Z4, Z1, Z4
+	VADDPD  Z4, Z2, Z2
+	VADDPD  Z2, Z3, Z2
+	VMOVUPS Z6, (CX)(DI*8)
+	VMOVUPS Z2, (DX)(DI*8)
+	ADDQ    $0x00000008, DI
+	JMP     cmacF64AVX512_loop1
+
+cmacF64AVX512_done:
+	VZEROUPPER
+	MOVQ DI, ret+112(FP)
+	RET

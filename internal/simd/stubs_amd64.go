@@ -1359,3 +1359,15 @@ func gemm6x8F64AVX2(kc int, a []float64, ra int, sa int, b []float64, sb int, c 
 
 //go:noescape
 func gemm12x32I8AVX512(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool)
+
+//go:noescape
+func cmacF32AVX2(accR []float32, accI []float32, bR []float32, bI []float32, ar float32, ai float32) int
+
+//go:noescape
+func cmacF32AVX512(accR []float32, accI []float32, bR []float32, bI []float32, ar float32, ai float32) int
+
+//go:noescape
+func cmacF64AVX2(accR []float64, accI []float64, bR []float64, bI []float64, ar float64, ai float64) int
+
+//go:noescape
+func cmacF64AVX512(accR []float64, accI []float64, bR []float64, bI []float64, ar float64, ai float64) int

@@ -267,6 +267,11 @@ func mixedCases() []Case {
 			Fn: func(a []trace.Value) []trace.Value {
 				return []trace.Value{a[0].MatMul(a[1]), trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.I32))}
 			}},
+		// Complex products wide enough for the vector row update (and its tail).
+		{Name: "matmul-c64-rows", Inputs: []*tensor.Array{Input(tensor.C64, 44, 2, 9, 70), Input(tensor.C64, 45, 2, 70, 37)},
+			Fn: one(func(a []trace.Value) trace.Value { return a[0].MatMul(a[1]) })},
+		{Name: "matmul-c128-rows", Inputs: []*tensor.Array{Input(tensor.C128, 46, 9, 70), Input(tensor.C128, 47, 70, 21)},
+			Fn: one(func(a []trace.Value) trace.Value { return a[0].MatMul(a[1]) })},
 		{Name: "matmul-i8-gemm-transposed", Inputs: []*tensor.Array{Input(tensor.I8, 42, 64, 300), Input(tensor.I8, 43, 70, 300)},
 			Fn: one(func(a []trace.Value) trace.Value {
 				return trace.DotGeneral(a[0], a[1], trace.DotDims{LhsContract: []int{1}, RhsContract: []int{1}}, trace.PreferredElementType(tensor.I16))
