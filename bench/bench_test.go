@@ -92,6 +92,7 @@ func BenchmarkE6(b *testing.B) {
 	for _, id := range []string{"E6a", "E6b", "E6c", "E6d", "E6e", "E6f"} {
 		b.Run(id, func(b *testing.B) {
 			w := newWorkload(id, 0, fullMatrices)
+			w.calls = 0 // one call per benchmark op
 			for _, peer := range []string{kilnFused, kilnOpByOp, gonumPeer, gorgoniaPeer, goLoop, gomlxPeer} {
 				b.Run(peer, func(b *testing.B) {
 					loop(b, prepare(b, w, peer))

@@ -277,22 +277,27 @@ func gonumGemm[T float32 | float64](c, a, b []T, m int) {
 }
 
 // e6Peers are the in-process matmul peers: the naive Go loop, gonum,
-// gorgonia's MatMul and GoMLX's simplego backend.
+// gorgonia's MatMul and GoMLX's simplego backend. Each run makes w.calls
+// calls (see e6Calls), as Kiln's do.
 func e6Peers[T float32 | float64](w *workload, a, b []T, m int) {
 	w.add(goLoop, func() (impl, error) {
 		c := make([]T, m*m)
-		return ready(func() error { e6Loop(c, a, b, m); return nil }, c)
+		return ready(w.repeat(func() error { e6Loop(c, a, b, m); return nil }), c)
 	})
 	w.add(gonumPeer, func() (impl, error) {
 		c := make([]T, m*m)
-		return ready(func() error { gonumGemm(c, a, b, m); return nil }, c)
+		return ready(w.repeat(func() error { gonumGemm(c, a, b, m); return nil }), c)
 	})
 	w.add(gorgoniaPeer, func() (impl, error) {
 		ad := gorgonia.New(gorgonia.WithShape(m, m), gorgonia.WithBacking(a))
 		bd := gorgonia.New(gorgonia.WithShape(m, m), gorgonia.WithBacking(b))
 		var out *gorgonia.Dense
-		run := func() (err error) { out, err = ad.MatMul(bd); return err }
+		run := w.repeat(func() (err error) { out, err = ad.MatMul(bd); return err })
 		return impl{run: run, result: denseResult(&out)}, nil
 	})
-	w.add(gomlxPeer, func() (impl, error) { return e6GoMLX(a, b, m) })
+	w.add(gomlxPeer, func() (impl, error) {
+		im, err := e6GoMLX(a, b, m)
+		im.run = w.repeat(im.run)
+		return im, err
+	})
 }
