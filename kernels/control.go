@@ -104,25 +104,63 @@ func (x *cpuExec) compileControl(f *lower.Fusion) (kernel, error) {
 }
 
 // inPlaceCarries marks the carries i whose body result is a
-// dynamic_update_slice of the carry itself, the carry's only use, written
-// to output i's own buffer: the update can then happen in the carry's
-// buffer (the kernel skips the copy of an operand onto itself).
+// dynamic_update_slice of the carry itself written to output i's own
+// buffer, where every other reader of the carry runs in an earlier kernel:
+// the update can then happen in the carry's buffer (the kernel skips the
+// copy of an operand onto itself). Scan's stacked outputs are such
+// carries, and so are reverse mode's accumulated cotangents of a scan's
+// xs (window += update) and of its stacked outputs (window = 0).
 func inPlaceCarries(body *lower.Module, n int) []bool {
-	uses := map[*lower.Instr]int{}
+	users := map[*lower.Instr][]*lower.Instr{}
 	for _, in := range body.Instrs {
 		for _, a := range in.Args {
-			uses[a]++
+			users[a] = append(users[a], in)
 		}
 	}
+	outputs := map[*lower.Instr]int{}
 	for _, o := range body.Outputs {
-		uses[o]++
+		outputs[o]++
+	}
+	kernel := map[*lower.Instr]int{} // the position of the fusion computing each instruction
+	for fi, f := range body.Fusions {
+		for _, in := range f.Instrs {
+			if _, ok := kernel[in]; !ok {
+				kernel[in] = fi
+			}
+		}
+	}
+	// readers are the instructions reading in's buffer: its users, and
+	// through reshapes (which alias it) theirs.
+	var readers func(in *lower.Instr) []*lower.Instr
+	readers = func(in *lower.Instr) []*lower.Instr {
+		var out []*lower.Instr
+		for _, u := range users[in] {
+			if u.Op == trace.OpReshape {
+				if outputs[u] > 0 {
+					return nil // an output aliasing the carry: not in place
+				}
+				out = append(out, readers(u)...)
+				continue
+			}
+			out = append(out, u)
+		}
+		return out
 	}
 	marks := make([]bool, n)
 	for i := range min(n, len(body.Outputs), len(body.Params)) {
 		o, p := body.Outputs[i], body.Params[i]
 		b, ok := body.Plan.Of[o]
-		marks[i] = o.Op == trace.OpDynamicUpdateSlice && o.Args[0] == p && uses[p] == 1 && uses[o] == 1 &&
-			ok && body.Plan.Buffers[b].Output == i
+		if o.Op != trace.OpDynamicUpdateSlice || o.Args[0] != p || outputs[o] != 1 || outputs[p] != 0 || len(users[o]) != 0 ||
+			!ok || body.Plan.Buffers[b].Output != i {
+			continue
+		}
+		rs := readers(p)
+		marks[i] = rs != nil
+		for _, u := range rs {
+			if k, ok := kernel[u]; u != o && (!ok || k >= kernel[o]) {
+				marks[i] = false
+			}
+		}
 	}
 	return marks
 }

@@ -69,3 +69,48 @@ func TestScanOutputsInPlace(t *testing.T) {
 		}
 	}
 }
+
+// In a scan's gradient program every carry the length of the sequence —
+// the primal loop's stored carries and stacked outputs, the reverse
+// loop's cotangents of the stacked outputs and of xs — is updated in
+// place, so no step copies a whole sequence (BenchmarkScanGradXs: the
+// time per step does not grow with the length).
+func TestScanGradientInPlace(t *testing.T) {
+	const steps = 50
+	p, err := trace.Trace(promote.Config{}, []trace.Abstract{{Type: promote.Strong(tensor.F32), Shape: []int{steps, 4}}}, func(a []trace.Value) []trace.Value {
+		return trace.Grad(func(x []trace.Value) []trace.Value {
+			_, ys := trace.Scan(func(c, e []trace.Value) ([]trace.Value, []trace.Value) {
+				n := c[0].Mul(trace.Float(0.5)).Add(e[0])
+				return []trace.Value{n}, []trace.Value{n}
+			}, []trace.Value{trace.Zeros([]int{4}, tensor.F32)}, []trace.Value{x[0]})
+			return []trace.Value{ys[0].Sum()}
+		}, trace.GradOptions{})(a...)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := lower.Compile(p, lower.Options{Verify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := DefaultCPU().Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loops := 0
+	for _, k := range e.(*cpuExec).kernels {
+		c, ok := k.(*controlKernel)
+		if !ok {
+			continue
+		}
+		loops++
+		for i, n := range c.bytes {
+			if n >= steps*4 && !c.inPlace[i] {
+				t.Errorf("%s: carry %d (%d bytes) is copied every step", c.root.Name(), i, n)
+			}
+		}
+	}
+	if loops < 2 {
+		t.Errorf("%d loops in the gradient program, want the primal one and the reverse one", loops)
+	}
+}

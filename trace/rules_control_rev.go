@@ -1,6 +1,10 @@
 package trace
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kiln-go/kiln/tensor"
+)
 
 // Reverse mode through control flow. Kiln's reverse mode linearizes (the
 // JVP rules run with tangents in a linear program of their own) and then
@@ -331,7 +335,7 @@ func transposeWhile(c *Call, cts []Value) []Value {
 		}
 		next := append([]Value{}, g[:n-1]...)
 		for k := range linConsts {
-			next = append(next, carry[n-1+k].Add(g[n-1+k]))
+			next = append(next, accumulate(sb, carry[n-1+k], g[n-1+k]))
 		}
 		return next
 	}
@@ -346,6 +350,50 @@ func transposeWhile(c *Call, cts []Value) []Value {
 		out[i] = rs[n-1+k]
 	}
 	return out
+}
+
+// accumulate adds a step's cotangent g to the accumulator acc. When g is
+// a dynamic_update_slice of zeros — the transpose of a dynamic_slice, a
+// scan reading its xs — only that window is added (an update the CPU
+// backend does in place), so the step costs the window, not the array.
+func accumulate(b *builder, acc, g Value) Value {
+	if e := definingEqn(b.prog, g.v); e != nil && e.Op == OpDynamicUpdateSlice && isZerosVar(b.prog, e.Args[0]) &&
+		e.Args[1].Type == acc.Type() {
+		starts := make([]Value, len(e.Args)-2)
+		for i, s := range e.Args[2:] {
+			starts[i] = Value{b: b, v: s}
+		}
+		upd := Value{b: b, v: e.Args[1]}
+		return DynamicUpdateSlice(acc, DynamicSlice(acc, starts, e.Args[1].Shape).Add(upd), starts)
+	}
+	return acc.Add(g)
+}
+
+// definingEqn is the equation of p whose result is v, or nil.
+func definingEqn(p *Program, v *Var) *Eqn {
+	if v == nil {
+		return nil
+	}
+	for i := len(p.Eqns) - 1; i >= 0; i-- {
+		if p.Eqns[i].Out == v {
+			return p.Eqns[i]
+		}
+	}
+	return nil
+}
+
+// isZerosVar reports whether v is zeros as zerosOf makes them: a zero
+// scalar constant, broadcast or not.
+func isZerosVar(p *Program, v *Var) bool {
+	e := definingEqn(p, v)
+	if e != nil && e.Op == OpBroadcastInDim {
+		e = definingEqn(p, e.Args[0])
+	}
+	if e == nil || e.Op != OpConst || e.Params.Value == nil || e.Params.Value.Size() != 1 {
+		return false
+	}
+	z, ok := e.Params.Value.Astype(tensor.C128).Data().([]complex128)
+	return ok && z[0] == 0
 }
 
 func transposeCond(c *Call, cts []Value) []Value {

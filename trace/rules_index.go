@@ -186,13 +186,15 @@ func transposeDynamicUpdateSlice(c *Call, ct Value) []Value {
 	e := c.Eqn
 	upd := e.Args[1]
 	out := make([]Value, len(e.Args))
-	if c.Linear[0] {
-		z := zerosOf(ct.b, upd.Type, upd.Shape)
-		out[0] = emitRaw(OpDynamicUpdateSlice, Params{}, e.Out.Shape, append([]Value{ct, z}, startsOf(c, 2)...)...)
-	}
+	// The window is read first: in a loop (a scan's stacked output, in
+	// reverse) the zeroing can then happen in place, after every read.
 	if c.Linear[1] {
 		p := Params{Index: IndexParams{SliceSizes: slices.Clone(upd.Shape)}}
 		out[1] = emitRaw(OpDynamicSlice, p, upd.Shape, append([]Value{ct}, startsOf(c, 2)...)...)
+	}
+	if c.Linear[0] {
+		z := zerosOf(ct.b, upd.Type, upd.Shape)
+		out[0] = emitRaw(OpDynamicUpdateSlice, Params{}, e.Out.Shape, append([]Value{ct, z}, startsOf(c, 2)...)...)
 	}
 	return out
 }
