@@ -143,3 +143,25 @@ func TestEnviron(t *testing.T) {
 		t.Error("a peer that unsets nothing lost OPENBLAS_CORETYPE")
 	}
 }
+
+// TestPeerRunsMakeCalls checks that a timed run of an in-process peer
+// makes w.calls calls, as Kiln's do (the report divides every run's time
+// by w.calls).
+func TestPeerRunsMakeCalls(t *testing.T) {
+	w := newWorkload("E6e", 0, quickMatrices)
+	if w.calls < 2 {
+		t.Fatalf("E6e at order %d batches %d calls; want several", w.size, w.calls)
+	}
+	n := 0
+	w.add("counter", func() (impl, error) { return ready(func() error { n++; return nil }, nil) })
+	im, status, err := inProcess(w, "counter")
+	if err != nil || status != "" {
+		t.Fatalf("inProcess: %q, %v", status, err)
+	}
+	if err := im.run(); err != nil {
+		t.Fatal(err)
+	}
+	if n != w.calls {
+		t.Errorf("one run made %d calls, want %d", n, w.calls)
+	}
+}

@@ -38,6 +38,8 @@ func bytesOf[T any](s []T) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(z)))
 }
 
+// add registers peer's implementation of one call of w (inProcess makes
+// a timed run w.calls calls).
 func (w *workload) add(peer string, mk func() (impl, error)) {
 	if w.peers == nil {
 		w.peers = map[string]func() (impl, error){}
@@ -229,21 +231,21 @@ func e4Peers(w *workload, x []float64) {
 	})
 }
 
-// e5Peers are E1's implementations on one element, called w.calls times
-// per run; the Go loop is a plain function call (no goroutines).
+// e5Peers are E1's implementations on one element (inProcess makes a run
+// w.calls calls); the Go loop is a plain function call (no goroutines).
 func e5Peers(w *workload, x []float32) {
 	w.add(goLoop, func() (impl, error) {
 		o := make([]float32, 1)
-		return ready(w.repeat(func() error { e1Loop(o, x); return nil }), o)
+		return ready(func() error { e1Loop(o, x); return nil }, o)
 	})
 	w.add(gonumPeer, func() (impl, error) {
 		o, ones := make([]float32, 1), onesF32(1)
-		return ready(w.repeat(func() error { e1Gonum(o, x, ones); return nil }), o)
+		return ready(func() error { e1Gonum(o, x, ones); return nil }, o)
 	})
 	w.add(gorgoniaPeer, func() (impl, error) {
 		xd := gorgonia.New(gorgonia.WithShape(1), gorgonia.WithBacking(x))
 		var out *gorgonia.Dense
-		run := w.repeat(func() (err error) { out, err = e1Gorgonia(xd); return err })
+		run := func() (err error) { out, err = e1Gorgonia(xd); return err }
 		return impl{run: run, result: denseResult(&out)}, nil
 	})
 }
@@ -277,27 +279,22 @@ func gonumGemm[T float32 | float64](c, a, b []T, m int) {
 }
 
 // e6Peers are the in-process matmul peers: the naive Go loop, gonum,
-// gorgonia's MatMul and GoMLX's simplego backend. Each run makes w.calls
-// calls (see e6Calls), as Kiln's do.
+// gorgonia's MatMul and GoMLX's simplego backend.
 func e6Peers[T float32 | float64](w *workload, a, b []T, m int) {
 	w.add(goLoop, func() (impl, error) {
 		c := make([]T, m*m)
-		return ready(w.repeat(func() error { e6Loop(c, a, b, m); return nil }), c)
+		return ready(func() error { e6Loop(c, a, b, m); return nil }, c)
 	})
 	w.add(gonumPeer, func() (impl, error) {
 		c := make([]T, m*m)
-		return ready(w.repeat(func() error { gonumGemm(c, a, b, m); return nil }), c)
+		return ready(func() error { gonumGemm(c, a, b, m); return nil }, c)
 	})
 	w.add(gorgoniaPeer, func() (impl, error) {
 		ad := gorgonia.New(gorgonia.WithShape(m, m), gorgonia.WithBacking(a))
 		bd := gorgonia.New(gorgonia.WithShape(m, m), gorgonia.WithBacking(b))
 		var out *gorgonia.Dense
-		run := w.repeat(func() (err error) { out, err = ad.MatMul(bd); return err })
+		run := func() (err error) { out, err = ad.MatMul(bd); return err }
 		return impl{run: run, result: denseResult(&out)}, nil
 	})
-	w.add(gomlxPeer, func() (impl, error) {
-		im, err := e6GoMLX(a, b, m)
-		im.run = w.repeat(im.run)
-		return im, err
-	})
+	w.add(gomlxPeer, func() (impl, error) { return e6GoMLX(a, b, m) })
 }

@@ -342,6 +342,9 @@ func inProcess(w *workload, p string) (im impl, status string, err error) {
 		return impl{}, "n/a", nil
 	}
 	im, err = mk()
+	if err == nil {
+		im.run = w.repeat(im.run) // w.calls calls per run, as Kiln's
+	}
 	return im, "", err
 }
 
