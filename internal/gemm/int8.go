@@ -1,6 +1,7 @@
 package gemm
 
 import (
+	"encoding/binary"
 	"sync"
 	"unsafe"
 
@@ -180,9 +181,9 @@ func (g *I8Call) packA(dst []uint8, a []int8, ic, mb, pc, kb int) {
 		src := a[(ic+r)*g.RowA+pc*g.ColA:]
 		l4 := 0
 		if g.ColA == 1 {
-			whole := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(src))), kb/4)
+			bytes := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(src))), len(src))
 			for ; l4 < kb/4; l4++ {
-				words[l4*i8MR+r] = whole[l4] ^ 0x80808080
+				words[l4*i8MR+r] = binary.LittleEndian.Uint32(bytes[4*l4:]) ^ 0x80808080
 			}
 		}
 		for ; l4 < kb4; l4++ {
