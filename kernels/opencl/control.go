@@ -16,10 +16,14 @@ import (
 // move between the enclosing module's buffers and the sub-executables'
 // parameter and result buffers with device-to-device copies; the only
 // host transfers are the loop's predicate (one byte per iteration) and a
-// cond's index, read back to choose what runs next. The body's results go
-// first to staging buffers and then to its parameters (a body may return
-// its carries permuted). Results are bit-identical to the CPU backend's:
-// the same kernels run on the same values.
+// cond's index, read back to choose what runs next. A body result that is
+// one of its parameters passed through goes via a staging buffer (a body
+// may return its carries permuted); the others are copied straight to the
+// parameters, and only to the cond's parameters the cond reads. Every
+// step still copies each carry once (the CPU backend updates a scan's
+// stacked outputs in place; here a long scan copies its stack per step).
+// Results are bit-identical to the CPU backend's: the same kernels run on
+// the same values.
 
 // controlStep is a control fusion and its place among the kernels (it
 // runs before kernel at).
@@ -38,7 +42,11 @@ type clControl struct {
 	bytes  []int     // each result's size in bytes
 	stage  []clMem   // a while's staging buffers, one per carry
 	subOut [][]clMem // each sub-executable's outputs' buffers
-	host   []byte    // the predicate or the branch index, read back
+	// staged marks the carries whose next value the body passes through
+	// from a parameter (they go through stage, as a parameter may be
+	// overwritten first); condReads the carries the cond reads at all.
+	staged, condReads []bool
+	host              []byte // the predicate or the branch index, read back
 }
 
 // memOf is the buffer holding in's data in executable r of module m: a
@@ -123,6 +131,16 @@ func newControl(b *Backend, m *lower.Module, r *execResources, cs controlStep, a
 		c.outs[k] = mem
 	}
 	if root.Op == trace.OpWhile {
+		body, cond := c.subs[1], c.subs[0]
+		params := map[clMem]bool{}
+		for i := range body.m.Params {
+			params[paramMem(body, i)] = true
+		}
+		reads := readParams(cond.m)
+		for k := range c.bytes {
+			c.staged = append(c.staged, params[c.subOut[1][k]])
+			c.condReads = append(c.condReads, reads[k])
+		}
 		for _, n := range c.bytes {
 			mem, err := alloc(n, clMemReadWrite, nil)
 			if err != nil {
@@ -133,6 +151,24 @@ func newControl(b *Backend, m *lower.Module, r *execResources, cs controlStep, a
 		}
 	}
 	return c, nil
+}
+
+// readParams marks the parameters of m an instruction or an output reads.
+func readParams(m *lower.Module) []bool {
+	read := map[*lower.Instr]bool{}
+	for _, in := range m.Instrs {
+		for _, a := range in.Args {
+			read[a] = true
+		}
+	}
+	for _, o := range m.Outputs {
+		read[o] = true
+	}
+	out := make([]bool, len(m.Params))
+	for i, p := range m.Params {
+		out[i] = read[p]
+	}
+	return out
 }
 
 // paramMem is the buffer of sub-executable e's parameter i.
@@ -168,12 +204,21 @@ func (c *clControl) run(r *execResources, q clQueue) error {
 	n := len(c.bytes)
 	body := c.subs[1]
 	cond := c.subs[0]
+	// into sets carry k's next value from src in the body's parameter
+	// and, if it reads it, the cond's.
+	into := func(k int, src clMem) error {
+		if err := copyMem(r, q, paramMem(body, k), src, c.bytes[k]); err != nil {
+			return err
+		}
+		if c.condReads[k] {
+			return copyMem(r, q, paramMem(cond, k), src, c.bytes[k])
+		}
+		return nil
+	}
 	// The carries and the captured values into the sub-executables.
 	for k := range n {
-		for _, e := range c.subs {
-			if err := copyMem(r, q, paramMem(e, k), c.args[k], c.bytes[k]); err != nil {
-				return err
-			}
+		if err := into(k, c.args[k]); err != nil {
+			return err
 		}
 	}
 	at := n
@@ -199,14 +244,26 @@ func (c *clControl) run(r *execResources, q clQueue) error {
 		if err := body.res.enqueueKernels(q); err != nil {
 			return err
 		}
+		// Passed-through carries are read before any parameter is
+		// written (the queue runs the copies in order); the others are
+		// copied straight from the body's results.
 		for k := range n {
-			if err := copyMem(r, q, c.stage[k], c.subOut[1][k], c.bytes[k]); err != nil {
-				return err
+			if c.staged[k] {
+				if err := copyMem(r, q, c.stage[k], c.subOut[1][k], c.bytes[k]); err != nil {
+					return err
+				}
 			}
 		}
 		for k := range n {
-			for _, e := range c.subs {
-				if err := copyMem(r, q, paramMem(e, k), c.stage[k], c.bytes[k]); err != nil {
+			if !c.staged[k] {
+				if err := into(k, c.subOut[1][k]); err != nil {
+					return err
+				}
+			}
+		}
+		for k := range n {
+			if c.staged[k] {
+				if err := into(k, c.stage[k]); err != nil {
 					return err
 				}
 			}
