@@ -39,6 +39,12 @@ var convConfigs = []convConfig{
 		WindowStrides: []int{1, 2}, Padding: [][2]int{{1, 1}, {2, 0}}, RhsDilation: []int{2, 1}, DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}},
 	{"groups-unit-spatial", []int{4, 3, 1}, []int{6, 1, 3}, trace.ConvOptions{ // features contiguous and a size-1 spatial dim of stride 1: not one run across groups
 		FeatureGroupCount: 3, PaddingMode: "SAME", WindowStrides: []int{3}, DimensionNumbers: [3]string{"NCH", "OIH", "HNC"}}},
+	// ctrlflow2's report: a grouped f16 conv (three groups of one feature)
+	// and the transposed layout of its gradient.
+	{"groups-padded", []int{5, 3, 1}, []int{3, 1, 3}, trace.ConvOptions{FeatureGroupCount: 3, Padding: [][2]int{{1, 1}},
+		DimensionNumbers: [3]string{"NCH", "OIH", "NCH"}}},
+	{"groups-padded-cnh", []int{3, 5, 1}, []int{3, 1, 3}, trace.ConvOptions{FeatureGroupCount: 3, Padding: [][2]int{{1, 1}},
+		DimensionNumbers: [3]string{"CNH", "OIH", "NCH"}}},
 	{"parallel", []int{2, 12, 12, 8}, []int{3, 3, 8, 16}, trace.ConvOptions{PaddingMode: "SAME", DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}},
 }
 
