@@ -1,6 +1,7 @@
 package kernels_test
 
 import (
+	"github.com/kiln-go/kiln/internal/simd"
 	"testing"
 
 	"github.com/kiln-go/kiln/kernels"
@@ -12,6 +13,18 @@ import (
 // parallel splits are crossed by every case.
 func TestConformance(t *testing.T) {
 	t.Run("default", func(t *testing.T) { conformance.Run(t, kernels.DefaultCPU()) })
+	// Every lower SIMD tier too: each must give the same bits, and a path
+	// only some tiers take (the int8 GEMM needs VNNI) must not leave the
+	// others reading operands in an order their kernels do not expect.
+	for _, tier := range simd.Available() {
+		if tier == simd.Level() {
+			continue
+		}
+		t.Run("tier-"+tier.String(), func(t *testing.T) {
+			defer simd.SetLevel(tier)()
+			conformance.Run(t, kernels.DefaultCPU())
+		})
+	}
 	t.Run("tiny-blocks", func(t *testing.T) {
 		conformance.Run(t, kernels.NewCPU(kernels.CPUOptions{Block: 5, ParallelMin: 1, Workers: 3}))
 	})

@@ -72,8 +72,8 @@ func (x *cpuExec) compileDot(f *lower.Fusion) (kernel, error) {
 		k.int8 = true
 		lhs, rhs = l8, r8
 	}
-	k.lhs = x.layout(lhs, d.LhsBatch, lf, d.LhsContract)
-	k.rhs = x.layout(rhs, d.RhsBatch, d.RhsContract, rf)
+	k.lhs = x.layout(lhs, d.LhsBatch, lf, d.LhsContract, k.int8)
+	k.rhs = x.layout(rhs, d.RhsBatch, d.RhsContract, rf, k.int8)
 	if cd := computeDType(root.DType); !gemmDType(cd) && dotTable[cd] == nil {
 		return nil, fmt.Errorf("kernels: cpu has no dot_general for %s", root.DType)
 	}
@@ -90,9 +90,10 @@ func concat(xs ...[]int) []int {
 
 // layout says how to read operand in as [batch, rows, cols], the three
 // groups of its dims in order: in place when each group merges into one
-// stride (a gemm kernel reads any strides; other dtypes need the canonical
-// row-major order), else through a gather into that order.
-func (x *cpuExec) layout(in *lower.Instr, batch, rows, cols []int) operandLayout {
+// stride and a gemm kernel reads it (f32/f64, or int8 when int8GEMM: the
+// int8 GEMM runs); the plain loops need the canonical row-major order, so
+// otherwise a gather into that order.
+func (x *cpuExec) layout(in *lower.Instr, batch, rows, cols []int, int8GEMM bool) operandLayout {
 	l := operandLayout{src: x.source(in), dtype: in.DType, size: in.Size()}
 	st := numerics.RowMajorStrides(in.Shape)
 	groups := [3][]int{batch, rows, cols}
@@ -108,7 +109,7 @@ func (x *cpuExec) layout(in *lower.Instr, batch, rows, cols []int) operandLayout
 	}
 	g.simplify()
 	canonical := g.contiguous()
-	if canonical || (merged && (gemmDType(in.DType) || in.DType == tensor.I8)) {
+	if canonical || (merged && (gemmDType(in.DType) || int8GEMM)) {
 		if canonical {
 			l.strides = canonicalStrides(in.Shape, rows, cols)
 		}

@@ -267,6 +267,13 @@ func mixedCases() []Case {
 			Fn: func(a []trace.Value) []trace.Value {
 				return []trace.Value{a[0].MatMul(a[1]), trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.I32))}
 			}},
+		// int8 results with operands read transposed: in place on the int8
+		// GEMM, gathered for the plain loop of a tier without VNNI (the
+		// reviewer's case: contracting the lhs's leading dim).
+		{Name: "matmul-i8-transposed-wrapping", Inputs: []*tensor.Array{Input(tensor.I8, 48, 300, 37), Input(tensor.I8, 49, 53, 300)},
+			Fn: one(func(a []trace.Value) trace.Value {
+				return trace.DotGeneral(a[0], a[1], trace.DotDims{LhsContract: []int{0}, RhsContract: []int{1}})
+			})},
 		// Complex products wide enough for the vector row update (and its tail).
 		{Name: "matmul-c64-rows", Inputs: []*tensor.Array{Input(tensor.C64, 44, 2, 9, 70), Input(tensor.C64, 45, 2, 70, 37)},
 			Fn: one(func(a []trace.Value) trace.Value { return a[0].MatMul(a[1]) })},
