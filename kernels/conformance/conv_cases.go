@@ -48,6 +48,25 @@ var convConfigs = []convConfig{
 	{"parallel", []int{2, 12, 12, 8}, []int{3, 3, 8, 16}, trace.ConvOptions{PaddingMode: "SAME", DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}},
 }
 
+// ConvConfig is one conv_general_dilated configuration of the suite: its
+// name, operand shapes and options.
+type ConvConfig struct {
+	Name     string
+	Lhs, Rhs []int
+	Opts     trace.ConvOptions
+}
+
+// ConvConfigs returns the suite's first n configurations (the non-empty,
+// small ones: every parameter of conv_general_dilated), for other tests,
+// such as the root package's NumPy comparison, to run the same shapes.
+func ConvConfigs(n int) []ConvConfig {
+	out := make([]ConvConfig, 0, n)
+	for _, c := range convConfigs[:n] {
+		out = append(out, ConvConfig{c.name, c.lhs, c.rhs, c.opts})
+	}
+	return out
+}
+
 // convCases run every configuration in the dtypes convolution takes, and
 // the promotions of mixed and weak operands.
 func convCases() []Case {
