@@ -122,27 +122,57 @@ func BenchmarkE6Dense(b *testing.B) {
 		})
 	}
 	b.Run("ratio", func(b *testing.B) {
-		l, g := prepare(b, layer, kilnFused), prepare(b, bare, kilnFused)
-		var tl, tg time.Duration
-		for _, run := range []func() error{l.run, g.run} { // warm up
-			if err := run(); err != nil {
-				b.Fatal(err)
-			}
-		}
-		for b.Loop() {
-			t0 := time.Now()
-			err := l.run()
-			t1 := time.Now()
-			if err == nil {
-				err = g.run()
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			tl, tg = tl+t1.Sub(t0), tg+time.Since(t1)
-		}
+		tl, tg := alternate(b, prepare(b, layer, kilnFused), prepare(b, bare, kilnFused))
 		b.ReportMetric(tl.Seconds()/tg.Seconds(), "layer/gemm")
 	})
+}
+
+// alternate warms x and y up, then runs them in turn in one benchmark
+// loop, so that load on the machine falls on both alike, and returns
+// their total times.
+func alternate(b *testing.B, x, y impl) (tx, ty time.Duration) {
+	b.Helper()
+	for _, run := range []func() error{x.run, y.run} {
+		if err := run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		t0 := time.Now()
+		err := x.run()
+		t1 := time.Now()
+		if err == nil {
+			err = y.run()
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		tx, ty = tx+t1.Sub(t0), ty+time.Since(t1)
+	}
+	return tx, ty
+}
+
+// BenchmarkE6Promoted is issue 12's bf16, int8 and conv rows (E6i, E6j,
+// E6k) at full size: each alone (Kiln fused, GFLOP/s), then "vs-E6a"
+// alternates it with Kiln's f32 1024 GEMM (E6a) in one loop and reports
+// the row's time over the GEMM's (E6i: target ≤ 0.6, E6j: ≤ 0.35) and
+// its GFLOP/s over the GEMM's (E6k: target ≥ 0.8). For a CPU profile of
+// the int8 path: go test -run '^$' -bench 'E6Promoted/E6j/kiln' -cpuprofile p.out ./bench
+func BenchmarkE6Promoted(b *testing.B) {
+	for _, id := range []string{"E6i", "E6j", "E6k"} {
+		b.Run(id, func(b *testing.B) {
+			w := newWorkload(id, 0, fullMatrices)
+			b.Run(kilnFused, func(b *testing.B) {
+				loop(b, prepare(b, w, kilnFused))
+				b.ReportMetric(w.flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+			b.Run("vs-E6a", func(b *testing.B) {
+				tr, tg := alternate(b, prepare(b, w, kilnFused), prepare(b, w.pair, kilnFused))
+				b.ReportMetric(tr.Seconds()/tg.Seconds(), "time/E6a")
+				b.ReportMetric(w.flops/tr.Seconds()/(w.pair.flops/tg.Seconds()), "gflops/E6a")
+			})
+		})
+	}
 }
 
 // BenchmarkE7 times one MLP training step (forward, backward, Adam) at

@@ -27,6 +27,12 @@ func compare(got, want any, tol float64, matrix bool) (string, float64) {
 			return fmt.Sprintf("output is %T, want []float64", got), 0
 		}
 		return compareFloats(g, w, tol, matrix, math.Float64bits)
+	case []int32:
+		g, ok := got.([]int32)
+		if !ok {
+			return fmt.Sprintf("output is %T, want []int32", got), 0
+		}
+		return compareFloats(widen(g), widen(w), 0, false, func(v float64) uint64 { return math.Float64bits(v) })
 	case []tensor.Float16:
 		g, ok := got.([]tensor.Float16)
 		if !ok {
@@ -35,6 +41,16 @@ func compare(got, want any, tol float64, matrix bool) (string, float64) {
 		return compareFloats(toF32(g), toF32(w), tol, matrix, func(v float32) uint64 { return uint64(tensor.Float32ToF16(v).Bits()) })
 	}
 	return fmt.Sprintf("cannot compare a %T output", want), 0
+}
+
+// widen converts int32 values exactly to float64, so that compareFloats
+// compares them.
+func widen(v []int32) []float64 {
+	f := make([]float64, len(v))
+	for i, x := range v {
+		f[i] = float64(x)
+	}
+	return f
 }
 
 // toF32 widens f16 values exactly (every f16 is an f32).

@@ -69,7 +69,7 @@ func TestSelectWorkloads(t *testing.T) {
 		want []string
 	}{
 		{"E6a", []string{"E6a"}},
-		{"E6", []string{"E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h"}},
+		{"E6", []string{"E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k"}},
 		{"e5", []string{"E5a", "E5b"}},
 		{"E", nil}, // too short to be a family
 		{"E9", nil},
@@ -98,6 +98,12 @@ func TestJudge(t *testing.T) {
 	pairedE6 := mk("E6f", map[string]float64{kilnFused: 1, openblasPeer: 2})
 	pairedE6.paired = map[string]pairing{openblasPeer: {ratio: 1.25, rounds: 5}}
 	paired.pair.timing = timing{sec: 1, runs: 3}
+	// A conv of 3 GFLOP in 2 s against a GEMM of 4 GFLOP in 1 s (paired: 2
+	// GFLOP in 1 s): 0.375 (0.75) of its throughput.
+	conv, gemm := mk("E6k", map[string]float64{kilnFused: 2}), mk("E6a", map[string]float64{kilnFused: 1})
+	conv.flops, gemm.flops = 3e9, 4e9
+	convPaired := mk("E6k", map[string]float64{kilnFused: 2})
+	convPaired.flops, convPaired.pairFlops, convPaired.pair.timing = 3e9, 2e9, timing{sec: 1, runs: 3}
 	for _, tc := range []struct {
 		name         string
 		t            target
@@ -113,6 +119,10 @@ func TestJudge(t *testing.T) {
 		{"row ratio missed", target{id: "E6g", vsRow: "E6h", maxRatio: 1.01}, dense, bare, "= 1.05", "**missed**"},
 		{"row absent", target{id: "E6g", vsRow: "E6h", maxRatio: 1.1}, dense, nil, "not measured", "unknown"},
 		{"pair preferred", target{id: "E6g", vsRow: "E6h", maxRatio: 1.1}, paired, bare, "(timed in the same rounds) = 2 s ÷ 1 s = 2", "**missed**"},
+		{"row share met", target{id: "E6k", vsRow: "E6a", minShare: 0.35}, conv, gemm, "E6a's row) = 1.5 ÷ 4 = 0.375 (needs ≥ 0.35)", "met"},
+		{"row share missed", target{id: "E6k", vsRow: "E6a", minShare: 0.8}, conv, gemm, "= 0.375", "**missed**"},
+		{"row share paired", target{id: "E6k", vsRow: "E6a", minShare: 0.8}, convPaired, gemm, "(timed in the same rounds) = 1.5 ÷ 2 = 0.75", "**missed**"},
+		{"row share no flops", target{id: "E6k", vsRow: "E6a", minShare: 0.8}, mk("E6k", map[string]float64{kilnFused: 2}), gemm, "no flop count", "unknown"},
 		{"time ratio", target{id: "E6a", peer: openblasPeer, maxRatio: 1}, e6a, nil, "Kiln ÷ openblas = 1.05", "**missed**"},
 		{"limit", target{id: "E6a", kiln: kilnFused, limit: 3 * time.Second}, e6a, nil, "2 s", "met"},
 	} {
@@ -163,5 +173,57 @@ func TestPeerRunsMakeCalls(t *testing.T) {
 	}
 	if n != w.calls {
 		t.Errorf("one run made %d calls, want %d", n, w.calls)
+	}
+}
+
+// TestPromotedRows checks that issue 12's bf16, int8 and conv rows run at
+// -quick sizes, pair with E6a's f32 GEMM making as many calls per run,
+// and that Kiln's int8 and bf16 products agree with their go-loop peers
+// (exactly for int8; bf16 products are exact in f32, so only the order of
+// the sums differs).
+func TestPromotedRows(t *testing.T) {
+	for _, id := range []string{"E6i", "E6j", "E6k"} {
+		t.Run(id, func(t *testing.T) {
+			w := newWorkload(id, 0, quickMatrices)
+			if w.pair == nil || w.pair.id != "E6a" || w.pair.calls != w.calls {
+				t.Fatalf("pair = %+v, want E6a making %d calls", w.pair, w.calls)
+			}
+			if w.flops <= 0 {
+				t.Errorf("flops = %g", w.flops)
+			}
+			k, err := runIntoImpl(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := k.run(); err != nil {
+				t.Fatal(err)
+			}
+			mk, ok := w.peers[goLoop]
+			if !ok {
+				return
+			}
+			p, err := mk()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.run(); err != nil {
+				t.Fatal(err)
+			}
+			if msg, _ := compare(p.result(), k.result(), w.tol, true); msg != "" {
+				t.Errorf("go-loop vs Kiln: %s", msg)
+			}
+		})
+	}
+}
+
+func TestCompareInt32(t *testing.T) {
+	if msg, _ := compare([]int32{1, -2, 3}, []int32{1, -2, 3}, 0, true); msg != "" {
+		t.Errorf("equal slices: %s", msg)
+	}
+	if msg, _ := compare([]int32{1, -2, 4}, []int32{1, -2, 3}, 0, true); !strings.Contains(msg, "1 of 3 elements differ") {
+		t.Errorf("one element off: %q", msg)
+	}
+	if msg, _ := compare([]float32{1}, []int32{1}, 0, true); msg == "" {
+		t.Error("a float32 output compared equal to an int32 one")
 	}
 }

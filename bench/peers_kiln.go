@@ -37,11 +37,11 @@ var peerDesc = map[string]string{
 	kilnOpByOp:   "Kiln with `kiln.NoFusion()`: every op its own kernel and buffer, `RunInto` preallocated outputs",
 	gorgoniaPeer: "gorgonia.org/tensor eager `Dense` ops (a new `Dense` per op)",
 	gonumPeer:    "gonum where it has the op: floats Sum, AddConst and Dot (E4), blas32.Gemm (E6a–E6e) and blas64.Gemm (E6f); for f32 E1 and E5a blas32 Copy, Scal and Axpy with a ones vector (three passes: floats.ScaleTo/AddConst are float64-only and blas32 has no add-constant)",
-	goLoop:       "a plain Go loop on 2 goroutines (float64 math for E3; x448/float16 conversions for E2; naive i-k-j for E6a–E6f; one plain call for E5a)",
+	goLoop:       "a plain Go loop on 2 goroutines (float64 math for E3; x448/float16 conversions for E2; naive i-k-j for E6a–E6f, for E6i on the bf16 operands widened to f32, for E6j in int32; one plain call for E5a)",
 	cPeer:        "C `-O3 -march=native -ffp-contract=off -fopenmp`, 2 threads, built at run time and run as a subprocess that times itself (AVX-512 F16C intrinsics for E2; naive i-k-j for E6a–E6f, in double for E6f)",
 	cFastPeer:    "the same C with `-ffast-math` (vector libm), E3 only",
-	openblasPeer: "OpenBLAS (Debian's libopenblas-dev): the same peer.c built with `-DKILN_CBLAS` and linked with `-lopenblas`, whose E6a–E6e call `cblas_sgemm` and E6f `cblas_dgemm` (row-major, no transposes, alpha 1, beta 0) on 2 threads, with `OPENBLAS_CORETYPE` removed from its environment so that OpenBLAS picks its kernel for this CPU (the exact build and run line is below)",
-	numpyPeer:    "NumPy in Debian's /usr/bin/python3, timing itself in a subprocess; its `a @ b` (E6) calls the BLAS named in the Machine table, in the environment this report ran in (OPENBLAS_CORETYPE as set there), on 2 threads",
+	openblasPeer: "OpenBLAS (Debian's libopenblas-dev): the same peer.c built with `-DKILN_CBLAS` and linked with `-lopenblas`, whose E6a–E6e call `cblas_sgemm` and E6f `cblas_dgemm` (row-major, no transposes, alpha 1, beta 0) on 2 threads (none for E6i–E6k: Debian's libopenblas exports no `cblas_sbgemm` and has no int8 GEMM or convolution), with `OPENBLAS_CORETYPE` removed from its environment so that OpenBLAS picks its kernel for this CPU (the exact build and run line is below)",
+	numpyPeer:    "NumPy in Debian's /usr/bin/python3, timing itself in a subprocess; its `a @ b` (E6a–E6f; NumPy has no bf16, and its integer matmul does not use the BLAS, so none for E6i–E6k) calls the BLAS named in the Machine table, in the environment this report ran in (OPENBLAS_CORETYPE as set there), on 2 threads",
 }
 
 // kilnImpl prepares a Kiln variant of w; ok is false when the variant does

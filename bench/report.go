@@ -126,7 +126,9 @@ func writeThroughput(b *strings.Builder, r *results) {
 	_, how64 := r.mach.peak(tensor.F64)
 	p("\n## Throughput (E6, E7)\n\nGFLOP/s counting 2·m·k·n flops per matrix product (E6g counts only its GEMM's, so its rate ")
 	p("compares with E6h's; E7 its six products, forward and backward), and in parentheses the share of the machine's peak for ")
-	p("the row's dtype. The peak is cores × frequency × FMA width, assuming two FMA units per core: f32 %s; f64 %s. ", how32, how64)
+	p("the row's dtype. The peak is cores × frequency × FMA width, assuming two FMA units per core: f32 %s; f64 %s ", how32, how64)
+	p("(none is stated for E6i's bf16 and E6j's int8 operands, whose dot instructions' width and port count this report does not know; ")
+	p("E6k counts 2 flops per multiply-add of the direct convolution). ")
 	p("The frequency is the first core's `cpu MHz` in /proc/cpuinfo when the run started (on a virtual machine often the ")
 	p("host's nominal clock; a boosting core can exceed it, so a share above 100%% is possible).\n\n")
 	header(b, "workload")
@@ -134,8 +136,11 @@ func writeThroughput(b *strings.Builder, r *results) {
 		if row.flops == 0 {
 			continue
 		}
-		peak := p32
-		if row.dtype == tensor.F64 {
+		var peak float64 // bf16 and int8 rows: no peak stated
+		switch row.dtype {
+		case tensor.F32:
+			peak = p32
+		case tensor.F64:
 			peak, _ = r.mach.peak(tensor.F64)
 		}
 		p("| %s |", row.id)
@@ -291,8 +296,11 @@ func writeNotes(b *strings.Builder, r *results) {
 //   - peer set, minShare 0: Kiln's time over peer's at most maxRatio;
 //   - peer set, minShare > 0: Kiln's throughput at least minShare × the
 //     peer's (the peer's time over Kiln's);
-//   - vsRow set: Kiln's time over Kiln fused's time on row vsRow (the same
-//     run) at most maxRatio;
+//   - vsRow set, minShare 0: Kiln's time over Kiln fused's time on row
+//     vsRow (timed in the same rounds, else that row of the same run) at
+//     most maxRatio;
+//   - vsRow set, minShare > 0: Kiln's throughput (the row's flops per
+//     second) at least minShare × Kiln fused's on row vsRow;
 //   - otherwise: Kiln's own time at most limit.
 type target struct {
 	id, peer, kiln, vsRow, text string
@@ -318,6 +326,9 @@ var targets = []target{
 	{id: "E6e", peer: openblasPeer, minShare: 0.7, text: "E6e (issue 12): f32 matmul ≥ 0.7 × OpenBLAS sgemm throughput"},
 	{id: "E6f", peer: openblasPeer, minShare: 0.9, text: "E6f (issue 12): f64 matmul ≥ 0.9 × OpenBLAS dgemm throughput"},
 	{id: "E6g", vsRow: "E6h", maxRatio: 1.1, text: "E6g (issue 12): dense layer `tanh(x @ w + b)` ≤ 1.1 × the bare GEMM's time (E6h)"},
+	{id: "E6i", vsRow: "E6a", maxRatio: 0.6, text: "E6i (issue 12): bf16 matmul with f32 accumulation ≤ 0.6 × Kiln's f32 matmul time (E6a)"},
+	{id: "E6j", vsRow: "E6a", maxRatio: 0.35, text: "E6j (issue 12): int8 matmul with i32 accumulation ≤ 0.35 × Kiln's f32 matmul time (E6a)"},
+	{id: "E6k", vsRow: "E6a", minShare: 0.8, text: "E6k (issue 12): conv 3×3 64→64 56×56 batch 8 f32 ≥ 0.8 × the f32 matmul's GFLOP/s (E6a)"},
 	{id: "E7", peer: numpyPeer, maxRatio: 1.0 / 3, text: "E7 (issue 11): training step ≥ 3× faster than NumPy + OpenBLAS"},
 	{id: "E7", peer: gomlxPeer, maxRatio: 1, text: "E7 (issue 11): training step faster than GoMLX (simplego)"},
 }
@@ -359,12 +370,21 @@ func judge(t target, row, other *row) (measured, verdict string) {
 		// Prefer the pair timed in the same rounds as row's Kiln fused:
 		// two rows measured minutes apart on a shared machine can differ
 		// by more than the target's margin.
-		base, how := &row.pair, "timed in the same rounds"
+		base, baseFlops, how := &row.pair, row.pairFlops, "timed in the same rounds"
 		if !base.measured() && other != nil {
-			base, how = other.cells[kilnFused], t.vsRow+"'s row"
+			base, baseFlops, how = other.cells[kilnFused], other.flops, t.vsRow+"'s row"
 		}
 		if !k.measured() || base == nil || !base.measured() {
 			return "not measured", "unknown"
+		}
+		if t.minShare > 0 {
+			if row.flops == 0 || baseFlops == 0 {
+				return "no flop count", "unknown"
+			}
+			g, gb := row.flops/k.sec/1e9, baseFlops/base.sec/1e9
+			share := g / gb
+			return fmt.Sprintf("%s ÷ %s GFLOP/s (%s) = %.3g ÷ %.3g = %.3g (needs ≥ %.3g)", t.id, t.vsRow, how, g, gb, share, t.minShare),
+				met(share >= t.minShare) + near(t.minShare/share)
 		}
 		v := k.sec / base.sec
 		return fmt.Sprintf("%s ÷ %s (%s) = %s ÷ %s = %.3g (needs ≤ %.3g)", t.id, t.vsRow, how, formatSeconds(k.sec),

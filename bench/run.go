@@ -58,8 +58,10 @@ type row struct {
 	cells     map[string]*cell
 
 	// pair is the Kiln fused time of the workload's pair (E6g's bare
-	// GEMM), measured in the same rounds as the row's in-process peers.
-	pair cell
+	// GEMM, E6a's for E6i–E6k), measured in the same rounds as the row's
+	// in-process peers; pairFlops is its flops per run.
+	pair      cell
+	pairFlops float64
 
 	// paired is Kiln fused's time over a subprocess peer's, measured in
 	// alternating rounds, for the peers of the row's throughput targets.
@@ -196,6 +198,7 @@ func runWorkload(w *workload, exts map[string]*external, s schedule, dir string,
 		}
 	}
 	if w.pair != nil { // timed in the same rounds, last
+		r.pairFlops = w.pair.flops
 		im, err := runIntoImpl(w.pair)
 		if err != nil {
 			r.pair.status = "error: " + firstLine(err.Error())

@@ -28,7 +28,7 @@ type workload struct {
 	compile   bool          // E5b: the Kiln time is a fresh Jit's trace, compile and first Run
 	cold      time.Duration // the first Run of the process's first Jit of fn (set by kiln-fused)
 
-	pair *workload // E6g: its bare GEMM, whose Kiln fused time is measured in the same rounds
+	pair *workload // E6g: its bare GEMM; E6i–E6k: E6a; its Kiln fused time is measured in the same rounds
 
 	fn   any   // the traced function
 	args []any // Kiln's arguments (*tensor.Array)
@@ -46,19 +46,22 @@ type impl struct {
 }
 
 // workloadIDs lists the report rows in order.
-var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E7", "E8"}
+var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k", "E7", "E8"}
 
 // matrixSizes are the E6 family's matrix orders.
 type matrixSizes struct {
-	a, b, c, d, e int    // E6a–E6e: f32 square matmuls
-	f             int    // E6f: f64 square matmul
-	dense         [3]int // E6g and E6h: x is dense[0]×dense[1], w dense[1]×dense[2]
+	a, b, c, d, e int       // E6a–E6e: f32 square matmuls
+	f             int       // E6f: f64 square matmul
+	dense         [3]int    // E6g and E6h: x is dense[0]×dense[1], w dense[1]×dense[2]
+	conv          convSizes // E6k (E6i and E6j are of order a, as their pair E6a)
 }
 
 // The E6 sizes of issue 12's targets, and -quick's.
 var (
-	fullMatrices  = matrixSizes{a: 1024, b: 2048, c: 256, d: 128, e: 64, f: 1024, dense: [3]int{4096, 1024, 1024}}
-	quickMatrices = matrixSizes{a: 64, b: 128, c: 32, d: 16, e: 8, f: 64, dense: [3]int{128, 64, 64}}
+	fullMatrices = matrixSizes{a: 1024, b: 2048, c: 256, d: 128, e: 64, f: 1024, dense: [3]int{4096, 1024, 1024},
+		conv: convSizes{n: 8, h: 56, cin: 64, cout: 64, k: 3}}
+	quickMatrices = matrixSizes{a: 64, b: 128, c: 32, d: 16, e: 8, f: 64, dense: [3]int{128, 64, 64},
+		conv: convSizes{n: 1, h: 8, cin: 8, cout: 8, k: 3}}
 )
 
 // newWorkload builds the inputs of workload id for element count n and
@@ -95,6 +98,12 @@ func newWorkload(id string, n int, mm matrixSizes) *workload {
 		return w
 	case "E6h":
 		return newDense(id, mm.dense, false)
+	case "E6i":
+		return withF32Pair(newE6BF16(id, mm.a), mm.a)
+	case "E6j":
+		return withF32Pair(newE6I8(id, mm.a), mm.a)
+	case "E6k":
+		return withF32Pair(newConvRow(id, mm.conv), mm.a)
 	case "E7":
 		return newE7()
 	case "E8":

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/tensor"
+)
+
+// Issue 12's promoted-dtype and convolution rows, each judged against
+// Kiln's own f32 GEMM (E6a's workload, its w.pair), whose Kiln fused time
+// is measured in the same rounds as the row's in-process peers (one run of
+// each in turn), so that load from other work falls on both alike:
+//   - E6i: bf16 × bf16 with preferred_element_type f32 (f32 accumulation
+//     and an f32 result), the time at most 0.6 × E6a's;
+//   - E6j: int8 × int8 with preferred_element_type i32 (i32 accumulation),
+//     the time at most 0.35 × E6a's;
+//   - E6k: conv 3×3, 64 → 64 channels, 56×56, batch 8, f32, NHWC input,
+//     HWIO kernel, NHWC output, SAME padding, stride 1: its GFLOP/s (2 flops
+//     per multiply-add: 2 · output elements · 3·3·64) at least 0.8 × E6a's.
+
+// convSizes are E6k's convolution: batch, spatial size (square, SAME
+// padding keeps it), input and output channels, window size (square).
+type convSizes struct{ n, h, cin, cout, k int }
+
+// flops counts 2 flops per multiply-add of the direct convolution.
+func (c convSizes) flops() float64 {
+	return 2 * float64(c.n*c.h*c.h*c.cout) * float64(c.k*c.k*c.cin)
+}
+
+// withF32Pair makes E6a's f32 GEMM (order m) w's pair. It makes as many
+// calls per timed run as w does, since one divisor turns both rows' run
+// times into times per call.
+func withF32Pair(w *workload, m int) *workload {
+	w.pair = newE6[float32]("E6a", m)
+	w.pair.calls = w.calls
+	return w
+}
+
+// bf16Matmul is E6i: a @ b of bf16 operands accumulated and returned in f32.
+func bf16Matmul(a, b kiln.Value) kiln.Value {
+	return kiln.MatMul(a, b, kiln.PreferredElementType(tensor.F32))
+}
+
+// i8Matmul is E6j: a @ b of int8 operands accumulated and returned in i32.
+func i8Matmul(a, b kiln.Value) kiln.Value {
+	return kiln.MatMul(a, b, kiln.PreferredElementType(tensor.I32))
+}
+
+// newE6BF16 is E6i at order m. Its go-loop peer widens the operands
+// exactly to f32 and runs the naive f32 loop: bf16 products are exact in
+// f32, so it differs from Kiln only in the order of the sums.
+func newE6BF16(id string, m int) *workload {
+	a, b := uniform32(11, m*m, -1, 1), uniform32(12, m*m, -1, 1)
+	ah, bh := make([]tensor.BFloat16, m*m), make([]tensor.BFloat16, m*m)
+	for i := range a {
+		ah[i], bh[i] = tensor.BFloat16FromFloat32(a[i]), tensor.BFloat16FromFloat32(b[i])
+		a[i], b[i] = ah[i].Float32(), bh[i].Float32()
+	}
+	w := &workload{id: id, title: fmt.Sprintf("matmul bf16 %d×%d, preferred_element_type f32 (f32 result)", m, m), size: m,
+		dtype: tensor.BF16, flops: 2 * float64(m) * float64(m) * float64(m), tol: e6Tol[float32](), calls: e6Calls(m),
+		fn: bf16Matmul, args: []any{mustArray(ah, m, m), mustArray(bh, m, m)}}
+	w.add(goLoop, func() (impl, error) {
+		c := make([]float32, m*m)
+		return ready(func() error { e6Loop(c, a, b, m); return nil }, c)
+	})
+	return w
+}
+
+// newE6I8 is E6j at order m, over the full int8 range (the sums wrap
+// nowhere: |Σ| ≤ m · 2^14). Its go-loop peer is the naive int32 loop.
+func newE6I8(id string, m int) *workload {
+	r := rng(13)
+	a, b := make([]int8, m*m), make([]int8, m*m)
+	for i := range a {
+		a[i], b[i] = int8(r.IntN(256)-128), int8(r.IntN(256)-128)
+	}
+	w := &workload{id: id, title: fmt.Sprintf("matmul i8 %d×%d, preferred_element_type i32 (i32 result)", m, m), size: m,
+		dtype: tensor.I8, flops: 2 * float64(m) * float64(m) * float64(m), calls: e6Calls(m),
+		fn: i8Matmul, args: []any{mustArray(a, m, m), mustArray(b, m, m)}}
+	w.add(goLoop, func() (impl, error) {
+		c := make([]int32, m*m)
+		return ready(func() error { e6LoopI8(c, a, b, m); return nil }, c)
+	})
+	return w
+}
+
+// e6LoopI8 is the naive i-k-j int8 matmul into int32, rows split over
+// goWorkers goroutines.
+func e6LoopI8(c []int32, a, b []int8, m int) {
+	parallel(m, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			ci := c[i*m : (i+1)*m]
+			clear(ci)
+			for k, aik := range a[i*m : (i+1)*m] {
+				for j, bkj := range b[k*m : (k+1)*m] {
+					ci[j] += int32(aik) * int32(bkj)
+				}
+			}
+		}
+	})
+}
+
+// convNHWC is E6k: a SAME, stride-1 convolution of an NHWC input with an
+// HWIO kernel into an NHWC output.
+func convNHWC(x, k kiln.Value) kiln.Value {
+	return kiln.ConvGeneralDilated(x, k, kiln.ConvOptions{PaddingMode: "SAME", DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}})
+}
+
+// newConvRow is E6k. It has no peer besides Kiln's own variants (its
+// target compares it with Kiln's GEMM); the conformance and NumPy tests
+// hold the convolution's values to the reference.
+func newConvRow(id string, c convSizes) *workload {
+	x := uniform32(14, c.n*c.h*c.h*c.cin, -1, 1)
+	k := uniform32(15, c.k*c.k*c.cin*c.cout, -1, 1)
+	return &workload{id: id, size: c.h, dtype: tensor.F32, flops: c.flops(),
+		title: fmt.Sprintf("conv %d×%d, %d→%d channels, %d×%d, batch %d, f32 NHWC × HWIO → NHWC, SAME", c.k, c.k, c.cin, c.cout, c.h, c.h, c.n),
+		fn:    convNHWC, args: []any{mustArray(x, c.n, c.h, c.h, c.cin), mustArray(k, c.k, c.k, c.cin, c.cout)}}
+}
