@@ -97,6 +97,9 @@ type cpuExec struct {
 	nslots    int            // per-run scratch slots kernels reserved
 	sortPerms map[string]int // sibling sorts' shared permutation slot (sort.go)
 	nctrl     int            // control kernels (each keeps a state in runState.ctrl)
+	// bypassed holds, per value, the fusions whose kernels read its source
+	// in its place (dot.go bypass).
+	bypassed map[*lower.Instr]map[*lower.Fusion]bool
 	// idle holds the state of a finished Run for the next one, spare the
 	// states of Runs that overlapped it (see runState).
 	idle  atomic.Pointer[runState]
@@ -154,16 +157,56 @@ func (c *CPU) Compile(m *lower.Module) (Executable, error) {
 			}
 		}
 	}
-	for _, f := range m.Fusions {
+	ks := make([]kernel, len(m.Fusions))
+	for i, f := range m.Fusions {
 		k, err := x.compileFusion(f)
 		if err != nil {
 			return nil, err
 		}
-		if k != nil {
+		ks[i] = k
+	}
+	for i, k := range ks {
+		if k != nil && !x.unread(m.Fusions[i]) {
 			x.kernels = append(x.kernels, k)
 		}
 	}
 	return x, nil
+}
+
+// unread reports whether every output of fusion f is a value whose every
+// reader reads past it (x.bypassed) and that is no program output: its
+// kernel's work would be thrown away. An int8 dot of converted operands
+// (as preferred_element_type lowers) reads the int8 sources, and the
+// converts' kernels, 1024×1024 each, cost an eighth of the product.
+func (x *cpuExec) unread(f *lower.Fusion) bool {
+	if len(x.bypassed) == 0 {
+		return false
+	}
+	strip := func(in *lower.Instr) *lower.Instr {
+		for in.Op == trace.OpReshape {
+			in = in.Args[0]
+		}
+		return in
+	}
+	for _, o := range f.Outputs {
+		by := x.bypassed[o]
+		if by == nil {
+			return false
+		}
+		for _, out := range x.m.Outputs {
+			if strip(out) == o {
+				return false
+			}
+		}
+		for _, g := range x.m.Fusions {
+			for _, in := range g.Inputs {
+				if strip(in) == o && !by[g] {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // source is the index of the data a fusion input reads.

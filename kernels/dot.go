@@ -70,6 +70,8 @@ func (x *cpuExec) compileDot(f *lower.Fusion) (kernel, error) {
 		// a preferred_element_type lowers) on the VNNI kernel: the int32
 		// sum, wrapped to the result type, is the wrapping sum's result.
 		k.int8 = true
+		x.bypass(f, lhs, l8)
+		x.bypass(f, rhs, r8)
 		lhs, rhs = l8, r8
 	}
 	k.lhs = x.layout(lhs, d.LhsBatch, lf, d.LhsContract, k.int8)
@@ -143,6 +145,23 @@ func (x *cpuExec) int8Operand(in *lower.Instr, res tensor.DType) *lower.Instr {
 		return in.Args[0]
 	}
 	return nil
+}
+
+// bypass notes that fusion f's kernel reads operand in's source src
+// instead of in (an int8 dot reading past a widening convert): when no
+// other kernel and no output reads in, the kernel computing it is dropped
+// (see unread).
+func (x *cpuExec) bypass(f *lower.Fusion, in, src *lower.Instr) {
+	if in == src {
+		return
+	}
+	if x.bypassed == nil {
+		x.bypassed = map[*lower.Instr]map[*lower.Fusion]bool{}
+	}
+	if x.bypassed[in] == nil {
+		x.bypassed[in] = map[*lower.Fusion]bool{}
+	}
+	x.bypassed[in][f] = true
 }
 
 // materialized reports whether in has a buffer or a constant to read.

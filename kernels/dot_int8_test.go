@@ -1,0 +1,93 @@
+package kernels
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/kiln-go/kiln/internal/simd"
+	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/promote"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// TestInt8DotDropsConverts: a preferred_element_type i32 product of int8
+// operands lowers to converts feeding an i32 dot; where the int8 GEMM
+// runs it reads the int8 sources, so the converts' kernels are dropped —
+// unless something else reads a converted value (here: it is also an
+// output), whose kernel then stays. Either way the results are the plain
+// wrapping int32 sums and the widened values.
+func TestInt8DotDropsConverts(t *testing.T) {
+	const m, k, n = 13, 70, 35
+	for _, tier := range simd.Available() {
+		restore := simd.SetLevel(tier)
+		_, vnni := simd.GemmI8()
+		for _, alsoOut := range []bool{false, true} {
+			fn := func(a []trace.Value) []trace.Value {
+				outs := []trace.Value{trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.I32))}
+				if alsoOut {
+					outs = append(outs, a[0].Astype(tensor.I32))
+				}
+				return outs
+			}
+			abs := []trace.Abstract{{Type: promote.Strong(tensor.I8), Shape: []int{m, k}}, {Type: promote.Strong(tensor.I8), Shape: []int{k, n}}}
+			p, err := trace.Trace(promote.Config{}, abs, fn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mod, err := lower.Compile(p, lower.Options{Fold: Fold})
+			if err != nil {
+				t.Fatal(err)
+			}
+			exe, err := DefaultCPU().Compile(mod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := exe.(*cpuExec)
+			want := len(mod.Fusions)
+			if vnni {
+				want -= 2 // the two converts
+				if alsoOut {
+					want++ // a[0]'s convert is an output too
+				}
+			}
+			if len(x.kernels) != want {
+				t.Errorf("%v output=%v: %d kernels for %d fusions, want %d", tier, alsoOut, len(x.kernels), len(mod.Fusions), want)
+			}
+			a8, b8 := make([]int8, m*k), make([]int8, k*n)
+			for i := range a8 {
+				a8[i] = int8(i*37 + 11)
+			}
+			for i := range b8 {
+				b8[i] = int8(i*53 - 7)
+			}
+			a, _ := tensor.FromSlice(a8, m, k)
+			b, _ := tensor.FromSlice(b8, k, n)
+			outs, err := x.Run([]*tensor.Array{a, b})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := make([]int32, m*n)
+			for i := range m {
+				for j := range n {
+					for l := range k {
+						c[i*n+j] += int32(a8[i*k+l]) * int32(b8[l*n+j])
+					}
+				}
+			}
+			if got, _ := tensor.Data[int32](outs[0]); !slices.Equal(got, c) {
+				t.Errorf("%v output=%v: product differs from the int32 loop", tier, alsoOut)
+			}
+			if alsoOut {
+				wide := make([]int32, m*k)
+				for i, v := range a8 {
+					wide[i] = int32(v)
+				}
+				if got, _ := tensor.Data[int32](outs[1]); !slices.Equal(got, wide) {
+					t.Errorf("%v: the converted output is %v…, want %v…", tier, got[:4], wide[:4])
+				}
+			}
+		}
+		restore()
+	}
+}
