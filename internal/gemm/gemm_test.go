@@ -195,3 +195,27 @@ func TestGemmI8(t *testing.T) {
 		restore()
 	}
 }
+
+// BenchmarkKernelPeak times the f32 and int8 micro-kernels alone on one
+// core, their panels in L1 and L2 (256 steps), in GFLOP/s (2 per
+// multiply-add): the ceiling the packed products reach for, and the
+// ratio of their ceilings (VPDPBUSD does four multiply-adds per lane).
+func BenchmarkKernelPeak(b *testing.B) {
+	const steps = 256
+	b.Run("f32", func(b *testing.B) {
+		k := simd.GemmF32()
+		a, bp, c := make([]float32, steps*k.MR), make([]float32, steps*k.NR), make([]float32, k.MR*k.NR)
+		for b.Loop() {
+			k.Run(steps, a, 1, k.MR, bp, k.NR, c, k.NR, true)
+		}
+		b.ReportMetric(2*float64(k.MR*k.NR*steps)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	})
+	b.Run("i8", func(b *testing.B) {
+		k, _ := simd.GemmI8()
+		a, bp, c := make([]uint8, steps*i8MR*4), make([]int8, steps*i8NR*4), make([]int32, i8MR*i8NR)
+		for b.Loop() {
+			k.Run(steps, a, bp, c, i8NR, true)
+		}
+		b.ReportMetric(2*float64(i8MR*i8NR*4*steps)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	})
+}
