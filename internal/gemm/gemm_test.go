@@ -143,7 +143,7 @@ func TestGemmI8(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, tier := range simd.Available() {
 		restore := simd.SetLevel(tier)
-		for _, s := range [][3]int{{1, 1, 1}, {13, 33, 5}, {24, 64, 8}, {37, 53, 1030}, {5, 600, 7}, {20, 20, 0}} {
+		for _, s := range [][3]int{{1, 1, 1}, {13, 33, 5}, {24, 64, 8}, {37, 53, 1030}, {5, 600, 7}, {3, 1100, 9}, {20, 20, 0}} {
 			for _, tr := range [][2]bool{{false, false}, {true, true}} {
 				for _, parts := range []int{1, 2, 3} {
 					m, n, k := s[0], s[1], s[2]
@@ -213,8 +213,9 @@ func BenchmarkKernelPeak(b *testing.B) {
 	b.Run("i8", func(b *testing.B) {
 		k, _ := simd.GemmI8()
 		a, bp, c := make([]uint8, steps*i8MR*4), make([]int8, steps*i8NR*4), make([]int32, i8MR*i8NR)
+		corr := make([]int32, i8NR)
 		for b.Loop() {
-			k.Run(steps, a, bp, c, i8NR, true)
+			k.Run(steps, a, bp, c, i8NR, true, corr)
 		}
 		b.ReportMetric(2*float64(i8MR*i8NR*4*steps)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	})

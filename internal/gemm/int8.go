@@ -29,8 +29,12 @@ type I8Call struct {
 
 const (
 	i8MR, i8NR = simd.GemmI8MR, simd.GemmI8NR
-	i8KC       = 1024 // k values per block: the 12×KC a panel is 12 KiB
-	i8NC       = 512  // columns per block: the KC×NC b block is 512 KiB
+	// k values and columns per block: the 12×KC a panel is 6 KiB, a b
+	// panel (KC×32) 16 KiB, both in L1; the KC×NC b block is 512 KiB, in
+	// L2. NC covers a 1024-wide product in one block, so a is packed once
+	// per k block (each a panel is packed once per column block).
+	i8KC = 512
+	i8NC = 1024
 )
 
 // Parts is Call.Parts for the int8 tile.
@@ -63,7 +67,7 @@ type i8Workspace struct {
 
 var i8Pool = sync.Pool{New: func() any {
 	return &i8Workspace{a: make([]uint8, i8KC*i8MR), b: make([]int8, i8KC*i8NC),
-		corr: make([]int32, i8NC), tile: make([]int32, i8MR*i8NR)}
+		corr: make([]int32, ceilDiv(i8NC, i8NR)*i8NR), tile: make([]int32, i8MR*i8NR)}
 }}
 
 func (g *I8Call) block(ws *i8Workspace, bi, i0, i1, j0, j1 int) {
@@ -98,14 +102,7 @@ func (g *I8Call) block(ws *i8Workspace, bi, i0, i1, j0, j1 int) {
 							}
 						}
 					}
-					k.Run(kb4, ap, bp, dst[:(i8MR-1)*ldc+i8NR], ldc, pc > 0)
-					corr := ws.corr[jr : jr+nbr]
-					for r := range mb {
-						row := dst[r*ldc : r*ldc+nbr]
-						for j, v := range corr {
-							row[j] -= v
-						}
-					}
+					k.Run(kb4, ap, bp, dst[:(i8MR-1)*ldc+i8NR], ldc, pc > 0, ws.corr[jr:jr+i8NR])
 					if mb < i8MR || nbr < i8NR {
 						for r := range mb {
 							copy(c[off+r*g.LDC:off+r*g.LDC+nbr], ws.tile[r*i8NR:r*i8NR+nbr])
@@ -118,12 +115,15 @@ func (g *I8Call) block(ws *i8Workspace, bi, i0, i1, j0, j1 int) {
 }
 
 // packB packs columns [jc, jc+nb) × k [pc, pc+kb) of b as 32-column
-// panels of dwords (four k values of one column, four rows of b merged at
-// a time), zero past the edges, and sums the block's columns for the
-// correction.
+// panels of dwords (four k values of one column), zero past the edges, and
+// sums the block's columns for the correction (zero past the last
+// column). Four contiguous rows of b are interleaved across all panels at
+// once (simd.InterleaveI8x4); a transposed b or the last rows of a k
+// block that is no multiple of 4 go value by value.
 func (g *I8Call) packB(ws *i8Workspace, b []int8, pc, kb, jc, nb int) {
 	kb4 := ceilDiv(kb, 4)
-	corr := ws.corr[:nb]
+	stride := kb4 * i8NR * 4 // bytes from one panel to the next
+	corr := ws.corr[:ceilDiv(nb, i8NR)*i8NR]
 	clear(corr)
 	at := func(l, j int) int8 {
 		if l >= kb {
@@ -133,34 +133,31 @@ func (g *I8Call) packB(ws *i8Workspace, b []int8, pc, kb, jc, nb int) {
 		corr[j] += int32(v)
 		return v
 	}
-	for jp := 0; jp < nb; jp += i8NR {
-		w := min(i8NR, nb-jp)
-		panel := ws.b[jp*kb4*4 : (jp+i8NR)*kb4*4]
-		words := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(panel))), kb4*i8NR)
-		for l4 := range kb4 {
-			row := words[l4*i8NR : l4*i8NR+i8NR]
-			if g.ColB == 1 && 4*l4+4 <= kb {
-				// Four contiguous rows of b side by side.
-				var rows [4][]int8
-				for t := range rows {
-					off := (pc+4*l4+t)*g.RowB + jc + jp
-					rows[t] = b[off : off+w]
-				}
-				c := corr[jp : jp+w]
-				for j := range c {
-					x0, x1, x2, x3 := rows[0][j], rows[1][j], rows[2][j], rows[3][j]
-					row[j] = uint32(uint8(x0)) | uint32(uint8(x1))<<8 | uint32(uint8(x2))<<16 | uint32(uint8(x3))<<24
-					c[j] += int32(x0) + int32(x1) + int32(x2) + int32(x3)
-				}
-				clear(row[w:])
-				continue
+	for l4 := range kb4 {
+		if g.ColB == 1 && 4*l4+4 <= kb {
+			var rows [4][]int8
+			for t := range rows {
+				off := (pc+4*l4+t)*g.RowB + jc
+				rows[t] = b[off : off+nb]
 			}
+			simd.InterleaveI8x4(ws.b[l4*i8NR*4:], corr[:nb], rows[0], rows[1], rows[2], rows[3], stride)
+			continue
+		}
+		for jp := 0; jp < nb; jp += i8NR {
+			w := min(i8NR, nb-jp)
+			words := unsafe.Slice((*uint32)(unsafe.Pointer(&ws.b[jp*kb4*4+l4*i8NR*4])), i8NR)
 			for j := range w {
 				l := 4 * l4
-				row[j] = uint32(uint8(at(l, jp+j))) | uint32(uint8(at(l+1, jp+j)))<<8 |
+				words[j] = uint32(uint8(at(l, jp+j))) | uint32(uint8(at(l+1, jp+j)))<<8 |
 					uint32(uint8(at(l+2, jp+j)))<<16 | uint32(uint8(at(l+3, jp+j)))<<24
 			}
-			clear(row[w:])
+		}
+	}
+	if w := nb % i8NR; w != 0 {
+		// The last panel's columns past nb are zero.
+		last := ws.b[(nb-w)*kb4*4:]
+		for l4 := range kb4 {
+			clear(last[l4*i8NR*4+w*4 : (l4+1)*i8NR*4])
 		}
 	}
 	for j := range corr {

@@ -2302,11 +2302,21 @@ func gemm6x8F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c []f
 	}
 }
 
-func gemm12x32I8Accel(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool) {
+func gemm12x32I8Accel(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool, corr []int32) {
 	switch tier {
 	case AVX512:
-		gemm12x32I8AVX512(kc4, a, b, c, ldc, load)
+		gemm12x32I8AVX512(kc4, a, b, c, ldc, load, corr)
 	}
+}
+
+func interleaveI8x4Accel(dst []int8, sums []int32, r0, r1, r2, r3 []int8, stride int) int {
+	switch tier {
+	case AVX512:
+		return interleaveI8x4AVX2(dst, sums, r0, r1, r2, r3, stride)
+	case AVX2:
+		return interleaveI8x4AVX2(dst, sums, r0, r1, r2, r3, stride)
+	}
+	return 0
 }
 
 func cmacF32Accel(accR, accI, bR, bI []float32, ar, ai float32) int {

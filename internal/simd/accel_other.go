@@ -471,7 +471,9 @@ func gemm12x16F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c [
 func gemm6x8F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c []float64, ldc int, load bool) {
 }
 
-func gemm12x32I8Accel(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool) {}
+func gemm12x32I8Accel(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool, corr []int32) {}
+
+func interleaveI8x4Accel(dst []int8, sums []int32, r0, r1, r2, r3 []int8, stride int) int { return 0 }
 
 func cmacF32Accel(accR, accI, bR, bI []float32, ar, ai float32) int { return 0 }
 

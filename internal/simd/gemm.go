@@ -77,10 +77,11 @@ func GemmTileGo[T float32 | float64](mr, nr int, fma func(x, y, z T) T) GemmKern
 // tile c (row-major, row stride ldc) as Σ u8(a)·s8(b) over kc4 steps of
 // four k values, from +0 or, with load, from the tile. Step l of the a
 // panel holds a[(l*12+r)*4+t] (row r, k = 4l+t), of the b panel
-// b[(l*32+j)*4+t]. Sums wrap modulo 2^32, so every tier gives the same
-// result whatever its order.
+// b[(l*32+j)*4+t]. Before storing, it subtracts corr[j] (32 values) from
+// every row's column j. Sums wrap modulo 2^32, so every tier gives the
+// same result whatever its order.
 type GemmI8Kernel struct {
-	Run func(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool)
+	Run func(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool, corr []int32)
 }
 
 // GemmI8MR and GemmI8NR are the int8 tile's rows and columns.
@@ -98,13 +99,14 @@ func GemmI8() (k GemmI8Kernel, fast bool) {
 }
 
 // gemmI8Go is the Go twin of the int8 micro-kernel.
-func gemmI8Go(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool) {
+func gemmI8Go(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool, corr []int32) {
+	corr = corr[:GemmI8NR]
 	for r := range GemmI8MR {
 		row := c[r*ldc : r*ldc+GemmI8NR]
 		for j := range row {
-			var s int32
+			s := -corr[j]
 			if load {
-				s = row[j]
+				s += row[j]
 			}
 			for l := range kc4 {
 				for t := range 4 {
@@ -113,6 +115,33 @@ func gemmI8Go(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool) {
 			}
 			row[j] = s
 		}
+	}
+}
+
+// InterleaveI8x4 packs four rows of int8 (four k values) into one step of
+// the int8 GEMM's b panels, for the n = len(sums) columns: column j's
+// four values side by side as one dword, the 32 columns of panel p at
+// dst[p*stride:] — dst[p*stride + 4(j−32p) + t] = r_t[j] — and adds each
+// column's four values to sums[j]. Each row must hold n values, and dst
+// reach the last column's dword.
+func InterleaveI8x4(dst []int8, sums []int32, r0, r1, r2, r3 []int8, stride int) {
+	n := len(sums)
+	if n == 0 {
+		return
+	}
+	last := (n-1)/GemmI8NR*stride + (n-1)%GemmI8NR*4 + 4
+	dst, r0, r1, r2, r3 = dst[:last], r0[:n], r1[:n], r2[:n], r3[:n]
+	done := interleaveI8x4Accel(dst, sums, r0, r1, r2, r3, stride)
+	interleaveI8x4Go(dst, sums, r0, r1, r2, r3, stride, done)
+}
+
+// interleaveI8x4Go is the Go twin of InterleaveI8x4, from column from on.
+func interleaveI8x4Go(dst []int8, sums []int32, r0, r1, r2, r3 []int8, stride, from int) {
+	for j := from; j < len(sums); j++ {
+		x0, x1, x2, x3 := r0[j], r1[j], r2[j], r3[j]
+		o := j/GemmI8NR*stride + j%GemmI8NR*4
+		dst[o], dst[o+1], dst[o+2], dst[o+3] = x0, x1, x2, x3
+		sums[j] += int32(x0) + int32(x1) + int32(x2) + int32(x3)
 	}
 }
 

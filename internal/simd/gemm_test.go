@@ -88,15 +88,73 @@ func TestGemmI8Kernel(t *testing.T) {
 			for i := range c {
 				c[i] = int32(rng.Uint32())
 			}
+			corr := make([]int32, GemmI8NR)
+			for i := range corr {
+				corr[i] = int32(rng.Uint32())
+			}
 			want := append([]int32(nil), c...)
-			gemmI8Go(kc4, a, b, want, ldc, load)
-			k.Run(kc4, a, b, c, ldc, load)
+			gemmI8Go(kc4, a, b, want, ldc, load, corr)
+			k.Run(kc4, a, b, c, ldc, load, corr)
 			for i := range c {
 				if c[i] != want[i] {
 					t.Fatalf("kc4=%d load=%v: c[%d] = %d, twin %d", kc4, load, i, c[i], want[i])
 				}
 			}
 		}
+	}
+}
+
+// InterleaveI8x4 at every tier on every column count up to 100 (whole
+// groups of 16, tails, several 32-column panels), the extremes of int8
+// included, on rows longer than the count, with panels strided apart by
+// more than their 128 bytes: every byte outside the packed dwords (the
+// gaps, past the end) must stay untouched.
+func TestInterleaveI8x4(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const stride = 4*GemmI8NR + 12
+	for _, tier := range Available() {
+		restore := SetLevel(tier)
+		for n := range 101 {
+			var rows [4][]int8
+			for r := range rows {
+				rows[r] = make([]int8, n+3)
+				for j := range rows[r] {
+					rows[r][j] = int8(rng.IntN(256) - 128)
+					if rng.IntN(8) == 0 {
+						rows[r][j] = [2]int8{-128, 127}[rng.IntN(2)]
+					}
+				}
+			}
+			size := (n/GemmI8NR+1)*stride + 5
+			dst, want := make([]int8, size), make([]int8, size)
+			for i := range dst {
+				dst[i] = int8(i)
+				want[i] = int8(i)
+			}
+			sums, wantSums := make([]int32, n), make([]int32, n)
+			for j := range sums {
+				sums[j] = int32(rng.Uint32())
+				wantSums[j] = sums[j]
+			}
+			InterleaveI8x4(dst, sums, rows[0], rows[1], rows[2], rows[3], stride)
+			for j := range n {
+				for r := range rows {
+					want[j/GemmI8NR*stride+j%GemmI8NR*4+r] = rows[r][j]
+					wantSums[j] += int32(rows[r][j])
+				}
+			}
+			for i := range dst {
+				if dst[i] != want[i] {
+					t.Fatalf("%v n=%d: dst[%d] = %d, want %d", tier, n, i, dst[i], want[i])
+				}
+			}
+			for j := range sums {
+				if sums[j] != wantSums[j] {
+					t.Fatalf("%v n=%d: sums[%d] = %d, want %d", tier, n, j, sums[j], wantSums[j])
+				}
+			}
+		}
+		restore()
 	}
 }
 

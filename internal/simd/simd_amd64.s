@@ -36980,9 +36980,9 @@ gemm6x8F64AVX2_store:
 	VZEROUPPER
 	RET
 
-// func gemm12x32I8AVX512(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool)
+// func gemm12x32I8AVX512(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool, corr []int32)
 // Requires: AVX, AVX512F, AVX512_VNNI
-TEXT ·gemm12x32I8AVX512(SB), NOSPLIT, $0-89
+TEXT ·gemm12x32I8AVX512(SB), NOSPLIT, $0-120
 	MOVQ      kc4+0(FP), AX
 	MOVQ      a_base+8(FP), CX
 	MOVQ      b_base+32(FP), DX
@@ -37059,7 +37059,7 @@ gemm12x32I8AVX512_zero:
 
 gemm12x32I8AVX512_test:
 	TESTQ AX, AX
-	JEQ   gemm12x32I8AVX512_store
+	JEQ   gemm12x32I8AVX512_corr
 
 gemm12x32I8AVX512_loop:
 	VMOVDQU32    (DX), Z24
@@ -37105,7 +37105,34 @@ gemm12x32I8AVX512_loop:
 	DECQ         AX
 	JNE          gemm12x32I8AVX512_loop
 
-gemm12x32I8AVX512_store:
+gemm12x32I8AVX512_corr:
+	MOVQ      corr_base+96(FP), DI
+	VMOVDQU32 (DI), Z24
+	VMOVDQU32 64(DI), Z25
+	VPSUBD    Z24, Z0, Z0
+	VPSUBD    Z25, Z1, Z1
+	VPSUBD    Z24, Z2, Z2
+	VPSUBD    Z25, Z3, Z3
+	VPSUBD    Z24, Z4, Z4
+	VPSUBD    Z25, Z5, Z5
+	VPSUBD    Z24, Z6, Z6
+	VPSUBD    Z25, Z7, Z7
+	VPSUBD    Z24, Z8, Z8
+	VPSUBD    Z25, Z9, Z9
+	VPSUBD    Z24, Z10, Z10
+	VPSUBD    Z25, Z11, Z11
+	VPSUBD    Z24, Z12, Z12
+	VPSUBD    Z25, Z13, Z13
+	VPSUBD    Z24, Z14, Z14
+	VPSUBD    Z25, Z15, Z15
+	VPSUBD    Z24, Z16, Z16
+	VPSUBD    Z25, Z17, Z17
+	VPSUBD    Z24, Z18, Z18
+	VPSUBD    Z25, Z19, Z19
+	VPSUBD    Z24, Z20, Z20
+	VPSUBD    Z25, Z21, Z21
+	VPSUBD    Z24, Z22, Z22
+	VPSUBD    Z25, Z23, Z23
 	MOVQ      BX, DI
 	VMOVDQU32 Z0, (DI)
 	VMOVDQU32 Z1, 64(DI)
@@ -37144,6 +37171,73 @@ gemm12x32I8AVX512_store:
 	VMOVDQU32 Z23, 64(DI)
 	ADDQ      SI, DI
 	VZEROUPPER
+	RET
+
+// func interleaveI8x4AVX2(dst []int8, sums []int32, r0 []int8, r1 []int8, r2 []int8, r3 []int8, stride int) int
+// Requires: AVX
+TEXT ·interleaveI8x4AVX2(SB), NOSPLIT, $0-160
+	MOVQ     sums_len+32(FP), AX
+	ANDQ     $-16, AX
+	MOVQ     dst_base+0(FP), CX
+	MOVQ     sums_base+24(FP), DX
+	MOVQ     r0_base+48(FP), BX
+	MOVQ     r1_base+72(FP), SI
+	MOVQ     r2_base+96(FP), DI
+	MOVQ     r3_base+120(FP), R8
+	MOVQ     stride+144(FP), R9
+	VPCMPEQB X0, X0, X0
+	VPSRLW   $0x0f, X0, X1
+	VPABSB   X0, X0
+	XORQ     R10, R10
+
+interleaveI8x4AVX2_loop:
+	CMPQ       R10, AX
+	JGE        interleaveI8x4AVX2_done
+	VMOVDQU    (BX)(R10*1), X2
+	VMOVDQU    (SI)(R10*1), X3
+	VMOVDQU    (DI)(R10*1), X4
+	VMOVDQU    (R8)(R10*1), X5
+	VPUNPCKLBW X3, X2, X6
+	VPUNPCKHBW X3, X2, X2
+	VPUNPCKLBW X5, X4, X3
+	VPUNPCKHBW X5, X4, X4
+	VPUNPCKLWD X3, X6, X5
+	VPUNPCKHWD X3, X6, X3
+	VPUNPCKLWD X4, X2, X6
+	VPUNPCKHWD X4, X2, X2
+	MOVQ       R10, R12
+	SHRQ       $0x05, R12
+	IMULQ      R9, R12
+	MOVQ       R10, R11
+	ANDQ       $0x1f, R11
+	LEAQ       (R12)(R11*4), R11
+	ADDQ       CX, R11
+	LEAQ       (DX)(R10*4), R12
+	VMOVDQU    X5, (R11)
+	VPMADDUBSW X5, X0, X4
+	VPMADDWD   X1, X4, X4
+	VPADDD     (R12), X4, X4
+	VMOVDQU    X4, (R12)
+	VMOVDQU    X3, 16(R11)
+	VPMADDUBSW X3, X0, X3
+	VPMADDWD   X1, X3, X3
+	VPADDD     16(R12), X3, X3
+	VMOVDQU    X3, 16(R12)
+	VMOVDQU    X6, 32(R11)
+	VPMADDUBSW X6, X0, X3
+	VPMADDWD   X1, X3, X3
+	VPADDD     32(R12), X3, X3
+	VMOVDQU    X3, 32(R12)
+	VMOVDQU    X2, 48(R11)
+	VPMADDUBSW X2, X0, X2
+	VPMADDWD   X1, X2, X2
+	VPADDD     48(R12), X2, X2
+	VMOVDQU    X2, 48(R12)
+	ADDQ       $0x10, R10
+	JMP        interleaveI8x4AVX2_loop
+
+interleaveI8x4AVX2_done:
+	MOVQ AX, ret+152(FP)
 	RET
 
 // func cmacF32AVX2(accR []float32, accI []float32, bR []float32, bI []float32, ar float32, ai float32) int

@@ -1358,7 +1358,10 @@ func gemm12x16F64AVX512(kc int, a []float64, ra int, sa int, b []float64, sb int
 func gemm6x8F64AVX2(kc int, a []float64, ra int, sa int, b []float64, sb int, c []float64, ldc int, load bool)
 
 //go:noescape
-func gemm12x32I8AVX512(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool)
+func gemm12x32I8AVX512(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool, corr []int32)
+
+//go:noescape
+func interleaveI8x4AVX2(dst []int8, sums []int32, r0 []int8, r1 []int8, r2 []int8, r3 []int8, stride int) int
 
 //go:noescape
 func cmacF32AVX2(accR []float32, accI []float32, bR []float32, bI []float32, ar float32, ai float32) int

@@ -184,10 +184,11 @@ func storeTile(acc [][]reg.VecVirtual, c, ldc, p reg.GPVirtual, width int, label
 // lane. Packed layouts: step l of the a panel is the 12 dwords
 // a[(l*12+r)*4+t] (row r, k = 4l+t), of the b panel the 32 dwords
 // b[(l*32+j)*4+t]. Integer sums are exact modulo 2^32, so the order does
-// not matter. Only the AVX-512 body exists; package simd runs it when the
-// CPU has AVX512_VNNI.
+// not matter. Before storing, the kernel subtracts corr[j] (package
+// gemm's offset correction) from every row's column j. Only the AVX-512
+// body exists; package simd runs it when the CPU has AVX512_VNNI.
 func registerGEMMInt8() {
-	addR("gemm12x32I8", "kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool", "", "", func(s isa) {
+	addR("gemm12x32I8", "kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool, corr []int32", "", "", func(s isa) {
 		if !s.evex {
 			return
 		}
@@ -207,7 +208,7 @@ func registerGEMMInt8() {
 		}
 		loadTile(acc, c, ldc, p, 64, label, func(m Mem, x reg.VecVirtual) { VMOVDQU32(m, x) }, func(x reg.VecVirtual) { VPXORD(x, x, x) })
 		TESTQ(kc, kc)
-		JEQ(LabelRef(label("store")))
+		JEQ(LabelRef(label("corr")))
 		Label(label("loop"))
 		bv := []reg.VecVirtual{ZMM(), ZMM()}
 		for v := range bv {
@@ -226,6 +227,17 @@ func registerGEMMInt8() {
 		ADDQ(U32(vecs*64), b)
 		DECQ(kc)
 		JNE(LabelRef(label("loop")))
+		Label(label("corr"))
+		Load(Param("corr").Base(), p)
+		cv := []reg.VecVirtual{ZMM(), ZMM()}
+		for v := range cv {
+			VMOVDQU32(Mem{Base: p, Disp: v * 64}, cv[v])
+		}
+		for r := range acc {
+			for v, x := range acc[r] {
+				VPSUBD(cv[v], x, x)
+			}
+		}
 		storeTile(acc, c, ldc, p, 64, label, func(x reg.VecVirtual, m Mem) { VMOVDQU32(x, m) })
 	})
 }

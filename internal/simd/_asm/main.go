@@ -90,6 +90,7 @@ func main() {
 	registerPRNG()
 	registerGEMM()
 	registerGEMMInt8()
+	registerPack()
 	registerComplexMAC()
 	for _, k := range kernels {
 		for _, s := range []isa{avx2, avx512} {

@@ -1,0 +1,84 @@
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// interleaveI8x4 packs four rows of int8 into a row of the int8 GEMM's
+// b panels: four k values of column j side by side, one dword per column,
+// the 32 columns of panel p at dst[p*stride:] (dst[p*stride + 4(j-32p)
+// + t] = r_t[j]), and sums[j] += r0[j] + r1[j] + r2[j] + r3[j] (the
+// column sums of package gemm's correction), for whole groups of 16 of
+// the len(sums) columns; it returns how many columns it did, the Go twin
+// does the rest. VEX-encoded (SSE-width registers), so one body serves
+// both tiers: byte and word unpacks build the dwords, VPMADDUBSW by ones
+// and VPMADDWD by ones sum their four signed bytes exactly (|Σ| ≤ 512).
+func registerPack() {
+	addR("interleaveI8x4", "dst []int8, sums []int32, r0, r1, r2, r3 []int8, stride int", "int", "0", func(s isa) {
+		if s.evex {
+			return // the AVX2 body serves the AVX-512 tier too
+		}
+		text(s)
+		label := func(l string) string { return "interleaveI8x4" + s.name + "_" + l }
+		n := Load(Param("sums").Len(), GP64())
+		ANDQ(I32(-16), n)
+		dst, sums := Load(Param("dst").Base(), GP64()), Load(Param("sums").Base(), GP64())
+		rows := []reg.GPVirtual{GP64(), GP64(), GP64(), GP64()}
+		for t, r := range rows {
+			Load(Param("r"+string(rune('0'+t))).Base(), r)
+		}
+		stride := Load(Param("stride"), GP64())
+		ones8, ones16 := XMM(), XMM()
+		VPCMPEQB(ones8, ones8, ones8)
+		VPSRLW(U8(15), ones8, ones16) // words of 1
+		VPABSB(ones8, ones8)          // bytes of 1
+		i := GP64()
+		XORQ(i, i)
+		Label(label("loop"))
+		CMPQ(i, n)
+		JGE(LabelRef(label("done")))
+		x := []reg.VecVirtual{XMM(), XMM(), XMM(), XMM()}
+		for t := range x {
+			VMOVDQU(Mem{Base: rows[t], Index: i, Scale: 1}, x[t])
+		}
+		// lo01 = x0[0] x1[0] x0[1] x1[1] … x0[7] x1[7]; hi01 the same for
+		// bytes 8-15; likewise 23. Then word unpacks give column j's dword
+		// x0[j] x1[j] x2[j] x3[j].
+		lo01, hi01, lo23, hi23 := XMM(), XMM(), XMM(), XMM()
+		VPUNPCKLBW(x[1], x[0], lo01)
+		VPUNPCKHBW(x[1], x[0], hi01)
+		VPUNPCKLBW(x[3], x[2], lo23)
+		VPUNPCKHBW(x[3], x[2], hi23)
+		out := []reg.VecVirtual{XMM(), XMM(), XMM(), XMM()}
+		VPUNPCKLWD(lo23, lo01, out[0])
+		VPUNPCKHWD(lo23, lo01, out[1])
+		VPUNPCKLWD(hi23, hi01, out[2])
+		VPUNPCKHWD(hi23, hi01, out[3])
+		// Column i's group goes to dst + (i/32)·stride + (i%32)·4.
+		d, q := GP64(), GP64()
+		MOVQ(i, q)
+		SHRQ(U8(5), q)
+		IMULQ(stride, q)
+		MOVQ(i, d)
+		ANDQ(U8(31), d)
+		LEAQ(Mem{Base: q, Index: d, Scale: 4}, d)
+		ADDQ(dst, d)
+		sp := GP64()
+		LEAQ(Mem{Base: sums, Index: i, Scale: 4}, sp)
+		for q, o := range out {
+			VMOVDQU(o, Mem{Base: d, Disp: 16 * q})
+			w := XMM()
+			VPMADDUBSW(o, ones8, w) // u8 ones · s8 bytes, pairs summed into words
+			VPMADDWD(ones16, w, w)  // word pairs summed into dwords
+			VPADDD(Mem{Base: sp, Disp: 16 * q}, w, w)
+			VMOVDQU(w, Mem{Base: sp, Disp: 16 * q})
+		}
+		ADDQ(U8(16), i)
+		JMP(LabelRef(label("loop")))
+		Label(label("done"))
+		Store(n, ReturnIndex(0))
+		RET()
+	})
+}
