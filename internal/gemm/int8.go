@@ -174,9 +174,14 @@ func (g *I8Call) packA(dst []uint8, a []int8, ic, mb, pc, kb int) {
 	if mb < i8MR {
 		clear(words)
 	}
+	full := 0 // dwords of every row packed by the vector kernel
+	if g.ColA == 1 && mb == i8MR && g.RowA > 0 {
+		full = kb / 4
+		simd.PackI8Rows12(dst, a[ic*g.RowA+pc:], g.RowA, full)
+	}
 	for r := range mb {
 		src := a[(ic+r)*g.RowA+pc*g.ColA:]
-		l4 := 0
+		l4 := full
 		if g.ColA == 1 {
 			bytes := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(src))), len(src))
 			for ; l4 < kb/4; l4++ {

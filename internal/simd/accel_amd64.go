@@ -2319,6 +2319,16 @@ func interleaveI8x4Accel(dst []int8, sums []int32, r0, r1, r2, r3 []int8, stride
 	return 0
 }
 
+func transposeI8x12Accel(dst []uint8, a []int8, lda, n4 int) int {
+	switch tier {
+	case AVX512:
+		return transposeI8x12AVX2(dst, a, lda, n4)
+	case AVX2:
+		return transposeI8x12AVX2(dst, a, lda, n4)
+	}
+	return 0
+}
+
 func cmacF32Accel(accR, accI, bR, bI []float32, ar, ai float32) int {
 	switch tier {
 	case AVX512:

@@ -145,6 +145,30 @@ func interleaveI8x4Go(dst []int8, sums []int32, r0, r1, r2, r3 []int8, stride, f
 	}
 }
 
+// PackI8Rows12 packs n4 dwords (four k values) of each of 12 int8 rows,
+// row r at a[r*lda:], into the int8 GEMM's a panel offset by 128: dword
+// l4 of row r to dst[(l4*12+r)*4:], each byte XORed with 0x80 (a + 128
+// as uint8). lda must be positive.
+func PackI8Rows12(dst []uint8, a []int8, lda, n4 int) {
+	if n4 <= 0 {
+		return
+	}
+	dst, a = dst[:n4*GemmI8MR*4], a[:(GemmI8MR-1)*lda+4*n4]
+	done := transposeI8x12Accel(dst, a, lda, n4)
+	packI8Rows12Go(dst, a, lda, n4, done)
+}
+
+// packI8Rows12Go is the Go twin of PackI8Rows12, from dword from on.
+func packI8Rows12Go(dst []uint8, a []int8, lda, n4, from int) {
+	for l4 := from; l4 < n4; l4++ {
+		for r := range GemmI8MR {
+			for t := range 4 {
+				dst[(l4*GemmI8MR+r)*4+t] = uint8(a[r*lda+4*l4+t]) ^ 0x80
+			}
+		}
+	}
+}
+
 // cmacGo is the twin of CMulAddF32 and CMulAddF64.
 func cmacGo[F float32 | float64](accR, accI, bR, bI []F, ar, ai F) {
 	bR, bI, accI = bR[:len(accR)], bI[:len(accR)], accI[:len(accR)]

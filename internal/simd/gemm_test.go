@@ -158,6 +158,48 @@ func TestInterleaveI8x4(t *testing.T) {
 	}
 }
 
+// PackI8Rows12 at every tier on every dword count up to 40 (whole groups
+// of four, tails), with row strides longer than the rows, odd, and equal
+// to them, against a loop of its definition; bytes past the panel stay
+// untouched.
+func TestPackI8Rows12(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, tier := range Available() {
+		restore := SetLevel(tier)
+		for n4 := range 41 {
+			for _, extra := range []int{0, 3, 64} {
+				lda := 4*n4 + extra
+				a := make([]int8, GemmI8MR*lda+4*n4)
+				for i := range a {
+					a[i] = int8(rng.IntN(256) - 128)
+				}
+				size := n4*GemmI8MR*4 + 7
+				dst, want := make([]uint8, size), make([]uint8, size)
+				for i := range dst {
+					dst[i], want[i] = uint8(i), uint8(i)
+				}
+				for l4 := range n4 {
+					for r := range GemmI8MR {
+						for b := range 4 {
+							want[(l4*GemmI8MR+r)*4+b] = uint8(int(a[r*lda+4*l4+b]) + 128)
+						}
+					}
+				}
+				if lda == 0 {
+					continue // no rows to read
+				}
+				PackI8Rows12(dst, a, lda, n4)
+				for i := range dst {
+					if dst[i] != want[i] {
+						t.Fatalf("%v n4=%d lda=%d: dst[%d] = %d, want %d", tier, n4, lda, i, dst[i], want[i])
+					}
+				}
+			}
+		}
+		restore()
+	}
+}
+
 // CMulAdd at every tier against its twin on every length up to 70 (whole
 // vectors, unrolled steps and tails), specials included.
 func TestCMulAdd(t *testing.T) {

@@ -91,6 +91,7 @@ func main() {
 	registerGEMM()
 	registerGEMMInt8()
 	registerPack()
+	registerPackA()
 	registerComplexMAC()
 	for _, k := range kernels {
 		for _, s := range []isa{avx2, avx512} {

@@ -82,3 +82,69 @@ func registerPack() {
 		RET()
 	})
 }
+
+// transposeI8x12 packs 12 rows of int8, offset by 128, into the int8
+// GEMM's a panel: dword l4 of row r (a[r*lda + 4·l4 + t]) to dst[(l4*12 +
+// r)*4 + t], each byte XORed with 0x80 (int8 + 128 as uint8), for whole
+// groups of four dwords of n4 per row; it returns how many dwords per
+// row it did, the Go twin does the rest. Each group is three 4×4 dword
+// transposes (DQ then QDQ unpacks) of 16 bytes from four rows.
+func registerPackA() {
+	addR("transposeI8x12", "dst []uint8, a []int8, lda, n4 int", "int", "0", func(s isa) {
+		if s.evex {
+			return // the AVX2 body serves the AVX-512 tier too
+		}
+		text(s)
+		label := func(l string) string { return "transposeI8x12" + s.name + "_" + l }
+		n := Load(Param("n4"), GP64())
+		ANDQ(I32(-4), n)
+		dst := Load(Param("dst").Base(), GP64())
+		L := Load(Param("lda"), GP64())
+		L3 := GP64()
+		LEAQ(Mem{Base: L, Index: L, Scale: 2}, L3)
+		p := []reg.GPVirtual{GP64(), GP64(), GP64()}
+		Load(Param("a").Base(), p[0])
+		LEAQ(Mem{Base: p[0], Index: L, Scale: 4}, p[1])
+		LEAQ(Mem{Base: p[1], Index: L, Scale: 4}, p[2])
+		flip := XMM()
+		m := GP32()
+		MOVL(U32(0x80808080), m)
+		VMOVD(m, flip)
+		VPBROADCASTD(flip, flip)
+		i := GP64()
+		XORQ(i, i)
+		Label(label("loop"))
+		CMPQ(i, n)
+		JGE(LabelRef(label("done")))
+		for q, base := range p {
+			rows := []Mem{{Base: base}, {Base: base, Index: L, Scale: 1}, {Base: base, Index: L, Scale: 2}, {Base: base, Index: L3, Scale: 1}}
+			x := []reg.VecVirtual{XMM(), XMM(), XMM(), XMM()}
+			for t := range x {
+				VMOVDQU(rows[t], x[t])
+			}
+			lo01, hi01, lo23, hi23 := XMM(), XMM(), XMM(), XMM()
+			VPUNPCKLDQ(x[1], x[0], lo01)
+			VPUNPCKHDQ(x[1], x[0], hi01)
+			VPUNPCKLDQ(x[3], x[2], lo23)
+			VPUNPCKHDQ(x[3], x[2], hi23)
+			out := []reg.VecVirtual{XMM(), XMM(), XMM(), XMM()}
+			VPUNPCKLQDQ(lo23, lo01, out[0])
+			VPUNPCKHQDQ(lo23, lo01, out[1])
+			VPUNPCKLQDQ(hi23, hi01, out[2])
+			VPUNPCKHQDQ(hi23, hi01, out[3])
+			for l, o := range out {
+				VPXOR(flip, o, o)
+				VMOVDQU(o, Mem{Base: dst, Disp: l*48 + 16*q})
+			}
+		}
+		for _, base := range p {
+			ADDQ(U8(16), base)
+		}
+		ADDQ(U32(4*48), dst)
+		ADDQ(U8(4), i)
+		JMP(LabelRef(label("loop")))
+		Label(label("done"))
+		Store(n, ReturnIndex(0))
+		RET()
+	})
+}
