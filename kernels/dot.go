@@ -65,7 +65,7 @@ func (x *cpuExec) compileDot(f *lower.Fusion) (kernel, error) {
 	if lhs.DType != root.DType || rhs.DType != root.DType {
 		return nil, fmt.Errorf("kernels: dot_general operands %s, %s for a %s result", lhs.DType, rhs.DType, root.DType)
 	}
-	if l8, r8 := x.int8Operand(lhs, root.DType), x.int8Operand(rhs, root.DType); l8 != nil && r8 != nil {
+	if l8, r8 := x.int8Operand(f, lhs, root.DType), x.int8Operand(f, rhs, root.DType); l8 != nil && r8 != nil {
 		// Products of int8 operands (or of int8 widened by a convert, as
 		// a preferred_element_type lowers) on the VNNI kernel: the int32
 		// sum, wrapped to the result type, is the wrapping sum's result.
@@ -134,17 +134,56 @@ func canonicalStrides(shape, rows, cols []int) [3]int {
 // of its convert from int8 — or nil. The int8 GEMM sums in int32, so res
 // must be int8, int16 or int32 (narrower results wrap the same), and it
 // runs only where the CPU has VNNI (elsewhere the plain loop is as good).
-func (x *cpuExec) int8Operand(in *lower.Instr, res tensor.DType) *lower.Instr {
+//
+// Reading a convert's source at the dot (fusion dot) needs that source
+// still in its buffer: buffer planning only keeps it alive up to the
+// convert, so no fusion between the two may write that buffer.
+func (x *cpuExec) int8Operand(dot *lower.Fusion, in *lower.Instr, res tensor.DType) *lower.Instr {
 	if _, fast := simd.GemmI8(); !fast || (res != tensor.I8 && res != tensor.I16 && res != tensor.I32) {
 		return nil
 	}
 	if in.DType == tensor.I8 {
 		return in
 	}
-	if in.Op == trace.OpConvert && in.Args[0].DType == tensor.I8 && x.materialized(in.Args[0]) {
+	if in.Op == trace.OpConvert && in.Args[0].DType == tensor.I8 && x.materialized(in.Args[0]) && x.keptUntil(in.Args[0], in, dot) {
 		return in.Args[0]
 	}
 	return nil
+}
+
+// keptUntil reports whether src's data is still in place when fusion
+// dot runs, given that it was read by the fusion computing conv: src is a
+// constant or a parameter, or no fusion from conv's to dot's writes its
+// buffer.
+func (x *cpuExec) keptUntil(src, conv *lower.Instr, dot *lower.Fusion) bool {
+	for src.Op == trace.OpReshape {
+		src = src.Args[0]
+	}
+	if _, isConst := x.constIdx[src]; isConst {
+		return true
+	}
+	buf := x.m.Plan.Of[src]
+	if x.m.Plan.Buffers[buf].Param >= 0 {
+		return true
+	}
+	from := -1
+	for i, f := range x.m.Fusions {
+		if f == dot {
+			return from >= 0
+		}
+		if slices.Contains(f.Instrs, conv) || slices.Contains(f.Outputs, conv) {
+			from = i
+		}
+		if from < 0 {
+			continue
+		}
+		for _, o := range f.Outputs {
+			if b, ok := x.m.Plan.Of[o]; ok && b == buf && o != src {
+				return false
+			}
+		}
+	}
+	return false
 }
 
 // bypass notes that fusion f's kernel reads operand in's source src

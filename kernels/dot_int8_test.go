@@ -22,6 +22,7 @@ func TestInt8DotDropsConverts(t *testing.T) {
 	for _, tier := range simd.Available() {
 		restore := simd.SetLevel(tier)
 		_, vnni := simd.GemmI8()
+		int8Path(t, tier, vnni)
 		for _, alsoOut := range []bool{false, true} {
 			fn := func(a []trace.Value) []trace.Value {
 				outs := []trace.Value{trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.I32))}
@@ -89,5 +90,64 @@ func TestInt8DotDropsConverts(t *testing.T) {
 			}
 		}
 		restore()
+	}
+}
+
+// int8Path: an int8 operand computed in the program (a*a, kept in a
+// scratch buffer because a reduction reads it too) is read by the int8
+// GEMM at the dot past its convert — its buffer is not written between the
+// convert and the dot — and the product is the plain wrapping int32 sum.
+func int8Path(t *testing.T, tier simd.Tier, vnni bool) {
+	const m, k, n = 24, 40, 33
+	fn := func(a []trace.Value) []trace.Value {
+		x := a[0].Mul(a[0])
+		return []trace.Value{trace.MatMul(x, a[1], trace.PreferredElementType(tensor.I32)), x.Sum()}
+	}
+	abs := []trace.Abstract{{Type: promote.Strong(tensor.I8), Shape: []int{m, k}}, {Type: promote.Strong(tensor.I8), Shape: []int{k, n}}}
+	p, err := trace.Trace(promote.Config{}, abs, fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := lower.Compile(p, lower.Options{Fold: Fold})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := DefaultCPU().Compile(mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := exe.(*cpuExec)
+	var dot *dotKernel
+	for _, k := range x.kernels {
+		if d, ok := k.(*dotKernel); ok {
+			dot = d
+		}
+	}
+	if dot == nil || dot.int8 != vnni {
+		t.Fatalf("%v: dot kernel %+v, want one on the int8 GEMM = %v", tier, dot, vnni)
+	}
+	a8, b8 := make([]int8, m*k), make([]int8, k*n)
+	for i := range a8 {
+		a8[i] = int8(i*29 + 3)
+	}
+	for i := range b8 {
+		b8[i] = int8(i*41 - 9)
+	}
+	a, _ := tensor.FromSlice(a8, m, k)
+	b, _ := tensor.FromSlice(b8, k, n)
+	outs, err := x.Run([]*tensor.Array{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := make([]int32, m*n)
+	for i := range m {
+		for j := range n {
+			for l := range k {
+				c[i*n+j] += int32(a8[i*k+l]*a8[i*k+l]) * int32(b8[l*n+j])
+			}
+		}
+	}
+	if got, _ := tensor.Data[int32](outs[0]); !slices.Equal(got, c) {
+		t.Errorf("%v: (a*a) @ b differs from the int32 loop", tier)
 	}
 }
