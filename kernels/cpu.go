@@ -231,7 +231,7 @@ func (x *cpuExec) compileFusion(f *lower.Fusion) (kernel, error) {
 	case lower.FusionReduce:
 		return x.compileReduce(f)
 	case lower.FusionDot:
-		if root.Op == trace.OpConv {
+		if f.Dot().Op == trace.OpConv {
 			return x.compileConv(f)
 		}
 		return x.compileDot(f)

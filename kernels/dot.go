@@ -27,7 +27,8 @@ type dotKernel struct {
 	out         int
 	dtype       tensor.DType
 	slot        int
-	int8        bool // lhs and rhs are int8 (see int8Operand)
+	int8        bool      // lhs and rhs are int8 (see int8Operand)
+	epi         *epilogue // the fused elementwise consumers, or nil
 }
 
 // operandLayout is how one operand is read: directly from its source, or
@@ -41,7 +42,7 @@ type operandLayout struct {
 }
 
 func (x *cpuExec) compileDot(f *lower.Fusion) (kernel, error) {
-	root := f.Outputs[0]
+	root := f.Dot()
 	d := root.Params.Dot
 	lhs, rhs := root.Args[0], root.Args[1]
 	free := func(rank int, used ...[]int) []int {
@@ -60,7 +61,7 @@ func (x *cpuExec) compileDot(f *lower.Fusion) (kernel, error) {
 	lf, rf := free(len(lhs.Shape), d.LhsBatch, d.LhsContract), free(len(rhs.Shape), d.RhsBatch, d.RhsContract)
 	k := &dotKernel{
 		b: prodOf(lhs.Shape, d.LhsBatch), m: prodOf(lhs.Shape, lf), kk: prodOf(lhs.Shape, d.LhsContract), n: prodOf(rhs.Shape, rf),
-		out: x.m.Plan.Of[root], dtype: root.DType, slot: x.newSlot(),
+		out: x.m.Plan.Of[root], dtype: root.DType, slot: x.newSlot(), // out: none with an epilogue
 	}
 	if lhs.DType != root.DType || rhs.DType != root.DType {
 		return nil, fmt.Errorf("kernels: dot_general operands %s, %s for a %s result", lhs.DType, rhs.DType, root.DType)
@@ -78,6 +79,13 @@ func (x *cpuExec) compileDot(f *lower.Fusion) (kernel, error) {
 	k.rhs = x.layout(rhs, d.RhsBatch, d.RhsContract, rf, k.int8)
 	if cd := computeDType(root.DType); !gemmDType(cd) && dotTable[cd] == nil {
 		return nil, fmt.Errorf("kernels: cpu has no dot_general for %s", root.DType)
+	}
+	if f.Epilogue() {
+		e, err := x.compileEpilogue(f, root, k)
+		if err != nil {
+			return nil, err
+		}
+		k.epi = e
 	}
 	return k, nil
 }
@@ -279,26 +287,34 @@ func (k *dotKernel) run(x *cpuExec, rs *runState) {
 	}
 	a := k.lhs.load(rs, k.slot, 0, na)
 	b := k.rhs.load(rs, k.slot, 1, nb)
-	out := rs.srcs[k.out]
+	var out unsafe.Pointer // where the product goes
+	var epi *epilogueRun
+	if k.epi != nil {
+		epi = k.epi.start(rs)
+		out = epi.product()
+	} else {
+		out = rs.srcs[k.out]
+	}
 	cd := computeDType(k.dtype)
 	c := out
 	if cd != k.dtype {
 		c = x.worker0(rs).temp(k.b * k.m * k.n * cd.Size())
 	}
-	if k.int8 {
-		runGemmI8(x, rs, k, a, b, na, nb)
-		return
-	}
-	switch cd {
-	case tensor.F32:
-		runGemm[float32](x, rs, k, c, a, b, na, nb)
-	case tensor.F64:
-		runGemm[float64](x, rs, k, c, a, b, na, nb)
+	switch {
+	case k.int8:
+		runGemmI8(x, rs, k, out, a, b, na, nb)
+	case cd == tensor.F32:
+		runGemm[float32](x, rs, k, c, a, b, na, nb, epi)
+	case cd == tensor.F64:
+		runGemm[float64](x, rs, k, c, a, b, na, nb, epi)
 	default:
 		dotTable[cd](x, rs, c, a, b, k.b, k.m, k.kk, k.n)
 	}
-	if cd != k.dtype {
+	if cd != k.dtype && !k.int8 {
 		narrowFn(k.dtype)(out, c, k.b*k.m*k.n)
+	}
+	if epi != nil && !k.epi.onGemm {
+		epi.runAll(x, rs)
 	}
 }
 
@@ -314,10 +330,9 @@ func (j *gemmI8Job) runRange(_ *runState, _ *worker, lo, hi int) {
 	}
 }
 
-// runGemmI8 runs an int8 product into int32 (the output itself, or a
-// temporary narrowed into it).
-func runGemmI8(x *cpuExec, rs *runState, k *dotKernel, a, b unsafe.Pointer, na, nb int) {
-	out := rs.srcs[k.out]
+// runGemmI8 runs an int8 product into int32 (out itself, or a temporary
+// narrowed into it).
+func runGemmI8(x *cpuExec, rs *runState, k *dotKernel, out, a, b unsafe.Pointer, na, nb int) {
 	c := out
 	if k.dtype != tensor.I32 {
 		c = x.worker0(rs).temp(k.b * k.m * k.n * 4)
@@ -356,19 +371,29 @@ func wrapI32(d tensor.DType, dst, src unsafe.Pointer, n int) {
 	}
 }
 
-// gemmJob runs pieces of one product on the workers.
+// gemmJob runs pieces of one product on the workers, and the epilogue
+// (when fins is not nil) on each block a piece finishes.
 type gemmJob[T gemm.Float] struct {
 	call  gemm.Call[T]
 	parts int
+	fins  []partFinisher
 }
 
-func (j *gemmJob[T]) runRange(_ *runState, _ *worker, lo, hi int) {
+func (j *gemmJob[T]) runRange(_ *runState, w *worker, lo, hi int) {
+	if j.fins == nil {
+		for p := lo; p < hi; p++ {
+			j.call.RunPart(p, j.parts)
+		}
+		return
+	}
+	w.prepare(j.fins[0].r.e.body, j.fins[0].r.srcs)
 	for p := lo; p < hi; p++ {
-		j.call.RunPart(p, j.parts)
+		j.fins[p].w = w
+		j.call.RunPartThen(p, j.parts, &j.fins[p])
 	}
 }
 
-func runGemm[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, c, a, b unsafe.Pointer, na, nb int) {
+func runGemm[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, c, a, b unsafe.Pointer, na, nb int, epi *epilogueRun) {
 	j := slotJob[gemmJob[T]](rs, k.slot)
 	j.call = gemm.Call[T]{Batch: k.b, M: k.m, N: k.n, K: k.kk,
 		A: view[T](a, na), B: view[T](b, nb), C: view[T](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n}
@@ -379,6 +404,10 @@ func runGemm[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, c, a, b unsaf
 		workers = 1
 	}
 	j.parts = j.call.Parts(workers)
+	j.fins = nil
+	if epi != nil && k.epi.onGemm && j.parts > 0 {
+		j.fins = epi.finishers(j.parts)
+	}
 	x.parallel(rs, j.parts, k.b*k.m*k.n*max(k.kk, 1), j)
 }
 

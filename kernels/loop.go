@@ -35,32 +35,14 @@ var streamChunk = 1 << 20 // a variable for the tests
 
 func (x *cpuExec) compileLoop(f *lower.Fusion) (kernel, error) {
 	root := f.Outputs[0]
-	perm := make([]int, len(root.Shape))
-	for i := range perm {
-		perm[i] = i
-	}
 	out := x.m.Plan.Of[root]
 	dst := loc{kind: locBuf, idx: out, size: root.DType.Size()}
-	block := min(x.cpu.opts.Block, max(root.Size(), 1)) // a small loop needs small registers
-	b, err := compileBody(f, root, root.Shape, perm, block, x.source, dst)
+	nt := root.Size()*root.DType.Size() >= x.cpu.ntMin
+	b, store, fo, err := x.loopBody(f, x.source, dst, nt)
 	if err != nil {
 		return nil, err
 	}
-	k := &loopKernel{body: b, n: root.Size(), out: out, size: root.DType.Size()}
-	fo := x.cpu.peepholeOptions()
-	fo.out, fo.nt = dst, root.Size()*root.DType.Size() >= x.cpu.ntMin
-	if b.out != dst {
-		if k.store = narrowFn(root.DType); k.store == nil {
-			k.store = copyFn(root.DType)
-		}
-		b.dropFinalRound(root.DType, fo)
-	}
-	b.peephole(fo)
-	if k.store != nil && b.fuseStore(root.DType, dst, fo) {
-		k.store = nil
-	}
-	b.fuseWiden(fo)
-	b.fuseIntWiden(fo)
+	k := &loopKernel{body: b, n: root.Size(), out: out, size: root.DType.Size(), store: store}
 	k.stream = k.store == nil && b.streams()
 	switch {
 	case !fo.nt || k.stream || k.store != nil || b.transcendental():
@@ -77,6 +59,39 @@ func (x *cpuExec) compileLoop(f *lower.Fusion) (kernel, error) {
 	}
 	k.ahead = b.reads()
 	return k, nil
+}
+
+// loopBody compiles loop fusion f's body, writing its result to buffer
+// location dst (reading its inputs from source), through the peephole
+// passes; store, when not nil, narrows the body's result into dst. nt
+// lets the peephole pass pick non-temporal stores.
+func (x *cpuExec) loopBody(f *lower.Fusion, source sourceFn, dst loc, nt bool) (*body, unaryFn, peepholeOptions, error) {
+	root := f.Outputs[0]
+	perm := make([]int, len(root.Shape))
+	for i := range perm {
+		perm[i] = i
+	}
+	block := min(x.cpu.opts.Block, max(root.Size(), 1)) // a small loop needs small registers
+	b, err := compileBody(f, root, root.Shape, perm, block, source, dst)
+	if err != nil {
+		return nil, nil, peepholeOptions{}, err
+	}
+	var store unaryFn
+	fo := x.cpu.peepholeOptions()
+	fo.out, fo.nt = dst, nt
+	if b.out != dst {
+		if store = narrowFn(root.DType); store == nil {
+			store = copyFn(root.DType)
+		}
+		b.dropFinalRound(root.DType, fo)
+	}
+	b.peephole(fo)
+	if store != nil && b.fuseStore(root.DType, dst, fo) {
+		store = nil
+	}
+	b.fuseWiden(fo)
+	b.fuseIntWiden(fo)
+	return b, store, fo, nil
 }
 
 func (k *loopKernel) run(x *cpuExec, rs *runState) {

@@ -21,6 +21,9 @@ type Options struct {
 	// NoFusion puts every instruction in its own kernel (op-by-op
 	// execution, for comparisons and benchmarks).
 	NoFusion bool
+	// NoEpilogues keeps every dot_general in a kernel of its own (see
+	// FuseEpilogues), for comparing fused epilogues with their unfused form.
+	NoEpilogues bool
 	// NoSimplify skips CSE, algebraic simplification and constant folding.
 	NoSimplify bool
 	// Verify checks the program (trace's Program.Check) and then the
@@ -42,11 +45,14 @@ func passes(opts Options) []pass {
 	if !opts.NoSimplify {
 		ps = append(ps, pass{"simplify", func(m *Module) error { return Simplify(m, opts.Fold) }})
 	}
-	return append(ps,
+	ps = append(ps,
 		pass{"dce", func(m *Module) error { DCE(m); return nil }},
 		pass{"fuse", func(m *Module) error { Fuse(m, !opts.NoFusion); return nil }},
-		pass{"plan_buffers", func(m *Module) error { PlanBuffers(m); return nil }},
 	)
+	if !opts.NoFusion && !opts.NoEpilogues {
+		ps = append(ps, pass{"fuse_epilogues", func(m *Module) error { FuseEpilogues(m); return nil }})
+	}
+	return append(ps, pass{"plan_buffers", func(m *Module) error { PlanBuffers(m); return nil }})
 }
 
 // Compile lowers a traced program, runs the passes, fuses and plans buffers.

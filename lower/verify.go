@@ -299,7 +299,12 @@ func (m *Module) verifyFusion(f *Fusion, users map[*Instr][]*Instr) *VerifyError
 // verifyKind checks that a fusion's members suit its kind.
 func verifyKind(f *Fusion, root *Instr) *VerifyError {
 	switch f.Kind {
-	case FusionDot, FusionCopy:
+	case FusionDot:
+		if f.Epilogue() {
+			return verifyEpilogue(f, root)
+		}
+		fallthrough
+	case FusionCopy:
 		class := root.Op.Info().Class
 		ok := len(f.Instrs) == 1 && (f.Kind == FusionDot && class == trace.ClassDot ||
 			f.Kind == FusionCopy && (class == trace.ClassStructural && root.Op != trace.OpBroadcastInDim || class == trace.ClassIndex))
@@ -337,6 +342,27 @@ func verifyKind(f *Fusion, root *Instr) *VerifyError {
 		}
 		if !trace.ShapeEqual(in.Shape, shape) {
 			return fusionErr(VerifyFusion, f, "%s has shape %v, the loop runs over %v", in.Name(), in.Shape, shape)
+		}
+	}
+	return nil
+}
+
+// verifyEpilogue checks a dot fusion with an epilogue: one dot_general,
+// the other members loopable over its shape, one output.
+func verifyEpilogue(f *Fusion, root *Instr) *VerifyError {
+	dot := f.Dot()
+	if dot == nil || dot.Op != trace.OpDot || len(f.Outputs) != 1 || root == dot {
+		return fusionErr(VerifyFusion, f, "a dot fusion with an epilogue has one dot_general and one output")
+	}
+	for _, in := range f.Instrs {
+		if in == dot {
+			continue
+		}
+		if !loopable(in) || in.Op.Info().Class == trace.ClassDot {
+			return fusionErr(VerifyFusion, f, "%s cannot run in a dot fusion's epilogue", in)
+		}
+		if !trace.ShapeEqual(in.Shape, dot.Shape) {
+			return fusionErr(VerifyFusion, f, "%s has shape %v, the epilogue runs over %v", in.Name(), in.Shape, dot.Shape)
 		}
 	}
 	return nil

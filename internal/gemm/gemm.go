@@ -56,12 +56,25 @@ func (g *Call[T]) Parts(workers int) int {
 }
 
 // RunPart computes piece p of parts (parts from Parts).
-func (g *Call[T]) RunPart(p, parts int) {
+func (g *Call[T]) RunPart(p, parts int) { g.RunPartThen(p, parts, nil) }
+
+// A Finisher is told of each block of c as soon as it is final — the
+// last block of k has been added into it — while the block is still in
+// the cache, so it can run an epilogue over it (kernels' fused bias adds
+// and activations). Blocks are MR rows (fewer at the bottom edge) by up
+// to NC columns; the blocks of one piece cover its elements once each.
+type Finisher interface {
+	Finished(b, i0, i1, j0, j1 int) // batch b, rows [i0, i1), columns [j0, j1)
+}
+
+// RunPartThen is RunPart, telling fin (if not nil) of every block of c
+// the piece finishes, on the calling goroutine.
+func (g *Call[T]) RunPartThen(p, parts int, fin Finisher) {
 	k := kernelFor[T](g.N)
 	b, i0, i1, j0, j1 := partOf(g.Batch, g.M, g.N, k.MR, k.NR, p, parts)
 	ws := getWorkspace[T]()
 	defer putWorkspace(ws)
-	g.block(k, ws, b, i0, i1, j0, j1)
+	g.block(k, ws, b, i0, i1, j0, j1, fin)
 }
 
 // splitParts is how many pieces a batched product of m×n results in
@@ -114,7 +127,7 @@ func band(n, unit, q, per int) (lo, hi int) {
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // block computes rows [i0, i1) × columns [j0, j1) of batch b.
-func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j1 int) {
+func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j1 int, fin Finisher) {
 	mr, nr := k.MR, k.NR
 	kcMax, ncMax := blocking(k)
 	a, bm, c := g.A[b*g.BatchA:], g.B[b*g.BatchB:], g.C[b*g.BatchC:]
@@ -132,6 +145,9 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 	if g.K == 0 {
 		for i := i0; i < i1; i++ {
 			clear(c[i*g.LDC+j0 : i*g.LDC+j1])
+		}
+		if fin != nil {
+			fin.Finished(b, i0, i1, j0, j1)
 		}
 		return
 	}
@@ -169,6 +185,9 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 						continue
 					}
 					edge(k, ws.tile, kb, ap, ra, sa, bp, sb, c[off:], g.LDC, mb, nbr, pc > 0)
+				}
+				if fin != nil && pc+kb == g.K {
+					fin.Finished(b, ic, ic+mb, jc, jc+nb) // in L1: MR rows of the panel
 				}
 			}
 		}

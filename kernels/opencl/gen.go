@@ -174,7 +174,7 @@ func (g *gen) fusion(f *lower.Fusion) {
 	case lower.FusionReduce:
 		g.reduceFusion(f)
 	case lower.FusionDot:
-		if f.Outputs[0].Op == trace.OpConv {
+		if f.Dot().Op == trace.OpConv {
 			g.convFusion(f)
 			return
 		}

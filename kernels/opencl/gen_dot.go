@@ -17,9 +17,13 @@ import (
 // output element and accumulates k = 0, 1, …, K−1 in order, from +0, as
 // kernels/doc.go requires: f32/f64 in their own type with one fma per
 // product (OpenCL C's fma is correctly rounded), f16/bf16 in f32 rounded
-// once at the end, integers wrapping, complex in its type.
+// once at the end, integers wrapping, complex in its type. A fused
+// epilogue (lower.FuseEpilogues) runs in the store: the work-item computes
+// its element of the elementwise chain from the product's value, rounded
+// to the product's dtype, with the statements a loop fusion reading the
+// product from memory would run.
 func (g *gen) dotFusion(f *lower.Fusion) {
-	root := f.Outputs[0]
+	root := f.Dot()
 	lhs, rhs := root.Args[0], root.Args[1]
 	dn := root.Params.Dot
 	d := root.DType
@@ -48,8 +52,19 @@ func (g *gen) dotFusion(f *lower.Fusion) {
 	it := indexType(lhs.Size(), rhs.Size(), B*M*N)
 	p := newParams()
 	xl, xr := p.input(g, lhs), p.input(g, rhs)
-	out := fmt.Sprintf("out%d", root.ID)
-	p.output(d, out, kernelArg{argPlan, g.m.Plan.Of[root]})
+	res := f.Outputs[0] // root, or the epilogue's result
+	var epi *body
+	if f.Epilogue() {
+		// Its inputs become parameters before the list is written.
+		epi = newBody(g, p, f, "i", it, root.Shape)
+		epi.lines = append(epi.lines, fmt.Sprintf("const %s acc_r = %s;", ct(d).compute, g.round(d, "acc")))
+		epi.val[root] = "acc_r"
+		for _, in := range f.Instrs {
+			epi.value(in)
+		}
+	}
+	out := fmt.Sprintf("out%d", res.ID)
+	p.output(res.DType, out, kernelArg{argPlan, g.m.Plan.Of[res]})
 	lhsAt := func(b, m, k string) string {
 		return g.load(d, xl, sum(offsetExpr(b, mergeRuns(dn.LhsBatch, lhs.Shape, ls)), offsetExpr(m, mergeRuns(lfree, lhs.Shape, ls)), offsetExpr(k, mergeRuns(dn.LhsContract, lhs.Shape, ls))))
 	}
@@ -93,7 +108,14 @@ func (g *gen) dotFusion(f *lower.Fusion) {
 	fmt.Fprintf(w, "\t\tconst int kn = min((%s)%d, %d - k0);\n", it, ts, K)
 	fmt.Fprintf(w, "\t\tif (m < %d && n < %d)\n\t\t\tfor (int kk = 0; kk < kn; kk++) %s\n", M, N, mac)
 	fmt.Fprintf(w, "\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n\t}\n")
-	fmt.Fprintf(w, "\tif (m < %d && n < %d) %s\n}\n\n", M, N, g.store(d, out, fmt.Sprintf("(b * %d + m) * %d + n", M, N), g.round(d, "acc")))
+	at := fmt.Sprintf("(b * %d + m) * %d + n", M, N)
+	if epi == nil {
+		fmt.Fprintf(w, "\tif (m < %d && n < %d) %s\n}\n\n", M, N, g.store(d, out, at, g.round(d, "acc")))
+	} else {
+		fmt.Fprintf(w, "\tif (m < %d && n < %d) {\n\t\tconst %s i = %s;\n", M, N, it, at)
+		epi.write(w, "\t\t")
+		fmt.Fprintf(w, "\t\t%s\n\t}\n}\n\n", g.store(res.DType, out, "i", epi.value(res)))
+	}
 	g.out.kernels = append(g.out.kernels, kernelSpec{name: name, args: p.args,
 		global: []int{roundUp(N, ts), roundUp(M, ts), B}, local: []int{ts, ts, 1}, fixedLocal: true})
 }

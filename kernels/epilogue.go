@@ -1,0 +1,149 @@
+package kernels
+
+import (
+	"unsafe"
+
+	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/tensor"
+)
+
+// epilogue is the elementwise part of a dot fusion (lower.FuseEpilogues):
+// the loop body the fusion's elementwise instructions compile to on their
+// own — the same steps, peephole passes and stores as that loop fusion —
+// reading the product from source index src, one past the buffers and
+// constants, which each run points at the product's memory. Each element
+// is thus computed by exactly the code of the unfused loop from exactly
+// the product that loop would read, so fused and unfused results are the
+// same bits.
+//
+// An f32 or f64 product runs it on the GEMM's blocks: internal/gemm tells
+// the kernel of each block of MR rows as soon as its last block of k is
+// added in, and the body runs over those rows while they are in L1. The
+// product is computed in the output buffer itself when it has the
+// output's dtype (the body then reads and writes the same elements, each
+// read before it is written), else in a scratch buffer. Other products
+// (integers, f16 and bf16 narrowed from f32, complex) are computed whole
+// into scratch and the body runs over it after.
+type epilogue struct {
+	body    *body
+	store   unaryFn // narrows the body's result into the output; nil when written in place
+	out     int     // the output buffer
+	size    int     // bytes per output element
+	n       int     // elements
+	src     int     // the source index the body reads the product from
+	dt      tensor.DType
+	inPlace bool // the product is computed in the output buffer
+	onGemm  bool // the body runs on internal/gemm's finished blocks
+	slot    int  // scratch for the product, and the run record
+	m, nn   int  // a batch's rows and columns of the product
+}
+
+func (x *cpuExec) compileEpilogue(f *lower.Fusion, dot *lower.Instr, k *dotKernel) (*epilogue, error) {
+	root := f.Outputs[0]
+	loop := &lower.Fusion{ID: f.ID, Kind: lower.FusionLoop, Inputs: f.Inputs, Outputs: f.Outputs}
+	for _, in := range f.Instrs {
+		if in != dot {
+			loop.Instrs = append(loop.Instrs, in)
+		}
+	}
+	e := &epilogue{out: x.m.Plan.Of[root], size: root.DType.Size(), n: root.Size(), src: x.nbuf + len(x.consts),
+		dt: dot.DType, slot: x.newSlot(), m: k.m, nn: k.n}
+	source := func(in *lower.Instr) int {
+		if in == dot {
+			return e.src
+		}
+		return x.source(in)
+	}
+	b, store, _, err := x.loopBody(loop, source, loc{kind: locBuf, idx: e.out, size: e.size}, false)
+	if err != nil {
+		return nil, err
+	}
+	e.body, e.store = b, store
+	e.onGemm = gemmDType(dot.DType) && !k.int8
+	e.inPlace = e.onGemm && root.DType == dot.DType
+	return e, nil
+}
+
+// start prepares a run: the product's memory (the output buffer, or
+// scratch) and the sources the body reads, which it returns.
+func (e *epilogue) start(rs *runState) *epilogueRun {
+	r := slotJob[epilogueRun](rs, e.slot)
+	r.e = e
+	c := rs.srcs[e.out]
+	if !e.inPlace {
+		c = unsafe.Pointer(unsafe.SliceData(rs.slotBytes(e.slot, 0, e.n*e.dt.Size()+regAlign)))
+		c = unsafe.Add(c, (regAlign-int(uintptr(c)%regAlign))%regAlign)
+	}
+	r.srcs = append(append(r.srcs[:0], rs.srcs...), c)
+	return r
+}
+
+// eval computes output elements [lo, lo+n) (flat indices of the
+// product), a block at a time.
+func (e *epilogue) eval(w *worker, srcs []unsafe.Pointer, lo, n int) {
+	for n > 0 {
+		m := min(n, e.body.block)
+		res := w.eval(e.body, srcs, lo, m)
+		if e.store != nil {
+			e.store(unsafe.Add(srcs[e.out], lo*e.size), res, m)
+		}
+		lo, n = lo+m, n-m
+	}
+}
+
+// epilogueRun is one run of an epilogue: its sources (the run's, then
+// the product), and a finisher for each piece of the GEMM.
+type epilogueRun struct {
+	e    *epilogue
+	srcs []unsafe.Pointer
+	fins []partFinisher
+}
+
+// product is where the dot kernel writes the product.
+func (r *epilogueRun) product() unsafe.Pointer { return r.srcs[r.e.src] }
+
+// finishers returns one finisher per piece of a GEMM of parts pieces.
+func (r *epilogueRun) finishers(parts int) []partFinisher {
+	if cap(r.fins) < parts {
+		r.fins = make([]partFinisher, parts)
+	}
+	r.fins = r.fins[:parts]
+	for i := range r.fins {
+		r.fins[i] = partFinisher{r: r}
+	}
+	return r.fins
+}
+
+// runAll runs the body over the whole product, after it is computed.
+func (r *epilogueRun) runAll(x *cpuExec, rs *runState) {
+	block := r.e.body.block
+	x.parallel(rs, (r.e.n+block-1)/block, r.e.n, r)
+}
+
+func (r *epilogueRun) runRange(_ *runState, w *worker, lo, hi int) {
+	w.prepare(r.e.body, r.srcs)
+	block := r.e.body.block
+	for b := lo; b < hi; b++ {
+		start := b * block
+		r.e.eval(w, r.srcs, start, min(block, r.e.n-start))
+	}
+}
+
+// partFinisher runs the epilogue on the blocks one piece of the GEMM
+// finishes, with its worker's registers (gemm.Finisher).
+type partFinisher struct {
+	r *epilogueRun
+	w *worker
+}
+
+func (f *partFinisher) Finished(b, i0, i1, j0, j1 int) {
+	e := f.r.e
+	if e.n == 1 {
+		// A one-element product is loop-invariant to the body, which
+		// loads it once in prepare: only now is it computed.
+		f.w.prepare(e.body, f.r.srcs)
+	}
+	for i := i0; i < i1; i++ {
+		e.eval(f.w, f.r.srcs, (b*e.m+i)*e.nn+j0, j1-j0)
+	}
+}

@@ -1,0 +1,180 @@
+package kernels_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/kiln-go/kiln/internal/simd"
+	"github.com/kiln-go/kiln/kernels"
+	"github.com/kiln-go/kiln/kernels/conformance"
+	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/nn"
+	"github.com/kiln-go/kiln/promote"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// epilogueCase is a product followed by elementwise consumers: x·w (or a
+// batched, transposed dot_general) then the chain.
+type epilogueCase struct {
+	name string
+	fn   func(y, bias trace.Value) trace.Value // y: the product
+}
+
+var epilogues = []epilogueCase{
+	{"bias", func(y, b trace.Value) trace.Value { return y.Add(b) }},
+	{"scale", func(y, _ trace.Value) trace.Value { return y.Mul(trace.Float(0.125)) }},
+	{"relu-max", func(y, b trace.Value) trace.Value { return y.Add(b).Maximum(trace.Int(0)) }},
+	{"relu-where", func(y, b trace.Value) trace.Value { return nn.Relu(y.Add(b)) }},
+	{"tanh", func(y, b trace.Value) trace.Value { return y.Add(b).Tanh() }},
+	{"logistic", func(y, b trace.Value) trace.Value { return y.Mul(trace.Float(0.5)).Add(b).Logistic() }},
+	{"gelu", func(y, b trace.Value) trace.Value { return nn.Gelu(y.Add(b), true) }},
+	{"gelu-erf", func(y, b trace.Value) trace.Value { return nn.Gelu(y.Add(b), false) }},
+	{"silu", func(y, _ trace.Value) trace.Value { return nn.Silu(y) }},
+}
+
+// epilogueProgram traces x·w (shapes per layout) with epilogue e, the
+// bias a row of the product's columns; the product is computed at dot
+// (with preferred_element_type when it differs from the inputs' dtype)
+// and the result converted to out.
+func epilogueProgram(t *testing.T, layout string, in, dot, out tensor.DType, m, k, n int, e epilogueCase) (*trace.Program, []*tensor.Array) {
+	t.Helper()
+	var shapes [3][]int
+	var dims trace.DotDims
+	switch layout {
+	case "plain":
+		shapes = [3][]int{{m, k}, {k, n}, {n}}
+		dims = trace.DotDims{LhsContract: []int{1}, RhsContract: []int{0}}
+	case "transposed": // x stored k×m, w stored n×k
+		shapes = [3][]int{{k, m}, {n, k}, {n}}
+		dims = trace.DotDims{LhsContract: []int{0}, RhsContract: []int{1}}
+	case "batched": // [2, m, k] · [2, k, n]
+		shapes = [3][]int{{2, m, k}, {2, k, n}, {n}}
+		dims = trace.DotDims{LhsBatch: []int{0}, RhsBatch: []int{0}, LhsContract: []int{2}, RhsContract: []int{1}}
+	}
+	abs := []trace.Abstract{{Type: promote.Strong(in), Shape: shapes[0]}, {Type: promote.Strong(in), Shape: shapes[1]}, {Type: promote.Strong(dot), Shape: shapes[2]}}
+	p, err := trace.Trace(promote.Config{}, abs, func(a []trace.Value) []trace.Value {
+		var opts []trace.DotOption
+		if dot != in {
+			opts = append(opts, trace.PreferredElementType(dot))
+		}
+		y := e.fn(trace.DotGeneral(a[0], a[1], dims, opts...), a[2])
+		if y.DType() != out {
+			y = y.Astype(out)
+		}
+		return []trace.Value{y}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := []*tensor.Array{randomInput(in, 1, shapes[0]...), randomInput(in, 2, shapes[1]...), randomInput(dot, 3, shapes[2]...)}
+	return p, inputs
+}
+
+// randomInput is an array of dtype d: normal values (small integers for
+// integer dtypes), one in 50 an infinity or NaN. (conformance.Input starts
+// with 0, which would make a one-element product 0.)
+func randomInput(d tensor.DType, seed uint64, shape ...int) *tensor.Array {
+	r := rand.New(rand.NewPCG(seed, 99))
+	vals := make([]float64, trace.ShapeSize(shape))
+	for i := range vals {
+		vals[i] = r.NormFloat64()
+		if d.IsInteger() {
+			vals[i] = float64(r.IntN(41) - 20)
+		} else if r.IntN(50) == 0 {
+			vals[i] = [...]float64{math.Inf(1), math.Inf(-1), math.NaN()}[r.IntN(3)]
+		}
+	}
+	a, err := tensor.FromSlice(vals, shape...)
+	if err != nil {
+		panic(err)
+	}
+	return a.Astype(d)
+}
+
+func runModule(t *testing.T, cpu *kernels.CPU, m *lower.Module, inputs []*tensor.Array) *tensor.Array {
+	t.Helper()
+	exe, err := cpu.Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := exe.Run(inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return outs[0]
+}
+
+// TestEpilogueBitIdentical holds every fused epilogue to its unfused form
+// (the product in a kernel of its own, the chain a loop fusion reading
+// it): the same bits, for every epilogue kind, dtype path (f32, f64, f16
+// and bf16 products widened from storage, and an f32 product of f16/bf16
+// operands converted back), layout, size class, SIMD tier and worker
+// count. The fused module must really have the epilogue in the dot's
+// kernel, so the test fails if fusion silently stops happening.
+func TestEpilogueBitIdentical(t *testing.T) {
+	type dtypes struct{ in, dot, out tensor.DType }
+	paths := []dtypes{
+		{tensor.F32, tensor.F32, tensor.F32},
+		{tensor.F64, tensor.F64, tensor.F64},
+		{tensor.F32, tensor.F32, tensor.F16},   // output convert
+		{tensor.F16, tensor.F32, tensor.F16},   // preferred_element_type=f32, converted back
+		{tensor.BF16, tensor.F32, tensor.BF16}, // likewise
+		{tensor.F16, tensor.F16, tensor.F16},   // an f16 product: computed whole, then the epilogue
+		{tensor.I32, tensor.I32, tensor.F32},   // the integer loop, then the epilogue
+		{tensor.I8, tensor.I32, tensor.F32},    // int8 products summed in int32 (VNNI where present)
+	}
+	sizes := [][3]int{{1, 1, 1}, {13, 7, 17}, {37, 600, 53}, {5, 40, 1100}}
+	cpus := map[string]*kernels.CPU{
+		"1-worker":  kernels.NewCPU(kernels.CPUOptions{Workers: 1}),
+		"2-workers": kernels.NewCPU(kernels.CPUOptions{Workers: 2, ParallelMin: 1}),
+		"tiny":      kernels.NewCPU(kernels.CPUOptions{Workers: 3, ParallelMin: 1, Block: 5}),
+	}
+	unfusedCPU := kernels.NewCPU(kernels.CPUOptions{Workers: 1})
+	for _, tier := range simd.Available() {
+		restore := simd.SetLevel(tier)
+		for _, d := range paths {
+			for _, layout := range []string{"plain", "transposed", "batched"} {
+				for si, s := range sizes {
+					for _, e := range epilogues {
+						if testing.Short() && (si == 2 || tier != simd.Level()) && e.name != "tanh" {
+							continue
+						}
+						name := fmt.Sprintf("%v/%s→%s→%s/%s/%dx%dx%d/%s", tier, d.in, d.dot, d.out, layout, s[0], s[1], s[2], e.name)
+						p, inputs := epilogueProgram(t, layout, d.in, d.dot, d.out, s[0], s[1], s[2], e)
+						fused, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, Verify: true})
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !hasEpilogue(fused) {
+							t.Fatalf("%s: no epilogue fused:\n%s", name, fused.FusedString())
+						}
+						unfused, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, NoEpilogues: true})
+						if err != nil {
+							t.Fatal(err)
+						}
+						want := runModule(t, unfusedCPU, unfused, inputs)
+						for cname, cpu := range cpus {
+							got := runModule(t, cpu, fused, inputs)
+							if diff := conformance.Compare(got, want, 0); diff != "" {
+								t.Fatalf("%s %s: fused differs from unfused: %s", name, cname, diff)
+							}
+						}
+					}
+				}
+			}
+		}
+		restore()
+	}
+}
+
+func hasEpilogue(m *lower.Module) bool {
+	for _, f := range m.Fusions {
+		if f.Epilogue() {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,81 @@
+package opencl
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kiln-go/kiln/kernels"
+	"github.com/kiln-go/kiln/kernels/conformance"
+	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/promote"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// TestEpilogue runs dot fusions with epilogues (lower.FuseEpilogues) in
+// the tiled kernel's store: each result is bit-identical to the unfused
+// form on this device (the product's kernel, then a loop kernel reading
+// it), and the generated source has the chain in the dot's kernel.
+func TestEpilogue(t *testing.T) {
+	b := testBackend(t)
+	chains := map[string]func(y, bias trace.Value) trace.Value{
+		"bias-tanh": func(y, b trace.Value) trace.Value { return y.Add(b).Tanh() },
+		"scale-relu": func(y, b trace.Value) trace.Value {
+			return y.Mul(trace.Float(0.25)).Add(b).Maximum(trace.Int(0))
+		},
+		"logistic": func(y, b trace.Value) trace.Value { return y.Add(b).Logistic() },
+	}
+	type dtypes struct{ in, dot, out tensor.DType }
+	for _, d := range []dtypes{{tensor.F32, tensor.F32, tensor.F32}, {tensor.F16, tensor.F32, tensor.F16}, {tensor.F16, tensor.F16, tensor.F16}, {tensor.I32, tensor.I32, tensor.F32}} {
+		for name, chain := range chains {
+			for _, batch := range []int{0, 3} {
+				label := fmt.Sprintf("%s→%s→%s/%s/batch=%d", d.in, d.dot, d.out, name, batch)
+				lhs, rhs := []int{19, 33}, []int{33, 21}
+				dims := trace.DotDims{LhsContract: []int{1}, RhsContract: []int{0}}
+				if batch > 0 {
+					lhs, rhs = []int{batch, 19, 33}, []int{batch, 33, 21}
+					dims = trace.DotDims{LhsBatch: []int{0}, RhsBatch: []int{0}, LhsContract: []int{2}, RhsContract: []int{1}}
+				}
+				abs := []trace.Abstract{{Type: promote.Strong(d.in), Shape: lhs}, {Type: promote.Strong(d.in), Shape: rhs}, {Type: promote.Strong(d.dot), Shape: []int{21}}}
+				p, err := trace.Trace(promote.Config{}, abs, func(a []trace.Value) []trace.Value {
+					var opts []trace.DotOption
+					if d.dot != d.in {
+						opts = append(opts, trace.PreferredElementType(d.dot))
+					}
+					return []trace.Value{chain(trace.DotGeneral(a[0], a[1], dims, opts...), a[2]).Astype(d.out)}
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				inputs := []*tensor.Array{conformance.Input(d.in, 1, lhs...), conformance.Input(d.in, 2, rhs...), conformance.Input(d.dot, 3, 21)}
+				var outs [2]*tensor.Array
+				for i, off := range []bool{false, true} {
+					m, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, NoEpilogues: off, Verify: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					exe, err := b.CompileModule(m)
+					if err != nil {
+						t.Fatalf("%s: %v", label, err)
+					}
+					if !off {
+						src := exe.Source()
+						if last := m.Fusions[len(m.Fusions)-1]; !last.Epilogue() || !strings.Contains(src, "acc_r") {
+							t.Fatalf("%s: no epilogue in the dot's kernel:\n%s\n%s", label, m.FusedString(), src)
+						}
+					}
+					got, err := exe.Run(inputs)
+					exe.Close()
+					if err != nil {
+						t.Fatalf("%s: %v", label, err)
+					}
+					outs[i] = got[0]
+				}
+				if diff := conformance.Compare(outs[0], outs[1], 0); diff != "" {
+					t.Errorf("%s: fused differs from unfused: %s", label, diff)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,108 @@
+package lower
+
+import (
+	"slices"
+
+	"github.com/kiln-go/kiln/trace"
+)
+
+// FuseEpilogues is XLA's output fusion: a dot_general whose only readers
+// are the elementwise instructions of one loop fusion (a bias add through
+// a broadcast, a scale, an activation, a convert to the output dtype) moves
+// into that fusion, which becomes a dot fusion with an epilogue. The
+// backend then runs the elementwise part on each block of the product as
+// soon as the block is final, while it is in cache, instead of writing the
+// product to memory and reading it back: a dense layer tanh(x @ w + b) is
+// one pass over its output.
+//
+// The epilogue reads the dot's value at the same index as the element it
+// computes, so the fusion's loop is the dot's output shape; its other
+// inputs are read as a loop fusion reads them (by output index, or through
+// its broadcasts). A dot read by anything else — another fusion, a module
+// output, a broadcast or reshape — keeps its own kernel, as does a conv.
+// Each element of the epilogue is computed by the same code as in the loop
+// fusion it came from, from the same product, so fusing never changes a
+// bit (kernels' tests hold every backend to that).
+func FuseEpilogues(m *Module) {
+	if m.Fusions == nil {
+		return
+	}
+	users := m.users()
+	moduleOutput := map[*Instr]bool{}
+	for _, o := range m.Outputs {
+		moduleOutput[throughReshapes(o)] = true
+	}
+	own := map[*Instr]*Fusion{} // a dot_general's kernel of its own
+	for _, f := range m.Fusions {
+		if f.Kind == FusionDot && len(f.Instrs) == 1 && f.Outputs[0].Op == trace.OpDot {
+			own[f.Outputs[0]] = f
+		}
+	}
+	absorbed := map[*Fusion]bool{}
+	for _, f := range m.Fusions {
+		if f.Kind != FusionLoop || len(f.Outputs) != 1 {
+			continue
+		}
+		root := f.Outputs[0]
+		for _, dot := range f.Inputs {
+			df := own[dot]
+			if df == nil || absorbed[df] || moduleOutput[dot] || !trace.ShapeEqual(dot.Shape, root.Shape) || !readByIndex(users[dot], f) {
+				continue
+			}
+			absorbed[df] = true
+			absorb(f, dot)
+			break // one product per kernel
+		}
+	}
+	if len(absorbed) == 0 {
+		return
+	}
+	m.Fusions = slices.DeleteFunc(m.Fusions, func(f *Fusion) bool { return absorbed[f] })
+	for i, f := range m.Fusions {
+		f.ID = i
+	}
+}
+
+// readByIndex reports whether every reader of a value is an elementwise
+// member of f (so it reads the value at the index it computes).
+func readByIndex(readers []*Instr, f *Fusion) bool {
+	for _, u := range readers {
+		if !u.Op.Elementwise() || !slices.Contains(f.Instrs, u) {
+			return false
+		}
+	}
+	return len(readers) > 0
+}
+
+// absorb makes loop fusion f compute dot too: dot joins its members (in
+// module order), its operands replace it among the inputs.
+func absorb(f *Fusion, dot *Instr) {
+	f.Kind = FusionDot
+	at, _ := slices.BinarySearchFunc(f.Instrs, dot.ID, func(in *Instr, id int) int { return in.ID - id })
+	f.Instrs = slices.Insert(f.Instrs, at, dot)
+	f.Inputs = slices.DeleteFunc(f.Inputs, func(in *Instr) bool { return in == dot })
+	for _, a := range dot.Args {
+		if !slices.Contains(f.Inputs, a) && !slices.Contains(f.Instrs, a) {
+			f.Inputs = append(f.Inputs, a)
+		}
+	}
+}
+
+// Dot returns the dot_general or conv a dot fusion computes: its root, or,
+// when the fusion has an epilogue (FuseEpilogues), the product the
+// epilogue reads. It is nil for other kinds.
+func (f *Fusion) Dot() *Instr {
+	if f.Kind != FusionDot {
+		return nil
+	}
+	for _, in := range f.Instrs {
+		if in.Op.Info().Class == trace.ClassDot {
+			return in
+		}
+	}
+	return nil
+}
+
+// Epilogue reports whether f is a dot fusion with fused elementwise
+// instructions after its product.
+func (f *Fusion) Epilogue() bool { return f.Kind == FusionDot && len(f.Instrs) > 1 }

@@ -1,0 +1,92 @@
+package lower_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// dotFusion returns the one fusion computing a dot_general.
+func dotFusion(t *testing.T, m *lower.Module) *lower.Fusion {
+	t.Helper()
+	var found *lower.Fusion
+	for _, f := range m.Fusions {
+		if d := f.Dot(); d != nil && d.Op == trace.OpDot {
+			if found != nil {
+				t.Fatalf("two dot fusions:\n%s", m.FusedString())
+			}
+			found = f
+		}
+	}
+	if found == nil {
+		t.Fatalf("no dot fusion:\n%s", m.FusedString())
+	}
+	return found
+}
+
+// A dense layer's bias add and activation join the product's kernel: one
+// kernel, whose printed form shows the epilogue, and no buffer for the
+// product.
+func TestFuseEpilogues(t *testing.T) {
+	in := []trace.Abstract{abs(tensor.F32, 8, 5), abs(tensor.F32, 5, 3), abs(tensor.F32, 3)}
+	layer := func(a []trace.Value) []trace.Value {
+		return []trace.Value{a[0].MatMul(a[1]).Add(a[2]).Tanh()}
+	}
+	m := compile(t, in, lower.Options{Verify: true}, layer)
+	if len(m.Fusions) != 1 {
+		t.Fatalf("want one kernel, got %d:\n%s", len(m.Fusions), m.FusedString())
+	}
+	f := m.Fusions[0]
+	if !f.Epilogue() || f.Dot() == nil || f.Outputs[0].Op != trace.OpTanh {
+		t.Fatalf("not a dot fusion with a tanh epilogue:\n%s", m.FusedString())
+	}
+	if _, ok := m.Plan.Of[f.Dot()]; ok {
+		t.Errorf("the fused product has a buffer:\n%s", m.FusedString())
+	}
+	s := m.FusedString()
+	for _, want := range []string{"fusion.0 dot", "dot_general", "broadcast_in_dim", "add", "tanh"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("fused printer lacks %q:\n%s", want, s)
+		}
+	}
+	// Off: the product keeps its own kernel, the epilogue is a loop.
+	off := compile(t, in, lower.Options{NoEpilogues: true}, layer)
+	if len(off.Fusions) != 2 || off.Fusions[0].Epilogue() || off.Fusions[1].Kind != lower.FusionLoop {
+		t.Errorf("NoEpilogues:\n%s", off.FusedString())
+	}
+}
+
+// A product that something other than one loop fusion's elementwise
+// instructions reads keeps its kernel: a module output, a reduction, two
+// loop fusions, a broadcast; a conv never takes an epilogue.
+func TestEpilogueNotFused(t *testing.T) {
+	in := []trace.Abstract{abs(tensor.F32, 4, 6), abs(tensor.F32, 6, 4)}
+	cases := map[string]func(a []trace.Value) []trace.Value{
+		"output": func(a []trace.Value) []trace.Value {
+			y := a[0].MatMul(a[1])
+			return []trace.Value{y.Tanh(), y}
+		},
+		"reduce": func(a []trace.Value) []trace.Value {
+			y := a[0].MatMul(a[1])
+			return []trace.Value{y.Tanh(), y.Sum(1)}
+		},
+		"two loops": func(a []trace.Value) []trace.Value {
+			y := a[0].MatMul(a[1])
+			return []trace.Value{y.Tanh(), y.Exp()}
+		},
+		"broadcast": func(a []trace.Value) []trace.Value {
+			y := a[0].MatMul(a[1]).Reshape(4, 1, 4)
+			return []trace.Value{y.Add(trace.Zeros([]int{4, 3, 4}, tensor.F32))}
+		},
+	}
+	for name, fn := range cases {
+		m := compile(t, in, lower.Options{Verify: true}, fn)
+		f := dotFusion(t, m)
+		if f.Epilogue() {
+			t.Errorf("%s: the product took an epilogue:\n%s", name, m.FusedString())
+		}
+	}
+}
