@@ -118,13 +118,21 @@ func (g *I8Call) block(ws *i8Workspace, bi, i0, i1, j0, j1 int) {
 // panels of dwords (four k values of one column), zero past the edges, and
 // sums the block's columns for the correction (zero past the last
 // column). Four contiguous rows of b are interleaved across all panels at
-// once (simd.InterleaveI8x4); a transposed b or the last rows of a k
-// block that is no multiple of 4 go value by value.
+// once (simd.InterleaveI8x4); the last rows of a k block that is no
+// multiple of 4 go value by value. A transposed b (columns contiguous)
+// goes panel by panel (packTransposedB).
 func (g *I8Call) packB(ws *i8Workspace, b []int8, pc, kb, jc, nb int) {
 	kb4 := ceilDiv(kb, 4)
 	stride := kb4 * i8NR * 4 // bytes from one panel to the next
 	corr := ws.corr[:ceilDiv(nb, i8NR)*i8NR]
 	clear(corr)
+	if g.RowB == 1 && g.ColB >= kb {
+		g.packTransposedB(ws, b, pc, kb, jc, nb)
+		for j := range corr {
+			corr[j] *= 128
+		}
+		return
+	}
 	at := func(l, j int) int8 {
 		if l >= kb {
 			return 0
@@ -165,6 +173,37 @@ func (g *I8Call) packB(ws *i8Workspace, b []int8, pc, kb, jc, nb int) {
 	}
 }
 
+// packTransposedB is packB for a b whose columns are contiguous (row
+// stride 1): a full panel's 32 columns are 32 rows to transpose in dwords
+// (simd.PackI8Rows), the k tail and a partial panel go value by value,
+// and the column sums come from the packed panel (simd.SumPanelI8; the
+// zeros past the edges add nothing).
+func (g *I8Call) packTransposedB(ws *i8Workspace, b []int8, pc, kb, jc, nb int) {
+	kb4 := ceilDiv(kb, 4)
+	for jp := 0; jp < nb; jp += i8NR {
+		w := min(i8NR, nb-jp)
+		panel := ws.b[jp*kb4*4 : (jp+i8NR)*kb4*4]
+		bytes := unsafe.Slice((*uint8)(unsafe.Pointer(unsafe.SliceData(panel))), len(panel))
+		full := 0
+		if w == i8NR {
+			full = kb / 4
+			simd.PackI8Rows(bytes, b[(jc+jp)*g.ColB+pc:], g.ColB, full, i8NR, 0)
+		}
+		for l4 := full; l4 < kb4; l4++ {
+			for j := range i8NR {
+				for t := range 4 {
+					var v int8
+					if l := 4*l4 + t; l < kb && j < w {
+						v = b[(pc+l)+(jc+jp+j)*g.ColB]
+					}
+					panel[(l4*i8NR+j)*4+t] = v
+				}
+			}
+		}
+		simd.SumPanelI8(kb4, panel, ws.corr[jp:jp+i8NR])
+	}
+}
+
 // packA packs rows [ic, ic+mb) × k [pc, pc+kb) of a, offset by 128, as
 // one panel of dwords (four k values of one row), zero past the edges: a
 // row-major a four bytes at a time.
@@ -177,7 +216,7 @@ func (g *I8Call) packA(dst []uint8, a []int8, ic, mb, pc, kb int) {
 	full := 0 // dwords of every row packed by the vector kernel
 	if g.ColA == 1 && mb == i8MR && g.RowA > 0 {
 		full = kb / 4
-		simd.PackI8Rows12(dst, a[ic*g.RowA+pc:], g.RowA, full)
+		simd.PackI8Rows(dst, a[ic*g.RowA+pc:], g.RowA, full, i8MR, 0x80808080)
 	}
 	for r := range mb {
 		src := a[(ic+r)*g.RowA+pc*g.ColA:]

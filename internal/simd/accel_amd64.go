@@ -2319,14 +2319,21 @@ func interleaveI8x4Accel(dst []int8, sums []int32, r0, r1, r2, r3 []int8, stride
 	return 0
 }
 
-func transposeI8x12Accel(dst []uint8, a []int8, lda, n4 int) int {
+func transposeI8Accel(dst []uint8, a []int8, lda, n4, quads int, flip uint32) int {
 	switch tier {
 	case AVX512:
-		return transposeI8x12AVX2(dst, a, lda, n4)
+		return transposeI8AVX2(dst, a, lda, n4, quads, flip)
 	case AVX2:
-		return transposeI8x12AVX2(dst, a, lda, n4)
+		return transposeI8AVX2(dst, a, lda, n4, quads, flip)
 	}
 	return 0
+}
+
+func sumPanelI8Accel(kc4 int, b []int8, sums []int32) {
+	switch tier {
+	case AVX512:
+		sumPanelI8AVX512(kc4, b, sums)
+	}
 }
 
 func cmacF32Accel(accR, accI, bR, bI []float32, ar, ai float32) int {

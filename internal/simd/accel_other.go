@@ -475,7 +475,9 @@ func gemm12x32I8Accel(kc4 int, a []uint8, b []int8, c []int32, ldc int, load boo
 
 func interleaveI8x4Accel(dst []int8, sums []int32, r0, r1, r2, r3 []int8, stride int) int { return 0 }
 
-func transposeI8x12Accel(dst []uint8, a []int8, lda, n4 int) int { return 0 }
+func transposeI8Accel(dst []uint8, a []int8, lda, n4, quads int, flip uint32) int { return 0 }
+
+func sumPanelI8Accel(kc4 int, b []int8, sums []int32) {}
 
 func cmacF32Accel(accR, accI, bR, bI []float32, ar, ai float32) int { return 0 }
 

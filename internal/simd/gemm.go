@@ -145,25 +145,44 @@ func interleaveI8x4Go(dst []int8, sums []int32, r0, r1, r2, r3 []int8, stride, f
 	}
 }
 
-// PackI8Rows12 packs n4 dwords (four k values) of each of 12 int8 rows,
-// row r at a[r*lda:], into the int8 GEMM's a panel offset by 128: dword
-// l4 of row r to dst[(l4*12+r)*4:], each byte XORed with 0x80 (a + 128
-// as uint8). lda must be positive.
-func PackI8Rows12(dst []uint8, a []int8, lda, n4 int) {
-	if n4 <= 0 {
+// PackI8Rows packs n4 dwords (four k values) of each of rows int8 rows,
+// row r at a[r*lda:], into an int8 GEMM panel of rows dwords per step:
+// dword l4 of row r to dst[(l4*rows+r)*4:], each byte XORed with the
+// matching byte of flip (0x80808080: the a panel's +128 offset; 0: a
+// transposed b's columns as they are). rows must be a multiple of 4 and
+// lda positive.
+func PackI8Rows(dst []uint8, a []int8, lda, n4, rows int, flip uint32) {
+	if n4 <= 0 || rows <= 0 {
 		return
 	}
-	dst, a = dst[:n4*GemmI8MR*4], a[:(GemmI8MR-1)*lda+4*n4]
-	done := transposeI8x12Accel(dst, a, lda, n4)
-	packI8Rows12Go(dst, a, lda, n4, done)
+	dst, a = dst[:n4*rows*4], a[:(rows-1)*lda+4*n4]
+	done := transposeI8Accel(dst, a, lda, n4, rows/4, flip)
+	packI8RowsGo(dst, a, lda, n4, rows, flip, done)
 }
 
-// packI8Rows12Go is the Go twin of PackI8Rows12, from dword from on.
-func packI8Rows12Go(dst []uint8, a []int8, lda, n4, from int) {
+// packI8RowsGo is the Go twin of PackI8Rows, from dword from on.
+func packI8RowsGo(dst []uint8, a []int8, lda, n4, rows int, flip uint32, from int) {
 	for l4 := from; l4 < n4; l4++ {
-		for r := range GemmI8MR {
+		for r := range rows {
 			for t := range 4 {
-				dst[(l4*GemmI8MR+r)*4+t] = uint8(a[r*lda+4*l4+t]) ^ 0x80
+				dst[(l4*rows+r)*4+t] = uint8(a[r*lda+4*l4+t]) ^ uint8(flip>>(8*t))
+			}
+		}
+	}
+}
+
+// SumPanelI8 adds, for each of the 32 columns of kc4 steps of an int8 b
+// panel (b[(l*32+j)*4+t]), the sum of its 4·kc4 values to sums[j].
+func SumPanelI8(kc4 int, b []int8, sums []int32) {
+	b, sums = b[:kc4*GemmI8NR*4], sums[:GemmI8NR]
+	if tier == AVX512 && hasVNNI {
+		sumPanelI8Accel(kc4, b, sums)
+		return
+	}
+	for l := range kc4 {
+		for j := range sums {
+			for t := range 4 {
+				sums[j] += int32(b[(l*GemmI8NR+j)*4+t])
 			}
 		}
 	}

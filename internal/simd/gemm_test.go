@@ -158,41 +158,80 @@ func TestInterleaveI8x4(t *testing.T) {
 	}
 }
 
-// PackI8Rows12 at every tier on every dword count up to 40 (whole groups
-// of four, tails), with row strides longer than the rows, odd, and equal
-// to them, against a loop of its definition; bytes past the panel stay
-// untouched.
-func TestPackI8Rows12(t *testing.T) {
+// PackI8Rows at every tier for 12 and 32 rows, XOR masks of the a panel
+// and none, on every dword count up to 40 (whole groups of four, tails),
+// with row strides longer than, odd, and equal to the rows, against a
+// loop of its definition; bytes past the panel stay untouched.
+func TestPackI8Rows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, tier := range Available() {
 		restore := SetLevel(tier)
-		for n4 := range 41 {
-			for _, extra := range []int{0, 3, 64} {
-				lda := 4*n4 + extra
-				a := make([]int8, GemmI8MR*lda+4*n4)
-				for i := range a {
-					a[i] = int8(rng.IntN(256) - 128)
-				}
-				size := n4*GemmI8MR*4 + 7
-				dst, want := make([]uint8, size), make([]uint8, size)
-				for i := range dst {
-					dst[i], want[i] = uint8(i), uint8(i)
-				}
-				for l4 := range n4 {
-					for r := range GemmI8MR {
-						for b := range 4 {
-							want[(l4*GemmI8MR+r)*4+b] = uint8(int(a[r*lda+4*l4+b]) + 128)
+		for _, rows := range []int{12, 32, 4} {
+			for _, flip := range []uint32{0x80808080, 0, 0x01020304} {
+				for n4 := range 41 {
+					for _, extra := range []int{0, 3, 64} {
+						lda := 4*n4 + extra
+						if lda == 0 {
+							continue // no rows to read
+						}
+						a := make([]int8, rows*lda+4*n4)
+						for i := range a {
+							a[i] = int8(rng.IntN(256) - 128)
+						}
+						size := n4*rows*4 + 7
+						dst, want := make([]uint8, size), make([]uint8, size)
+						for i := range dst {
+							dst[i], want[i] = uint8(i), uint8(i)
+						}
+						for l4 := range n4 {
+							for r := range rows {
+								for b := range 4 {
+									want[(l4*rows+r)*4+b] = uint8(a[r*lda+4*l4+b]) ^ uint8(flip>>(8*b))
+								}
+							}
+						}
+						PackI8Rows(dst, a, lda, n4, rows, flip)
+						for i := range dst {
+							if dst[i] != want[i] {
+								t.Fatalf("%v rows=%d flip=%#x n4=%d lda=%d: dst[%d] = %d, want %d", tier, rows, flip, n4, lda, i, dst[i], want[i])
+							}
 						}
 					}
 				}
-				if lda == 0 {
-					continue // no rows to read
+			}
+		}
+		restore()
+	}
+}
+
+// SumPanelI8 at every tier against the plain sum, for 0, 1, 7 and 600
+// steps of extreme and random bytes, onto nonzero sums.
+func TestSumPanelI8(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, tier := range Available() {
+		restore := SetLevel(tier)
+		for _, kc4 := range []int{0, 1, 7, 600} {
+			b := make([]int8, kc4*GemmI8NR*4+9)
+			for i := range b {
+				b[i] = int8(rng.IntN(256) - 128)
+				if i%5 == 0 {
+					b[i] = -128
 				}
-				PackI8Rows12(dst, a, lda, n4)
-				for i := range dst {
-					if dst[i] != want[i] {
-						t.Fatalf("%v n4=%d lda=%d: dst[%d] = %d, want %d", tier, n4, lda, i, dst[i], want[i])
+			}
+			sums, want := make([]int32, GemmI8NR), make([]int32, GemmI8NR)
+			for j := range sums {
+				sums[j] = int32(rng.Uint32())
+				want[j] = sums[j]
+				for l := range kc4 {
+					for b4 := range 4 {
+						want[j] += int32(b[(l*GemmI8NR+j)*4+b4])
 					}
+				}
+			}
+			SumPanelI8(kc4, b, sums)
+			for j := range sums {
+				if sums[j] != want[j] {
+					t.Fatalf("%v kc4=%d: sums[%d] = %d, want %d", tier, kc4, j, sums[j], want[j])
 				}
 			}
 		}

@@ -37240,94 +37240,89 @@ interleaveI8x4AVX2_done:
 	MOVQ AX, ret+152(FP)
 	RET
 
-// func transposeI8x12AVX2(dst []uint8, a []int8, lda int, n4 int) int
+// func transposeI8AVX2(dst []uint8, a []int8, lda int, n4 int, quads int, flip uint32) int
 // Requires: AVX, AVX2
-TEXT ·transposeI8x12AVX2(SB), NOSPLIT, $0-72
+TEXT ·transposeI8AVX2(SB), NOSPLIT, $0-88
 	MOVQ         n4+56(FP), AX
 	ANDQ         $-4, AX
 	MOVQ         dst_base+0(FP), CX
-	MOVQ         lda+48(FP), DX
-	LEAQ         (DX)(DX*2), BX
-	MOVQ         a_base+24(FP), SI
-	LEAQ         (SI)(DX*4), DI
-	LEAQ         (DI)(DX*4), R8
-	MOVL         $0x80808080, R9
-	VMOVD        R9, X0
+	MOVQ         a_base+24(FP), DX
+	MOVQ         quads+64(FP), BX
+	MOVQ         lda+48(FP), SI
+	LEAQ         (SI)(SI*2), DI
+	MOVQ         BX, R8
+	SHLQ         $0x04, R8
+	LEAQ         (R8)(R8*2), R9
+	MOVL         flip+72(FP), R10
+	VMOVD        R10, X0
 	VPBROADCASTD X0, X0
-	XORQ         R9, R9
+	XORQ         R10, R10
 
-transposeI8x12AVX2_loop:
-	CMPQ        R9, AX
-	JGE         transposeI8x12AVX2_done
-	VMOVDQU     (SI), X1
-	VMOVDQU     (SI)(DX*1), X2
-	VMOVDQU     (SI)(DX*2), X3
-	VMOVDQU     (SI)(BX*1), X4
-	VPUNPCKLDQ  X2, X1, X5
-	VPUNPCKHDQ  X2, X1, X1
-	VPUNPCKLDQ  X4, X3, X2
-	VPUNPCKHDQ  X4, X3, X3
-	VPUNPCKLQDQ X2, X5, X4
-	VPUNPCKHQDQ X2, X5, X2
-	VPUNPCKLQDQ X3, X1, X5
-	VPUNPCKHQDQ X3, X1, X1
-	VPXOR       X0, X4, X4
-	VMOVDQU     X4, (CX)
-	VPXOR       X0, X2, X2
-	VMOVDQU     X2, 48(CX)
-	VPXOR       X0, X5, X5
-	VMOVDQU     X5, 96(CX)
-	VPXOR       X0, X1, X1
-	VMOVDQU     X1, 144(CX)
-	VMOVDQU     (DI), X1
-	VMOVDQU     (DI)(DX*1), X2
-	VMOVDQU     (DI)(DX*2), X3
-	VMOVDQU     (DI)(BX*1), X4
-	VPUNPCKLDQ  X2, X1, X5
-	VPUNPCKHDQ  X2, X1, X1
-	VPUNPCKLDQ  X4, X3, X2
-	VPUNPCKHDQ  X4, X3, X3
-	VPUNPCKLQDQ X2, X5, X4
-	VPUNPCKHQDQ X2, X5, X2
-	VPUNPCKLQDQ X3, X1, X5
-	VPUNPCKHQDQ X3, X1, X1
-	VPXOR       X0, X4, X4
-	VMOVDQU     X4, 16(CX)
-	VPXOR       X0, X2, X2
-	VMOVDQU     X2, 64(CX)
-	VPXOR       X0, X5, X5
-	VMOVDQU     X5, 112(CX)
-	VPXOR       X0, X1, X1
-	VMOVDQU     X1, 160(CX)
-	VMOVDQU     (R8), X1
-	VMOVDQU     (R8)(DX*1), X2
-	VMOVDQU     (R8)(DX*2), X3
-	VMOVDQU     (R8)(BX*1), X4
-	VPUNPCKLDQ  X2, X1, X5
-	VPUNPCKHDQ  X2, X1, X1
-	VPUNPCKLDQ  X4, X3, X2
-	VPUNPCKHDQ  X4, X3, X3
-	VPUNPCKLQDQ X2, X5, X4
-	VPUNPCKHQDQ X2, X5, X2
-	VPUNPCKLQDQ X3, X1, X5
-	VPUNPCKHQDQ X3, X1, X1
-	VPXOR       X0, X4, X4
-	VMOVDQU     X4, 32(CX)
-	VPXOR       X0, X2, X2
-	VMOVDQU     X2, 80(CX)
-	VPXOR       X0, X5, X5
-	VMOVDQU     X5, 128(CX)
-	VPXOR       X0, X1, X1
-	VMOVDQU     X1, 176(CX)
-	ADDQ        $0x10, SI
-	ADDQ        $0x10, DI
-	ADDQ        $0x10, R8
-	ADDQ        $0x000000c0, CX
-	ADDQ        $0x04, R9
-	JMP         transposeI8x12AVX2_loop
+transposeI8AVX2_group:
+	CMPQ  R10, AX
+	JGE   transposeI8AVX2_done
+	LEAQ  (DX)(R10*4), R11
+	MOVQ  R10, R12
+	IMULQ R8, R12
+	ADDQ  CX, R12
+	MOVQ  BX, R13
 
-transposeI8x12AVX2_done:
-	MOVQ AX, ret+64(FP)
+transposeI8AVX2_quad:
+	VMOVDQU     (R11), X1
+	VMOVDQU     (R11)(SI*1), X2
+	VMOVDQU     (R11)(SI*2), X3
+	VMOVDQU     (R11)(DI*1), X4
+	VPUNPCKLDQ  X2, X1, X5
+	VPUNPCKHDQ  X2, X1, X1
+	VPUNPCKLDQ  X4, X3, X2
+	VPUNPCKHDQ  X4, X3, X3
+	VPUNPCKLQDQ X2, X5, X4
+	VPUNPCKHQDQ X2, X5, X2
+	VPUNPCKLQDQ X3, X1, X5
+	VPUNPCKHQDQ X3, X1, X1
+	VPXOR       X0, X4, X4
+	VMOVDQU     X4, (R12)
+	VPXOR       X0, X2, X2
+	VMOVDQU     X2, (R12)(R8*1)
+	VPXOR       X0, X5, X5
+	VMOVDQU     X5, (R12)(R8*2)
+	VPXOR       X0, X1, X1
+	VMOVDQU     X1, (R12)(R9*1)
+	LEAQ        (R11)(SI*4), R11
+	ADDQ        $0x10, R12
+	DECQ        R13
+	JNE         transposeI8AVX2_quad
+	ADDQ        $0x04, R10
+	JMP         transposeI8AVX2_group
+
+transposeI8AVX2_done:
+	MOVQ AX, ret+80(FP)
+	RET
+
+// func sumPanelI8AVX512(kc4 int, b []int8, sums []int32)
+// Requires: AVX, AVX512F, AVX512_VNNI
+TEXT ·sumPanelI8AVX512(SB), NOSPLIT, $0-56
+	MOVQ         kc4+0(FP), AX
+	MOVQ         b_base+8(FP), CX
+	MOVQ         sums_base+32(FP), DX
+	MOVL         $0x01010101, BX
+	VPBROADCASTD BX, Z0
+	VMOVDQU32    (DX), Z1
+	VMOVDQU32    64(DX), Z2
+	TESTQ        AX, AX
+	JEQ          sumPanelI8AVX512_store
+
+sumPanelI8AVX512_loop:
+	VPDPBUSD (CX), Z0, Z1
+	VPDPBUSD 64(CX), Z0, Z2
+	ADDQ     $0x00000080, CX
+	DECQ     AX
+	JNE      sumPanelI8AVX512_loop
+
+sumPanelI8AVX512_store:
+	VMOVDQU32 Z1, (DX)
+	VMOVDQU32 Z2, 64(DX)
+	VZEROUPPER
 	RET
 
 // func cmacF32AVX2(accR []float32, accI []float32, bR []float32, bI []float32, ar float32, ai float32) int

@@ -1364,7 +1364,10 @@ func gemm12x32I8AVX512(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bo
 func interleaveI8x4AVX2(dst []int8, sums []int32, r0 []int8, r1 []int8, r2 []int8, r3 []int8, stride int) int
 
 //go:noescape
-func transposeI8x12AVX2(dst []uint8, a []int8, lda int, n4 int) int
+func transposeI8AVX2(dst []uint8, a []int8, lda int, n4 int, quads int, flip uint32) int
+
+//go:noescape
+func sumPanelI8AVX512(kc4 int, b []int8, sums []int32)
 
 //go:noescape
 func cmacF32AVX2(accR []float32, accI []float32, bR []float32, bI []float32, ar float32, ai float32) int

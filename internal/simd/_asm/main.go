@@ -92,6 +92,7 @@ func main() {
 	registerGEMMInt8()
 	registerPack()
 	registerPackA()
+	registerPanelSum()
 	registerComplexMAC()
 	for _, k := range kernels {
 		for _, s := range []isa{avx2, avx512} {

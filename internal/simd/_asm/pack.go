@@ -2,6 +2,7 @@ package main
 
 import (
 	. "github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/ir"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 )
@@ -83,68 +84,119 @@ func registerPack() {
 	})
 }
 
-// transposeI8x12 packs 12 rows of int8, offset by 128, into the int8
-// GEMM's a panel: dword l4 of row r (a[r*lda + 4·l4 + t]) to dst[(l4*12 +
-// r)*4 + t], each byte XORed with 0x80 (int8 + 128 as uint8), for whole
-// groups of four dwords of n4 per row; it returns how many dwords per
-// row it did, the Go twin does the rest. Each group is three 4×4 dword
-// transposes (DQ then QDQ unpacks) of 16 bytes from four rows.
+// transposeI8 packs rows of int8 into dword-interleaved panels, the int8
+// GEMM's a panel (12 rows, offset by 128) and b panel of a transposed b
+// (32 columns read as rows): dword l4 of row r (a[r*lda + 4·l4 + t]) to
+// dst[(l4*rows + r)*4 + t], each byte XORed with the matching byte of
+// flip, for rows = 4·quads and whole groups of four dwords of n4 per row;
+// it returns how many dwords per row it did, the Go twin does the rest.
+// Each quad of rows is a 4×4 dword transpose (DQ then QDQ unpacks) of 16
+// bytes from each of its four rows.
 func registerPackA() {
-	addR("transposeI8x12", "dst []uint8, a []int8, lda, n4 int", "int", "0", func(s isa) {
+	addR("transposeI8", "dst []uint8, a []int8, lda, n4, quads int, flip uint32", "int", "0", func(s isa) {
 		if s.evex {
 			return // the AVX2 body serves the AVX-512 tier too
 		}
 		text(s)
-		label := func(l string) string { return "transposeI8x12" + s.name + "_" + l }
+		label := func(l string) string { return "transposeI8" + s.name + "_" + l }
 		n := Load(Param("n4"), GP64())
 		ANDQ(I32(-4), n)
 		dst := Load(Param("dst").Base(), GP64())
+		a := Load(Param("a").Base(), GP64())
+		quads := Load(Param("quads"), GP64())
 		L := Load(Param("lda"), GP64())
 		L3 := GP64()
 		LEAQ(Mem{Base: L, Index: L, Scale: 2}, L3)
-		p := []reg.GPVirtual{GP64(), GP64(), GP64()}
-		Load(Param("a").Base(), p[0])
-		LEAQ(Mem{Base: p[0], Index: L, Scale: 4}, p[1])
-		LEAQ(Mem{Base: p[1], Index: L, Scale: 4}, p[2])
+		R := GP64() // bytes per dword step of the panel: rows·4 = quads·16
+		MOVQ(quads, R)
+		SHLQ(U8(4), R)
+		R3 := GP64()
+		LEAQ(Mem{Base: R, Index: R, Scale: 2}, R3)
 		flip := XMM()
-		m := GP32()
-		MOVL(U32(0x80808080), m)
-		VMOVD(m, flip)
+		VMOVD(Load(Param("flip"), GP32()), flip)
 		VPBROADCASTD(flip, flip)
 		i := GP64()
 		XORQ(i, i)
-		Label(label("loop"))
+		Label(label("group"))
 		CMPQ(i, n)
 		JGE(LabelRef(label("done")))
-		for q, base := range p {
-			rows := []Mem{{Base: base}, {Base: base, Index: L, Scale: 1}, {Base: base, Index: L, Scale: 2}, {Base: base, Index: L3, Scale: 1}}
-			x := []reg.VecVirtual{XMM(), XMM(), XMM(), XMM()}
-			for t := range x {
-				VMOVDQU(rows[t], x[t])
-			}
-			lo01, hi01, lo23, hi23 := XMM(), XMM(), XMM(), XMM()
-			VPUNPCKLDQ(x[1], x[0], lo01)
-			VPUNPCKHDQ(x[1], x[0], hi01)
-			VPUNPCKLDQ(x[3], x[2], lo23)
-			VPUNPCKHDQ(x[3], x[2], hi23)
-			out := []reg.VecVirtual{XMM(), XMM(), XMM(), XMM()}
-			VPUNPCKLQDQ(lo23, lo01, out[0])
-			VPUNPCKHQDQ(lo23, lo01, out[1])
-			VPUNPCKLQDQ(hi23, hi01, out[2])
-			VPUNPCKHQDQ(hi23, hi01, out[3])
-			for l, o := range out {
-				VPXOR(flip, o, o)
-				VMOVDQU(o, Mem{Base: dst, Disp: l*48 + 16*q})
-			}
+		p, d, q := GP64(), GP64(), GP64()
+		LEAQ(Mem{Base: a, Index: i, Scale: 4}, p) // row 0, dword i
+		MOVQ(i, d)
+		IMULQ(R, d)
+		ADDQ(dst, d) // step i of the panel
+		MOVQ(quads, q)
+		Label(label("quad"))
+		rows := []Mem{{Base: p}, {Base: p, Index: L, Scale: 1}, {Base: p, Index: L, Scale: 2}, {Base: p, Index: L3, Scale: 1}}
+		x := []reg.VecVirtual{XMM(), XMM(), XMM(), XMM()}
+		for t := range x {
+			VMOVDQU(rows[t], x[t])
 		}
-		for _, base := range p {
-			ADDQ(U8(16), base)
+		lo01, hi01, lo23, hi23 := XMM(), XMM(), XMM(), XMM()
+		VPUNPCKLDQ(x[1], x[0], lo01)
+		VPUNPCKHDQ(x[1], x[0], hi01)
+		VPUNPCKLDQ(x[3], x[2], lo23)
+		VPUNPCKHDQ(x[3], x[2], hi23)
+		out := []reg.VecVirtual{XMM(), XMM(), XMM(), XMM()}
+		VPUNPCKLQDQ(lo23, lo01, out[0])
+		VPUNPCKHQDQ(lo23, lo01, out[1])
+		VPUNPCKLQDQ(hi23, hi01, out[2])
+		VPUNPCKHQDQ(hi23, hi01, out[3])
+		steps := []Mem{{Base: d}, {Base: d, Index: R, Scale: 1}, {Base: d, Index: R, Scale: 2}, {Base: d, Index: R3, Scale: 1}}
+		for l, o := range out {
+			VPXOR(flip, o, o)
+			VMOVDQU(o, steps[l])
 		}
-		ADDQ(U32(4*48), dst)
+		LEAQ(Mem{Base: p, Index: L, Scale: 4}, p)
+		ADDQ(U8(16), d)
+		DECQ(q)
+		JNE(LabelRef(label("quad")))
 		ADDQ(U8(4), i)
-		JMP(LabelRef(label("loop")))
+		JMP(LabelRef(label("group")))
 		Label(label("done"))
 		Store(n, ReturnIndex(0))
+		RET()
+	})
+}
+
+// sumPanelI8 adds the four signed bytes of every dword of kc4 steps of a
+// 32-column int8 b panel (b[(l*32+j)*4+t]) into sums[j]: VPDPBUSD by a
+// vector of ones, two accumulators. Only the AVX-512 body exists; package
+// simd runs it when the CPU has AVX512_VNNI.
+func registerPanelSum() {
+	addR("sumPanelI8", "kc4 int, b []int8, sums []int32", "", "", func(s isa) {
+		if !s.evex {
+			return
+		}
+		text(s)
+		label := func(l string) string { return "sumPanelI8" + s.name + "_" + l }
+		kc := Load(Param("kc4"), GP64())
+		b := Load(Param("b").Base(), GP64())
+		sums := Load(Param("sums").Base(), GP64())
+		ones := ZMM()
+		m := GP32()
+		MOVL(U32(0x01010101), m)
+		VPBROADCASTD(m, ones)
+		acc := []reg.VecVirtual{ZMM(), ZMM()}
+		for v, x := range acc {
+			VMOVDQU32(Mem{Base: sums, Disp: 64 * v}, x)
+		}
+		TESTQ(kc, kc)
+		JEQ(LabelRef(label("store")))
+		Label(label("loop"))
+		for v, x := range acc {
+			// x += u8(ones)·s8(b) by dword; avo v0.5.0 has no VPDPBUSD.
+			Instruction(&ir.Instruction{Opcode: "VPDPBUSD", Operands: []Op{Mem{Base: b, Disp: 64 * v}, ones, x},
+				Inputs: []Op{Mem{Base: b, Disp: 64 * v}, ones, x}, Outputs: []Op{x}, ISA: []string{"AVX512_VNNI"}})
+		}
+		ADDQ(U32(128), b)
+		DECQ(kc)
+		JNE(LabelRef(label("loop")))
+		Label(label("store"))
+		for v, x := range acc {
+			VMOVDQU32(x, Mem{Base: sums, Disp: 64 * v})
+		}
+		VZEROUPPER()
 		RET()
 	})
 }
