@@ -190,6 +190,9 @@ func Cases() []Case {
 	for _, c := range convCases() {
 		add(c)
 	}
+	for _, c := range epilogueCases() {
+		add(c)
+	}
 	return append(cs, gradCases()...) // never filtered: a derivative that fails to trace fails its case
 }
 

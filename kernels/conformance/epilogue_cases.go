@@ -1,0 +1,47 @@
+package conformance
+
+import (
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// epilogueCases are products followed by elementwise consumers, which
+// lowering fuses into the product's kernel (lower.FuseEpilogues): a dense
+// layer in every dtype class, one crossing the CPU GEMM's k and column
+// blocks with a gelu and an output convert, a batched transposed one, and
+// an int8 product summed in int32 (VNNI where present) — every backend
+// held to the reference with its epilogue fused.
+func epilogueCases() []Case {
+	var cs []Case
+	for _, d := range []tensor.DType{tensor.F32, tensor.F64, tensor.F16, tensor.BF16, tensor.I32, tensor.C64} {
+		cs = append(cs, Case{Name: "dense-epilogue/" + d.String(), Inputs: []*tensor.Array{Input(d, 60, 9, 70), Input(d, 61, 70, 21), Input(d, 62, 21)},
+			Fn: one(func(a []trace.Value) trace.Value {
+				y := a[0].MatMul(a[1]).Add(a[2])
+				switch {
+				case d.IsInteger():
+					return y.Maximum(trace.Int(0)).Mul(trace.Int(3))
+				case d.IsComplex():
+					return y.Mul(trace.Float(0.5))
+				}
+				return y.Mul(trace.Float(0.5)).Tanh()
+			})})
+	}
+	return append(cs,
+		Case{Name: "dense-epilogue-gemm-blocks", Inputs: []*tensor.Array{Input(tensor.F32, 63, 37, 600), Input(tensor.F32, 64, 600, 530), Input(tensor.F32, 65, 530)},
+			Fn: one(func(a []trace.Value) trace.Value {
+				x := a[0].MatMul(a[1]).Add(a[2])
+				half := trace.Float(0.7071067811865476)
+				return trace.Float(0.5).Mul(x).Mul(x.Neg().Mul(half).Erfc()).Astype(tensor.F16) // exact gelu
+			})},
+		Case{Name: "dense-epilogue-batched-transposed", Inputs: []*tensor.Array{Input(tensor.F64, 66, 3, 40, 7), Input(tensor.F64, 67, 3, 11, 40), Input(tensor.F64, 68, 11)},
+			Fn: one(func(a []trace.Value) trace.Value {
+				y := trace.DotGeneral(a[0], a[1], trace.DotDims{LhsBatch: []int{0}, RhsBatch: []int{0}, LhsContract: []int{1}, RhsContract: []int{2}}).Add(a[2])
+				return trace.Where(y.Gt(trace.Int(0)), y, trace.Int(0))
+			})},
+		Case{Name: "dense-epilogue-i8", Inputs: []*tensor.Array{Input(tensor.I8, 69, 37, 300), Input(tensor.I8, 70, 300, 53), Input(tensor.I32, 71, 53)},
+			Fn: one(func(a []trace.Value) trace.Value {
+				y := trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.I32)).Add(a[2])
+				return y.Maximum(trace.Int(0)).Astype(tensor.F32).Logistic()
+			})},
+	)
+}
