@@ -377,18 +377,29 @@ func judge(t target, row, other *row) (measured, verdict string) {
 		if !k.measured() || base == nil || !base.measured() {
 			return "not measured", "unknown"
 		}
+		// The verdict is the alternating rounds' of the two alone (see
+		// rowRounds) when they ran, else the medians'.
+		v, alt := k.sec/base.sec, ""
+		if pa := row.pairAlt; pa.rounds > 0 && pa.err == "" && how != t.vsRow+"'s row" {
+			v, alt = pa.ratio, fmt.Sprintf("; in %d alternating rounds of the two alone: ", pa.rounds)
+		}
 		if t.minShare > 0 {
 			if row.flops == 0 || baseFlops == 0 {
 				return "no flop count", "unknown"
 			}
 			g, gb := row.flops/k.sec/1e9, baseFlops/base.sec/1e9
-			share := g / gb
-			return fmt.Sprintf("%s ÷ %s GFLOP/s (%s) = %.3g ÷ %.3g = %.3g (needs ≥ %.3g)", t.id, t.vsRow, how, g, gb, share, t.minShare),
-				met(share >= t.minShare) + near(t.minShare/share)
+			share := row.flops / baseFlops / v
+			msg := fmt.Sprintf("%s ÷ %s GFLOP/s (%s) = %.3g ÷ %.3g = %.3g", t.id, t.vsRow, how, g, gb, g/gb)
+			if alt != "" {
+				msg += alt + fmt.Sprintf("%.3g", share)
+			}
+			return msg + fmt.Sprintf(" (needs ≥ %.3g)", t.minShare), met(share >= t.minShare) + near(t.minShare/share)
 		}
-		v := k.sec / base.sec
-		return fmt.Sprintf("%s ÷ %s (%s) = %s ÷ %s = %.3g (needs ≤ %.3g)", t.id, t.vsRow, how, formatSeconds(k.sec),
-			formatSeconds(base.sec), v, t.maxRatio), met(v <= t.maxRatio) + near(v/t.maxRatio)
+		msg := fmt.Sprintf("%s ÷ %s (%s) = %s ÷ %s = %.3g", t.id, t.vsRow, how, formatSeconds(k.sec), formatSeconds(base.sec), k.sec/base.sec)
+		if alt != "" {
+			msg += alt + fmt.Sprintf("%.3g", v)
+		}
+		return msg + fmt.Sprintf(" (needs ≤ %.3g)", t.maxRatio), met(v <= t.maxRatio) + near(v/t.maxRatio)
 	case t.peer == "":
 		if !k.measured() {
 			return "not measured", "unknown"

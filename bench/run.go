@@ -67,6 +67,10 @@ type row struct {
 	// alternating rounds, for the peers of the row's throughput targets.
 	paired map[string]pairing
 
+	// pairAlt is Kiln fused's time over its pair's, measured in
+	// alternating rounds of the two alone (rowRounds).
+	pairAlt pairing
+
 	// copyGo and copyC are the copy bandwidth measured just before a
 	// memory-bound workload, so its GB/s compare with the machine's state
 	// at that moment (other work on a shared machine moves it a lot).
@@ -256,11 +260,61 @@ func runWorkload(w *workload, exts map[string]*external, s schedule, dir string,
 	for _, p := range peerNames {
 		logf(opts, "%-4s %-12s %s", w.id, p, describeCell(r.cells[p]))
 	}
+	r.cold = w.cold // before the rounds below make fresh Jits of w
 	if fileErr == nil && want != nil {
 		r.paired = pairRounds(w, exts, s, dir, opts)
 	}
-	r.cold = w.cold
+	if w.pair != nil && want != nil && r.pair.measured() {
+		r.pairAlt = rowRounds(w, s, opts)
+	}
 	return r
+}
+
+// rowRounds times Kiln fused on w and on its pair (E6a's GEMM for
+// E6i–E6k, E6h for E6g) in alternating rounds of the two alone: each
+// round is measureTogether of just the two, one run of each in turn,
+// with a fifth of the schedule's budget; the result is the median over
+// rounds of w's median time over the pair's. In the row's own rounds,
+// minutes of other peers' runs (the naive loops take seconds) separate
+// w's runs from the pair's; here they follow each other.
+func rowRounds(w *workload, s schedule, opts options) pairing {
+	rounds := 5
+	if opts.quick {
+		rounds = 2
+	}
+	im, err := runIntoImpl(w)
+	if err != nil {
+		return pairing{err: firstLine(err.Error())}
+	}
+	pm, err := runIntoImpl(w.pair)
+	if err != nil {
+		return pairing{err: firstLine(err.Error())}
+	}
+	round := schedule{runs: s.runs, minRuns: s.minRuns, budget: s.budget / time.Duration(rounds)}
+	var ratios []float64
+	for range rounds {
+		ts, errs := measureTogether([]impl{im, pm}, round, w.calls)
+		for _, err := range errs {
+			if err != nil {
+				return pairing{err: firstLine(err.Error())}
+			}
+		}
+		ratios = append(ratios, ts[0].sec/ts[1].sec)
+	}
+	p := pairing{ratio: medianOf(ratios), rounds: rounds}
+	logf(opts, "%-4s kiln-fused ÷ %s's in %d alternating rounds: %.3g", w.id, w.pair.id, rounds, p.ratio)
+	return p
+}
+
+// medianOf is the median of xs (the mean of the middle two for an even
+// count).
+func medianOf(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // pairing is Kiln fused against a subprocess peer in alternating rounds.
@@ -316,11 +370,7 @@ func pairRounds(w *workload, exts map[string]*external, s schedule, dir string, 
 			ratios = append(ratios, kt[0].sec/pt.sec)
 		}
 		if len(ratios) == rounds {
-			slices.Sort(ratios)
-			out[t.peer] = pairing{ratio: ratios[rounds/2], rounds: rounds}
-			if rounds%2 == 0 {
-				out[t.peer] = pairing{ratio: (ratios[rounds/2-1] + ratios[rounds/2]) / 2, rounds: rounds}
-			}
+			out[t.peer] = pairing{ratio: medianOf(ratios), rounds: rounds}
 			logf(opts, "%-4s kiln-fused ÷ %s in %d alternating rounds: %.3g", w.id, t.peer, rounds, out[t.peer].ratio)
 		}
 	}
