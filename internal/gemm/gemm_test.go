@@ -136,6 +136,34 @@ func BenchmarkGemm(b *testing.B) {
 	}
 }
 
+// BenchmarkGemmI8 is the int8 product (row-major and with b's columns
+// contiguous, "bt") on one goroutine, in GOP/s (2 per multiply-add):
+// compare with BenchmarkGemm's f32 and BenchmarkKernelPeak's ceiling.
+func BenchmarkGemmI8(b *testing.B) {
+	for _, n := range []int{256, 1024} {
+		for _, bt := range []bool{false, true} {
+			name := fmt.Sprintf("%d", n)
+			if bt {
+				name += "/bt"
+			}
+			b.Run(name, func(b *testing.B) {
+				g := &I8Call{Batch: 1, M: n, N: n, K: n, A: make([]int8, n*n), RowA: n, ColA: 1, B: make([]int8, n*n), RowB: n, ColB: 1,
+					C: make([]int32, n*n), LDC: n}
+				if bt {
+					g.RowB, g.ColB = 1, n
+				}
+				for i := range g.A {
+					g.A[i], g.B[i] = int8(i*7), int8(i*13)
+				}
+				for b.Loop() {
+					g.Run()
+				}
+				b.ReportMetric(2*float64(n*n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GOP/s")
+			})
+		}
+	}
+}
+
 // The int8 product against the plain wrapping int32 sum: sizes around the
 // tile and block edges (k not a multiple of 4, past KC), transposed
 // operands, batches and concurrent parts, at every tier.
