@@ -45,7 +45,7 @@ var extEnv = []string{"OMP_NUM_THREADS=2", "OMP_WAIT_POLICY=passive", "OPENBLAS_
 
 // buildC compiles peer.c twice (strict and -ffast-math) into dir.
 func buildC(cc, dir string) (strict, fast *external) {
-	strict = &external{name: cPeer, env: extEnv, only: set("copy", "E1", "E2", "E3", "E4", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f")}
+	strict = &external{name: cPeer, env: extEnv, only: set("copy", "E1", "E2", "E3", "E4", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6j", "E6k")}
 	fast = &external{name: cFastPeer, env: extEnv, only: set("E3")}
 	path, err := exec.LookPath(cc)
 	if err != nil {
@@ -225,6 +225,8 @@ func decode(b []byte, like any) (any, error) {
 		return castBytes[float64](b)
 	case []tensor.Float16:
 		return castBytes[tensor.Float16](b)
+	case []int32:
+		return castBytes[int32](b)
 	}
 	return nil, fmt.Errorf("bench: cannot decode a %T output", like)
 }

@@ -82,6 +82,9 @@ static const double *xd, *ad, *bd;
 static float *of;
 static uint16_t *oh;
 static double od, *odm;
+static const int8_t *ai8, *bi8;
+static int32_t *oi32;
+static long cv_n, cv_h, cv_c, cv_o, cv_k; // E6k's batch, spatial size, features, kernel size
 
 static void copy(void) {
 	#pragma omp parallel for simd schedule(static)
@@ -183,6 +186,50 @@ static void e6d(void) {
 	}
 }
 
+// e6i8 is E6j: int8 a·b into int32, the naive i-k-j loop (the compiler
+// vectorises the widening multiply-add).
+static void e6i8(void) {
+	#pragma omp parallel for schedule(static)
+	for (long i = 0; i < n; i++) {
+		int32_t *c = oi32 + i * n;
+		memset(c, 0, n * sizeof *c);
+		for (long k = 0; k < n; k++) {
+			const int32_t aik = ai8[i * n + k];
+			const int8_t *b = bi8 + k * n;
+			#pragma omp simd
+			for (long j = 0; j < n; j++) c[j] += aik * b[j];
+		}
+	}
+}
+
+// conv is E6k: a stride-1 SAME convolution of an NHWC input with an HWIO
+// kernel into NHWC, the naive loop over output positions (split over
+// threads), kernel positions in row-major order, input features, and
+// output features innermost (vectorised); padding contributes nothing.
+static void conv(void) {
+	const long h = cv_h, c = cv_c, o = cv_o, k = cv_k, pad = (cv_k - 1) / 2;
+	#pragma omp parallel for schedule(static)
+	for (long p = 0; p < cv_n * h * h; p++) {
+		const long b = p / (h * h), y = p / h % h, x = p % h;
+		float *out = of + p * o;
+		memset(out, 0, o * sizeof *out);
+		for (long ky = 0; ky < k; ky++) {
+			const long iy = y + ky - pad;
+			if (iy < 0 || iy >= h) continue;
+			for (long kx = 0; kx < k; kx++) {
+				const long ix = x + kx - pad;
+				if (ix < 0 || ix >= h) continue;
+				const float *in = af + ((b * h + iy) * h + ix) * c, *w = bf + (ky * k + kx) * c * o;
+				for (long ci = 0; ci < c; ci++) {
+					const float v = in[ci], *wr = w + ci * o;
+					#pragma omp simd
+					for (long j = 0; j < o; j++) out[j] += v * wr[j];
+				}
+			}
+		}
+	}
+}
+
 #ifdef KILN_CBLAS
 // The OpenBLAS peer's E6: row-major C = A·B, alpha 1, beta 0; OpenBLAS
 // picks its kernel for the CPU (OPENBLAS_CORETYPE unset) and its threads
@@ -248,6 +295,17 @@ int main(int argc, char **argv) {
 		ad = load(dir, "a.bin", n * n * sizeof(double)), bd = load(dir, "b.bin", n * n * sizeof(double));
 		odm = xalloc(n * n * sizeof(double)), fn = E6D_FN;
 		res = odm, res_bytes = n * n * sizeof(double);
+	} else if (!strcmp(w, "E6i8")) {
+		ai8 = load(dir, "a.bin", n * n), bi8 = load(dir, "b.bin", n * n);
+		oi32 = xalloc(n * n * sizeof(int32_t)), fn = e6i8;
+		res = oi32, res_bytes = n * n * sizeof(int32_t);
+	} else if (!strcmp(w, "E6conv")) {
+		const int32_t *d = load(dir, "dims.bin", 5 * sizeof(int32_t));
+		cv_n = d[0], cv_h = d[1], cv_c = d[2], cv_o = d[3], cv_k = d[4];
+		af = load(dir, "x.bin", cv_n * cv_h * cv_h * cv_c * sizeof(float));
+		bf = load(dir, "w.bin", cv_k * cv_k * cv_c * cv_o * sizeof(float));
+		of = xalloc(cv_n * cv_h * cv_h * cv_o * sizeof(float)), fn = conv;
+		res = of, res_bytes = cv_n * cv_h * cv_h * cv_o * sizeof(float);
 	} else {
 		fprintf(stderr, "peer: unknown workload %s\n", w);
 		return 2;
