@@ -106,7 +106,7 @@ func TestJudge(t *testing.T) {
 	convPaired.flops, convPaired.pairFlops, convPaired.pair.timing = 3e9, 2e9, timing{sec: 1, runs: 3}
 	// Alternating rounds of the two alone decide over the medians.
 	alt := mk("E6j", map[string]float64{kilnFused: 2})
-	alt.pair.timing, alt.pairAlt = timing{sec: 1, runs: 3}, pairing{ratio: 0.3, rounds: 5}
+	alt.pair.timing, alt.pairAlt = timing{sec: 1, runs: 3}, pairing{ratio: 0.3, rounds: 5, cpuRatio: 0.32}
 	convAlt := mk("E6k", map[string]float64{kilnFused: 2})
 	convAlt.flops, convAlt.pairFlops, convAlt.pair.timing = 3e9, 2e9, timing{sec: 1, runs: 3}
 	convAlt.pairAlt = pairing{ratio: 1.25, rounds: 5} // share 3/2/1.25 = 1.2
@@ -129,7 +129,7 @@ func TestJudge(t *testing.T) {
 		{"row share missed", target{id: "E6k", vsRow: "E6a", minShare: 0.8}, conv, gemm, "= 0.375", "**missed**"},
 		{"row share paired", target{id: "E6k", vsRow: "E6a", minShare: 0.8}, convPaired, gemm, "(timed in the same rounds) = 1.5 ÷ 2 = 0.75", "**missed**"},
 		{"row share no flops", target{id: "E6k", vsRow: "E6a", minShare: 0.8}, mk("E6k", map[string]float64{kilnFused: 2}), gemm, "no flop count", "unknown"},
-		{"row rounds", target{id: "E6j", vsRow: "E6a", maxRatio: 0.35}, alt, nil, "= 2 s ÷ 1 s = 2; in 5 alternating rounds of the two alone: 0.3 (needs ≤ 0.35)", "met"},
+		{"row rounds", target{id: "E6j", vsRow: "E6a", maxRatio: 0.35}, alt, nil, "= 2 s ÷ 1 s = 2; in 5 alternating rounds of the two alone: 0.3 (by process CPU time: 0.32) (needs ≤ 0.35)", "met"},
 		{"row rounds share", target{id: "E6k", vsRow: "E6a", minShare: 0.8}, convAlt, nil, "= 1.5 ÷ 2 = 0.75; in 5 alternating rounds of the two alone: 1.2 (needs ≥ 0.8)", "met"},
 		{"time ratio", target{id: "E6a", peer: openblasPeer, maxRatio: 1}, e6a, nil, "Kiln ÷ openblas = 1.05", "**missed**"},
 		{"limit", target{id: "E6a", kiln: kilnFused, limit: 3 * time.Second}, e6a, nil, "2 s", "met"},
@@ -233,5 +233,18 @@ func TestCompareInt32(t *testing.T) {
 	}
 	if msg, _ := compare([]float32{1}, []int32{1}, 0, true); msg == "" {
 		t.Error("a float32 output compared equal to an int32 one")
+	}
+}
+
+// TestProcessCPU: the process CPU clock advances over busy work (on a
+// platform without it, it reads 0 and the reports show wall times only).
+func TestProcessCPU(t *testing.T) {
+	c0 := processCPU()
+	x := 1.0
+	for i := range 50_000_000 {
+		x += float64(i&7) * 1e-9
+	}
+	if c1 := processCPU(); c0 > 0 && c1 <= c0 {
+		t.Errorf("process CPU time %v → %v over busy work (x = %v)", c0, c1, x)
 	}
 }

@@ -18,6 +18,7 @@ import (
 type timing struct {
 	sec  float64 // median seconds per run, or per call when runs time batches of calls
 	runs int
+	cpu  float64 // the median process CPU time (all threads) over the same runs, likewise (0: unknown)
 }
 
 // schedule bounds how long one peer is timed: at most runs runs, and once
@@ -41,6 +42,7 @@ type schedule struct {
 // allocations still trigger collections inside its own timing.
 func measureTogether(ims []impl, s schedule, perCall int) ([]timing, []error) {
 	times := make([][]time.Duration, len(ims))
+	cpus := make([][]time.Duration, len(ims))
 	spent := make([]time.Duration, len(ims))
 	errs := make([]error, len(ims))
 	rewarm := len(ims) > 1
@@ -54,12 +56,16 @@ func measureTogether(ims []impl, s schedule, perCall int) ([]timing, []error) {
 		if ims[i].before != nil {
 			ims[i].before()
 		}
+		c0 := processCPU()
 		start := time.Now()
 		err := ims[i].run()
-		return time.Since(start), err
+		d := time.Since(start)
+		cpus[i] = append(cpus[i], time.Duration((processCPU()-c0)*1e9))
+		return d, err
 	}
 	for i := range ims {
 		_, errs[i] = once(i)
+		cpus[i] = cpus[i][:0] // not the warm-up's
 	}
 	for more := true; more; {
 		more = false
@@ -76,7 +82,8 @@ func measureTogether(ims []impl, s schedule, perCall int) ([]timing, []error) {
 	}
 	ts := make([]timing, len(ims))
 	for i, t := range times {
-		ts[i] = timing{sec: median(t).Seconds() / float64(max(perCall, 1)), runs: len(t)}
+		calls := float64(max(perCall, 1))
+		ts[i] = timing{sec: median(t).Seconds() / calls, runs: len(t), cpu: median(cpus[i]).Seconds() / calls}
 	}
 	return ts, errs
 }

@@ -379,9 +379,17 @@ func judge(t target, row, other *row) (measured, verdict string) {
 		}
 		// The verdict is the alternating rounds' of the two alone (see
 		// rowRounds) when they ran, else the medians'.
-		v, alt := k.sec/base.sec, ""
+		v, alt, cpu := k.sec/base.sec, "", 0.0
 		if pa := row.pairAlt; pa.rounds > 0 && pa.err == "" && how != t.vsRow+"'s row" {
-			v, alt = pa.ratio, fmt.Sprintf("; in %d alternating rounds of the two alone: ", pa.rounds)
+			v, alt, cpu = pa.ratio, fmt.Sprintf("; in %d alternating rounds of the two alone: ", pa.rounds), pa.cpuRatio
+		}
+		// The CPU time ratio is shown, not judged: it is what the ratio
+		// would be without other load only if both use the cores alike.
+		cpuNote := func(x float64) string {
+			if cpu <= 0 {
+				return ""
+			}
+			return fmt.Sprintf(" (by process CPU time: %.3g)", x)
 		}
 		if t.minShare > 0 {
 			if row.flops == 0 || baseFlops == 0 {
@@ -391,13 +399,13 @@ func judge(t target, row, other *row) (measured, verdict string) {
 			share := row.flops / baseFlops / v
 			msg := fmt.Sprintf("%s ÷ %s GFLOP/s (%s) = %.3g ÷ %.3g = %.3g", t.id, t.vsRow, how, g, gb, g/gb)
 			if alt != "" {
-				msg += alt + fmt.Sprintf("%.3g", share)
+				msg += alt + fmt.Sprintf("%.3g", share) + cpuNote(row.flops/baseFlops/cpu)
 			}
 			return msg + fmt.Sprintf(" (needs ≥ %.3g)", t.minShare), met(share >= t.minShare) + near(t.minShare/share)
 		}
 		msg := fmt.Sprintf("%s ÷ %s (%s) = %s ÷ %s = %.3g", t.id, t.vsRow, how, formatSeconds(k.sec), formatSeconds(base.sec), k.sec/base.sec)
 		if alt != "" {
-			msg += alt + fmt.Sprintf("%.3g", v)
+			msg += alt + fmt.Sprintf("%.3g", v) + cpuNote(cpu)
 		}
 		return msg + fmt.Sprintf(" (needs ≤ %.3g)", t.maxRatio), met(v <= t.maxRatio) + near(v/t.maxRatio)
 	case t.peer == "":

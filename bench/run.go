@@ -291,7 +291,7 @@ func rowRounds(w *workload, s schedule, opts options) pairing {
 		return pairing{err: firstLine(err.Error())}
 	}
 	round := schedule{runs: s.runs, minRuns: s.minRuns, budget: s.budget / time.Duration(rounds)}
-	var ratios []float64
+	var ratios, cpuRatios []float64
 	for range rounds {
 		ts, errs := measureTogether([]impl{im, pm}, round, w.calls)
 		for _, err := range errs {
@@ -300,9 +300,15 @@ func rowRounds(w *workload, s schedule, opts options) pairing {
 			}
 		}
 		ratios = append(ratios, ts[0].sec/ts[1].sec)
+		if ts[0].cpu > 0 && ts[1].cpu > 0 {
+			cpuRatios = append(cpuRatios, ts[0].cpu/ts[1].cpu)
+		}
 	}
 	p := pairing{ratio: medianOf(ratios), rounds: rounds}
-	logf(opts, "%-4s kiln-fused ÷ %s's in %d alternating rounds: %.3g", w.id, w.pair.id, rounds, p.ratio)
+	if len(cpuRatios) == rounds {
+		p.cpuRatio = medianOf(cpuRatios)
+	}
+	logf(opts, "%-4s kiln-fused ÷ %s's in %d alternating rounds: %.3g (CPU time: %.3g)", w.id, w.pair.id, rounds, p.ratio, p.cpuRatio)
 	return p
 }
 
@@ -322,6 +328,11 @@ type pairing struct {
 	ratio  float64 // the median over rounds of Kiln's time ÷ the peer's
 	rounds int
 	err    string
+	// cpuRatio is the same for the process CPU time of in-process pairs
+	// (0: unknown). Unlike wall time it does not count the moments the
+	// threads wait for cores held by other work, which on a loaded
+	// machine lengthen a long run more than a short one.
+	cpuRatio float64
 }
 
 // pairRounds times Kiln fused against each subprocess peer that a
