@@ -57,10 +57,11 @@ type convKernel struct {
 	rows       int // output positions per block
 	lhsN, rhsN int
 	outN       int
+	epi        *epilogue // the fused elementwise consumers, or nil
 }
 
 func (x *cpuExec) compileConv(f *lower.Fusion) (kernel, error) {
-	root := f.Outputs[0]
+	root := f.Dot()
 	lhs, rhs := root.Args[0], root.Args[1]
 	p := root.Params.Conv
 	if lhs.DType != root.DType || rhs.DType != root.DType {
@@ -142,6 +143,15 @@ func (x *cpuExec) compileConv(f *lower.Fusion) (kernel, error) {
 	// Blocks of up to 512 output positions (patch rows of at most 2 MiB):
 	// each block repacks the kernel in the GEMM, so blocks stay large.
 	k.rows = max(1, min(512, (2<<20)/max(1, k.kk*computeDType(root.DType).Size())))
+	if f.Epilogue() {
+		// A block of positions of an NHWC-like output is one run of the
+		// output: its worker runs the epilogue on it at once.
+		e, err := x.compileEpilogue(f, root, k.ldc > 0 && narrowFn(k.dtype) == nil, 0, 0)
+		if err != nil {
+			return nil, err
+		}
+		k.epi = e
+	}
 	return k, nil
 }
 
@@ -150,6 +160,14 @@ func (k *convKernel) run(x *cpuExec, rs *runState) {
 		return
 	}
 	lp, rp := rs.srcs[k.lhs], rs.srcs[k.rhs]
+	var out unsafe.Pointer // where the product goes
+	var epi *epilogueRun
+	if k.epi != nil {
+		epi = k.epi.start(rs)
+		out = epi.product()
+	} else {
+		out = rs.srcs[k.out]
+	}
 	if w := widenFn(k.dtype); w != nil {
 		a := unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotA, 0, k.lhsN*4+16)))
 		b := unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotA, 1, k.rhsN*4+16)))
@@ -159,25 +177,28 @@ func (k *convKernel) run(x *cpuExec, rs *runState) {
 	}
 	switch computeDType(k.dtype) {
 	case tensor.F32:
-		convRun(k, x, rs, lp, rp, gemmMatMul[float32])
+		convRun(k, x, rs, out, lp, rp, epi, gemmMatMul[float32])
 	case tensor.F64:
-		convRun(k, x, rs, lp, rp, gemmMatMul[float64])
+		convRun(k, x, rs, out, lp, rp, epi, gemmMatMul[float64])
 	case tensor.I8:
-		convRun(k, x, rs, lp, rp, loopMatMul[int8])
+		convRun(k, x, rs, out, lp, rp, epi, loopMatMul[int8])
 	case tensor.I16:
-		convRun(k, x, rs, lp, rp, loopMatMul[int16])
+		convRun(k, x, rs, out, lp, rp, epi, loopMatMul[int16])
 	case tensor.I32:
-		convRun(k, x, rs, lp, rp, loopMatMul[int32])
+		convRun(k, x, rs, out, lp, rp, epi, loopMatMul[int32])
 	case tensor.I64:
-		convRun(k, x, rs, lp, rp, loopMatMul[int64])
+		convRun(k, x, rs, out, lp, rp, epi, loopMatMul[int64])
 	case tensor.U8:
-		convRun(k, x, rs, lp, rp, loopMatMul[uint8])
+		convRun(k, x, rs, out, lp, rp, epi, loopMatMul[uint8])
 	case tensor.U16:
-		convRun(k, x, rs, lp, rp, loopMatMul[uint16])
+		convRun(k, x, rs, out, lp, rp, epi, loopMatMul[uint16])
 	case tensor.U32:
-		convRun(k, x, rs, lp, rp, loopMatMul[uint32])
+		convRun(k, x, rs, out, lp, rp, epi, loopMatMul[uint32])
 	case tensor.U64:
-		convRun(k, x, rs, lp, rp, loopMatMul[uint64])
+		convRun(k, x, rs, out, lp, rp, epi, loopMatMul[uint64])
+	}
+	if epi != nil && !k.epi.perBlock {
+		epi.runAll(x, rs)
 	}
 }
 
@@ -228,13 +249,19 @@ type convJob[T integer | float] struct {
 	out    []T
 	blocks int
 	mm     matMulFn[T]
+	epi    *epilogueRun // run on each block of positions, or nil
 }
 
-func convRun[T integer | float](k *convKernel, x *cpuExec, rs *runState, lp, rp unsafe.Pointer, mm matMulFn[T]) {
+// convRun computes the convolution into out (the output, or an
+// epilogue's product).
+func convRun[T integer | float](k *convKernel, x *cpuExec, rs *runState, out, lp, rp unsafe.Pointer, epi *epilogueRun, mm matMulFn[T]) {
 	var zero T
 	size := int(unsafe.Sizeof(zero))
 	j := slotJob[convJob[T]](rs, k.slotA)
-	j.k, j.mm = k, mm
+	j.k, j.mm, j.epi = k, mm, nil
+	if epi != nil && k.epi.perBlock {
+		j.epi = epi
+	}
 	j.lhs = view[T](lp, k.lhsN)
 	if k.relayout != nil {
 		var zero T
@@ -266,15 +293,15 @@ func convRun[T integer | float](k *convKernel, x *cpuExec, rs *runState, lp, rp 
 	if narrow != nil {
 		j.out = view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotB, 1, k.outN*size+16))), k.outN)
 	} else {
-		j.out = view[T](rs.srcs[k.out], k.outN)
+		j.out = view[T](out, k.outN)
 	}
 	j.blocks = (k.npos + k.rows - 1) / k.rows
 	work := k.nb * k.npos * max(k.kk, 1) * k.og * k.g
 	x.parallel(rs, k.nb*j.blocks, work, j)
 	if narrow != nil {
-		narrow(rs.srcs[k.out], unsafe.Pointer(unsafe.SliceData(j.out)), k.outN)
+		narrow(out, unsafe.Pointer(unsafe.SliceData(j.out)), k.outN)
 	}
-	j.lhs, j.w, j.out = nil, nil, nil // hold no caller's array
+	j.lhs, j.w, j.out, j.epi = nil, nil, nil, nil // hold no caller's array
 }
 
 func (j *convJob[T]) runRange(_ *runState, wk *worker, lo, hi int) {
@@ -288,6 +315,9 @@ func (j *convJob[T]) runRange(_ *runState, wk *worker, lo, hi int) {
 	// worker's temp, 8-byte aligned.
 	yp := unsafe.Add(unsafe.Pointer(unsafe.SliceData(buf)), ((pN+cN)*size+7)&^7)
 	y := view[int](yp, k.ns)
+	if j.epi != nil {
+		wk.prepare(j.epi.e.body, j.epi.srcs)
+	}
 	for u := lo; u < hi; u++ {
 		b, r0 := u/j.blocks, u%j.blocks*k.rows
 		r1 := min(r0+k.rows, k.npos)
@@ -311,6 +341,9 @@ func (j *convJob[T]) runRange(_ *runState, wk *worker, lo, hi int) {
 					j.out[off+o*k.osC] = v
 				}
 			}
+		}
+		if j.epi != nil { // positions [r0, r1) are one run of the output (ldc > 0)
+			j.epi.e.finished(wk, j.epi.srcs, b*k.osB+r0*k.ldc, m*k.ldc)
 		}
 	}
 }

@@ -81,7 +81,7 @@ func (x *cpuExec) compileDot(f *lower.Fusion) (kernel, error) {
 		return nil, fmt.Errorf("kernels: cpu has no dot_general for %s", root.DType)
 	}
 	if f.Epilogue() {
-		e, err := x.compileEpilogue(f, root, k)
+		e, err := x.compileEpilogue(f, root, gemmDType(root.DType) && !k.int8, k.m, k.n)
 		if err != nil {
 			return nil, err
 		}
@@ -313,7 +313,7 @@ func (k *dotKernel) run(x *cpuExec, rs *runState) {
 	if cd != k.dtype && !k.int8 {
 		narrowFn(k.dtype)(out, c, k.b*k.m*k.n)
 	}
-	if epi != nil && !k.epi.onGemm {
+	if epi != nil && !k.epi.perBlock {
 		epi.runAll(x, rs)
 	}
 }
@@ -405,7 +405,7 @@ func runGemm[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, c, a, b unsaf
 	}
 	j.parts = j.call.Parts(workers)
 	j.fins = nil
-	if epi != nil && k.epi.onGemm && j.parts > 0 {
+	if epi != nil && k.epi.perBlock && j.parts > 0 {
 		j.fins = epi.finishers(j.parts)
 	}
 	x.parallel(rs, j.parts, k.b*k.m*k.n*max(k.kk, 1), j)

@@ -16,29 +16,35 @@ import (
 // the product that loop would read, so fused and unfused results are the
 // same bits.
 //
-// An f32 or f64 product runs it on the GEMM's blocks: internal/gemm tells
-// the kernel of each block of MR rows as soon as its last block of k is
-// added in, and the body runs over those rows while they are in L1. The
-// product is computed in the output buffer itself when it has the
-// output's dtype (the body then reads and writes the same elements, each
-// read before it is written), else in a scratch buffer. Other products
-// (integers, f16 and bf16 narrowed from f32, complex) are computed whole
-// into scratch and the body runs over it after.
+// An f32 or f64 dot_general runs it on the GEMM's blocks: internal/gemm
+// tells the kernel of each block of MR rows as soon as its last block of k
+// is added in, and the body runs over those rows while they are in L1. A
+// conv with an NHWC-like output runs it on each block of output positions
+// its worker has just computed. The product is computed in the output
+// buffer itself when it has the output's dtype (the body then reads and
+// writes the same elements, each read before it is written), else in a
+// scratch buffer. Other products (integers, f16 and bf16 narrowed from
+// f32, complex, a conv with another output layout) are computed whole into
+// scratch and the body runs over it after.
 type epilogue struct {
-	body    *body
-	store   unaryFn // narrows the body's result into the output; nil when written in place
-	out     int     // the output buffer
-	size    int     // bytes per output element
-	n       int     // elements
-	src     int     // the source index the body reads the product from
-	dt      tensor.DType
-	inPlace bool // the product is computed in the output buffer
-	onGemm  bool // the body runs on internal/gemm's finished blocks
-	slot    int  // scratch for the product, and the run record
-	m, nn   int  // a batch's rows and columns of the product
+	body     *body
+	store    unaryFn // narrows the body's result into the output; nil when written in place
+	out      int     // the output buffer
+	size     int     // bytes per output element
+	n        int     // elements
+	src      int     // the source index the body reads the product from
+	dt       tensor.DType
+	inPlace  bool // the product is computed in the output buffer
+	perBlock bool // the kernel runs the body on each block it finishes
+	slot     int  // scratch for the product, and the run record
+	m, nn    int  // a dot's rows and columns per batch
 }
 
-func (x *cpuExec) compileEpilogue(f *lower.Fusion, dot *lower.Instr, k *dotKernel) (*epilogue, error) {
+// compileEpilogue compiles the epilogue of dot fusion f, whose product is
+// dot; perBlock says the product's kernel runs it on the blocks it
+// finishes (else runAll runs it after), m and n are a dot's rows and
+// columns per batch.
+func (x *cpuExec) compileEpilogue(f *lower.Fusion, dot *lower.Instr, perBlock bool, m, n int) (*epilogue, error) {
 	root := f.Outputs[0]
 	loop := &lower.Fusion{ID: f.ID, Kind: lower.FusionLoop, Inputs: f.Inputs, Outputs: f.Outputs}
 	for _, in := range f.Instrs {
@@ -47,7 +53,7 @@ func (x *cpuExec) compileEpilogue(f *lower.Fusion, dot *lower.Instr, k *dotKerne
 		}
 	}
 	e := &epilogue{out: x.m.Plan.Of[root], size: root.DType.Size(), n: root.Size(), src: x.nbuf + len(x.consts),
-		dt: dot.DType, slot: x.newSlot(), m: k.m, nn: k.n}
+		dt: dot.DType, slot: x.newSlot(), m: m, nn: n}
 	source := func(in *lower.Instr) int {
 		if in == dot {
 			return e.src
@@ -59,8 +65,8 @@ func (x *cpuExec) compileEpilogue(f *lower.Fusion, dot *lower.Instr, k *dotKerne
 		return nil, err
 	}
 	e.body, e.store = b, store
-	e.onGemm = gemmDType(dot.DType) && !k.int8
-	e.inPlace = e.onGemm && root.DType == dot.DType
+	e.perBlock = perBlock
+	e.inPlace = perBlock && root.DType == dot.DType
 	return e, nil
 }
 
@@ -76,6 +82,17 @@ func (e *epilogue) start(rs *runState) *epilogueRun {
 	}
 	r.srcs = append(append(r.srcs[:0], rs.srcs...), c)
 	return r
+}
+
+// finished computes output elements [lo, lo+n) of a block the product's
+// kernel has just finished, with worker w prepared for the body.
+func (e *epilogue) finished(w *worker, srcs []unsafe.Pointer, lo, n int) {
+	if e.n == 1 {
+		// A one-element product is loop-invariant to the body, which
+		// loads it once in prepare: only now is it computed.
+		w.prepare(e.body, srcs)
+	}
+	e.eval(w, srcs, lo, n)
 }
 
 // eval computes output elements [lo, lo+n) (flat indices of the
@@ -138,12 +155,7 @@ type partFinisher struct {
 
 func (f *partFinisher) Finished(b, i0, i1, j0, j1 int) {
 	e := f.r.e
-	if e.n == 1 {
-		// A one-element product is loop-invariant to the body, which
-		// loads it once in prepare: only now is it computed.
-		f.w.prepare(e.body, f.r.srcs)
-	}
 	for i := i0; i < i1; i++ {
-		e.eval(f.w, f.r.srcs, (b*e.m+i)*e.nn+j0, j1-j0)
+		e.finished(f.w, f.r.srcs, (b*e.m+i)*e.nn+j0, j1-j0)
 	}
 }

@@ -6,7 +6,8 @@ import (
 	"github.com/kiln-go/kiln/trace"
 )
 
-// FuseEpilogues is XLA's output fusion: a dot_general whose only readers
+// FuseEpilogues is XLA's output fusion: a dot_general or
+// conv_general_dilated whose only readers
 // are the elementwise instructions of one loop fusion (a bias add through
 // a broadcast, a scale, an activation, a convert to the output dtype) moves
 // into that fusion, which becomes a dot fusion with an epilogue. The
@@ -19,7 +20,7 @@ import (
 // computes, so the fusion's loop is the dot's output shape; its other
 // inputs are read as a loop fusion reads them (by output index, or through
 // its broadcasts). A dot read by anything else — another fusion, a module
-// output, a broadcast or reshape — keeps its own kernel, as does a conv.
+// output, a broadcast or reshape — keeps its own kernel.
 // Each element of the epilogue is computed by the same code as in the loop
 // fusion it came from, from the same product, so fusing never changes a
 // bit (kernels' tests hold every backend to that).
@@ -32,9 +33,9 @@ func FuseEpilogues(m *Module) {
 	for _, o := range m.Outputs {
 		moduleOutput[throughReshapes(o)] = true
 	}
-	own := map[*Instr]*Fusion{} // a dot_general's kernel of its own
+	own := map[*Instr]*Fusion{} // a product's kernel of its own
 	for _, f := range m.Fusions {
-		if f.Kind == FusionDot && len(f.Instrs) == 1 && f.Outputs[0].Op == trace.OpDot {
+		if f.Kind == FusionDot && len(f.Instrs) == 1 {
 			own[f.Outputs[0]] = f
 		}
 	}

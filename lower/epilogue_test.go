@@ -61,7 +61,7 @@ func TestFuseEpilogues(t *testing.T) {
 
 // A product that something other than one loop fusion's elementwise
 // instructions reads keeps its kernel: a module output, a reduction, two
-// loop fusions, a broadcast; a conv never takes an epilogue.
+// loop fusions, a broadcast.
 func TestEpilogueNotFused(t *testing.T) {
 	in := []trace.Abstract{abs(tensor.F32, 4, 6), abs(tensor.F32, 6, 4)}
 	cases := map[string]func(a []trace.Value) []trace.Value{

@@ -347,12 +347,12 @@ func verifyKind(f *Fusion, root *Instr) *VerifyError {
 	return nil
 }
 
-// verifyEpilogue checks a dot fusion with an epilogue: one dot_general,
-// the other members loopable over its shape, one output.
+// verifyEpilogue checks a dot fusion with an epilogue: one dot_general
+// or conv, the other members loopable over its shape, one output.
 func verifyEpilogue(f *Fusion, root *Instr) *VerifyError {
 	dot := f.Dot()
-	if dot == nil || dot.Op != trace.OpDot || len(f.Outputs) != 1 || root == dot {
-		return fusionErr(VerifyFusion, f, "a dot fusion with an epilogue has one dot_general and one output")
+	if dot == nil || len(f.Outputs) != 1 || root == dot {
+		return fusionErr(VerifyFusion, f, "a dot fusion with an epilogue has one product and one output")
 	}
 	for _, in := range f.Instrs {
 		if in == dot {

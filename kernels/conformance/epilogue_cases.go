@@ -9,8 +9,9 @@ import (
 // lowering fuses into the product's kernel (lower.FuseEpilogues): a dense
 // layer in every dtype class, one crossing the CPU GEMM's k and column
 // blocks with a gelu and an output convert, a batched transposed one, and
-// an int8 product summed in int32 (VNNI where present) — every backend
-// held to the reference with its epilogue fused.
+// an int8 product summed in int32 (VNNI where present), and convolutions
+// with a bias and an activation in NHWC (the CPU's per-block path) and
+// NCHW — every backend held to the reference with its epilogue fused.
 func epilogueCases() []Case {
 	var cs []Case
 	for _, d := range []tensor.DType{tensor.F32, tensor.F64, tensor.F16, tensor.BF16, tensor.I32, tensor.C64} {
@@ -26,6 +27,17 @@ func epilogueCases() []Case {
 				return y.Mul(trace.Float(0.5)).Tanh()
 			})})
 	}
+	nhwc := trace.ConvOptions{PaddingMode: "SAME", DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}
+	for _, d := range []tensor.DType{tensor.F32, tensor.F16, tensor.I32} {
+		cs = append(cs, Case{Name: "conv-epilogue-nhwc/" + d.String(), Inputs: []*tensor.Array{Input(d, 72, 2, 9, 8, 3), Input(d, 73, 3, 3, 3, 5), Input(d, 74, 5)},
+			Fn: one(func(a []trace.Value) trace.Value {
+				return trace.ConvGeneralDilated(a[0], a[1], nhwc).Add(a[2]).Maximum(trace.Int(0))
+			})})
+	}
+	cs = append(cs, Case{Name: "conv-epilogue-nchw", Inputs: []*tensor.Array{Input(tensor.F64, 75, 2, 3, 7, 6), Input(tensor.F64, 76, 4, 3, 3, 3), Input(tensor.F64, 77, 4, 1, 1)},
+		Fn: one(func(a []trace.Value) trace.Value {
+			return trace.ConvGeneralDilated(a[0], a[1], trace.ConvOptions{PaddingMode: "SAME"}).Mul(trace.Float(0.5)).Add(a[2]).Tanh()
+		})})
 	return append(cs,
 		Case{Name: "dense-epilogue-gemm-blocks", Inputs: []*tensor.Array{Input(tensor.F32, 63, 37, 600), Input(tensor.F32, 64, 600, 530), Input(tensor.F32, 65, 530)},
 			Fn: one(func(a []trace.Value) trace.Value {

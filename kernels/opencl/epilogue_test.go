@@ -79,3 +79,51 @@ func TestEpilogue(t *testing.T) {
 		}
 	}
 }
+
+// TestConvEpilogue: a conv's epilogue in its kernel's store, bit-identical
+// to the unfused form on this device, in NHWC and NCHW.
+func TestConvEpilogue(t *testing.T) {
+	b := testBackend(t)
+	for _, c := range []struct {
+		name           string
+		lhs, rhs, bias []int
+		opts           trace.ConvOptions
+	}{
+		{"nhwc", []int{2, 7, 6, 3}, []int{3, 3, 3, 5}, []int{5}, trace.ConvOptions{PaddingMode: "SAME", DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}},
+		{"nchw", []int{2, 3, 7, 6}, []int{5, 3, 3, 3}, []int{5, 1, 1}, trace.ConvOptions{WindowStrides: []int{2, 1}}},
+	} {
+		for _, d := range []tensor.DType{tensor.F32, tensor.F16} {
+			abs := []trace.Abstract{{Type: promote.Strong(d), Shape: c.lhs}, {Type: promote.Strong(d), Shape: c.rhs}, {Type: promote.Strong(d), Shape: c.bias}}
+			p, err := trace.Trace(promote.Config{}, abs, func(a []trace.Value) []trace.Value {
+				return []trace.Value{trace.ConvGeneralDilated(a[0], a[1], c.opts).Add(a[2]).Tanh()}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			inputs := []*tensor.Array{conformance.Input(d, 4, c.lhs...), conformance.Input(d, 5, c.rhs...), conformance.Input(d, 6, c.bias...)}
+			var outs [2]*tensor.Array
+			for i, off := range []bool{false, true} {
+				m, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, NoEpilogues: off, Verify: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				exe, err := b.CompileModule(m)
+				if err != nil {
+					t.Fatalf("%s/%s: %v", c.name, d, err)
+				}
+				if !off && (!m.Fusions[len(m.Fusions)-1].Epilogue() || !strings.Contains(exe.Source(), "acc_r")) {
+					t.Fatalf("%s/%s: no epilogue in the conv's kernel:\n%s\n%s", c.name, d, m.FusedString(), exe.Source())
+				}
+				got, err := exe.Run(inputs)
+				exe.Close()
+				if err != nil {
+					t.Fatalf("%s/%s: %v", c.name, d, err)
+				}
+				outs[i] = got[0]
+			}
+			if diff := conformance.Compare(outs[0], outs[1], 0); diff != "" {
+				t.Errorf("%s/%s: fused differs from unfused: %s", c.name, d, diff)
+			}
+		}
+	}
+}

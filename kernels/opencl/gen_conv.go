@@ -17,7 +17,7 @@ import (
 // wrapping for integers. Padding and lhs-dilation holes read a zero that
 // still takes part in the product.
 func (g *gen) convFusion(f *lower.Fusion) {
-	root := f.Outputs[0]
+	root := f.Dot()
 	lhs, rhs := root.Args[0], root.Args[1]
 	p := root.Params.Conv
 	d := root.DType
@@ -35,8 +35,10 @@ func (g *gen) convFusion(f *lower.Fusion) {
 	it := indexType(n, lhs.Size(), rhs.Size())
 	pr := newParams()
 	xl, xr := pr.input(g, lhs), pr.input(g, rhs)
-	out := fmt.Sprintf("out%d", root.ID)
-	pr.output(d, out, kernelArg{argPlan, g.m.Plan.Of[root]})
+	res := f.Outputs[0] // root, or the epilogue's result
+	epi := g.epilogue(f, pr, it)
+	out := fmt.Sprintf("out%d", res.ID)
+	pr.output(res.DType, out, kernelArg{argPlan, g.m.Plan.Of[res]})
 	c := ct(d)
 	acc, zero := c.compute, zeroOf(d)
 	if narrow(d) {
@@ -88,7 +90,12 @@ func (g *gen) convFusion(f *lower.Fusion) {
 		ind = ind[:len(ind)-1]
 		fmt.Fprintf(&b, "%s}\n", ind)
 	}
-	fmt.Fprintf(&b, "\t%s\n}\n\n", g.store(d, out, "i", g.round(d, "acc")))
+	if epi == nil {
+		fmt.Fprintf(&b, "\t%s\n}\n\n", g.store(d, out, "i", g.round(d, "acc")))
+	} else { // a fused epilogue (see dotFusion)
+		epi.write(&b, "\t")
+		fmt.Fprintf(&b, "\t%s\n}\n\n", g.store(res.DType, out, "i", epi.value(res)))
+	}
 	g.kernels.WriteString(b.String())
 	g.launch1D(name, pr.args, n)
 }

@@ -53,16 +53,7 @@ func (g *gen) dotFusion(f *lower.Fusion) {
 	p := newParams()
 	xl, xr := p.input(g, lhs), p.input(g, rhs)
 	res := f.Outputs[0] // root, or the epilogue's result
-	var epi *body
-	if f.Epilogue() {
-		// Its inputs become parameters before the list is written.
-		epi = newBody(g, p, f, "i", it, root.Shape)
-		epi.lines = append(epi.lines, fmt.Sprintf("const %s acc_r = %s;", ct(d).compute, g.round(d, "acc")))
-		epi.val[root] = "acc_r"
-		for _, in := range f.Instrs {
-			epi.value(in)
-		}
-	}
+	epi := g.epilogue(f, p, it)
 	out := fmt.Sprintf("out%d", res.ID)
 	p.output(res.DType, out, kernelArg{argPlan, g.m.Plan.Of[res]})
 	lhsAt := func(b, m, k string) string {
@@ -118,6 +109,25 @@ func (g *gen) dotFusion(f *lower.Fusion) {
 	}
 	g.out.kernels = append(g.out.kernels, kernelSpec{name: name, args: p.args,
 		global: []int{roundUp(N, ts), roundUp(M, ts), B}, local: []int{ts, ts, 1}, fixedLocal: true})
+}
+
+// epilogue compiles dot fusion f's epilogue (nil without one) at linear
+// index i of the product, from the accumulator acc rounded to the
+// product's dtype: the statements a loop fusion reading the stored
+// product would run. Its inputs become parameters of p, so it is built
+// before the parameter list is written.
+func (g *gen) epilogue(f *lower.Fusion, p *params, it string) *body {
+	if !f.Epilogue() {
+		return nil
+	}
+	dot := f.Dot()
+	epi := newBody(g, p, f, "i", it, dot.Shape)
+	epi.lines = append(epi.lines, fmt.Sprintf("const %s acc_r = %s;", ct(dot.DType).compute, g.round(dot.DType, "acc")))
+	epi.val[dot] = "acc_r"
+	for _, in := range f.Instrs {
+		epi.value(in)
+	}
+	return epi
 }
 
 // sum joins non-zero index terms with +.
