@@ -32,12 +32,19 @@ func cheap(in *Instr) bool {
 // shape joins it when every one of its users is already in it — so no value
 // leaves a fusion except its root, and fusions never form a cycle. Cheap
 // producers (scalar constants and their broadcasts) join every fusion that
-// reads them. A reduction roots a reduce fusion whose elementwise producers
-// are fused into it. A broadcast_in_dim joins only as a leaf: its operand
-// is read from a buffer. With fuse false every instruction is its own
-// kernel (op by op).
+// reads them, and so do duplicable ones (see dupRule): a few arithmetic
+// steps every one of whose readers is an elementwise op or reduction of its
+// shape are recomputed in each reader's fusion instead of being written
+// out and read back (XLA's instruction fusion duplicates cheap producers
+// the same way). Recomputing gives the same bits: each element's operations
+// and roundings are the unfused ones. A reduction roots a reduce fusion
+// whose elementwise producers are fused into it. A broadcast_in_dim joins
+// only as a leaf: its operand is read from a buffer. With fuse false every
+// instruction is its own kernel (op by op).
 func Fuse(m *Module, fuse bool) {
 	users := m.users()
+	dup := newDupRule(m, users)
+	inSome := map[*Instr]bool{} // duplicable instructions some fusion computes
 	assigned := map[*Instr]bool{}
 	outputs := map[*Instr]bool{}
 	for _, o := range m.Outputs {
@@ -55,6 +62,9 @@ func Fuse(m *Module, fuse bool) {
 		if fuse && cheap(root) && !outputs[root] && (root.Op == trace.OpConst || allAbsorb(users[root])) {
 			continue // duplicated into its users' fusions
 		}
+		if fuse && inSome[root] && dup.ok(root) {
+			continue // recomputed in every reader's fusion
+		}
 		f := &Fusion{Kind: kindOf(root), Outputs: []*Instr{root}}
 		members := map[*Instr]bool{root: true}
 		assigned[root] = true
@@ -66,7 +76,7 @@ func Fuse(m *Module, fuse bool) {
 			}
 		}
 		if fuse && (f.Kind == FusionLoop || f.Kind == FusionReduce) {
-			growFusion(root, f, members, users, assigned, outputs)
+			growFusion(root, f, members, users, assigned, outputs, dup, inSome)
 		}
 		for _, in := range m.Instrs {
 			if members[in] {
@@ -114,7 +124,7 @@ func kindOf(in *Instr) FusionKind {
 // growFusion adds producers to f, from its root outward.
 // A module output is used outside every fusion, so it never joins one
 // except as its root.
-func growFusion(root *Instr, f *Fusion, members map[*Instr]bool, users map[*Instr][]*Instr, assigned, outputs map[*Instr]bool) {
+func growFusion(root *Instr, f *Fusion, members map[*Instr]bool, users map[*Instr][]*Instr, assigned, outputs map[*Instr]bool, dup *dupRule, inSome map[*Instr]bool) {
 	shape := root.Shape
 	if f.Kind == FusionReduce {
 		shape = root.Args[0].Shape
@@ -135,6 +145,11 @@ func growFusion(root *Instr, f *Fusion, members map[*Instr]bool, users map[*Inst
 			}
 			if cheap(p) {
 				members[p] = true
+				work = append(work, p)
+				continue
+			}
+			if !assigned[p] && dup.ok(p) {
+				members[p], inSome[p] = true, true
 				work = append(work, p)
 				continue
 			}
@@ -166,4 +181,89 @@ func allIn(xs []*Instr, set map[*Instr]bool) bool {
 		}
 	}
 	return true
+}
+
+// dupRule decides which instructions Fuse may recompute in several
+// fusions. An instruction is duplicable when
+//   - it is a broadcast_in_dim (an index computation reading a buffer), or
+//     an elementwise op that is neither transcendental nor pow (a few
+//     cycles per vector);
+//   - it is not a module output and has at most maxDupUsers users, each an
+//     elementwise op of its shape or a reduction of it — so every reader's
+//     fusion computes it and nothing reads it from a buffer;
+//   - every same-shape loopable operand is cheap or duplicable in turn,
+//     and the whole recomputed cone has at most maxDupCone instructions —
+//     so a fusion never needs a single-owner member of another fusion, and
+//     recomputation stays bounded.
+type dupRule struct {
+	users   map[*Instr][]*Instr
+	outputs map[*Instr]bool
+	memo    map[*Instr]int // cone size, or -1: not duplicable
+}
+
+const (
+	maxDupUsers = 4
+	maxDupCone  = 8
+)
+
+func newDupRule(m *Module, users map[*Instr][]*Instr) *dupRule {
+	d := &dupRule{users: users, outputs: map[*Instr]bool{}, memo: map[*Instr]int{}}
+	for _, o := range m.Outputs {
+		d.outputs[throughReshapes(o)] = true
+	}
+	return d
+}
+
+func (d *dupRule) ok(in *Instr) bool { return d.cone(in) > 0 }
+
+// cone is the number of instructions recomputed with in, or -1.
+func (d *dupRule) cone(in *Instr) int {
+	if n, ok := d.memo[in]; ok {
+		return n
+	}
+	d.memo[in] = -1 // also while in is being decided
+	n := d.decide(in)
+	d.memo[in] = n
+	return n
+}
+
+func (d *dupRule) decide(in *Instr) int {
+	if d.outputs[in] || cheap(in) {
+		return -1
+	}
+	switch {
+	case in.Op == trace.OpBroadcastInDim:
+	case in.Op.Elementwise() && !in.Op.Info().Transcendental && in.Op != trace.OpPow:
+	default:
+		return -1
+	}
+	us := d.users[in]
+	if len(us) == 0 || len(us) > maxDupUsers {
+		return -1
+	}
+	for _, u := range us {
+		elementwise := u.Op.Elementwise() && trace.ShapeEqual(u.Shape, in.Shape)
+		reduce := u.Op.Info().Class == trace.ClassReduce && u.Args[0] == in
+		if !elementwise && !reduce || slices.Contains(u.Args[1:], in) && !elementwise {
+			return -1
+		}
+	}
+	n := 1
+	if in.Op == trace.OpBroadcastInDim {
+		return n // its operand is read from a buffer
+	}
+	for _, a := range in.Args {
+		if !loopable(a) || !trace.ShapeEqual(a.Shape, in.Shape) || cheap(a) {
+			continue
+		}
+		c := d.cone(a)
+		if c < 0 {
+			return -1
+		}
+		n += c
+	}
+	if n > maxDupCone {
+		return -1
+	}
+	return n
 }

@@ -149,3 +149,41 @@ func TestOutputIsNeverFusedAway(t *testing.T) {
 		}
 	}
 }
+
+// TestCheapProducersAreRecomputed: a ReLU's pre-activation feeds both its
+// mask and its select, and the mask is read again by the backward select
+// (as in a training step); the add and the compare are recomputed in both
+// selects' fusions instead of being written out, so the program runs as
+// two loops, and an expensive producer (exp) is still computed once.
+func TestCheapProducersAreRecomputed(t *testing.T) {
+	m := compile(t, []trace.Abstract{abs(tensor.F32, 4, 8), abs(tensor.F32, 8), abs(tensor.F32, 4, 8)}, lower.Options{}, func(a []trace.Value) []trace.Value {
+		pre := a[0].Add(a[1])
+		mask := pre.Gt(trace.Int(0))
+		h := trace.Where(mask, pre, trace.Int(0))
+		g := trace.Where(mask, a[2], trace.Int(0))
+		e := a[2].Exp()
+		return []trace.Value{h, g, e.Add(h), e.Mul(g)}
+	})
+	loops := 0
+	for _, f := range m.Fusions {
+		for _, in := range f.Instrs {
+			if in.Op == trace.OpExp && in != f.Outputs[0] {
+				t.Errorf("exp is recomputed in fusion.%d:\n%s", f.ID, m.FusedString())
+			}
+		}
+		if f.Kind == lower.FusionLoop {
+			loops++
+		}
+	}
+	// h, g (outputs), exp, e+h, e·g: five loops; the add and compare are none.
+	if loops != 5 {
+		t.Errorf("%d loop fusions, want 5:\n%s", loops, m.FusedString())
+	}
+	for _, in := range m.Instrs {
+		if (in.Op == trace.OpAdd && in.Args[1].Op == trace.OpBroadcastInDim) || in.Op == trace.OpGt {
+			if _, ok := m.Plan.Of[in]; ok {
+				t.Errorf("%s is materialized:\n%s", in, m.FusedString())
+			}
+		}
+	}
+}

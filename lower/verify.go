@@ -194,11 +194,12 @@ func (m *Module) verifyFusions() *VerifyError {
 	owner := map[*Instr]*Fusion{}      // the fusion computing each instruction (cheap ones: the last)
 	computedBy := map[*Instr]*Fusion{} // each fusion output
 	users := m.users()
+	dup := newDupRule(m, users)
 	for fi, f := range m.Fusions {
 		if f == nil || f.ID != fi {
 			return verifyErr(VerifyFusion, nil, "fusion at position %d is nil or misnumbered", fi)
 		}
-		if err := m.verifyFusion(f, users); err != nil {
+		if err := m.verifyFusion(f, users, dup); err != nil {
 			return err
 		}
 		for _, in := range f.Inputs {
@@ -208,7 +209,7 @@ func (m *Module) verifyFusions() *VerifyError {
 			}
 		}
 		for _, in := range f.Instrs {
-			if prev := owner[in]; prev != nil && !cheap(in) {
+			if prev := owner[in]; prev != nil && !cheap(in) && !dup.ok(in) {
 				return fusionErr(VerifyFusion, f, "%s is computed by fusion.%d too", in.Name(), prev.ID)
 			}
 			owner[in] = f
@@ -234,7 +235,7 @@ func (m *Module) verifyFusions() *VerifyError {
 // verifyFusion checks one fusion on its own: members in module order, of
 // its kind and shape, its inputs exactly what its members read from
 // outside, and no member but an output read outside it.
-func (m *Module) verifyFusion(f *Fusion, users map[*Instr][]*Instr) *VerifyError {
+func (m *Module) verifyFusion(f *Fusion, users map[*Instr][]*Instr, dup *dupRule) *VerifyError {
 	if len(f.Outputs) == 0 || len(f.Instrs) == 0 {
 		return fusionErr(VerifyFusion, f, "no outputs or no instructions")
 	}
@@ -281,8 +282,8 @@ func (m *Module) verifyFusion(f *Fusion, users map[*Instr][]*Instr) *VerifyError
 		moduleOutput[throughReshapes(o)] = true
 	}
 	for _, in := range f.Instrs {
-		if isOutput[in] || cheap(in) {
-			continue
+		if isOutput[in] || cheap(in) || dup.ok(in) {
+			continue // a duplicable member's every reader computes it too
 		}
 		if moduleOutput[in] {
 			return fusionErr(VerifyFusion, f, "%s is a module output but not an output of the fusion", in.Name())
