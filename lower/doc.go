@@ -17,7 +17,12 @@
 //     their own; reshape needs none (it aliases). A producer joins a fusion only
 //     when all its users are in it, so a fusion has one result and fusions
 //     never form a cycle; scalar constants and their broadcasts are
-//     duplicated into every fusion that reads them.
+//     duplicated into every fusion that reads them, and so are cheap
+//     producers (broadcasts, and elementwise ops other than the
+//     transcendental ones and pow, with at most four readers, each an
+//     elementwise op or reduction of their shape; at most eight recomputed
+//     ops per value): recomputed where read, with the same bits, instead
+//     of being written out and read back.
 //  5. PlanBuffers: parameters are the caller's read-only arrays; each output
 //     gets a buffer of its own; other results reuse dead scratch buffers of
 //     the same dtype and sufficient size (liveness over the fusion order).
