@@ -70,6 +70,33 @@ func gather[W any](dst, src unsafe.Pointer, g *strided, lo, n int) {
 	}
 	out := unsafe.Slice(d, n)
 	last, lastStride := g.shape[rank-1], g.strides[rank-1]
+	if rank == 2 && g.strides[0] == 0 && lastStride == 1 {
+		// A row broadcast down a matrix (a bias added to every row): the
+		// block is the row repeated from phase idx[1]. Copy the row once,
+		// then double the copied prefix: log(n/last) copies, not n/last.
+		row := unsafe.Slice((*W)(unsafe.Add(unsafe.Pointer(s), off*int(unsafe.Sizeof(*s)))), last-idx[1])
+		k := copy(out, row)
+		if k < n {
+			k += copy(out[k:], unsafe.Slice((*W)(unsafe.Add(unsafe.Pointer(s), g.base*int(unsafe.Sizeof(*s)))), idx[1]))
+		}
+		for k < n {
+			k += copy(out[k:], out[:k])
+		}
+		return
+	}
+	if rank == 2 && lastStride == 0 && idx[1] == 0 && n%last == 0 {
+		// A column broadcast across a matrix (a per-row scale): each source
+		// element fills one iteration row.
+		src := unsafe.Slice((*W)(unsafe.Add(unsafe.Pointer(s), off*int(unsafe.Sizeof(*s)))), (n/last-1)*g.strides[0]+1)
+		for r := range n / last {
+			v := src[r*g.strides[0]]
+			run := out[r*last : r*last+last]
+			for k := range run {
+				run[k] = v
+			}
+		}
+		return
+	}
 	if rows := n / max(last, 1); rank >= 2 && g.strides[rank-2] == 1 && lastStride > 1 && idx[rank-1] == 0 &&
 		n == rows*last && idx[rank-2]+rows <= g.shape[rank-2] && rows > 1 {
 		// A transposed block (a reduction over a leading axis reads its

@@ -154,7 +154,7 @@ func growFusion(root *Instr, f *Fusion, members map[*Instr]bool, users map[*Inst
 				continue
 			}
 			if assigned[p] || outputs[p] || !allIn(users[p], members) {
-				continue
+				continue // a reader recomputed elsewhere too reads p from a buffer
 			}
 			members[p], assigned[p] = true, true
 			work = append(work, p)
@@ -174,6 +174,23 @@ func allAbsorb(users []*Instr) bool {
 	return true
 }
 
+// materialized reports whether Fuse certainly gives in a buffer: it is a
+// module output, or a reader needs it from a buffer (not an elementwise op
+// of its shape, nor a reduction of it).
+func (d *dupRule) materialized(in *Instr) bool {
+	if d.outputs[in] {
+		return true
+	}
+	for _, u := range d.users[in] {
+		elementwise := u.Op.Elementwise() && trace.ShapeEqual(u.Shape, in.Shape)
+		reduce := u.Op.Info().Class == trace.ClassReduce && u.Args[0] == in
+		if !elementwise && !reduce {
+			return true
+		}
+	}
+	return false
+}
+
 func allIn(xs []*Instr, set map[*Instr]bool) bool {
 	for _, x := range xs {
 		if !set[x] {
@@ -191,14 +208,18 @@ func allIn(xs []*Instr, set map[*Instr]bool) bool {
 //   - it is not a module output and has at most maxDupUsers users, each an
 //     elementwise op of its shape or a reduction of it — so every reader's
 //     fusion computes it and nothing reads it from a buffer;
-//   - every same-shape loopable operand is cheap or duplicable in turn,
-//     and the whole recomputed cone has at most maxDupCone instructions —
-//     so a fusion never needs a single-owner member of another fusion, and
-//     recomputation stays bounded.
+//   - its same-shape loopable operands are cheap, duplicable in turn, or
+//     certainly materialized (see materialized: an operand that could
+//     join one reader's fusion as its own member would be missing from
+//     the other fusions that recompute the reader), the whole
+//     recomputed cone has at most maxDupCone instructions, and the
+//     buffers it reads hold no more bytes per element than the value —
+//     so recomputation stays bounded and never adds memory traffic.
 type dupRule struct {
 	users   map[*Instr][]*Instr
 	outputs map[*Instr]bool
 	memo    map[*Instr]int // cone size, or -1: not duplicable
+	reads   map[*Instr]int // bytes per element the recomputed cone reads
 }
 
 const (
@@ -207,7 +228,7 @@ const (
 )
 
 func newDupRule(m *Module, users map[*Instr][]*Instr) *dupRule {
-	d := &dupRule{users: users, outputs: map[*Instr]bool{}, memo: map[*Instr]int{}}
+	d := &dupRule{users: users, outputs: map[*Instr]bool{}, memo: map[*Instr]int{}, reads: map[*Instr]int{}}
 	for _, o := range m.Outputs {
 		d.outputs[throughReshapes(o)] = true
 	}
@@ -248,22 +269,36 @@ func (d *dupRule) decide(in *Instr) int {
 			return -1
 		}
 	}
-	n := 1
 	if in.Op == trace.OpBroadcastInDim {
-		return n // its operand is read from a buffer
+		d.reads[in] = 0 // its operand is small next to it
+		return 1
 	}
+	n, reads := 1, 0
 	for _, a := range in.Args {
-		if !loopable(a) || !trace.ShapeEqual(a.Shape, in.Shape) || cheap(a) {
+		if !trace.ShapeEqual(a.Shape, in.Shape) || cheap(a) {
+			continue
+		}
+		if !loopable(a) {
+			reads += a.DType.Size() // read from a buffer
 			continue
 		}
 		c := d.cone(a)
+		if c < 0 && !d.materialized(a) {
+			return -1 // a could join one reader's fusion alone
+		}
 		if c < 0 {
-			return -1
+			reads += a.DType.Size()
+			continue
 		}
 		n += c
+		reads += d.reads[a]
 	}
-	if n > maxDupCone {
+	// Recomputing must not read more bytes per element than reading the
+	// value back would (a bool mask of a compare of f32 values is read,
+	// not recomputed).
+	if n > maxDupCone || reads > in.DType.Size() {
 		return -1
 	}
+	d.reads[in] = reads
 	return n
 }

@@ -152,9 +152,10 @@ func TestOutputIsNeverFusedAway(t *testing.T) {
 
 // TestCheapProducersAreRecomputed: a ReLU's pre-activation feeds both its
 // mask and its select, and the mask is read again by the backward select
-// (as in a training step); the add and the compare are recomputed in both
-// selects' fusions instead of being written out, so the program runs as
-// two loops, and an expensive producer (exp) is still computed once.
+// (as in a training step). The add is recomputed in the mask's and the
+// select's fusions instead of being written out; the bool mask is written
+// once and read by both selects (recomputing it would read four bytes per
+// element for one); an expensive producer (exp) is computed once.
 func TestCheapProducersAreRecomputed(t *testing.T) {
 	m := compile(t, []trace.Abstract{abs(tensor.F32, 4, 8), abs(tensor.F32, 8), abs(tensor.F32, 4, 8)}, lower.Options{}, func(a []trace.Value) []trace.Value {
 		pre := a[0].Add(a[1])
@@ -175,15 +176,40 @@ func TestCheapProducersAreRecomputed(t *testing.T) {
 			loops++
 		}
 	}
-	// h, g (outputs), exp, e+h, e·g: five loops; the add and compare are none.
-	if loops != 5 {
-		t.Errorf("%d loop fusions, want 5:\n%s", loops, m.FusedString())
+	// mask, h, g, exp, e+h, e·g: six loops; the add is none.
+	if loops != 6 {
+		t.Errorf("%d loop fusions, want 6:\n%s", loops, m.FusedString())
 	}
 	for _, in := range m.Instrs {
-		if (in.Op == trace.OpAdd && in.Args[1].Op == trace.OpBroadcastInDim) || in.Op == trace.OpGt {
-			if _, ok := m.Plan.Of[in]; ok {
-				t.Errorf("%s is materialized:\n%s", in, m.FusedString())
+		_, materialized := m.Plan.Of[in]
+		if in.Op == trace.OpAdd && in.Args[1].Op == trace.OpBroadcastInDim && materialized {
+			t.Errorf("%s is materialized:\n%s", in, m.FusedString())
+		}
+		if in.Op == trace.OpGt && !materialized {
+			t.Errorf("%s is recomputed:\n%s", in, m.FusedString())
+		}
+	}
+}
+
+// TestRecomputedReaderOfAnExpensiveValue: exp(x)+1 has two readers in
+// different fusions. Recomputing it in both would need exp(x) in both too,
+// and exp is not recomputed: exp(x)+1 is written out once, with exp(x) in
+// its fusion (Verify, in compile, checks that every fusion's inputs are
+// computed).
+func TestRecomputedReaderOfAnExpensiveValue(t *testing.T) {
+	m := compile(t, []trace.Abstract{abs(tensor.F32, 4, 8)}, lower.Options{}, func(a []trace.Value) []trace.Value {
+		p := a[0].Exp().Add(trace.Float(1))
+		return []trace.Value{p.Mul(trace.Float(2)), p.Mul(trace.Float(3))}
+	})
+	exps := 0
+	for _, f := range m.Fusions {
+		for _, in := range f.Instrs {
+			if in.Op == trace.OpExp {
+				exps++
 			}
 		}
+	}
+	if exps != 1 || len(m.Fusions) != 3 {
+		t.Errorf("exp in %d fusions, %d fusions; want 1 and 3:\n%s", exps, len(m.Fusions), m.FusedString())
 	}
 }
