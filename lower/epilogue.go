@@ -39,6 +39,12 @@ func FuseEpilogues(m *Module) {
 			own[f.Outputs[0]] = f
 		}
 	}
+	readers := map[*Instr]int{} // fusions reading each value (recomputed members read it in several)
+	for _, f := range m.Fusions {
+		for _, in := range f.Inputs {
+			readers[in]++
+		}
+	}
 	absorbed := map[*Fusion]bool{}
 	for _, f := range m.Fusions {
 		if f.Kind != FusionLoop || len(f.Outputs) != 1 {
@@ -47,7 +53,7 @@ func FuseEpilogues(m *Module) {
 		root := f.Outputs[0]
 		for _, dot := range f.Inputs {
 			df := own[dot]
-			if df == nil || absorbed[df] || moduleOutput[dot] || !trace.ShapeEqual(dot.Shape, root.Shape) || !readByIndex(users[dot], f) {
+			if df == nil || absorbed[df] || moduleOutput[dot] || readers[dot] != 1 || !trace.ShapeEqual(dot.Shape, root.Shape) || !readByIndex(users[dot], f) {
 				continue
 			}
 			absorbed[df] = true
