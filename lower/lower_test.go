@@ -213,3 +213,20 @@ func TestRecomputedReaderOfAnExpensiveValue(t *testing.T) {
 		t.Errorf("exp in %d fusions, %d fusions; want 1 and 3:\n%s", exps, len(m.Fusions), m.FusedString())
 	}
 }
+
+// TestRecomputedReaderOfAProduct: x@w+b feeds a ReLU's mask and its
+// select, so the add is recomputed in both fusions and both read the
+// product; the product must keep a kernel and a buffer of its own rather
+// than becoming one fusion's epilogue.
+func TestRecomputedReaderOfAProduct(t *testing.T) {
+	m := compile(t, []trace.Abstract{abs(tensor.F32, 8, 4), abs(tensor.F32, 4, 6), abs(tensor.F32, 6), abs(tensor.F32, 8, 6)}, lower.Options{}, func(a []trace.Value) []trace.Value {
+		pre := a[0].MatMul(a[1]).Add(a[2])
+		mask := pre.Gt(trace.Int(0))
+		return []trace.Value{trace.Where(mask, pre, trace.Int(0)), trace.Where(mask, a[3], trace.Int(0))}
+	})
+	for _, in := range m.Instrs {
+		if _, ok := m.Plan.Of[in]; in.Op == trace.OpDot && !ok {
+			t.Errorf("the product has no buffer:\n%s", m.FusedString())
+		}
+	}
+}

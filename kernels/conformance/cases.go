@@ -277,6 +277,16 @@ func mixedCases() []Case {
 			Fn: one(func(a []trace.Value) trace.Value {
 				return trace.DotGeneral(a[0], a[1], trace.DotDims{LhsContract: []int{0}, RhsContract: []int{1}})
 			})},
+		// Weight gradients xᵀ·dy with few columns: the CPU runs them
+		// swapped (cᵀ = dyᵀ·x, then transposed), batched or not.
+		{Name: "dot-narrow-swapped-f32", Inputs: []*tensor.Array{Input(tensor.F32, 50, 200, 70), Input(tensor.F32, 51, 200, 10)},
+			Fn: one(func(a []trace.Value) trace.Value {
+				return trace.DotGeneral(a[0], a[1], trace.DotDims{LhsContract: []int{0}, RhsContract: []int{0}})
+			})},
+		{Name: "dot-narrow-swapped-batched-f64", Inputs: []*tensor.Array{Input(tensor.F64, 52, 3, 130, 65), Input(tensor.F64, 53, 3, 130, 7)},
+			Fn: one(func(a []trace.Value) trace.Value {
+				return trace.DotGeneral(a[0], a[1], trace.DotDims{LhsBatch: []int{0}, RhsBatch: []int{0}, LhsContract: []int{1}, RhsContract: []int{1}})
+			})},
 		// Complex products wide enough for the vector row update (and its tail).
 		{Name: "matmul-c64-rows", Inputs: []*tensor.Array{Input(tensor.C64, 44, 2, 9, 70), Input(tensor.C64, 45, 2, 70, 37)},
 			Fn: one(func(a []trace.Value) trace.Value { return a[0].MatMul(a[1]) })},
