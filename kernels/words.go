@@ -84,16 +84,18 @@ func gather[W any](dst, src unsafe.Pointer, g *strided, lo, n int) {
 		}
 		return
 	}
-	if rank == 2 && lastStride == 0 && idx[1] == 0 && n%last == 0 {
+	if rank == 2 && lastStride == 0 {
 		// A column broadcast across a matrix (a per-row scale): each source
-		// element fills one iteration row.
-		src := unsafe.Slice((*W)(unsafe.Add(unsafe.Pointer(s), off*int(unsafe.Sizeof(*s)))), (n/last-1)*g.strides[0]+1)
-		for r := range n / last {
-			v := src[r*g.strides[0]]
-			run := out[r*last : r*last+last]
+		// element fills (the rest of) one iteration row.
+		st := g.strides[0]
+		for i := 0; i < n; off += st {
+			run := out[i:min(i+last-idx[1], n)]
+			v := *(*W)(unsafe.Add(unsafe.Pointer(s), off*int(unsafe.Sizeof(*s))))
 			for k := range run {
 				run[k] = v
 			}
+			i += len(run)
+			idx[1] = 0
 		}
 		return
 	}
