@@ -28,6 +28,7 @@ type dotKernel struct {
 	dtype       tensor.DType
 	slot        int
 	int8        bool      // lhs and rhs are int8 (see int8Operand)
+	aUnsigned   bool      // with int8: lhs is uint8
 	epi         *epilogue // the fused elementwise consumers, or nil
 	swap        bool      // the product runs swapped (see narrowN), cᵀ in slot swapSlot
 	swapSlot    int
@@ -68,11 +69,16 @@ func (x *cpuExec) compileDot(f *lower.Fusion) (kernel, error) {
 	if lhs.DType != root.DType || rhs.DType != root.DType {
 		return nil, fmt.Errorf("kernels: dot_general operands %s, %s for a %s result", lhs.DType, rhs.DType, root.DType)
 	}
-	if l8, r8 := x.int8Operand(f, lhs, root.DType), x.int8Operand(f, rhs, root.DType); l8 != nil && r8 != nil {
-		// Products of int8 operands (or of int8 widened by a convert, as
-		// a preferred_element_type lowers) on the VNNI kernel: the int32
-		// sum, wrapped to the result type, is the wrapping sum's result.
-		k.int8 = true
+	l8, lu := x.int8Operand(f, lhs, root.DType, tensor.I8), false
+	if l8 == nil {
+		l8, lu = x.int8Operand(f, lhs, root.DType, tensor.U8), true
+	}
+	if r8 := x.int8Operand(f, rhs, root.DType, tensor.I8); l8 != nil && r8 != nil {
+		// Products of int8 operands, or uint8 by int8 (either widened by
+		// a convert, as a preferred_element_type lowers), on the VNNI
+		// kernel: the int32 sum, wrapped to the result type, is the
+		// wrapping sum's result.
+		k.int8, k.aUnsigned = true, lu
 		x.bypass(f, lhs, l8)
 		x.bypass(f, rhs, r8)
 		lhs, rhs = l8, r8
@@ -153,23 +159,24 @@ func canonicalStrides(shape, rows, cols []int) [3]int {
 	return [3]int{r * c, c, 1}
 }
 
-// int8Operand returns the int8 array that operand in of a dot with result
-// dtype res can be read from on the int8 GEMM — in itself, or the source
-// of its convert from int8 — or nil. The int8 GEMM sums in int32, so res
-// must be int8, int16 or int32 (narrower results wrap the same), and it
-// runs only where the CPU has VNNI (elsewhere the plain loop is as good).
+// int8Operand returns the array of dtype d (int8, or uint8 for an lhs)
+// that operand in of a dot with result dtype res can be read from on the
+// int8 GEMM — in itself, or the source of its convert from d — or nil.
+// The int8 GEMM sums in int32, so res must be int8, int16 or int32
+// (narrower results wrap the same), and it runs only where the CPU has
+// VNNI (elsewhere the plain loop is as good).
 //
 // Reading a convert's source at the dot (fusion dot) needs that source
 // still in its buffer: buffer planning only keeps it alive up to the
 // convert, so no fusion between the two may write that buffer.
-func (x *cpuExec) int8Operand(dot *lower.Fusion, in *lower.Instr, res tensor.DType) *lower.Instr {
+func (x *cpuExec) int8Operand(dot *lower.Fusion, in *lower.Instr, res, d tensor.DType) *lower.Instr {
 	if _, fast := simd.GemmI8(); !fast || (res != tensor.I8 && res != tensor.I16 && res != tensor.I32) {
 		return nil
 	}
-	if in.DType == tensor.I8 {
+	if in.DType == d {
 		return in
 	}
-	if in.Op == trace.OpConvert && in.Args[0].DType == tensor.I8 && x.materialized(in.Args[0]) && x.keptUntil(in.Args[0], in, dot) {
+	if in.Op == trace.OpConvert && in.Args[0].DType == d && x.materialized(in.Args[0]) && x.keptUntil(in.Args[0], in, dot) {
 		return in.Args[0]
 	}
 	return nil
@@ -354,7 +361,7 @@ func runGemmI8(x *cpuExec, rs *runState, k *dotKernel, out, a, b unsafe.Pointer,
 		c = x.worker0(rs).temp(k.b * k.m * k.n * 4)
 	}
 	j := slotJob[gemmI8Job](rs, k.slot)
-	j.call = gemm.I8Call{Batch: k.b, M: k.m, N: k.n, K: k.kk,
+	j.call = gemm.I8Call{Batch: k.b, M: k.m, N: k.n, K: k.kk, AUnsigned: k.aUnsigned,
 		A: view[int8](a, na), B: view[int8](b, nb), C: view[int32](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n}
 	j.call.BatchA, j.call.RowA, j.call.ColA = k.lhs.strides[0], k.lhs.strides[1], k.lhs.strides[2]
 	j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]

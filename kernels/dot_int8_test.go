@@ -93,17 +93,23 @@ func TestInt8DotDropsConverts(t *testing.T) {
 	}
 }
 
-// int8Path: an int8 operand computed in the program (a*a, kept in a
+// int8Path: an int8 or uint8 lhs computed in the program (a*a, kept in a
 // scratch buffer because a reduction reads it too) is read by the int8
 // GEMM at the dot past its convert — its buffer is not written between the
 // convert and the dot — and the product is the plain wrapping int32 sum.
 func int8Path(t *testing.T, tier simd.Tier, vnni bool) {
+	for _, d := range []tensor.DType{tensor.I8, tensor.U8} {
+		int8PathOf(t, tier, vnni, d)
+	}
+}
+
+func int8PathOf(t *testing.T, tier simd.Tier, vnni bool, d tensor.DType) {
 	const m, k, n = 24, 40, 33
 	fn := func(a []trace.Value) []trace.Value {
 		x := a[0].Mul(a[0])
 		return []trace.Value{trace.MatMul(x, a[1], trace.PreferredElementType(tensor.I32)), x.Sum()}
 	}
-	abs := []trace.Abstract{{Type: promote.Strong(tensor.I8), Shape: []int{m, k}}, {Type: promote.Strong(tensor.I8), Shape: []int{k, n}}}
+	abs := []trace.Abstract{{Type: promote.Strong(d), Shape: []int{m, k}}, {Type: promote.Strong(tensor.I8), Shape: []int{k, n}}}
 	p, err := trace.Trace(promote.Config{}, abs, fn)
 	if err != nil {
 		t.Fatal(err)
@@ -123,8 +129,8 @@ func int8Path(t *testing.T, tier simd.Tier, vnni bool) {
 			dot = d
 		}
 	}
-	if dot == nil || dot.int8 != vnni {
-		t.Fatalf("%v: dot kernel %+v, want one on the int8 GEMM = %v", tier, dot, vnni)
+	if dot == nil || dot.int8 != vnni || dot.aUnsigned != (vnni && d == tensor.U8) {
+		t.Fatalf("%v %v: dot kernel %+v, want one on the int8 GEMM = %v", tier, d, dot, vnni)
 	}
 	a8, b8 := make([]int8, m*k), make([]int8, k*n)
 	for i := range a8 {
@@ -134,6 +140,9 @@ func int8Path(t *testing.T, tier simd.Tier, vnni bool) {
 		b8[i] = int8(i*41 - 9)
 	}
 	a, _ := tensor.FromSlice(a8, m, k)
+	if d == tensor.U8 {
+		a = a.Astype(tensor.U8) // the same bytes, read as uint8
+	}
 	b, _ := tensor.FromSlice(b8, k, n)
 	outs, err := x.Run([]*tensor.Array{a, b})
 	if err != nil {
@@ -143,11 +152,15 @@ func int8Path(t *testing.T, tier simd.Tier, vnni bool) {
 	for i := range m {
 		for j := range n {
 			for l := range k {
-				c[i*n+j] += int32(a8[i*k+l]*a8[i*k+l]) * int32(b8[l*n+j])
+				x := int32(a8[i*k+l] * a8[i*k+l])
+				if d == tensor.U8 {
+					x = int32(uint8(a8[i*k+l]) * uint8(a8[i*k+l]))
+				}
+				c[i*n+j] += x * int32(b8[l*n+j])
 			}
 		}
 	}
 	if got, _ := tensor.Data[int32](outs[0]); !slices.Equal(got, c) {
-		t.Errorf("%v: (a*a) @ b differs from the int32 loop", tier)
+		t.Errorf("%v %v: (a*a) @ b differs from the int32 loop", tier, d)
 	}
 }

@@ -166,7 +166,8 @@ func BenchmarkGemmI8(b *testing.B) {
 
 // The int8 product against the plain wrapping int32 sum: sizes around the
 // tile and block edges (k not a multiple of 4, past KC), transposed
-// operands, batches and concurrent parts, at every tier.
+// operands, batches and concurrent parts, a read as uint8 (AUnsigned),
+// at every tier.
 func TestGemmI8(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, tier := range simd.Available() {
@@ -175,8 +176,9 @@ func TestGemmI8(t *testing.T) {
 			for _, tr := range [][2]bool{{false, false}, {true, true}} {
 				for _, parts := range []int{1, 2, 3} {
 					m, n, k := s[0], s[1], s[2]
+					unsigned := parts == 2 // a as uint8
 					g := &I8Call{Batch: 2, M: m, N: n, K: k, BatchA: m * k, RowA: k, ColA: 1, BatchB: k * n, RowB: n, ColB: 1,
-						LDC: n + 2, BatchC: m * (n + 2)}
+						LDC: n + 2, BatchC: m * (n + 2), AUnsigned: unsigned}
 					if tr[0] {
 						g.RowA, g.ColA = 1, m
 					}
@@ -199,7 +201,11 @@ func TestGemmI8(t *testing.T) {
 							for j := range n {
 								var s int32
 								for l := range k {
-									s += int32(g.A[b*g.BatchA+i*g.RowA+l*g.ColA]) * int32(g.B[b*g.BatchB+l*g.RowB+j*g.ColB])
+									av := int32(g.A[b*g.BatchA+i*g.RowA+l*g.ColA])
+									if unsigned {
+										av = int32(uint8(g.A[b*g.BatchA+i*g.RowA+l*g.ColA]))
+									}
+									s += av * int32(g.B[b*g.BatchB+l*g.RowB+j*g.ColB])
 								}
 								want[b*g.BatchC+i*g.LDC+j] = s
 							}
@@ -214,7 +220,7 @@ func TestGemmI8(t *testing.T) {
 					wg.Wait()
 					for i := range want {
 						if g.C[i] != want[i] {
-							t.Fatalf("%v %v trans=%v parts=%d: c[%d] = %d, want %d", tier, s, tr, parts, i, g.C[i], want[i])
+							t.Fatalf("%v %v trans=%v parts=%d unsigned a=%v: c[%d] = %d, want %d", tier, s, tr, parts, unsigned, i, g.C[i], want[i])
 						}
 					}
 				}

@@ -16,7 +16,9 @@ import (
 // The kernel (simd.GemmI8, VPDPBUSD) multiplies unsigned bytes of a by
 // signed bytes of b, so a's bytes are packed offset by 128 (a ^ 0x80 =
 // a + 128 as unsigned) and each step block subtracts 128·Σ b over its k
-// from every element of its column.
+// from every element of its column. With AUnsigned, a holds uint8 values
+// (pass their memory as []int8): the kernel's own u8 × s8 product, no
+// offset and no correction.
 type I8Call struct {
 	Batch, M, N, K     int
 	A                  []int8
@@ -25,6 +27,16 @@ type I8Call struct {
 	BatchB, RowB, ColB int
 	C                  []int32
 	BatchC, LDC        int
+	AUnsigned          bool
+}
+
+// aFlip is what packing XORs into a's bytes: the +128 offset of signed
+// a, nothing for unsigned a.
+func (g *I8Call) aFlip() uint32 {
+	if g.AUnsigned {
+		return 0
+	}
+	return 0x80808080
 }
 
 const (
@@ -128,9 +140,7 @@ func (g *I8Call) packB(ws *i8Workspace, b []int8, pc, kb, jc, nb int) {
 	clear(corr)
 	if g.RowB == 1 && g.ColB >= kb {
 		g.packTransposedB(ws, b, pc, kb, jc, nb)
-		for j := range corr {
-			corr[j] *= 128
-		}
+		g.scaleCorr(corr)
 		return
 	}
 	at := func(l, j int) int8 {
@@ -168,6 +178,16 @@ func (g *I8Call) packB(ws *i8Workspace, b []int8, pc, kb, jc, nb int) {
 			clear(last[l4*i8NR*4+w*4 : (l4+1)*i8NR*4])
 		}
 	}
+	g.scaleCorr(corr)
+}
+
+// scaleCorr turns the column sums into the correction the kernel
+// subtracts: 128·Σ b for a offset by 128, none for unsigned a.
+func (g *I8Call) scaleCorr(corr []int32) {
+	if g.AUnsigned {
+		clear(corr)
+		return
+	}
 	for j := range corr {
 		corr[j] *= 128
 	}
@@ -204,7 +224,8 @@ func (g *I8Call) packTransposedB(ws *i8Workspace, b []int8, pc, kb, jc, nb int) 
 	}
 }
 
-// packA packs rows [ic, ic+mb) × k [pc, pc+kb) of a, offset by 128, as
+// packA packs rows [ic, ic+mb) × k [pc, pc+kb) of a (offset by 128 unless
+// AUnsigned) as
 // one panel of dwords (four k values of one row), zero past the edges: a
 // row-major a four bytes at a time.
 func (g *I8Call) packA(dst []uint8, a []int8, ic, mb, pc, kb int) {
@@ -213,10 +234,11 @@ func (g *I8Call) packA(dst []uint8, a []int8, ic, mb, pc, kb int) {
 	if mb < i8MR {
 		clear(words)
 	}
+	flip := g.aFlip()
 	full := 0 // dwords of every row packed by the vector kernel
 	if g.ColA == 1 && mb == i8MR && g.RowA > 0 {
 		full = kb / 4
-		simd.PackI8Rows(dst, a[ic*g.RowA+pc:], g.RowA, full, i8MR, 0x80808080)
+		simd.PackI8Rows(dst, a[ic*g.RowA+pc:], g.RowA, full, i8MR, flip)
 	}
 	for r := range mb {
 		src := a[(ic+r)*g.RowA+pc*g.ColA:]
@@ -224,7 +246,7 @@ func (g *I8Call) packA(dst []uint8, a []int8, ic, mb, pc, kb int) {
 		if g.ColA == 1 {
 			bytes := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(src))), len(src))
 			for ; l4 < kb/4; l4++ {
-				words[l4*i8MR+r] = binary.LittleEndian.Uint32(bytes[4*l4:]) ^ 0x80808080
+				words[l4*i8MR+r] = binary.LittleEndian.Uint32(bytes[4*l4:]) ^ flip
 			}
 		}
 		for ; l4 < kb4; l4++ {
@@ -234,7 +256,7 @@ func (g *I8Call) packA(dst []uint8, a []int8, ic, mb, pc, kb int) {
 					w |= uint32(uint8(src[l*g.ColA])) << (8 * t)
 				}
 			}
-			words[l4*i8MR+r] = w ^ 0x80808080
+			words[l4*i8MR+r] = w ^ flip
 		}
 	}
 }

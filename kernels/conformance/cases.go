@@ -270,6 +270,17 @@ func mixedCases() []Case {
 			Fn: func(a []trace.Value) []trace.Value {
 				return []trace.Value{a[0].MatMul(a[1]), trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.I32))}
 			}},
+		// uint8 by int8 (int16 results, and int32 through a preferred
+		// type): VPDPBUSD's own operand types, no offset; and int8 by
+		// uint8, which the int8 GEMM does not take.
+		{Name: "matmul-u8-i8-gemm", Inputs: []*tensor.Array{Input(tensor.U8, 50, 37, 1030), Input(tensor.I8, 51, 1030, 53)},
+			Fn: func(a []trace.Value) []trace.Value {
+				return []trace.Value{a[0].MatMul(a[1]), trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.I32))}
+			}},
+		{Name: "matmul-i8-u8", Inputs: []*tensor.Array{Input(tensor.I8, 52, 20, 300), Input(tensor.U8, 53, 300, 40)},
+			Fn: one(func(a []trace.Value) trace.Value {
+				return trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.I32))
+			})},
 		// int8 results with operands read transposed: in place on the int8
 		// GEMM, gathered for the plain loop of a tier without VNNI (the
 		// reviewer's case: contracting the lhs's leading dim).
