@@ -236,9 +236,16 @@ func (g *I8Call) packA(dst []uint8, a []int8, ic, mb, pc, kb int) {
 	}
 	flip := g.aFlip()
 	full := 0 // dwords of every row packed by the vector kernel
-	if g.ColA == 1 && mb == i8MR && g.RowA > 0 {
+	switch {
+	case mb < i8MR:
+	case g.ColA == 1 && g.RowA > 0:
 		full = kb / 4
 		simd.PackI8Rows(dst, a[ic*g.RowA+pc:], g.RowA, full, i8MR, flip)
+	case g.RowA == 1 && g.ColA > 0 && ic+(pc+4*(kb/4)-1)*g.ColA+16 <= len(a):
+		// a stored transposed: each k's 12 values are contiguous (the
+		// kernel reads 16, so they must be there).
+		full = kb / 4
+		simd.PackI8Cols12(dst, a[ic+pc*g.ColA:], g.ColA, full, flip)
 	}
 	for r := range mb {
 		src := a[(ic+r)*g.RowA+pc*g.ColA:]

@@ -2336,6 +2336,16 @@ func sumPanelI8Accel(kc4 int, b []int8, sums []int32) {
 	}
 }
 
+func interleaveI8x12Accel(dst []uint8, a []int8, lda, n4 int, flip uint32) int {
+	switch tier {
+	case AVX512:
+		return interleaveI8x12AVX2(dst, a, lda, n4, flip)
+	case AVX2:
+		return interleaveI8x12AVX2(dst, a, lda, n4, flip)
+	}
+	return 0
+}
+
 func cmacF32Accel(accR, accI, bR, bI []float32, ar, ai float32) int {
 	switch tier {
 	case AVX512:

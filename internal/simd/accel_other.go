@@ -479,6 +479,8 @@ func transposeI8Accel(dst []uint8, a []int8, lda, n4, quads int, flip uint32) in
 
 func sumPanelI8Accel(kc4 int, b []int8, sums []int32) {}
 
+func interleaveI8x12Accel(dst []uint8, a []int8, lda, n4 int, flip uint32) int { return 0 }
+
 func cmacF32Accel(accR, accI, bR, bI []float32, ar, ai float32) int { return 0 }
 
 func cmacF64Accel(accR, accI, bR, bI []float64, ar, ai float64) int { return 0 }

@@ -171,6 +171,28 @@ func packI8RowsGo(dst []uint8, a []int8, lda, n4, rows int, flip uint32, from in
 	}
 }
 
+// PackI8Cols12 packs n4 steps of the int8 GEMM's a panel from an a
+// stored transposed: step l's four k values are rows 4l…4l+3 of a, each
+// holding the panel's 12 rows' values contiguously (row 4l+t at
+// a[(4l+t)*lda:]). dword r of step l is dst[(l*12+r)*4:] with byte t =
+// a[(4l+t)*lda + r], XORed with the matching byte of flip. Each row must
+// hold 16 bytes (the vector kernel reads 4 past the 12 it packs); lda
+// must be positive.
+func PackI8Cols12(dst []uint8, a []int8, lda, n4 int, flip uint32) {
+	if n4 <= 0 {
+		return
+	}
+	dst, a = dst[:n4*GemmI8MR*4], a[:(4*n4-1)*lda+16]
+	done := interleaveI8x12Accel(dst, a, lda, n4, flip)
+	for l := done; l < n4; l++ {
+		for r := range GemmI8MR {
+			for t := range 4 {
+				dst[(l*GemmI8MR+r)*4+t] = uint8(a[(4*l+t)*lda+r]) ^ uint8(flip>>(8*t))
+			}
+		}
+	}
+}
+
 // SumPanelI8 adds, for each of the 32 columns of kc4 steps of an int8 b
 // panel (b[(l*32+j)*4+t]), the sum of its 4·kc4 values to sums[j].
 func SumPanelI8(kc4 int, b []int8, sums []int32) {

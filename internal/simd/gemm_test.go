@@ -204,6 +204,45 @@ func TestPackI8Rows(t *testing.T) {
 	}
 }
 
+// PackI8Cols12 at every tier for 0 to 20 steps, row strides of 16 and
+// more, with and without the +128 mask, against its definition; bytes
+// past the panel stay untouched.
+func TestPackI8Cols12(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, tier := range Available() {
+		restore := SetLevel(tier)
+		for n4 := range 21 {
+			for _, lda := range []int{16, 19, 100} {
+				for _, flip := range []uint32{0x80808080, 0} {
+					a := make([]int8, 4*n4*lda+16)
+					for i := range a {
+						a[i] = int8(rng.IntN(256) - 128)
+					}
+					size := n4*GemmI8MR*4 + 9
+					dst, want := make([]uint8, size), make([]uint8, size)
+					for i := range dst {
+						dst[i], want[i] = uint8(i), uint8(i)
+					}
+					for l := range n4 {
+						for r := range GemmI8MR {
+							for b := range 4 {
+								want[(l*GemmI8MR+r)*4+b] = uint8(a[(4*l+b)*lda+r]) ^ uint8(flip>>(8*b))
+							}
+						}
+					}
+					PackI8Cols12(dst, a, lda, n4, flip)
+					for i := range dst {
+						if dst[i] != want[i] {
+							t.Fatalf("%v n4=%d lda=%d flip=%#x: dst[%d] = %d, want %d", tier, n4, lda, flip, i, dst[i], want[i])
+						}
+					}
+				}
+			}
+		}
+		restore()
+	}
+}
+
 // SumPanelI8 at every tier against the plain sum, for 0, 1, 7 and 600
 // steps of extreme and random bytes, onto nonzero sums.
 func TestSumPanelI8(t *testing.T) {

@@ -37325,6 +37325,48 @@ sumPanelI8AVX512_store:
 	VZEROUPPER
 	RET
 
+// func interleaveI8x12AVX2(dst []uint8, a []int8, lda int, n4 int, flip uint32) int
+// Requires: AVX, AVX2
+TEXT ·interleaveI8x12AVX2(SB), NOSPLIT, $0-80
+	MOVQ         n4+56(FP), AX
+	MOVQ         dst_base+0(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVQ         lda+48(FP), BX
+	LEAQ         (BX)(BX*2), SI
+	MOVL         flip+64(FP), DI
+	VMOVD        DI, X0
+	VPBROADCASTD X0, X0
+	MOVQ         AX, DI
+	TESTQ        DI, DI
+	JEQ          interleaveI8x12AVX2_done
+
+interleaveI8x12AVX2_loop:
+	VMOVDQU    (DX), X1
+	VMOVDQU    (DX)(BX*1), X2
+	VMOVDQU    (DX)(BX*2), X3
+	VMOVDQU    (DX)(SI*1), X4
+	VPUNPCKLBW X2, X1, X5
+	VPUNPCKHBW X2, X1, X1
+	VPUNPCKLBW X4, X3, X2
+	VPUNPCKHBW X4, X3, X3
+	VPUNPCKLWD X2, X5, X4
+	VPUNPCKHWD X2, X5, X2
+	VPUNPCKLWD X3, X1, X1
+	VPXOR      X0, X4, X4
+	VMOVDQU    X4, (CX)
+	VPXOR      X0, X2, X2
+	VMOVDQU    X2, 16(CX)
+	VPXOR      X0, X1, X1
+	VMOVDQU    X1, 32(CX)
+	LEAQ       (DX)(BX*4), DX
+	ADDQ       $0x30, CX
+	DECQ       DI
+	JNE        interleaveI8x12AVX2_loop
+
+interleaveI8x12AVX2_done:
+	MOVQ AX, ret+72(FP)
+	RET
+
 // func cmacF32AVX2(accR []float32, accI []float32, bR []float32, bI []float32, ar float32, ai float32) int
 // Requires: AVX, AVX2, SSE
 TEXT ·cmacF32AVX2(SB), NOSPLIT, $0-112

@@ -1370,6 +1370,9 @@ func transposeI8AVX2(dst []uint8, a []int8, lda int, n4 int, quads int, flip uin
 func sumPanelI8AVX512(kc4 int, b []int8, sums []int32)
 
 //go:noescape
+func interleaveI8x12AVX2(dst []uint8, a []int8, lda int, n4 int, flip uint32) int
+
+//go:noescape
 func cmacF32AVX2(accR []float32, accI []float32, bR []float32, bI []float32, ar float32, ai float32) int
 
 //go:noescape

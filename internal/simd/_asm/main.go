@@ -93,6 +93,7 @@ func main() {
 	registerPack()
 	registerPackA()
 	registerPanelSum()
+	registerPackAT()
 	registerComplexMAC()
 	for _, k := range kernels {
 		for _, s := range []isa{avx2, avx512} {

@@ -200,3 +200,61 @@ func registerPanelSum() {
 		RET()
 	})
 }
+
+// interleaveI8x12 packs the int8 GEMM's a panel from an a stored
+// transposed (each k a contiguous row of a's 12 rows' values): for
+// steps l < n4, the 12 bytes at a[(4l+t)*lda:] (t < 4, the four k values
+// of step l) become 12 dwords dst[(l*12+r)*4+t] = a[(4l+t)*lda+r], each
+// byte XORed with the matching byte of flip. It reads 16 bytes of each
+// row (the 4 past the panel are not stored): the caller guarantees
+// them. Byte then word unpacks, as interleaveI8x4; one step per loop. It
+// returns n4 (the Go twin does all at the Generic tier).
+func registerPackAT() {
+	addR("interleaveI8x12", "dst []uint8, a []int8, lda, n4 int, flip uint32", "int", "0", func(s isa) {
+		if s.evex {
+			return // the AVX2 body serves the AVX-512 tier too
+		}
+		text(s)
+		label := func(l string) string { return "interleaveI8x12" + s.name + "_" + l }
+		n := Load(Param("n4"), GP64())
+		dst := Load(Param("dst").Base(), GP64())
+		p := GP64()
+		Load(Param("a").Base(), p)
+		L := Load(Param("lda"), GP64())
+		L3 := GP64()
+		LEAQ(Mem{Base: L, Index: L, Scale: 2}, L3)
+		flip := XMM()
+		VMOVD(Load(Param("flip"), GP32()), flip)
+		VPBROADCASTD(flip, flip)
+		cnt := GP64()
+		MOVQ(n, cnt)
+		TESTQ(cnt, cnt)
+		JEQ(LabelRef(label("done")))
+		Label(label("loop"))
+		rows := []Mem{{Base: p}, {Base: p, Index: L, Scale: 1}, {Base: p, Index: L, Scale: 2}, {Base: p, Index: L3, Scale: 1}}
+		x := []reg.VecVirtual{XMM(), XMM(), XMM(), XMM()}
+		for t := range x {
+			VMOVDQU(rows[t], x[t])
+		}
+		lo01, hi01, lo23, hi23 := XMM(), XMM(), XMM(), XMM()
+		VPUNPCKLBW(x[1], x[0], lo01)
+		VPUNPCKHBW(x[1], x[0], hi01)
+		VPUNPCKLBW(x[3], x[2], lo23)
+		VPUNPCKHBW(x[3], x[2], hi23)
+		out := []reg.VecVirtual{XMM(), XMM(), XMM()}
+		VPUNPCKLWD(lo23, lo01, out[0]) // rows 0-3
+		VPUNPCKHWD(lo23, lo01, out[1]) // rows 4-7
+		VPUNPCKLWD(hi23, hi01, out[2]) // rows 8-11
+		for q, o := range out {
+			VPXOR(flip, o, o)
+			VMOVDQU(o, Mem{Base: dst, Disp: 16 * q})
+		}
+		LEAQ(Mem{Base: p, Index: L, Scale: 4}, p)
+		ADDQ(U8(48), dst)
+		DECQ(cnt)
+		JNE(LabelRef(label("loop")))
+		Label(label("done"))
+		Store(n, ReturnIndex(0))
+		RET()
+	})
+}
