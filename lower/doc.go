@@ -23,7 +23,13 @@
 //     elementwise op or reduction of their shape; at most eight recomputed
 //     ops per value): recomputed where read, with the same bits, instead
 //     of being written out and read back.
-//  5. PlanBuffers: parameters are the caller's read-only arrays; each output
+//  5. FuseEpilogues: XLA's output fusion — a dot_general or conv whose only
+//     readers are the elementwise members of one loop fusion (bias add,
+//     scale, activation, output convert) joins that fusion, which becomes
+//     a dot fusion with an epilogue the backend runs on each finished
+//     block of the product (Fusion.Dot, Fusion.Epilogue; off with
+//     Options.NoEpilogues).
+//  6. PlanBuffers: parameters are the caller's read-only arrays; each output
 //     gets a buffer of its own; other results reuse dead scratch buffers of
 //     the same dtype and sufficient size (liveness over the fusion order).
 //
