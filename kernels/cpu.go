@@ -173,42 +173,6 @@ func (c *CPU) Compile(m *lower.Module) (Executable, error) {
 	return x, nil
 }
 
-// unread reports whether every output of fusion f is a value whose every
-// reader reads past it (x.bypassed) and that is no program output: its
-// kernel's work would be thrown away. An int8 dot of converted operands
-// (as preferred_element_type lowers) reads the int8 sources, and the
-// converts' kernels, 1024×1024 each, cost an eighth of the product.
-func (x *cpuExec) unread(f *lower.Fusion) bool {
-	if len(x.bypassed) == 0 {
-		return false
-	}
-	strip := func(in *lower.Instr) *lower.Instr {
-		for in.Op == trace.OpReshape {
-			in = in.Args[0]
-		}
-		return in
-	}
-	for _, o := range f.Outputs {
-		by := x.bypassed[o]
-		if by == nil {
-			return false
-		}
-		for _, out := range x.m.Outputs {
-			if strip(out) == o {
-				return false
-			}
-		}
-		for _, g := range x.m.Fusions {
-			for _, in := range g.Inputs {
-				if strip(in) == o && !by[g] {
-					return false
-				}
-			}
-		}
-	}
-	return true
-}
-
 // source is the index of the data a fusion input reads.
 func (x *cpuExec) source(in *lower.Instr) int {
 	for in.Op == trace.OpReshape {

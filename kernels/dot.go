@@ -7,10 +7,8 @@ import (
 
 	"github.com/kiln-go/kiln/internal/gemm"
 	"github.com/kiln-go/kiln/internal/numerics"
-	"github.com/kiln-go/kiln/internal/simd"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
-	"github.com/kiln-go/kiln/trace"
 )
 
 // dotKernel runs dot_general as batched matrix products [B, M, K] ·
@@ -159,91 +157,6 @@ func canonicalStrides(shape, rows, cols []int) [3]int {
 	return [3]int{r * c, c, 1}
 }
 
-// int8Operand returns the array of dtype d (int8, or uint8 for an lhs)
-// that operand in of a dot with result dtype res can be read from on the
-// int8 GEMM — in itself, or the source of its convert from d — or nil.
-// The int8 GEMM sums in int32, so res must be int8, int16 or int32
-// (narrower results wrap the same), and it runs only where the CPU has
-// VNNI (elsewhere the plain loop is as good).
-//
-// Reading a convert's source at the dot (fusion dot) needs that source
-// still in its buffer: buffer planning only keeps it alive up to the
-// convert, so no fusion between the two may write that buffer.
-func (x *cpuExec) int8Operand(dot *lower.Fusion, in *lower.Instr, res, d tensor.DType) *lower.Instr {
-	if _, fast := simd.GemmI8(); !fast || (res != tensor.I8 && res != tensor.I16 && res != tensor.I32) {
-		return nil
-	}
-	if in.DType == d {
-		return in
-	}
-	if in.Op == trace.OpConvert && in.Args[0].DType == d && x.materialized(in.Args[0]) && x.keptUntil(in.Args[0], in, dot) {
-		return in.Args[0]
-	}
-	return nil
-}
-
-// keptUntil reports whether src's data is still in place when fusion
-// dot runs, given that it was read by the fusion computing conv: src is a
-// constant or a parameter, or no fusion from conv's to dot's writes its
-// buffer.
-func (x *cpuExec) keptUntil(src, conv *lower.Instr, dot *lower.Fusion) bool {
-	for src.Op == trace.OpReshape {
-		src = src.Args[0]
-	}
-	if _, isConst := x.constIdx[src]; isConst {
-		return true
-	}
-	buf := x.m.Plan.Of[src]
-	if x.m.Plan.Buffers[buf].Param >= 0 {
-		return true
-	}
-	from := -1
-	for i, f := range x.m.Fusions {
-		if f == dot {
-			return from >= 0
-		}
-		if slices.Contains(f.Instrs, conv) || slices.Contains(f.Outputs, conv) {
-			from = i
-		}
-		if from < 0 {
-			continue
-		}
-		for _, o := range f.Outputs {
-			if b, ok := x.m.Plan.Of[o]; ok && b == buf && o != src {
-				return false
-			}
-		}
-	}
-	return false
-}
-
-// bypass notes that fusion f's kernel reads operand in's source src
-// instead of in (an int8 dot reading past a widening convert): when no
-// other kernel and no output reads in, the kernel computing it is dropped
-// (see unread).
-func (x *cpuExec) bypass(f *lower.Fusion, in, src *lower.Instr) {
-	if in == src {
-		return
-	}
-	if x.bypassed == nil {
-		x.bypassed = map[*lower.Instr]map[*lower.Fusion]bool{}
-	}
-	if x.bypassed[in] == nil {
-		x.bypassed[in] = map[*lower.Fusion]bool{}
-	}
-	x.bypassed[in][f] = true
-}
-
-// materialized reports whether in has a buffer or a constant to read.
-func (x *cpuExec) materialized(in *lower.Instr) bool {
-	for in.Op == trace.OpReshape {
-		in = in.Args[0]
-	}
-	_, isConst := x.constIdx[in]
-	_, planned := x.m.Plan.Of[in]
-	return isConst || planned
-}
-
 // gemmDType reports whether dtype d is read by internal/gemm as it is
 // stored (f16 and bf16 are widened into a canonical copy first).
 func gemmDType(d tensor.DType) bool { return d == tensor.F32 || d == tensor.F64 }
@@ -338,59 +251,6 @@ func (k *dotKernel) run(x *cpuExec, rs *runState) {
 	}
 	if epi != nil && !k.epi.perBlock {
 		epi.runAll(x, rs)
-	}
-}
-
-// gemmI8Job runs pieces of one int8 product on the workers.
-type gemmI8Job struct {
-	call  gemm.I8Call
-	parts int
-}
-
-func (j *gemmI8Job) runRange(_ *runState, _ *worker, lo, hi int) {
-	for p := lo; p < hi; p++ {
-		j.call.RunPart(p, j.parts)
-	}
-}
-
-// runGemmI8 runs an int8 product into int32 (out itself, or a temporary
-// narrowed into it).
-func runGemmI8(x *cpuExec, rs *runState, k *dotKernel, out, a, b unsafe.Pointer, na, nb int) {
-	c := out
-	if k.dtype != tensor.I32 {
-		c = x.worker0(rs).temp(k.b * k.m * k.n * 4)
-	}
-	j := slotJob[gemmI8Job](rs, k.slot)
-	j.call = gemm.I8Call{Batch: k.b, M: k.m, N: k.n, K: k.kk, AUnsigned: k.aUnsigned,
-		A: view[int8](a, na), B: view[int8](b, nb), C: view[int32](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n}
-	j.call.BatchA, j.call.RowA, j.call.ColA = k.lhs.strides[0], k.lhs.strides[1], k.lhs.strides[2]
-	j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]
-	workers := x.cpu.workers()
-	if k.b*k.m*k.n*k.kk < 4*x.gemmParallelMin() {
-		workers = 1
-	}
-	j.parts = j.call.Parts(workers)
-	x.parallel(rs, j.parts, k.b*k.m*k.n*max(k.kk, 1), j)
-	if k.dtype != tensor.I32 {
-		wrapI32(k.dtype, out, c, k.b*k.m*k.n)
-	}
-}
-
-// wrapI32 stores n int32 values at src into dst as d (int8 or int16),
-// keeping the low bits: the wrapping sum's value in d.
-func wrapI32(d tensor.DType, dst, src unsafe.Pointer, n int) {
-	in := view[int32](src, n)
-	switch d {
-	case tensor.I8:
-		out := view[int8](dst, n)
-		for i, v := range in {
-			out[i] = int8(v)
-		}
-	case tensor.I16:
-		out := view[int16](dst, n)
-		for i, v := range in {
-			out[i] = int16(v)
-		}
 	}
 }
 
