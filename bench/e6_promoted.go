@@ -80,25 +80,9 @@ func newE6I8(id string, m int) *workload {
 		fn: i8Matmul, args: []any{mustArray(a, m, m), mustArray(b, m, m)}, files: map[string][]byte{"a.bin": bytesOf(a), "b.bin": bytesOf(b)}}
 	w.add(goLoop, func() (impl, error) {
 		c := make([]int32, m*m)
-		return ready(func() error { e6LoopI8(c, a, b, m); return nil }, c)
+		return ready(func() error { e6Loop(c, a, b, m); return nil }, c)
 	})
 	return w
-}
-
-// e6LoopI8 is the naive i-k-j int8 matmul into int32, rows split over
-// goWorkers goroutines.
-func e6LoopI8(c []int32, a, b []int8, m int) {
-	parallel(m, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			ci := c[i*m : (i+1)*m]
-			clear(ci)
-			for k, aik := range a[i*m : (i+1)*m] {
-				for j, bkj := range b[k*m : (k+1)*m] {
-					ci[j] += int32(aik) * int32(bkj)
-				}
-			}
-		}
-	})
 }
 
 // convNHWC is E6k: a SAME, stride-1 convolution of an NHWC input with an

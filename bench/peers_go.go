@@ -250,15 +250,18 @@ func e5Peers(w *workload, x []float32) {
 	})
 }
 
-// e6Loop is a naive i-k-j matmul with rows split over goWorkers goroutines.
-func e6Loop[T float32 | float64](c, a, b []T, m int) {
+// e6Loop is a naive i-k-j matmul with rows split over goWorkers
+// goroutines, the products and sums in C (float32 or float64 as T; int32
+// for int8, E6j).
+func e6Loop[T float32 | float64 | int8, C float32 | float64 | int32](c []C, a, b []T, m int) {
 	parallel(m, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			ci := c[i*m : (i+1)*m]
 			clear(ci)
 			for k, aik := range a[i*m : (i+1)*m] {
+				av := C(aik)
 				for j, bkj := range b[k*m : (k+1)*m] {
-					ci[j] += aik * bkj
+					ci[j] += av * C(bkj)
 				}
 			}
 		}

@@ -31,21 +31,8 @@ func TestInt8DotDropsConverts(t *testing.T) {
 				}
 				return outs
 			}
-			abs := []trace.Abstract{{Type: promote.Strong(tensor.I8), Shape: []int{m, k}}, {Type: promote.Strong(tensor.I8), Shape: []int{k, n}}}
-			p, err := trace.Trace(promote.Config{}, abs, fn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			mod, err := lower.Compile(p, lower.Options{Fold: Fold})
-			if err != nil {
-				t.Fatal(err)
-			}
-			exe, err := DefaultCPU().Compile(mod)
-			if err != nil {
-				t.Fatal(err)
-			}
-			x := exe.(*cpuExec)
-			want := len(mod.Fusions)
+			x := compileMatrices(t, fn, [2]int{m, k}, tensor.I8, [2]int{k, n}, tensor.I8)
+			want := len(x.m.Fusions)
 			if vnni {
 				want -= 2 // the two converts
 				if alsoOut {
@@ -53,7 +40,7 @@ func TestInt8DotDropsConverts(t *testing.T) {
 				}
 			}
 			if len(x.kernels) != want {
-				t.Errorf("%v output=%v: %d kernels for %d fusions, want %d", tier, alsoOut, len(x.kernels), len(mod.Fusions), want)
+				t.Errorf("%v output=%v: %d kernels for %d fusions, want %d", tier, alsoOut, len(x.kernels), len(x.m.Fusions), want)
 			}
 			a8, b8 := make([]int8, m*k), make([]int8, k*n)
 			for i := range a8 {
@@ -109,20 +96,7 @@ func int8PathOf(t *testing.T, tier simd.Tier, vnni bool, d tensor.DType) {
 		x := a[0].Mul(a[0])
 		return []trace.Value{trace.MatMul(x, a[1], trace.PreferredElementType(tensor.I32)), x.Sum()}
 	}
-	abs := []trace.Abstract{{Type: promote.Strong(d), Shape: []int{m, k}}, {Type: promote.Strong(tensor.I8), Shape: []int{k, n}}}
-	p, err := trace.Trace(promote.Config{}, abs, fn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod, err := lower.Compile(p, lower.Options{Fold: Fold})
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := DefaultCPU().Compile(mod)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := exe.(*cpuExec)
+	x := compileMatrices(t, fn, [2]int{m, k}, d, [2]int{k, n}, tensor.I8)
 	var dot *dotKernel
 	for _, k := range x.kernels {
 		if d, ok := k.(*dotKernel); ok {
@@ -163,4 +137,24 @@ func int8PathOf(t *testing.T, tier simd.Tier, vnni bool, d tensor.DType) {
 	if got, _ := tensor.Data[int32](outs[0]); !slices.Equal(got, c) {
 		t.Errorf("%v %v: (a*a) @ b differs from the int32 loop", tier, d)
 	}
+}
+
+// compileMatrices traces fn on two matrices of the given shapes and
+// dtypes, lowers it and compiles it on the default CPU backend.
+func compileMatrices(t *testing.T, fn func([]trace.Value) []trace.Value, s0 [2]int, d0 tensor.DType, s1 [2]int, d1 tensor.DType) *cpuExec {
+	t.Helper()
+	abs := []trace.Abstract{{Type: promote.Strong(d0), Shape: s0[:]}, {Type: promote.Strong(d1), Shape: s1[:]}}
+	p, err := trace.Trace(promote.Config{}, abs, fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := lower.Compile(p, lower.Options{Fold: Fold})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := DefaultCPU().Compile(mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe.(*cpuExec)
 }

@@ -40,23 +40,10 @@ func registerPack() {
 		Label(label("loop"))
 		CMPQ(i, n)
 		JGE(LabelRef(label("done")))
-		x := []reg.VecVirtual{XMM(), XMM(), XMM(), XMM()}
-		for t := range x {
-			VMOVDQU(Mem{Base: rows[t], Index: i, Scale: 1}, x[t])
-		}
-		// lo01 = x0[0] x1[0] x0[1] x1[1] … x0[7] x1[7]; hi01 the same for
-		// bytes 8-15; likewise 23. Then word unpacks give column j's dword
-		// x0[j] x1[j] x2[j] x3[j].
-		lo01, hi01, lo23, hi23 := XMM(), XMM(), XMM(), XMM()
-		VPUNPCKLBW(x[1], x[0], lo01)
-		VPUNPCKHBW(x[1], x[0], hi01)
-		VPUNPCKLBW(x[3], x[2], lo23)
-		VPUNPCKHBW(x[3], x[2], hi23)
-		out := []reg.VecVirtual{XMM(), XMM(), XMM(), XMM()}
-		VPUNPCKLWD(lo23, lo01, out[0])
-		VPUNPCKHWD(lo23, lo01, out[1])
-		VPUNPCKLWD(hi23, hi01, out[2])
-		VPUNPCKHWD(hi23, hi01, out[3])
+		// Byte then word unpacks give column j's dword x0[j] x1[j] x2[j]
+		// x3[j], columns 0-3, 4-7, 8-11, 12-15 in turn.
+		out := interleave4(loadRows(Mem{Base: rows[0], Index: i, Scale: 1}, Mem{Base: rows[1], Index: i, Scale: 1},
+			Mem{Base: rows[2], Index: i, Scale: 1}, Mem{Base: rows[3], Index: i, Scale: 1}), byteWord)
 		// Column i's group goes to dst + (i/32)·stride + (i%32)·4.
 		d, q := GP64(), GP64()
 		MOVQ(i, q)
@@ -112,9 +99,7 @@ func registerPackA() {
 		SHLQ(U8(4), R)
 		R3 := GP64()
 		LEAQ(Mem{Base: R, Index: R, Scale: 2}, R3)
-		flip := XMM()
-		VMOVD(Load(Param("flip"), GP32()), flip)
-		VPBROADCASTD(flip, flip)
+		flip := broadcastParam32("flip")
 		i := GP64()
 		XORQ(i, i)
 		Label(label("group"))
@@ -127,21 +112,7 @@ func registerPackA() {
 		ADDQ(dst, d) // step i of the panel
 		MOVQ(quads, q)
 		Label(label("quad"))
-		rows := []Mem{{Base: p}, {Base: p, Index: L, Scale: 1}, {Base: p, Index: L, Scale: 2}, {Base: p, Index: L3, Scale: 1}}
-		x := []reg.VecVirtual{XMM(), XMM(), XMM(), XMM()}
-		for t := range x {
-			VMOVDQU(rows[t], x[t])
-		}
-		lo01, hi01, lo23, hi23 := XMM(), XMM(), XMM(), XMM()
-		VPUNPCKLDQ(x[1], x[0], lo01)
-		VPUNPCKHDQ(x[1], x[0], hi01)
-		VPUNPCKLDQ(x[3], x[2], lo23)
-		VPUNPCKHDQ(x[3], x[2], hi23)
-		out := []reg.VecVirtual{XMM(), XMM(), XMM(), XMM()}
-		VPUNPCKLQDQ(lo23, lo01, out[0])
-		VPUNPCKHQDQ(lo23, lo01, out[1])
-		VPUNPCKLQDQ(hi23, hi01, out[2])
-		VPUNPCKHQDQ(hi23, hi01, out[3])
+		out := interleave4(loadRows(fourRows(p, L, L3)...), dwordQword)
 		steps := []Mem{{Base: d}, {Base: d, Index: R, Scale: 1}, {Base: d, Index: R, Scale: 2}, {Base: d, Index: R3, Scale: 1}}
 		for l, o := range out {
 			VPXOR(flip, o, o)
@@ -223,29 +194,14 @@ func registerPackAT() {
 		L := Load(Param("lda"), GP64())
 		L3 := GP64()
 		LEAQ(Mem{Base: L, Index: L, Scale: 2}, L3)
-		flip := XMM()
-		VMOVD(Load(Param("flip"), GP32()), flip)
-		VPBROADCASTD(flip, flip)
+		flip := broadcastParam32("flip")
 		cnt := GP64()
 		MOVQ(n, cnt)
 		TESTQ(cnt, cnt)
 		JEQ(LabelRef(label("done")))
 		Label(label("loop"))
-		rows := []Mem{{Base: p}, {Base: p, Index: L, Scale: 1}, {Base: p, Index: L, Scale: 2}, {Base: p, Index: L3, Scale: 1}}
-		x := []reg.VecVirtual{XMM(), XMM(), XMM(), XMM()}
-		for t := range x {
-			VMOVDQU(rows[t], x[t])
-		}
-		lo01, hi01, lo23, hi23 := XMM(), XMM(), XMM(), XMM()
-		VPUNPCKLBW(x[1], x[0], lo01)
-		VPUNPCKHBW(x[1], x[0], hi01)
-		VPUNPCKLBW(x[3], x[2], lo23)
-		VPUNPCKHBW(x[3], x[2], hi23)
-		out := []reg.VecVirtual{XMM(), XMM(), XMM()}
-		VPUNPCKLWD(lo23, lo01, out[0]) // rows 0-3
-		VPUNPCKHWD(lo23, lo01, out[1]) // rows 4-7
-		VPUNPCKLWD(hi23, hi01, out[2]) // rows 8-11
-		for q, o := range out {
+		out := interleave4(loadRows(fourRows(p, L, L3)...), byteWord)
+		for q, o := range out[:3] { // rows 0-3, 4-7, 8-11
 			VPXOR(flip, o, o)
 			VMOVDQU(o, Mem{Base: dst, Disp: 16 * q})
 		}
@@ -257,4 +213,55 @@ func registerPackAT() {
 		Store(n, ReturnIndex(0))
 		RET()
 	})
+}
+
+// unpacks is a pair of unpack instructions (low halves, high halves).
+type unpacks struct{ lo, hi func(ops ...Op) }
+
+// The two levels of interleaving: bytes then words (four bytes of four
+// rows into dwords), dwords then qwords (a 4×4 dword transpose).
+var (
+	byteWord   = [2]unpacks{{VPUNPCKLBW, VPUNPCKHBW}, {VPUNPCKLWD, VPUNPCKHWD}}
+	dwordQword = [2]unpacks{{VPUNPCKLDQ, VPUNPCKHDQ}, {VPUNPCKLQDQ, VPUNPCKHQDQ}}
+)
+
+// interleave4 interleaves four registers x0…x3 in two levels: level 0
+// pairs x0 with x1 and x2 with x3, level 1 pairs those results. It
+// returns lo(lo01, lo23), hi(lo01, lo23), lo(hi01, hi23), hi(hi01, hi23).
+func interleave4(x []reg.VecVirtual, u [2]unpacks) []reg.VecVirtual {
+	lo01, hi01, lo23, hi23 := XMM(), XMM(), XMM(), XMM()
+	u[0].lo(x[1], x[0], lo01)
+	u[0].hi(x[1], x[0], hi01)
+	u[0].lo(x[3], x[2], lo23)
+	u[0].hi(x[3], x[2], hi23)
+	out := []reg.VecVirtual{XMM(), XMM(), XMM(), XMM()}
+	u[1].lo(lo23, lo01, out[0])
+	u[1].hi(lo23, lo01, out[1])
+	u[1].lo(hi23, hi01, out[2])
+	u[1].hi(hi23, hi01, out[3])
+	return out
+}
+
+// loadRows loads 16 bytes from each of the addresses.
+func loadRows(rows ...Mem) []reg.VecVirtual {
+	x := make([]reg.VecVirtual, len(rows))
+	for t, m := range rows {
+		x[t] = XMM()
+		VMOVDQU(m, x[t])
+	}
+	return x
+}
+
+// fourRows addresses rows p, p+L, p+2L and p+3L (L3 = 3L).
+func fourRows(p, L, L3 reg.Register) []Mem {
+	return []Mem{{Base: p}, {Base: p, Index: L, Scale: 1}, {Base: p, Index: L, Scale: 2}, {Base: p, Index: L3, Scale: 1}}
+}
+
+// broadcastParam32 is the uint32 parameter name in every dword of an XMM
+// register.
+func broadcastParam32(name string) reg.VecVirtual {
+	x := XMM()
+	VMOVD(Load(Param(name), GP32()), x)
+	VPBROADCASTD(x, x)
+	return x
 }
