@@ -152,14 +152,14 @@ func alternate(b *testing.B, x, y impl) (tx, ty time.Duration) {
 	return tx, ty
 }
 
-// BenchmarkE6Promoted is issue 12's bf16, int8 and conv rows (E6i, E6j,
-// E6k) at full size: each alone (Kiln fused, GFLOP/s), then "vs-E6a"
+// BenchmarkE6Promoted is issue 12's bf16, int8 and conv rows (E6i, E6l,
+// E6j, E6k) at full size: each alone (Kiln fused, GFLOP/s), then "vs-E6a"
 // alternates it with Kiln's f32 1024 GEMM (E6a) in one loop and reports
-// the row's time over the GEMM's (E6i: target ≤ 0.6, E6j: ≤ 0.35) and
+// the row's time over the GEMM's (E6i, E6l: target ≤ 0.6, E6j: ≤ 0.35) and
 // its GFLOP/s over the GEMM's (E6k: target ≥ 0.8). For a CPU profile of
 // the int8 path: go test -run '^$' -bench 'E6Promoted/E6j/kiln' -cpuprofile p.out ./bench
 func BenchmarkE6Promoted(b *testing.B) {
-	for _, id := range []string{"E6i", "E6j", "E6k"} {
+	for _, id := range []string{"E6i", "E6l", "E6j", "E6k"} {
 		b.Run(id, func(b *testing.B) {
 			w := newWorkload(id, 0, fullMatrices)
 			b.Run(kilnFused, func(b *testing.B) {

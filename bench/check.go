@@ -33,6 +33,12 @@ func compare(got, want any, tol float64, matrix bool) (string, float64) {
 			return fmt.Sprintf("output is %T, want []int32", got), 0
 		}
 		return compareFloats(widen(g), widen(w), 0, false, func(v float64) uint64 { return math.Float64bits(v) })
+	case []tensor.BFloat16:
+		g, ok := got.([]tensor.BFloat16)
+		if !ok {
+			return fmt.Sprintf("output is %T, want []tensor.BFloat16", got), 0
+		}
+		return compareFloats(bf16ToF32(g), bf16ToF32(w), tol, matrix, func(v float32) uint64 { return uint64(math.Float32bits(v)) })
 	case []tensor.Float16:
 		g, ok := got.([]tensor.Float16)
 		if !ok {
@@ -49,6 +55,15 @@ func widen(v []int32) []float64 {
 	f := make([]float64, len(v))
 	for i, x := range v {
 		f[i] = float64(x)
+	}
+	return f
+}
+
+// bf16ToF32 widens bf16 values exactly.
+func bf16ToF32(h []tensor.BFloat16) []float32 {
+	f := make([]float32, len(h))
+	for i, v := range h {
+		f[i] = v.Float32()
 	}
 	return f
 }

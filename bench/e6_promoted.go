@@ -12,7 +12,8 @@ import (
 // is measured in the same rounds as the row's in-process peers (one run of
 // each in turn), so that load from other work falls on both alike:
 //   - E6i: bf16 × bf16 with preferred_element_type f32 (f32 accumulation
-//     and an f32 result), the time at most 0.6 × E6a's;
+//     and an f32 result), the time at most 0.6 × E6a's; E6l the same with
+//     JAX's default bf16 result (accumulated in f32, rounded once);
 //   - E6j: int8 × int8 with preferred_element_type i32 (i32 accumulation),
 //     the time at most 0.35 × E6a's;
 //   - E6k: conv 3×3, 64 → 64 channels, 56×56, batch 8, f32, NHWC input,
@@ -42,15 +43,21 @@ func bf16Matmul(a, b kiln.Value) kiln.Value {
 	return kiln.MatMul(a, b, kiln.PreferredElementType(tensor.F32))
 }
 
+// bf16MatmulBF16 is E6l: a @ b of bf16 operands with JAX's default
+// result, bf16 (accumulated in f32, rounded once).
+func bf16MatmulBF16(a, b kiln.Value) kiln.Value { return a.MatMul(b) }
+
 // i8Matmul is E6j: a @ b of int8 operands accumulated and returned in i32.
 func i8Matmul(a, b kiln.Value) kiln.Value {
 	return kiln.MatMul(a, b, kiln.PreferredElementType(tensor.I32))
 }
 
-// newE6BF16 is E6i at order m. Its go-loop peer widens the operands
-// exactly to f32 and runs the naive f32 loop: bf16 products are exact in
-// f32, so it differs from Kiln only in the order of the sums.
-func newE6BF16(id string, m int) *workload {
+// newE6BF16 is E6i (f32 result) or, with bf16Result, E6l at order m.
+// Its go-loop peer widens the operands exactly to f32 and runs the naive
+// f32 loop (rounding its sums to bf16 for E6l): bf16 products are exact in
+// f32, so it differs from Kiln only in the order of the sums (and, for
+// E6l, by a bf16 rounding of that difference).
+func newE6BF16(id string, m int, bf16Result bool) *workload {
 	a, b := uniform32(11, m*m, -1, 1), uniform32(12, m*m, -1, 1)
 	ah, bh := make([]tensor.BFloat16, m*m), make([]tensor.BFloat16, m*m)
 	for i := range a {
@@ -60,9 +67,25 @@ func newE6BF16(id string, m int) *workload {
 	w := &workload{id: id, title: fmt.Sprintf("matmul bf16 %d×%d, preferred_element_type f32 (f32 result)", m, m), size: m,
 		dtype: tensor.BF16, flops: 2 * float64(m) * float64(m) * float64(m), tol: e6Tol[float32](), calls: e6Calls(m),
 		fn: bf16Matmul, args: []any{mustArray(ah, m, m), mustArray(bh, m, m)}}
+	if !bf16Result {
+		w.add(goLoop, func() (impl, error) {
+			c := make([]float32, m*m)
+			return ready(func() error { e6Loop(c, a, b, m); return nil }, c)
+		})
+		return w
+	}
+	// A bf16 result keeps 8 significant bits: the two sums' difference
+	// can flip a rounding, one bf16 ulp (2^-8 relative).
+	w.title, w.fn, w.tol = fmt.Sprintf("matmul bf16 %d×%d, bf16 result (`a @ b`, f32 accumulation)", m, m), bf16MatmulBF16, 1.0/128
 	w.add(goLoop, func() (impl, error) {
-		c := make([]float32, m*m)
-		return ready(func() error { e6Loop(c, a, b, m); return nil }, c)
+		c, ch := make([]float32, m*m), make([]tensor.BFloat16, m*m)
+		return ready(func() error {
+			e6Loop(c, a, b, m)
+			for i, v := range c {
+				ch[i] = tensor.BFloat16FromFloat32(v)
+			}
+			return nil
+		}, ch)
 	})
 	return w
 }

@@ -69,7 +69,7 @@ func TestSelectWorkloads(t *testing.T) {
 		want []string
 	}{
 		{"E6a", []string{"E6a"}},
-		{"E6", []string{"E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k"}},
+		{"E6", []string{"E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k", "E6l"}},
 		{"e5", []string{"E5a", "E5b"}},
 		{"E", nil}, // too short to be a family
 		{"E9", nil},
@@ -190,7 +190,7 @@ func TestPeerRunsMakeCalls(t *testing.T) {
 // (exactly for int8; bf16 products are exact in f32, so only the order of
 // the sums differs).
 func TestPromotedRows(t *testing.T) {
-	for _, id := range []string{"E6i", "E6j", "E6k"} {
+	for _, id := range []string{"E6i", "E6j", "E6k", "E6l"} {
 		t.Run(id, func(t *testing.T) {
 			w := newWorkload(id, 0, quickMatrices)
 			if w.pair == nil || w.pair.id != "E6a" || w.pair.calls != w.calls {

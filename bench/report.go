@@ -127,7 +127,7 @@ func writeThroughput(b *strings.Builder, r *results) {
 	p("\n## Throughput (E6, E7)\n\nGFLOP/s counting 2·m·k·n flops per matrix product (E6g counts only its GEMM's, so its rate ")
 	p("compares with E6h's; E7 its six products, forward and backward), and in parentheses the share of the machine's peak for ")
 	p("the row's dtype. The peak is cores × frequency × FMA width, assuming two FMA units per core: f32 %s; f64 %s ", how32, how64)
-	p("(none is stated for E6i's bf16 and E6j's int8 operands, whose dot instructions' width and port count this report does not know; ")
+	p("(none is stated for E6i's and E6l's bf16 and E6j's int8 operands, whose dot instructions' width and port count this report does not know; ")
 	p("E6k counts 2 flops per multiply-add of the direct convolution). ")
 	p("The frequency is the first core's `cpu MHz` in /proc/cpuinfo when the run started (on a virtual machine often the ")
 	p("host's nominal clock; a boosting core can exceed it, so a share above 100%% is possible).\n\n")
@@ -328,6 +328,7 @@ var targets = []target{
 	{id: "E6g", vsRow: "E6h", maxRatio: 1.1, text: "E6g (issue 12): dense layer `tanh(x @ w + b)` ≤ 1.1 × the bare GEMM's time (E6h)"},
 	{id: "E6i", vsRow: "E6a", maxRatio: 0.6, text: "E6i (issue 12): bf16 matmul with f32 accumulation ≤ 0.6 × Kiln's f32 matmul time (E6a)"},
 	{id: "E6j", vsRow: "E6a", maxRatio: 0.35, text: "E6j (issue 12): int8 matmul with i32 accumulation ≤ 0.35 × Kiln's f32 matmul time (E6a)"},
+	{id: "E6l", vsRow: "E6a", maxRatio: 0.6, text: "E6l (issue 12): bf16 `a @ b` (bf16 result, f32 accumulation) ≤ 0.6 × Kiln's f32 matmul time (E6a)"},
 	{id: "E6k", vsRow: "E6a", minShare: 0.8, text: "E6k (issue 12): conv 3×3 64→64 56×56 batch 8 f32 ≥ 0.8 × the f32 matmul's GFLOP/s (E6a)"},
 	{id: "E7", peer: numpyPeer, maxRatio: 1.0 / 3, text: "E7 (issue 11): training step ≥ 3× faster than NumPy + OpenBLAS"},
 	{id: "E7", peer: gomlxPeer, maxRatio: 1, text: "E7 (issue 11): training step faster than GoMLX (simplego)"},

@@ -28,7 +28,7 @@ type workload struct {
 	compile   bool          // E5b: the Kiln time is a fresh Jit's trace, compile and first Run
 	cold      time.Duration // the first Run of the process's first Jit of fn (set by kiln-fused)
 
-	pair *workload // E6g: its bare GEMM; E6i–E6k: E6a; its Kiln fused time is measured in the same rounds
+	pair *workload // E6g: its bare GEMM; E6i–E6l: E6a; its Kiln fused time is measured in the same rounds
 
 	fn   any   // the traced function
 	args []any // Kiln's arguments (*tensor.Array)
@@ -46,14 +46,14 @@ type impl struct {
 }
 
 // workloadIDs lists the report rows in order.
-var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k", "E7", "E8"}
+var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k", "E6l", "E7", "E8"}
 
 // matrixSizes are the E6 family's matrix orders.
 type matrixSizes struct {
 	a, b, c, d, e int       // E6a–E6e: f32 square matmuls
 	f             int       // E6f: f64 square matmul
 	dense         [3]int    // E6g and E6h: x is dense[0]×dense[1], w dense[1]×dense[2]
-	conv          convSizes // E6k (E6i and E6j are of order a, as their pair E6a)
+	conv          convSizes // E6k (E6i, E6j and E6l are of order a, as their pair E6a)
 }
 
 // The E6 sizes of issue 12's targets, and -quick's.
@@ -99,7 +99,9 @@ func newWorkload(id string, n int, mm matrixSizes) *workload {
 	case "E6h":
 		return newDense(id, mm.dense, false)
 	case "E6i":
-		return withF32Pair(newE6BF16(id, mm.a), mm.a)
+		return withF32Pair(newE6BF16(id, mm.a, false), mm.a)
+	case "E6l":
+		return withF32Pair(newE6BF16(id, mm.a, true), mm.a)
 	case "E6j":
 		return withF32Pair(newE6I8(id, mm.a), mm.a)
 	case "E6k":
