@@ -26,6 +26,9 @@ import (
 //     calls BLAS, whose order is its own, and NumPy has no FMA, so the
 //     helper spells the loop with an exact FMA of its own: round-to-odd in
 //     float64 for f32, fractions.Fraction for f64.
+//   - bf16 × bf16 dot_general takes k in pairs with subnormals flushed
+//     (docs/SPEC.md §3): dot_bf16 spells it on bf16 bits (NumPy has no
+//     bf16, so random programs draw none; TestNumPyDotBF16 uses it).
 //   - conv_general_dilated accumulates from +0 over kernel positions, then
 //     input features, one FMA per step; the conv helper spells it with
 //     explicit loops over the padded, dilated input and the same exact FMAs.
@@ -130,6 +133,58 @@ def fma32(x, y, c):
     fix = (e != 0) & np.isfinite(s) & (s != 0) & ((bits & 1) == 0)
     bits = np.where(fix, np.where((e > 0) == (s > 0), bits + 1, bits - 1), bits)
     return bits.view(np.float64).astype(np.float32)
+
+def fma32_ftz(x, y, c):
+    """fma32 flushed to a zero of its sign when tiny (the bf16 dot's FTZ):
+    tininess after rounding to 24 bits with an unbounded exponent, decided
+    on the sum rounded to odd in float64 scaled by 2**64 (exact)."""
+    x, y, c = np.broadcast_arrays(x, y, c)
+    p = x.astype(np.float64) * y.astype(np.float64)
+    c = c.astype(np.float64)
+    s = p + c
+    pp = s - c
+    e = (p - pp) + (c - (s - pp))
+    bits = s.view(np.int64)
+    fix = (e != 0) & np.isfinite(s) & (s != 0) & ((bits & 1) == 0)
+    s = np.where(fix, np.where((e > 0) == (s > 0), bits + 1, bits - 1), bits).view(np.float64)
+    r = s.astype(np.float32)
+    tiny = np.isfinite(s) & (s != 0) & (np.abs(s) < 2.0 ** -125)
+    flush = tiny & (np.abs((s * 2.0 ** 64).astype(np.float32)) < np.float32(2.0 ** -62))
+    return np.where(flush, np.copysign(np.float32(0), s).astype(np.float32), r)
+
+def bf16_daz(h):
+    """bf16 bits (uint16) as float32, subnormals as zeros of their sign."""
+    h = h.astype(np.uint32)
+    h = np.where((h & 0x7f80) == 0, h & 0x8000, h)
+    return (h << np.uint32(16)).view(np.float32)
+
+def dot_bf16(a, b, lb, rb, lc, rc, res):
+    """dot_general of bf16 bits a and b by the bf16 rule (docs/SPEC.md 3):
+    k in pairs from +0, the odd product first, DAZ inputs, FTZ steps;
+    res 'f32' is the accumulator, 'bf16' its bits rounded once."""
+    lf = [i for i in range(a.ndim) if i not in lb and i not in lc]
+    rf = [i for i in range(b.ndim) if i not in rb and i not in rc]
+    bshape = [a.shape[i] for i in lb]
+    fa = [a.shape[i] for i in lf]
+    fb = [b.shape[i] for i in rf]
+    B, FA, FB = int(np.prod(bshape)), int(np.prod(fa)), int(np.prod(fb))
+    K = int(np.prod([a.shape[i] for i in lc]))
+    a2 = bf16_daz(np.transpose(a, lb + lf + lc).reshape(B, FA, K))
+    b2 = bf16_daz(np.transpose(b, rb + rc + rf).reshape(B, K, FB))
+    acc = np.zeros((B, FA, FB), dtype=np.float32)
+    zero = np.float32(0)
+    for k in range(0, K, 2):
+        if k + 1 < K:
+            acc = fma32_ftz(a2[:, :, k + 1, None], b2[:, None, k + 1, :], acc)
+        else:
+            acc = fma32_ftz(zero, zero, acc)
+        acc = fma32_ftz(a2[:, :, k, None], b2[:, None, k, :], acc)
+    acc = acc.reshape(bshape + fa + fb)
+    if res == 'f32':
+        return acc
+    u = acc.view(np.uint32)
+    r = np.where(np.isnan(acc), u | 0x400000, u + 0x7fff + ((u >> 16) & 1)) >> 16
+    return r.astype(np.uint16)
 
 def _fma64(a, b, c):
     if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):

@@ -103,6 +103,21 @@
 // result does not depend on the backend, the SIMD tier, the blocking or the
 // number of threads (internal/gemm computes each element on one thread).
 //
+// bf16 × bf16 deviates from "k in order": it is the hardware's bf16 dot,
+// VDPBF16PS (AVX512_BF16), step for step (docs/SPEC.md §3). Each element
+// takes k in pairs (2j, 2j+1; an odd K padded with one zero element at the
+// end) from +0, per pair acc = FTZ(fma(a[2j+1], b[2j+1], acc)) then
+// acc = FTZ(fma(a[2j], b[2j], acc)) in f32, bf16 subnormal inputs read as
+// zeros of their sign (DAZ), tiny rounded results flushed to zeros of
+// their sign (FTZ, tininess after rounding with an unbounded exponent). A
+// bf16 result is acc rounded once; a preferred_element_type=f32 result is
+// acc — lowering keeps that dot as one instruction with bf16 operands.
+// The CPU runs internal/gemm's BF16Call: the VDPBF16PS kernel where the
+// CPU has AVX512_BF16, its bit-identical Go twin (simd.BF16Step) on every
+// other tier. JAX on CPU neither pairs nor flushes, so bf16 dots agree
+// with it only within rounding. conv_general_dilated keeps the in-order
+// f32 rule for bf16 (below).
+//
 // # Fused epilogues
 //
 // lower.FuseEpilogues moves a dot_general's or conv_general_dilated's
@@ -122,8 +137,8 @@
 // block of output positions right after its worker computes them. The
 // product goes straight into the output buffer when it has the output's
 // dtype, else into scratch. Other products (integers, int8 on VNNI,
-// f16/bf16 narrowed from f32, complex, convs with other output layouts)
-// are computed whole into scratch, then the epilogue runs over them.
+// f16/bf16 narrowed from f32, bf16 products, complex, convs with other
+// output layouts) are computed whole into scratch, then the epilogue runs over them.
 // OpenCL runs the chain in the product kernel's store, from the rounded
 // accumulator.
 //
@@ -137,7 +152,8 @@
 // lhs dilated by lhs_dilation and padded (a hole or padding reads 0, which
 // still multiplies: 0·∞ is NaN). The sum starts from +0 and each step is
 // one fused multiply-add, rounded once: f32 and f64 in their own type;
-// f16 and bf16 in f32, rounded once to the result type at the end;
+// f16 and bf16 in f32, rounded once to the result type at the end (bf16
+// convolutions do not take dot_general's bf16 pair rule);
 // integers in their own type with wraparound. bool and complex operands
 // are refused at trace time. It is dot_general's contract with K in that
 // order, so the CPU kernel (conv.go) builds im2col patches in blocks into

@@ -13,12 +13,15 @@ import (
 
 // dotKernel runs dot_general as batched matrix products [B, M, K] ·
 // [B, K, N] → [B, M, N], the result in the output's row-major layout. f32
-// and f64 (and f16 and bf16, widened to f32) run on internal/gemm's packed
+// and f64 (and f16, widened to f32) run on internal/gemm's packed
 // micro-kernels, which read each operand through its batch, row and
 // column strides — a transposed operand costs nothing — and accumulate
 // every element over k in order with one FMA per product, as the package
 // doc says; operands whose batch, free or contracting dims do not merge
-// into one stride each are gathered first. Other dtypes use plain loops.
+// into one stride each are gathered first. bf16 operands (with a bf16
+// result, or an f32 one by preferred_element_type) run on gemm.BF16Call —
+// VDPBF16PS, or its Go twin — read as stored: the bf16 rule of the package
+// doc. Other dtypes use plain loops.
 type dotKernel struct {
 	b, m, kk, n int
 	lhs, rhs    operandLayout
@@ -27,6 +30,7 @@ type dotKernel struct {
 	slot        int
 	int8        bool      // lhs and rhs are int8 (see int8Operand)
 	aUnsigned   bool      // with int8: lhs is uint8
+	bf16        bool      // lhs and rhs are bf16: the bf16 GEMM
 	epi         *epilogue // the fused elementwise consumers, or nil
 	swap        bool      // the product runs swapped (see narrowN), cᵀ in slot swapSlot
 	swapSlot    int
@@ -40,6 +44,15 @@ type operandLayout struct {
 	size    int      // elements of the source
 	gather  *strided // nil: the source is read in place
 	strides [3]int   // batch, row and column strides when read in place
+	raw     bool     // read as stored, not widened (the bf16 GEMM's operands)
+}
+
+// widen is how the operand is widened to its compute form; nil if not.
+func (l *operandLayout) widen() unaryFn {
+	if l.raw {
+		return nil
+	}
+	return widenFn(l.dtype)
 }
 
 func (x *cpuExec) compileDot(f *lower.Fusion) (kernel, error) {
@@ -64,7 +77,9 @@ func (x *cpuExec) compileDot(f *lower.Fusion) (kernel, error) {
 		b: prodOf(lhs.Shape, d.LhsBatch), m: prodOf(lhs.Shape, lf), kk: prodOf(lhs.Shape, d.LhsContract), n: prodOf(rhs.Shape, rf),
 		out: x.m.Plan.Of[root], dtype: root.DType, slot: x.newSlot(), // out: none with an epilogue
 	}
-	if lhs.DType != root.DType || rhs.DType != root.DType {
+	k.bf16 = lhs.DType == tensor.BF16 && rhs.DType == tensor.BF16
+	bf16ToF32 := k.bf16 && root.DType == tensor.F32 && root.Params.HasPreferred
+	if (lhs.DType != root.DType || rhs.DType != root.DType) && !bf16ToF32 {
 		return nil, fmt.Errorf("kernels: dot_general operands %s, %s for a %s result", lhs.DType, rhs.DType, root.DType)
 	}
 	l8, lu := x.int8Operand(f, lhs, root.DType, tensor.I8), false
@@ -81,19 +96,20 @@ func (x *cpuExec) compileDot(f *lower.Fusion) (kernel, error) {
 		x.bypass(f, rhs, r8)
 		lhs, rhs = l8, r8
 	}
-	k.lhs = x.layout(lhs, d.LhsBatch, lf, d.LhsContract, k.int8)
-	k.rhs = x.layout(rhs, d.RhsBatch, d.RhsContract, rf, k.int8)
+	k.lhs = x.layout(lhs, d.LhsBatch, lf, d.LhsContract, k.int8 || k.bf16)
+	k.rhs = x.layout(rhs, d.RhsBatch, d.RhsContract, rf, k.int8 || k.bf16)
+	k.lhs.raw, k.rhs.raw = k.bf16, k.bf16
 	if cd := computeDType(root.DType); !gemmDType(cd) && dotTable[cd] == nil {
 		return nil, fmt.Errorf("kernels: cpu has no dot_general for %s", root.DType)
 	}
 	if f.Epilogue() {
-		e, err := x.compileEpilogue(f, root, gemmDType(root.DType) && !k.int8, k.m, k.n)
+		e, err := x.compileEpilogue(f, root, gemmDType(root.DType) && !k.int8 && !k.bf16, k.m, k.n)
 		if err != nil {
 			return nil, err
 		}
 		k.epi = e
 	}
-	if k.epi == nil && !k.int8 && gemmDType(root.DType) && k.lhs.gather == nil && k.lhs.strides[1] == 1 &&
+	if k.epi == nil && !k.int8 && !k.bf16 && gemmDType(root.DType) && k.lhs.gather == nil && k.lhs.strides[1] == 1 &&
 		k.n < narrowN && k.m >= 4*narrowN && k.kk > 1 {
 		k.swap, k.swapSlot = true, x.newSlot()
 	}
@@ -120,10 +136,10 @@ func concat(xs ...[]int) []int {
 
 // layout says how to read operand in as [batch, rows, cols], the three
 // groups of its dims in order: in place when each group merges into one
-// stride and a gemm kernel reads it (f32/f64, or int8 when int8GEMM: the
-// int8 GEMM runs); the plain loops need the canonical row-major order, so
-// otherwise a gather into that order.
-func (x *cpuExec) layout(in *lower.Instr, batch, rows, cols []int, int8GEMM bool) operandLayout {
+// stride and a gemm kernel reads it (f32/f64, or int8 and bf16 when
+// packed: their GEMMs run); the plain loops need the canonical row-major
+// order, so otherwise a gather into that order.
+func (x *cpuExec) layout(in *lower.Instr, batch, rows, cols []int, packed bool) operandLayout {
 	l := operandLayout{src: x.source(in), dtype: in.DType, size: in.Size()}
 	st := numerics.RowMajorStrides(in.Shape)
 	groups := [3][]int{batch, rows, cols}
@@ -139,7 +155,7 @@ func (x *cpuExec) layout(in *lower.Instr, batch, rows, cols []int, int8GEMM bool
 	}
 	g.simplify()
 	canonical := g.contiguous()
-	if canonical || (merged && (gemmDType(in.DType) || int8GEMM)) {
+	if canonical || (merged && (gemmDType(in.DType) || packed)) {
 		if canonical {
 			l.strides = canonicalStrides(in.Shape, rows, cols)
 		}
@@ -194,7 +210,7 @@ func mergedStride(shape, strides, dims []int) (int, bool) {
 // scratch part j of the kernel's slot when a copy is needed.
 func (l *operandLayout) load(rs *runState, slot, j, n int) unsafe.Pointer {
 	p := rs.srcs[l.src]
-	widen := widenFn(l.dtype)
+	widen := l.widen()
 	if l.gather == nil && widen == nil {
 		return p
 	}
@@ -215,10 +231,10 @@ func (l *operandLayout) load(rs *runState, slot, j, n int) unsafe.Pointer {
 
 func (k *dotKernel) run(x *cpuExec, rs *runState) {
 	na, nb := k.lhs.size, k.rhs.size
-	if k.lhs.gather != nil || widenFn(k.lhs.dtype) != nil {
+	if k.lhs.gather != nil || k.lhs.widen() != nil {
 		na = k.b * k.m * k.kk
 	}
-	if k.rhs.gather != nil || widenFn(k.rhs.dtype) != nil {
+	if k.rhs.gather != nil || k.rhs.widen() != nil {
 		nb = k.b * k.kk * k.n
 	}
 	a := k.lhs.load(rs, k.slot, 0, na)
@@ -239,6 +255,8 @@ func (k *dotKernel) run(x *cpuExec, rs *runState) {
 	switch {
 	case k.int8:
 		runGemmI8(x, rs, k, out, a, b, na, nb)
+	case k.bf16:
+		runGemmBF16(x, rs, k, c, a, b, na, nb)
 	case cd == tensor.F32:
 		runGemm[float32](x, rs, k, c, a, b, na, nb, epi)
 	case cd == tensor.F64:

@@ -164,7 +164,7 @@ func Lower(p *trace.Program) (*Module, error) {
 			continue
 		}
 		params := e.Params
-		if params.HasPreferred { // dot_general or conv_general_dilated
+		if params.HasPreferred && !bf16Accumulator(e.Op, args, params) { // dot_general or conv_general_dilated
 			args, params = m.preferredDot(args, params, e.Pos)
 		}
 		in := m.add(&Instr{Op: e.Op, DType: e.Out.Type.DType, Shape: slices.Clone(e.Out.Shape), Args: args, Params: params, Pos: e.Pos, Why: e.Why})
@@ -192,6 +192,16 @@ func (m *Module) preferredDot(args []*Instr, p trace.Params, pos trace.Pos) ([]*
 	}
 	p.Preferred, p.HasPreferred = 0, false
 	return wide, p
+}
+
+// bf16Accumulator reports whether a dot_general with a preferred type is
+// bf16 × bf16 → f32, which is not the f32 dot of its operands converted:
+// the bf16 rule's f32 accumulator is its result (docs/SPEC.md §3). It stays
+// one instruction, bf16 operands and an f32 result, its params keeping the
+// preferred type; the backends run it as the bf16 dot without rounding.
+func bf16Accumulator(op trace.Op, args []*Instr, p trace.Params) bool {
+	return op == trace.OpDot && p.Preferred == tensor.F32 && len(args) == 2 &&
+		args[0].DType == tensor.BF16 && args[1].DType == tensor.BF16
 }
 
 func (m *Module) add(in *Instr) *Instr {

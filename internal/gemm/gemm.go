@@ -20,6 +20,12 @@
 // tile shape or the number of threads (each element is computed by one
 // thread), so results are the same on every machine and at every
 // GOMAXPROCS.
+//
+// bf16 products (BF16Call) take k in pairs instead, each pair one lane of
+// VDPBF16PS (simd.BF16Step: the odd product first, subnormals read as
+// zeros, tiny results flushed), with the same guarantees: k blocks hold
+// whole pairs, and each element is one thread's. int8 products (I8Call)
+// wrap in int32, exact in any order.
 package gemm
 
 import (

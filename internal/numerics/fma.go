@@ -27,3 +27,38 @@ func FMA32(x, y, z float32) float32 {
 	}
 	return float32(s)
 }
+
+// FMA32FTZ is FMA32 with its result flushed to a zero of its sign when it
+// is tiny, as x86 does under MXCSR.FTZ (and VDPBF16PS always does):
+// tininess is decided after rounding to 24 bits with an unbounded
+// exponent, so a result that rounds to ±2⁻¹²⁶ with gradual underflow
+// but to just below it with an unbounded exponent is flushed too. That
+// case is decided again with z and the smaller factor scaled by 2⁶⁴:
+// exact, and far from overflow (a sum this close to 2⁻¹²⁶ that is not
+// zero has both terms below 2⁻⁷⁸, as its bits must reach down there).
+func FMA32FTZ(x, y, z float32) float32 {
+	r := FMA32(x, y, z)
+	a := math.Abs(float64(r))
+	switch {
+	case a > 0x1p-126 || a == 0 || r != r:
+		return r
+	case a < 0x1p-126:
+		return float32(math.Copysign(0, float64(r)))
+	}
+	if math.Abs(float64(x)) > math.Abs(float64(y)) {
+		x, y = y, x
+	}
+	if s := FMA32(x*0x1p64, y, z*0x1p64); math.Abs(float64(s)) < 0x1p-62 {
+		return float32(math.Copysign(0, float64(r)))
+	}
+	return r
+}
+
+// DAZ32 reads an f32 subnormal as a zero of its sign, as x86 does under
+// MXCSR.DAZ (and VDPBF16PS always does with its inputs).
+func DAZ32(x float32) float32 {
+	if x != 0 && math.Abs(float64(x)) < 0x1p-126 {
+		return float32(math.Copysign(0, float64(x)))
+	}
+	return x
+}

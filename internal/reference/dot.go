@@ -12,8 +12,14 @@ import (
 // contracting index tuple in row-major order (first contracting pair
 // slowest), accumulated left to right from +0; a float step is one fused
 // multiply-add (docs/SPEC.md §3), computed exactly here: math.FMA for f64,
-// fma32 for f32.
+// fma32 for f32. bf16 takes that k order in pairs instead (bf16Dot).
 func dot(dims trace.DotDims, lhs, rhs *tensor.Array) (*tensor.Array, error) {
+	return dotTo(dims, lhs, rhs, lhs.DType())
+}
+
+// dotTo is dot with result dtype rd: the operands' own, or f32 for bf16
+// operands (preferred_element_type=f32: the bf16 rule's accumulator).
+func dotTo(dims trace.DotDims, lhs, rhs *tensor.Array, rd tensor.DType) (*tensor.Array, error) {
 	if lhs.DType() != rhs.DType() {
 		return nil, fmt.Errorf("operands are %s and %s; dot_general operands share one dtype", lhs.DType(), rhs.DType())
 	}
@@ -72,6 +78,9 @@ func dot(dims trace.DotDims, lhs, rhs *tensor.Array) (*tensor.Array, error) {
 		}
 		return li, ri
 	}
+	if lhs.DType() == tensor.BF16 {
+		return bf16Dot(lhs.Data().([]tensor.BFloat16), rhs.Data().([]tensor.BFloat16), len(lbase), terms, rd, shape)
+	}
 	res, err := dotValues(widen(lhs), widen(rhs), len(lbase), terms)
 	if err != nil {
 		return nil, err
@@ -84,7 +93,13 @@ func dot(dims trace.DotDims, lhs, rhs *tensor.Array) (*tensor.Array, error) {
 // definition: both operands converted to the preferred dtype, then dot in
 // it (the products of narrower operands are exact there, so this is the
 // wide accumulation with one rounding at most, in the preferred dtype).
+//
+// bf16 operands with an f32 preferred type are the exception: the bf16
+// rule's f32 accumulator is the result (bf16Dot), not an f32 dot.
 func preferredDot(p trace.Params, lhs, rhs *tensor.Array) (*tensor.Array, error) {
+	if lhs.DType() == tensor.BF16 && rhs.DType() == tensor.BF16 && p.Preferred == tensor.F32 {
+		return dotTo(p.Dot, lhs, rhs, tensor.F32)
+	}
 	l, r, err := preferredOperands(p, lhs, rhs)
 	if err != nil {
 		return nil, err

@@ -18,3 +18,7 @@ func detect() Tier {
 // hasVNNI reports AVX512_VNNI (VPDPBUSD on ZMM registers), which the
 // AVX512 tier does not imply.
 var hasVNNI = cpu.X86.HasAVX512VNNI
+
+// hasBF16 reports AVX512_BF16 (VDPBF16PS on ZMM registers), which the
+// AVX512 tier does not imply.
+var hasBF16 = cpu.X86.HasAVX512BF16

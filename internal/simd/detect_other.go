@@ -5,3 +5,5 @@ package simd
 func detect() Tier { return Generic }
 
 const hasVNNI = false
+
+const hasBF16 = false

@@ -1,6 +1,10 @@
 package simd
 
-import "math"
+import (
+	"math"
+
+	"github.com/kiln-go/kiln/internal/numerics"
+)
 
 // GemmKernel is a GEMM micro-kernel and its tile: Run computes the MR×NR
 // tile c (row-major, row stride ldc) as a-panel · b-panel over kc steps,
@@ -217,5 +221,66 @@ func cmacGo[F float32 | float64](accR, accI, bR, bI []F, ar, ai F) {
 		bi := bI[j]
 		accR[j] += F(F(ar*br) - F(ai*bi)) // the conversions forbid FMA
 		accI[j] += F(F(ar*bi) + F(ai*br))
+	}
+}
+
+// GemmBF16Kernel is the bf16 micro-kernel: Run computes the 12×32 f32
+// tile c (row-major, row stride ldc) over kc2 steps of two k values, from
+// +0 or, with load, from the tile. Step l of the a panel holds the 12
+// words a[l*12+r] (row r: k = 2l in the low half, 2l+1 in the high half,
+// each a bf16), of the b panel the 32 words b[l*32+j] likewise. Each
+// element takes its steps in order, each as BF16Step — VDPBF16PS's lane —
+// so every tier gives the same bits and a caller may split k into blocks
+// of whole steps.
+type GemmBF16Kernel struct {
+	Run func(kc2 int, a, b []uint32, c []float32, ldc int, load bool)
+}
+
+// GemmBF16MR and GemmBF16NR are the bf16 tile's rows and columns.
+const GemmBF16MR, GemmBF16NR = 12, 32
+
+// GemmBF16 returns the bf16 micro-kernel: VDPBF16PS on the AVX512 tier of
+// a CPU with AVX512_BF16, else the Go twin. Fast reports which.
+func GemmBF16() (k GemmBF16Kernel, fast bool) {
+	if tier == AVX512 && hasBF16 {
+		return GemmBF16Kernel{gemm12x32BF16Accel}, true
+	}
+	return GemmBF16Kernel{gemmBF16Go}, false
+}
+
+// BF16Step is one step of the bf16 dot on packed words a and b (two bf16
+// each, k even in the low half) into the f32 accumulator acc, as one lane
+// of VDPBF16PS: the odd products first, every input read with subnormals
+// as zeros of their sign (DAZ) and each rounded result flushed (FTZ):
+//
+//	acc = FTZ(fma(a.hi, b.hi, DAZ(acc)))
+//	acc = FTZ(fma(a.lo, b.lo, acc))
+func BF16Step(acc float32, a, b uint32) float32 {
+	acc = numerics.FMA32FTZ(bf16Word(a>>16), bf16Word(b>>16), numerics.DAZ32(acc))
+	return numerics.FMA32FTZ(bf16Word(a&0xffff), bf16Word(b&0xffff), acc)
+}
+
+// bf16Word is the bf16 in the low half of w as f32, a subnormal as zero.
+func bf16Word(w uint32) float32 {
+	if w&0x7f80 == 0 {
+		w &= 0x8000 // ±0 and subnormals
+	}
+	return math.Float32frombits(w << 16)
+}
+
+// gemmBF16Go is the Go twin of the bf16 micro-kernel.
+func gemmBF16Go(kc2 int, a, b []uint32, c []float32, ldc int, load bool) {
+	for r := range GemmBF16MR {
+		row := c[r*ldc : r*ldc+GemmBF16NR]
+		for j := range row {
+			var s float32
+			if load {
+				s = row[j]
+			}
+			for l := range kc2 {
+				s = BF16Step(s, a[l*GemmBF16MR+r], b[l*GemmBF16NR+j])
+			}
+			row[j] = s
+		}
 	}
 }

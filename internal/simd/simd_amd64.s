@@ -37368,6 +37368,340 @@ interleaveI8x12AVX2_done:
 	MOVQ AX, ret+72(FP)
 	RET
 
+// func gemm12x32BF16AVX512(kc2 int, a []uint32, b []uint32, c []float32, ldc int, load bool)
+// Requires: AVX, AVX512F
+TEXT ·gemm12x32BF16AVX512(SB), NOSPLIT, $0-89
+	MOVQ    kc2+0(FP), AX
+	MOVQ    a_base+8(FP), CX
+	MOVQ    b_base+32(FP), DX
+	MOVQ    c_base+56(FP), BX
+	MOVQ    ldc+80(FP), SI
+	SHLQ    $0x02, SI
+	MOVB    load+88(FP), DI
+	TESTB   DI, DI
+	JEQ     gemm12x32BF16AVX512_zero
+	MOVQ    BX, DI
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	ADDQ    SI, DI
+	VMOVUPS (DI), Z2
+	VMOVUPS 64(DI), Z3
+	ADDQ    SI, DI
+	VMOVUPS (DI), Z4
+	VMOVUPS 64(DI), Z5
+	ADDQ    SI, DI
+	VMOVUPS (DI), Z6
+	VMOVUPS 64(DI), Z7
+	ADDQ    SI, DI
+	VMOVUPS (DI), Z8
+	VMOVUPS 64(DI), Z9
+	ADDQ    SI, DI
+	VMOVUPS (DI), Z10
+	VMOVUPS 64(DI), Z11
+	ADDQ    SI, DI
+	VMOVUPS (DI), Z12
+	VMOVUPS 64(DI), Z13
+	ADDQ    SI, DI
+	VMOVUPS (DI), Z14
+	VMOVUPS 64(DI), Z15
+	ADDQ    SI, DI
+	VMOVUPS (DI), Z16
+	VMOVUPS 64(DI), Z17
+	ADDQ    SI, DI
+	VMOVUPS (DI), Z18
+	VMOVUPS 64(DI), Z19
+	ADDQ    SI, DI
+	VMOVUPS (DI), Z20
+	VMOVUPS 64(DI), Z21
+	ADDQ    SI, DI
+	VMOVUPS (DI), Z22
+	VMOVUPS 64(DI), Z23
+	ADDQ    SI, DI
+	JMP     gemm12x32BF16AVX512_test
+
+gemm12x32BF16AVX512_zero:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+
+gemm12x32BF16AVX512_test:
+	TESTQ AX, AX
+	JEQ   gemm12x32BF16AVX512_store
+
+gemm12x32BF16AVX512_loop:
+	VMOVDQU32    (DX), Z24
+	VMOVDQU32    64(DX), Z25
+	VPBROADCASTD (CX), Z26
+
+	// VDPBF16PS Z24, Z26, Z0
+	BYTE $0x62
+	BYTE $0x92
+	BYTE $0x2e
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xc0
+
+	// VDPBF16PS Z25, Z26, Z1
+	BYTE         $0x62
+	BYTE         $0x92
+	BYTE         $0x2e
+	BYTE         $0x40
+	BYTE         $0x52
+	BYTE         $0xc9
+	VPBROADCASTD 4(CX), Z27
+
+	// VDPBF16PS Z24, Z27, Z2
+	BYTE $0x62
+	BYTE $0x92
+	BYTE $0x26
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xd0
+
+	// VDPBF16PS Z25, Z27, Z3
+	BYTE         $0x62
+	BYTE         $0x92
+	BYTE         $0x26
+	BYTE         $0x40
+	BYTE         $0x52
+	BYTE         $0xd9
+	VPBROADCASTD 8(CX), Z28
+
+	// VDPBF16PS Z24, Z28, Z4
+	BYTE $0x62
+	BYTE $0x92
+	BYTE $0x1e
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xe0
+
+	// VDPBF16PS Z25, Z28, Z5
+	BYTE         $0x62
+	BYTE         $0x92
+	BYTE         $0x1e
+	BYTE         $0x40
+	BYTE         $0x52
+	BYTE         $0xe9
+	VPBROADCASTD 12(CX), Z29
+
+	// VDPBF16PS Z24, Z29, Z6
+	BYTE $0x62
+	BYTE $0x92
+	BYTE $0x16
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xf0
+
+	// VDPBF16PS Z25, Z29, Z7
+	BYTE         $0x62
+	BYTE         $0x92
+	BYTE         $0x16
+	BYTE         $0x40
+	BYTE         $0x52
+	BYTE         $0xf9
+	VPBROADCASTD 16(CX), Z30
+
+	// VDPBF16PS Z24, Z30, Z8
+	BYTE $0x62
+	BYTE $0x12
+	BYTE $0x0e
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xc0
+
+	// VDPBF16PS Z25, Z30, Z9
+	BYTE         $0x62
+	BYTE         $0x12
+	BYTE         $0x0e
+	BYTE         $0x40
+	BYTE         $0x52
+	BYTE         $0xc9
+	VPBROADCASTD 20(CX), Z31
+
+	// VDPBF16PS Z24, Z31, Z10
+	BYTE $0x62
+	BYTE $0x12
+	BYTE $0x06
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xd0
+
+	// VDPBF16PS Z25, Z31, Z11
+	BYTE         $0x62
+	BYTE         $0x12
+	BYTE         $0x06
+	BYTE         $0x40
+	BYTE         $0x52
+	BYTE         $0xd9
+	VPBROADCASTD 24(CX), Z26
+
+	// VDPBF16PS Z24, Z26, Z12
+	BYTE $0x62
+	BYTE $0x12
+	BYTE $0x2e
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xe0
+
+	// VDPBF16PS Z25, Z26, Z13
+	BYTE         $0x62
+	BYTE         $0x12
+	BYTE         $0x2e
+	BYTE         $0x40
+	BYTE         $0x52
+	BYTE         $0xe9
+	VPBROADCASTD 28(CX), Z27
+
+	// VDPBF16PS Z24, Z27, Z14
+	BYTE $0x62
+	BYTE $0x12
+	BYTE $0x26
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xf0
+
+	// VDPBF16PS Z25, Z27, Z15
+	BYTE         $0x62
+	BYTE         $0x12
+	BYTE         $0x26
+	BYTE         $0x40
+	BYTE         $0x52
+	BYTE         $0xf9
+	VPBROADCASTD 32(CX), Z28
+
+	// VDPBF16PS Z24, Z28, Z16
+	BYTE $0x62
+	BYTE $0x82
+	BYTE $0x1e
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xc0
+
+	// VDPBF16PS Z25, Z28, Z17
+	BYTE         $0x62
+	BYTE         $0x82
+	BYTE         $0x1e
+	BYTE         $0x40
+	BYTE         $0x52
+	BYTE         $0xc9
+	VPBROADCASTD 36(CX), Z29
+
+	// VDPBF16PS Z24, Z29, Z18
+	BYTE $0x62
+	BYTE $0x82
+	BYTE $0x16
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xd0
+
+	// VDPBF16PS Z25, Z29, Z19
+	BYTE         $0x62
+	BYTE         $0x82
+	BYTE         $0x16
+	BYTE         $0x40
+	BYTE         $0x52
+	BYTE         $0xd9
+	VPBROADCASTD 40(CX), Z30
+
+	// VDPBF16PS Z24, Z30, Z20
+	BYTE $0x62
+	BYTE $0x82
+	BYTE $0x0e
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xe0
+
+	// VDPBF16PS Z25, Z30, Z21
+	BYTE         $0x62
+	BYTE         $0x82
+	BYTE         $0x0e
+	BYTE         $0x40
+	BYTE         $0x52
+	BYTE         $0xe9
+	VPBROADCASTD 44(CX), Z31
+
+	// VDPBF16PS Z24, Z31, Z22
+	BYTE $0x62
+	BYTE $0x82
+	BYTE $0x06
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xf0
+
+	// VDPBF16PS Z25, Z31, Z23
+	BYTE $0x62
+	BYTE $0x82
+	BYTE $0x06
+	BYTE $0x40
+	BYTE $0x52
+	BYTE $0xf9
+	ADDQ $0x00000030, CX
+	ADDQ $0x00000080, DX
+	DECQ AX
+	JNE  gemm12x32BF16AVX512_loop
+
+gemm12x32BF16AVX512_store:
+	MOVQ    BX, DI
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ    SI, DI
+	VMOVUPS Z2, (DI)
+	VMOVUPS Z3, 64(DI)
+	ADDQ    SI, DI
+	VMOVUPS Z4, (DI)
+	VMOVUPS Z5, 64(DI)
+	ADDQ    SI, DI
+	VMOVUPS Z6, (DI)
+	VMOVUPS Z7, 64(DI)
+	ADDQ    SI, DI
+	VMOVUPS Z8, (DI)
+	VMOVUPS Z9, 64(DI)
+	ADDQ    SI, DI
+	VMOVUPS Z10, (DI)
+	VMOVUPS Z11, 64(DI)
+	ADDQ    SI, DI
+	VMOVUPS Z12, (DI)
+	VMOVUPS Z13, 64(DI)
+	ADDQ    SI, DI
+	VMOVUPS Z14, (DI)
+	VMOVUPS Z15, 64(DI)
+	ADDQ    SI, DI
+	VMOVUPS Z16, (DI)
+	VMOVUPS Z17, 64(DI)
+	ADDQ    SI, DI
+	VMOVUPS Z18, (DI)
+	VMOVUPS Z19, 64(DI)
+	ADDQ    SI, DI
+	VMOVUPS Z20, (DI)
+	VMOVUPS Z21, 64(DI)
+	ADDQ    SI, DI
+	VMOVUPS Z22, (DI)
+	VMOVUPS Z23, 64(DI)
+	ADDQ    SI, DI
+	VZEROUPPER
+	RET
+
 // func cmacF32AVX2(accR []float32, accI []float32, bR []float32, bI []float32, ar float32, ai float32) int
 // Requires: AVX, AVX2, SSE
 TEXT ·cmacF32AVX2(SB), NOSPLIT, $0-112

@@ -181,6 +181,9 @@ func Cases() []Case {
 	for _, c := range preferredCases() {
 		add(c)
 	}
+	for _, c := range bf16RuleCases() {
+		add(c)
+	}
 	for _, c := range sortCases() {
 		add(c)
 	}

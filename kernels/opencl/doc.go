@@ -33,7 +33,8 @@
 //     largest-power-of-two split) with work-group trees in local memory, so
 //     float sums are bit-identical to the CPU backend's (gen_reduce.go);
 //   - dot fusions: a tiled matmul with batch dims, each output element
-//     accumulated over k in order from +0;
+//     accumulated over k in order from +0 (bf16 × bf16: in pairs with
+//     subnormals flushed, kernels/doc.go's bf16 rule; gen_dot.go);
 //   - copy fusions (transpose, slice, concatenate): gathers.
 //
 // Numerics (kernels/doc.go): FP_CONTRACT is off and no fast-math option is

@@ -16,8 +16,13 @@ import (
 // TS×TS tiles of both operands in local memory; each work-item owns one
 // output element and accumulates k = 0, 1, …, K−1 in order, from +0, as
 // kernels/doc.go requires: f32/f64 in their own type with one fma per
-// product (OpenCL C's fma is correctly rounded), f16/bf16 in f32 rounded
-// once at the end, integers wrapping, complex in its type. A fused
+// product (OpenCL C's fma is correctly rounded), f16 in f32 rounded
+// once at the end, integers wrapping, complex in its type. bf16 operands
+// (a bf16 result, or f32 by preferred_element_type) follow the bf16 rule
+// instead: staged with subnormals as zeros, k taken in pairs within a
+// tile (TS is even, so pairs never straddle tiles), the odd product first,
+// each step bf16_step (fma, tiny results flushed), the pair past an odd K
+// zero. A fused
 // epilogue (lower.FuseEpilogues) runs in the store: the work-item computes
 // its element of the elementwise chain from the product's value, rounded
 // to the product's dtype, with the statements a loop fusion reading the
@@ -56,11 +61,18 @@ func (g *gen) dotFusion(f *lower.Fusion) {
 	epi := g.epilogue(f, p, it)
 	out := fmt.Sprintf("out%d", res.ID)
 	p.output(res.DType, out, kernelArg{argPlan, g.m.Plan.Of[res]})
+	bf := lhs.DType == tensor.BF16 && rhs.DType == tensor.BF16
+	load := func(dt tensor.DType, buf, idx string) string {
+		if bf {
+			return g.call("bf16_daz", buf+"["+idx+"]")
+		}
+		return g.load(dt, buf, idx)
+	}
 	lhsAt := func(b, m, k string) string {
-		return g.load(d, xl, sum(offsetExpr(b, mergeRuns(dn.LhsBatch, lhs.Shape, ls)), offsetExpr(m, mergeRuns(lfree, lhs.Shape, ls)), offsetExpr(k, mergeRuns(dn.LhsContract, lhs.Shape, ls))))
+		return load(lhs.DType, xl, sum(offsetExpr(b, mergeRuns(dn.LhsBatch, lhs.Shape, ls)), offsetExpr(m, mergeRuns(lfree, lhs.Shape, ls)), offsetExpr(k, mergeRuns(dn.LhsContract, lhs.Shape, ls))))
 	}
 	rhsAt := func(b, k, n string) string {
-		return g.load(d, xr, sum(offsetExpr(b, mergeRuns(dn.RhsBatch, rhs.Shape, rs)), offsetExpr(k, mergeRuns(dn.RhsContract, rhs.Shape, rs)), offsetExpr(n, mergeRuns(rfree, rhs.Shape, rs))))
+		return load(rhs.DType, xr, sum(offsetExpr(b, mergeRuns(dn.RhsBatch, rhs.Shape, rs)), offsetExpr(k, mergeRuns(dn.RhsContract, rhs.Shape, rs)), offsetExpr(n, mergeRuns(rfree, rhs.Shape, rs))))
 	}
 	c := ct(d)
 	acc, zero := c.compute, zeroOf(d)
@@ -78,8 +90,16 @@ func (g *gen) dotFusion(f *lower.Fusion) {
 	default: // f32/f64, and f16/bf16 staged in f32: one rounding per step
 		mac = "acc = fma(as[ty][kk], bs[kk][tx], acc);"
 	}
+	if bf {
+		mac = "acc = bf16_step(kk + 1 < kn ? as[ty][kk + 1] : 0.0f, kk + 1 < kn ? bs[kk + 1][tx] : 0.0f, acc); acc = bf16_step(as[ty][kk], bs[kk][tx], acc);"
+		g.helpers.use("bf16_step")
+	}
+	step, loop := 1, "for (int kk = 0; kk < kn; kk++) "+mac
+	if bf {
+		step, loop = 2, "for (int kk = 0; kk < kn; kk += 2) { "+mac+" }"
+	}
 	ts := 16
-	for ts > 1 && ts*ts > g.dev.MaxWorkGroupSize {
+	for ts > step && ts*ts > g.dev.MaxWorkGroupSize {
 		ts /= 2
 	}
 	name := fmt.Sprintf("fusion%d", f.ID)
@@ -97,7 +117,7 @@ func (g *gen) dotFusion(f *lower.Fusion) {
 	fmt.Fprintf(w, "\t\tif (k0 + ty < %d && n < %d) bs[ty][tx] = %s;\n", K, N, rhsAt("b", "(k0 + ty)", "n"))
 	fmt.Fprintf(w, "\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n")
 	fmt.Fprintf(w, "\t\tconst int kn = min((%s)%d, %d - k0);\n", it, ts, K)
-	fmt.Fprintf(w, "\t\tif (m < %d && n < %d)\n\t\t\tfor (int kk = 0; kk < kn; kk++) %s\n", M, N, mac)
+	fmt.Fprintf(w, "\t\tif (m < %d && n < %d)\n\t\t\t%s\n", M, N, loop)
 	fmt.Fprintf(w, "\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n\t}\n")
 	at := fmt.Sprintf("(b * %d + m) * %d + n", M, N)
 	if epi == nil {

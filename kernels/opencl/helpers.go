@@ -147,6 +147,25 @@ inline ushort f16_bits(float x) {
 	defHelper("bf16_to_float", `
 // bf16 bits -> float (exact).
 inline float bf16_to_float(ushort h) { return as_float((uint)h << 16); }`, false)
+	defHelper("bf16_daz", `
+// bf16 bits -> float, a subnormal read as a zero of its sign (the bf16
+// dot's DAZ).
+inline float bf16_daz(ushort h) { return as_float((uint)((h & 0x7f80U) ? h : (h & 0x8000U)) << 16); }`, false)
+	defHelper("bf16_step", `
+// One product of the bf16 dot (docs/SPEC.md section 3, one lane of VDPBF16PS):
+// fma(x, y, acc) flushed to a zero of its sign when tiny, tininess decided
+// after rounding to 24 bits with an unbounded exponent as x86 does: a sum
+// that rounds to +-2^-126 here but just below it with an unbounded
+// exponent is decided again with acc and the smaller factor scaled by
+// 2^64 (exact; such a sum has both terms below 2^-78).
+inline float bf16_step(float x, float y, float acc) {
+	const float r = fma(x, y, acc);
+	const float m = fabs(r);
+	if (!(m <= 0x1p-126f) || m == 0.0f) return r;
+	if (m < 0x1p-126f) return copysign(0.0f, r);
+	const float s = fabs(x) <= fabs(y) ? fma(x * 0x1p64f, y, acc * 0x1p64f) : fma(x, y * 0x1p64f, acc * 0x1p64f);
+	return fabs(s) < 0x1p-62f ? copysign(0.0f, r) : r;
+}`, false)
 	defHelper("rnd_bf16", `
 // Rounds a float to the nearest bf16 value, ties to even (NaN kept, quiet).
 inline float rnd_bf16(float x) {

@@ -432,7 +432,11 @@ func (x *shloInstr) argReduce(op trace.Op, a *shloVal) (*shloVal, error) {
 // dot is dot_general with Kiln's dimension numbers; f16 and bf16 operands
 // are widened to f32 (Kiln accumulates in f32 and rounds once) and bool is
 // an f32 dot compared with 0 (a sum of non-negative terms is positive iff
-// some term is, in any order and rounding).
+// some term is, in any order and rounding). bf16 × bf16 → f32 (a
+// preferred_element_type lowering keeps) is StableHLO's own mixed
+// dot_general, as JAX emits it. Kiln's bf16 dot takes k in pairs with
+// subnormals flushed (docs/SPEC.md §3); StableHLO leaves the order and
+// denormal handling to the implementation.
 func (x *shloInstr) dot(a, c *shloVal) *shloVal {
 	dims := x.in.Params.Dot
 	var fields []string
@@ -448,9 +452,12 @@ func (x *shloInstr) dot(a, c *shloVal) *shloVal {
 	attrs := []string{"dot_dimension_numbers = #stablehlo.dot<" + strings.Join(fields, ", ") + ">"}
 	switch d := x.t.dt; d {
 	case tensor.F16, tensor.BF16, tensor.Bool:
-		if d == tensor.Bool {
+		switch d {
+		case tensor.Bool:
 			x.note("or of ands, as an f32 dot_general > 0")
-		} else {
+		case tensor.BF16:
+			x.note("accumulates in f32 (Kiln: in k pairs, subnormals flushed), rounds once")
+		default:
 			x.note("accumulates in f32, rounds once")
 		}
 		r := x.opA("dot_general", x.t.with(tensor.F32), attrs, x.conv(a, tensor.F32), x.conv(c, tensor.F32))
@@ -458,6 +465,9 @@ func (x *shloInstr) dot(a, c *shloVal) *shloVal {
 			return x.cmp("GT", r, x.zero(r.typ))
 		}
 		return x.conv(r, d)
+	}
+	if a.typ.dt == tensor.BF16 && x.t.dt == tensor.F32 {
+		x.note("bf16 products accumulated in f32 (Kiln: in k pairs, subnormals flushed)")
 	}
 	return x.opA("dot_general", x.t, attrs, a, c)
 }

@@ -340,7 +340,10 @@ func verifyOp(o *shloOp) error {
 				}
 			}
 		}
-		if args[0].dt != args[1].dt || !sameType(res, shloType{args[0].dt, shape}) {
+		// bf16 operands may accumulate into an f32 result (JAX's
+		// preferred_element_type=f32 form).
+		wide := args[0].dt == tensor.BF16 && sameType(res, shloType{tensor.F32, shape})
+		if args[0].dt != args[1].dt || !sameType(res, shloType{args[0].dt, shape}) && !wide {
 			return fmt.Errorf("(%s, %s) -> %s", args[0], args[1], res)
 		}
 	case "convolution":
@@ -372,7 +375,10 @@ func verifyOp(o *shloOp) error {
 			}
 			shape[f["output_spatial_dimensions"][i]] = n
 		}
-		if args[0].dt != args[1].dt || !sameType(res, shloType{args[0].dt, shape}) {
+		// bf16 operands may accumulate into an f32 result (JAX's
+		// preferred_element_type=f32 form).
+		wide := args[0].dt == tensor.BF16 && sameType(res, shloType{tensor.F32, shape})
+		if args[0].dt != args[1].dt || !sameType(res, shloType{args[0].dt, shape}) && !wide {
 			return fmt.Errorf("(%s, %s) -> %s", args[0], args[1], res)
 		}
 	case "reduce":

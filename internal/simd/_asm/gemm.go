@@ -140,8 +140,8 @@ func microKernel(s isa, g gemmShape) {
 // from the tile at c with row stride ldc (bytes) when the kernel's load
 // parameter is set, else clears them (zero), and falls through to the
 // label "test".
-func loadTile(acc [][]reg.VecVirtual, c, ldc, p reg.GPVirtual, width int, label func(string) string,
-	move func(Mem, reg.VecVirtual), zero func(reg.VecVirtual)) {
+func loadTile[V reg.Register](acc [][]V, c, ldc, p reg.GPVirtual, width int, label func(string) string,
+	move func(Mem, V), zero func(V)) {
 	load := GP8()
 	Load(Param("load"), load)
 	TESTB(load, load)
@@ -165,7 +165,7 @@ func loadTile(acc [][]reg.VecVirtual, c, ldc, p reg.GPVirtual, width int, label 
 
 // storeTile is the kernels' end at the label "store": the accumulators
 // back to the tile, and return.
-func storeTile(acc [][]reg.VecVirtual, c, ldc, p reg.GPVirtual, width int, label func(string) string, move func(reg.VecVirtual, Mem)) {
+func storeTile[V reg.Register](acc [][]V, c, ldc, p reg.GPVirtual, width int, label func(string) string, move func(V, Mem)) {
 	Label(label("store"))
 	MOVQ(c, p)
 	for r := range acc {
@@ -240,4 +240,84 @@ func registerGEMMInt8() {
 		}
 		storeTile(acc, c, ldc, p, 64, label, func(x reg.VecVirtual, m Mem) { VMOVDQU32(x, m) })
 	})
+}
+
+// gemm12x32BF16 is the bf16 micro-kernel on AVX512_BF16: c[12×32] f32
+// (+)= a·b over kc2 steps of two k values, with VDPBF16PS adding, in each
+// f32 lane, the product of the high bf16 halves and then of the low ones,
+// each rounded once, inputs and results with subnormals as zeros
+// (simd.BF16Step is one lane). Packed layouts: step l of the a panel is
+// the 12 words a[l*12+r] (row r: k = 2l low, 2l+1 high), of the b panel
+// the 32 words b[l*32+j]. Only the AVX-512 body exists; package simd runs
+// it when the CPU has AVX512_BF16.
+//
+// Neither Go's assembler nor avo knows VDPBF16PS, so it is emitted as
+// bytes (vdpbf16ps), which name registers: this kernel uses physical
+// vector registers only — the accumulators Z0–Z23, b in Z24 and Z25, the
+// broadcast a words in Z26–Z31 in turn.
+func registerGEMMBF16() {
+	addR("gemm12x32BF16", "kc2 int, a, b []uint32, c []float32, ldc int, load bool", "", "", func(s isa) {
+		if !s.evex {
+			return
+		}
+		text(s)
+		const rows, vecs = 12, 2
+		label := func(l string) string { return "gemm12x32BF16" + s.name + "_" + l }
+		kc, a, b, c, ldc, p := GP64(), GP64(), GP64(), GP64(), GP64(), GP64()
+		Load(Param("kc2"), kc)
+		Load(Param("a").Base(), a)
+		Load(Param("b").Base(), b)
+		Load(Param("c").Base(), c)
+		Load(Param("ldc"), ldc)
+		SHLQ(U8(2), ldc)
+		acc := make([][]int, rows)
+		accR := make([][]reg.VecPhysical, rows)
+		for r := range acc {
+			acc[r] = []int{2 * r, 2*r + 1}
+			accR[r] = []reg.VecPhysical{zmm[2*r], zmm[2*r+1]}
+		}
+		loadTile(accR, c, ldc, p, 64, label, func(m Mem, x reg.VecPhysical) { VMOVUPS(m, x) }, func(x reg.VecPhysical) { VPXORD(x, x, x) })
+		TESTQ(kc, kc)
+		JEQ(LabelRef(label("store")))
+		Label(label("loop"))
+		bv := []int{24, 25}
+		for v, z := range bv {
+			VMOVDQU32(Mem{Base: b, Disp: v * 64}, zmm[z])
+		}
+		for r := range acc {
+			t := 26 + r%6
+			VPBROADCASTD(Mem{Base: a, Disp: r * 4}, zmm[t])
+			for v, x := range acc[r] {
+				vdpbf16ps(x, t, bv[v])
+			}
+		}
+		ADDQ(U32(rows*4), a)
+		ADDQ(U32(vecs*64), b)
+		DECQ(kc)
+		JNE(LabelRef(label("loop")))
+		storeTile(accR, c, ldc, p, 64, label, func(x reg.VecPhysical, m Mem) { VMOVUPS(x, m) })
+	})
+}
+
+// zmm lists the vector registers by number.
+var zmm = []reg.VecPhysical{reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7,
+	reg.Z8, reg.Z9, reg.Z10, reg.Z11, reg.Z12, reg.Z13, reg.Z14, reg.Z15,
+	reg.Z16, reg.Z17, reg.Z18, reg.Z19, reg.Z20, reg.Z21, reg.Z22, reg.Z23,
+	reg.Z24, reg.Z25, reg.Z26, reg.Z27, reg.Z28, reg.Z29, reg.Z30, reg.Z31}
+
+// vdpbf16ps emits VDPBF16PS zmm(dst), zmm(src1), zmm(src2) — dst +=
+// pairwise src1·src2 — as its EVEX bytes (EVEX.512.F3.0F38.W0 52 /r):
+// P0 holds the inverted high bits of dst (R, R') and src2 (B, X) and map
+// 0F38, P1 W0, the inverted src1 in vvvv and prefix F3, P2 the 512-bit
+// length and src1's inverted bit 4 (V'), ModRM dst and src2.
+func vdpbf16ps(dst, src1, src2 int) {
+	inv := func(x, bit int) byte { return byte(^x>>bit) & 1 }
+	p0 := inv(dst, 3)<<7 | inv(src2, 4)<<6 | inv(src2, 3)<<5 | inv(dst, 4)<<4 | 0b10
+	p1 := byte(^src1&15)<<3 | 1<<2 | 0b10
+	p2 := byte(0b10)<<5 | inv(src1, 4)<<3
+	modrm := byte(0xc0) | byte(dst&7)<<3 | byte(src2&7)
+	Comment(fmt.Sprintf("VDPBF16PS Z%d, Z%d, Z%d", src2, src1, dst))
+	for _, x := range []byte{0x62, p0, p1, p2, 0x52, modrm} {
+		Instruction(&ir.Instruction{Opcode: "BYTE", Operands: []Op{U8(x)}})
+	}
 }

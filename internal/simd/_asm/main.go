@@ -94,6 +94,7 @@ func main() {
 	registerPackA()
 	registerPanelSum()
 	registerPackAT()
+	registerGEMMBF16()
 	registerComplexMAC()
 	for _, k := range kernels {
 		for _, s := range []isa{avx2, avx512} {

@@ -1,0 +1,191 @@
+package gemm
+
+import (
+	"sync"
+
+	"github.com/kiln-go/kiln/internal/simd"
+)
+
+// BF16Call is one batched bf16 product c[b] = a[b] · bm[b] with f32
+// results, laid out as Call's, a and b holding bf16 bit patterns. Each
+// element of c follows the bf16 dot rule (docs/SPEC.md §3): k taken in
+// pairs (2j, 2j+1) from +0, an odd K padded with one zero product at the
+// end, each pair one simd.BF16Step — VDPBF16PS's lane: the odd product
+// first, subnormal inputs read as zeros, tiny results flushed. Blocks of
+// k hold whole pairs and continue from the tile the previous block
+// stored, and each element is computed by one thread, so the tier, the
+// blocking and the number of threads do not change a bit.
+//
+// Packing absorbs strides and transposes: a's panel holds, per pair
+// step, the 12 rows' two k values as one 32-bit word (k even in the low
+// half), b's panels the 32 columns' likewise ([k/2][n][2]).
+type BF16Call struct {
+	Batch, M, N, K     int
+	A                  []uint16
+	BatchA, RowA, ColA int
+	B                  []uint16
+	BatchB, RowB, ColB int
+	C                  []float32
+	BatchC, LDC        int
+}
+
+const bf16MR, bf16NR = simd.GemmBF16MR, simd.GemmBF16NR
+
+// bf16Blocking is the k block (even, in k values) and column block: the
+// 12×KC a panel takes about a quarter of L1, the KC×NC b block half of L2.
+var bf16Blocking = sync.OnceValues(func() (kc, nc int) {
+	l1, l2 := caches()
+	kc = min(1024, max(64, l1/4/(bf16MR*2)&^7))
+	nc = max(bf16NR, l2/2/(kc*2)/bf16NR*bf16NR)
+	return kc, nc
+})
+
+// Parts is Call.Parts for the bf16 tile.
+func (g *BF16Call) Parts(workers int) int {
+	return splitParts(g.Batch, g.M, g.N, bf16MR, bf16NR, workers)
+}
+
+// RunPart computes piece p of parts.
+func (g *BF16Call) RunPart(p, parts int) {
+	b, i0, i1, j0, j1 := partOf(g.Batch, g.M, g.N, bf16MR, bf16NR, p, parts)
+	ws := bf16Pool.Get().(*bf16Workspace)
+	defer bf16Pool.Put(ws)
+	g.block(ws, b, i0, i1, j0, j1)
+}
+
+// Run computes the whole call on the calling goroutine.
+func (g *BF16Call) Run() {
+	parts := g.Parts(1)
+	for p := range parts {
+		g.RunPart(p, parts)
+	}
+}
+
+type bf16Workspace struct {
+	a, b []uint32
+	tile []float32
+}
+
+var bf16Pool = sync.Pool{New: func() any {
+	kc, nc := bf16Blocking()
+	return &bf16Workspace{a: make([]uint32, kc/2*bf16MR), b: make([]uint32, kc/2*ceilDiv(nc, bf16NR)*bf16NR),
+		tile: make([]float32, bf16MR*bf16NR)}
+}}
+
+func (g *BF16Call) block(ws *bf16Workspace, bi, i0, i1, j0, j1 int) {
+	k, _ := simd.GemmBF16()
+	kcMax, ncMax := bf16Blocking()
+	a, bm, c := g.A[bi*g.BatchA:], g.B[bi*g.BatchB:], g.C[bi*g.BatchC:]
+	if g.K == 0 {
+		for i := i0; i < i1; i++ {
+			clear(c[i*g.LDC+j0 : i*g.LDC+j1])
+		}
+		return
+	}
+	for jc := j0; jc < j1; jc += ncMax {
+		nb := min(ncMax, j1-jc)
+		for pc := 0; pc < g.K; pc += kcMax {
+			kb := min(kcMax, g.K-pc)
+			kb2 := ceilDiv(kb, 2)
+			g.packB(ws.b, bm, pc, kb, jc, nb)
+			for ic := i0; ic < i1; ic += bf16MR {
+				mb := min(bf16MR, i1-ic)
+				g.packA(ws.a, a, ic, mb, pc, kb)
+				ap := ws.a[:kb2*bf16MR]
+				for jr := 0; jr < nb; jr += bf16NR {
+					nbr := min(bf16NR, nb-jr)
+					bp := ws.b[jr*kb2 : (jr+bf16NR)*kb2]
+					off := ic*g.LDC + jc + jr
+					if mb == bf16MR && nbr == bf16NR {
+						k.Run(kb2, ap, bp, c[off:off+(bf16MR-1)*g.LDC+bf16NR], g.LDC, pc > 0)
+						continue
+					}
+					if pc > 0 {
+						for r := range mb {
+							copy(ws.tile[r*bf16NR:r*bf16NR+nbr], c[off+r*g.LDC:off+r*g.LDC+nbr])
+						}
+					}
+					k.Run(kb2, ap, bp, ws.tile, bf16NR, pc > 0)
+					for r := range mb {
+						copy(c[off+r*g.LDC:off+r*g.LDC+nbr], ws.tile[r*bf16NR:r*bf16NR+nbr])
+					}
+				}
+			}
+		}
+	}
+}
+
+// packB packs columns [jc, jc+nb) × k [pc, pc+kb) of b as 32-column
+// panels of words (k values 2l and 2l+1 of one column), zero past the
+// edges: panel p at dst[p*kb2*32:], step l of it at [l*32:].
+func (g *BF16Call) packB(dst []uint32, b []uint16, pc, kb, jc, nb int) {
+	kb2 := ceilDiv(kb, 2)
+	for jp := 0; jp < nb; jp += bf16NR {
+		w := min(bf16NR, nb-jp)
+		panel := dst[jp*kb2 : (jp+bf16NR)*kb2]
+		for l := range kb2 {
+			row := panel[l*bf16NR : l*bf16NR+bf16NR]
+			lo := (pc+2*l)*g.RowB + (jc+jp)*g.ColB
+			hasHi := 2*l+1 < kb
+			switch {
+			case g.ColB == 1 && hasHi:
+				r0, r1 := b[lo:lo+w], b[lo+g.RowB:lo+g.RowB+w]
+				for j, x := range r0 {
+					row[j] = uint32(x) | uint32(r1[j])<<16
+				}
+			case hasHi:
+				for j := range w {
+					row[j] = uint32(b[lo+j*g.ColB]) | uint32(b[lo+g.RowB+j*g.ColB])<<16
+				}
+			default: // the zero padding of an odd K
+				for j := range w {
+					row[j] = uint32(b[lo+j*g.ColB])
+				}
+			}
+			clear(row[w:])
+		}
+	}
+}
+
+// packA packs rows [ic, ic+mb) × k [pc, pc+kb) of a as one panel of words
+// (k values 2l and 2l+1 of one row), step l at dst[l*12:], zero past the
+// edges.
+func (g *BF16Call) packA(dst []uint32, a []uint16, ic, mb, pc, kb int) {
+	kb2 := ceilDiv(kb, 2)
+	dst = dst[:kb2*bf16MR]
+	if mb < bf16MR {
+		clear(dst)
+	}
+	full := kb / 2 // steps with both k values
+	if g.RowA == 1 {
+		// Column-major a (a transposed operand): each k value's rows are
+		// contiguous.
+		for l := range full {
+			c0 := a[(pc+2*l)*g.ColA+ic:][:mb]
+			c1 := a[(pc+2*l+1)*g.ColA+ic:][:mb]
+			d := dst[l*bf16MR : l*bf16MR+mb]
+			for r, x := range c0 {
+				d[r] = uint32(x) | uint32(c1[r])<<16
+			}
+		}
+	} else {
+		for r := range mb {
+			src := a[(ic+r)*g.RowA+pc*g.ColA:]
+			if g.ColA == 1 {
+				src = src[:2*full]
+				for l := range full {
+					dst[l*bf16MR+r] = uint32(src[2*l]) | uint32(src[2*l+1])<<16
+				}
+				continue
+			}
+			for l := range full {
+				dst[l*bf16MR+r] = uint32(src[2*l*g.ColA]) | uint32(src[(2*l+1)*g.ColA])<<16
+			}
+		}
+	}
+	if full < kb2 { // odd kb: the last k value alone, its pair zero
+		for r := range mb {
+			dst[full*bf16MR+r] = uint32(a[(ic+r)*g.RowA+(pc+kb-1)*g.ColA])
+		}
+	}
+}

@@ -1,0 +1,36 @@
+package kernels
+
+import (
+	"unsafe"
+
+	"github.com/kiln-go/kiln/internal/gemm"
+)
+
+// gemmBF16Job runs pieces of one bf16 product on the workers.
+type gemmBF16Job struct {
+	call  gemm.BF16Call
+	parts int
+}
+
+func (j *gemmBF16Job) runRange(_ *runState, _ *worker, lo, hi int) {
+	for p := lo; p < hi; p++ {
+		j.call.RunPart(p, j.parts)
+	}
+}
+
+// runGemmBF16 runs a bf16 product (operands read as stored) into its f32
+// accumulators c: the output itself for an f32 result, else the
+// temporary run rounds to bf16 once.
+func runGemmBF16(x *cpuExec, rs *runState, k *dotKernel, c, a, b unsafe.Pointer, na, nb int) {
+	j := slotJob[gemmBF16Job](rs, k.slot)
+	j.call = gemm.BF16Call{Batch: k.b, M: k.m, N: k.n, K: k.kk,
+		A: view[uint16](a, na), B: view[uint16](b, nb), C: view[float32](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n}
+	j.call.BatchA, j.call.RowA, j.call.ColA = k.lhs.strides[0], k.lhs.strides[1], k.lhs.strides[2]
+	j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]
+	workers := x.cpu.workers()
+	if k.b*k.m*k.n*k.kk < 2*x.gemmParallelMin() { // a bf16 step does twice an f32 one's work
+		workers = 1
+	}
+	j.parts = j.call.Parts(workers)
+	x.parallel(rs, j.parts, k.b*k.m*k.n*max(k.kk, 1), j)
+}
