@@ -87,6 +87,11 @@ func bf16RuleCases() []Case {
 			return trace.DotGeneral(a[0], a[1], trace.DotDims{LhsContract: []int{0}, RhsContract: []int{0}})
 		})},
 		Case{Name: "bf16-rule/matmul-then-add", Inputs: []*tensor.Array{BF16RuleInput(78, 6, 7), BF16RuleInput(79, 7, 5), BF16RuleInput(80, 6, 5)},
-			Fn: one(func(a []trace.Value) trace.Value { return trace.MatMul(a[0], a[1]).Add(a[2]) })})
+			Fn: one(func(a []trace.Value) trace.Value { return trace.MatMul(a[0], a[1]).Add(a[2]) })},
+		// An f32 product with a bias and relu after it (a fused epilogue).
+		Case{Name: "bf16-rule/matmul-f32-bias-relu", Inputs: []*tensor.Array{BF16RuleInput(81, 20, 33), BF16RuleInput(82, 33, 40), Input(tensor.F32, 83, 40)},
+			Fn: one(func(a []trace.Value) trace.Value {
+				return trace.MatMul(a[0], a[1], f32).Add(a[2]).Maximum(trace.Float(0))
+			})})
 	return cs
 }
