@@ -121,26 +121,26 @@
 // # Fused epilogues
 //
 // lower.FuseEpilogues moves a dot_general's or conv_general_dilated's
-// elementwise consumers — a bias
-// add through a broadcast, a scale, relu (max or where), tanh, logistic,
-// gelu, any elementwise chain reading the product at the element's own
-// index, ending in a convert to the output dtype — into the product's
-// kernel when nothing else reads the product. The epilogue then computes
-// element (b, i, j) from the product's element (b, i, j), after its whole
-// sum over k above is done, rounded to the product's dtype, with exactly
-// the steps the unfused loop fusion would run on it (the same compiled
-// body: epilogue.go), so a fused result is bit-identical to the unfused
-// one, on every tier and at every thread count. On the CPU an f32 or f64
-// product runs the epilogue on each MR-row block of c as soon as
-// internal/gemm adds the block's last k block in (gemm.Finisher), while
-// the block is in L1; a conv with an NHWC-like output runs it on each
-// block of output positions right after its worker computes them. The
-// product goes straight into the output buffer when it has the output's
-// dtype, else into scratch. Other products (integers, int8 on VNNI,
-// f16/bf16 narrowed from f32, bf16 products, complex, convs with other
-// output layouts) are computed whole into scratch, then the epilogue runs over them.
-// OpenCL runs the chain in the product kernel's store, from the rounded
-// accumulator.
+// elementwise consumers — a bias add through a broadcast, a scale, relu
+// (max or where), tanh, logistic, gelu, any elementwise chain reading the
+// product at the element's own index, ending in a convert to the output
+// dtype — into the product's kernel; a product other kernels read too
+// becomes that kernel's second output. The epilogue then computes element
+// (b, i, j) from the product's element (b, i, j), after its whole sum over
+// k above is done, rounded to the product's dtype, with exactly the steps
+// the unfused loop fusion would run on it (the same compiled body:
+// epilogue.go), so a fused result is bit-identical to the unfused one, on
+// every tier and at every thread count. On the CPU an f32 or f64 product
+// runs the epilogue on each MR-row block of c as soon as internal/gemm
+// adds the block's last k block in (gemm.Finisher), while the block is in
+// L1; a conv with an NHWC-like output runs it on each block of output
+// positions right after its worker computes them. The product goes
+// straight into the output buffer when it has the output's dtype and no
+// other reader, into its own buffer when it has other readers, else into
+// scratch. Other products (integers, int8 on VNNI, f16/bf16 narrowed from
+// f32, bf16 products, complex, convs with other output layouts) are
+// computed whole first, then the epilogue runs over them. OpenCL runs the
+// chain in the product kernel's store, from the rounded accumulator.
 //
 // # conv_general_dilated
 //

@@ -22,7 +22,8 @@ import (
 // conv with an NHWC-like output runs it on each block of output positions
 // its worker has just computed. The product is computed in the output
 // buffer itself when it has the output's dtype (the body then reads and
-// writes the same elements, each read before it is written), else in a
+// writes the same elements, each read before it is written), in its own
+// buffer when others read it too (the fusion's second output), else in a
 // scratch buffer. Other products (integers, f16 and bf16 narrowed from
 // f32, complex, a conv with another output layout) are computed whole into
 // scratch and the body runs over it after.
@@ -35,6 +36,7 @@ type epilogue struct {
 	src      int     // the source index the body reads the product from
 	dt       tensor.DType
 	inPlace  bool // the product is computed in the output buffer
+	shared   int  // the product's own buffer (read by other kernels too), or -1
 	perBlock bool // the kernel runs the body on each block it finishes
 	slot     int  // scratch for the product, and the run record
 	m, nn    int  // a dot's rows and columns per batch
@@ -46,14 +48,17 @@ type epilogue struct {
 // columns per batch.
 func (x *cpuExec) compileEpilogue(f *lower.Fusion, dot *lower.Instr, perBlock bool, m, n int) (*epilogue, error) {
 	root := f.Outputs[0]
-	loop := &lower.Fusion{ID: f.ID, Kind: lower.FusionLoop, Inputs: f.Inputs, Outputs: f.Outputs}
+	loop := &lower.Fusion{ID: f.ID, Kind: lower.FusionLoop, Inputs: f.Inputs, Outputs: f.Outputs[:1]}
 	for _, in := range f.Instrs {
 		if in != dot {
 			loop.Instrs = append(loop.Instrs, in)
 		}
 	}
 	e := &epilogue{out: x.m.Plan.Of[root], size: root.DType.Size(), n: root.Size(), src: x.nbuf + len(x.consts),
-		dt: dot.DType, slot: x.newSlot(), m: m, nn: n}
+		dt: dot.DType, slot: x.newSlot(), m: m, nn: n, shared: -1}
+	if len(f.Outputs) > 1 {
+		e.shared = x.m.Plan.Of[dot]
+	}
 	source := func(in *lower.Instr) int {
 		if in == dot {
 			return e.src
@@ -66,7 +71,7 @@ func (x *cpuExec) compileEpilogue(f *lower.Fusion, dot *lower.Instr, perBlock bo
 	}
 	e.body, e.store = b, store
 	e.perBlock = perBlock
-	e.inPlace = perBlock && root.DType == dot.DType
+	e.inPlace = perBlock && root.DType == dot.DType && e.shared < 0
 	return e, nil
 }
 
@@ -76,7 +81,9 @@ func (e *epilogue) start(rs *runState) *epilogueRun {
 	r := slotJob[epilogueRun](rs, e.slot)
 	r.e = e
 	c := rs.srcs[e.out]
-	if !e.inPlace {
+	if e.shared >= 0 {
+		c = rs.srcs[e.shared]
+	} else if !e.inPlace {
 		c = unsafe.Pointer(unsafe.SliceData(rs.slotBytes(e.slot, 0, e.n*e.dt.Size()+regAlign)))
 		c = unsafe.Add(c, (regAlign-int(uintptr(c)%regAlign))%regAlign)
 	}

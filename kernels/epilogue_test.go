@@ -241,3 +241,80 @@ func TestConvEpilogueBitIdentical(t *testing.T) {
 		restore()
 	}
 }
+
+// TestSharedEpilogueBitIdentical: a product other kernels read too is the
+// epilogue fusion's second output — stored whole for them while the
+// epilogue runs on its blocks — in the patterns that make it so (a module
+// output, a reduction, a relu's pre-activation recomputed for its mask),
+// bit-identical to the unfused form for every output, at every tier and
+// worker count.
+func TestSharedEpilogueBitIdentical(t *testing.T) {
+	shared := map[string]func(y, b, g trace.Value) []trace.Value{
+		"output": func(y, b, _ trace.Value) []trace.Value { return []trace.Value{y.Add(b).Tanh(), y} },
+		"reduce": func(y, b, _ trace.Value) []trace.Value { return []trace.Value{y.Add(b).Tanh(), y.Sum(1)} },
+		"relu-mask": func(y, b, g trace.Value) []trace.Value {
+			z := y.Add(b)
+			return []trace.Value{z.Maximum(trace.Int(0)), trace.Where(z.Gt(trace.Int(0)), g, trace.Int(0))}
+		},
+	}
+	cpus := []*kernels.CPU{
+		kernels.NewCPU(kernels.CPUOptions{Workers: 1}),
+		kernels.NewCPU(kernels.CPUOptions{Workers: 2, ParallelMin: 1}),
+		kernels.NewCPU(kernels.CPUOptions{Workers: 3, ParallelMin: 1, Block: 5}),
+	}
+	unfusedCPU := kernels.NewCPU(kernels.CPUOptions{Workers: 1})
+	for _, tier := range simd.Available() {
+		restore := simd.SetLevel(tier)
+		for _, d := range []tensor.DType{tensor.F32, tensor.F64, tensor.F16, tensor.I32} {
+			for _, s := range [][3]int{{1, 1, 1}, {37, 300, 53}} {
+				for name, fn := range shared {
+					label := fmt.Sprintf("%v/%s/%dx%dx%d/%s", tier, d, s[0], s[1], s[2], name)
+					abs := []trace.Abstract{{Type: promote.Strong(d), Shape: []int{s[0], s[1]}}, {Type: promote.Strong(d), Shape: []int{s[1], s[2]}},
+						{Type: promote.Strong(d), Shape: []int{s[2]}}, {Type: promote.Strong(d), Shape: []int{s[0], s[2]}}}
+					p, err := trace.Trace(promote.Config{}, abs, func(a []trace.Value) []trace.Value { return fn(a[0].MatMul(a[1]), a[2], a[3]) })
+					if err != nil {
+						t.Fatal(err)
+					}
+					inputs := []*tensor.Array{randomInput(d, 7, s[0], s[1]), randomInput(d, 8, s[1], s[2]), randomInput(d, 9, s[2]), randomInput(d, 10, s[0], s[2])}
+					fused, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, Verify: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					sharedOut := false
+					for _, f := range fused.Fusions {
+						sharedOut = sharedOut || f.Epilogue() && len(f.Outputs) == 2
+					}
+					if !sharedOut {
+						t.Fatalf("%s: no epilogue fusion with the product as an output:\n%s", label, fused.FusedString())
+					}
+					unfused, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, NoEpilogues: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := runAll(t, unfusedCPU, unfused, inputs)
+					for i, cpu := range cpus {
+						for o, got := range runAll(t, cpu, fused, inputs) {
+							if diff := conformance.Compare(got, want[o], 0); diff != "" {
+								t.Fatalf("%s cpu %d output %d: fused differs from unfused: %s", label, i, o, diff)
+							}
+						}
+					}
+				}
+			}
+		}
+		restore()
+	}
+}
+
+func runAll(t *testing.T, cpu *kernels.CPU, m *lower.Module, inputs []*tensor.Array) []*tensor.Array {
+	t.Helper()
+	exe, err := cpu.Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := exe.Run(inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return outs
+}

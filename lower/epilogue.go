@@ -7,23 +7,27 @@ import (
 )
 
 // FuseEpilogues is XLA's output fusion: a dot_general or
-// conv_general_dilated whose only readers
-// are the elementwise instructions of one loop fusion (a bias add through
-// a broadcast, a scale, an activation, a convert to the output dtype) moves
-// into that fusion, which becomes a dot fusion with an epilogue. The
-// backend then runs the elementwise part on each block of the product as
-// soon as the block is final, while it is in cache, instead of writing the
-// product to memory and reading it back: a dense layer tanh(x @ w + b) is
-// one pass over its output.
+// conv_general_dilated read by the elementwise instructions of a loop
+// fusion (a bias add through a broadcast, a scale, an activation, a
+// convert to the output dtype) moves into that fusion, which becomes a dot
+// fusion with an epilogue. The backend then runs the elementwise part on
+// each block of the product as soon as the block is final, while it is in
+// cache, instead of writing the product to memory and reading it back: a
+// dense layer tanh(x @ w + b) is one pass over its output.
 //
-// The epilogue reads the dot's value at the same index as the element it
-// computes, so the fusion's loop is the dot's output shape; its other
-// inputs are read as a loop fusion reads them (by output index, or through
-// its broadcasts). A dot read by anything else — another fusion, a module
-// output, a broadcast or reshape — keeps its own kernel.
-// Each element of the epilogue is computed by the same code as in the loop
-// fusion it came from, from the same product, so fusing never changes a
-// bit (kernels' tests hold every backend to that).
+// The epilogue reads the product at the same index as the element it
+// computes, so the fusion's loop is the product's shape; its other inputs
+// are read as a loop fusion reads them (by output index, or through its
+// broadcasts). When the product has other readers too — other fusions
+// (a recomputed pre-activation read by a relu and by its derivative's
+// mask), a module output — it joins the first fusion reading it as that
+// fusion's second output (XLA's multi-output fusion): the kernel stores
+// the product for the others and runs the epilogue on it while in cache.
+// A product the loop fusion reads other than elementwise (through a
+// broadcast or reshape), or whose first reader is not such a loop fusion,
+// keeps its own kernel. Each element of the epilogue is computed by the
+// same code as in the loop fusion it came from, from the same product, so
+// fusing never changes a bit (kernels' tests hold every backend to that).
 func FuseEpilogues(m *Module) {
 	if m.Fusions == nil {
 		return
@@ -39,10 +43,14 @@ func FuseEpilogues(m *Module) {
 			own[f.Outputs[0]] = f
 		}
 	}
-	readers := map[*Instr]int{} // fusions reading each value (recomputed members read it in several)
+	readers := map[*Instr]int{}   // fusions reading each value (recomputed members read it in several)
+	first := map[*Instr]*Fusion{} // the first fusion reading each value
 	for _, f := range m.Fusions {
 		for _, in := range f.Inputs {
 			readers[in]++
+			if first[in] == nil {
+				first[in] = f
+			}
 		}
 	}
 	absorbed := map[*Fusion]bool{}
@@ -53,11 +61,11 @@ func FuseEpilogues(m *Module) {
 		root := f.Outputs[0]
 		for _, dot := range f.Inputs {
 			df := own[dot]
-			if df == nil || absorbed[df] || moduleOutput[dot] || readers[dot] != 1 || !trace.ShapeEqual(dot.Shape, root.Shape) || !readByIndex(users[dot], f) {
+			if df == nil || absorbed[df] || first[dot] != f || !trace.ShapeEqual(dot.Shape, root.Shape) || !readByIndex(users[dot], f) {
 				continue
 			}
 			absorbed[df] = true
-			absorb(f, dot)
+			absorb(f, dot, moduleOutput[dot] || readers[dot] > 1 || len(users[dot]) > countIn(users[dot], f))
 			break // one product per kernel
 		}
 	}
@@ -70,21 +78,36 @@ func FuseEpilogues(m *Module) {
 	}
 }
 
-// readByIndex reports whether every reader of a value is an elementwise
-// member of f (so it reads the value at the index it computes).
+// readByIndex reports whether every reader of a value that is a member of
+// f is elementwise (so it reads the value at the index it computes).
 func readByIndex(readers []*Instr, f *Fusion) bool {
 	for _, u := range readers {
-		if !u.Op.Elementwise() || !slices.Contains(f.Instrs, u) {
+		if !u.Op.Elementwise() && slices.Contains(f.Instrs, u) {
 			return false
 		}
 	}
-	return len(readers) > 0
+	return countIn(readers, f) > 0
+}
+
+// countIn counts the instructions of xs that are members of f.
+func countIn(xs []*Instr, f *Fusion) int {
+	n := 0
+	for _, x := range xs {
+		if slices.Contains(f.Instrs, x) {
+			n++
+		}
+	}
+	return n
 }
 
 // absorb makes loop fusion f compute dot too: dot joins its members (in
-// module order), its operands replace it among the inputs.
-func absorb(f *Fusion, dot *Instr) {
+// module order), its operands replace it among the inputs, and when it is
+// read outside f (shared) it becomes f's second output.
+func absorb(f *Fusion, dot *Instr, shared bool) {
 	f.Kind = FusionDot
+	if shared {
+		f.Outputs = append(f.Outputs, dot)
+	}
 	at, _ := slices.BinarySearchFunc(f.Instrs, dot.ID, func(in *Instr, id int) int { return in.ID - id })
 	f.Instrs = slices.Insert(f.Instrs, at, dot)
 	f.Inputs = slices.DeleteFunc(f.Inputs, func(in *Instr) bool { return in == dot })
@@ -111,5 +134,6 @@ func (f *Fusion) Dot() *Instr {
 }
 
 // Epilogue reports whether f is a dot fusion with fused elementwise
-// instructions after its product.
+// instructions after its product. Its first output is the epilogue's
+// result; a second, if any, is the product itself, which others read.
 func (f *Fusion) Epilogue() bool { return f.Kind == FusionDot && len(f.Instrs) > 1 }

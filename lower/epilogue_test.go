@@ -59,10 +59,10 @@ func TestFuseEpilogues(t *testing.T) {
 	}
 }
 
-// A product that something other than one loop fusion's elementwise
-// instructions reads keeps its kernel: a module output, a reduction, two
-// loop fusions, a broadcast.
-func TestEpilogueNotFused(t *testing.T) {
+// A product read elsewhere too — a module output, a reduction, another
+// loop fusion — joins the first loop fusion reading it as its second
+// output (multi-output fusion), with a buffer for the other readers.
+func TestEpilogueShared(t *testing.T) {
 	in := []trace.Abstract{abs(tensor.F32, 4, 6), abs(tensor.F32, 6, 4)}
 	cases := map[string]func(a []trace.Value) []trace.Value{
 		"output": func(a []trace.Value) []trace.Value {
@@ -77,16 +77,28 @@ func TestEpilogueNotFused(t *testing.T) {
 			y := a[0].MatMul(a[1])
 			return []trace.Value{y.Tanh(), y.Exp()}
 		},
-		"broadcast": func(a []trace.Value) []trace.Value {
-			y := a[0].MatMul(a[1]).Reshape(4, 1, 4)
-			return []trace.Value{y.Add(trace.Zeros([]int{4, 3, 4}, tensor.F32))}
-		},
 	}
 	for name, fn := range cases {
 		m := compile(t, in, lower.Options{Verify: true}, fn)
 		f := dotFusion(t, m)
-		if f.Epilogue() {
-			t.Errorf("%s: the product took an epilogue:\n%s", name, m.FusedString())
+		if !f.Epilogue() || len(f.Outputs) != 2 || f.Outputs[1] != f.Dot() {
+			t.Errorf("%s: want the product as the epilogue fusion's second output:\n%s", name, m.FusedString())
 		}
+		if _, ok := m.Plan.Of[f.Dot()]; !ok {
+			t.Errorf("%s: the shared product has no buffer:\n%s", name, m.FusedString())
+		}
+	}
+}
+
+// A product a loop fusion reads other than elementwise (through a
+// reshape and broadcast) keeps its kernel.
+func TestEpilogueNotFused(t *testing.T) {
+	in := []trace.Abstract{abs(tensor.F32, 4, 6), abs(tensor.F32, 6, 4)}
+	m := compile(t, in, lower.Options{Verify: true}, func(a []trace.Value) []trace.Value {
+		y := a[0].MatMul(a[1]).Reshape(4, 1, 4)
+		return []trace.Value{y.Add(trace.Zeros([]int{4, 3, 4}, tensor.F32))}
+	})
+	if f := dotFusion(t, m); f.Epilogue() {
+		t.Errorf("the product took an epilogue:\n%s", m.FusedString())
 	}
 }

@@ -352,8 +352,8 @@ func verifyKind(f *Fusion, root *Instr) *VerifyError {
 // or conv, the other members loopable over its shape, one output.
 func verifyEpilogue(f *Fusion, root *Instr) *VerifyError {
 	dot := f.Dot()
-	if dot == nil || len(f.Outputs) != 1 || root == dot {
-		return fusionErr(VerifyFusion, f, "a dot fusion with an epilogue has one product and one output")
+	if dot == nil || root == dot || len(f.Outputs) > 2 || len(f.Outputs) == 2 && f.Outputs[1] != dot {
+		return fusionErr(VerifyFusion, f, "a dot fusion with an epilogue has one product, the epilogue's result and perhaps the product as outputs")
 	}
 	for _, in := range f.Instrs {
 		if in == dot {

@@ -127,3 +127,51 @@ func TestConvEpilogue(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedEpilogue: a product other kernels read too is stored by the
+// epilogue's kernel as its second output; every output bit-identical to
+// the unfused form.
+func TestSharedEpilogue(t *testing.T) {
+	b := testBackend(t)
+	abs := []trace.Abstract{{Type: promote.Strong(tensor.F32), Shape: []int{19, 33}}, {Type: promote.Strong(tensor.F32), Shape: []int{33, 21}},
+		{Type: promote.Strong(tensor.F32), Shape: []int{21}}, {Type: promote.Strong(tensor.F32), Shape: []int{19, 21}}}
+	p, err := trace.Trace(promote.Config{}, abs, func(a []trace.Value) []trace.Value {
+		y := a[0].MatMul(a[1])
+		z := y.Add(a[2])
+		return []trace.Value{z.Maximum(trace.Int(0)), trace.Where(z.Gt(trace.Int(0)), a[3], trace.Int(0)), y.Sum(0)}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := []*tensor.Array{conformance.Input(tensor.F32, 1, 19, 33), conformance.Input(tensor.F32, 2, 33, 21), conformance.Input(tensor.F32, 3, 21), conformance.Input(tensor.F32, 4, 19, 21)}
+	var outs [2][]*tensor.Array
+	for i, off := range []bool{false, true} {
+		m, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, NoEpilogues: off, Verify: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		exe, err := b.CompileModule(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !off {
+			shared := false
+			for _, f := range m.Fusions {
+				shared = shared || f.Epilogue() && len(f.Outputs) == 2
+			}
+			if !shared {
+				t.Fatalf("no epilogue fusion storing its product:\n%s", m.FusedString())
+			}
+		}
+		outs[i], err = exe.Run(inputs)
+		exe.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for o := range outs[0] {
+		if diff := conformance.Compare(outs[0][o], outs[1][o], 0); diff != "" {
+			t.Errorf("output %d: fused differs from unfused: %s", o, diff)
+		}
+	}
+}

@@ -134,8 +134,9 @@ func (g *gen) dotFusion(f *lower.Fusion) {
 // epilogue compiles dot fusion f's epilogue (nil without one) at linear
 // index i of the product, from the accumulator acc rounded to the
 // product's dtype: the statements a loop fusion reading the stored
-// product would run. Its inputs become parameters of p, so it is built
-// before the parameter list is written.
+// product would run; a product other kernels read too (the fusion's
+// second output) is stored first. Its inputs become parameters of p, so it
+// is built before the parameter list is written.
 func (g *gen) epilogue(f *lower.Fusion, p *params, it string) *body {
 	if !f.Epilogue() {
 		return nil
@@ -144,6 +145,11 @@ func (g *gen) epilogue(f *lower.Fusion, p *params, it string) *body {
 	epi := newBody(g, p, f, "i", it, dot.Shape)
 	epi.lines = append(epi.lines, fmt.Sprintf("const %s acc_r = %s;", ct(dot.DType).compute, g.round(dot.DType, "acc")))
 	epi.val[dot] = "acc_r"
+	if len(f.Outputs) > 1 {
+		name := fmt.Sprintf("out%d", dot.ID)
+		p.output(dot.DType, name, kernelArg{argPlan, g.m.Plan.Of[dot]})
+		epi.lines = append(epi.lines, g.store(dot.DType, name, "i", "acc_r"))
+	}
 	for _, in := range f.Instrs {
 		epi.value(in)
 	}
