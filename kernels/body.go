@@ -360,7 +360,8 @@ func exactOn16(op trace.Op) bool {
 type worker struct {
 	mem  []byte
 	regs []unsafe.Pointer
-	tmp  []byte // see temp
+	tmp  []byte    // see temp
+	subs []*worker // a multi-output loop's per-result registers
 }
 
 const regAlign = 64

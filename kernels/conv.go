@@ -180,21 +180,17 @@ func (k *convKernel) run(x *cpuExec, rs *runState) {
 		convRun(k, x, rs, out, lp, rp, epi, gemmMatMul[float32])
 	case tensor.F64:
 		convRun(k, x, rs, out, lp, rp, epi, gemmMatMul[float64])
-	case tensor.I8:
-		convRun(k, x, rs, out, lp, rp, epi, loopMatMul[int8])
-	case tensor.I16:
-		convRun(k, x, rs, out, lp, rp, epi, loopMatMul[int16])
-	case tensor.I32:
-		convRun(k, x, rs, out, lp, rp, epi, loopMatMul[int32])
-	case tensor.I64:
-		convRun(k, x, rs, out, lp, rp, epi, loopMatMul[int64])
-	case tensor.U8:
+	// Signed integers run as the unsigned type of their width: wrapping
+	// products and sums have the same bits either way (two's complement),
+	// and four fewer instantiations of the conv code keep a kiln-only
+	// program under its size bound (TestSmallProgramIsLean).
+	case tensor.I8, tensor.U8:
 		convRun(k, x, rs, out, lp, rp, epi, loopMatMul[uint8])
-	case tensor.U16:
+	case tensor.I16, tensor.U16:
 		convRun(k, x, rs, out, lp, rp, epi, loopMatMul[uint16])
-	case tensor.U32:
+	case tensor.I32, tensor.U32:
 		convRun(k, x, rs, out, lp, rp, epi, loopMatMul[uint32])
-	case tensor.U64:
+	case tensor.I64, tensor.U64:
 		convRun(k, x, rs, out, lp, rp, epi, loopMatMul[uint64])
 	}
 	if epi != nil && !k.epi.perBlock {

@@ -34,6 +34,9 @@ type loopKernel struct {
 var streamChunk = 1 << 20 // a variable for the tests
 
 func (x *cpuExec) compileLoop(f *lower.Fusion) (kernel, error) {
+	if len(f.Outputs) > 1 {
+		return x.compileMultiLoop(f)
+	}
 	root := f.Outputs[0]
 	out := x.m.Plan.Of[root]
 	dst := loc{kind: locBuf, idx: out, size: root.DType.Size()}

@@ -126,7 +126,7 @@ func compileWith(t testing.TB, cpu *CPU, dts []tensor.DType, n int, fn func(a []
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := lower.Compile(p, lower.Options{Fold: Fold})
+	m, err := lower.Compile(p, lower.Options{Fold: Fold, NoSiblings: true}) // each result's own loop, streaming stores and all
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,6 +144,10 @@ func bodies(x *cpuExec) []*body {
 		switch k := k.(type) {
 		case *loopKernel:
 			bs = append(bs, k.body)
+		case *multiLoopKernel:
+			for _, s := range k.subs {
+				bs = append(bs, s.body)
+			}
 		case *reduceKernel:
 			bs = append(bs, k.body)
 		}

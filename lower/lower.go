@@ -24,6 +24,8 @@ type Options struct {
 	// NoEpilogues keeps every dot_general in a kernel of its own (see
 	// FuseEpilogues), for comparing fused epilogues with their unfused form.
 	NoEpilogues bool
+	// NoSiblings keeps every loop fusion single-output (see FuseSiblings).
+	NoSiblings bool
 	// NoSimplify skips CSE, algebraic simplification and constant folding.
 	NoSimplify bool
 	// Verify checks the program (trace's Program.Check) and then the
@@ -51,6 +53,9 @@ func passes(opts Options) []pass {
 	)
 	if !opts.NoFusion && !opts.NoEpilogues {
 		ps = append(ps, pass{"fuse_epilogues", func(m *Module) error { FuseEpilogues(m); return nil }})
+	}
+	if !opts.NoFusion && !opts.NoSiblings {
+		ps = append(ps, pass{"fuse_siblings", func(m *Module) error { FuseSiblings(m); return nil }})
 	}
 	return append(ps, pass{"plan_buffers", func(m *Module) error { PlanBuffers(m); return nil }})
 }

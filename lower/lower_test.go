@@ -157,7 +157,7 @@ func TestOutputIsNeverFusedAway(t *testing.T) {
 // once and read by both selects (recomputing it would read four bytes per
 // element for one); an expensive producer (exp) is computed once.
 func TestCheapProducersAreRecomputed(t *testing.T) {
-	m := compile(t, []trace.Abstract{abs(tensor.F32, 4, 8), abs(tensor.F32, 8), abs(tensor.F32, 4, 8)}, lower.Options{}, func(a []trace.Value) []trace.Value {
+	m := compile(t, []trace.Abstract{abs(tensor.F32, 4, 8), abs(tensor.F32, 8), abs(tensor.F32, 4, 8)}, lower.Options{NoSiblings: true}, func(a []trace.Value) []trace.Value {
 		pre := a[0].Add(a[1])
 		mask := pre.Gt(trace.Int(0))
 		h := trace.Where(mask, pre, trace.Int(0))
@@ -197,7 +197,7 @@ func TestCheapProducersAreRecomputed(t *testing.T) {
 // its fusion (Verify, in compile, checks that every fusion's inputs are
 // computed).
 func TestRecomputedReaderOfAnExpensiveValue(t *testing.T) {
-	m := compile(t, []trace.Abstract{abs(tensor.F32, 4, 8)}, lower.Options{}, func(a []trace.Value) []trace.Value {
+	m := compile(t, []trace.Abstract{abs(tensor.F32, 4, 8)}, lower.Options{NoSiblings: true}, func(a []trace.Value) []trace.Value {
 		p := a[0].Exp().Add(trace.Float(1))
 		return []trace.Value{p.Mul(trace.Float(2)), p.Mul(trace.Float(3))}
 	})
@@ -219,7 +219,7 @@ func TestRecomputedReaderOfAnExpensiveValue(t *testing.T) {
 // product; the product must keep a kernel and a buffer of its own rather
 // than becoming one fusion's epilogue.
 func TestRecomputedReaderOfAProduct(t *testing.T) {
-	m := compile(t, []trace.Abstract{abs(tensor.F32, 8, 4), abs(tensor.F32, 4, 6), abs(tensor.F32, 6), abs(tensor.F32, 8, 6)}, lower.Options{}, func(a []trace.Value) []trace.Value {
+	m := compile(t, []trace.Abstract{abs(tensor.F32, 8, 4), abs(tensor.F32, 4, 6), abs(tensor.F32, 6), abs(tensor.F32, 8, 6)}, lower.Options{NoSiblings: true}, func(a []trace.Value) []trace.Value {
 		pre := a[0].MatMul(a[1]).Add(a[2])
 		mask := pre.Gt(trace.Int(0))
 		return []trace.Value{trace.Where(mask, pre, trace.Int(0)), trace.Where(mask, a[3], trace.Int(0))}
@@ -228,5 +228,50 @@ func TestRecomputedReaderOfAProduct(t *testing.T) {
 		if _, ok := m.Plan.Of[in]; in.Op == trace.OpDot && !ok {
 			t.Errorf("the product has no buffer:\n%s", m.FusedString())
 		}
+	}
+}
+
+// TestSiblingsShareOnePass: a ReLU's mask and activation, and an Adam
+// update's two moments and new weights, each run as one multi-output loop
+// (lower.FuseSiblings); a loop whose result another kernel reads in
+// between keeps its own kernel.
+func TestSiblingsShareOnePass(t *testing.T) {
+	m := compile(t, []trace.Abstract{abs(tensor.F32, 4, 8), abs(tensor.F32, 8), abs(tensor.F32, 8, 3)}, lower.Options{}, func(a []trace.Value) []trace.Value {
+		pre := a[0].Add(a[1])
+		mask := pre.Gt(trace.Int(0))
+		h := trace.Where(mask, pre, trace.Int(0))
+		y := h.MatMul(a[2]) // reads h between h's loop and the next one
+		g := trace.Where(mask, h.Mul(trace.Float(2)), trace.Int(0))
+		return []trace.Value{y, g}
+	})
+	var outs [][]trace.Op
+	for _, f := range m.Fusions {
+		if f.Kind == lower.FusionLoop {
+			var ops []trace.Op
+			for _, o := range f.Outputs {
+				ops = append(ops, o.Op)
+			}
+			outs = append(outs, ops)
+		}
+	}
+	// mask and h together; g after the product, which reads h, alone.
+	if len(outs) != 2 || len(outs[0]) != 2 || outs[0][0] != trace.OpGt || outs[0][1] != trace.OpSelect || len(outs[1]) != 1 {
+		t.Errorf("loop outputs %v, want [[gt select] [select]]:\n%s", outs, m.FusedString())
+	}
+
+	adam := compile(t, []trace.Abstract{abs(tensor.F32, 16), abs(tensor.F32, 16), abs(tensor.F32, 16), abs(tensor.F32, 16)}, lower.Options{}, func(a []trace.Value) []trace.Value {
+		p, g, mo, v := a[0], a[1], a[2], a[3]
+		mo = mo.Mul(trace.Float(0.9)).Add(g.Mul(trace.Float(0.1)))
+		v = v.Mul(trace.Float(0.999)).Add(g.Mul(g).Mul(trace.Float(0.001)))
+		return []trace.Value{p.Sub(mo.Div(v.Sqrt().Add(trace.Float(1e-8))).Mul(trace.Float(0.003))), mo, v}
+	})
+	if len(adam.Fusions) != 1 || len(adam.Fusions[0].Outputs) != 3 {
+		t.Errorf("want one loop with three results:\n%s", adam.FusedString())
+	}
+	if off := compile(t, []trace.Abstract{abs(tensor.F32, 16), abs(tensor.F32, 16)}, lower.Options{NoSiblings: true}, func(a []trace.Value) []trace.Value {
+		s := a[0].Add(a[1])
+		return []trace.Value{s, s.Mul(a[1])}
+	}); len(off.Fusions) != 2 {
+		t.Errorf("NoSiblings: want two loops:\n%s", off.FusedString())
 	}
 }

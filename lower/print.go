@@ -156,7 +156,11 @@ func (f *Fusion) String() string {
 	for i, in := range f.Inputs {
 		ins[i] = in.Name()
 	}
-	fmt.Fprintf(&b, "fusion.%d %s %s(%s) -> %s {\n", f.ID, f.Kind, root.TypeString(), strings.Join(ins, ", "), root.Name())
+	outs := make([]string, len(f.Outputs))
+	for i, o := range f.Outputs {
+		outs[i] = o.Name()
+	}
+	fmt.Fprintf(&b, "fusion.%d %s %s(%s) -> %s {\n", f.ID, f.Kind, root.TypeString(), strings.Join(ins, ", "), strings.Join(outs, ", "))
 	for _, in := range f.Instrs {
 		b.WriteString("    " + in.String() + "\n")
 	}
@@ -178,8 +182,11 @@ func (m *Module) writeFused(b *strings.Builder, indent string) {
 	fmt.Fprintf(b, "%d kernel(s):\n", len(m.Fusions))
 	for _, f := range m.Fusions {
 		b.WriteString(indent + "  " + strings.ReplaceAll(f.String(), "\n", "\n"+indent))
-		if m.Plan != nil {
-			if id, ok := m.Plan.bufferOf(f.Outputs[0]); ok {
+		for i, o := range f.Outputs {
+			if m.Plan == nil || (i > 0 && f.Kind == FusionControl) {
+				break // a control fusion's results: its sub-modules say
+			}
+			if id, ok := m.Plan.bufferOf(o); ok {
 				buf := m.Plan.Buffers[id]
 				role := "scratch"
 				if buf.Output >= 0 {

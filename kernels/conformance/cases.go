@@ -291,6 +291,16 @@ func mixedCases() []Case {
 			Fn: one(func(a []trace.Value) trace.Value {
 				return trace.DotGeneral(a[0], a[1], trace.DotDims{LhsContract: []int{0}, RhsContract: []int{1}})
 			})},
+		// Multi-output loops (lower.FuseSiblings): a bool mask, an f16
+		// result reading it, and an f32 one reading the f16 one, over
+		// blocks cut mid-row; the outputs are written in one pass.
+		{Name: "siblings-mask-f16-f32", Inputs: []*tensor.Array{Input(tensor.F16, 54, 37, 129), Input(tensor.F16, 55, 129), Input(tensor.F32, 56, 37, 129)},
+			Fn: func(a []trace.Value) []trace.Value {
+				pre := a[0].Add(a[1])
+				mask := pre.Gt(trace.Int(0))
+				h := trace.Where(mask, pre, trace.Float(0.5))
+				return []trace.Value{mask, h, h.Mul(a[2]).Add(trace.Float(1)), a[2].Exp().Mul(pre)}
+			}},
 		// Weight gradients xᵀ·dy with few columns: the CPU runs them
 		// swapped (cᵀ = dyᵀ·x, then transposed), batched or not.
 		{Name: "dot-narrow-swapped-f32", Inputs: []*tensor.Array{Input(tensor.F32, 50, 200, 70), Input(tensor.F32, 51, 200, 10)},

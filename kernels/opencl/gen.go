@@ -356,13 +356,17 @@ func (g *gen) loopFusion(f *lower.Fusion) {
 		b.value(in)
 	}
 	name := fmt.Sprintf("fusion%d", f.ID)
-	out := fmt.Sprintf("out%d", root.ID)
-	p.output(root.DType, out, kernelArg{argPlan, g.m.Plan.Of[root]})
+	for _, o := range f.Outputs { // several for a multi-output loop (lower.FuseSiblings)
+		p.output(o.DType, fmt.Sprintf("out%d", o.ID), kernelArg{argPlan, g.m.Plan.Of[o]})
+	}
 	g.header(f)
 	fmt.Fprintf(&g.kernels, "__kernel void %s(%s) {\n", name, p.list())
 	g.kernels.WriteString(g.elementIndex(it, n))
 	b.write(&g.kernels, "\t")
-	fmt.Fprintf(&g.kernels, "\t%s\n}\n\n", g.store(root.DType, out, "i", b.value(root)))
+	for _, o := range f.Outputs {
+		fmt.Fprintf(&g.kernels, "\t%s\n", g.store(o.DType, fmt.Sprintf("out%d", o.ID), "i", b.value(o)))
+	}
+	g.kernels.WriteString("}\n\n")
 	g.launch1D(name, p.args, n)
 }
 

@@ -1,0 +1,70 @@
+package kernels
+
+import (
+	"unsafe"
+
+	"github.com/kiln-go/kiln/lower"
+)
+
+// multiLoopKernel runs a multi-output loop fusion (lower.FuseSiblings):
+// one compiled body per result, each block of elements evaluated by every
+// body in turn, so inputs the results share are still in L1 for the later
+// bodies, and a result that reads an earlier one reads the block just
+// stored. Each body is the single-output loop's for its result (members
+// computed before it are read from their buffers), so the bits are the
+// separate fusions'.
+type multiLoopKernel struct {
+	subs  []*loopKernel
+	n     int
+	block int
+}
+
+func (x *cpuExec) compileMultiLoop(f *lower.Fusion) (kernel, error) {
+	root := f.Outputs[0]
+	block := min(x.cpu.opts.Block, max(root.Size(), 1))
+	k := &multiLoopKernel{n: root.Size(), block: block}
+	for i, o := range f.Outputs {
+		earlier := f.Outputs[:i]
+		sub := &lower.Fusion{Kind: lower.FusionLoop, Outputs: []*lower.Instr{o}}
+		for _, in := range f.Instrs {
+			isEarlier := false
+			for _, e := range earlier {
+				isEarlier = isEarlier || in == e
+			}
+			if !isEarlier {
+				sub.Instrs = append(sub.Instrs, in)
+			}
+		}
+		out := x.m.Plan.Of[o]
+		b, store, _, err := x.loopBody(sub, x.source, loc{kind: locBuf, idx: out, size: o.DType.Size()}, false)
+		if err != nil {
+			return nil, err
+		}
+		k.subs = append(k.subs, &loopKernel{body: b, n: o.Size(), out: out, size: o.DType.Size(), store: store})
+	}
+	return k, nil
+}
+
+func (k *multiLoopKernel) run(x *cpuExec, rs *runState) {
+	nblocks := (k.n + k.block - 1) / k.block
+	x.parallel(rs, nblocks, k.n, k)
+}
+
+func (k *multiLoopKernel) runRange(rs *runState, w *worker, lo, hi int) {
+	for len(w.subs) < len(k.subs) {
+		w.subs = append(w.subs, &worker{})
+	}
+	for i, s := range k.subs {
+		w.subs[i].prepare(s.body, rs.srcs)
+	}
+	for b := lo; b < hi; b++ {
+		start := b * k.block
+		n := min(k.block, k.n-start)
+		for i, s := range k.subs {
+			res := w.subs[i].eval(s.body, rs.srcs, start, n)
+			if s.store != nil {
+				s.store(unsafe.Add(rs.srcs[s.out], start*s.size), res, n)
+			}
+		}
+	}
+}
