@@ -61,16 +61,12 @@ func cvtComplex[S, D cplx](d []D, s []S) {
 	}
 }
 
+// registerConvertFrom registers conversions from real type S: to
+// integers by wraparound from integers (registerIntToInt) or truncation
+// and saturation from floats (registerFloatToInt), registered by the
+// caller, and to the other types here.
 func registerConvertFrom[S realNum](from tensor.DType) {
 	t := &convertTable[from]
-	put(&t[tensor.U8], tierGeneric, un(cvtFromReal[S, uint8]()))
-	put(&t[tensor.U16], tierGeneric, un(cvtFromReal[S, uint16]()))
-	put(&t[tensor.U32], tierGeneric, un(cvtFromReal[S, uint32]()))
-	put(&t[tensor.U64], tierGeneric, un(cvtFromReal[S, uint64]()))
-	put(&t[tensor.I8], tierGeneric, un(cvtFromReal[S, int8]()))
-	put(&t[tensor.I16], tierGeneric, un(cvtFromReal[S, int16]()))
-	put(&t[tensor.I32], tierGeneric, un(cvtFromReal[S, int32]()))
-	put(&t[tensor.I64], tierGeneric, un(cvtFromReal[S, int64]()))
 	put(&t[tensor.F32], tierGeneric, un(cvtReal[S, float32]))
 	put(&t[tensor.F64], tierGeneric, un(cvtReal[S, float64]))
 	put(&t[tensor.C64], tierGeneric, un(cvtRealToComplex[S, complex64, float32]))
@@ -78,19 +74,32 @@ func registerConvertFrom[S realNum](from tensor.DType) {
 	put(&t[tensor.Bool], tierGeneric, un(cvtToBool[S]))
 }
 
-// cvtFromReal picks the integer-target conversion for a real source:
-// wraparound from integers, truncate-and-saturate from floats.
-func cvtFromReal[S realNum, D integer]() func(d []D, s []S) {
-	var z S
-	switch any(z).(type) {
-	case float32:
-		f := cvtFloatToInt[float32, D]
-		return any(f).(func([]D, []S))
-	case float64:
-		f := cvtFloatToInt[float64, D]
-		return any(f).(func([]D, []S))
-	}
-	return cvtReal[S, D]
+// registerIntToInt registers integer S's wrapping conversions to every
+// integer type.
+func registerIntToInt[S integer](from tensor.DType) {
+	t := &convertTable[from]
+	put(&t[tensor.U8], tierGeneric, un(cvtReal[S, uint8]))
+	put(&t[tensor.U16], tierGeneric, un(cvtReal[S, uint16]))
+	put(&t[tensor.U32], tierGeneric, un(cvtReal[S, uint32]))
+	put(&t[tensor.U64], tierGeneric, un(cvtReal[S, uint64]))
+	put(&t[tensor.I8], tierGeneric, un(cvtReal[S, int8]))
+	put(&t[tensor.I16], tierGeneric, un(cvtReal[S, int16]))
+	put(&t[tensor.I32], tierGeneric, un(cvtReal[S, int32]))
+	put(&t[tensor.I64], tierGeneric, un(cvtReal[S, int64]))
+}
+
+// registerFloatToInt registers float S's truncating, saturating
+// conversions to every integer type.
+func registerFloatToInt[S float](from tensor.DType) {
+	t := &convertTable[from]
+	put(&t[tensor.U8], tierGeneric, un(cvtFloatToInt[S, uint8]))
+	put(&t[tensor.U16], tierGeneric, un(cvtFloatToInt[S, uint16]))
+	put(&t[tensor.U32], tierGeneric, un(cvtFloatToInt[S, uint32]))
+	put(&t[tensor.U64], tierGeneric, un(cvtFloatToInt[S, uint64]))
+	put(&t[tensor.I8], tierGeneric, un(cvtFloatToInt[S, int8]))
+	put(&t[tensor.I16], tierGeneric, un(cvtFloatToInt[S, int16]))
+	put(&t[tensor.I32], tierGeneric, un(cvtFloatToInt[S, int32]))
+	put(&t[tensor.I64], tierGeneric, un(cvtFloatToInt[S, int64]))
 }
 
 func cvtComplexTo[S cplx, D integer](d []D, s []S) {
@@ -152,6 +161,16 @@ func registerConversions() {
 	registerConvertFrom[int64](tensor.I64)
 	registerConvertFrom[float32](tensor.F32)
 	registerConvertFrom[float64](tensor.F64)
+	registerIntToInt[uint8](tensor.U8)
+	registerIntToInt[uint16](tensor.U16)
+	registerIntToInt[uint32](tensor.U32)
+	registerIntToInt[uint64](tensor.U64)
+	registerIntToInt[int8](tensor.I8)
+	registerIntToInt[int16](tensor.I16)
+	registerIntToInt[int32](tensor.I32)
+	registerIntToInt[int64](tensor.I64)
+	registerFloatToInt[float32](tensor.F32)
+	registerFloatToInt[float64](tensor.F64)
 	registerConvertFromComplex[complex64](tensor.C64)
 	registerConvertFromComplex[complex128](tensor.C128)
 	registerConvertFromBool()
