@@ -15,21 +15,26 @@
 //     dots and copies (transpose, slice, concatenate, rev, and the
 //     indexing ops gather, scatter and the dynamic slices) are kernels of
 //     their own; reshape needs none (it aliases). A producer joins a fusion only
-//     when all its users are in it, so a fusion has one result and fusions
-//     never form a cycle; scalar constants and their broadcasts are
-//     duplicated into every fusion that reads them, and so are cheap
-//     producers (broadcasts, and elementwise ops other than the
-//     transcendental ones and pow, with at most four readers, each an
-//     elementwise op or reduction of their shape; at most eight recomputed
-//     ops per value): recomputed where read, with the same bits, instead
-//     of being written out and read back.
+//     when all its users are in it, so fusions never form a cycle; scalar
+//     constants and their broadcasts are duplicated into every fusion that
+//     reads them, and so are cheap producers (broadcasts, and elementwise
+//     ops other than the transcendental ones and pow, with at most four
+//     readers, each an elementwise op or reduction of their shape; at most
+//     eight recomputed ops per value, reading no more bytes per element
+//     than the value has): recomputed where read, with the same bits,
+//     instead of being written out and read back.
 //  5. FuseEpilogues: XLA's output fusion — a dot_general or conv whose only
-//     readers are the elementwise members of one loop fusion (bias add,
-//     scale, activation, output convert) joins that fusion, which becomes
-//     a dot fusion with an epilogue the backend runs on each finished
-//     block of the product (Fusion.Dot, Fusion.Epilogue; off with
+//     reader is one loop fusion's elementwise members (bias add, scale,
+//     activation, output convert) joins that fusion, which becomes a dot
+//     fusion with an epilogue the backend runs on each finished block of
+//     the product (Fusion.Dot, Fusion.Epilogue; off with
 //     Options.NoEpilogues).
-//  6. PlanBuffers: parameters are the caller's read-only arrays; each output
+//  6. FuseSiblings: XLA's multi-output fusion — a loop fusion joins a
+//     later one of the same shape that reads its results or shares a
+//     buffer input with it, when no kernel between them reads its results:
+//     one kernel computes several results in one pass (Fusion.Outputs in
+//     execution order; off with Options.NoSiblings).
+//  7. PlanBuffers: parameters are the caller's read-only arrays; each output
 //     gets a buffer of its own; other results reuse dead scratch buffers of
 //     the same dtype and sufficient size (liveness over the fusion order).
 //
