@@ -64,7 +64,7 @@ func bf16Values(rng *rand.Rand, n int) []uint16 {
 // batches, and concurrent parts, every element bit-identical.
 func TestGemmBF16(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
-	sizes := [][3]int{{1, 1, 1}, {1, 7, 3}, {13, 1, 5}, {12, 32, 2}, {24, 64, 9}, {37, 53, 41}, {5, 97, 1500}, {30, 70, 0}, {25, 600, 20}, {14, 33, 1031}}
+	sizes := [][3]int{{1, 1, 1}, {1, 7, 3}, {13, 1, 5}, {12, 32, 2}, {24, 64, 9}, {37, 53, 41}, {5, 97, 1500}, {30, 70, 0}, {25, 600, 20}, {14, 33, 1031}, {13, 1100, 9}}
 	for _, tier := range simd.Available() {
 		restore := simd.SetLevel(tier)
 		for _, s := range sizes {
