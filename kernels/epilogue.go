@@ -162,6 +162,10 @@ type partFinisher struct {
 
 func (f *partFinisher) Finished(b, i0, i1, j0, j1 int) {
 	e := f.r.e
+	if j0 == 0 && j1 == e.nn { // whole rows: one run of the output
+		e.finished(f.w, f.r.srcs, (b*e.m+i0)*e.nn, (i1-i0)*e.nn)
+		return
+	}
 	for i := i0; i < i1; i++ {
 		e.finished(f.w, f.r.srcs, (b*e.m+i)*e.nn+j0, j1-j0)
 	}

@@ -73,6 +73,13 @@ type Finisher interface {
 	Finished(b, i0, i1, j0, j1 int) // batch b, rows [i0, i1), columns [j0, j1)
 }
 
+// PartBounds is the block of c piece p of parts computes: batch b, rows
+// [i0, i1), columns [j0, j1).
+func (g *Call[T]) PartBounds(p, parts int) (b, i0, i1, j0, j1 int) {
+	k := kernelFor[T](g.N)
+	return partOf(g.Batch, g.M, g.N, k.MR, k.NR, p, parts)
+}
+
 // RunPartThen is RunPart, telling fin (if not nil) of every block of c
 // the piece finishes, on the calling goroutine.
 func (g *Call[T]) RunPartThen(p, parts int, fin Finisher) {
