@@ -192,13 +192,22 @@ func TestEinsum(t *testing.T) {
 		{"np.einsum('i,j->ij', np.arange(3), np.arange(4))", trace.Einsum("i,j->ij", kiln.Arange(0, 3, 1), kiln.Arange(0, 4, 1))},
 		{"np.einsum('ij,ij->i', np.arange(6).reshape(2, 3), np.arange(6).reshape(2, 3))", trace.Einsum("ij,ij->i", a, a)},
 		{"np.einsum('bij,jk->bk', np.arange(24).reshape(2, 3, 4), np.arange(8).reshape(4, 2) * 0 + np.arange(4)[:, None])", trace.Einsum("bij,jk->bk", bt.Reshape(2, 3, 4).Transpose(0, 1, 2), c.Mul(kiln.Int(0)).Add(kiln.Arange(0, 4, 1).Reshape(4, 1)))},
+		// Ellipses: batch dims broadcast right-aligned, kept first without "->".
+		{"np.einsum('...ij,jk', np.arange(24).reshape(2, 3, 4), np.arange(8).reshape(4, 2))", trace.Einsum("...ij,jk", bt, c)},
+		{"np.einsum('...ij,...jk->...ik', np.arange(24).reshape(2, 3, 4), np.arange(8).reshape(1, 4, 2))", trace.Einsum("...ij,...jk->...ik", bt, c.Reshape(1, 4, 2))},
+		{"np.einsum('i...,i...', np.arange(6).reshape(3, 2), np.arange(3).reshape(3, 1))", trace.Einsum("i...,i...", kiln.Arange(0, 6, 1).Reshape(3, 2), kiln.Arange(0, 3, 1).Reshape(3, 1))},
+		{"np.einsum('ba...', np.arange(24).reshape(3, 2, 4))", trace.Einsum("ba...", bt.Reshape(3, 2, 4))},
+		{"np.einsum('...->...', np.arange(6).reshape(2, 3))", trace.Einsum("...->...", a)},
+		{"np.einsum('...i,i->...', np.arange(6).reshape(2, 3), np.arange(3))", trace.Einsum("...i,i->...", a, kiln.Arange(0, 3, 1))},
 	}
 	checkNumPy(t, cases)
 	for spec, ops := range map[string][]kiln.Value{
 		"ii->i":     {kiln.Eye(2, 2, 0)},
 		"ij,jk":     {a},
 		"ijk,jk":    {a, b},
-		"...i,i":    {a, kiln.Arange(0, 3, 1)},
+		"...i,i->i": {a, kiln.Arange(0, 3, 1)}, // the output drops the ellipsis's dims
+		"....i,i":   {a, kiln.Arange(0, 3, 1)},
+		"...ijk":    {a},
 		"ij,jk->iz": {a, b},
 	} {
 		var se *trace.ShapeError

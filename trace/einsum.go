@@ -19,9 +19,12 @@ import (
 // has; with three or more operands the next pair is the one whose result
 // is smallest (JAX's opt_einsum "greedy" in spirit). Dtypes promote as
 // dot_general's; a sum over an operand's own letters keeps its dtype
-// (JAX's lax.reduce: an int8 einsum is int8, as in JAX and NumPy). Not
-// supported (typed errors): "..." and a letter repeated within one
-// operand (a diagonal).
+// (JAX's lax.reduce: an int8 einsum is int8, as in JAX and NumPy). An
+// ellipsis ("...ij,jk->...ik") stands for an operand's dims its letters do
+// not name; those of all operands broadcast together, right-aligned, and
+// are kept — where "..." stands in the output, or first, before the
+// sorted letters, without "->" (NumPy's rule). Not supported (a typed
+// error): a letter repeated within one operand (a diagonal).
 func Einsum(spec string, xs ...Value) Value { return einsum(spec, xs, dotOpts{}) }
 
 // EinsumPreferred is jnp.einsum(spec, *xs, preferred_element_type=d), as
@@ -41,7 +44,15 @@ func einsum(spec string, xs []Value, o dotOpts) Value {
 	}
 	spec = strings.ReplaceAll(spec, " ", "")
 	if strings.Contains(spec, ".") {
-		return fail("Kiln's einsum does not support ellipses (\"...\") yet: %q", spec)
+		shapes := make([][]int, len(xs))
+		for i, x := range xs {
+			shapes[i] = x.Shape()
+		}
+		expanded, msg := expandEllipsis(spec, shapes)
+		if msg != "" {
+			return fail("%s", msg)
+		}
+		spec = expanded
 	}
 	lhs, out, explicit := strings.Cut(spec, "->")
 	ins := strings.Split(lhs, ",")
@@ -120,7 +131,19 @@ func einsum(spec string, xs []Value, o dotOpts) Value {
 	}
 	terms := make([]term, len(xs))
 	for i, x := range xs {
-		terms[i] = term{x, []rune(ins[i])}
+		subs := []rune(ins[i])
+		// A dim of size 1 where another operand has n broadcasts to n
+		// (NumPy's rule; the ellipsis's batch dims need it most).
+		shape, grow := slices.Clone(x.Shape()), false
+		for j, c := range subs {
+			if shape[j] != size[c] {
+				shape[j], grow = size[c], true
+			}
+		}
+		if grow {
+			x = x.BroadcastTo(shape...)
+		}
+		terms[i] = term{x, subs}
 	}
 	// needed reports whether letter c is used outside terms[skip...].
 	needed := func(c rune, skip ...int) bool {
@@ -240,4 +263,69 @@ func union(a, b []rune) []rune {
 		}
 	}
 	return u
+}
+
+// expandEllipsis rewrites a spec with "..." into one without: the dims an
+// ellipsis stands for get letters the spec does not use, the same letter
+// for the same dim counted from the right in every operand; the output
+// gets them where its "..." is, or (without "->") first, followed by the
+// letters that appear once, sorted. It returns a message for a malformed
+// spec.
+func expandEllipsis(spec string, shapes [][]int) (string, string) {
+	lhs, out, explicit := strings.Cut(spec, "->")
+	ins := strings.Split(lhs, ",")
+	if len(ins) != len(shapes) {
+		return "", fmt.Sprintf("spec %q names %d operands, got %d", spec, len(ins), len(shapes))
+	}
+	for _, t := range append(slices.Clone(ins), out) {
+		if strings.Count(t, "...") > 1 || strings.Count(strings.ReplaceAll(t, "...", ""), ".") > 0 {
+			return "", fmt.Sprintf("%q: each term may have one ellipsis (\"...\") and no other dots", spec)
+		}
+	}
+	rank := 0 // dims the ellipses stand for, all operands broadcast
+	extra := make([]int, len(ins))
+	for i, in := range ins {
+		named := len([]rune(strings.ReplaceAll(in, "...", "")))
+		if !strings.Contains(in, "...") {
+			continue
+		}
+		if extra[i] = len(shapes[i]) - named; extra[i] < 0 {
+			return "", fmt.Sprintf("operand %d has rank %d but its subscripts %q name %d dims", i, len(shapes[i]), in, named)
+		}
+		rank = max(rank, extra[i])
+	}
+	var fresh []rune
+	for c := 'A'; len(fresh) < rank && c <= 'z'; c++ {
+		if (c <= 'Z' || c >= 'a') && !strings.ContainsRune(spec, c) {
+			fresh = append(fresh, c)
+		}
+	}
+	if len(fresh) < rank {
+		return "", fmt.Sprintf("%q: too many dims for the ellipsis (%d) beside the letters used", spec, rank)
+	}
+	for i, in := range ins {
+		ins[i] = strings.Replace(in, "...", string(fresh[rank-extra[i]:]), 1)
+	}
+	if explicit {
+		if !strings.Contains(out, "...") && rank > 0 {
+			return "", fmt.Sprintf("%q: the output has no \"...\" for the %d dims the operands' ellipses stand for", spec, rank)
+		}
+		out = strings.Replace(out, "...", string(fresh), 1)
+	} else {
+		count := map[rune]int{}
+		for _, in := range strings.Split(strings.ReplaceAll(lhs, "...", ""), ",") {
+			for _, c := range in {
+				count[c]++
+			}
+		}
+		var once []rune
+		for c, n := range count {
+			if n == 1 {
+				once = append(once, c)
+			}
+		}
+		slices.Sort(once)
+		out = string(fresh) + string(once)
+	}
+	return strings.Join(ins, ",") + "->" + out, ""
 }

@@ -242,7 +242,7 @@ func init() {
 
 func init() {
 	functions["einsum"] = &function{params: []param{{"subscripts", kStr, ""}, {"operands", kRest, ""}, {"preferred_element_type", kDType, "None"}},
-		summary: "einsum('ij,jk->ik', a, b): contraction by subscripts (dot_general; no '...' or diagonals); preferred_element_type as matmul's",
+		summary: "einsum('ij,jk->ik', a, b): contraction by subscripts (dot_general; '...' broadcasts, no diagonals); preferred_element_type as matmul's",
 		apply: func(a *bound) trace.Value {
 			if a.dtSet {
 				return trace.EinsumPreferred(a.strs["subscripts"], a.dtype, a.listVals...)
