@@ -307,6 +307,13 @@ func mixedCases() []Case {
 			Fn: one(func(a []trace.Value) trace.Value {
 				return trace.DotGeneral(a[0], a[1], trace.DotDims{LhsContract: []int{0}, RhsContract: []int{0}})
 			})},
+		// ... with an epilogue (an optimizer's moment update) and the
+		// product kept as a second result.
+		{Name: "dot-narrow-swapped-epilogue-f32", Inputs: []*tensor.Array{Input(tensor.F32, 57, 200, 70), Input(tensor.F32, 58, 200, 10), Input(tensor.F32, 59, 70, 10)},
+			Fn: func(a []trace.Value) []trace.Value {
+				g := trace.DotGeneral(a[0], a[1], trace.DotDims{LhsContract: []int{0}, RhsContract: []int{0}})
+				return []trace.Value{a[2].Mul(trace.Float(0.9)).Add(g.Mul(trace.Float(0.1))), g.Mul(g)}
+			}},
 		{Name: "dot-narrow-swapped-batched-f64", Inputs: []*tensor.Array{Input(tensor.F64, 52, 3, 130, 65), Input(tensor.F64, 53, 3, 130, 7)},
 			Fn: one(func(a []trace.Value) trace.Value {
 				return trace.DotGeneral(a[0], a[1], trace.DotDims{LhsBatch: []int{0}, RhsBatch: []int{0}, LhsContract: []int{1}, RhsContract: []int{1}})
