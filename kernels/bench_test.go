@@ -90,7 +90,7 @@ func BenchmarkMulF16(b *testing.B) {
 // GEMM): GFLOP/s counts 2·n³ (integer operations for i8). bench/ compares
 // it with OpenBLAS in one run.
 func BenchmarkMatMul(b *testing.B) {
-	for _, d := range []tensor.DType{tensor.F32, tensor.F64, tensor.BF16, tensor.I8, tensor.C64} {
+	for _, d := range []tensor.DType{tensor.F32, tensor.F64, tensor.F16, tensor.BF16, tensor.I8, tensor.C64} {
 		for _, n := range []int{64, 128, 256, 1024, 2048} {
 			b.Run(fmt.Sprintf("%v/%d", d, n), func(b *testing.B) {
 				x, y := conformance.Input(d, 1, n, n), conformance.Input(d, 2, n, n)
