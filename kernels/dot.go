@@ -259,7 +259,7 @@ func (k *dotKernel) run(x *cpuExec, rs *runState) {
 	case k.int8:
 		runGemmI8(x, rs, k, out, a, b, na, nb)
 	case k.bf16:
-		runGemmBF16(x, rs, k, c, a, b, na, nb)
+		runGemmBF16(x, rs, k, out, c, a, b, na, nb) // narrows its own pieces
 	case cd == tensor.F32:
 		runGemm[float32](x, rs, k, c, a, b, na, nb, epi)
 	case cd == tensor.F64:
@@ -267,7 +267,7 @@ func (k *dotKernel) run(x *cpuExec, rs *runState) {
 	default:
 		dotTable[cd](x, rs, c, a, b, k.b, k.m, k.kk, k.n)
 	}
-	if cd != k.dtype && !k.int8 {
+	if cd != k.dtype && !k.int8 && !k.bf16 {
 		narrowFn(k.dtype)(out, c, k.b*k.m*k.n)
 	}
 	if epi != nil && !k.epi.perBlock {

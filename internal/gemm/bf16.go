@@ -1,7 +1,6 @@
 package gemm
 
 import (
-	"encoding/binary"
 	"sync"
 	"unsafe"
 
@@ -18,9 +17,10 @@ import (
 // stored, and each element is computed by one thread, so the tier, the
 // blocking and the number of threads do not change a bit.
 //
-// Packing absorbs strides and transposes: a's panel holds, per pair
-// step, the 12 rows' two k values as one 32-bit word (k even in the low
-// half), b's panels the 32 columns' likewise ([k/2][n][2]).
+// Packing absorbs strides and transposes: a's panel holds its 12 rows
+// one after another, each a run of 32-bit words of two k values (k even
+// in the low half: a row-major a's row as stored), b's panels the 32
+// columns' pairs per step ([k/2][n][2]).
 type BF16Call struct {
 	Batch, M, N, K     int
 	A                  []uint16
@@ -53,10 +53,16 @@ func (g *BF16Call) Parts(workers int) int {
 
 // RunPart computes piece p of parts.
 func (g *BF16Call) RunPart(p, parts int) {
-	b, i0, i1, j0, j1 := partOf(g.Batch, g.M, g.N, bf16MR, bf16NR, p, parts)
+	b, i0, i1, j0, j1 := g.Region(p, parts)
 	ws := bf16Pool.Get().(*bf16Workspace)
 	defer bf16Pool.Put(ws)
 	g.block(ws, b, i0, i1, j0, j1)
+}
+
+// Region is piece p of parts' part of c: batch b, rows [i0, i1) and
+// columns [j0, j1) — the elements RunPart(p, parts) writes.
+func (g *BF16Call) Region(p, parts int) (b, i0, i1, j0, j1 int) {
+	return partOf(g.Batch, g.M, g.N, bf16MR, bf16NR, p, parts)
 }
 
 // Run computes the whole call on the calling goroutine.
@@ -97,13 +103,13 @@ func (g *BF16Call) block(ws *bf16Workspace, bi, i0, i1, j0, j1 int) {
 			for ic := i0; ic < i1; ic += bf16MR {
 				mb := min(bf16MR, i1-ic)
 				g.packA(ws.a, a, ic, mb, pc, kb)
-				ap := ws.a[:kb2*bf16MR]
+				ap := ws.a[:kb2*bf16MR] // row r at ap[r*kb2:]
 				for jr := 0; jr < nb; jr += bf16NR {
 					nbr := min(bf16NR, nb-jr)
 					bp := ws.b[jr*kb2 : (jr+bf16NR)*kb2]
 					off := ic*g.LDC + jc + jr
 					if mb == bf16MR && nbr == bf16NR {
-						k.Run(kb2, ap, bp, c[off:off+(bf16MR-1)*g.LDC+bf16NR], g.LDC, pc > 0)
+						k.Run(kb2, ap, kb2, bp, c[off:off+(bf16MR-1)*g.LDC+bf16NR], g.LDC, pc > 0)
 						continue
 					}
 					if pc > 0 {
@@ -111,7 +117,7 @@ func (g *BF16Call) block(ws *bf16Workspace, bi, i0, i1, j0, j1 int) {
 							copy(ws.tile[r*bf16NR:r*bf16NR+nbr], c[off+r*g.LDC:off+r*g.LDC+nbr])
 						}
 					}
-					k.Run(kb2, ap, bp, ws.tile, bf16NR, pc > 0)
+					k.Run(kb2, ap, kb2, bp, ws.tile, bf16NR, pc > 0)
 					for r := range mb {
 						copy(c[off+r*g.LDC:off+r*g.LDC+nbr], ws.tile[r*bf16NR:r*bf16NR+nbr])
 					}
@@ -153,72 +159,29 @@ func (g *BF16Call) packB(dst []uint32, b []uint16, pc, kb, jc, nb int) {
 	}
 }
 
-// packA packs rows [ic, ic+mb) × k [pc, pc+kb) of a as one panel of words
-// (k values 2l and 2l+1 of one row), step l at dst[l*12:], zero past the
-// edges.
+// packA packs rows [ic, ic+mb) × k [pc, pc+kb) of a as one row-major
+// panel of words (k values 2l and 2l+1 of row r at dst[r*kb2+l]), zero
+// past the edges. A row-major a's rows are copies: two bf16s as stored are
+// the word, little-endian.
 func (g *BF16Call) packA(dst []uint32, a []uint16, ic, mb, pc, kb int) {
 	kb2 := ceilDiv(kb, 2)
-	dst = dst[:kb2*bf16MR]
+	dst = dst[:bf16MR*kb2]
 	if mb < bf16MR {
 		clear(dst)
 	}
-	full := kb / 2 // steps with both k values
-	switch {
-	case mb == bf16MR && g.ColA == 1:
-		packBF16Rows12(dst, a, g.RowA, ic, pc, full)
-	case g.RowA == 1:
-		// Column-major a (a transposed operand): each k value's rows are
-		// contiguous.
-		for l := range full {
-			c0 := a[(pc+2*l)*g.ColA+ic:][:mb]
-			c1 := a[(pc+2*l+1)*g.ColA+ic:][:mb]
-			d := dst[l*bf16MR : l*bf16MR+mb]
-			for r, x := range c0 {
-				d[r] = uint32(x) | uint32(c1[r])<<16
+	half := unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(dst))), 2*len(dst))
+	for r := range mb {
+		row := half[r*2*kb2 : (r+1)*2*kb2]
+		src := (ic+r)*g.RowA + pc*g.ColA
+		if g.ColA == 1 {
+			copy(row[:kb], a[src:src+kb])
+		} else {
+			for l := range kb {
+				row[l] = a[src+l*g.ColA]
 			}
 		}
-	default:
-		for r := range mb {
-			src := a[(ic+r)*g.RowA+pc*g.ColA:]
-			if g.ColA == 1 {
-				src = src[:2*full]
-				for l := range full {
-					dst[l*bf16MR+r] = uint32(src[2*l]) | uint32(src[2*l+1])<<16
-				}
-				continue
-			}
-			for l := range full {
-				dst[l*bf16MR+r] = uint32(src[2*l*g.ColA]) | uint32(src[(2*l+1)*g.ColA])<<16
-			}
+		if kb%2 == 1 {
+			row[kb] = 0 // an odd K's zero padding
 		}
-	}
-	if full < kb2 { // odd kb: the last k value alone, its pair zero
-		for r := range mb {
-			dst[full*bf16MR+r] = uint32(a[(ic+r)*g.RowA+(pc+kb-1)*g.ColA])
-		}
-	}
-}
-
-// packBF16Rows12 is packA's main case: 12 whole rows of a row-major a,
-// walked side by side, each step's 12 words (two k values of a row, read
-// as one little-endian word) written together.
-func packBF16Rows12(dst []uint32, a []uint16, rs, ic, pc, steps int) {
-	if steps == 0 {
-		return
-	}
-	var rows [12][]byte
-	for r := range rows {
-		off := (ic+r)*rs + pc
-		rows[r] = unsafe.Slice((*byte)(unsafe.Pointer(&a[off])), 4*steps)
-	}
-	r0, r1, r2, r3, r4, r5 := rows[0], rows[1], rows[2], rows[3], rows[4], rows[5]
-	r6, r7, r8, r9, r10, r11 := rows[6], rows[7], rows[8], rows[9], rows[10], rows[11]
-	le := binary.LittleEndian
-	dst = dst[:steps*12]
-	for l := range steps {
-		d, o := dst[l*12:l*12+12:l*12+12], 4*l
-		d[0], d[1], d[2], d[3] = le.Uint32(r0[o:]), le.Uint32(r1[o:]), le.Uint32(r2[o:]), le.Uint32(r3[o:])
-		d[4], d[5], d[6], d[7] = le.Uint32(r4[o:]), le.Uint32(r5[o:]), le.Uint32(r6[o:]), le.Uint32(r7[o:])
-		d[8], d[9], d[10], d[11] = le.Uint32(r8[o:]), le.Uint32(r9[o:]), le.Uint32(r10[o:]), le.Uint32(r11[o:])
 	}
 }

@@ -2346,10 +2346,10 @@ func interleaveI8x12Accel(dst []uint8, a []int8, lda, n4 int, flip uint32) int {
 	return 0
 }
 
-func gemm12x32BF16Accel(kc2 int, a, b []uint32, c []float32, ldc int, load bool) {
+func gemm12x32BF16Accel(kc2 int, a []uint32, ra int, b []uint32, c []float32, ldc int, load bool) {
 	switch tier {
 	case AVX512:
-		gemm12x32BF16AVX512(kc2, a, b, c, ldc, load)
+		gemm12x32BF16AVX512(kc2, a, ra, b, c, ldc, load)
 	}
 }
 

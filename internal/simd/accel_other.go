@@ -481,7 +481,7 @@ func sumPanelI8Accel(kc4 int, b []int8, sums []int32) {}
 
 func interleaveI8x12Accel(dst []uint8, a []int8, lda, n4 int, flip uint32) int { return 0 }
 
-func gemm12x32BF16Accel(kc2 int, a, b []uint32, c []float32, ldc int, load bool) {}
+func gemm12x32BF16Accel(kc2 int, a []uint32, ra int, b []uint32, c []float32, ldc int, load bool) {}
 
 func cmacF32Accel(accR, accI, bR, bI []float32, ar, ai float32) int { return 0 }
 

@@ -226,14 +226,17 @@ func cmacGo[F float32 | float64](accR, accI, bR, bI []F, ar, ai F) {
 
 // GemmBF16Kernel is the bf16 micro-kernel: Run computes the 12×32 f32
 // tile c (row-major, row stride ldc) over kc2 steps of two k values, from
-// +0 or, with load, from the tile. Step l of the a panel holds the 12
-// words a[l*12+r] (row r: k = 2l in the low half, 2l+1 in the high half,
-// each a bf16), of the b panel the 32 words b[l*32+j] likewise. Each
-// element takes its steps in order, each as BF16Step — VDPBF16PS's lane —
-// so every tier gives the same bits and a caller may split k into blocks
-// of whole steps.
+// +0 or, with load, from the tile. Row r of the a panel holds its steps at
+// a[r*ra+l] (a word: k = 2l in the low half, 2l+1 in the high half, each
+// a bf16 — two bf16s as stored, read as one little-endian word); step l of
+// the b panel is the 32 words b[l*32+j] likewise. Each element takes its
+// steps in order, each as BF16Step — VDPBF16PS's lane — so every tier
+// gives the same bits and a caller may split k into blocks of whole steps.
+//
+// Run does not check lengths: a must hold 11·ra + kc2 words, b 32·kc2 and
+// c 11·ldc + 32.
 type GemmBF16Kernel struct {
-	Run func(kc2 int, a, b []uint32, c []float32, ldc int, load bool)
+	Run func(kc2 int, a []uint32, ra int, b []uint32, c []float32, ldc int, load bool)
 }
 
 // GemmBF16MR and GemmBF16NR are the bf16 tile's rows and columns.
@@ -269,7 +272,7 @@ func bf16Word(w uint32) float32 {
 }
 
 // gemmBF16Go is the Go twin of the bf16 micro-kernel.
-func gemmBF16Go(kc2 int, a, b []uint32, c []float32, ldc int, load bool) {
+func gemmBF16Go(kc2 int, a []uint32, ra int, b []uint32, c []float32, ldc int, load bool) {
 	for r := range GemmBF16MR {
 		row := c[r*ldc : r*ldc+GemmBF16NR]
 		for j := range row {
@@ -278,7 +281,7 @@ func gemmBF16Go(kc2 int, a, b []uint32, c []float32, ldc int, load bool) {
 				s = row[j]
 			}
 			for l := range kc2 {
-				s = BF16Step(s, a[l*GemmBF16MR+r], b[l*GemmBF16NR+j])
+				s = BF16Step(s, a[r*ra+l], b[l*GemmBF16NR+j])
 			}
 			row[j] = s
 		}

@@ -42,7 +42,8 @@ func TestGemmBF16Kernel(t *testing.T) {
 	for _, kc2 := range []int{0, 1, 2, 3, 17, 300} {
 		for _, load := range []bool{false, true} {
 			for range 20 {
-				a, b := make([]uint32, kc2*GemmBF16MR), make([]uint32, kc2*GemmBF16NR)
+				ra := kc2 + 3 // rows apart, not packed tight
+				a, b := make([]uint32, 11*ra+kc2), make([]uint32, kc2*GemmBF16NR)
 				for i := range a {
 					a[i] = word()
 				}
@@ -62,8 +63,8 @@ func TestGemmBF16Kernel(t *testing.T) {
 					}
 				}
 				want := append([]float32(nil), c...)
-				gemmBF16Go(kc2, a, b, want, ldc, load)
-				k.Run(kc2, a, b, c, ldc, load)
+				gemmBF16Go(kc2, a, ra, b, want, ldc, load)
+				k.Run(kc2, a, ra, b, c, ldc, load)
 				for i := range c {
 					if math.Float32bits(c[i]) != math.Float32bits(want[i]) && !(c[i] != c[i] && want[i] != want[i]) {
 						t.Fatalf("kc2=%d load=%v: c[%d] = %v (%08x), twin %v (%08x)", kc2, load, i, c[i], math.Float32bits(c[i]), want[i], math.Float32bits(want[i]))
@@ -115,7 +116,7 @@ func TestBF16Step(t *testing.T) {
 			a[0], b[0] = c.a, c.b
 			tile := make([]float32, GemmBF16MR*GemmBF16NR)
 			tile[0] = c.acc
-			k.Run(1, a, b, tile, GemmBF16NR, true)
+			k.Run(1, a, 1, b, tile, GemmBF16NR, true)
 			if hw := tile[0]; math.Float32bits(hw) != math.Float32bits(got) && !(hw != hw && got != got) {
 				t.Errorf("case %d: VDPBF16PS gives %g (%08x), BF16Step %g", i, hw, math.Float32bits(hw), got)
 			}

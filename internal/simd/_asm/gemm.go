@@ -72,32 +72,9 @@ func microKernel(s isa, g gemmShape) {
 	Load(Param("sa"), S)
 	SHLQ(U8(shift), S)
 	LEAQ(Mem{Base: L, Index: L, Scale: 2}, L3)
-	ptrs := []reg.GPVirtual{GP64()}
-	Load(Param("a").Base(), ptrs[0])
-	for range (g.rows - 1) / 3 {
-		if len(ptrs) == 3 {
-			break
-		}
-		q := GP64()
-		LEAQ(Mem{Base: ptrs[len(ptrs)-1], Index: L3, Scale: 1}, q)
-		ptrs = append(ptrs, q)
-	}
-	rowAt := func(r int) Mem {
-		type at struct {
-			p, scale int
-			l3       bool
-		}
-		m := map[int]at{0: {0, 0, false}, 1: {0, 1, false}, 2: {0, 2, false}, 3: {1, 0, false}, 4: {0, 4, false},
-			5: {1, 2, false}, 6: {2, 0, false}, 7: {2, 1, false}, 8: {0, 8, false}, 9: {1, 2, true}, 10: {2, 4, false}, 11: {1, 8, false}}[r]
-		mem := Mem{Base: ptrs[m.p]}
-		if m.scale > 0 {
-			mem.Index, mem.Scale = L, uint8(m.scale)
-			if m.l3 {
-				mem.Index = L3
-			}
-		}
-		return mem
-	}
+	p0 := GP64()
+	Load(Param("a").Base(), p0)
+	ptrs, rowAt := rowPointers(p0, L, L3, g.rows)
 	move, fma, bcast := VMOVUPS, VFMADD231PS, VBROADCASTSS
 	if g.size == 8 {
 		move, fma, bcast = VMOVUPD, VFMADD231PD, VBROADCASTSD
@@ -134,6 +111,39 @@ func microKernel(s isa, g gemmShape) {
 	DECQ(kc)
 	JNE(LabelRef(label("loop")))
 	storeTile(acc, c, ldc, p, s.bytes, label, func(x reg.VecVirtual, m Mem) { move(x, m) })
+}
+
+// rowPointers addresses rows of a with row stride L (bytes; L3 = 3L)
+// from p0: row r at [base + index·scale] with scales 1, 2, 4, 8 of L or
+// L3 from up to three pointers p0, p3 = p0 + 3L, p6 = p0 + 6L — the
+// pointers a kernel moves by its step stride.
+func rowPointers(p0, L, L3 reg.GPVirtual, rows int) ([]reg.GPVirtual, func(r int) Mem) {
+	ptrs := []reg.GPVirtual{p0}
+	for range (rows - 1) / 3 {
+		if len(ptrs) == 3 {
+			break
+		}
+		q := GP64()
+		LEAQ(Mem{Base: ptrs[len(ptrs)-1], Index: L3, Scale: 1}, q)
+		ptrs = append(ptrs, q)
+	}
+	rowAt := func(r int) Mem {
+		type at struct {
+			p, scale int
+			l3       bool
+		}
+		m := map[int]at{0: {0, 0, false}, 1: {0, 1, false}, 2: {0, 2, false}, 3: {1, 0, false}, 4: {0, 4, false},
+			5: {1, 2, false}, 6: {2, 0, false}, 7: {2, 1, false}, 8: {0, 8, false}, 9: {1, 2, true}, 10: {2, 4, false}, 11: {1, 8, false}}[r]
+		mem := Mem{Base: ptrs[m.p]}
+		if m.scale > 0 {
+			mem.Index, mem.Scale = L, uint8(m.scale)
+			if m.l3 {
+				mem.Index = L3
+			}
+		}
+		return mem
+	}
+	return ptrs, rowAt
 }
 
 // loadTile loads the accumulators acc (rows of vectors of width bytes)
@@ -246,30 +256,36 @@ func registerGEMMInt8() {
 // (+)= a·b over kc2 steps of two k values, with VDPBF16PS adding, in each
 // f32 lane, the product of the high bf16 halves and then of the low ones,
 // each rounded once, inputs and results with subnormals as zeros
-// (simd.BF16Step is one lane). Packed layouts: step l of the a panel is
-// the 12 words a[l*12+r] (row r: k = 2l low, 2l+1 high), of the b panel
-// the 32 words b[l*32+j]. Only the AVX-512 body exists; package simd runs
-// it when the CPU has AVX512_BF16.
+// (simd.BF16Step is one lane). Layouts: the a panel is row-major, row r's
+// step l the word a[r*ra+l] (k = 2l low, 2l+1 high; packing is a copy of
+// row pairs), broadcast through rowPointers; step l of the b panel is the
+// 32 words b[l*32+j]. Only the AVX-512 body exists; package simd runs it
+// when the CPU has AVX512_BF16.
 //
 // Neither Go's assembler nor avo knows VDPBF16PS, so it is emitted as
 // bytes (vdpbf16ps), which name registers: this kernel uses physical
 // vector registers only — the accumulators Z0–Z23, b in Z24 and Z25, the
 // broadcast a words in Z26–Z31 in turn.
 func registerGEMMBF16() {
-	addR("gemm12x32BF16", "kc2 int, a, b []uint32, c []float32, ldc int, load bool", "", "", func(s isa) {
+	addR("gemm12x32BF16", "kc2 int, a []uint32, ra int, b []uint32, c []float32, ldc int, load bool", "", "", func(s isa) {
 		if !s.evex {
 			return
 		}
 		text(s)
 		const rows, vecs = 12, 2
 		label := func(l string) string { return "gemm12x32BF16" + s.name + "_" + l }
-		kc, a, b, c, ldc, p := GP64(), GP64(), GP64(), GP64(), GP64(), GP64()
+		kc, b, c, ldc, p := GP64(), GP64(), GP64(), GP64(), GP64()
 		Load(Param("kc2"), kc)
-		Load(Param("a").Base(), a)
 		Load(Param("b").Base(), b)
 		Load(Param("c").Base(), c)
 		Load(Param("ldc"), ldc)
 		SHLQ(U8(2), ldc)
+		L, L3, a := GP64(), GP64(), GP64()
+		Load(Param("ra"), L)
+		SHLQ(U8(2), L)
+		LEAQ(Mem{Base: L, Index: L, Scale: 2}, L3)
+		Load(Param("a").Base(), a)
+		ptrs, rowAt := rowPointers(a, L, L3, rows)
 		acc := make([][]int, rows)
 		accR := make([][]reg.VecPhysical, rows)
 		for r := range acc {
@@ -286,12 +302,14 @@ func registerGEMMBF16() {
 		}
 		for r := range acc {
 			t := 26 + r%6
-			VPBROADCASTD(Mem{Base: a, Disp: r * 4}, zmm[t])
+			VPBROADCASTD(rowAt(r), zmm[t])
 			for v, x := range acc[r] {
 				vdpbf16ps(x, t, bv[v])
 			}
 		}
-		ADDQ(U32(rows*4), a)
+		for _, q := range ptrs {
+			ADDQ(U8(4), q)
+		}
 		ADDQ(U32(vecs*64), b)
 		DECQ(kc)
 		JNE(LabelRef(label("loop")))
