@@ -43,10 +43,11 @@ func FuseEpilogues(m *Module) {
 			own[f.Outputs[0]] = f
 		}
 	}
-	readers := map[*Instr]int{}   // fusions reading each value (recomputed members read it in several)
-	first := map[*Instr]*Fusion{} // the first fusion reading each value
+	readers := map[*Instr]int{}   // fusions reading each value, or a reshape of it (recomputed members read it in several)
+	first := map[*Instr]*Fusion{} // the first fusion reading each value or a reshape of it
 	for _, f := range m.Fusions {
 		for _, in := range f.Inputs {
+			in = throughReshapes(in) // a kernel reading a reshape of the product reads the product
 			readers[in]++
 			if first[in] == nil {
 				first[in] = f
@@ -61,7 +62,7 @@ func FuseEpilogues(m *Module) {
 		root := f.Outputs[0]
 		for _, dot := range f.Inputs {
 			df := own[dot]
-			if df == nil || absorbed[df] || first[dot] != f || !trace.ShapeEqual(dot.Shape, root.Shape) || !readByIndex(users[dot], f) {
+			if df == nil || absorbed[df] || first[dot] != f || !trace.ShapeEqual(dot.Shape, root.Shape) || !readByIndex(users[dot], f) || readsReshapeOf(f, dot) {
 				continue
 			}
 			absorbed[df] = true
@@ -87,6 +88,18 @@ func readByIndex(readers []*Instr, f *Fusion) bool {
 		}
 	}
 	return countIn(readers, f) > 0
+}
+
+// readsReshapeOf reports whether f reads a reshape of dot: that reshape
+// would be read from the product's buffer while f's kernel is still
+// writing it.
+func readsReshapeOf(f *Fusion, dot *Instr) bool {
+	for _, in := range f.Inputs {
+		if in != dot && throughReshapes(in) == dot {
+			return true
+		}
+	}
+	return false
 }
 
 // countIn counts the instructions of xs that are members of f.

@@ -102,3 +102,43 @@ func TestEpilogueNotFused(t *testing.T) {
 		t.Errorf("the product took an epilogue:\n%s", m.FusedString())
 	}
 }
+
+// A product an earlier kernel reads through a reshape (a reduction of its
+// flattened form, before the loop fusion reading it directly) keeps its
+// kernel, or that earlier kernel would read it before it is computed
+// (found by TestDifferential, seed 31007382: 'fusion.0 reads %3 before a
+// fusion computes it'); one read through a reshape after the epilogue's
+// fusion makes the product a shared output.
+func TestEpilogueReadThroughReshape(t *testing.T) {
+	in := []trace.Abstract{abs(tensor.F32, 4, 6), abs(tensor.F32, 6, 4)}
+	before := compile(t, in, lower.Options{Verify: true}, func(a []trace.Value) []trace.Value {
+		y := a[0].MatMul(a[1])
+		s := y.Reshape(16).Sum(0)
+		return []trace.Value{y.Tanh().Add(s)}
+	})
+	if f := dotFusion(t, before); f.Epilogue() {
+		t.Errorf("a product read through a reshape by an earlier kernel took an epilogue:\n%s", before.FusedString())
+	}
+	after := compile(t, in, lower.Options{Verify: true}, func(a []trace.Value) []trace.Value {
+		y := a[0].MatMul(a[1])
+		return []trace.Value{y.Tanh(), y.Reshape(16).Sum(0)}
+	})
+	if f := dotFusion(t, after); f.Epilogue() && (len(f.Outputs) != 2 || f.Outputs[1] != f.Dot()) {
+		t.Errorf("a product read through a reshape by a later kernel is not stored for it:\n%s", after.FusedString())
+	}
+}
+
+// A loop fusion reading a product both directly and through a reshape
+// (hypot(y, y.reshape(...)) broadcast back) keeps the product in a kernel
+// of its own: fused, the loop would read the reshape from the buffer it
+// is still writing (TestDifferential, seed 31016751).
+func TestEpilogueReadAlsoThroughReshape(t *testing.T) {
+	in := []trace.Abstract{abs(tensor.F32, 1, 6), abs(tensor.F32, 6, 4)}
+	m := compile(t, in, lower.Options{Verify: true}, func(a []trace.Value) []trace.Value {
+		y := a[0].MatMul(a[1])
+		return []trace.Value{y.Add(y.Reshape(4)).Tanh()}
+	})
+	if f := dotFusion(t, m); f.Epilogue() {
+		t.Errorf("a product its loop also reads through a reshape took an epilogue:\n%s", m.FusedString())
+	}
+}
