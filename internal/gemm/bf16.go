@@ -141,10 +141,7 @@ func (g *BF16Call) packB(dst []uint32, b []uint16, pc, kb, jc, nb int) {
 			hasHi := 2*l+1 < kb
 			switch {
 			case g.ColB == 1 && hasHi:
-				r0, r1 := b[lo:lo+w], b[lo+g.RowB:lo+g.RowB+w]
-				for j, x := range r0 {
-					row[j] = uint32(x) | uint32(r1[j])<<16
-				}
+				simd.InterleaveBF16(row[:w], b[lo:lo+w], b[lo+g.RowB:lo+g.RowB+w])
 			case hasHi:
 				for j := range w {
 					row[j] = uint32(b[lo+j*g.ColB]) | uint32(b[lo+g.RowB+j*g.ColB])<<16

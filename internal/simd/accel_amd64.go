@@ -2353,6 +2353,16 @@ func gemm12x32BF16Accel(kc2 int, a []uint32, ra int, b []uint32, c []float32, ld
 	}
 }
 
+func interleaveBF16Accel(dst []uint32, lo, hi []uint16) int {
+	switch tier {
+	case AVX512:
+		return interleaveBF16AVX512(dst, lo, hi)
+	case AVX2:
+		return interleaveBF16AVX2(dst, lo, hi)
+	}
+	return 0
+}
+
 func cmacF32Accel(accR, accI, bR, bI []float32, ar, ai float32) int {
 	switch tier {
 	case AVX512:

@@ -483,6 +483,8 @@ func interleaveI8x12Accel(dst []uint8, a []int8, lda, n4 int, flip uint32) int {
 
 func gemm12x32BF16Accel(kc2 int, a []uint32, ra int, b []uint32, c []float32, ldc int, load bool) {}
 
+func interleaveBF16Accel(dst []uint32, lo, hi []uint16) int { return 0 }
+
 func cmacF32Accel(accR, accI, bR, bI []float32, ar, ai float32) int { return 0 }
 
 func cmacF64Accel(accR, accI, bR, bI []float64, ar, ai float64) int { return 0 }

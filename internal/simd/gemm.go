@@ -287,3 +287,11 @@ func gemmBF16Go(kc2 int, a []uint32, ra int, b []uint32, c []float32, ldc int, l
 		}
 	}
 }
+
+// interleaveBF16Go is InterleaveBF16's Go twin.
+func interleaveBF16Go(dst []uint32, lo, hi []uint16) {
+	lo, hi = lo[:len(dst)], hi[:len(dst)]
+	for i := range dst {
+		dst[i] = uint32(lo[i]) | uint32(hi[i])<<16
+	}
+}

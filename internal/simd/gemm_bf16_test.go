@@ -131,3 +131,29 @@ func TestBF16Step(t *testing.T) {
 		}
 	}
 }
+
+// InterleaveBF16 at every tier against its twin on every length up to
+// 100 (whole vectors, unrolled steps and tails).
+func TestInterleaveBF16(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, tier := range Available() {
+		restore := SetLevel(tier)
+		for n := range 101 {
+			lo, hi := make([]uint16, n+3), make([]uint16, n+3)
+			for i := range lo {
+				lo[i], hi[i] = uint16(rng.Uint32()), uint16(rng.Uint32())
+			}
+			got, want := make([]uint32, n), make([]uint32, n)
+			InterleaveBF16(got, lo, hi)
+			for i := range want {
+				want[i] = uint32(lo[i]) | uint32(hi[i])<<16
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("%v n=%d: dst[%d] = %#x, want %#x", tier, n, i, got[i], want[i])
+				}
+			}
+		}
+		restore()
+	}
+}

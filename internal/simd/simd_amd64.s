@@ -37709,6 +37709,136 @@ gemm12x32BF16AVX512_store:
 	VZEROUPPER
 	RET
 
+// func interleaveBF16AVX2(dst []uint32, lo []uint16, hi []uint16) int
+// Requires: AVX, AVX2
+TEXT ·interleaveBF16AVX2(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ lo_base+24(FP), DX
+	MOVQ hi_base+48(FP), BX
+	XORQ SI, SI
+
+interleaveBF16AVX2_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000020
+	JB        interleaveBF16AVX2_loop1
+	VMOVUPS   (DX)(SI*2), X0
+	VMOVUPS   (BX)(SI*2), X1
+	VPMOVZXWD X0, Y0
+	VPMOVZXWD X1, Y1
+	VPSLLD    $0x10, Y1, Y1
+	VPOR      Y0, Y1, Y0
+	VMOVUPS   16(DX)(SI*2), X1
+	VMOVUPS   16(BX)(SI*2), X2
+	VPMOVZXWD X1, Y1
+	VPMOVZXWD X2, Y2
+	VPSLLD    $0x10, Y2, Y2
+	VPOR      Y1, Y2, Y1
+	VMOVUPS   32(DX)(SI*2), X2
+	VMOVUPS   32(BX)(SI*2), X3
+	VPMOVZXWD X2, Y2
+	VPMOVZXWD X3, Y3
+	VPSLLD    $0x10, Y3, Y3
+	VPOR      Y2, Y3, Y2
+	VMOVUPS   48(DX)(SI*2), X3
+	VMOVUPS   48(BX)(SI*2), X4
+	VPMOVZXWD X3, Y3
+	VPMOVZXWD X4, Y4
+	VPSLLD    $0x10, Y4, Y4
+	VPOR      Y3, Y4, Y3
+	VMOVUPS   Y0, (CX)(SI*4)
+	VMOVUPS   Y1, 32(CX)(SI*4)
+	VMOVUPS   Y2, 64(CX)(SI*4)
+	VMOVUPS   Y3, 96(CX)(SI*4)
+	ADDQ      $0x00000020, SI
+	JMP       interleaveBF16AVX2_loopU
+
+interleaveBF16AVX2_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000008
+	JB        interleaveBF16AVX2_done
+	VMOVUPS   (DX)(SI*2), X0
+	VMOVUPS   (BX)(SI*2), X1
+	VPMOVZXWD X0, Y0
+	VPMOVZXWD X1, Y1
+	VPSLLD    $0x10, Y1, Y1
+	VPOR      Y0, Y1, Y0
+	VMOVUPS   Y0, (CX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       interleaveBF16AVX2_loop1
+
+interleaveBF16AVX2_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
+// func interleaveBF16AVX512(dst []uint32, lo []uint16, hi []uint16) int
+// Requires: AVX, AVX512F
+TEXT ·interleaveBF16AVX512(SB), NOSPLIT, $0-80
+	MOVQ dst_len+8(FP), AX
+	MOVQ dst_base+0(FP), CX
+	MOVQ lo_base+24(FP), DX
+	MOVQ hi_base+48(FP), BX
+	XORQ SI, SI
+
+interleaveBF16AVX512_loopU:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000040
+	JB        interleaveBF16AVX512_loop1
+	VMOVUPS   (DX)(SI*2), Y0
+	VMOVUPS   (BX)(SI*2), Y1
+	VPMOVZXWD Y0, Z0
+	VPMOVZXWD Y1, Z1
+	VPSLLD    $0x10, Z1, Z1
+	VPORD     Z0, Z1, Z0
+	VMOVUPS   32(DX)(SI*2), Y1
+	VMOVUPS   32(BX)(SI*2), Y2
+	VPMOVZXWD Y1, Z1
+	VPMOVZXWD Y2, Z2
+	VPSLLD    $0x10, Z2, Z2
+	VPORD     Z1, Z2, Z1
+	VMOVUPS   64(DX)(SI*2), Y2
+	VMOVUPS   64(BX)(SI*2), Y3
+	VPMOVZXWD Y2, Z2
+	VPMOVZXWD Y3, Z3
+	VPSLLD    $0x10, Z3, Z3
+	VPORD     Z2, Z3, Z2
+	VMOVUPS   96(DX)(SI*2), Y3
+	VMOVUPS   96(BX)(SI*2), Y4
+	VPMOVZXWD Y3, Z3
+	VPMOVZXWD Y4, Z4
+	VPSLLD    $0x10, Z4, Z4
+	VPORD     Z3, Z4, Z3
+	VMOVUPS   Z0, (CX)(SI*4)
+	VMOVUPS   Z1, 64(CX)(SI*4)
+	VMOVUPS   Z2, 128(CX)(SI*4)
+	VMOVUPS   Z3, 192(CX)(SI*4)
+	ADDQ      $0x00000040, SI
+	JMP       interleaveBF16AVX512_loopU
+
+interleaveBF16AVX512_loop1:
+	MOVQ      AX, DI
+	SUBQ      SI, DI
+	CMPQ      DI, $0x00000010
+	JB        interleaveBF16AVX512_done
+	VMOVUPS   (DX)(SI*2), Y0
+	VMOVUPS   (BX)(SI*2), Y1
+	VPMOVZXWD Y0, Z0
+	VPMOVZXWD Y1, Z1
+	VPSLLD    $0x10, Z1, Z1
+	VPORD     Z0, Z1, Z0
+	VMOVUPS   Z0, (CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       interleaveBF16AVX512_loop1
+
+interleaveBF16AVX512_done:
+	VZEROUPPER
+	MOVQ SI, ret+72(FP)
+	RET
+
 // func cmacF32AVX2(accR []float32, accI []float32, bR []float32, bI []float32, ar float32, ai float32) int
 // Requires: AVX, AVX2, SSE
 TEXT ·cmacF32AVX2(SB), NOSPLIT, $0-112

@@ -1376,6 +1376,12 @@ func interleaveI8x12AVX2(dst []uint8, a []int8, lda int, n4 int, flip uint32) in
 func gemm12x32BF16AVX512(kc2 int, a []uint32, ra int, b []uint32, c []float32, ldc int, load bool)
 
 //go:noescape
+func interleaveBF16AVX2(dst []uint32, lo []uint16, hi []uint16) int
+
+//go:noescape
+func interleaveBF16AVX512(dst []uint32, lo []uint16, hi []uint16) int
+
+//go:noescape
 func cmacF32AVX2(accR []float32, accI []float32, bR []float32, bI []float32, ar float32, ai float32) int
 
 //go:noescape

@@ -1678,6 +1678,15 @@ func ThreefryKey(dst, x []uint64, k uint64) {
 	threefryKeyGo(dst, x, k)
 }
 
+// InterleaveBF16 computes dst[i] = lo[i] | hi[i]<<16: two rows of bfloat16
+// bits side by side as the bf16 GEMM's words (k even low).
+func InterleaveBF16(dst []uint32, lo, hi []uint16) {
+	lo, hi = lo[:len(dst)], hi[:len(dst)]
+	n := interleaveBF16Accel(dst, lo, hi)
+	dst, lo, hi = dst[n:], lo[n:], hi[n:]
+	interleaveBF16Go(dst, lo, hi)
+}
+
 // CMulAddF32 computes accR[i] += ar·bR[i] − ai·bI[i] and accI[i] +=
 // ar·bI[i] + ai·bR[i], each product, difference and sum rounded (NumPy's
 // complex multiply, then the add).

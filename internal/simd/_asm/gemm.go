@@ -339,3 +339,24 @@ func vdpbf16ps(dst, src1, src2 int) {
 		Instruction(&ir.Instruction{Opcode: "BYTE", Operands: []Op{U8(x)}})
 	}
 }
+
+// interleaveBF16 packs two rows of bf16 bits into the bf16 GEMM's words,
+// dst[i] = lo[i] | hi[i]<<16: k values 2l and 2l+1 of 32 columns side by
+// side (package gemm's b panels).
+func registerInterleaveBF16() {
+	add("interleaveBF16", "dst []uint32, lo, hi []uint16", func(s isa) {
+		loop{lanes: s.bytes / 4, unroll: 4, body: func(in []reg.VecVirtual) []Op {
+			d, e := s.vec(), s.vec()
+			VPMOVZXWD(in[0], d)
+			VPMOVZXWD(in[1], e)
+			VPSLLD(U8(16), e, e)
+			if s.evex {
+				VPORD(d, e, d)
+			} else {
+				VPOR(d, e, d)
+			}
+			return []Op{d}
+		}}.emit(s, out("dst", 4), in("lo", 2), in("hi", 2))
+	}).wrap("InterleaveBF16", "computes dst[i] = lo[i] | hi[i]<<16: two rows of bfloat16 bits side by side as the bf16 GEMM's words (k even low).",
+		"interleaveBF16Go(dst, lo, hi)")
+}

@@ -95,6 +95,7 @@ func main() {
 	registerPanelSum()
 	registerPackAT()
 	registerGEMMBF16()
+	registerInterleaveBF16()
 	registerComplexMAC()
 	for _, k := range kernels {
 		for _, s := range []isa{avx2, avx512} {
