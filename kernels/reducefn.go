@@ -302,32 +302,24 @@ func floatFoldReducer[T float](isMin bool) *reducer {
 		}
 		return m
 	}
-	return &reducer{
-		seg: func(dst, src unsafe.Pointer, nseg, segLen int) {
-			d, s := view[T](dst, nseg), view[T](src, nseg*segLen)
-			for i := range d {
-				d[i] = fold(s[i*segLen : (i+1)*segLen])
-			}
-		},
-		combine: func(dst, parts unsafe.Pointer, nout, ngroups int) {
-			d, p := view[T](dst, nout), view[T](parts, nout*ngroups)
-			for o := range d {
-				d[o] = fold(p[o*ngroups : (o+1)*ngroups])
-			}
-		},
-	}
+	return foldSegs(fold)
 }
 
 // foldReducer reduces with a pairwise function that is exact in any order
 // (max, min, integer ops, bool or/and).
 func foldReducer[T any](f func(a, b T) T) *reducer {
-	fold := func(x []T) T {
+	return foldSegs(func(x []T) T {
 		m := x[0]
 		for _, v := range x[1:] {
 			m = f(m, v)
 		}
 		return m
-	}
+	})
+}
+
+// foldSegs is the reducer applying fold to each segment and to each
+// output's group partials.
+func foldSegs[T any](fold func(x []T) T) *reducer {
 	return &reducer{
 		seg: func(dst, src unsafe.Pointer, nseg, segLen int) {
 			d, s := view[T](dst, nseg), view[T](src, nseg*segLen)
