@@ -160,14 +160,7 @@ func (k *convKernel) run(x *cpuExec, rs *runState) {
 		return
 	}
 	lp, rp := rs.srcs[k.lhs], rs.srcs[k.rhs]
-	var out unsafe.Pointer // where the product goes
-	var epi *epilogueRun
-	if k.epi != nil {
-		epi = k.epi.start(rs)
-		out = epi.product()
-	} else {
-		out = rs.srcs[k.out]
-	}
+	out, epi := k.epi.target(rs, k.out) // where the product goes
 	if w := widenFn(k.dtype); w != nil {
 		a := unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotA, 0, k.lhsN*4+16)))
 		b := unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotA, 1, k.rhsN*4+16)))

@@ -242,14 +242,7 @@ func (k *dotKernel) run(x *cpuExec, rs *runState) {
 	}
 	a := k.lhs.load(rs, k.slot, 0, na)
 	b := k.rhs.load(rs, k.slot, 1, nb)
-	var out unsafe.Pointer // where the product goes
-	var epi *epilogueRun
-	if k.epi != nil {
-		epi = k.epi.start(rs)
-		out = epi.product()
-	} else {
-		out = rs.srcs[k.out]
-	}
+	out, epi := k.epi.target(rs, k.out) // where the product goes
 	cd := computeDType(k.dtype)
 	c := out
 	if cd != k.dtype {

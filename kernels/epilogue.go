@@ -75,6 +75,17 @@ func (x *cpuExec) compileEpilogue(f *lower.Fusion, dot *lower.Instr, perBlock bo
 	return e, nil
 }
 
+// target is where a product kernel with epilogue e (nil: none) writes
+// its product — output buffer out, or the epilogue's product memory — and
+// the epilogue's run, if any.
+func (e *epilogue) target(rs *runState, out int) (unsafe.Pointer, *epilogueRun) {
+	if e == nil {
+		return rs.srcs[out], nil
+	}
+	r := e.start(rs)
+	return r.product(), r
+}
+
 // start prepares a run: the product's memory (the output buffer, or
 // scratch) and the sources the body reads, which it returns.
 func (e *epilogue) start(rs *runState) *epilogueRun {

@@ -11,46 +11,44 @@ import (
 	"github.com/kiln-go/kiln/trace"
 )
 
-// BenchmarkDenseEpilogue is E6g's dense layer tanh(x @ w + b), x
-// f32[4096×1024], w f32[1024×1024], in one loop that alternates three
-// executables so load on the machine falls on each alike: the layer with
-// its epilogue fused into the GEMM, the layer unfused (the product
-// written out, then a loop fusion over it), and the bare x @ w. It
-// reports each one's minimum time over the bare GEMM's (fused/gemm is issue 12's
-// ≤ 1.1 target; unfused/gemm what fusion saves).
-//
-//	go test -run '^$' -bench DenseEpilogue -benchtime 10x ./kernels
-func BenchmarkDenseEpilogue(b *testing.B) {
-	const m, k, n = 4096, 1024, 1024
-	inputs := []*tensor.Array{randomInput(tensor.F32, 1, m, k), randomInput(tensor.F32, 2, k, n), randomInput(tensor.F32, 3, n)}
-	abs := []trace.Abstract{{Type: promote.Strong(tensor.F32), Shape: []int{m, k}}, {Type: promote.Strong(tensor.F32), Shape: []int{k, n}}, {Type: promote.Strong(tensor.F32), Shape: []int{n}}}
-	build := func(nin int, opts lower.Options, fn func(a []trace.Value) trace.Value) func() {
-		p, err := trace.Trace(promote.Config{}, abs[:nin], func(a []trace.Value) []trace.Value { return []trace.Value{fn(a)} })
-		if err != nil {
+// runner traces fn over inputs, compiles it with opts on the default CPU
+// and returns one steady-state run (RunInto preallocated outputs).
+func runner(b *testing.B, inputs []*tensor.Array, opts lower.Options, fn func(a []trace.Value) []trace.Value) func() {
+	abs := make([]trace.Abstract, len(inputs))
+	for i, a := range inputs {
+		abs[i] = trace.Abstract{Type: promote.Strong(a.DType()), Shape: a.Shape()}
+	}
+	p, err := trace.Trace(promote.Config{}, abs, fn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	mod, err := lower.Compile(p, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	exe, err := kernels.DefaultCPU().Compile(mod)
+	if err != nil {
+		b.Fatal(err)
+	}
+	outs, err := exe.Run(inputs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		if err := exe.RunInto(outs, inputs); err != nil {
 			b.Fatal(err)
-		}
-		mod, err := lower.Compile(p, opts)
-		if err != nil {
-			b.Fatal(err)
-		}
-		exe, err := kernels.DefaultCPU().Compile(mod)
-		if err != nil {
-			b.Fatal(err)
-		}
-		outs, err := exe.Run(inputs[:nin])
-		if err != nil {
-			b.Fatal(err)
-		}
-		return func() {
-			if err := exe.RunInto(outs, inputs[:nin]); err != nil {
-				b.Fatal(err)
-			}
 		}
 	}
-	layer := func(a []trace.Value) trace.Value { return a[0].MatMul(a[1]).Add(a[2]).Tanh() }
-	gemm := func(a []trace.Value) trace.Value { return a[0].MatMul(a[1]) }
-	runs := []func(){build(3, lower.Options{}, layer), build(3, lower.Options{NoEpilogues: true}, layer), build(2, lower.Options{}, gemm)}
-	best := [3]time.Duration{time.Hour, time.Hour, time.Hour} // minimum times: see BenchmarkSmallLayerEpilogue
+}
+
+// fastest runs the runs in turn, b.N rounds, so that load on the machine
+// falls on each alike, and returns each one's minimum time: on a loaded
+// machine totals swing with other processes, the fastest runs far less.
+func fastest(b *testing.B, runs ...func()) []time.Duration {
+	best := make([]time.Duration, len(runs))
+	for i := range best {
+		best[i] = time.Hour
+	}
 	for b.Loop() {
 		for i, run := range runs {
 			t0 := time.Now()
@@ -58,6 +56,23 @@ func BenchmarkDenseEpilogue(b *testing.B) {
 			best[i] = min(best[i], time.Since(t0))
 		}
 	}
+	return best
+}
+
+// BenchmarkDenseEpilogue is E6g's dense layer tanh(x @ w + b), x
+// f32[4096×1024], w f32[1024×1024]: the layer with its epilogue fused
+// into the GEMM, the layer unfused (the product written out, then a loop
+// fusion over it), and the bare x @ w, alternated. It reports each one's
+// minimum time over the bare GEMM's (fused/gemm is issue 12's ≤ 1.1
+// target; unfused/gemm what fusion saves).
+//
+//	go test -run '^$' -bench DenseEpilogue -benchtime 10x ./kernels
+func BenchmarkDenseEpilogue(b *testing.B) {
+	const m, k, n = 4096, 1024, 1024
+	inputs := []*tensor.Array{randomInput(tensor.F32, 1, m, k), randomInput(tensor.F32, 2, k, n), randomInput(tensor.F32, 3, n)}
+	layer := func(a []trace.Value) []trace.Value { return []trace.Value{a[0].MatMul(a[1]).Add(a[2]).Tanh()} }
+	gemm := func(a []trace.Value) []trace.Value { return []trace.Value{a[0].MatMul(a[1])} }
+	best := fastest(b, runner(b, inputs, lower.Options{}, layer), runner(b, inputs, lower.Options{NoEpilogues: true}, layer), runner(b, inputs[:2], lower.Options{}, gemm))
 	b.ReportMetric(best[0].Seconds()/best[2].Seconds(), "fused/gemm")
 	b.ReportMetric(best[1].Seconds()/best[2].Seconds(), "unfused/gemm")
 }
@@ -66,53 +81,17 @@ func BenchmarkDenseEpilogue(b *testing.B) {
 // f32[64×128] + b): its relu and the derivative's mask, which both read
 // the pre-activation, so the product is the epilogue fusion's second
 // output. It alternates the fused and unfused executables and reports
-// fused/unfused.
+// fused/unfused (minimum times).
 //
 //	go test -run '^$' -bench SmallLayerEpilogue ./kernels
 func BenchmarkSmallLayerEpilogue(b *testing.B) {
 	const m, k, n = 256, 64, 128
 	inputs := []*tensor.Array{randomInput(tensor.F32, 1, m, k), randomInput(tensor.F32, 2, k, n), randomInput(tensor.F32, 3, n), randomInput(tensor.F32, 4, m, n)}
-	abs := make([]trace.Abstract, len(inputs))
-	for i, a := range inputs {
-		abs[i] = trace.Abstract{Type: promote.Strong(tensor.F32), Shape: a.Shape()}
-	}
-	p, err := trace.Trace(promote.Config{}, abs, func(a []trace.Value) []trace.Value {
+	fn := func(a []trace.Value) []trace.Value {
 		z := a[0].MatMul(a[1]).Add(a[2])
 		return []trace.Value{z.Maximum(trace.Int(0)), trace.Where(z.Gt(trace.Int(0)), a[3], trace.Int(0))}
-	})
-	if err != nil {
-		b.Fatal(err)
 	}
-	var runs []func()
-	for _, off := range []bool{false, true} {
-		mod, err := lower.Compile(p, lower.Options{NoEpilogues: off})
-		if err != nil {
-			b.Fatal(err)
-		}
-		exe, err := kernels.DefaultCPU().Compile(mod)
-		if err != nil {
-			b.Fatal(err)
-		}
-		outs, err := exe.Run(inputs)
-		if err != nil {
-			b.Fatal(err)
-		}
-		runs = append(runs, func() {
-			if err := exe.RunInto(outs, inputs); err != nil {
-				b.Fatal(err)
-			}
-		})
-	}
-	// The minimum of each: on a loaded machine the totals swing with
-	// other processes, the fastest runs far less.
-	best := [2]time.Duration{time.Hour, time.Hour}
-	for b.Loop() {
-		for i, run := range runs {
-			t0 := time.Now()
-			run()
-			best[i] = min(best[i], time.Since(t0))
-		}
-	}
+	best := fastest(b, runner(b, inputs, lower.Options{}, fn), runner(b, inputs, lower.Options{NoEpilogues: true}, fn))
 	b.ReportMetric(best[0].Seconds()/best[1].Seconds(), "fused/unfused")
 	b.ReportMetric(float64(best[0].Nanoseconds()), "fused-min-ns")
 	b.ReportMetric(float64(best[1].Nanoseconds()), "unfused-min-ns")

@@ -94,17 +94,54 @@ func randomInput(d tensor.DType, seed uint64, shape ...int) *tensor.Array {
 	return a.Astype(d)
 }
 
-func runModule(t *testing.T, cpu *kernels.CPU, m *lower.Module, inputs []*tensor.Array) *tensor.Array {
+// epilogueCPUs run the fused form: one worker, two (parallel GEMM
+// pieces), and three with tiny blocks (every epilogue on the GEMM's
+// finished blocks, block tails). unfusedCPU runs the unfused form.
+var (
+	epilogueCPUs = []*kernels.CPU{
+		kernels.NewCPU(kernels.CPUOptions{Workers: 1}),
+		kernels.NewCPU(kernels.CPUOptions{Workers: 2, ParallelMin: 1}),
+		kernels.NewCPU(kernels.CPUOptions{Workers: 3, ParallelMin: 1, Block: 5}),
+	}
+	unfusedCPU = kernels.NewCPU(kernels.CPUOptions{Workers: 1})
+)
+
+// checkFusedSame compiles p with epilogues fused (verified, and the plan
+// must satisfy fused, so the test fails if fusion silently stops
+// happening) and without, and fails unless every output of the fused
+// module on each of epilogueCPUs has the unfused module's bits.
+func checkFusedSame(t *testing.T, label string, p *trace.Program, inputs []*tensor.Array, fused func(*lower.Module) bool) {
 	t.Helper()
-	exe, err := cpu.Compile(m)
+	run := func(cpu *kernels.CPU, m *lower.Module) []*tensor.Array {
+		exe, err := cpu.Compile(m)
+		if err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		outs, err := exe.Run(inputs)
+		if err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		return outs
+	}
+	on, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, Verify: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	outs, err := exe.Run(inputs)
+	if !fused(on) {
+		t.Fatalf("%s: not the fused plan expected:\n%s", label, on.FusedString())
+	}
+	off, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, NoEpilogues: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return outs[0]
+	want := run(unfusedCPU, off)
+	for i, cpu := range epilogueCPUs {
+		for o, got := range run(cpu, on) {
+			if diff := conformance.Compare(got, want[o], 0); diff != "" {
+				t.Fatalf("%s, cpu %d, output %d: fused differs from unfused: %s", label, i, o, diff)
+			}
+		}
+	}
 }
 
 // TestEpilogueBitIdentical holds every fused epilogue to its unfused form
@@ -127,12 +164,6 @@ func TestEpilogueBitIdentical(t *testing.T) {
 		{tensor.I8, tensor.I32, tensor.F32},    // int8 products summed in int32 (VNNI where present)
 	}
 	sizes := [][3]int{{1, 1, 1}, {13, 7, 17}, {37, 600, 53}, {5, 40, 1100}}
-	cpus := map[string]*kernels.CPU{
-		"1-worker":  kernels.NewCPU(kernels.CPUOptions{Workers: 1}),
-		"2-workers": kernels.NewCPU(kernels.CPUOptions{Workers: 2, ParallelMin: 1}),
-		"tiny":      kernels.NewCPU(kernels.CPUOptions{Workers: 3, ParallelMin: 1, Block: 5}),
-	}
-	unfusedCPU := kernels.NewCPU(kernels.CPUOptions{Workers: 1})
 	for _, tier := range simd.Available() {
 		restore := simd.SetLevel(tier)
 		for _, d := range paths {
@@ -144,24 +175,7 @@ func TestEpilogueBitIdentical(t *testing.T) {
 						}
 						name := fmt.Sprintf("%v/%s→%s→%s/%s/%dx%dx%d/%s", tier, d.in, d.dot, d.out, layout, s[0], s[1], s[2], e.name)
 						p, inputs := epilogueProgram(t, layout, d.in, d.dot, d.out, s[0], s[1], s[2], e)
-						fused, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, Verify: true})
-						if err != nil {
-							t.Fatal(err)
-						}
-						if !hasEpilogue(fused) {
-							t.Fatalf("%s: no epilogue fused:\n%s", name, fused.FusedString())
-						}
-						unfused, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, NoEpilogues: true})
-						if err != nil {
-							t.Fatal(err)
-						}
-						want := runModule(t, unfusedCPU, unfused, inputs)
-						for cname, cpu := range cpus {
-							got := runModule(t, cpu, fused, inputs)
-							if diff := conformance.Compare(got, want, 0); diff != "" {
-								t.Fatalf("%s %s: fused differs from unfused: %s", name, cname, diff)
-							}
-						}
+						checkFusedSame(t, name, p, inputs, hasEpilogue)
 					}
 				}
 			}
@@ -198,12 +212,6 @@ func TestConvEpilogueBitIdentical(t *testing.T) {
 		{"nchw", []int{2, 3, 9, 8}, []int{5, 3, 3, 3}, []int{5, 1, 1}, trace.ConvOptions{PaddingMode: "SAME"}},
 		{"one-element", []int{1, 3, 3, 2}, []int{3, 3, 2, 1}, []int{1}, trace.ConvOptions{DimensionNumbers: nhwc}},
 	}
-	cpus := []*kernels.CPU{
-		kernels.NewCPU(kernels.CPUOptions{Workers: 1}),
-		kernels.NewCPU(kernels.CPUOptions{Workers: 2, ParallelMin: 1}),
-		kernels.NewCPU(kernels.CPUOptions{Workers: 3, ParallelMin: 1, Block: 5}),
-	}
-	unfusedCPU := kernels.NewCPU(kernels.CPUOptions{Workers: 1})
 	for _, tier := range simd.Available() {
 		restore := simd.SetLevel(tier)
 		for _, c := range convs {
@@ -218,23 +226,7 @@ func TestConvEpilogueBitIdentical(t *testing.T) {
 						t.Fatal(err)
 					}
 					inputs := []*tensor.Array{randomInput(d, 4, c.lhs...), randomInput(d, 5, c.rhs...), randomInput(d, 6, c.bias...)}
-					fused, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, Verify: true})
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !hasEpilogue(fused) {
-						t.Fatalf("%s: no epilogue fused:\n%s", name, fused.FusedString())
-					}
-					unfused, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, NoEpilogues: true})
-					if err != nil {
-						t.Fatal(err)
-					}
-					want := runModule(t, unfusedCPU, unfused, inputs)
-					for i, cpu := range cpus {
-						if diff := conformance.Compare(runModule(t, cpu, fused, inputs), want, 0); diff != "" {
-							t.Fatalf("%s cpu %d: fused differs from unfused: %s", name, i, diff)
-						}
-					}
+					checkFusedSame(t, name, p, inputs, hasEpilogue)
 				}
 			}
 		}
@@ -257,12 +249,6 @@ func TestSharedEpilogueBitIdentical(t *testing.T) {
 			return []trace.Value{z.Maximum(trace.Int(0)), trace.Where(z.Gt(trace.Int(0)), g, trace.Int(0))}
 		},
 	}
-	cpus := []*kernels.CPU{
-		kernels.NewCPU(kernels.CPUOptions{Workers: 1}),
-		kernels.NewCPU(kernels.CPUOptions{Workers: 2, ParallelMin: 1}),
-		kernels.NewCPU(kernels.CPUOptions{Workers: 3, ParallelMin: 1, Block: 5}),
-	}
-	unfusedCPU := kernels.NewCPU(kernels.CPUOptions{Workers: 1})
 	for _, tier := range simd.Available() {
 		restore := simd.SetLevel(tier)
 		for _, d := range []tensor.DType{tensor.F32, tensor.F64, tensor.F16, tensor.I32} {
@@ -276,45 +262,17 @@ func TestSharedEpilogueBitIdentical(t *testing.T) {
 						t.Fatal(err)
 					}
 					inputs := []*tensor.Array{randomInput(d, 7, s[0], s[1]), randomInput(d, 8, s[1], s[2]), randomInput(d, 9, s[2]), randomInput(d, 10, s[0], s[2])}
-					fused, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, Verify: true})
-					if err != nil {
-						t.Fatal(err)
-					}
-					sharedOut := false
-					for _, f := range fused.Fusions {
-						sharedOut = sharedOut || f.Epilogue() && len(f.Outputs) == 2
-					}
-					if !sharedOut {
-						t.Fatalf("%s: no epilogue fusion with the product as an output:\n%s", label, fused.FusedString())
-					}
-					unfused, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, NoEpilogues: true})
-					if err != nil {
-						t.Fatal(err)
-					}
-					want := runAll(t, unfusedCPU, unfused, inputs)
-					for i, cpu := range cpus {
-						for o, got := range runAll(t, cpu, fused, inputs) {
-							if diff := conformance.Compare(got, want[o], 0); diff != "" {
-								t.Fatalf("%s cpu %d output %d: fused differs from unfused: %s", label, i, o, diff)
+					checkFusedSame(t, label, p, inputs, func(m *lower.Module) bool {
+						for _, f := range m.Fusions {
+							if f.Epilogue() && len(f.Outputs) == 2 {
+								return true
 							}
 						}
-					}
+						return false
+					})
 				}
 			}
 		}
 		restore()
 	}
-}
-
-func runAll(t *testing.T, cpu *kernels.CPU, m *lower.Module, inputs []*tensor.Array) []*tensor.Array {
-	t.Helper()
-	exe, err := cpu.Compile(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	outs, err := exe.Run(inputs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return outs
 }
