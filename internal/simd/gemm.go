@@ -259,8 +259,29 @@ func GemmBF16() (k GemmBF16Kernel, fast bool) {
 //	acc = FTZ(fma(a.hi, b.hi, DAZ(acc)))
 //	acc = FTZ(fma(a.lo, b.lo, acc))
 func BF16Step(acc float32, a, b uint32) float32 {
-	acc = numerics.FMA32FTZ(bf16Word(a>>16), bf16Word(b>>16), numerics.DAZ32(acc))
-	return numerics.FMA32FTZ(bf16Word(a&0xffff), bf16Word(b&0xffff), acc)
+	acc = bf16FMA(bf16Word(a>>16), bf16Word(b>>16), numerics.DAZ32(acc))
+	return bf16FMA(bf16Word(a&0xffff), bf16Word(b&0xffff), acc)
+}
+
+// bf16FMA is numerics.FMA32FTZ(x, y, z) for bf16 x and y (DAZ'ed) and a
+// z that is zero or normal, quickly in the common case: the product of
+// two bf16s (8-bit significands) is exact in f32 unless it underflows or
+// overflows, and then x·y + z rounded once is the f32 sum p + z; that sum
+// is a multiple of 2⁻¹⁴⁹, so below 2⁻¹²⁶ it is exact and flushes, and
+// above it rounds as normals do — no tininess question. A product that
+// underflows or overflows takes FMA32FTZ.
+func bf16FMA(x, y, z float32) float32 {
+	p := float32(x * y) // the conversion forbids fusing it into the sum
+	e := math.Float32bits(p) >> 23 & 0xff
+	finite := math.Float32bits(x)&0x7f800000 != 0x7f800000 && math.Float32bits(y)&0x7f800000 != 0x7f800000
+	if e == 0 && x != 0 && y != 0 || e == 0xff && finite {
+		return numerics.FMA32FTZ(x, y, z)
+	}
+	r := float32(p + z) // p is exact: one rounding, as the FMA's
+	if r != 0 && math.Abs(float64(r)) < 0x1p-126 {
+		return float32(math.Copysign(0, float64(r)))
+	}
+	return r
 }
 
 // bf16Word is the bf16 in the low half of w as f32, a subnormal as zero.

@@ -4,12 +4,15 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/kiln-go/kiln/internal/numerics"
 )
 
 // bf16Gen draws bf16 bit patterns that make the bf16 step's corners
-// matter: subnormals (read as zeros), ±0, ±Inf, NaNs, and exponents near
+// matter: subnormals (read as zeros), ±0, ±Inf, NaNs, exponents near
 // 2⁻⁶³, whose products land around the smallest normal f32 (2⁻¹²⁶),
-// where results are flushed, besides ordinary values.
+// where results are flushed, and near 2¹²⁷, whose products overflow,
+// besides ordinary values.
 func bf16Gen(rng *rand.Rand) uint16 {
 	sign := uint16(rng.IntN(2)) << 15
 	switch rng.IntN(12) {
@@ -24,6 +27,8 @@ func bf16Gen(rng *rand.Rand) uint16 {
 		return sign | uint16(rng.IntN(4))<<7 | uint16(rng.IntN(0x80)) // tiny normal
 	case 3, 4, 5:
 		return sign | uint16(rng.IntN(6)+61)<<7 | uint16(rng.IntN(0x80)) // near 2⁻⁶³
+	case 6:
+		return sign | uint16(rng.IntN(5)+250)<<7 | uint16(rng.IntN(0x80)) // near 2¹²⁷: products overflow
 	}
 	return sign | uint16(rng.IntN(40)+107)<<7 | uint16(rng.IntN(0x80))
 }
@@ -155,5 +160,22 @@ func TestInterleaveBF16(t *testing.T) {
 			}
 		}
 		restore()
+	}
+}
+
+// The quick path of the bf16 step (the product exact in f32) against
+// numerics.FMA32FTZ on every corner bf16Gen draws, accumulators included.
+func TestBF16FMA(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for range 200000 {
+		x, y := bf16Word(uint32(bf16Gen(rng))), bf16Word(uint32(bf16Gen(rng)))
+		z := numerics.DAZ32(bf16Word(uint32(bf16Gen(rng))) * float32(1+rng.Float64()))
+		if rng.IntN(4) == 0 {
+			z = -x * y * float32(1+rng.NormFloat64()*1e-3) // near cancellation
+		}
+		got, want := bf16FMA(x, y, z), numerics.FMA32FTZ(x, y, z)
+		if math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
+			t.Fatalf("bf16FMA(%g, %g, %g) = %g, FMA32FTZ %g", x, y, z, got, want)
+		}
 	}
 }
