@@ -121,12 +121,13 @@ func inPlaceCarries(body *lower.Module, n int) []bool {
 	for _, o := range body.Outputs {
 		outputs[o]++
 	}
-	kernel := map[*lower.Instr]int{} // the position of the fusion computing each instruction
+	// The position of the last fusion computing each instruction: one
+	// recomputed in several (lower's duplication rule) reads its operands
+	// in each of them.
+	kernel := map[*lower.Instr]int{}
 	for fi, f := range body.Fusions {
 		for _, in := range f.Instrs {
-			if _, ok := kernel[in]; !ok {
-				kernel[in] = fi
-			}
+			kernel[in] = fi
 		}
 	}
 	// readers are the instructions reading in's buffer: its users, and

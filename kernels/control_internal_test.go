@@ -114,3 +114,43 @@ func TestScanGradientInPlace(t *testing.T) {
 		t.Errorf("%d loops in the gradient program, want the primal one and the reverse one", loops)
 	}
 }
+
+// A carry's reader recomputed in several kernels of the body (lower's
+// duplication rule: u = p*2 in both reductions) keeps the carry out of
+// place when one of those kernels runs after the dynamic_update_slice —
+// in place, the second reduction read the updated carry: 243176 for
+// 123232 here.
+func TestLoopCarryReadAfterUpdate(t *testing.T) {
+	abs := []trace.Abstract{{Type: promote.Strong(tensor.F32), Shape: []int{8}}, {Type: promote.Strong(tensor.F32), Shape: []int{1}}}
+	p, err := trace.Trace(promote.Config{}, abs, func(a []trace.Value) []trace.Value {
+		return trace.ForiLoop(trace.Int(0), trace.Int(3), func(i trace.Value, c []trace.Value) []trace.Value {
+			u := c[0].Mul(trace.Float(2))
+			r1 := u.Sum()
+			o := trace.DynamicUpdateSlice(c[0], a[1], []trace.Value{i})
+			r2 := u.Mul(u).Sum()
+			return []trace.Value{o, c[1].Add(r1).Add(r2)}
+		}, a[0], trace.Zeros(nil, tensor.F32))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := lower.Compile(p, lower.Options{Verify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := DefaultCPU().Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := tensor.Must(tensor.FromSlice([]float32{1, 2, 3, 4, 5, 6, 7, 8}, 8))
+	upd := tensor.Must(tensor.FromSlice([]float32{100}, 1))
+	out, err := e.Run([]*tensor.Array{x, upd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// By hand: the sums of 2p and 4p² over the three steps' carries
+	// (1..8, then 100 written at 0, 1).
+	if got, _ := tensor.Data[float32](out[1]); got[0] != 123232 {
+		t.Errorf("acc = %v, want 123232", got[0])
+	}
+}
