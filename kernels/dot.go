@@ -350,9 +350,10 @@ func runSwapped[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, j *gemmJob
 
 // epiPartMax is the bytes of product up to which a piece of the GEMM runs
 // its epilogue after the piece (still in L2) rather than on each finished
-// block: E7's 256×128 layer took 2% longer with the epilogue on each of
-// its 22 blocks than as a separate kernel, and 1.5% less time than that
-// with it after the piece (BenchmarkSmallLayerEpilogue, minimum times). A
+// block: a 256×128 layer (E7's size) took 2% longer with the epilogue on
+// each of its 22 blocks than as a separate kernel, and about 2% less than
+// that with it after the piece (BenchmarkSmallLayerEpilogue, minimum
+// times). A
 // CPU with blocks smaller than the default (the tests') runs every
 // epilogue on the finished blocks, so the tests cross that path at any
 // size.

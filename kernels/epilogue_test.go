@@ -237,16 +237,16 @@ func TestConvEpilogueBitIdentical(t *testing.T) {
 // TestSharedEpilogueBitIdentical: a product other kernels read too is the
 // epilogue fusion's second output — stored whole for them while the
 // epilogue runs on its blocks — in the patterns that make it so (a module
-// output, a reduction, a relu's pre-activation recomputed for its mask),
+// output, a reduction of another function of it),
 // bit-identical to the unfused form for every output, at every tier and
 // worker count.
 func TestSharedEpilogueBitIdentical(t *testing.T) {
 	shared := map[string]func(y, b, g trace.Value) []trace.Value{
 		"output": func(y, b, _ trace.Value) []trace.Value { return []trace.Value{y.Add(b).Tanh(), y} },
 		"reduce": func(y, b, _ trace.Value) []trace.Value { return []trace.Value{y.Add(b).Tanh(), y.Sum(1)} },
-		"relu-mask": func(y, b, g trace.Value) []trace.Value {
+		"relu-and-reduced-mask": func(y, b, g trace.Value) []trace.Value {
 			z := y.Add(b)
-			return []trace.Value{z.Maximum(trace.Int(0)), trace.Where(z.Gt(trace.Int(0)), g, trace.Int(0))}
+			return []trace.Value{z.Maximum(trace.Int(0)), trace.Where(z.Gt(trace.Int(0)), g, trace.Int(0)).Sum(0)}
 		},
 	}
 	for _, tier := range simd.Available() {

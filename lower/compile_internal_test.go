@@ -48,7 +48,7 @@ func TestCompileNamesTheBreakingPass(t *testing.T) {
 	for _, s := range passes(Options{}) {
 		names = append(names, s.name)
 	}
-	if want := []string{"simplify", "dce", "fuse", "fuse_epilogues", "fuse_siblings", "plan_buffers"}; !slices.Equal(names, want) {
+	if want := []string{"simplify", "dce", "fuse", "fuse_siblings", "fuse_epilogues", "plan_buffers"}; !slices.Equal(names, want) {
 		t.Errorf("passes %v, want %v", names, want)
 	}
 }

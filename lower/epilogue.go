@@ -18,11 +18,13 @@ import (
 // The epilogue reads the product at the same index as the element it
 // computes, so the fusion's loop is the product's shape; its other inputs
 // are read as a loop fusion reads them (by output index, or through its
-// broadcasts). When the product has other readers too — other fusions
-// (a recomputed pre-activation read by a relu and by its derivative's
-// mask), a module output — it joins the first fusion reading it as that
-// fusion's second output (XLA's multi-output fusion): the kernel stores
-// the product for the others and runs the epilogue on it while in cache.
+// broadcasts). When the product has other readers too — a reduction,
+// another kernel, a module output — it joins the first fusion reading it
+// as that fusion's second output (XLA's multi-output fusion): the kernel
+// stores the product for the others and runs the epilogue on it while in
+// cache. Loops the sibling pass (FuseSiblings, run before) merged into one
+// multi-output loop — a relu and its derivative's mask, both reading the
+// pre-activation — are left so: that loop reads the product once.
 // A product the loop fusion reads other than elementwise (through a
 // broadcast or reshape), or whose first reader is not such a loop fusion,
 // keeps its own kernel. Each element of the epilogue is computed by the

@@ -51,11 +51,14 @@ func passes(opts Options) []pass {
 		pass{"dce", func(m *Module) error { DCE(m); return nil }},
 		pass{"fuse", func(m *Module) error { Fuse(m, !opts.NoFusion); return nil }},
 	)
-	if !opts.NoFusion && !opts.NoEpilogues {
-		ps = append(ps, pass{"fuse_epilogues", func(m *Module) error { FuseEpilogues(m); return nil }})
-	}
+	// Siblings first: loops sharing a product merge into one pass over it
+	// (a relu and its mask), which serves better than the product joining
+	// one of them as an epilogue while the other reads it back.
 	if !opts.NoFusion && !opts.NoSiblings {
 		ps = append(ps, pass{"fuse_siblings", func(m *Module) error { FuseSiblings(m); return nil }})
+	}
+	if !opts.NoFusion && !opts.NoEpilogues {
+		ps = append(ps, pass{"fuse_epilogues", func(m *Module) error { FuseEpilogues(m); return nil }})
 	}
 	return append(ps, pass{"plan_buffers", func(m *Module) error { PlanBuffers(m); return nil }})
 }

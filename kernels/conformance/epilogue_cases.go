@@ -51,13 +51,13 @@ func epilogueCases() []Case {
 				return trace.Where(y.Gt(trace.Int(0)), y, trace.Int(0))
 			})},
 		// The product read elsewhere too: the epilogue fusion's second
-		// output (a relu's pre-activation recomputed for its mask, and the
-		// product itself as an output).
+		// output (a relu's pre-activation recomputed for a reduced mask,
+		// and the product itself as an output).
 		Case{Name: "dense-epilogue-shared", Inputs: []*tensor.Array{Input(tensor.F32, 78, 9, 70), Input(tensor.F32, 79, 70, 21), Input(tensor.F32, 80, 21), Input(tensor.F32, 81, 9, 21)},
 			Fn: func(a []trace.Value) []trace.Value {
 				y := a[0].MatMul(a[1])
 				z := y.Add(a[2])
-				return []trace.Value{z.Maximum(trace.Int(0)), trace.Where(z.Gt(trace.Int(0)), a[3], trace.Int(0)), y}
+				return []trace.Value{z.Maximum(trace.Int(0)), trace.Where(z.Gt(trace.Int(0)), a[3], trace.Int(0)).Sum(1), y}
 			}},
 		Case{Name: "dense-epilogue-i8", Inputs: []*tensor.Array{Input(tensor.I8, 69, 37, 300), Input(tensor.I8, 70, 300, 53), Input(tensor.I32, 71, 53)},
 			Fn: one(func(a []trace.Value) trace.Value {

@@ -129,7 +129,7 @@ func TestSharedEpilogue(t *testing.T) {
 	p, err := trace.Trace(promote.Config{}, strong(tensor.F32, []int{19, 33}, []int{33, 21}, []int{21}, []int{19, 21}), func(a []trace.Value) []trace.Value {
 		y := a[0].MatMul(a[1])
 		z := y.Add(a[2])
-		return []trace.Value{z.Maximum(trace.Int(0)), trace.Where(z.Gt(trace.Int(0)), a[3], trace.Int(0)), y.Sum(0)}
+		return []trace.Value{z.Maximum(trace.Int(0)), trace.Where(z.Gt(trace.Int(0)), a[3], trace.Int(0)).Sum(0), y}
 	})
 	if err != nil {
 		t.Fatal(err)
