@@ -118,6 +118,20 @@ func (x *cpuExec) bypass(f *lower.Fusion, in, src *lower.Instr) {
 	if in == src {
 		return
 	}
+	// A fused epilogue reading in too still needs its kernel's result.
+	for _, m := range f.Instrs {
+		if m.Op.Info().Class == trace.ClassDot {
+			continue
+		}
+		for _, a := range m.Args {
+			for a.Op == trace.OpReshape {
+				a = a.Args[0]
+			}
+			if a == in {
+				return
+			}
+		}
+	}
 	if x.bypassed == nil {
 		x.bypassed = map[*lower.Instr]map[*lower.Fusion]bool{}
 	}

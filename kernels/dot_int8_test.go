@@ -158,3 +158,45 @@ func compileMatrices(t *testing.T, fn func([]trace.Value) []trace.Value, s0 [2]i
 	}
 	return exe.(*cpuExec)
 }
+
+// An int8 product whose fused epilogue reads a converted operand too
+// (x·w + x.astype(i32), w square) keeps that convert's kernel: the GEMM
+// reads past the convert, the epilogue does not — dropping it left the
+// epilogue reading a buffer nothing wrote (266 for 256 at [0,0]).
+func TestInt8DotEpilogueReadsConvert(t *testing.T) {
+	const m, k = 6, 5
+	for _, tier := range simd.Available() {
+		restore := simd.SetLevel(tier)
+		fn := func(a []trace.Value) []trace.Value {
+			y := trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.I32))
+			return []trace.Value{y.Add(a[0].Astype(tensor.I32))}
+		}
+		x := compileMatrices(t, fn, [2]int{m, k}, tensor.I8, [2]int{k, k}, tensor.I8)
+		a8, b8 := make([]int8, m*k), make([]int8, k*k)
+		for i := range a8 {
+			a8[i] = int8(i*37 + 11)
+		}
+		for i := range b8 {
+			b8[i] = int8(i*53 - 7)
+		}
+		a, _ := tensor.FromSlice(a8, m, k)
+		b, _ := tensor.FromSlice(b8, k, k)
+		outs, err := x.Run([]*tensor.Array{a, b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]int32, m*k)
+		for i := range m {
+			for j := range k {
+				want[i*k+j] = int32(a8[i*k+j])
+				for l := range k {
+					want[i*k+j] += int32(a8[i*k+l]) * int32(b8[l*k+j])
+				}
+			}
+		}
+		if got, _ := tensor.Data[int32](outs[0]); !slices.Equal(got, want) {
+			t.Errorf("%v: x·w + x = %v…, want %v…", tier, got[:4], want[:4])
+		}
+		restore()
+	}
+}
