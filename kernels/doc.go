@@ -113,8 +113,11 @@
 // bf16 result is acc rounded once; a preferred_element_type=f32 result is
 // acc — lowering keeps that dot as one instruction with bf16 operands.
 // The CPU runs internal/gemm's BF16Call: the VDPBF16PS kernel where the
-// CPU has AVX512_BF16, its bit-identical Go twin (simd.BF16Step) on every
-// other tier. JAX on CPU neither pairs nor flushes, so bf16 dots agree
+// CPU has AVX512_BF16; on the AVX2 and AVX-512 tiers of other CPUs, the
+// f32 kernels on operands widened with subnormals as zeros and each pair
+// swapped, run with the thread's DAZ and FTZ bits set (the same chain of
+// fused multiply-adds under the same flushing); its bit-identical Go twin
+// (simd.BF16Step) on the generic tier. JAX on CPU neither pairs nor flushes, so bf16 dots agree
 // with it only within rounding. conv_general_dilated keeps the in-order
 // f32 rule for bf16 (below).
 //

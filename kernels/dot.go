@@ -20,7 +20,7 @@ import (
 // doc says; operands whose batch, free or contracting dims do not merge
 // into one stride each are gathered first. bf16 operands (with a bf16
 // result, or an f32 one by preferred_element_type) run on gemm.BF16Call —
-// VDPBF16PS, or its Go twin — read as stored: the bf16 rule of the package
+// VDPBF16PS, the f32 kernels under DAZ/FTZ, or the Go twin — read as stored: the bf16 rule of the package
 // doc. Other dtypes use plain loops.
 type dotKernel struct {
 	b, m, kk, n int

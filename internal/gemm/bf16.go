@@ -1,6 +1,7 @@
 package gemm
 
 import (
+	"math"
 	"sync"
 	"unsafe"
 
@@ -54,6 +55,11 @@ func (g *BF16Call) Parts(workers int) int {
 // RunPart computes piece p of parts.
 func (g *BF16Call) RunPart(p, parts int) {
 	b, i0, i1, j0, j1 := g.Region(p, parts)
+	if _, fast := simd.GemmBF16(); !fast && (simd.Level() == simd.AVX2 || simd.Level() == simd.AVX512) {
+		if g.flushedF32(b, i0, i1, j0, j1) {
+			return
+		}
+	}
 	ws := bf16Pool.Get().(*bf16Workspace)
 	defer bf16Pool.Put(ws)
 	g.block(ws, b, i0, i1, j0, j1)
@@ -182,3 +188,54 @@ func (g *BF16Call) packA(dst []uint32, a []uint16, ic, mb, pc, kb int) {
 		}
 	}
 }
+
+// flushedF32 computes a piece on the f32 GEMM's assembly kernels where
+// the bf16 one is missing (AVX2, or AVX-512 without AVX512_BF16): the
+// same chain of fused multiply-adds as the bf16 rule, reordered and read
+// under the bf16 step's flushing. Operands are widened to f32 (exact),
+// subnormals as zeros of their sign, each pair's two k values swapped so
+// the odd product comes first (an odd K's padding zero first in the last
+// pair), and the product runs with the thread's DAZ and FTZ set
+// (simd.WithDenormalsFlushed), which makes every step
+// FTZ(fma(DAZ(a), DAZ(b), DAZ(acc))) — simd.BF16Step's two halves, since a
+// flushed accumulator is never subnormal. It reports false where the
+// machine has no such mode.
+func (g *BF16Call) flushedF32(b, i0, i1, j0, j1 int) bool {
+	m, n, kk := i1-i0, j1-j0, g.K+g.K&1
+	if m <= 0 || n <= 0 {
+		return true
+	}
+	buf := bf16WidePool.Get().(*[]float32)
+	defer bf16WidePool.Put(buf)
+	if need := m*kk + kk*n; cap(*buf) < need {
+		*buf = make([]float32, need)
+	}
+	a, bm := (*buf)[:m*kk], (*buf)[m*kk:m*kk+kk*n]
+	clear(a)
+	clear(bm)
+	for i := range m {
+		row := a[i*kk : (i+1)*kk]
+		for l := range g.K {
+			row[l^1] = wideDAZ(g.A[b*g.BatchA+(i0+i)*g.RowA+l*g.ColA])
+		}
+	}
+	for l := range g.K {
+		row := bm[(l^1)*n : (l^1+1)*n]
+		for j := range n {
+			row[j] = wideDAZ(g.B[b*g.BatchB+l*g.RowB+(j0+j)*g.ColB])
+		}
+	}
+	call := Call[float32]{Batch: 1, M: m, N: n, K: kk, A: a, RowA: kk, ColA: 1, B: bm, RowB: n, ColB: 1,
+		C: g.C[b*g.BatchC+i0*g.LDC+j0:], LDC: g.LDC}
+	return simd.WithDenormalsFlushed(call.Run)
+}
+
+// wideDAZ is bf16 bits v as an f32, a subnormal as a zero of its sign.
+func wideDAZ(v uint16) float32 {
+	if v&0x7f80 == 0 {
+		v &= 0x8000
+	}
+	return math.Float32frombits(uint32(v) << 16)
+}
+
+var bf16WidePool = sync.Pool{New: func() any { return new([]float32) }}

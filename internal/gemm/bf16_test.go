@@ -156,3 +156,49 @@ func BenchmarkGemmBF16(b *testing.B) {
 		})
 	}
 }
+
+// TestGemmBF16Flush: products of tiny bf16 values are subnormal, so most
+// partial sums are flushed by the bf16 rule (FTZ), and subnormal inputs
+// read as zeros (DAZ); every tier — the VDPBF16PS kernel, the f32 kernels
+// run with the thread's DAZ and FTZ set, the Go twin — gives the
+// definition's bits.
+func TestGemmBF16Flush(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	tiny := func(n int) []uint16 {
+		x := make([]uint16, n)
+		for i := range x {
+			sign := uint16(rng.IntN(2)) << 15
+			switch rng.IntN(8) {
+			case 0:
+				x[i] = sign | uint16(rng.IntN(0x80)) // subnormal
+			case 1:
+				x[i] = sign | uint16(rng.IntN(3)+126)<<7 | uint16(rng.IntN(0x80)) // about 1
+			default:
+				x[i] = sign | uint16(rng.IntN(6)+60)<<7 | uint16(rng.IntN(0x80)) // 2⁻⁶⁷…2⁻⁶²: products below 2⁻¹²⁶
+			}
+		}
+		return x
+	}
+	for _, tier := range simd.Available() {
+		restore := simd.SetLevel(tier)
+		flushed := 0
+		for _, s := range [][3]int{{1, 1, 1}, {3, 5, 2}, {13, 37, 7}, {25, 70, 33}} {
+			m, n, k := s[0], s[1], s[2]
+			g := &BF16Call{Batch: 1, M: m, N: n, K: k, RowA: k, ColA: 1, RowB: n, ColB: 1, LDC: n, A: tiny(m * k), B: tiny(k * n), C: make([]float32, m*n)}
+			want := bf16Naive(g)
+			g.Run()
+			for i := range want {
+				if math.Float32bits(g.C[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%v %v: c[%d] = %v, want %v", tier, s, i, g.C[i], want[i])
+				}
+				if want[i] == 0 {
+					flushed++
+				}
+			}
+		}
+		if flushed < 5 {
+			t.Errorf("%v: %d results flushed; the cases test little", tier, flushed)
+		}
+		restore()
+	}
+}
