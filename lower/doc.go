@@ -23,17 +23,20 @@
 //     eight recomputed ops per value, reading no more bytes per element
 //     than the value has): recomputed where read, with the same bits,
 //     instead of being written out and read back.
-//  5. FuseEpilogues: XLA's output fusion — a dot_general or conv whose only
-//     reader is one loop fusion's elementwise members (bias add, scale,
-//     activation, output convert) joins that fusion, which becomes a dot
-//     fusion with an epilogue the backend runs on each finished block of
-//     the product (Fusion.Dot, Fusion.Epilogue; off with
-//     Options.NoEpilogues).
-//  6. FuseSiblings: XLA's multi-output fusion — a loop fusion joins a
+//  5. FuseSiblings: XLA's multi-output fusion — a loop fusion joins a
 //     later one of the same shape that reads its results or shares a
 //     buffer input with it, when no kernel between them reads its results:
 //     one kernel computes several results in one pass (Fusion.Outputs in
 //     execution order; off with Options.NoSiblings).
+//  6. FuseEpilogues: XLA's output fusion — a dot_general or conv read by
+//     the elementwise members of a loop fusion (bias add, scale,
+//     activation, output convert) joins the first such fusion, which
+//     becomes a dot fusion with an epilogue (Fusion.Dot, Fusion.Epilogue;
+//     off with Options.NoEpilogues); when other kernels read the product
+//     too it is that fusion's second output. The CPU runs the epilogue on
+//     each block of the product the GEMM finishes, or after the product
+//     (or a piece of it) for small pieces, swapped narrow products and
+//     the int8/bf16 GEMMs.
 //  7. PlanBuffers: parameters are the caller's read-only arrays; each output
 //     gets a buffer of its own; other results reuse dead scratch buffers of
 //     the same dtype and sufficient size (liveness over the fusion order).

@@ -14,9 +14,10 @@ const mxcsrDAZ, mxcsrFTZ = 1 << 6, 1 << 15
 // thread, with the thread's SSE/AVX floating-point unit reading subnormal
 // inputs as zeros of their sign (DAZ) and flushing tiny results, decided
 // after rounding, to zeros of their sign (FTZ) — what VDPBF16PS does
-// within itself. Only assembly kernels see it (Go's own float code may
-// run in software), so f should run the AVX2 or AVX-512 tier's. It
-// reports false, without calling f, where the machine has no such mode.
+// within itself. Go's own float code on the thread (SSE instructions)
+// sees the modes too, so f should do no float arithmetic but its
+// assembly kernels' (internal/gemm's packing only moves bits). It reports
+// false, without calling f, where the machine has no such mode.
 func WithDenormalsFlushed(f func()) bool {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
