@@ -18,15 +18,18 @@ import (
 //
 // An f32 or f64 dot_general runs it on the GEMM's blocks: internal/gemm
 // tells the kernel of each block of MR rows as soon as its last block of k
-// is added in, and the body runs over those rows while they are in L1. A
+// is added in, and the body runs over those rows while they are in L1 (a
+// GEMM piece of at most epiPartMax bytes of product runs it over the
+// piece's rows right after the piece). A
 // conv with an NHWC-like output runs it on each block of output positions
 // its worker has just computed. The product is computed in the output
 // buffer itself when it has the output's dtype (the body then reads and
 // writes the same elements, each read before it is written), in its own
 // buffer when others read it too (the fusion's second output), else in a
-// scratch buffer. Other products (integers, f16 and bf16 narrowed from
-// f32, complex, a conv with another output layout) are computed whole into
-// scratch and the body runs over it after.
+// scratch buffer. Other products (integers, int8 and bf16 GEMMs, f16
+// narrowed from f32, complex, swapped narrow products, a conv with another
+// output layout) are computed whole first and the body runs over them
+// after.
 type epilogue struct {
 	body     *body
 	store    unaryFn // narrows the body's result into the output; nil when written in place
