@@ -332,7 +332,7 @@ func (f funcJob) runRange(_ *runState, w *worker, lo, hi int) { f(w, lo, hi) }
 // is large enough (see fork).
 func (x *cpuExec) parallel(rs *runState, n, elems int, job rangeJob) {
 	nw := x.cpu.workers()
-	if elems < x.cpu.opts.ParallelMin || n < 2 {
+	if n < 2 || !x.wide(elems, x.cpu.opts.ParallelMin) {
 		nw = 1
 	}
 	nw = min(nw, n)
@@ -344,87 +344,6 @@ func (x *cpuExec) parallel(rs *runState, n, elems int, job rangeJob) {
 		return
 	}
 	x.fork(rs, n, nw, job)
-}
-
-// forkChunks is how many ranges per worker fork deals out.
-const forkChunks = 8
-
-// fork runs job on nw workers, which take contiguous ranges of about
-// n/(nw·forkChunks) indices in turn from a shared counter until none is
-// left. The calling goroutine starts at once while the others still wake
-// up (tens to hundreds of microseconds for an idle core on these
-// machines), so a late worker leaves its share to the ones running instead
-// of making the Run wait for its fixed half. Which worker takes which
-// range does not change any result: kernels write by index.
-//
-// The other workers are goroutines of a process-wide pool, handed the
-// run state's one forkTask record over a channel: a parallel kernel
-// allocates nothing, so a loop whose body runs parallel kernels allocates
-// nothing per step (goroutines started per kernel cost four allocations
-// each time). A job never forks again from inside a range, so a pool
-// goroutine never waits on another fork.
-func (x *cpuExec) fork(rs *runState, n, nw int, job rangeJob) {
-	t := rs.fork
-	if t == nil {
-		t = &forkTask{}
-		rs.fork = t
-	}
-	t.chunk, t.n, t.job, t.rs = max(1, n/(nw*forkChunks)), n, job, rs
-	t.next.Store(0)
-	startForkPool(nw - 1)
-	t.wg.Add(nw - 1)
-	for w := 1; w < nw; w++ {
-		forkQueue <- forkItem{t, rs.workers[w]}
-	}
-	t.take(rs.workers[0])
-	t.wg.Wait()
-	t.job, t.rs = nil, nil // hold nothing between runs
-}
-
-// forkTask is one parallel kernel's work: ranges of chunk indices of
-// [0, n) taken from next.
-type forkTask struct {
-	next     atomic.Int64
-	chunk, n int
-	job      rangeJob
-	rs       *runState
-	wg       sync.WaitGroup
-}
-
-func (t *forkTask) take(w *worker) {
-	for {
-		lo := int(t.next.Add(int64(t.chunk))) - t.chunk
-		if lo >= t.n {
-			return
-		}
-		t.job.runRange(t.rs, w, lo, min(lo+t.chunk, t.n))
-	}
-}
-
-// forkItem asks a pool goroutine to work on t with worker w's registers.
-type forkItem struct {
-	t *forkTask
-	w *worker
-}
-
-var (
-	forkQueue   = make(chan forkItem, 64)
-	forkPoolMu  sync.Mutex
-	forkPoolLen int
-)
-
-// startForkPool makes sure the pool has at least n goroutines.
-func startForkPool(n int) {
-	forkPoolMu.Lock()
-	defer forkPoolMu.Unlock()
-	for ; forkPoolLen < n; forkPoolLen++ {
-		go func() {
-			for it := range forkQueue {
-				it.t.take(it.w)
-				it.t.wg.Done()
-			}
-		}()
-	}
 }
 
 // checkOutputs validates caller-provided outputs: dtypes, shapes, backing

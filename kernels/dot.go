@@ -286,7 +286,7 @@ func (j *gemmJob[T]) runRange(_ *runState, w *worker, lo, hi int) {
 		}
 		return
 	}
-	w.prepare(j.fins[0].r.e.body, j.fins[0].r.srcs)
+	j.fins[0].r.e.prepare(w, j.fins[0].r.srcs)
 	for p := lo; p < hi; p++ {
 		j.fins[p].w = w
 		b, i0, i1, j0, j1 := j.call.PartBounds(p, j.parts)
@@ -312,7 +312,7 @@ func runGemm[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, c, a, b unsaf
 	j.call.BatchA, j.call.RowA, j.call.ColA = k.lhs.strides[0], k.lhs.strides[1], k.lhs.strides[2]
 	j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]
 	workers := x.cpu.workers()
-	if k.b*k.m*k.n*k.kk < x.gemmParallelMin() {
+	if !x.wide(k.b*k.m*k.n*k.kk, x.gemmParallelMin()) {
 		workers = 1
 	}
 	j.parts = j.call.Parts(workers)
@@ -332,7 +332,7 @@ func runSwapped[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, j *gemmJob
 	j.call.BatchA, j.call.RowA, j.call.ColA = k.rhs.strides[0], k.rhs.strides[2], k.rhs.strides[1]
 	j.call.BatchB, j.call.RowB, j.call.ColB = k.lhs.strides[0], k.lhs.strides[2], k.lhs.strides[1]
 	workers := x.cpu.workers()
-	if n*k.kk < x.gemmParallelMin() {
+	if !x.wide(n*k.kk, x.gemmParallelMin()) {
 		workers = 1
 	}
 	j.parts, j.fins = j.call.Parts(workers), nil

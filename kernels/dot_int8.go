@@ -176,7 +176,7 @@ func runGemmI8(x *cpuExec, rs *runState, k *dotKernel, out, a, b unsafe.Pointer,
 	j.call.BatchA, j.call.RowA, j.call.ColA = k.lhs.strides[0], k.lhs.strides[1], k.lhs.strides[2]
 	j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]
 	workers := x.cpu.workers()
-	if k.b*k.m*k.n*k.kk < 4*x.gemmParallelMin() {
+	if !x.wide(k.b*k.m*k.n*k.kk, 4*x.gemmParallelMin()) {
 		workers = 1
 	}
 	j.parts = j.call.Parts(workers)

@@ -254,3 +254,39 @@ func BenchmarkKernelPeak(b *testing.B) {
 		b.ReportMetric(2*float64(i8MR*i8NR*4*steps)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	})
 }
+
+// TestPartOfSplitsCheaperSide: two pieces of a product whose both sides
+// split into whole tiles split the side that repacks the smaller operand
+// — columns when m < n (each piece then packs all of a, m×k, rather than
+// all of b, k×n) — and the pieces tile c exactly once.
+func TestPartOfSplitsCheaperSide(t *testing.T) {
+	for _, c := range []struct {
+		m, n int
+		cols bool
+	}{
+		{64, 128, true},     // E7's weight gradient xᵀ·dy
+		{256, 128, false},   // E7's hidden layer x·w
+		{1024, 1024, false}, // square: rows, as always
+		{12, 1000, true},    // one row tile: columns
+		{1000, 32, false},   // one column tile: rows
+	} {
+		parts := splitParts(1, c.m, c.n, 12, 32, 2)
+		seen := make([]int, c.m*c.n)
+		for p := range parts {
+			_, i0, i1, j0, j1 := partOf(1, c.m, c.n, 12, 32, p, parts)
+			if cols := j1-j0 < c.n; parts == 2 && cols != c.cols {
+				t.Errorf("%d×%d: piece %d is rows [%d,%d) columns [%d,%d); want columns split = %v", c.m, c.n, p, i0, i1, j0, j1, c.cols)
+			}
+			for i := i0; i < i1; i++ {
+				for j := j0; j < j1; j++ {
+					seen[i*c.n+j]++
+				}
+			}
+		}
+		for e, k := range seen {
+			if k != 1 {
+				t.Fatalf("%d×%d: element %d computed %d times", c.m, c.n, e, k)
+			}
+		}
+	}
+}

@@ -1,0 +1,264 @@
+package kernels
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// forkChunks is how many ranges per worker fork deals out.
+const forkChunks = 8
+
+// fork runs job on up to nw workers, which take contiguous ranges of about
+// n/(nw·forkChunks) indices in turn from a shared counter until none is
+// left. The calling goroutine starts at once and the others join when
+// they can: a late helper leaves its share to the ones running instead of
+// making the Run wait for it, and the Run waits only for the ranges that
+// were taken, never for a helper to arrive. Which worker takes which
+// range does not change any result: kernels write by index.
+//
+// The helpers are goroutines of a process-wide pool. Each fork is one
+// generation of the run state's forkTask record: the helpers are invited
+// with a pointer to the record (through the hot slot, to a helper spinning
+// after its last job, or over a channel, to a parked one), join the
+// generation that is current when they arrive, and take ranges only while
+// it is — an invitation that arrives after its fork ended finds a later
+// generation or none and is dropped. A fork allocates nothing, so a loop
+// whose body runs parallel kernels allocates nothing per step. A job never
+// forks again from inside a range, so a helper never waits on another
+// fork.
+//
+// Waking a parked core costs tens to hundreds of microseconds on these
+// machines, more than a small kernel takes, so a helper that has finished
+// spins for spinWindow before it parks (as OpenMP's and OpenBLAS's
+// threads do), yielding its P to other goroutines as it spins; forks
+// that find a helper spinning (hot) split smaller work (see hot).
+func (x *cpuExec) fork(rs *runState, n, nw int, job rangeJob) {
+	if n >= closed {
+		job.runRange(rs, rs.workers[0], 0, n) // never: n counts blocks or rows
+		return
+	}
+	t := rs.fork
+	if t == nil {
+		t = &forkTask{}
+		rs.fork = t
+	}
+	t.gen++
+	g := t.gen
+	// Close the generation before changing the record: a worker that
+	// read the last one's state and then this one's n must fail its
+	// claim (it expects the old state), not take a range of this job.
+	t.state.Store(g<<32 | closed)
+	t.job, t.rs, t.workers = job, rs, rs.workers[:nw]
+	t.n.Store(int64(n))
+	t.chunk.Store(int64(max(1, n/(nw*forkChunks))))
+	t.nw.Store(int64(nw))
+	t.done.Store(0)
+	t.joins.Store(g << 32)
+	t.state.Store(g << 32)
+	startForkPool(nw - 1)
+	invited := 0
+	if spinners := int(hotSpinners.Load()); spinners > 0 && hotSlot.CompareAndSwap(nil, t) {
+		invited = spinners
+	}
+	for ; invited < nw-1; invited++ {
+		select {
+		case forkQueue <- t:
+		default: // the queue is full: the workers that joined do it all
+			invited = nw
+		}
+	}
+	t.take(g, 0)
+	for i := 0; t.done.Load() < int64(n); i++ {
+		if i%64 == 63 {
+			runtime.Gosched() // a helper still has a range
+		}
+	}
+	hotSlot.CompareAndSwap(t, nil)
+	t.job, t.rs, t.workers = nil, nil, nil // hold nothing between runs
+}
+
+// forkTask is the parallel job record of one run state, reused by its
+// forks: each fork is one generation. state holds the generation in its
+// high 32 bits and the next unclaimed index in its low 32, so a range is
+// claimed only in the generation it belongs to; joins holds the
+// generation and how many helpers have joined it (helper k runs on the
+// fork's worker k). job, rs and workers are read only by a worker holding
+// a claimed range, and the fork does not end (or change them) before
+// every claimed range is done.
+type forkTask struct {
+	state, joins atomic.Uint64
+	n, chunk, nw atomic.Int64
+	done         atomic.Int64 // indices finished in this generation
+	gen          uint64       // the current generation (the forking goroutine's)
+	job          rangeJob
+	rs           *runState
+	workers      []*worker
+}
+
+// closed is a state's next index while its generation is being set up:
+// past any n, so nothing is claimed.
+const closed = 1<<32 - 1
+
+// take claims and runs ranges of generation g on worker w of the fork
+// until none is left, and reports whether it ran any.
+func (t *forkTask) take(g uint64, w int) (did bool) {
+	for {
+		s := t.state.Load()
+		n, c := t.n.Load(), t.chunk.Load()
+		lo := int64(s & (1<<32 - 1))
+		if s>>32 != g || lo >= n {
+			return did
+		}
+		hi := min(lo+c, n)
+		if !t.state.CompareAndSwap(s, g<<32|uint64(hi)) {
+			continue
+		}
+		t.job.runRange(t.rs, t.workers[w], int(lo), int(hi))
+		t.done.Add(hi - lo)
+		did = true
+	}
+}
+
+// help joins t's current generation as its next helper, if it has work
+// left and a worker free, and takes ranges of it; it reports whether it
+// ran any. A generation's n and nw are stored before its joins and state,
+// so values read after state are its own or a later one's — and a later
+// one's have changed joins, so the join fails.
+func (t *forkTask) help() bool {
+	for {
+		s := t.state.Load()
+		g := s >> 32
+		j := t.joins.Load()
+		if j>>32 != g {
+			if j>>32 < g {
+				continue // the fork is between its two stores
+			}
+			return false // a later fork has begun: look again
+		}
+		k := int64(j & (1<<32 - 1))
+		if int64(s&(1<<32-1)) >= t.n.Load() || k+1 >= t.nw.Load() {
+			return false
+		}
+		if t.joins.CompareAndSwap(j, j+1) {
+			return t.take(g, int(k+1))
+		}
+	}
+}
+
+// spinWindow is how long a helper with nothing to do spins, looking for
+// a fork to join, before it parks.
+const spinWindow = 300 * time.Microsecond
+
+var (
+	// forkQueue invites parked helpers (nil: only wake up and spin).
+	forkQueue = make(chan *forkTask, 64)
+	// hotSlot is the fork that spinning helpers may join.
+	hotSlot atomic.Pointer[forkTask]
+	// hotSpinners counts the helpers spinning now.
+	hotSpinners atomic.Int32
+	// waking is set while a wake-up sent by warm is unanswered.
+	waking atomic.Bool
+
+	forkPoolMu  sync.Mutex
+	forkPoolLen int
+)
+
+// startForkPool makes sure the pool has at least n goroutines.
+func startForkPool(n int) {
+	forkPoolMu.Lock()
+	defer forkPoolMu.Unlock()
+	for ; forkPoolLen < n; forkPoolLen++ {
+		go poolHelper()
+	}
+}
+
+// poolHelper is one pool goroutine: it parks on forkQueue, helps the fork
+// it is invited to, and spins for more work before it parks again.
+func poolHelper() {
+	for t := range forkQueue {
+		if t == nil {
+			waking.Store(false)
+		} else {
+			t.help()
+		}
+		spin()
+	}
+}
+
+// spin looks for forks to join (in the hot slot or on the queue) until
+// spinWindow passes without one, yielding its P to other goroutines as it
+// goes.
+func spin() {
+	hotSpinners.Add(1)
+	defer hotSpinners.Add(-1)
+	last := time.Now()
+	for i := 0; ; i++ {
+		if t := hotSlot.Load(); t != nil && t.help() {
+			last = time.Now()
+			continue
+		}
+		select {
+		case t := <-forkQueue:
+			if t == nil {
+				waking.Store(false)
+			} else if t.help() {
+				last = time.Now()
+			}
+			continue
+		default:
+		}
+		if i%16 == 15 {
+			if time.Since(last) > spinWindow {
+				return
+			}
+			runtime.Gosched()
+		}
+	}
+}
+
+// hot reports whether a helper is spinning, so that a fork now costs a
+// hand-off, not a wake-up.
+func hot() bool { return hotSpinners.Load() > 0 }
+
+// warm wakes a parked helper to spin, when none is spinning or waking,
+// without waiting for it: a Run whose kernels are too small to wait for a
+// wake-up calls it so that its later kernels (and the next Run's) find a
+// helper hot.
+func warm(workers int) {
+	if workers < 2 || hot() || waking.Load() || !waking.CompareAndSwap(false, true) {
+		return
+	}
+	startForkPool(1)
+	select {
+	case forkQueue <- nil:
+	default:
+		waking.Store(false)
+	}
+}
+
+// hotFactor is how much smaller than its threshold a kernel's work may be
+// and still split when a helper is hot: a hand-off to a spinning helper
+// costs about a microsecond, a wake-up tens.
+const hotFactor = 16
+
+// wide reports whether work (elements, or multiply-adds) of a kernel that
+// splits at min or more should run on several workers: at min or more,
+// always; at min/hotFactor or more, when a helper is hot — and when none
+// is, it wakes one for the kernels after this one. A backend whose
+// ParallelMin is set below the default (the tests') splits at min only.
+func (x *cpuExec) wide(work, min int) bool {
+	if work >= min {
+		return true
+	}
+	nw := x.cpu.workers()
+	if nw < 2 || work < min/hotFactor || x.cpu.opts.ParallelMin < defaultParallelMin {
+		return false
+	}
+	if hot() {
+		return true
+	}
+	warm(nw)
+	return false
+}
