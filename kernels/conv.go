@@ -305,7 +305,7 @@ func (j *convJob[T]) runRange(_ *runState, wk *worker, lo, hi int) {
 	yp := unsafe.Add(unsafe.Pointer(unsafe.SliceData(buf)), ((pN+cN)*size+7)&^7)
 	y := view[int](yp, k.ns)
 	if j.epi != nil {
-		wk.prepare(j.epi.e.body, j.epi.srcs)
+		j.epi.e.prepare(wk, j.epi.srcs)
 	}
 	for u := lo; u < hi; u++ {
 		b, r0 := u/j.blocks, u%j.blocks*k.rows

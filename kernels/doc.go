@@ -127,8 +127,11 @@
 // elementwise consumers — a bias add through a broadcast, a scale, relu
 // (max or where), tanh, logistic, gelu, any elementwise chain reading the
 // product at the element's own index, ending in a convert to the output
-// dtype — into the product's kernel; a product other kernels read too
-// becomes that kernel's second output. The epilogue then computes element
+// dtype — into the product's kernel; a multi-output loop (siblings, such
+// as a relu and its derivative's mask, or Adam's three updates of one
+// weight gradient) joins whole, its bodies run in turn on each block; a
+// product other kernels read too becomes that kernel's last output. The
+// epilogue then computes element
 // (b, i, j) from the product's element (b, i, j), after its whole sum over
 // k above is done, rounded to the product's dtype, with exactly the steps
 // the unfused loop fusion would run on it (the same compiled body:

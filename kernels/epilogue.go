@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/lower"
@@ -25,18 +26,18 @@ import (
 // its worker has just computed. The product is computed in the output
 // buffer itself when it has the output's dtype (the body then reads and
 // writes the same elements, each read before it is written), in its own
-// buffer when others read it too (the fusion's second output), else in a
-// scratch buffer. Other products (integers, int8 and bf16 GEMMs, f16
+// buffer when others read it too (the fusion's last output), else in a
+// scratch buffer; with several results (a multi-output loop absorbed whole)
+// each block is computed by every result's body in turn. Other products (integers, int8 and bf16 GEMMs, f16
 // narrowed from f32, complex, swapped narrow products, a conv with another
 // output layout) are computed whole first and the body runs over them
 // after.
 type epilogue struct {
-	body     *body
-	store    unaryFn // narrows the body's result into the output; nil when written in place
-	out      int     // the output buffer
-	size     int     // bytes per output element
-	n        int     // elements
-	src      int     // the source index the body reads the product from
+	results  []epilogueResult // one body per result of the fusion, in order
+	out      int              // the first result's buffer
+	n        int              // elements
+	block    int              // elements per step of the bodies
+	src      int              // the source index the bodies read the product from
 	dt       tensor.DType
 	inPlace  bool // the product is computed in the output buffer
 	shared   int  // the product's own buffer (read by other kernels too), or -1
@@ -45,21 +46,26 @@ type epilogue struct {
 	m, nn    int  // a dot's rows and columns per batch
 }
 
+// epilogueResult is the loop body of one result of an epilogue: the
+// single-output loop's for that result, reading the results before it
+// from their buffers (as a multi-output loop's bodies do, see
+// multiLoopKernel), so each is computed by the code of its own loop.
+type epilogueResult struct {
+	body  *body
+	store unaryFn // narrows the body's result into the output; nil when written in place
+	out   int     // the output buffer
+	size  int     // bytes per output element
+}
+
 // compileEpilogue compiles the epilogue of dot fusion f, whose product is
 // dot; perBlock says the product's kernel runs it on the blocks it
 // finishes (else runAll runs it after), m and n are a dot's rows and
 // columns per batch.
 func (x *cpuExec) compileEpilogue(f *lower.Fusion, dot *lower.Instr, perBlock bool, m, n int) (*epilogue, error) {
-	root := f.Outputs[0]
-	loop := &lower.Fusion{ID: f.ID, Kind: lower.FusionLoop, Inputs: f.Inputs, Outputs: f.Outputs[:1]}
-	for _, in := range f.Instrs {
-		if in != dot {
-			loop.Instrs = append(loop.Instrs, in)
-		}
-	}
-	e := &epilogue{out: x.m.Plan.Of[root], size: root.DType.Size(), n: root.Size(), src: x.nbuf + len(x.consts),
+	results := f.EpilogueResults()
+	e := &epilogue{out: x.m.Plan.Of[results[0]], n: results[0].Size(), src: x.nbuf + len(x.consts),
 		dt: dot.DType, slot: x.newSlot(), m: m, nn: n, shared: -1}
-	if len(f.Outputs) > 1 {
+	if f.SharesProduct() {
 		e.shared = x.m.Plan.Of[dot]
 	}
 	source := func(in *lower.Instr) int {
@@ -68,14 +74,45 @@ func (x *cpuExec) compileEpilogue(f *lower.Fusion, dot *lower.Instr, perBlock bo
 		}
 		return x.source(in)
 	}
-	b, store, _, err := x.loopBody(loop, source, loc{kind: locBuf, idx: e.out, size: e.size}, false)
-	if err != nil {
-		return nil, err
+	for i, r := range results {
+		loop := &lower.Fusion{ID: f.ID, Kind: lower.FusionLoop, Inputs: f.Inputs, Outputs: []*lower.Instr{r}}
+		for _, in := range f.Instrs {
+			if in != dot && !slices.Contains(results[:i], in) {
+				loop.Instrs = append(loop.Instrs, in)
+			}
+		}
+		out := x.m.Plan.Of[r]
+		b, store, _, err := x.loopBody(loop, source, loc{kind: locBuf, idx: out, size: r.DType.Size()}, false)
+		if err != nil {
+			return nil, err
+		}
+		e.results = append(e.results, epilogueResult{body: b, store: store, out: out, size: r.DType.Size()})
+		if i == 0 || b.block < e.block {
+			e.block = b.block
+		}
 	}
-	e.body, e.store = b, store
 	e.perBlock = perBlock
-	e.inPlace = perBlock && root.DType == dot.DType && e.shared < 0
+	e.inPlace = perBlock && len(results) == 1 && results[0].DType == dot.DType && e.shared < 0
 	return e, nil
+}
+
+// prepare readies worker w's registers (and its sub-workers', one per
+// further result) for the bodies, with the run's sources srcs.
+func (e *epilogue) prepare(w *worker, srcs []unsafe.Pointer) {
+	for len(w.subs) < len(e.results)-1 {
+		w.subs = append(w.subs, &worker{})
+	}
+	for i, r := range e.results {
+		e.worker(w, i).prepare(r.body, srcs)
+	}
+}
+
+// worker is the registers of result i's body: w's own for the first.
+func (e *epilogue) worker(w *worker, i int) *worker {
+	if i == 0 {
+		return w
+	}
+	return w.subs[i-1]
 }
 
 // target is where a product kernel with epilogue e (nil: none) writes
@@ -109,21 +146,23 @@ func (e *epilogue) start(rs *runState) *epilogueRun {
 // kernel has just finished, with worker w prepared for the body.
 func (e *epilogue) finished(w *worker, srcs []unsafe.Pointer, lo, n int) {
 	if e.n == 1 {
-		// A one-element product is loop-invariant to the body, which
-		// loads it once in prepare: only now is it computed.
-		w.prepare(e.body, srcs)
+		// A one-element product is loop-invariant to the bodies, which
+		// load it once in prepare: only now is it computed.
+		e.prepare(w, srcs)
 	}
 	e.eval(w, srcs, lo, n)
 }
 
 // eval computes output elements [lo, lo+n) (flat indices of the
-// product), a block at a time.
+// product), a block at a time, each block by every result's body in turn.
 func (e *epilogue) eval(w *worker, srcs []unsafe.Pointer, lo, n int) {
 	for n > 0 {
-		m := min(n, e.body.block)
-		res := w.eval(e.body, srcs, lo, m)
-		if e.store != nil {
-			e.store(unsafe.Add(srcs[e.out], lo*e.size), res, m)
+		m := min(n, e.block)
+		for i, r := range e.results {
+			res := e.worker(w, i).eval(r.body, srcs, lo, m)
+			if r.store != nil {
+				r.store(unsafe.Add(srcs[r.out], lo*r.size), res, m)
+			}
 		}
 		lo, n = lo+m, n-m
 	}
@@ -154,13 +193,13 @@ func (r *epilogueRun) finishers(parts int) []partFinisher {
 
 // runAll runs the body over the whole product, after it is computed.
 func (r *epilogueRun) runAll(x *cpuExec, rs *runState) {
-	block := r.e.body.block
+	block := r.e.block
 	x.parallel(rs, (r.e.n+block-1)/block, r.e.n, r)
 }
 
 func (r *epilogueRun) runRange(_ *runState, w *worker, lo, hi int) {
-	w.prepare(r.e.body, r.srcs)
-	block := r.e.body.block
+	r.e.prepare(w, r.srcs)
+	block := r.e.block
 	for b := lo; b < hi; b++ {
 		start := b * block
 		r.e.eval(w, r.srcs, start, min(block, r.e.n-start))

@@ -235,7 +235,7 @@ func TestConvEpilogueBitIdentical(t *testing.T) {
 }
 
 // TestSharedEpilogueBitIdentical: a product other kernels read too is the
-// epilogue fusion's second output — stored whole for them while the
+// epilogue fusion's last output — stored whole for them while the
 // epilogue runs on its blocks — in the patterns that make it so (a module
 // output, a reduction of another function of it),
 // bit-identical to the unfused form for every output, at every tier and
@@ -264,7 +264,53 @@ func TestSharedEpilogueBitIdentical(t *testing.T) {
 					inputs := []*tensor.Array{randomInput(d, 7, s[0], s[1]), randomInput(d, 8, s[1], s[2]), randomInput(d, 9, s[2]), randomInput(d, 10, s[0], s[2])}
 					checkFusedSame(t, label, p, inputs, func(m *lower.Module) bool {
 						for _, f := range m.Fusions {
-							if f.Epilogue() && len(f.Outputs) == 2 {
+							if f.Epilogue() && f.SharesProduct() {
+								return true
+							}
+						}
+						return false
+					})
+				}
+			}
+		}
+		restore()
+	}
+}
+
+// TestMultiResultEpilogueBitIdentical: sibling loops reading one product
+// (E7's relu and its derivative's mask; two functions of the product,
+// which a reduction reads too) join its kernel as one epilogue computing
+// each result in turn on every block, bit-identical to the unfused form
+// for every output, at every tier, size class, layout-free dtype path and
+// worker count.
+func TestMultiResultEpilogueBitIdentical(t *testing.T) {
+	cases := map[string]func(y, b trace.Value) []trace.Value{
+		"relu-and-mask": func(y, b trace.Value) []trace.Value {
+			z := y.Add(b)
+			return []trace.Value{trace.Where(z.Gt(trace.Int(0)), z, trace.Int(0)), z.Gt(trace.Int(0))}
+		},
+		"mask-and-relu": func(y, b trace.Value) []trace.Value {
+			z := y.Add(b)
+			return []trace.Value{z.Gt(trace.Int(0)), z.Maximum(trace.Int(0))}
+		},
+		"tanh-exp-sum": func(y, b trace.Value) []trace.Value { return []trace.Value{y.Add(b).Tanh(), y.Exp(), y.Sum(1)} },
+	}
+	for _, tier := range simd.Available() {
+		restore := simd.SetLevel(tier)
+		for _, d := range []tensor.DType{tensor.F32, tensor.F64, tensor.F16, tensor.I32} {
+			for _, s := range [][3]int{{37, 300, 53}, {5, 40, 1100}} { // big enough to be siblings
+				for name, fn := range cases {
+					label := fmt.Sprintf("%v/%s/%dx%dx%d/%s", tier, d, s[0], s[1], s[2], name)
+					abs := []trace.Abstract{{Type: promote.Strong(d), Shape: []int{s[0], s[1]}}, {Type: promote.Strong(d), Shape: []int{s[1], s[2]}},
+						{Type: promote.Strong(d), Shape: []int{s[2]}}}
+					p, err := trace.Trace(promote.Config{}, abs, func(a []trace.Value) []trace.Value { return fn(a[0].MatMul(a[1]), a[2]) })
+					if err != nil {
+						t.Fatal(err)
+					}
+					inputs := []*tensor.Array{randomInput(d, 7, s[0], s[1]), randomInput(d, 8, s[1], s[2]), randomInput(d, 9, s[2])}
+					checkFusedSame(t, label, p, inputs, func(m *lower.Module) bool {
+						for _, f := range m.Fusions {
+							if f.Epilogue() && len(f.EpilogueResults()) > 1 {
 								return true
 							}
 						}

@@ -32,8 +32,9 @@
 //     the elementwise members of a loop fusion (bias add, scale,
 //     activation, output convert) joins the first such fusion, which
 //     becomes a dot fusion with an epilogue (Fusion.Dot, Fusion.Epilogue;
-//     off with Options.NoEpilogues); when other kernels read the product
-//     too it is that fusion's second output. The CPU runs the epilogue on
+//     off with Options.NoEpilogues), a multi-output loop joining whole
+//     (Fusion.EpilogueResults); when other kernels read the product too
+//     it is that fusion's last output. The CPU runs the epilogue on
 //     each block of the product the GEMM finishes, or after the product
 //     (or a piece of it) for small pieces, swapped narrow products and
 //     the int8/bf16 GEMMs.

@@ -22,9 +22,10 @@ import (
 // another kernel, a module output — it joins the first fusion reading it
 // as that fusion's second output (XLA's multi-output fusion): the kernel
 // stores the product for the others and runs the epilogue on it while in
-// cache. Loops the sibling pass (FuseSiblings, run before) merged into one
-// multi-output loop — a relu and its derivative's mask, both reading the
-// pre-activation — are left so: that loop reads the product once.
+// cache. A multi-output loop (FuseSiblings, run before, merged a relu and
+// its derivative's mask, both reading the pre-activation) is absorbed
+// whole: the epilogue computes each of its results, in order, on each
+// block, and the product, when shared, is the last output.
 // A product the loop fusion reads other than elementwise (through a
 // broadcast or reshape), or whose first reader is not such a loop fusion,
 // keeps its own kernel. Each element of the epilogue is computed by the
@@ -58,13 +59,12 @@ func FuseEpilogues(m *Module) {
 	}
 	absorbed := map[*Fusion]bool{}
 	for _, f := range m.Fusions {
-		if f.Kind != FusionLoop || len(f.Outputs) != 1 {
+		if f.Kind != FusionLoop {
 			continue
 		}
-		root := f.Outputs[0]
 		for _, dot := range f.Inputs {
 			df := own[dot]
-			if df == nil || absorbed[df] || first[dot] != f || !trace.ShapeEqual(dot.Shape, root.Shape) || !readByIndex(users[dot], f) || readsReshapeOf(f, dot) {
+			if df == nil || absorbed[df] || first[dot] != f || !shapedAs(f.Outputs, dot.Shape) || !readByIndex(users[dot], f) || readsReshapeOf(f, dot) {
 				continue
 			}
 			absorbed[df] = true
@@ -79,6 +79,16 @@ func FuseEpilogues(m *Module) {
 	for i, f := range m.Fusions {
 		f.ID = i
 	}
+}
+
+// shapedAs reports whether every instruction of outs has shape.
+func shapedAs(outs []*Instr, shape []int) bool {
+	for _, o := range outs {
+		if !trace.ShapeEqual(o.Shape, shape) {
+			return false
+		}
+	}
+	return true
 }
 
 // readByIndex reports whether every reader of a value that is a member of
@@ -117,7 +127,7 @@ func countIn(xs []*Instr, f *Fusion) int {
 
 // absorb makes loop fusion f compute dot too: dot joins its members (in
 // module order), its operands replace it among the inputs, and when it is
-// read outside f (shared) it becomes f's second output.
+// read outside f (shared) it becomes f's last output.
 func absorb(f *Fusion, dot *Instr, shared bool) {
 	f.Kind = FusionDot
 	if shared {
@@ -149,6 +159,19 @@ func (f *Fusion) Dot() *Instr {
 }
 
 // Epilogue reports whether f is a dot fusion with fused elementwise
-// instructions after its product. Its first output is the epilogue's
-// result; a second, if any, is the product itself, which others read.
+// instructions after its product. Its outputs are the epilogue's results
+// (EpilogueResults), then, if others read it, the product itself.
 func (f *Fusion) Epilogue() bool { return f.Kind == FusionDot && len(f.Instrs) > 1 }
+
+// EpilogueResults are the outputs of a dot fusion with an epilogue that
+// the epilogue computes: all but the product.
+func (f *Fusion) EpilogueResults() []*Instr {
+	if n := len(f.Outputs); n > 1 && f.Outputs[n-1] == f.Dot() {
+		return f.Outputs[:n-1]
+	}
+	return f.Outputs
+}
+
+// SharesProduct reports whether a dot fusion with an epilogue stores its
+// product too, for other readers (its last output).
+func (f *Fusion) SharesProduct() bool { return len(f.EpilogueResults()) < len(f.Outputs) }

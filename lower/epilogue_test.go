@@ -90,8 +90,21 @@ func TestEpilogueShared(t *testing.T) {
 		y := a[0].MatMul(a[1])
 		return []trace.Value{y.Tanh(), y.Exp()}
 	})
-	if f := dotFusion(t, m); f.Epilogue() || len(m.Fusions) != 2 || len(m.Fusions[1].Outputs) != 2 {
-		t.Errorf("two loops reading a product: want the product alone and one sibling loop:\n%s", m.FusedString())
+	// The two loops are siblings (one multi-output loop), which the
+	// product joins whole: one kernel, both results, the product stored
+	// nowhere.
+	f := dotFusion(t, m)
+	if !f.Epilogue() || len(m.Fusions) != 1 || len(f.EpilogueResults()) != 2 || f.SharesProduct() {
+		t.Errorf("two loops reading a product: want one dot fusion computing both results:\n%s", m.FusedString())
+	}
+	// Read by a reduction too, the product is stored, as the last output.
+	m = compile(t, in, lower.Options{Verify: true}, func(a []trace.Value) []trace.Value {
+		y := a[0].MatMul(a[1])
+		return []trace.Value{y.Tanh(), y.Exp(), y.Sum()}
+	})
+	f = dotFusion(t, m)
+	if !f.Epilogue() || len(f.EpilogueResults()) != 2 || !f.SharesProduct() || f.Outputs[2] != f.Dot() {
+		t.Errorf("two loops and a reduction reading a product: want a dot fusion computing both results and storing the product last:\n%s", m.FusedString())
 	}
 }
 

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kiln-go/kiln/trace"
 )
@@ -349,11 +350,12 @@ func verifyKind(f *Fusion, root *Instr) *VerifyError {
 }
 
 // verifyEpilogue checks a dot fusion with an epilogue: one dot_general
-// or conv, the other members loopable over its shape, one output.
+// or conv, the other members loopable over its shape, the epilogue's
+// results as outputs, then perhaps the product.
 func verifyEpilogue(f *Fusion, root *Instr) *VerifyError {
 	dot := f.Dot()
-	if dot == nil || root == dot || len(f.Outputs) > 2 || len(f.Outputs) == 2 && f.Outputs[1] != dot {
-		return fusionErr(VerifyFusion, f, "a dot fusion with an epilogue has one product, the epilogue's result and perhaps the product as outputs")
+	if dot == nil || root == dot || slices.Contains(f.EpilogueResults(), dot) {
+		return fusionErr(VerifyFusion, f, "a dot fusion with an epilogue has one product, the epilogue's results and perhaps the product as outputs")
 	}
 	for _, in := range f.Instrs {
 		if in == dot {

@@ -122,7 +122,7 @@ func TestConvEpilogue(t *testing.T) {
 }
 
 // TestSharedEpilogue: a product other kernels read too is stored by the
-// epilogue's kernel as its second output; every output bit-identical to
+// epilogue's kernel as its last output; every output bit-identical to
 // the unfused form.
 func TestSharedEpilogue(t *testing.T) {
 	b := testBackend(t)
@@ -137,10 +137,46 @@ func TestSharedEpilogue(t *testing.T) {
 	inputs := []*tensor.Array{conformance.Input(tensor.F32, 1, 19, 33), conformance.Input(tensor.F32, 2, 33, 21), conformance.Input(tensor.F32, 3, 21), conformance.Input(tensor.F32, 4, 19, 21)}
 	checkFusedSame(t, b, "relu-mask-sum", p, inputs, func(m *lower.Module) bool {
 		for _, f := range m.Fusions {
-			if f.Epilogue() && len(f.Outputs) == 2 {
+			if f.Epilogue() && f.SharesProduct() {
 				return true
 			}
 		}
 		return false
 	})
+}
+
+// TestMultiResultEpilogue: sibling loops reading one product (a relu and
+// its derivative's mask; two functions of the product, the product also
+// summed) join its kernel whole, which stores every result, each
+// bit-identical to the unfused form.
+func TestMultiResultEpilogue(t *testing.T) {
+	b := testBackend(t)
+	cases := map[string]func(y, bias trace.Value) []trace.Value{
+		"relu-and-mask": func(y, bias trace.Value) []trace.Value {
+			z := y.Add(bias)
+			return []trace.Value{trace.Where(z.Gt(trace.Int(0)), z, trace.Int(0)), z.Gt(trace.Int(0))}
+		},
+		"tanh-exp-sum": func(y, bias trace.Value) []trace.Value { return []trace.Value{y.Add(bias).Tanh(), y.Exp(), y.Sum(1)} },
+	}
+	for name, fn := range cases {
+		p, err := trace.Trace(promote.Config{}, strong(tensor.F32, []int{19, 33}, []int{33, 21}, []int{21}), func(a []trace.Value) []trace.Value {
+			return fn(a[0].MatMul(a[1]), a[2])
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs := []*tensor.Array{conformance.Input(tensor.F32, 1, 19, 33), conformance.Input(tensor.F32, 2, 33, 21), conformance.Input(tensor.F32, 3, 21)}
+		checkFusedSame(t, b, name, p, inputs, multiResult)
+	}
+}
+
+// multiResult reports whether m has a dot fusion whose epilogue computes
+// more than one result.
+func multiResult(m *lower.Module) bool {
+	for _, f := range m.Fusions {
+		if f.Epilogue() && len(f.EpilogueResults()) > 1 {
+			return true
+		}
+	}
+	return false
 }

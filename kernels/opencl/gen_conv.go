@@ -35,10 +35,8 @@ func (g *gen) convFusion(f *lower.Fusion) {
 	it := indexType(n, lhs.Size(), rhs.Size())
 	pr := newParams()
 	xl, xr := pr.input(g, lhs), pr.input(g, rhs)
-	res := f.Outputs[0] // root, or the epilogue's result
 	epi := g.epilogue(f, pr, it)
-	out := fmt.Sprintf("out%d", res.ID)
-	pr.output(res.DType, out, kernelArg{argPlan, g.m.Plan.Of[res]})
+	out := g.resultParams(f, pr)
 	c := ct(d)
 	acc, zero := c.compute, zeroOf(d)
 	if narrow(d) {
@@ -94,7 +92,8 @@ func (g *gen) convFusion(f *lower.Fusion) {
 		fmt.Fprintf(&b, "\t%s\n}\n\n", g.store(d, out, "i", g.round(d, "acc")))
 	} else { // a fused epilogue (see dotFusion)
 		epi.write(&b, "\t")
-		fmt.Fprintf(&b, "\t%s\n}\n\n", g.store(res.DType, out, "i", epi.value(res)))
+		g.storeResults(&b, f, epi, "\t")
+		b.WriteString("}\n\n")
 	}
 	g.kernels.WriteString(b.String())
 	g.launch1D(name, pr.args, n)

@@ -2,6 +2,7 @@ package opencl
 
 import (
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/kiln-go/kiln/internal/numerics"
@@ -57,10 +58,8 @@ func (g *gen) dotFusion(f *lower.Fusion) {
 	it := indexType(lhs.Size(), rhs.Size(), B*M*N)
 	p := newParams()
 	xl, xr := p.input(g, lhs), p.input(g, rhs)
-	res := f.Outputs[0] // root, or the epilogue's result
 	epi := g.epilogue(f, p, it)
-	out := fmt.Sprintf("out%d", res.ID)
-	p.output(res.DType, out, kernelArg{argPlan, g.m.Plan.Of[res]})
+	out := g.resultParams(f, p)
 	bf := lhs.DType == tensor.BF16 && rhs.DType == tensor.BF16
 	load := func(dt tensor.DType, buf, idx string) string {
 		if bf {
@@ -125,7 +124,8 @@ func (g *gen) dotFusion(f *lower.Fusion) {
 	} else {
 		fmt.Fprintf(w, "\tif (m < %d && n < %d) {\n\t\tconst %s i = %s;\n", M, N, it, at)
 		epi.write(w, "\t\t")
-		fmt.Fprintf(w, "\t\t%s\n\t}\n}\n\n", g.store(res.DType, out, "i", epi.value(res)))
+		g.storeResults(w, f, epi, "\t\t")
+		fmt.Fprintf(w, "\t}\n}\n\n")
 	}
 	g.out.kernels = append(g.out.kernels, kernelSpec{name: name, args: p.args,
 		global: []int{roundUp(N, ts), roundUp(M, ts), B}, local: []int{ts, ts, 1}, fixedLocal: true})
@@ -145,7 +145,7 @@ func (g *gen) epilogue(f *lower.Fusion, p *params, it string) *body {
 	epi := newBody(g, p, f, "i", it, dot.Shape)
 	epi.lines = append(epi.lines, fmt.Sprintf("const %s acc_r = %s;", ct(dot.DType).compute, g.round(dot.DType, "acc")))
 	epi.val[dot] = "acc_r"
-	if len(f.Outputs) > 1 {
+	if f.SharesProduct() {
 		name := fmt.Sprintf("out%d", dot.ID)
 		p.output(dot.DType, name, kernelArg{argPlan, g.m.Plan.Of[dot]})
 		epi.lines = append(epi.lines, g.store(dot.DType, name, "i", "acc_r"))
@@ -154,6 +154,28 @@ func (g *gen) epilogue(f *lower.Fusion, p *params, it string) *body {
 		epi.value(in)
 	}
 	return epi
+}
+
+// resultParams declares dot fusion f's result buffers as parameters of
+// p — the product, or every result of its epilogue — and returns the
+// first one's name (the plain product's, when there is no epilogue).
+func (g *gen) resultParams(f *lower.Fusion, p *params) string {
+	results := f.Outputs[:1]
+	if f.Epilogue() {
+		results = f.EpilogueResults()
+	}
+	for _, r := range results {
+		p.output(r.DType, fmt.Sprintf("out%d", r.ID), kernelArg{argPlan, g.m.Plan.Of[r]})
+	}
+	return fmt.Sprintf("out%d", results[0].ID)
+}
+
+// storeResults writes the statements storing each result of dot fusion
+// f's epilogue at linear index i.
+func (g *gen) storeResults(w io.Writer, f *lower.Fusion, epi *body, indent string) {
+	for _, r := range f.EpilogueResults() {
+		fmt.Fprintf(w, "%s%s\n", indent, g.store(r.DType, fmt.Sprintf("out%d", r.ID), "i", epi.value(r)))
+	}
 }
 
 // sum joins non-zero index terms with +.
