@@ -2306,6 +2306,8 @@ func gemm12x32I8Accel(kc4 int, a []uint8, b []int8, c []int32, ldc int, load boo
 	switch tier {
 	case AVX512:
 		gemm12x32I8AVX512(kc4, a, b, c, ldc, load, corr)
+	case AVX2:
+		gemm12x32I8AVX2(kc4, a, b, c, ldc, load, corr)
 	}
 }
 
@@ -2333,6 +2335,8 @@ func sumPanelI8Accel(kc4 int, b []int8, sums []int32) {
 	switch tier {
 	case AVX512:
 		sumPanelI8AVX512(kc4, b, sums)
+	case AVX2:
+		sumPanelI8AVX2(kc4, b, sums)
 	}
 }
 

@@ -4,6 +4,9 @@ package simd
 
 func detect() Tier { return Generic }
 
-const hasVNNI = false
+// No VNNI without the assembly: variables only so that SetVNNI compiles.
+var hasVNNI, hasAVXVNNI bool
+
+var detectedVNNI [2]bool
 
 const hasBF16 = false

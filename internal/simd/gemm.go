@@ -91,12 +91,14 @@ type GemmI8Kernel struct {
 // GemmI8MR and GemmI8NR are the int8 tile's rows and columns.
 const GemmI8MR, GemmI8NR = 12, 32
 
-// GemmI8 returns the int8 micro-kernel: VPDPBUSD on the AVX512 tier of a
-// CPU with AVX512_VNNI, else the Go twin. Fast reports which: callers
-// with a fast plain path of their own should use it when the kernel is
-// not.
+// GemmI8 returns the int8 micro-kernel: VPDPBUSD on ZMM registers on the
+// AVX512 tier of a CPU with AVX512_VNNI, the VEX-encoded VPDPBUSD on YMM
+// registers (as four 6×16 sub-tiles of the same tile and panels) on the
+// AVX2 tier of a CPU with AVX-VNNI, else the Go twin (see VNNI). Fast
+// reports which: callers with a fast plain path of their own should use
+// it when the kernel is not.
 func GemmI8() (k GemmI8Kernel, fast bool) {
-	if tier == AVX512 && hasVNNI {
+	if VNNI() {
 		return GemmI8Kernel{gemm12x32I8Accel}, true
 	}
 	return GemmI8Kernel{gemmI8Go}, false
@@ -201,7 +203,7 @@ func PackI8Cols12(dst []uint8, a []int8, lda, n4 int, flip uint32) {
 // panel (b[(l*32+j)*4+t]), the sum of its 4·kc4 values to sums[j].
 func SumPanelI8(kc4 int, b []int8, sums []int32) {
 	b, sums = b[:kc4*GemmI8NR*4], sums[:GemmI8NR]
-	if tier == AVX512 && hasVNNI {
+	if tier == AVX512 && hasVNNI || tier == AVX2 {
 		sumPanelI8Accel(kc4, b, sums)
 		return
 	}

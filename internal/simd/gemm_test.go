@@ -66,41 +66,70 @@ func checkGemmKernel[T float32 | float64](t *testing.T, tier Tier, k GemmKernel[
 	}
 }
 
-// The VNNI kernel against its Go twin on random bytes (all 256 values of
-// each side), with and without load, including sums that wrap.
+// The VNNI kernels — VPDPBUSD on ZMM (AVX512_VNNI) and its VEX form on
+// YMM as four 6×16 sub-tiles (AVX-VNNI, the AVX2 tier) — against their Go
+// twin on random bytes (all 256 values of each side, runs of the
+// extremes 0/255 by -128/127), with and without load, including sums
+// that wrap; and with VNNI hidden every tier reports the Go twin.
 func TestGemmI8Kernel(t *testing.T) {
-	k, fast := GemmI8()
-	if !fast {
-		t.Skip("no AVX512_VNNI here (or a lower tier): the Go twin is the kernel")
-	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, kc4 := range []int{0, 1, 5, 300} {
-		for _, load := range []bool{false, true} {
-			a, b := make([]uint8, kc4*GemmI8MR*4), make([]int8, kc4*GemmI8NR*4)
-			for i := range a {
-				a[i] = uint8(rng.IntN(256))
-			}
-			for i := range b {
-				b[i] = int8(rng.IntN(256) - 128)
-			}
-			ldc := GemmI8NR + 1
-			c := make([]int32, (GemmI8MR-1)*ldc+GemmI8NR)
-			for i := range c {
-				c[i] = int32(rng.Uint32())
-			}
-			corr := make([]int32, GemmI8NR)
-			for i := range corr {
-				corr[i] = int32(rng.Uint32())
-			}
-			want := append([]int32(nil), c...)
-			gemmI8Go(kc4, a, b, want, ldc, load, corr)
-			k.Run(kc4, a, b, c, ldc, load, corr)
-			for i := range c {
-				if c[i] != want[i] {
-					t.Fatalf("kc4=%d load=%v: c[%d] = %d, twin %d", kc4, load, i, c[i], want[i])
+	ran := 0
+	for _, tier := range Available() {
+		restore := SetLevel(tier)
+		k, fast := GemmI8()
+		want := tier == AVX512 && detectedVNNI[0] || tier == AVX2 && detectedVNNI[1]
+		if fast != want || fast != VNNI() {
+			t.Errorf("%v: GemmI8 fast = %v, VNNI() = %v; the CPU's AVX512_VNNI, AVX-VNNI are %v", tier, fast, VNNI(), detectedVNNI)
+		}
+		hide := SetVNNI(false)
+		if _, fast := GemmI8(); fast || VNNI() {
+			t.Errorf("%v: VNNI hidden, GemmI8 still reports its VNNI kernel", tier)
+		}
+		hide()
+		if !fast {
+			restore()
+			continue
+		}
+		ran++
+		for _, kc4 := range []int{0, 1, 2, 5, 300} {
+			for _, load := range []bool{false, true} {
+				a, b := make([]uint8, kc4*GemmI8MR*4), make([]int8, kc4*GemmI8NR*4)
+				extreme := kc4 == 2 // 255·-128 and 255·127 in every product
+				for i := range a {
+					a[i] = uint8(rng.IntN(256))
+					if extreme {
+						a[i] = 255
+					}
+				}
+				for i := range b {
+					b[i] = int8(rng.IntN(256) - 128)
+					if extreme {
+						b[i] = [2]int8{-128, 127}[i/4%2]
+					}
+				}
+				ldc := GemmI8NR + 1
+				c := make([]int32, (GemmI8MR-1)*ldc+GemmI8NR)
+				for i := range c {
+					c[i] = int32(rng.Uint32())
+				}
+				corr := make([]int32, GemmI8NR)
+				for i := range corr {
+					corr[i] = int32(rng.Uint32())
+				}
+				want := append([]int32(nil), c...)
+				gemmI8Go(kc4, a, b, want, ldc, load, corr)
+				k.Run(kc4, a, b, c, ldc, load, corr)
+				for i := range c {
+					if c[i] != want[i] {
+						t.Fatalf("%v kc4=%d load=%v: c[%d] = %d, twin %d", tier, kc4, load, i, c[i], want[i])
+					}
 				}
 			}
 		}
+		restore()
+	}
+	if ran == 0 {
+		t.Skip("no AVX512_VNNI or AVX-VNNI here: the Go twin is the kernel")
 	}
 }
 

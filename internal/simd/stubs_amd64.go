@@ -1358,6 +1358,9 @@ func gemm12x16F64AVX512(kc int, a []float64, ra int, sa int, b []float64, sb int
 func gemm6x8F64AVX2(kc int, a []float64, ra int, sa int, b []float64, sb int, c []float64, ldc int, load bool)
 
 //go:noescape
+func gemm12x32I8AVX2(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool, corr []int32)
+
+//go:noescape
 func gemm12x32I8AVX512(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool, corr []int32)
 
 //go:noescape
@@ -1365,6 +1368,9 @@ func interleaveI8x4AVX2(dst []int8, sums []int32, r0 []int8, r1 []int8, r2 []int
 
 //go:noescape
 func transposeI8AVX2(dst []uint8, a []int8, lda int, n4 int, quads int, flip uint32) int
+
+//go:noescape
+func sumPanelI8AVX2(kc4 int, b []int8, sums []int32)
 
 //go:noescape
 func sumPanelI8AVX512(kc4 int, b []int8, sums []int32)

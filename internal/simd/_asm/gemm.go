@@ -195,11 +195,13 @@ func storeTile[V reg.Register](acc [][]V, c, ldc, p reg.GPVirtual, width int, la
 // a[(l*12+r)*4+t] (row r, k = 4l+t), of the b panel the 32 dwords
 // b[(l*32+j)*4+t]. Integer sums are exact modulo 2^32, so the order does
 // not matter. Before storing, the kernel subtracts corr[j] (package
-// gemm's offset correction) from every row's column j. Only the AVX-512
-// body exists; package simd runs it when the CPU has AVX512_VNNI.
+// gemm's offset correction) from every row's column j. Package simd runs
+// the AVX-512 body when the CPU has AVX512_VNNI, the AVX2 one (gemmI8AVX2,
+// the VEX-encoded VPDPBUSD) when it has AVX-VNNI.
 func registerGEMMInt8() {
 	addR("gemm12x32I8", "kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool, corr []int32", "", "", func(s isa) {
 		if !s.evex {
+			gemmI8AVX2(s) // int8avx2.go
 			return
 		}
 		text(s)

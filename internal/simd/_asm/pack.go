@@ -132,11 +132,13 @@ func registerPackA() {
 
 // sumPanelI8 adds the four signed bytes of every dword of kc4 steps of a
 // 32-column int8 b panel (b[(l*32+j)*4+t]) into sums[j]: VPDPBUSD by a
-// vector of ones, two accumulators. Only the AVX-512 body exists; package
-// simd runs it when the CPU has AVX512_VNNI.
+// vector of ones, two accumulators, on the AVX-512 body, which package
+// simd runs when the CPU has AVX512_VNNI; the AVX2 body (sumPanelI8AVX2)
+// needs no VNNI.
 func registerPanelSum() {
 	addR("sumPanelI8", "kc4 int, b []int8, sums []int32", "", "", func(s isa) {
 		if !s.evex {
+			sumPanelI8AVX2(s) // int8avx2.go
 			return
 		}
 		text(s)
