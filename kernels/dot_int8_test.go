@@ -2,7 +2,10 @@ package kernels
 
 import (
 	"slices"
+	"strings"
 	"testing"
+
+	"golang.org/x/sys/cpu"
 
 	"github.com/kiln-go/kiln/internal/simd"
 	"github.com/kiln-go/kiln/lower"
@@ -16,12 +19,16 @@ import (
 // runs it reads the int8 sources, so the converts' kernels are dropped —
 // unless something else reads a converted value (here: it is also an
 // output), whose kernel then stays. Either way the results are the plain
-// wrapping int32 sums and the widened values.
+// wrapping int32 sums and the widened values. The GEMM must run at the
+// AVX512 tier of a CPU with AVX512_VNNI and the AVX2 tier of one with
+// AVX-VNNI, and not with those hidden (simd.Modes) nor at the generic
+// tier; the CPU's features are read here, not from package simd.
 func TestInt8DotDropsConverts(t *testing.T) {
 	const m, k, n = 13, 70, 35
-	for _, tier := range simd.Available() {
-		restore := simd.SetLevel(tier)
-		_, vnni := simd.GemmI8()
+	for _, tier := range simd.Modes() {
+		restore := tier.Set()
+		hidden := strings.HasSuffix(tier.String(), "-novnni")
+		vnni := !hidden && (tier.Tier == simd.AVX512 && cpu.X86.HasAVX512VNNI || tier.Tier == simd.AVX2 && cpu.X86.HasAVXVNNI)
 		int8Path(t, tier, vnni)
 		for _, alsoOut := range []bool{false, true} {
 			fn := func(a []trace.Value) []trace.Value {
@@ -84,13 +91,13 @@ func TestInt8DotDropsConverts(t *testing.T) {
 // scratch buffer because a reduction reads it too) is read by the int8
 // GEMM at the dot past its convert — its buffer is not written between the
 // convert and the dot — and the product is the plain wrapping int32 sum.
-func int8Path(t *testing.T, tier simd.Tier, vnni bool) {
+func int8Path(t *testing.T, tier simd.Mode, vnni bool) {
 	for _, d := range []tensor.DType{tensor.I8, tensor.U8} {
 		int8PathOf(t, tier, vnni, d)
 	}
 }
 
-func int8PathOf(t *testing.T, tier simd.Tier, vnni bool, d tensor.DType) {
+func int8PathOf(t *testing.T, tier simd.Mode, vnni bool, d tensor.DType) {
 	const m, k, n = 24, 40, 33
 	fn := func(a []trace.Value) []trace.Value {
 		x := a[0].Mul(a[0])
@@ -165,8 +172,8 @@ func compileMatrices(t *testing.T, fn func([]trace.Value) []trace.Value, s0 [2]i
 // epilogue reading a buffer nothing wrote (266 for 256 at [0,0]).
 func TestInt8DotEpilogueReadsConvert(t *testing.T) {
 	const m, k = 6, 5
-	for _, tier := range simd.Available() {
-		restore := simd.SetLevel(tier)
+	for _, tier := range simd.Modes() {
+		restore := tier.Set()
 		fn := func(a []trace.Value) []trace.Value {
 			y := trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.I32))
 			return []trace.Value{y.Add(a[0].Astype(tensor.I32))}

@@ -165,13 +165,15 @@ func BenchmarkGemmI8(b *testing.B) {
 }
 
 // The int8 product against the plain wrapping int32 sum: sizes around the
-// tile and block edges (k not a multiple of 4, past KC), transposed
-// operands, batches and concurrent parts, a read as uint8 (AUnsigned),
-// at every tier.
+// tile and block edges (k not a multiple of 4, past KC; n past NC),
+// transposed operands, batches and concurrent parts, a read as uint8
+// (AUnsigned), operands a quarter of them extremes (-128, 127, -1, 0;
+// 255 as uint8), at every tier with and without its VNNI kernel
+// (simd.Modes).
 func TestGemmI8(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	for _, tier := range simd.Available() {
-		restore := simd.SetLevel(tier)
+	for _, tier := range simd.Modes() {
+		restore := tier.Set()
 		for _, s := range [][3]int{{1, 1, 1}, {13, 33, 5}, {24, 64, 8}, {37, 53, 1030}, {5, 600, 7}, {3, 1100, 9}, {20, 20, 0}} {
 			for _, tr := range [][2]bool{{false, false}, {true, true}} {
 				for _, parts := range []int{1, 2, 3} {
@@ -187,10 +189,10 @@ func TestGemmI8(t *testing.T) {
 					}
 					g.A, g.B, g.C = make([]int8, 2*m*k), make([]int8, 2*k*n), make([]int32, 2*m*(n+2))
 					for i := range g.A {
-						g.A[i] = int8(rng.IntN(256) - 128)
+						g.A[i] = i8Value(rng)
 					}
 					for i := range g.B {
-						g.B[i] = int8(rng.IntN(256) - 128)
+						g.B[i] = i8Value(rng)
 					}
 					for i := range g.C {
 						g.C[i] = int32(rng.Uint32())

@@ -33,3 +33,46 @@ func SetVNNI(on bool) (restore func()) {
 func VNNI() bool {
 	return tier == AVX512 && hasVNNI || tier == AVX2 && hasAVXVNNI
 }
+
+// Mode is a tier with or without its VNNI kernel: what tests and
+// benchmarks of the int8 paths iterate over (Modes).
+type Mode struct {
+	Tier Tier
+	VNNI bool // the tier's VNNI kernel runs (else it is hidden, or absent)
+}
+
+// String names the mode: the tier, with "-novnni" when its CPU has the
+// VNNI instruction but the mode hides it.
+func (m Mode) String() string {
+	if !m.VNNI && m.Tier.hasVNNIKernel() {
+		return m.Tier.String() + "-novnni"
+	}
+	return m.Tier.String()
+}
+
+// Set makes m active (SetLevel and SetVNNI) until restore is called.
+func (m Mode) Set() (restore func()) {
+	r1, r2 := SetLevel(m.Tier), SetVNNI(m.VNNI)
+	return func() { r2(); r1() }
+}
+
+// Modes lists every available tier with its VNNI kernel where the CPU has
+// it, and then once more without it: on a CPU with both AVX512_VNNI and
+// AVX-VNNI, generic, avx2, avx2-novnni, avx512, avx512-novnni.
+func Modes() []Mode {
+	var ms []Mode
+	for _, t := range Available() {
+		has := t.hasVNNIKernel()
+		ms = append(ms, Mode{t, has})
+		if has {
+			ms = append(ms, Mode{t, false})
+		}
+	}
+	return ms
+}
+
+// hasVNNIKernel reports whether the CPU has the VNNI instruction tier t's
+// int8 kernel needs, hidden or not.
+func (t Tier) hasVNNIKernel() bool {
+	return t == AVX512 && detectedVNNI[0] || t == AVX2 && detectedVNNI[1]
+}
