@@ -13,15 +13,16 @@ import (
 // parallel splits are crossed by every case.
 func TestConformance(t *testing.T) {
 	t.Run("default", func(t *testing.T) { conformance.Run(t, kernels.DefaultCPU()) })
-	// Every lower SIMD tier too: each must give the same bits, and a path
-	// only some tiers take (the int8 GEMM needs VNNI) must not leave the
-	// others reading operands in an order their kernels do not expect.
-	for _, tier := range simd.Available() {
-		if tier == simd.Level() {
+	// Every lower SIMD tier too, and each tier with a VNNI kernel once
+	// more with VNNI hidden (simd.Modes): each must give the same bits,
+	// and a path only some take (the int8 GEMM needs VNNI) must not leave
+	// the others reading operands in an order their kernels do not expect.
+	for _, tier := range simd.Modes() {
+		if tier.Tier == simd.Level() && tier.VNNI == simd.VNNI() {
 			continue
 		}
 		t.Run("tier-"+tier.String(), func(t *testing.T) {
-			defer simd.SetLevel(tier)()
+			defer tier.Set()()
 			conformance.Run(t, kernels.DefaultCPU())
 		})
 	}
