@@ -56,8 +56,10 @@ func (x *cpuExec) unread(f *lower.Fusion) bool {
 // that operand in of a dot with result dtype res can be read from on the
 // int8 GEMM — in itself, or the source of its convert from d — or nil.
 // The int8 GEMM sums in int32, so res must be int8, int16 or int32
-// (narrower results wrap the same), and it runs only where the CPU has
-// VNNI (elsewhere the plain loop is as good).
+// (narrower results wrap the same), and it runs only where the active
+// tier has a VNNI kernel (simd.VNNI: AVX512_VNNI at the AVX512 tier,
+// AVX-VNNI at the AVX2 tier; elsewhere, or with KILN_SIMD_NOVNNI set, the
+// plain loop, whose speed the Go twin of the kernel does not beat).
 //
 // Reading a convert's source at the dot (fusion dot) needs that source
 // still in its buffer: buffer planning only keeps it alive up to the

@@ -13,7 +13,9 @@ import (
 // exact sum's low 32 bits in any order, so it equals any other int32 or
 // narrower wrapping dot of the same operands once narrowed.
 //
-// The kernel (simd.GemmI8, VPDPBUSD) multiplies unsigned bytes of a by
+// The kernel (simd.GemmI8: VPDPBUSD on ZMM registers at the AVX512 tier
+// with AVX512_VNNI, its VEX form on YMM at the AVX2 tier with AVX-VNNI,
+// both on the same 12×32 tile and panels) multiplies unsigned bytes of a by
 // signed bytes of b, so a's bytes are packed offset by 128 (a ^ 0x80 =
 // a + 128 as unsigned) and each step block subtracts 128·Σ b over its k
 // from every element of its column. With AUnsigned, a holds uint8 values
