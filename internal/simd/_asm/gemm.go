@@ -207,13 +207,7 @@ func registerGEMMInt8() {
 		text(s)
 		const rows, vecs = 12, 2
 		label := func(l string) string { return "gemm12x32I8" + s.name + "_" + l }
-		kc, a, b, c, ldc, p := GP64(), GP64(), GP64(), GP64(), GP64(), GP64()
-		Load(Param("kc4"), kc)
-		Load(Param("a").Base(), a)
-		Load(Param("b").Base(), b)
-		Load(Param("c").Base(), c)
-		Load(Param("ldc"), ldc)
-		SHLQ(U8(2), ldc)
+		kc, a, b, c, ldc, p := i8Args()
 		acc := make([][]reg.VecVirtual, rows)
 		for r := range acc {
 			acc[r] = []reg.VecVirtual{ZMM(), ZMM()}

@@ -27,13 +27,7 @@ func gemmI8AVX2(s isa) {
 	text(s)
 	const rows = 6 // a sub-tile: 6 rows of 16 columns
 	label := func(l string) string { return "gemm12x32I8" + s.name + "_" + l }
-	kc, a, b, c, ldc, p := GP64(), GP64(), GP64(), GP64(), GP64(), GP64()
-	Load(Param("kc4"), kc)
-	Load(Param("a").Base(), a)
-	Load(Param("b").Base(), b)
-	Load(Param("c").Base(), c)
-	Load(Param("ldc"), ldc)
-	SHLQ(U8(2), ldc)
+	kc, a, b, c, ldc, p := i8Args()
 	corr := Load(Param("corr").Base(), GP64())
 	load := GP8()
 	Load(Param("load"), load)
@@ -102,6 +96,19 @@ func gemmI8AVX2(s isa) {
 	}
 	VZEROUPPER()
 	RET()
+}
+
+// i8Args loads gemm12x32I8's step count, the a, b and c pointers and c's
+// row stride in bytes, and allocates a scratch pointer.
+func i8Args() (kc, a, b, c, ldc, p reg.GPVirtual) {
+	kc, a, b, c, ldc, p = GP64(), GP64(), GP64(), GP64(), GP64(), GP64()
+	Load(Param("kc4"), kc)
+	Load(Param("a").Base(), a)
+	Load(Param("b").Base(), b)
+	Load(Param("c").Base(), c)
+	Load(Param("ldc"), ldc)
+	SHLQ(U8(2), ldc)
+	return kc, a, b, c, ldc, p
 }
 
 // ymm lists the AVX2 vector registers by number.
