@@ -100,6 +100,9 @@ func TestInt8DotReference(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
+						if bias && !hasEpilogue(mod) {
+							t.Fatalf("%s: the bias is not the product's epilogue:\n%s", c.Name, mod.FusedString())
+						}
 						for _, mode := range simd.Modes() {
 							restore := mode.Set()
 							for w, cpu := range cpus {
