@@ -248,22 +248,23 @@ func (k *dotKernel) run(x *cpuExec, rs *runState) {
 	if cd != k.dtype {
 		c = x.worker0(rs).temp(k.b * k.m * k.n * cd.Size())
 	}
+	epiDone := false // the GEMM ran the epilogue on its blocks
 	switch {
 	case k.int8:
 		runGemmI8(x, rs, k, out, a, b, na, nb)
 	case k.bf16:
 		runGemmBF16(x, rs, k, out, c, a, b, na, nb) // narrows its own pieces
 	case cd == tensor.F32:
-		runGemm[float32](x, rs, k, c, a, b, na, nb, epi)
+		epiDone = runGemm[float32](x, rs, k, c, a, b, na, nb, epi)
 	case cd == tensor.F64:
-		runGemm[float64](x, rs, k, c, a, b, na, nb, epi)
+		epiDone = runGemm[float64](x, rs, k, c, a, b, na, nb, epi)
 	default:
 		dotTable[cd](x, rs, c, a, b, k.b, k.m, k.kk, k.n)
 	}
 	if cd != k.dtype && !k.int8 && !k.bf16 {
 		narrowFn(k.dtype)(out, c, k.b*k.m*k.n)
 	}
-	if epi != nil && !k.epi.perBlock {
+	if epi != nil && !epiDone {
 		epi.runAll(x, rs)
 	}
 }
@@ -301,11 +302,13 @@ func (j *gemmJob[T]) runRange(_ *runState, w *worker, lo, hi int) {
 	}
 }
 
-func runGemm[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, c, a, b unsafe.Pointer, na, nb int, epi *epilogueRun) {
+// runGemm runs k's product on internal/gemm and reports whether it ran
+// epilogue epi (if any) on the blocks it finished.
+func runGemm[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, c, a, b unsafe.Pointer, na, nb int, epi *epilogueRun) bool {
 	j := slotJob[gemmJob[T]](rs, k.slot)
 	if k.swap {
 		runSwapped[T](x, rs, k, j, c, a, b, na, nb)
-		return
+		return false
 	}
 	j.call = gemm.Call[T]{Batch: k.b, M: k.m, N: k.n, K: k.kk,
 		A: view[T](a, na), B: view[T](b, nb), C: view[T](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n}
@@ -317,10 +320,21 @@ func runGemm[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, c, a, b unsaf
 	}
 	j.parts = j.call.Parts(workers)
 	j.fins = nil
-	if epi != nil && k.epi.perBlock && j.parts > 0 {
+	if epi != nil && k.epi.perBlock && j.parts > 0 && wholeRows(&j.call, j.parts) {
 		j.fins, j.partMax = epi.finishers(j.parts), x.epiPartMax()
 	}
 	x.parallel(rs, j.parts, k.b*k.m*k.n*max(k.kk, 1), j)
+	return j.fins != nil
+}
+
+// wholeRows reports whether the pieces of g are bands of whole rows of c.
+// The epilogue runs on the blocks of such pieces; pieces split by columns
+// would run it a row at a time (E7's 64×128 weight gradient, split so on
+// two cores, spent 10 µs so on Adam's three bodies), so their epilogue runs
+// after the product, over whole blocks.
+func wholeRows[T gemm.Float](g *gemm.Call[T], parts int) bool {
+	_, _, _, j0, j1 := g.PartBounds(0, parts)
+	return j1-j0 == g.N
 }
 
 // runSwapped runs k as cᵀ = bᵀ·aᵀ into the swap slot, then transposes
