@@ -283,6 +283,11 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 		}
 		args[i], argTypes[i] = l, a.DType
 	}
+	if a := in.Args[0]; in.Op == trace.OpBitcastConvert && !bb.members[a] && (a.DType == tensor.F16 || a.DType == tensor.BF16) {
+		// The bits of an f16/bf16 input are read as stored, not from its
+		// f32 compute form, whose widening quiets a signaling NaN.
+		args[0], argTypes[0] = bb.load(tensor.U16, bb.source(a), bb.operandStrides(a.Shape)), tensor.U16
+	}
 	// An op may write over an operand's register only when elements keep
 	// their width; otherwise writing element i would clobber unread ones.
 	inPlace := true
@@ -293,7 +298,11 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 		bb.release(in)
 	}
 	out := loc{kind: locReg}
-	if isRoot && dst.kind == locBuf && computeDType(in.DType) == in.DType {
+	// A bitcast to f16/bf16 that is the result writes its bits to the
+	// output as they are: through the f32 compute form a signaling NaN
+	// would be quieted.
+	rawRoot := isRoot && dst.kind == locBuf && in.Op == trace.OpBitcastConvert && (in.DType == tensor.F16 || in.DType == tensor.BF16)
+	if isRoot && dst.kind == locBuf && (computeDType(in.DType) == in.DType || rawRoot) {
 		out = dst
 	} else {
 		out.idx = bb.newReg()
@@ -314,6 +323,8 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 	switch {
 	case in.Op == trace.OpConvert:
 		s.kind, s.un = stepUnary, convertFn(argTypes[0], in.DType)
+	case in.Op == trace.OpBitcastConvert && rawRoot:
+		s.kind, s.un = stepUnary, bitcastFn(argTypes[0], tensor.U16)
 	case in.Op == trace.OpBitcastConvert:
 		s.kind, s.un = stepUnary, bitcastFn(argTypes[0], in.DType)
 	case in.Op == trace.OpSelect:

@@ -51,7 +51,12 @@
 // Which NaN an operation returns — its sign and payload — is not part of
 // the contract: fused and op-by-op evaluation may return different NaNs
 // (x86 hands back one operand's NaN, and fusion can swap operands), and
-// the tests treat all NaNs as equal.
+// the tests treat all NaNs as equal. Moving bits is exact, though: a
+// bitcast of an f16/bf16 input reads its storage, a bitcast to f16/bf16
+// that is a result writes its bits as they are, and lower folds chains of
+// bitcasts, so a signaling NaN survives them (conformance's bitcast-bits
+// cases compare storage bits) although the f32 form that f16 and bf16
+// values compute in would quiet it.
 //
 // This is pairwise summation with a 128-element base case (error O(log n)
 // ulps, as NumPy's). Integer sums and products wrap, so any order gives the

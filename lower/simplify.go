@@ -23,7 +23,10 @@ const foldLimit = 1 << 10
 //   - convert(convert(x, A), B) → convert(x, B) when A holds every value of
 //     x's dtype exactly (i8 → i32 → f64 ≡ i8 → f64), never otherwise
 //     (f64 → f32 → f64 rounds);
-//   - select(c, x, x) → x.
+//   - select(c, x, x) → x;
+//   - bitcast_convert_type(bitcast_convert_type(x, A), B) → one bitcast,
+//     and a bitcast to x's own dtype → x: bits pass through exactly, even
+//     a signaling NaN the f32 registers of an f16/bf16 value would quiet.
 //
 // Float identities such as x + 0 → x are deliberately absent: −0 + 0 is +0.
 func Simplify(m *Module, fold func(*Instr, []*tensor.Array) (*tensor.Array, error)) error {
@@ -193,6 +196,15 @@ func rewrite(in *Instr) *Instr {
 	case trace.OpSelect:
 		if in.Args[1] == in.Args[2] {
 			return in.Args[1]
+		}
+	case trace.OpBitcastConvert:
+		x := in.Args[0]
+		if x.Op == trace.OpBitcastConvert {
+			in.Args[0] = x.Args[0]
+			x = x.Args[0]
+		}
+		if x.DType == in.DType {
+			return x
 		}
 	}
 	return nil

@@ -27,6 +27,9 @@ type Case struct {
 	// transcendental op with CompareScaled instead of in ulps: derivative
 	// programs amplify the last-bit differences backends may have there.
 	Tolerance float64
+	// ExactBits compares every output's storage bits, NaN payloads and
+	// signaling NaNs included (for cases that only move bits).
+	ExactBits bool
 }
 
 // Abstract returns the traced signature of the case's inputs.

@@ -38,6 +38,18 @@ func prngCases() []Case {
 			}
 		}
 	}
+	// The bits of 16-bit floats pass through a bitcast exactly, signaling
+	// NaNs too (the f32 compute form would quiet them): an f16/bf16 input
+	// viewed as u16, u16 through f16/bf16 and back, and u16 viewed as an
+	// f16/bf16 result.
+	snan := []uint16{0x7d01, 0xfc01, 0x7f81, 0xff81, 0x7c00, 0x7e00, 0x0001, 0x8001, 0x7fff, 0x3c00}
+	raw, _ := tensor.FromSlice(snan, len(snan))
+	for _, d := range []tensor.DType{tensor.F16, tensor.BF16} {
+		cs = append(cs, Case{Name: fmt.Sprintf("bitcast-bits/%s", d), Inputs: []*tensor.Array{halfBits(d, snan), raw},
+			ExactBits: true, Fn: func(a []trace.Value) []trace.Value {
+				return []trace.Value{a[0].BitcastConvert(tensor.U16), a[1].BitcastConvert(d).BitcastConvert(tensor.I16), a[1].BitcastConvert(d)}
+			}})
+	}
 	words, _ := tensor.FromSlice([]uint64{0, 0xffffffff_ffffffff, 0x243f6a88_85a308d3, 1, 2, 3, 0x13198a2e_03707344, 42})
 	keys, _ := tensor.FromSlice([]uint64{0, 0xffffffff_ffffffff, 0x13198a2e_03707344, 7})
 	cs = append(cs,
@@ -53,4 +65,22 @@ func prngCases() []Case {
 			}},
 	)
 	return cs
+}
+
+// halfBits is an f16 or bf16 array holding the given bits.
+func halfBits(d tensor.DType, bits []uint16) *tensor.Array {
+	if d == tensor.F16 {
+		h := make([]tensor.Float16, len(bits))
+		for i, u := range bits {
+			h[i] = tensor.Float16FromBits(u)
+		}
+		a, _ := tensor.FromSlice(h, len(h))
+		return a
+	}
+	h := make([]tensor.BFloat16, len(bits))
+	for i, u := range bits {
+		h[i] = tensor.BFloat16FromBits(u)
+	}
+	a, _ := tensor.FromSlice(h, len(h))
+	return a
 }

@@ -77,6 +77,9 @@ func check(t *testing.T, b kernels.Backend, c Case) {
 		if ulps > 0 && c.Tolerance > 0 {
 			msg = CompareScaled(got[i], want[i], c.Tolerance)
 		}
+		if c.ExactBits && msg == "" && !tensor.Equal(got[i], want[i]) {
+			msg = "the storage bits differ (a NaN's payload or its signaling bit)"
+		}
 		if msg != "" {
 			t.Errorf("output %d: %s\nprogram:\n%s\nfused:\n%s\ngot  %v\nwant %v", i, msg, p, m.FusedString(), got[i], want[i])
 		}

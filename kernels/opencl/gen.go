@@ -332,6 +332,12 @@ func (b *body) compute(in *lower.Instr) string {
 		idx := broadcastIndex(b.idx, in.Shape, src.Shape, in.Params.Dims)
 		return b.emit(in, b.g.load(src.DType, b.p.input(b.g, src), idx))
 	}
+	if a := in.Args[0]; in.Op == trace.OpBitcastConvert && !b.members[a] && (a.DType == tensor.F16 || a.DType == tensor.BF16) {
+		// The bits of an f16/bf16 input are read as stored, not from its
+		// float form, whose widening quiets a signaling NaN.
+		raw := fmt.Sprintf("((__global const ushort*)%s)[%s]", b.p.input(b.g, a), b.idx)
+		return b.emit(in, b.g.bitcastExpr(in.DType, tensor.U16, raw))
+	}
 	args := make([]string, len(in.Args))
 	for i, a := range in.Args {
 		args[i] = b.value(a)
@@ -364,7 +370,15 @@ func (g *gen) loopFusion(f *lower.Fusion) {
 	g.kernels.WriteString(g.elementIndex(it, n))
 	b.write(&g.kernels, "\t")
 	for _, o := range f.Outputs {
-		fmt.Fprintf(&g.kernels, "\t%s\n", g.store(o.DType, fmt.Sprintf("out%d", o.ID), "i", b.value(o)))
+		out := fmt.Sprintf("out%d", o.ID)
+		if x := o.Args; o.Op == trace.OpBitcastConvert && narrow(o.DType) && !narrow(x[0].DType) && b.members[o] {
+			// A 16-bit integer's bits as an f16/bf16 result: stored as
+			// they are, not through the float form (which would quiet a
+			// signaling NaN).
+			fmt.Fprintf(&g.kernels, "\t((__global ushort*)%s)[i] = as_ushort(%s);\n", out, b.value(x[0]))
+			continue
+		}
+		fmt.Fprintf(&g.kernels, "\t%s\n", g.store(o.DType, out, "i", b.value(o)))
 	}
 	g.kernels.WriteString("}\n\n")
 	g.launch1D(name, p.args, n)
