@@ -248,3 +248,33 @@ func TestProcessCPU(t *testing.T) {
 		t.Errorf("process CPU time %v → %v over busy work (x = %v)", c0, c1, x)
 	}
 }
+
+// TestE7NeedsOpenBLAS: E7's NumPy target is judged only when NumPy runs on
+// OpenBLAS; on Debian's reference BLAS (what python3-numpy pulls in
+// without libopenblas0) NumPy is several times slower and the verdict
+// would be meaningless.
+func TestE7NeedsOpenBLAS(t *testing.T) {
+	e7 := &row{id: "E7", cells: map[string]*cell{}}
+	for _, p := range peerNames {
+		e7.cells[p] = &cell{status: "n/a"}
+	}
+	e7.cells[kilnFused] = &cell{timing: timing{sec: 100e-6, runs: 3}}
+	e7.cells[numpyPeer] = &cell{timing: timing{sec: 1600e-6, runs: 3}}
+	for blas, want := range map[string]string{
+		"1.24.2 (Python 3.11.2; BLAS: /usr/lib/x86_64-linux-gnu/blas/libblas.so.3.11.0)":                   "not judged",
+		"1.24.2 (Python 3.11.2; BLAS: /usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3)":            "Kiln ÷ numpy = 0.0625",
+		"1.24.2 (Python 3.11.2; BLAS: /usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblasp-r0.3.21.so)": "Kiln ÷ numpy = 0.0625",
+	} {
+		var b strings.Builder
+		writeTargets(&b, &results{mach: machine{numpy: blas}, rows: []*row{e7}})
+		line := ""
+		for l := range strings.Lines(b.String()) {
+			if strings.Contains(l, "3× faster than NumPy") {
+				line = l
+			}
+		}
+		if !strings.Contains(line, want) {
+			t.Errorf("NumPy %q: E7's NumPy target reads %q, want it to contain %q", blas, line, want)
+		}
+	}
+}
