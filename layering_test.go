@@ -80,8 +80,10 @@ var depsPolicy = map[string][]string{
 }
 
 // testImports are what any package's tests may import besides the
-// package's own allowance: the module's packages and these.
-var testImports = []string{"github.com/x448/float16", "gonum.org/v1/gonum/mat", "gorgonia.org/tensor"}
+// package's own allowance: the module's packages and these. (x/sys/cpu:
+// the int8 tests read the CPU's VNNI features from it, independently of
+// internal/simd's detection, to know which kernel a tier must take.)
+var testImports = []string{"github.com/x448/float16", "gonum.org/v1/gonum/mat", "gorgonia.org/tensor", "golang.org/x/sys/cpu"}
 
 const module = "github.com/kiln-go/kiln"
 
