@@ -1398,3 +1398,15 @@ func cmacF64AVX2(accR []float64, accI []float64, bR []float64, bI []float64, ar 
 
 //go:noescape
 func cmacF64AVX512(accR []float64, accI []float64, bR []float64, bI []float64, ar float64, ai float64) int
+
+//go:noescape
+func cgemm4x32F32AVX512(kc int, a []float32, b []float32, c []float32, ldc int, load bool)
+
+//go:noescape
+func cgemm4x8F32AVX2(kc int, a []float32, b []float32, c []float32, ldc int, load bool)
+
+//go:noescape
+func cgemm4x16F64AVX512(kc int, a []float64, b []float64, c []float64, ldc int, load bool)
+
+//go:noescape
+func cgemm4x4F64AVX2(kc int, a []float64, b []float64, c []float64, ldc int, load bool)
