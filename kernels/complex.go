@@ -5,7 +5,7 @@ import (
 	"math/cmplx"
 	"unsafe"
 
-	"github.com/kiln-go/kiln/internal/simd"
+	"github.com/kiln-go/kiln/internal/gemm"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
@@ -126,51 +126,38 @@ func registerComplex[T cplx, F float](d tensor.DType) {
 	})))
 	reduceTable[trace.OpReduceSum][d] = treeReducer[T](false)
 	reduceTable[trace.OpReduceProd][d] = complexProdReducer[T, F]()
-	dotTable[d] = complexDot[T, F]
 }
 
 // complexProdReducer is the fixed tree with NumPy's complex multiply.
 func complexProdReducer[T cplx, F float]() *reducer { return treeReducerWith(cmul[T, F], 1) }
 
-// complexDot is the plain loop's product with NumPy's complex multiply:
-// c[i,j] = Σ_l a[i,l]·b[l,j], l in order from 0, each product and sum
-// rounded as cmul and the complex add round them. It runs on planar rows
-// (real and imaginary parts apart): per row of c, one vector row update
-// (simd.CMulAdd, the same roundings in the same order) per l, on rows
-// split over the workers; each worker keeps a planar copy of its batch's b.
-func complexDot[T cplx, F float](x *cpuExec, rs *runState, c, a, bm unsafe.Pointer, nb, m, k, n int) {
-	cs, as, bs := view[T](c, nb*m*n), view[T](a, nb*m*k), view[T](bm, nb*k*n)
-	mac := complexMulAdd[F]()
-	x.parallel(rs, nb*m, nb*m*n*max(k, 1), funcJob(func(w *worker, lo, hi int) {
-		size := int(unsafe.Sizeof(F(0)))
-		buf := view[F](w.temp(2*(k+1)*n*size), 2*(k+1)*n)
-		bR, bI, accR, accI := buf[:k*n], buf[k*n:2*k*n], buf[2*k*n:2*k*n+n], buf[2*k*n+n:]
-		batch := -1
-		for r := lo; r < hi; r++ {
-			if bi := r / m; bi != batch {
-				for i, z := range bs[bi*k*n : (bi+1)*k*n] {
-					bR[i], bI[i] = parts[T, F](z)
-				}
-				batch = bi
-			}
-			clear(accR)
-			clear(accI)
-			for l, av := range as[r*k : (r+1)*k] {
-				ar, ai := parts[T, F](av)
-				mac(accR, accI, bR[l*n:(l+1)*n], bI[l*n:(l+1)*n], ar, ai)
-			}
-			for j, re := range accR {
-				cs[r*n+j] = mk[T](re, accI[j])
-			}
-		}
-	}))
+// gemmCJob runs pieces of one complex product on the workers.
+type gemmCJob[F gemm.Float] struct {
+	call  gemm.CCall[F]
+	parts int
 }
 
-// complexMulAdd is simd.CMulAddF32 or CMulAddF64 for F.
-func complexMulAdd[F float]() func(accR, accI, bR, bI []F, ar, ai F) {
-	var z F
-	if _, ok := any(z).(float32); ok {
-		return any(simd.CMulAddF32).(func(accR, accI, bR, bI []F, ar, ai F))
+func (j *gemmCJob[F]) runRange(_ *runState, _ *worker, lo, hi int) {
+	for p := lo; p < hi; p++ {
+		j.call.RunPart(p, j.parts)
 	}
-	return any(simd.CMulAddF64).(func(accR, accI, bR, bI []F, ar, ai F))
+}
+
+// runGemmC runs a c64 (F float32) or c128 (F float64) product on
+// internal/gemm's complex GEMM, each operand read through its strides:
+// c[i,j] = Σ_l a[i,l]·b[l,j], l in order from 0, each product NumPy's
+// complex multiply (cmul's roundings, no FMA) added part by part, the
+// same bits on every tier and at any number of workers.
+func runGemmC[F gemm.Float](x *cpuExec, rs *runState, k *dotKernel, c, a, b unsafe.Pointer, na, nb int) {
+	j := slotJob[gemmCJob[F]](rs, k.slot)
+	j.call = gemm.CCall[F]{Batch: k.b, M: k.m, N: k.n, K: k.kk,
+		A: view[F](a, 2*na), B: view[F](b, 2*nb), C: view[F](c, 2*k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n}
+	j.call.BatchA, j.call.RowA, j.call.ColA = k.lhs.strides[0], k.lhs.strides[1], k.lhs.strides[2]
+	j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]
+	workers := x.cpu.workers()
+	if 4*k.b*k.m*k.n*k.kk < x.gemmParallelMin() { // a complex step is four real ones' work
+		workers = 1
+	}
+	j.parts = j.call.Parts(workers)
+	x.parallel(rs, j.parts, 4*k.b*k.m*k.n*max(k.kk, 1), j)
 }

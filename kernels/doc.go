@@ -104,7 +104,11 @@
 // (one rounding per step, as every BLAS's FMA kernels do); f16 and bf16 in
 // f32 the same way, rounded once to the result type at the end; integers
 // in their own type with wraparound; complex in its own type (products
-// rounded as NumPy's complex multiply, no FMA). The order is fixed, so the
+// rounded as NumPy's complex multiply — re = ar·br − ai·bi, im = ar·bi +
+// ai·br, each product, difference and sum rounded, no FMA — then added
+// part by part; on the CPU internal/gemm's complex GEMM, gemm.CCall, whose
+// micro-kernels keep the tile's real and imaginary sums apart in
+// registers). The order is fixed, so the
 // result does not depend on the backend, the SIMD tier, the blocking or the
 // number of threads (internal/gemm computes each element on one thread).
 //

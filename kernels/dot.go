@@ -21,7 +21,8 @@ import (
 // into one stride each are gathered first. bf16 operands (with a bf16
 // result, or an f32 one by preferred_element_type) run on gemm.BF16Call —
 // VDPBF16PS, the f32 kernels under DAZ/FTZ, or the Go twin — read as stored: the bf16 rule of the package
-// doc. Other dtypes use plain loops.
+// doc. c64 and c128 run on gemm.CCall (runGemmC), read through their
+// strides like f32. Other dtypes use plain loops.
 type dotKernel struct {
 	b, m, kk, n int
 	lhs, rhs    operandLayout
@@ -96,10 +97,11 @@ func (x *cpuExec) compileDot(f *lower.Fusion) (kernel, error) {
 		x.bypass(f, rhs, r8)
 		lhs, rhs = l8, r8
 	}
-	k.lhs = x.layout(lhs, d.LhsBatch, lf, d.LhsContract, k.int8 || k.bf16)
-	k.rhs = x.layout(rhs, d.RhsBatch, d.RhsContract, rf, k.int8 || k.bf16)
+	packed := k.int8 || k.bf16 || complexDType(root.DType)
+	k.lhs = x.layout(lhs, d.LhsBatch, lf, d.LhsContract, packed)
+	k.rhs = x.layout(rhs, d.RhsBatch, d.RhsContract, rf, packed)
 	k.lhs.raw, k.rhs.raw = k.bf16, k.bf16
-	if cd := computeDType(root.DType); !gemmDType(cd) && dotTable[cd] == nil {
+	if cd := computeDType(root.DType); !gemmDType(cd) && !complexDType(cd) && dotTable[cd] == nil {
 		return nil, fmt.Errorf("kernels: cpu has no dot_general for %s", root.DType)
 	}
 	if !k.int8 && !k.bf16 && gemmDType(root.DType) && k.lhs.gather == nil && k.lhs.strides[1] == 1 &&
@@ -139,8 +141,8 @@ func concat(xs ...[]int) []int {
 
 // layout says how to read operand in as [batch, rows, cols], the three
 // groups of its dims in order: in place when each group merges into one
-// stride and a gemm kernel reads it (f32/f64, or int8 and bf16 when
-// packed: their GEMMs run); the plain loops need the canonical row-major
+// stride and a gemm kernel reads it (f32/f64, or int8, bf16 and complex
+// when packed: their GEMMs run); the plain loops need the canonical row-major
 // order, so otherwise a gather into that order.
 func (x *cpuExec) layout(in *lower.Instr, batch, rows, cols []int, packed bool) operandLayout {
 	l := operandLayout{src: x.source(in), dtype: in.DType, size: in.Size()}
@@ -179,6 +181,10 @@ func canonicalStrides(shape, rows, cols []int) [3]int {
 // gemmDType reports whether dtype d is read by internal/gemm as it is
 // stored (f16 and bf16 are widened into a canonical copy first).
 func gemmDType(d tensor.DType) bool { return d == tensor.F32 || d == tensor.F64 }
+
+// complexDType reports whether d is c64 or c128, whose products run on
+// internal/gemm's complex GEMM (gemm.CCall), operands read as stored.
+func complexDType(d tensor.DType) bool { return d == tensor.C64 || d == tensor.C128 }
 
 func prodOf(shape, dims []int) int {
 	n := 1
@@ -258,6 +264,10 @@ func (k *dotKernel) run(x *cpuExec, rs *runState) {
 		epiDone = runGemm[float32](x, rs, k, c, a, b, na, nb, epi)
 	case cd == tensor.F64:
 		epiDone = runGemm[float64](x, rs, k, c, a, b, na, nb, epi)
+	case cd == tensor.C64:
+		runGemmC[float32](x, rs, k, c, a, b, na, nb)
+	case cd == tensor.C128:
+		runGemmC[float64](x, rs, k, c, a, b, na, nb)
 	default:
 		dotTable[cd](x, rs, c, a, b, k.b, k.m, k.kk, k.n)
 	}
@@ -442,5 +452,5 @@ func init() {
 	dotTable[tensor.I16] = naiveDot[int16]
 	dotTable[tensor.I32] = naiveDot[int32]
 	dotTable[tensor.I64] = naiveDot[int64]
-	// f32, f64: runGemm; complex: registerComplex.
+	// f32, f64: runGemm; c64, c128: runGemmC.
 }

@@ -58,9 +58,13 @@ func parseSize(s string) int {
 // and the c tile share the rest), and a KC×NC block of b half of L2.
 // KC is a multiple of 8 between 64 and 512; NC a multiple of NR.
 func blocking[T Float](k simd.GemmKernel[T]) (kc, nc int) {
+	return blockSizes(k.MR, k.NR, int(unsafe.Sizeof(T(0))))
+}
+
+// blockSizes is blocking for an mr×nr kernel of size-byte elements.
+func blockSizes(mr, nr, size int) (kc, nc int) {
 	l1, l2 := caches()
-	size := int(unsafe.Sizeof(T(0)))
-	kc = min(512, max(64, l1/4/(k.MR*size)&^7))
-	nc = max(k.NR, l2/2/(kc*size)/k.NR*k.NR)
+	kc = min(512, max(64, l1/4/(mr*size)&^7))
+	nc = max(nr, l2/2/(kc*size)/nr*nr)
 	return kc, nc
 }

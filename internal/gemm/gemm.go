@@ -25,7 +25,11 @@
 // VDPBF16PS (simd.BF16Step: the odd product first, subnormals read as
 // zeros, tiny results flushed), with the same guarantees: k blocks hold
 // whole pairs, and each element is one thread's. int8 products (I8Call)
-// wrap in int32, exact in any order.
+// wrap in int32, exact in any order. Complex products (CCall, c64 and
+// c128 as interleaved pairs of f32 or f64) take k in order too, each
+// product rounded as NumPy's complex multiply (no FMA) and added part by
+// part: their micro-kernels keep a tile's real and imaginary sums in
+// separate registers, b packed with its real and imaginary parts apart.
 package gemm
 
 import (
@@ -220,14 +224,24 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 // edge runs the kernel on a partial tile (mb×nbr of the kernel's MR×NR)
 // through the buffer tile.
 func edge[T Float](k simd.GemmKernel[T], tile []T, kb int, ap []T, ra, sa int, bp []T, sb int, c []T, ldc, mb, nbr int, load bool) {
+	throughTile(tile, c, ldc, mb, nbr, k.NR, 1, load, func(t []T, ldt int) { k.Run(kb, ap, ra, sa, bp, sb, t, ldt, load) })
+}
+
+// throughTile runs a kernel (run, on a tile with row stride ldt) on the
+// partial tile of mb rows and nbr columns at c (row stride ldc) through
+// the buffer tile of nr columns, each element width values of T (1; 2
+// for complex): c's values copied in first when load is set, the result
+// copied back.
+func throughTile[T Float](tile, c []T, ldc, mb, nbr, nr, width int, load bool, run func(t []T, ldt int)) {
+	row, stride, ct := nbr*width, nr*width, ldc*width
 	if load {
 		for r := range mb {
-			copy(tile[r*k.NR:r*k.NR+nbr], c[r*ldc:r*ldc+nbr])
+			copy(tile[r*stride:r*stride+row], c[r*ct:r*ct+row])
 		}
 	}
-	k.Run(kb, ap, ra, sa, bp, sb, tile, k.NR, load)
+	run(tile, nr)
 	for r := range mb {
-		copy(c[r*ldc:r*ldc+nbr], tile[r*k.NR:r*k.NR+nbr])
+		copy(c[r*ct:r*ct+row], tile[r*stride:r*stride+row])
 	}
 }
 
@@ -312,10 +326,16 @@ func getWorkspace[T Float]() *workspace[T] {
 	}
 	k := kernel[T]()
 	kc, nc := blocking(k)
-	return &workspace[T]{mr: k.MR, nr: k.NR,
-		a:    make([]T, kc*k.MR),
-		b:    make([]T, kc*ceilDiv(nc, k.NR)*k.NR),
-		tile: make([]T, k.MR*k.NR)}
+	return newWorkspace[T](k.MR, k.NR, kc, nc, 1)
+}
+
+// newWorkspace allocates buffers for an mr×nr kernel blocked kc×nc, of
+// elements width values of T each (1; 2 for complex).
+func newWorkspace[T Float](mr, nr, kc, nc, width int) *workspace[T] {
+	return &workspace[T]{mr: mr, nr: nr,
+		a:    make([]T, width*kc*mr),
+		b:    make([]T, width*kc*ceilDiv(nc, nr)*nr),
+		tile: make([]T, width*mr*nr)}
 }
 
 func putWorkspace[T Float](ws *workspace[T]) { pool[T]().Put(ws) }

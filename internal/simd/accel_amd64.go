@@ -2367,26 +2367,6 @@ func interleaveBF16Accel(dst []uint32, lo, hi []uint16) int {
 	return 0
 }
 
-func cmacF32Accel(accR, accI, bR, bI []float32, ar, ai float32) int {
-	switch tier {
-	case AVX512:
-		return cmacF32AVX512(accR, accI, bR, bI, ar, ai)
-	case AVX2:
-		return cmacF32AVX2(accR, accI, bR, bI, ar, ai)
-	}
-	return 0
-}
-
-func cmacF64Accel(accR, accI, bR, bI []float64, ar, ai float64) int {
-	switch tier {
-	case AVX512:
-		return cmacF64AVX512(accR, accI, bR, bI, ar, ai)
-	case AVX2:
-		return cmacF64AVX2(accR, accI, bR, bI, ar, ai)
-	}
-	return 0
-}
-
 func cgemm4x32F32Accel(kc int, a []float32, b []float32, c []float32, ldc int, load bool) {
 	switch tier {
 	case AVX512:

@@ -29,11 +29,11 @@ type GemmCKernel[T float32 | float64] struct {
 func GemmC64() GemmCKernel[float32] {
 	switch tier {
 	case AVX512:
-		return GemmCKernel[float32]{4, 32, cgemmLanes(32, 16, 4), cgemm4x32F32Accel}
+		return GemmCKernel[float32]{4, 32, c64Lanes512, cgemm4x32F32Accel}
 	case AVX2:
-		return GemmCKernel[float32]{4, 8, cgemmLanes(8, 8, 4), cgemm4x8F32Accel}
+		return GemmCKernel[float32]{4, 8, c64Lanes256, cgemm4x8F32Accel}
 	}
-	return GemmCTileGo[float32](4, 8, cgemmLanes(8, 8, 4))
+	return c64Go
 }
 
 // GemmC128 returns the c128 micro-kernel of the active tier: 4×16 on
@@ -41,12 +41,21 @@ func GemmC64() GemmCKernel[float32] {
 func GemmC128() GemmCKernel[float64] {
 	switch tier {
 	case AVX512:
-		return GemmCKernel[float64]{4, 16, cgemmLanes(16, 8, 8), cgemm4x16F64Accel}
+		return GemmCKernel[float64]{4, 16, c128Lanes512, cgemm4x16F64Accel}
 	case AVX2:
-		return GemmCKernel[float64]{4, 4, cgemmLanes(4, 4, 8), cgemm4x4F64Accel}
+		return GemmCKernel[float64]{4, 4, c128Lanes256, cgemm4x4F64Accel}
 	}
-	return GemmCTileGo[float64](4, 4, cgemmLanes(4, 4, 8))
+	return c128Go
 }
+
+// The kernels' lane orders (ZMM and YMM vectors of f32 and f64 parts),
+// and the generic tier's Go kernels, which take the AVX2 order.
+var (
+	c64Lanes512, c64Lanes256   = cgemmLanes(32, 16, 4), cgemmLanes(8, 8, 4)
+	c128Lanes512, c128Lanes256 = cgemmLanes(16, 8, 8), cgemmLanes(4, 4, 8)
+	c64Go                      = GemmCTileGo[float32](4, 8, c64Lanes256)
+	c128Go                     = GemmCTileGo[float64](4, 4, c128Lanes256)
+)
 
 // cgemmLanes is the column each lane of an nr-lane b panel step holds for
 // vectors of n lanes of size-byte parts: the vector kernels store a

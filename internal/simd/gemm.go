@@ -216,16 +216,6 @@ func SumPanelI8(kc4 int, b []int8, sums []int32) {
 	}
 }
 
-// cmacGo is the twin of CMulAddF32 and CMulAddF64.
-func cmacGo[F float32 | float64](accR, accI, bR, bI []F, ar, ai F) {
-	bR, bI, accI = bR[:len(accR)], bI[:len(accR)], accI[:len(accR)]
-	for j, br := range bR {
-		bi := bI[j]
-		accR[j] += F(F(ar*br) - F(ai*bi)) // the conversions forbid FMA
-		accI[j] += F(F(ar*bi) + F(ai*br))
-	}
-}
-
 // GemmBF16Kernel is the bf16 micro-kernel: Run computes the 12×32 f32
 // tile c (row-major, row stride ldc) over kc2 steps of two k values, from
 // +0 or, with load, from the tile. Row r of the a panel holds its steps at

@@ -1388,18 +1388,6 @@ func interleaveBF16AVX2(dst []uint32, lo []uint16, hi []uint16) int
 func interleaveBF16AVX512(dst []uint32, lo []uint16, hi []uint16) int
 
 //go:noescape
-func cmacF32AVX2(accR []float32, accI []float32, bR []float32, bI []float32, ar float32, ai float32) int
-
-//go:noescape
-func cmacF32AVX512(accR []float32, accI []float32, bR []float32, bI []float32, ar float32, ai float32) int
-
-//go:noescape
-func cmacF64AVX2(accR []float64, accI []float64, bR []float64, bI []float64, ar float64, ai float64) int
-
-//go:noescape
-func cmacF64AVX512(accR []float64, accI []float64, bR []float64, bI []float64, ar float64, ai float64) int
-
-//go:noescape
 func cgemm4x32F32AVX512(kc int, a []float32, b []float32, c []float32, ldc int, load bool)
 
 //go:noescape

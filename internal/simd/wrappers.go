@@ -1686,23 +1686,3 @@ func InterleaveBF16(dst []uint32, lo, hi []uint16) {
 	dst, lo, hi = dst[n:], lo[n:], hi[n:]
 	interleaveBF16Go(dst, lo, hi)
 }
-
-// CMulAddF32 computes accR[i] += ar·bR[i] − ai·bI[i] and accI[i] +=
-// ar·bI[i] + ai·bR[i], each product, difference and sum rounded (NumPy's
-// complex multiply, then the add).
-func CMulAddF32(accR, accI, bR, bI []float32, ar, ai float32) {
-	accI, bR, bI = accI[:len(accR)], bR[:len(accR)], bI[:len(accR)]
-	n := cmacF32Accel(accR, accI, bR, bI, ar, ai)
-	accR, accI, bR, bI = accR[n:], accI[n:], bR[n:], bI[n:]
-	cmacGo(accR, accI, bR, bI, ar, ai)
-}
-
-// CMulAddF64 computes accR[i] += ar·bR[i] − ai·bI[i] and accI[i] +=
-// ar·bI[i] + ai·bR[i], each product, difference and sum rounded (NumPy's
-// complex multiply, then the add).
-func CMulAddF64(accR, accI, bR, bI []float64, ar, ai float64) {
-	accI, bR, bI = accI[:len(accR)], bR[:len(accR)], bI[:len(accR)]
-	n := cmacF64Accel(accR, accI, bR, bI, ar, ai)
-	accR, accI, bR, bI = accR[n:], accI[n:], bR[n:], bI[n:]
-	cmacGo(accR, accI, bR, bI, ar, ai)
-}

@@ -12,8 +12,7 @@ import (
 // a-panel · b-panel over kc steps, each complex product rounded as
 // NumPy's complex multiply (re = ar·br − ai·bi, im = ar·bi + ai·br, every
 // product, difference and sum rounded; no FMA) and then added, part by
-// part, to the accumulator — the operations and operand order of the
-// planar row update it replaces, so every element is the same chain of
+// part, to the accumulator, so every element is the same chain of
 // roundings at every tier.
 //
 // Layouts (package gemm packs them): step l of the a panel is rows (re,
@@ -136,7 +135,6 @@ func cgemmKernel(s isa, g cgemmShape) {
 		bcast(Mem{Base: a, Disp: 2 * r * g.size}, ar)
 		bcast(Mem{Base: a, Disp: (2*r + 1) * g.size}, ai)
 		for v := range accR[r] {
-			// The planar row update's operations in its operand order.
 			re, q := s.vec(), s.vec()
 			mul(bR[v], ar, re)              // ar·br
 			mul(bI[v], ai, q)               // ai·bi

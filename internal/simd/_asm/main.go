@@ -96,7 +96,6 @@ func main() {
 	registerPackAT()
 	registerGEMMBF16()
 	registerInterleaveBF16()
-	registerComplexMAC()
 	registerCGEMM()
 	for _, k := range kernels {
 		for _, s := range []isa{avx2, avx512} {

@@ -1,0 +1,171 @@
+package gemm
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/kiln-go/kiln/internal/simd"
+)
+
+// CCall is one batched complex product c[b] = a[b] · bm[b] — c64 with T
+// float32, c128 with T float64 — laid out as Call's, except that A, B
+// and C hold interleaved (re, im) pairs of T (Go's complex64 and
+// complex128 in memory) and every stride and LDC counts complex
+// elements: element (i, l) of a[b] is the pair at 2·(b*BatchA + i*RowA +
+// l*ColA).
+//
+// Every element of c is Σ_l a[i,l]·b[l,j] with l in order from 0,
+// starting at +0, each complex product rounded as NumPy's complex
+// multiply (re = ar·br − ai·bi, im = ar·bi + ai·br, each product,
+// difference and sum rounded; no FMA) and then added part by part. The
+// micro-kernels (simd.GemmC64, GemmC128) keep an MR×NR tile of planar
+// accumulators across each k block; a later k block continues from the
+// tile the earlier one stored, and each element is one thread's, so the
+// tier, the blocking and the number of threads do not change a bit.
+//
+// Packing absorbs strides and transposes: a's panel holds each step's MR
+// (re, im) pairs, b's panels each step's NR real parts and then its NR
+// imaginary parts, in the kernel's lane order.
+type CCall[T Float] struct {
+	Batch, M, N, K     int
+	A                  []T
+	BatchA, RowA, ColA int
+	B                  []T
+	BatchB, RowB, ColB int
+	C                  []T
+	BatchC, LDC        int
+}
+
+// Parts is Call.Parts for the complex tile.
+func (g *CCall[T]) Parts(workers int) int {
+	k := ckernel[T]()
+	return splitParts(g.Batch, g.M, g.N, k.MR, k.NR, workers)
+}
+
+// RunPart computes piece p of parts (parts from Parts).
+func (g *CCall[T]) RunPart(p, parts int) {
+	k := ckernel[T]()
+	b, i0, i1, j0, j1 := partOf(g.Batch, g.M, g.N, k.MR, k.NR, p, parts)
+	ws := getCWorkspace[T]()
+	defer cpool[T]().Put(ws)
+	g.block(k, ws, b, i0, i1, j0, j1)
+}
+
+// Run computes the whole call on the calling goroutine.
+func (g *CCall[T]) Run() {
+	parts := g.Parts(1)
+	for p := range parts {
+		g.RunPart(p, parts)
+	}
+}
+
+// cblocking is the k and column blocking of complex kernel k: blocking's,
+// for elements of two parts.
+func cblocking[T Float](k simd.GemmCKernel[T]) (kc, nc int) {
+	return blockSizes(k.MR, k.NR, 2*int(unsafe.Sizeof(T(0))))
+}
+
+// block computes rows [i0, i1) × columns [j0, j1) of batch b.
+func (g *CCall[T]) block(k simd.GemmCKernel[T], ws *workspace[T], b, i0, i1, j0, j1 int) {
+	mr, nr := k.MR, k.NR
+	kcMax, ncMax := cblocking(k)
+	a, bm, c := g.A[2*b*g.BatchA:], g.B[2*b*g.BatchB:], g.C[2*b*g.BatchC:]
+	if g.K == 0 {
+		for i := i0; i < i1; i++ {
+			clear(c[2*(i*g.LDC+j0) : 2*(i*g.LDC+j1)])
+		}
+		return
+	}
+	for jc := j0; jc < j1; jc += ncMax {
+		nb := min(ncMax, j1-jc)
+		for pc := 0; pc < g.K; pc += kcMax {
+			kb := min(kcMax, g.K-pc)
+			load := pc > 0
+			packCB(ws.b, bm, g.RowB, g.ColB, pc, kb, jc, nb, k.Lanes)
+			for ic := i0; ic < i1; ic += mr {
+				mb := min(mr, i1-ic)
+				ap := ws.a[:2*kb*mr]
+				packCA(ap, a, g.RowA, g.ColA, ic, mb, pc, kb, mr)
+				for jr := 0; jr < nb; jr += nr {
+					nbr := min(nr, nb-jr)
+					bp := ws.b[2*jr*kb : 2*(jr+nr)*kb]
+					off := 2 * (ic*g.LDC + jc + jr)
+					if mb == mr && nbr == nr {
+						k.Run(kb, ap, bp, c[off:off+2*((mr-1)*g.LDC+nr)], g.LDC, load)
+						continue
+					}
+					throughTile(ws.tile, c[off:], g.LDC, mb, nbr, nr, 2, load, func(t []T, ldt int) { k.Run(kb, ap, bp, t, ldt, load) })
+				}
+			}
+		}
+	}
+}
+
+// packCB writes columns [jc, jc+nb) × steps [pc, pc+kb) of the complex b
+// (strides rs, cs in complex elements) as panels of len(lanes) columns:
+// panel p at dst[2*p*kb*nr:], its step l the real parts of the lanes'
+// columns (lane q holding column lanes[q] of the panel) at [2*l*nr:] and
+// their imaginary parts after them, columns past nb zero.
+func packCB[T Float](dst, b []T, rs, cs, pc, kb, jc, nb int, lanes []int) {
+	nr := len(lanes)
+	for jp := 0; jp < nb; jp += nr {
+		w := min(nr, nb-jp)
+		panel := dst[2*jp*kb : 2*(jp*kb+kb*nr)]
+		for l := range kb {
+			re := panel[2*l*nr : 2*l*nr+nr]
+			im := panel[2*l*nr+nr : 2*l*nr+2*nr]
+			src := 2 * ((pc+l)*rs + (jc+jp)*cs)
+			for q, j := range lanes {
+				if j >= w {
+					re[q], im[q] = 0, 0
+					continue
+				}
+				re[q], im[q] = b[src+2*j*cs], b[src+2*j*cs+1]
+			}
+		}
+	}
+}
+
+// packCA writes rows [ic, ic+mb) × steps [pc, pc+kb) of the complex a
+// (strides rs, cs in complex elements) as one panel, step l's (re, im)
+// pairs at dst[2*l*mr:], rows past mb zero.
+func packCA[T Float](dst, a []T, rs, cs, ic, mb, pc, kb, mr int) {
+	if mb < mr {
+		clear(dst)
+	}
+	for r := range mb {
+		src := a[2*((ic+r)*rs+pc*cs):]
+		for l := range kb {
+			dst[2*(l*mr+r)], dst[2*(l*mr+r)+1] = src[2*l*cs], src[2*l*cs+1]
+		}
+	}
+}
+
+// cpools holds complex workspaces per part type and tier.
+var cpools [2][3]sync.Pool
+
+func cpool[T Float]() *sync.Pool {
+	t := 0
+	if unsafe.Sizeof(T(0)) == 8 {
+		t = 1
+	}
+	return &cpools[t][min(int(simd.Level()), 2)]
+}
+
+func getCWorkspace[T Float]() *workspace[T] {
+	if ws, ok := cpool[T]().Get().(*workspace[T]); ok {
+		return ws
+	}
+	k := ckernel[T]()
+	kc, nc := cblocking(k)
+	return newWorkspace[T](k.MR, k.NR, kc, nc, 2)
+}
+
+// ckernel is the complex micro-kernel of the active tier for parts T.
+func ckernel[T Float]() simd.GemmCKernel[T] {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return any(simd.GemmC64()).(simd.GemmCKernel[T])
+	}
+	return any(simd.GemmC128()).(simd.GemmCKernel[T])
+}
