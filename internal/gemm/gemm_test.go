@@ -118,7 +118,7 @@ func TestParseSize(t *testing.T) {
 }
 
 func BenchmarkGemm(b *testing.B) {
-	for _, n := range []int{64, 256, 1024} {
+	for _, n := range []int{64, 256, 512, 1024} {
 		for _, tier := range simd.Available() {
 			b.Run(fmt.Sprintf("f32/%d/%v", n, tier), func(b *testing.B) {
 				restore := simd.SetLevel(tier)
