@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/kiln-go/kiln/tensor"
 )
@@ -39,6 +40,13 @@ func compare(got, want any, tol float64, matrix bool) (string, float64) {
 			return fmt.Sprintf("output is %T, want []tensor.BFloat16", got), 0
 		}
 		return compareFloats(bf16ToF32(g), bf16ToF32(w), tol, matrix, func(v float32) uint64 { return uint64(math.Float32bits(v)) })
+	case []complex64:
+		g, ok := got.([]complex64)
+		if !ok {
+			return fmt.Sprintf("output is %T, want []complex64", got), 0
+		}
+		// Part by part, relative to the largest part of Kiln's result.
+		return compareFloats(parts(g), parts(w), tol, matrix, func(v float32) uint64 { return uint64(math.Float32bits(v)) })
 	case []tensor.Float16:
 		g, ok := got.([]tensor.Float16)
 		if !ok {
@@ -57,6 +65,12 @@ func widen(v []int32) []float64 {
 		f[i] = float64(x)
 	}
 	return f
+}
+
+// parts views complex64 values as their interleaved real and imaginary
+// parts.
+func parts(v []complex64) []float32 {
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(v))), 2*len(v))
 }
 
 // bf16ToF32 widens bf16 values exactly.

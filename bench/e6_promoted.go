@@ -108,6 +108,29 @@ func newE6I8(id string, m int) *workload {
 	return w
 }
 
+// newE6C64 is E6m, a c64 square matmul of order m, parts uniform in
+// [−1, 1). Its flops are 8 per complex multiply-add (4 multiplies, 4
+// adds). Kiln's contract is NumPy's complex multiply with every product
+// and sum rounded (no FMA), in k order; NumPy's matmul of complex64 runs
+// the BLAS's cgemm: OpenBLAS's fuses multiplies into adds and sums in its
+// own blocked order, so it agrees within the matmuls' tolerance, not bit
+// for bit (the reference BLAS's loop, unfused and in k order, gives
+// Kiln's bits).
+func newE6C64(id string, m int) *workload {
+	re, im := uniform32(16, 2*m*m, -1, 1), uniform32(17, 2*m*m, -1, 1)
+	a, b := make([]complex64, m*m), make([]complex64, m*m)
+	for i := range a {
+		a[i], b[i] = complex(re[i], im[i]), complex(re[m*m+i], im[m*m+i])
+	}
+	calls := 0 // e6Calls' batches of about 2^27 flops
+	if c := (1 << 27) / (8 * m * m * m); c >= 2 {
+		calls = min(c, 256)
+	}
+	return &workload{id: id, title: fmt.Sprintf("matmul c64 %d×%d (8 flops per complex multiply-add; NumPy's is the BLAS's cgemm, which rounds differently where it fuses with FMA, as OpenBLAS's does)", m, m),
+		size: m, ext: "E6c64", dtype: tensor.C64, flops: 8 * float64(m) * float64(m) * float64(m), tol: e6Tol[float32](), calls: calls,
+		fn: e6Kiln, args: []any{mustArray(a, m, m), mustArray(b, m, m)}, files: map[string][]byte{"a.bin": bytesOf(a), "b.bin": bytesOf(b)}}
+}
+
 // convNHWC is E6k: a SAME, stride-1 convolution of an NHWC input with an
 // HWIO kernel into an NHWC output.
 func convNHWC(x, k kiln.Value) kiln.Value {

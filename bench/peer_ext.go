@@ -136,7 +136,7 @@ func (e *external) environ() []string {
 
 // findNumPy checks that python has NumPy and writes the script into dir.
 func findNumPy(python, dir string) *external {
-	e := &external{name: numpyPeer, env: extEnv, only: set("E1", "E2", "E3", "E4", "E5a", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E7", "E8")}
+	e := &external{name: numpyPeer, env: extEnv, only: set("E1", "E2", "E3", "E4", "E5a", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6m", "E7", "E8")}
 	script := filepath.Join(dir, "peer.py")
 	if err := os.WriteFile(script, []byte(peerPy), 0o644); err != nil {
 		e.why = "missing: " + err.Error()
@@ -227,6 +227,8 @@ func decode(b []byte, like any) (any, error) {
 		return castBytes[tensor.Float16](b)
 	case []int32:
 		return castBytes[int32](b)
+	case []complex64:
+		return castBytes[complex64](b)
 	}
 	return nil, fmt.Errorf("bench: cannot decode a %T output", like)
 }

@@ -41,7 +41,7 @@ var peerDesc = map[string]string{
 	cPeer:        "C `-O3 -march=native -ffp-contract=off -fopenmp`, 2 threads, built at run time and run as a subprocess that times itself (AVX-512 F16C intrinsics for E2; naive i-k-j for E6a–E6f, in double for E6f, in int32 for E6j; for E6k the naive convolution loop, output features innermost)",
 	cFastPeer:    "the same C with `-ffast-math` (vector libm), E3 only",
 	openblasPeer: "OpenBLAS (Debian's libopenblas-dev): the same peer.c built with `-DKILN_CBLAS` and linked with `-lopenblas`, whose E6a–E6e call `cblas_sgemm` and E6f `cblas_dgemm` (row-major, no transposes, alpha 1, beta 0) on 2 threads (none for E6i–E6l: Debian's libopenblas exports no `cblas_sbgemm` and has no int8 GEMM or convolution), with `OPENBLAS_CORETYPE` removed from its environment so that OpenBLAS picks its kernel for this CPU (the exact build and run line is below)",
-	numpyPeer:    "NumPy in Debian's /usr/bin/python3, timing itself in a subprocess; its `a @ b` (E6a–E6f; NumPy has no bf16, and its integer matmul does not use the BLAS, so none for E6i–E6l) calls the BLAS named in the Machine table, in the environment this report ran in (OPENBLAS_CORETYPE as set there), on 2 threads",
+	numpyPeer:    "NumPy in Debian's /usr/bin/python3, timing itself in a subprocess; its `a @ b` (E6a–E6f, and c64 E6m; NumPy has no bf16, and its integer matmul does not use the BLAS, so none for E6i–E6l) calls the BLAS named in the Machine table, in the environment this report ran in (OPENBLAS_CORETYPE as set there), on 2 threads",
 }
 
 // kilnImpl prepares a Kiln variant of w; ok is false when the variant does

@@ -46,7 +46,7 @@ type impl struct {
 }
 
 // workloadIDs lists the report rows in order.
-var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k", "E6l", "E7", "E8"}
+var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k", "E6l", "E6m", "E7", "E8"}
 
 // matrixSizes are the E6 family's matrix orders.
 type matrixSizes struct {
@@ -54,14 +54,15 @@ type matrixSizes struct {
 	f             int       // E6f: f64 square matmul
 	dense         [3]int    // E6g and E6h: x is dense[0]×dense[1], w dense[1]×dense[2]
 	conv          convSizes // E6k (E6i, E6j and E6l are of order a, as their pair E6a)
+	complex       int       // E6m: c64 square matmul
 }
 
 // The E6 sizes of issue 12's targets, and -quick's.
 var (
 	fullMatrices = matrixSizes{a: 1024, b: 2048, c: 256, d: 128, e: 64, f: 1024, dense: [3]int{4096, 1024, 1024},
-		conv: convSizes{n: 8, h: 56, cin: 64, cout: 64, k: 3}}
+		conv: convSizes{n: 8, h: 56, cin: 64, cout: 64, k: 3}, complex: 512}
 	quickMatrices = matrixSizes{a: 64, b: 128, c: 32, d: 16, e: 8, f: 64, dense: [3]int{128, 64, 64},
-		conv: convSizes{n: 1, h: 8, cin: 8, cout: 8, k: 3}}
+		conv: convSizes{n: 1, h: 8, cin: 8, cout: 8, k: 3}, complex: 32}
 )
 
 // newWorkload builds the inputs of workload id for element count n and
@@ -104,6 +105,8 @@ func newWorkload(id string, n int, mm matrixSizes) *workload {
 		return withF32Pair(newE6BF16(id, mm.a, true), mm.a)
 	case "E6j":
 		return withF32Pair(newE6I8(id, mm.a), mm.a)
+	case "E6m":
+		return newE6C64(id, mm.complex)
 	case "E6k":
 		return withF32Pair(newConvRow(id, mm.conv), mm.a)
 	case "E7":

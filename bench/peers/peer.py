@@ -75,6 +75,11 @@ def workload(name, n, d):
         a = load(d, "a.bin", dt, n * n).reshape(n, n)
         b = load(d, "b.bin", dt, n * n).reshape(n, n)
         return (lambda: a @ b), 1
+    if name == "E6c64":
+        # complex64 @ complex64: OpenBLAS's cgemm (FMA, its own order).
+        a = load(d, "a.bin", np.complex64, n * n).reshape(n, n)
+        b = load(d, "b.bin", np.complex64, n * n).reshape(n, n)
+        return (lambda: a @ b), 1
     raise SystemExit(f"peer.py: unknown workload {name}")
 
 
