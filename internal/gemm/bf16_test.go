@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 	"testing"
 	"time"
 
@@ -87,13 +86,7 @@ func TestGemmBF16(t *testing.T) {
 						g.C[i] = float32(rng.NormFloat64())
 					}
 					want := bf16Naive(g)
-					np := g.Parts(parts)
-					var wg sync.WaitGroup
-					for p := range np {
-						wg.Add(1)
-						go func() { defer wg.Done(); g.RunPart(p, np) }()
-					}
-					wg.Wait()
+					runIn(g, parts)
 					for i := range want {
 						if math.Float32bits(g.C[i]) != math.Float32bits(want[i]) && !(g.C[i] != g.C[i] && want[i] != want[i]) {
 							t.Fatalf("%v %v trans=%v parts=%d: c[%d] = %v, want %v", tier, s, tr, parts, i, g.C[i], want[i])

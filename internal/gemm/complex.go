@@ -26,15 +26,7 @@ import (
 // Packing absorbs strides and transposes: a's panel holds each step's MR
 // (re, im) pairs, b's panels each step's NR real parts and then its NR
 // imaginary parts, in the kernel's lane order.
-type CCall[T Float] struct {
-	Batch, M, N, K     int
-	A                  []T
-	BatchA, RowA, ColA int
-	B                  []T
-	BatchB, RowB, ColB int
-	C                  []T
-	BatchC, LDC        int
-}
+type CCall[T Float] Call[T]
 
 // Parts is Call.Parts for the complex tile.
 func (g *CCall[T]) Parts(workers int) int {
@@ -144,13 +136,7 @@ func packCA[T Float](dst, a []T, rs, cs, ic, mb, pc, kb, mr int) {
 // cpools holds complex workspaces per part type and tier.
 var cpools [2][3]sync.Pool
 
-func cpool[T Float]() *sync.Pool {
-	t := 0
-	if unsafe.Sizeof(T(0)) == 8 {
-		t = 1
-	}
-	return &cpools[t][min(int(simd.Level()), 2)]
-}
+func cpool[T Float]() *sync.Pool { return poolIn[T](&cpools) }
 
 func getCWorkspace[T Float]() *workspace[T] {
 	if ws, ok := cpool[T]().Get().(*workspace[T]); ok {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 	"testing"
 
 	"github.com/kiln-go/kiln/internal/simd"
@@ -37,47 +36,18 @@ func cnaive[T Float](g *CCall[T]) []T {
 // operands column-major, c has a row stride past n (its gaps must stay
 // untouched). val draws each part.
 func cproblem[T Float](val func() float64, batch, m, n, k int, transA, transB bool) *CCall[T] {
-	g := &CCall[T]{Batch: batch, M: m, N: n, K: k}
-	fill := func(n int) []T {
-		x := make([]T, 2*n)
+	return (*CCall[T])(laidOut(batch, m, n, k, transA, transB, 3, func(n int) []T {
+		x := make([]T, 2*n) // n complex elements
 		for i := range x {
 			x[i] = T(val())
 		}
 		return x
-	}
-	g.A, g.BatchA, g.RowA, g.ColA = fill(batch*m*k), m*k, k, 1
-	if transA {
-		g.RowA, g.ColA = 1, m
-	}
-	g.B, g.BatchB, g.RowB, g.ColB = fill(batch*k*n), k*n, n, 1
-	if transB {
-		g.RowB, g.ColB = 1, k
-	}
-	g.LDC = n + 3
-	g.BatchC = m * g.LDC
-	g.C = fill(batch * m * g.LDC)
-	return g
+	}))
 }
 
 func ccheck[T Float](t *testing.T, name string, g *CCall[T], parts int) {
 	t.Helper()
-	want := cnaive(g)
-	if parts == 0 {
-		g.Run()
-	} else {
-		n := g.Parts(parts)
-		var wg sync.WaitGroup
-		for p := range n {
-			wg.Add(1)
-			go func() { defer wg.Done(); g.RunPart(p, n) }()
-		}
-		wg.Wait()
-	}
-	for i := range want {
-		if !same(g.C[i], want[i]) {
-			t.Fatalf("%s: c part %d = %v, want %v", name, i, g.C[i], want[i])
-		}
-	}
+	verify(t, name, g, g.C, cnaive(g), parts)
 }
 
 // The complex product at every tier against its definition, bit for bit:

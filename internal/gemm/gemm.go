@@ -310,12 +310,15 @@ type workspace[T Float] struct {
 // tile shape, changes between calls only in tests).
 var pools [2][3]sync.Pool
 
-func pool[T Float]() *sync.Pool {
+func pool[T Float]() *sync.Pool { return poolIn[T](&pools) }
+
+// poolIn is the pool of ps for element type T and the active tier.
+func poolIn[T Float](ps *[2][3]sync.Pool) *sync.Pool {
 	t := 0
 	if unsafe.Sizeof(T(0)) == 8 {
 		t = 1
 	}
-	return &pools[t][min(int(simd.Level()), 2)]
+	return &ps[t][min(int(simd.Level()), 2)]
 }
 
 // getWorkspace returns buffers big enough for every kernel of the tier

@@ -34,8 +34,7 @@ func naive[T Float](g *Call[T], fma func(x, y, z T) T) []T {
 // stores a column-major, transB likewise, and c has a row stride past n
 // (its gaps must stay untouched).
 func problem[T Float](rng *rand.Rand, batch, m, n, k int, transA, transB bool) *Call[T] {
-	g := &Call[T]{Batch: batch, M: m, N: n, K: k}
-	fill := func(n int) []T {
+	return laidOut(batch, m, n, k, transA, transB, 5, func(n int) []T {
 		x := make([]T, n)
 		for i := range x {
 			x[i] = T(rng.NormFloat64())
@@ -44,7 +43,14 @@ func problem[T Float](rng *rand.Rand, batch, m, n, k int, transA, transB bool) *
 			}
 		}
 		return x
-	}
+	})
+}
+
+// laidOut is a batched call with operands from fill (fill(n) holds n
+// elements), a and b stored column-major when transA and transB are set,
+// and c's rows pad elements apart past n.
+func laidOut[T Float](batch, m, n, k int, transA, transB bool, pad int, fill func(n int) []T) *Call[T] {
+	g := &Call[T]{Batch: batch, M: m, N: n, K: k}
 	g.A, g.BatchA, g.RowA, g.ColA = fill(batch*m*k), m*k, k, 1
 	if transA {
 		g.RowA, g.ColA = 1, m
@@ -53,10 +59,34 @@ func problem[T Float](rng *rand.Rand, batch, m, n, k int, transA, transB bool) *
 	if transB {
 		g.RowB, g.ColB = 1, k
 	}
-	g.LDC = n + 5
+	g.LDC = n + pad
 	g.BatchC = m * g.LDC
 	g.C = fill(batch * m * g.LDC)
 	return g
+}
+
+// parted is a product that splits into pieces (Call, CCall, BF16Call,
+// I8Call).
+type parted interface {
+	Parts(workers int) int
+	RunPart(p, parts int)
+	Run()
+}
+
+// runIn runs g whole on this goroutine (parts 0), or split for parts
+// workers with the pieces concurrently, as package kernels runs them.
+func runIn(g parted, parts int) {
+	if parts == 0 {
+		g.Run()
+		return
+	}
+	n := g.Parts(parts)
+	var wg sync.WaitGroup
+	for p := range n {
+		wg.Add(1)
+		go func() { defer wg.Done(); g.RunPart(p, n) }()
+	}
+	wg.Wait()
 }
 
 func same[T Float](x, y T) bool {
@@ -65,22 +95,17 @@ func same[T Float](x, y T) bool {
 
 func check[T Float](t *testing.T, name string, g *Call[T], fma func(x, y, z T) T, parts int) {
 	t.Helper()
-	want := naive(g, fma)
-	if parts == 0 {
-		g.Run()
-	} else {
-		// The parts concurrently, as package kernels runs them.
-		n := g.Parts(parts)
-		var wg sync.WaitGroup
-		for p := range n {
-			wg.Add(1)
-			go func() { defer wg.Done(); g.RunPart(p, n) }()
-		}
-		wg.Wait()
-	}
+	verify(t, name, g, g.C, naive(g, fma), parts)
+}
+
+// verify runs g (see runIn) and checks its result c against want, bit for
+// bit (any NaN for a NaN).
+func verify[T Float](t *testing.T, name string, g parted, c, want []T, parts int) {
+	t.Helper()
+	runIn(g, parts)
 	for i := range want {
-		if !same(g.C[i], want[i]) {
-			t.Fatalf("%s: c[%d] = %v, want %v", name, i, g.C[i], want[i])
+		if !same(c[i], want[i]) {
+			t.Fatalf("%s: c[%d] = %v, want %v", name, i, c[i], want[i])
 		}
 	}
 }
@@ -213,13 +238,7 @@ func TestGemmI8(t *testing.T) {
 							}
 						}
 					}
-					np := g.Parts(parts)
-					var wg sync.WaitGroup
-					for p := range np {
-						wg.Add(1)
-						go func() { defer wg.Done(); g.RunPart(p, np) }()
-					}
-					wg.Wait()
+					runIn(g, parts)
 					for i := range want {
 						if g.C[i] != want[i] {
 							t.Fatalf("%v %v trans=%v parts=%d unsigned a=%v: c[%d] = %d, want %d", tier, s, tr, parts, unsigned, i, g.C[i], want[i])

@@ -2367,14 +2367,14 @@ func interleaveBF16Accel(dst []uint32, lo, hi []uint16) int {
 	return 0
 }
 
-func cgemm4x32F32Accel(kc int, a []float32, b []float32, c []float32, ldc int, load bool) {
+func cgemm4x32F32Accel(kc int, a, b, c []float32, ldc int, load bool) {
 	switch tier {
 	case AVX512:
 		cgemm4x32F32AVX512(kc, a, b, c, ldc, load)
 	}
 }
 
-func cgemm4x8F32Accel(kc int, a []float32, b []float32, c []float32, ldc int, load bool) {
+func cgemm4x8F32Accel(kc int, a, b, c []float32, ldc int, load bool) {
 	switch tier {
 	case AVX512:
 		cgemm4x8F32AVX2(kc, a, b, c, ldc, load)
@@ -2383,14 +2383,14 @@ func cgemm4x8F32Accel(kc int, a []float32, b []float32, c []float32, ldc int, lo
 	}
 }
 
-func cgemm4x16F64Accel(kc int, a []float64, b []float64, c []float64, ldc int, load bool) {
+func cgemm4x16F64Accel(kc int, a, b, c []float64, ldc int, load bool) {
 	switch tier {
 	case AVX512:
 		cgemm4x16F64AVX512(kc, a, b, c, ldc, load)
 	}
 }
 
-func cgemm4x4F64Accel(kc int, a []float64, b []float64, c []float64, ldc int, load bool) {
+func cgemm4x4F64Accel(kc int, a, b, c []float64, ldc int, load bool) {
 	switch tier {
 	case AVX512:
 		cgemm4x4F64AVX2(kc, a, b, c, ldc, load)

@@ -485,10 +485,10 @@ func gemm12x32BF16Accel(kc2 int, a []uint32, ra int, b []uint32, c []float32, ld
 
 func interleaveBF16Accel(dst []uint32, lo, hi []uint16) int { return 0 }
 
-func cgemm4x32F32Accel(kc int, a []float32, b []float32, c []float32, ldc int, load bool) {}
+func cgemm4x32F32Accel(kc int, a, b, c []float32, ldc int, load bool) {}
 
-func cgemm4x8F32Accel(kc int, a []float32, b []float32, c []float32, ldc int, load bool) {}
+func cgemm4x8F32Accel(kc int, a, b, c []float32, ldc int, load bool) {}
 
-func cgemm4x16F64Accel(kc int, a []float64, b []float64, c []float64, ldc int, load bool) {}
+func cgemm4x16F64Accel(kc int, a, b, c []float64, ldc int, load bool) {}
 
-func cgemm4x4F64Accel(kc int, a []float64, b []float64, c []float64, ldc int, load bool) {}
+func cgemm4x4F64Accel(kc int, a, b, c []float64, ldc int, load bool) {}

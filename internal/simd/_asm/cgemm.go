@@ -29,15 +29,7 @@ import (
 // apart with VSHUFPS (PD), which is the inverse. The AVX-512 kernels hold
 // 4 rows × 2 vectors of accR and accI (16 of the 32 ZMM registers), the
 // AVX2 ones 4 rows × 1 vector (8 of 16 YMM).
-type cgemmShape struct {
-	name       string
-	elem       string
-	size       int
-	rows, vecs int
-	isa        isa
-}
-
-var cgemmShapes = []cgemmShape{
+var cgemmShapes = []gemmShape{
 	{"cgemm4x32F32", "float32", 4, 4, 2, avx512},
 	{"cgemm4x8F32", "float32", 4, 4, 1, avx2},
 	{"cgemm4x16F64", "float64", 8, 4, 2, avx512},
@@ -45,18 +37,10 @@ var cgemmShapes = []cgemmShape{
 }
 
 func registerCGEMM() {
-	for _, g := range cgemmShapes {
-		addR(g.name, "kc int, a []"+g.elem+", b []"+g.elem+", c []"+g.elem+", ldc int, load bool", "", "", func(s isa) {
-			if s.name != g.isa.name {
-				return
-			}
-			text(s)
-			cgemmKernel(s, g)
-		})
-	}
+	registerShapes(cgemmShapes, "kc int, a, b, c []ELEM, ldc int, load bool", cgemmKernel)
 }
 
-func cgemmKernel(s isa, g cgemmShape) {
+func cgemmKernel(s isa, g gemmShape) {
 	label := func(l string) string { return fmt.Sprintf("%s%s_%s", g.name, s.name, l) }
 	mul, sub, add, bcast, move := VMULPS, VSUBPS, VADDPS, VBROADCASTSS, VMOVUPS
 	unpackLo, unpackHi := VUNPCKLPS, VUNPCKHPS

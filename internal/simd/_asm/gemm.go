@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	. "github.com/mmcloughlin/avo/build"
 	"github.com/mmcloughlin/avo/ir"
@@ -37,13 +38,20 @@ var gemmShapes = []gemmShape{
 }
 
 func registerGEMM() {
-	for _, g := range gemmShapes {
-		addR(g.name, "kc int, a []"+g.elem+", ra, sa int, b []"+g.elem+", sb int, c []"+g.elem+", ldc int, load bool", "", "", func(s isa) {
+	registerShapes(gemmShapes, "kc int, a []ELEM, ra, sa int, b []ELEM, sb int, c []ELEM, ldc int, load bool", microKernel)
+}
+
+// registerShapes registers a micro-kernel per shape, with the parameters
+// params (ELEM standing for the shape's element type), emitted by kernel
+// for the shape's ISA only.
+func registerShapes(shapes []gemmShape, params string, kernel func(s isa, g gemmShape)) {
+	for _, g := range shapes {
+		addR(g.name, strings.ReplaceAll(params, "ELEM", g.elem), "", "", func(s isa) {
 			if s.name != g.isa.name {
 				return
 			}
 			text(s)
-			microKernel(s, g)
+			kernel(s, g)
 		})
 	}
 }
