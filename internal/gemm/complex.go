@@ -103,10 +103,28 @@ func packCB[T Float](dst, b []T, rs, cs, pc, kb, jc, nb int, lanes []int) {
 	for jp := 0; jp < nb; jp += nr {
 		w := min(nr, nb-jp)
 		panel := dst[2*jp*kb : 2*(jp*kb+kb*nr)]
+		if rs == 1 && w == nr {
+			// Columns contiguous (b stored transposed): a lane at a time,
+			// down its column.
+			for q, j := range lanes {
+				col := b[2*(pc+(jc+jp+j)*cs) : 2*(pc+(jc+jp+j)*cs+kb)]
+				for l := range kb {
+					panel[2*l*nr+q], panel[2*l*nr+nr+q] = col[2*l], col[2*l+1]
+				}
+			}
+			continue
+		}
 		for l := range kb {
 			re := panel[2*l*nr : 2*l*nr+nr]
 			im := panel[2*l*nr+nr : 2*l*nr+2*nr]
 			src := 2 * ((pc+l)*rs + (jc+jp)*cs)
+			if cs == 1 && w == nr {
+				row := b[src : src+2*nr]
+				for q, j := range lanes {
+					re[q], im[q] = row[2*j], row[2*j+1]
+				}
+				continue
+			}
 			for q, j := range lanes {
 				if j >= w {
 					re[q], im[q] = 0, 0
@@ -122,7 +140,18 @@ func packCB[T Float](dst, b []T, rs, cs, pc, kb, jc, nb int, lanes []int) {
 // (strides rs, cs in complex elements) as one panel, step l's (re, im)
 // pairs at dst[2*l*mr:], rows past mb zero.
 func packCA[T Float](dst, a []T, rs, cs, ic, mb, pc, kb, mr int) {
-	if mb < mr {
+	switch {
+	case mb == 4 && mr == 4 && cs == 1:
+		packCA4(dst, a, rs, ic, pc, kb)
+		return
+	case mb == mr && rs == 1:
+		// a stored transposed: a step's MR elements are contiguous.
+		for l := range kb {
+			src := 2 * (ic + (pc+l)*cs)
+			copy(dst[2*l*mr:2*(l+1)*mr], a[src:src+2*mr])
+		}
+		return
+	case mb < mr:
 		clear(dst)
 	}
 	for r := range mb {
@@ -130,6 +159,25 @@ func packCA[T Float](dst, a []T, rs, cs, ic, mb, pc, kb, mr int) {
 		for l := range kb {
 			dst[2*(l*mr+r)], dst[2*(l*mr+r)+1] = src[2*l*cs], src[2*l*cs+1]
 		}
+	}
+}
+
+// packCA4 is packCA for a whole 4-row panel of a row-major a (every
+// complex kernel's MR): it walks the 4 rows side by side and writes each
+// step's 4 pairs together.
+func packCA4[T Float](dst, a []T, rs, ic, pc, kb int) {
+	var rows [4][]T
+	for r := range rows {
+		off := 2 * ((ic+r)*rs + pc)
+		rows[r] = a[off : off+2*kb]
+	}
+	r0, r1, r2, r3 := rows[0], rows[1], rows[2], rows[3]
+	dst = dst[:8*kb]
+	for l := range kb {
+		d := dst[8*l : 8*l+8 : 8*l+8]
+		s0, s1, s2, s3 := r0[2*l:2*l+2], r1[2*l:2*l+2], r2[2*l:2*l+2], r3[2*l:2*l+2]
+		d[0], d[1], d[2], d[3] = s0[0], s0[1], s1[0], s1[1]
+		d[4], d[5], d[6], d[7] = s2[0], s2[1], s3[0], s3[1]
 	}
 }
 
