@@ -17,7 +17,8 @@ import (
 // complexDotCases are c64 and c128 dot_generals for TestComplexDot: sizes
 // around the complex GEMM's tiles and blocks (1, primes, k past KC, n
 // past NC), operands stored transposed, batch dims first and in the
-// middle, contracting dims that do not merge (gathered first), k = 0, and
+// middle, contracting dims that do not merge (gathered first), k = 0, a
+// product with elementwise consumers (its fused epilogue), and
 // short sums of ±0, ±1, ±Inf and NaN parts, whose signed zeros and NaNs
 // the non-FMA order decides.
 func complexDotCases() []conformance.Case {
@@ -48,6 +49,8 @@ func complexDotCases() []conformance.Case {
 				Fn: dot(trace.DotDims{LhsBatch: []int{1}, RhsBatch: []int{0}, LhsContract: []int{0}, RhsContract: []int{1}})},
 			conformance.Case{Name: d.String() + "/unmerged-contraction", Inputs: []*tensor.Array{in(3, 10, 4), in(4, 3, 33)},
 				Fn: dot(trace.DotDims{LhsContract: []int{0, 2}, RhsContract: []int{1, 0}})},
+			conformance.Case{Name: d.String() + "/epilogue", Inputs: []*tensor.Array{in(19, 40), in(40, 45), in(45)},
+				Fn: func(a []trace.Value) []trace.Value { return []trace.Value{a[0].MatMul(a[1]).Add(a[2]).Mul(a[0].Sum().Reshape(1, 1))} }},
 			conformance.Case{Name: d.String() + "/matmul-batch-broadcast", Inputs: []*tensor.Array{in(2, 1, 9, 17), in(3, 17, 35)},
 				Fn: func(a []trace.Value) []trace.Value { return []trace.Value{a[0].MatMul(a[1])} }})
 		for _, k := range []int{1, 2, 3} {
