@@ -73,7 +73,7 @@ func (g *CCall[T]) block(k simd.GemmCKernel[T], ws *workspace[T], b, i0, i1, j0,
 		for pc := 0; pc < g.K; pc += kcMax {
 			kb := min(kcMax, g.K-pc)
 			load := pc > 0
-			packCB(ws.b, bm, g.RowB, g.ColB, pc, kb, jc, nb, k.Lanes)
+			packCB(ws.b, bm, g.RowB, g.ColB, pc, kb, jc, nb, k)
 			for ic := i0; ic < i1; ic += mr {
 				mb := min(mr, i1-ic)
 				ap := ws.a[:2*kb*mr]
@@ -94,12 +94,13 @@ func (g *CCall[T]) block(k simd.GemmCKernel[T], ws *workspace[T], b, i0, i1, j0,
 }
 
 // packCB writes columns [jc, jc+nb) × steps [pc, pc+kb) of the complex b
-// (strides rs, cs in complex elements) as panels of len(lanes) columns:
-// panel p at dst[2*p*kb*nr:], its step l the real parts of the lanes'
-// columns (lane q holding column lanes[q] of the panel) at [2*l*nr:] and
-// their imaginary parts after them, columns past nb zero.
-func packCB[T Float](dst, b []T, rs, cs, pc, kb, jc, nb int, lanes []int) {
-	nr := len(lanes)
+// (strides rs, cs in complex elements) as panels of k's NR columns: panel
+// p at dst[2*p*kb*nr:], its step l the real parts of the lanes' columns
+// (lane q holding column k.Lanes[q] of the panel) at [2*l*nr:] and their
+// imaginary parts after them, columns past nb zero. Whole panels of a
+// row-major b go through k.Pack (the vector kernels' shuffles).
+func packCB[T Float](dst, b []T, rs, cs, pc, kb, jc, nb int, k simd.GemmCKernel[T]) {
+	lanes, nr := k.Lanes, k.NR
 	for jp := 0; jp < nb; jp += nr {
 		w := min(nr, nb-jp)
 		panel := dst[2*jp*kb : 2*(jp*kb+kb*nr)]
@@ -114,17 +115,14 @@ func packCB[T Float](dst, b []T, rs, cs, pc, kb, jc, nb int, lanes []int) {
 			}
 			continue
 		}
+		if cs == 1 && w == nr {
+			k.Pack(panel, b[2*(pc*rs+jc+jp):], rs, kb)
+			continue
+		}
 		for l := range kb {
 			re := panel[2*l*nr : 2*l*nr+nr]
 			im := panel[2*l*nr+nr : 2*l*nr+2*nr]
 			src := 2 * ((pc+l)*rs + (jc+jp)*cs)
-			if cs == 1 && w == nr {
-				row := b[src : src+2*nr]
-				for q, j := range lanes {
-					re[q], im[q] = row[2*j], row[2*j+1]
-				}
-				continue
-			}
 			for q, j := range lanes {
 				if j >= w {
 					re[q], im[q] = 0, 0

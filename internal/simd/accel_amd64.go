@@ -2398,3 +2398,35 @@ func cgemm4x4F64Accel(kc int, a, b, c []float64, ldc int, load bool) {
 		cgemm4x4F64AVX2(kc, a, b, c, ldc, load)
 	}
 }
+
+func cpack4x32F32Accel(dst, src []float32, rs, kb int) {
+	switch tier {
+	case AVX512:
+		cpack4x32F32AVX512(dst, src, rs, kb)
+	}
+}
+
+func cpack4x8F32Accel(dst, src []float32, rs, kb int) {
+	switch tier {
+	case AVX512:
+		cpack4x8F32AVX2(dst, src, rs, kb)
+	case AVX2:
+		cpack4x8F32AVX2(dst, src, rs, kb)
+	}
+}
+
+func cpack4x16F64Accel(dst, src []float64, rs, kb int) {
+	switch tier {
+	case AVX512:
+		cpack4x16F64AVX512(dst, src, rs, kb)
+	}
+}
+
+func cpack4x4F64Accel(dst, src []float64, rs, kb int) {
+	switch tier {
+	case AVX512:
+		cpack4x4F64AVX2(dst, src, rs, kb)
+	case AVX2:
+		cpack4x4F64AVX2(dst, src, rs, kb)
+	}
+}

@@ -492,3 +492,11 @@ func cgemm4x8F32Accel(kc int, a, b, c []float32, ldc int, load bool) {}
 func cgemm4x16F64Accel(kc int, a, b, c []float64, ldc int, load bool) {}
 
 func cgemm4x4F64Accel(kc int, a, b, c []float64, ldc int, load bool) {}
+
+func cpack4x32F32Accel(dst, src []float32, rs, kb int) {}
+
+func cpack4x8F32Accel(dst, src []float32, rs, kb int) {}
+
+func cpack4x16F64Accel(dst, src []float64, rs, kb int) {}
+
+func cpack4x4F64Accel(dst, src []float64, rs, kb int) {}

@@ -18,10 +18,16 @@ package simd
 //
 // Run does not check lengths: a must hold 2·MR·kc elements, b 2·NR·kc and
 // c 2·((MR−1)·ldc + NR).
+//
+// Pack writes kb steps of a b panel from a row-major complex matrix: step
+// l's NR columns are the pairs src[2*(l*rs+j)], src[2*(l*rs+j)+1] for j <
+// NR, rs complex elements from one step to the next. dst must hold 2·NR·kb
+// elements and src 2·((kb−1)·rs + NR).
 type GemmCKernel[T float32 | float64] struct {
 	MR, NR int
 	Lanes  []int
 	Run    func(kc int, a, b, c []T, ldc int, load bool)
+	Pack   func(dst, src []T, rs, kb int)
 }
 
 // GemmC64 returns the c64 micro-kernel of the active tier: 4×32 on
@@ -29,9 +35,9 @@ type GemmCKernel[T float32 | float64] struct {
 func GemmC64() GemmCKernel[float32] {
 	switch tier {
 	case AVX512:
-		return GemmCKernel[float32]{4, 32, c64Lanes512, cgemm4x32F32Accel}
+		return GemmCKernel[float32]{4, 32, c64Lanes512, cgemm4x32F32Accel, cpack4x32F32Accel}
 	case AVX2:
-		return GemmCKernel[float32]{4, 8, c64Lanes256, cgemm4x8F32Accel}
+		return GemmCKernel[float32]{4, 8, c64Lanes256, cgemm4x8F32Accel, cpack4x8F32Accel}
 	}
 	return c64Go
 }
@@ -41,9 +47,9 @@ func GemmC64() GemmCKernel[float32] {
 func GemmC128() GemmCKernel[float64] {
 	switch tier {
 	case AVX512:
-		return GemmCKernel[float64]{4, 16, c128Lanes512, cgemm4x16F64Accel}
+		return GemmCKernel[float64]{4, 16, c128Lanes512, cgemm4x16F64Accel, cpack4x16F64Accel}
 	case AVX2:
-		return GemmCKernel[float64]{4, 4, c128Lanes256, cgemm4x4F64Accel}
+		return GemmCKernel[float64]{4, 4, c128Lanes256, cgemm4x4F64Accel, cpack4x4F64Accel}
 	}
 	return c128Go
 }
@@ -84,6 +90,15 @@ func cgemmLanes(nr, n, size int) []int {
 // GemmCTileGo is the pure-Go twin of the complex micro-kernels for an
 // mr×nr tile whose b panels hold lane p's column at lanes[p].
 func GemmCTileGo[T float32 | float64](mr, nr int, lanes []int) GemmCKernel[T] {
+	pack := func(dst, src []T, rs, kb int) {
+		for l := range kb {
+			row := src[2*l*rs : 2*(l*rs+nr)]
+			re, im := dst[2*l*nr:2*l*nr+nr], dst[2*l*nr+nr:2*(l+1)*nr]
+			for q, j := range lanes {
+				re[q], im[q] = row[2*j], row[2*j+1]
+			}
+		}
+	}
 	return GemmCKernel[T]{mr, nr, lanes, func(kc int, a, b, c []T, ldc int, load bool) {
 		for r := range mr {
 			for p, j := range lanes {
@@ -100,5 +115,5 @@ func GemmCTileGo[T float32 | float64](mr, nr int, lanes []int) GemmCKernel[T] {
 				c[2*(r*ldc+j)], c[2*(r*ldc+j)+1] = sr, si
 			}
 		}
-	}}
+	}, pack}
 }

@@ -8,7 +8,8 @@ import (
 )
 
 // The complex micro-kernels of every tier against their Go twin on the
-// same packed panels: bit-identical (any NaN for a NaN), with and without
+// same packed panels, and their b packing against the twin's (a copy,
+// NaN payloads included): bit-identical (any NaN for a NaN), with and without
 // load, for kc of 0, 1 and more, on values spanning many exponents and
 // with infinities, NaNs and zeros of both signs, whose signs and NaNs
 // depend on the non-FMA order of the complex multiply.
@@ -41,6 +42,21 @@ func checkGemmCKernel[T float32 | float64](t *testing.T, tier Tier, k GemmCKerne
 		t.Fatalf("%v %d×%d: lanes %v are not a permutation of the tile's columns", tier, k.MR, k.NR, k.Lanes)
 	}
 	twin := GemmCTileGo[T](k.MR, k.NR, k.Lanes)
+	for _, kb := range []int{0, 1, 7} {
+		rs := k.NR + 5
+		src := make([]T, 2*max(kb*rs, 1))
+		for i := range src {
+			src[i] = T(val())
+		}
+		got, want := make([]T, 2*k.NR*kb), make([]T, 2*k.NR*kb)
+		k.Pack(got, src, rs, kb)
+		twin.Pack(want, src, rs, kb)
+		for i := range want {
+			if math.Float64bits(float64(got[i])) != math.Float64bits(float64(want[i])) {
+				t.Fatalf("%v %d×%d pack kb=%d: dst[%d] = %v, twin %v", tier, k.MR, k.NR, kb, i, got[i], want[i])
+			}
+		}
+	}
 	for _, kc := range []int{0, 1, 2, 7, 64} {
 		for _, load := range []bool{false, true} {
 			a, b := make([]T, 2*k.MR*kc), make([]T, 2*k.NR*kc)

@@ -39227,3 +39227,123 @@ cgemm4x4F64AVX2_store:
 	ADDQ      SI, DI
 	VZEROUPPER
 	RET
+
+// func cpack4x32F32AVX512(dst []float32, src []float32, rs int, kb int)
+// Requires: AVX, AVX512F
+TEXT ·cpack4x32F32AVX512(SB), NOSPLIT, $0-64
+	MOVQ  dst_base+0(FP), AX
+	MOVQ  src_base+24(FP), CX
+	MOVQ  rs+48(FP), DX
+	SHLQ  $0x03, DX
+	MOVQ  kb+56(FP), BX
+	TESTQ BX, BX
+	JEQ   cpack4x32F32AVX512_done
+
+cpack4x32F32AVX512_loop:
+	VMOVUPS (CX), Z0
+	VMOVUPS 64(CX), Z1
+	VSHUFPS $0x88, Z1, Z0, Z2
+	VSHUFPS $0xdd, Z1, Z0, Z0
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z0, 128(AX)
+	VMOVUPS 128(CX), Z0
+	VMOVUPS 192(CX), Z1
+	VSHUFPS $0x88, Z1, Z0, Z2
+	VSHUFPS $0xdd, Z1, Z0, Z0
+	VMOVUPS Z2, 64(AX)
+	VMOVUPS Z0, 192(AX)
+	ADDQ    DX, CX
+	ADDQ    $0x00000100, AX
+	DECQ    BX
+	JNE     cpack4x32F32AVX512_loop
+
+cpack4x32F32AVX512_done:
+	VZEROUPPER
+	RET
+
+// func cpack4x8F32AVX2(dst []float32, src []float32, rs int, kb int)
+// Requires: AVX
+TEXT ·cpack4x8F32AVX2(SB), NOSPLIT, $0-64
+	MOVQ  dst_base+0(FP), AX
+	MOVQ  src_base+24(FP), CX
+	MOVQ  rs+48(FP), DX
+	SHLQ  $0x03, DX
+	MOVQ  kb+56(FP), BX
+	TESTQ BX, BX
+	JEQ   cpack4x8F32AVX2_done
+
+cpack4x8F32AVX2_loop:
+	VMOVUPS (CX), Y0
+	VMOVUPS 32(CX), Y1
+	VSHUFPS $0x88, Y1, Y0, Y2
+	VSHUFPS $0xdd, Y1, Y0, Y0
+	VMOVUPS Y2, (AX)
+	VMOVUPS Y0, 32(AX)
+	ADDQ    DX, CX
+	ADDQ    $0x00000040, AX
+	DECQ    BX
+	JNE     cpack4x8F32AVX2_loop
+
+cpack4x8F32AVX2_done:
+	VZEROUPPER
+	RET
+
+// func cpack4x16F64AVX512(dst []float64, src []float64, rs int, kb int)
+// Requires: AVX, AVX512F
+TEXT ·cpack4x16F64AVX512(SB), NOSPLIT, $0-64
+	MOVQ  dst_base+0(FP), AX
+	MOVQ  src_base+24(FP), CX
+	MOVQ  rs+48(FP), DX
+	SHLQ  $0x04, DX
+	MOVQ  kb+56(FP), BX
+	TESTQ BX, BX
+	JEQ   cpack4x16F64AVX512_done
+
+cpack4x16F64AVX512_loop:
+	VMOVUPD (CX), Z0
+	VMOVUPD 64(CX), Z1
+	VSHUFPD $0x00, Z1, Z0, Z2
+	VSHUFPD $0xff, Z1, Z0, Z0
+	VMOVUPD Z2, (AX)
+	VMOVUPD Z0, 128(AX)
+	VMOVUPD 128(CX), Z0
+	VMOVUPD 192(CX), Z1
+	VSHUFPD $0x00, Z1, Z0, Z2
+	VSHUFPD $0xff, Z1, Z0, Z0
+	VMOVUPD Z2, 64(AX)
+	VMOVUPD Z0, 192(AX)
+	ADDQ    DX, CX
+	ADDQ    $0x00000100, AX
+	DECQ    BX
+	JNE     cpack4x16F64AVX512_loop
+
+cpack4x16F64AVX512_done:
+	VZEROUPPER
+	RET
+
+// func cpack4x4F64AVX2(dst []float64, src []float64, rs int, kb int)
+// Requires: AVX
+TEXT ·cpack4x4F64AVX2(SB), NOSPLIT, $0-64
+	MOVQ  dst_base+0(FP), AX
+	MOVQ  src_base+24(FP), CX
+	MOVQ  rs+48(FP), DX
+	SHLQ  $0x04, DX
+	MOVQ  kb+56(FP), BX
+	TESTQ BX, BX
+	JEQ   cpack4x4F64AVX2_done
+
+cpack4x4F64AVX2_loop:
+	VMOVUPD (CX), Y0
+	VMOVUPD 32(CX), Y1
+	VSHUFPD $0x00, Y1, Y0, Y2
+	VSHUFPD $0xff, Y1, Y0, Y0
+	VMOVUPD Y2, (AX)
+	VMOVUPD Y0, 32(AX)
+	ADDQ    DX, CX
+	ADDQ    $0x00000040, AX
+	DECQ    BX
+	JNE     cpack4x4F64AVX2_loop
+
+cpack4x4F64AVX2_done:
+	VZEROUPPER
+	RET

@@ -1398,3 +1398,15 @@ func cgemm4x16F64AVX512(kc int, a []float64, b []float64, c []float64, ldc int, 
 
 //go:noescape
 func cgemm4x4F64AVX2(kc int, a []float64, b []float64, c []float64, ldc int, load bool)
+
+//go:noescape
+func cpack4x32F32AVX512(dst []float32, src []float32, rs int, kb int)
+
+//go:noescape
+func cpack4x8F32AVX2(dst []float32, src []float32, rs int, kb int)
+
+//go:noescape
+func cpack4x16F64AVX512(dst []float64, src []float64, rs int, kb int)
+
+//go:noescape
+func cpack4x4F64AVX2(dst []float64, src []float64, rs int, kb int)

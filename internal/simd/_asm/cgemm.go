@@ -150,3 +150,68 @@ func cgemmKernel(s isa, g gemmShape) {
 	VZEROUPPER()
 	RET()
 }
+
+// registerCGEMMPack registers the complex kernels' b-panel packing: kb
+// steps of a row-major complex b (row stride rs complex elements), each
+// step's NR interleaved (re, im) pairs taken apart into the panel's real
+// parts and then its imaginary parts, in the kernel's lane order — the
+// VSHUFPS (PD) split the kernel's tile load does. One body per shape (the
+// ISA's vector width and vectors per step).
+func registerCGEMMPack() {
+	packs := make([]gemmShape, len(cgemmShapes))
+	for i, g := range cgemmShapes {
+		g.name = "cpack" + g.name[len("cgemm"):] // cpack4x32F32
+		packs[i] = g
+	}
+	registerShapes(packs, "dst, src []ELEM, rs, kb int", cgemmPack)
+}
+
+func cgemmPack(s isa, g gemmShape) {
+	label := func(l string) string { return fmt.Sprintf("%s%s_%s", g.name, s.name, l) }
+	move := VMOVUPS
+	shuffle := func(real bool, hi, lo, dst Op) {
+		imm := uint8(0x88)
+		if !real {
+			imm = 0xdd
+		}
+		VSHUFPS(U8(imm), hi, lo, dst)
+	}
+	shift := uint8(3)
+	if g.size == 8 {
+		move = VMOVUPD
+		shuffle = func(real bool, hi, lo, dst Op) {
+			imm := uint8(0x00)
+			if !real {
+				imm = 0xff
+			}
+			VSHUFPD(U8(imm), hi, lo, dst)
+		}
+		shift = 4
+	}
+	dst, src, rs, kb := GP64(), GP64(), GP64(), GP64()
+	Load(Param("dst").Base(), dst)
+	Load(Param("src").Base(), src)
+	Load(Param("rs"), rs)
+	SHLQ(U8(shift), rs)
+	Load(Param("kb"), kb)
+	w := s.bytes
+	TESTQ(kb, kb)
+	JEQ(LabelRef(label("done")))
+	Label(label("loop"))
+	for v := range g.vecs {
+		lo, hi, re, im := s.vec(), s.vec(), s.vec(), s.vec()
+		move(Mem{Base: src, Disp: 2 * v * w}, lo)
+		move(Mem{Base: src, Disp: (2*v + 1) * w}, hi)
+		shuffle(true, hi, lo, re)
+		shuffle(false, hi, lo, im)
+		move(re, Mem{Base: dst, Disp: v * w})
+		move(im, Mem{Base: dst, Disp: (g.vecs + v) * w})
+	}
+	ADDQ(rs, src)
+	ADDQ(U32(2*g.vecs*w), dst)
+	DECQ(kb)
+	JNE(LabelRef(label("loop")))
+	Label(label("done"))
+	VZEROUPPER()
+	RET()
+}

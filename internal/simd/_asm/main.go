@@ -97,6 +97,7 @@ func main() {
 	registerGEMMBF16()
 	registerInterleaveBF16()
 	registerCGEMM()
+	registerCGEMMPack()
 	for _, k := range kernels {
 		for _, s := range []isa{avx2, avx512} {
 			before := current
