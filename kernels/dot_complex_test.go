@@ -50,7 +50,9 @@ func complexDotCases() []conformance.Case {
 			conformance.Case{Name: d.String() + "/unmerged-contraction", Inputs: []*tensor.Array{in(3, 10, 4), in(4, 3, 33)},
 				Fn: dot(trace.DotDims{LhsContract: []int{0, 2}, RhsContract: []int{1, 0}})},
 			conformance.Case{Name: d.String() + "/epilogue", Inputs: []*tensor.Array{in(19, 40), in(40, 45), in(45)},
-				Fn: func(a []trace.Value) []trace.Value { return []trace.Value{a[0].MatMul(a[1]).Add(a[2]).Mul(a[0].Sum().Reshape(1, 1))} }},
+				Fn: func(a []trace.Value) []trace.Value {
+					return []trace.Value{a[0].MatMul(a[1]).Add(a[2]).Mul(a[0].Sum().Reshape(1, 1))}
+				}},
 			conformance.Case{Name: d.String() + "/matmul-batch-broadcast", Inputs: []*tensor.Array{in(2, 1, 9, 17), in(3, 17, 35)},
 				Fn: func(a []trace.Value) []trace.Value { return []trace.Value{a[0].MatMul(a[1])} }})
 		for _, k := range []int{1, 2, 3} {
