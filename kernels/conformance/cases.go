@@ -321,7 +321,7 @@ func mixedCases() []Case {
 			Fn: one(func(a []trace.Value) trace.Value {
 				return trace.DotGeneral(a[0], a[1], trace.DotDims{LhsBatch: []int{0}, RhsBatch: []int{0}, LhsContract: []int{1}, RhsContract: []int{1}})
 			})},
-		// Complex products wide enough for the vector row update (and its tail).
+		// Complex products on the complex GEMM: batched c64 past a 32-column tile, c128 with edge tiles.
 		{Name: "matmul-c64-rows", Inputs: []*tensor.Array{Input(tensor.C64, 44, 2, 9, 70), Input(tensor.C64, 45, 2, 70, 37)},
 			Fn: one(func(a []trace.Value) trace.Value { return a[0].MatMul(a[1]) })},
 		{Name: "matmul-c128-rows", Inputs: []*tensor.Array{Input(tensor.C128, 46, 9, 70), Input(tensor.C128, 47, 70, 21)},
