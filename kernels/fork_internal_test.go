@@ -17,8 +17,8 @@ type countJob struct {
 }
 
 func (j *countJob) runRange(rs *runState, w *worker, lo, hi int) {
-	b := j.busy[w]
-	if !b.CompareAndSwap(0, 1) {
+	b := j.busy[w] // nil: a worker the fork did not hand out
+	if b == nil || !b.CompareAndSwap(0, 1) {
 		j.bad.Add(1)
 		return
 	}
@@ -75,5 +75,97 @@ func TestForkEachIndexOnce(t *testing.T) {
 	wg.Wait()
 	if helped.Load() == 0 {
 		t.Error("no helper ever ran a range: forks ran on the forking goroutine alone")
+	}
+}
+
+// newForkState is a run state with nw workers.
+func newForkState(nw int) *runState {
+	rs := &runState{}
+	for range nw {
+		rs.workers = append(rs.workers, &worker{})
+	}
+	return rs
+}
+
+// newCountJob counts n indices, allowing only workers ws.
+func newCountJob(n int, ws []*worker) *countJob {
+	j := &countJob{hits: make([]atomic.Int32, n), busy: map[*worker]*atomic.Int32{}}
+	for _, w := range ws {
+		j.busy[w] = new(atomic.Int32)
+	}
+	return j
+}
+
+// check reports a fork's miscounted indices and misused workers.
+func (j *countJob) check(t *testing.T, label string) bool {
+	t.Helper()
+	for i := range j.hits {
+		if h := j.hits[i].Load(); h != 1 {
+			t.Errorf("%s: index %d of %d ran %d times", label, i, len(j.hits), h)
+			return false
+		}
+	}
+	if b := j.bad.Load(); b != 0 {
+		t.Errorf("%s: %d ranges ran on a busy worker or one past the fork's nw", label, b)
+		return false
+	}
+	return true
+}
+
+// TestForkWorkersWithinNW: a fork on fewer workers than its run state has
+// (and than the pool has helpers, started by a wider fork) runs every
+// range on one of its first nw workers; helpers hot from the wide forks
+// must not take worker indices ≥ nw of the narrow ones.
+func TestForkWorkersWithinNW(t *testing.T) {
+	x := &cpuExec{cpu: NewCPU(CPUOptions{Workers: 4})}
+	rs := newForkState(4)
+	start := time.Now()
+	for round := 0; time.Since(start) < time.Second; round++ {
+		nw := 2 + round%3 // 2, 3, 4
+		n := 1 + round%97
+		j := newCountJob(n, rs.workers[:nw])
+		x.fork(rs, n, nw, j)
+		if !j.check(t, "round "+itoa(round)) {
+			return
+		}
+	}
+}
+
+func itoa(i int) string {
+	var b [20]byte
+	p := len(b)
+	for {
+		p--
+		b[p] = byte('0' + i%10)
+		if i /= 10; i == 0 {
+			return string(b[p:])
+		}
+	}
+}
+
+// TestForkHelpersPark: after a burst of forks (helpers hot) and a warm-up
+// with nothing to run, every helper stops spinning within a few spin
+// windows (no CPU burned while nothing runs) and the hot slot is empty.
+func TestForkHelpersPark(t *testing.T) {
+	x := &cpuExec{cpu: NewCPU(CPUOptions{Workers: 3})}
+	rs := newForkState(3)
+	for round := range 2000 {
+		n := 1 + round%64
+		j := newCountJob(n, rs.workers)
+		x.fork(rs, n, 3, j)
+		if !j.check(t, "round "+itoa(round)) {
+			return
+		}
+		if hotSlot.Load() != nil {
+			t.Fatalf("round %d: the hot slot holds a fork that has returned", round)
+		}
+	}
+	warm(3)
+	deadline := time.Now().Add(10 * time.Second) // generous: the machine is shared
+	for hotSpinners.Load() > 0 || waking.Load() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d helpers still spinning (waking %v) 10 s after the last fork", hotSpinners.Load(), waking.Load())
+		}
+		time.Sleep(spinWindow)
 	}
 }

@@ -1,0 +1,165 @@
+package kernels_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/kiln-go/kiln/internal/simd"
+	"github.com/kiln-go/kiln/kernels"
+	"github.com/kiln-go/kiln/kernels/conformance"
+	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/promote"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// multiResultFused reports whether m has a dot fusion whose epilogue
+// computes several results.
+func multiResultFused(m *lower.Module) bool {
+	for _, f := range m.Fusions {
+		if f.Epilogue() && len(f.EpilogueResults()) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// checkOpByOp holds p's outputs on every epilogue CPU, fused, to the
+// op-by-op (NoFusion) module's bits: checkFusedSame compares with the
+// unfused epilogue, which a multi-output loop computes by the same
+// per-block scheme, so a fault of that scheme would pass it.
+func checkOpByOp(t *testing.T, label string, p *trace.Program, inputs []*tensor.Array) {
+	t.Helper()
+	off, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, NoFusion: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	on, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, Verify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(cpu *kernels.CPU, m *lower.Module) []*tensor.Array {
+		exe, err := cpu.Compile(m)
+		if err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		outs, err := exe.Run(inputs)
+		if err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		return outs
+	}
+	want := run(unfusedCPU, off)
+	for i, cpu := range epilogueCPUs {
+		for o, got := range run(cpu, on) {
+			if diff := conformance.Compare(got, want[o], 0); diff != "" {
+				t.Fatalf("%s, cpu %d, output %d: fused differs from op-by-op: %s\n%s", label, i, o, diff, on.FusedString())
+			}
+		}
+	}
+}
+
+// TestMultiResultEpilogueShapes: multi-result epilogues whose later
+// results read earlier ones (elementwise, and through a transpose of a
+// square product), mix dtypes (an f16 convert with an f32 result, a bool
+// mask), and whose product is a module output too, on products of
+// f32, f64, f16, bf16 (f32 accumulation) and int8 (i32) operands, each
+// bit-identical to the unfused and the op-by-op forms on 1-3 workers.
+func TestMultiResultEpilogueShapes(t *testing.T) {
+	type dtypes struct{ in, dot tensor.DType }
+	paths := []dtypes{{tensor.F32, tensor.F32}, {tensor.F64, tensor.F64}, {tensor.F16, tensor.F16},
+		{tensor.BF16, tensor.F32}, {tensor.F16, tensor.F32}, {tensor.I8, tensor.I32}, {tensor.I32, tensor.I32}}
+	cases := map[string]func(y, b trace.Value) []trace.Value{
+		"later-reads-earlier": func(y, b trace.Value) []trace.Value {
+			r := y.Add(b).Maximum(trace.Int(0))
+			return []trace.Value{r, r.Mul(y).Sub(b)}
+		},
+		"transpose-of-earlier": func(y, b trace.Value) []trace.Value {
+			r := y.Add(b)
+			return []trace.Value{r, r.Transpose().Mul(y)}
+		},
+		"convert-and-mask": func(y, b trace.Value) []trace.Value {
+			z := y.Add(b)
+			return []trace.Value{z.Astype(tensor.F16), z.Gt(trace.Int(0)), z.Mul(z)}
+		},
+		"product-output": func(y, b trace.Value) []trace.Value {
+			z := y.Sub(b)
+			return []trace.Value{z.Maximum(trace.Int(0)), z.Gt(trace.Int(0)), y}
+		},
+	}
+	for _, tier := range simd.Available() {
+		restore := simd.SetLevel(tier)
+		for _, d := range paths {
+			for _, s := range [][3]int{{37, 300, 37}, {64, 40, 64}, {5, 40, 1100}, {6, 0, 6}, {0, 5, 7}, {1, 1, 1}} {
+				for name, fn := range cases {
+					if name == "transpose-of-earlier" && s[0] != s[2] {
+						continue
+					}
+					label := fmt.Sprintf("%v/%s→%s/%dx%dx%d/%s", tier, d.in, d.dot, s[0], s[1], s[2], name)
+					abs := []trace.Abstract{{Type: promote.Strong(d.in), Shape: []int{s[0], s[1]}}, {Type: promote.Strong(d.in), Shape: []int{s[1], s[2]}},
+						{Type: promote.Strong(d.dot), Shape: []int{s[2]}}}
+					p, err := trace.Trace(promote.Config{}, abs, func(a []trace.Value) []trace.Value {
+						var opts []trace.DotOption
+						if d.dot != d.in {
+							opts = append(opts, trace.PreferredElementType(d.dot))
+						}
+						y := trace.DotGeneral(a[0], a[1], trace.DotDims{LhsContract: []int{1}, RhsContract: []int{0}}, opts...)
+						return fn(y, a[2])
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+					inputs := []*tensor.Array{randomInput(d.in, 7, s[0], s[1]), randomInput(d.in, 8, s[1], s[2]), randomInput(d.dot, 9, s[2])}
+					on, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, Verify: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if multiResultFused(on) {
+						checkFusedSame(t, label, p, inputs, multiResultFused)
+					}
+					checkOpByOp(t, label, p, inputs)
+				}
+			}
+		}
+		restore()
+	}
+}
+
+// TestMultiResultConvEpilogue: a conv whose product sibling loops read
+// (a relu and its mask, a later result reading the relu) computes them as
+// one epilogue, on each block of positions for NHWC and after the product
+// for NCHW and f16, bit-identical to the unfused and op-by-op forms.
+func TestMultiResultConvEpilogue(t *testing.T) {
+	nhwc := [3]string{"NHWC", "HWIO", "NHWC"}
+	type conv struct {
+		name     string
+		lhs, rhs []int
+		bias     []int
+		opts     trace.ConvOptions
+	}
+	convs := []conv{
+		{"nhwc-blocks", []int{2, 24, 25, 3}, []int{3, 3, 3, 8}, []int{8}, trace.ConvOptions{PaddingMode: "SAME", DimensionNumbers: nhwc}},
+		{"nchw", []int{2, 3, 9, 8}, []int{5, 3, 3, 3}, []int{5, 1, 1}, trace.ConvOptions{PaddingMode: "SAME"}},
+	}
+	for _, tier := range simd.Available() {
+		restore := simd.SetLevel(tier)
+		for _, c := range convs {
+			for _, d := range []tensor.DType{tensor.F32, tensor.F64, tensor.F16, tensor.I32} {
+				label := fmt.Sprintf("%v/%s/%s", tier, c.name, d)
+				abs := []trace.Abstract{{Type: promote.Strong(d), Shape: c.lhs}, {Type: promote.Strong(d), Shape: c.rhs}, {Type: promote.Strong(d), Shape: c.bias}}
+				p, err := trace.Trace(promote.Config{}, abs, func(a []trace.Value) []trace.Value {
+					z := trace.ConvGeneralDilated(a[0], a[1], c.opts).Add(a[2])
+					r := z.Maximum(trace.Int(0))
+					return []trace.Value{r, z.Gt(trace.Int(0)), r.Mul(z)}
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				inputs := []*tensor.Array{randomInput(d, 4, c.lhs...), randomInput(d, 5, c.rhs...), randomInput(d, 6, c.bias...)}
+				checkFusedSame(t, label, p, inputs, multiResultFused)
+				checkOpByOp(t, label, p, inputs)
+			}
+		}
+		restore()
+	}
+}
