@@ -150,11 +150,12 @@
 // adds the block's last k block in (gemm.Finisher), while the block is in
 // L1; a conv with an NHWC-like output runs it on each block of output
 // positions right after its worker computes them. The product goes
-// straight into the output buffer when it has the output's dtype and no
-// other reader, into its own buffer when it has other readers, else into
-// scratch. Other products (integers, int8 on VNNI — AVX512_VNNI at the
-// AVX512 tier, AVX-VNNI at the AVX2 tier —, f16/bf16 narrowed from
-// f32, bf16 products, complex, convs with other output layouts) are
+// straight into the output buffer when the epilogue has one result, of
+// the product's dtype, and the product no other reader; into its own
+// buffer when it has other readers, else into scratch. Other products
+// (integers, int8 on VNNI — AVX512_VNNI at the AVX512 tier, AVX-VNNI at
+// the AVX2 tier —, f16/bf16 narrowed from f32, bf16 products, complex,
+// GEMMs split into column bands, convs with other output layouts) are
 // computed whole first, then the epilogue runs over them. OpenCL runs the
 // chain in the product kernel's store, from the rounded accumulator.
 //

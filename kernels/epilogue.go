@@ -24,13 +24,15 @@ import (
 // piece's rows right after the piece). A
 // conv with an NHWC-like output runs it on each block of output positions
 // its worker has just computed. The product is computed in the output
-// buffer itself when it has the output's dtype (the body then reads and
-// writes the same elements, each read before it is written), in its own
+// buffer itself when the epilogue has one result, of the product's dtype
+// (the body then reads and writes the same elements, each read before it
+// is written), in its own
 // buffer when others read it too (the fusion's last output), else in a
 // scratch buffer; with several results (a multi-output loop absorbed whole)
-// each block is computed by every result's body in turn. Other products (integers, int8 and bf16 GEMMs, f16
-// narrowed from f32, complex, swapped narrow products, a conv with another
-// output layout) are computed whole first and the body runs over them
+// each block is computed by every result's body in turn. Other products
+// (integers, int8 and bf16 GEMMs, f16 narrowed from f32, complex, swapped
+// narrow products, GEMMs split into column bands, a conv with another
+// output layout) are computed whole first and the bodies run over them
 // after.
 type epilogue struct {
 	results  []epilogueResult // one body per result of the fusion, in order

@@ -36,8 +36,8 @@
 //     (Fusion.EpilogueResults); when other kernels read the product too
 //     it is that fusion's last output. The CPU runs the epilogue on
 //     each block of the product the GEMM finishes, or after the product
-//     (or a piece of it) for small pieces, swapped narrow products and
-//     the int8/bf16 GEMMs.
+//     (or a piece of it) for small pieces, swapped narrow products,
+//     GEMMs split into column bands and the int8/bf16 GEMMs.
 //  7. PlanBuffers: parameters are the caller's read-only arrays; each output
 //     gets a buffer of its own; other results reuse dead scratch buffers of
 //     the same dtype and sufficient size (liveness over the fusion order).
