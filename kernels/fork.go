@@ -57,6 +57,17 @@ func (x *cpuExec) fork(rs *runState, n, nw int, job rangeJob) {
 	t.done.Store(0)
 	t.joins.Store(g << 32)
 	t.state.Store(g << 32)
+	returned := false
+	defer func() {
+		if !returned {
+			// The job panicked (a kernel's bug the caller may recover
+			// from): close the generation, so no helper takes another
+			// range of it, and empty the hot slot, which helpers would
+			// otherwise spin on for good and no later fork could use.
+			t.state.Store(g<<32 | closed)
+			hotSlot.CompareAndSwap(t, nil)
+		}
+	}()
 	startForkPool(nw - 1)
 	invited := 0
 	if spinners := int(hotSpinners.Load()); spinners > 0 && hotSlot.CompareAndSwap(nil, t) {
@@ -77,6 +88,7 @@ func (x *cpuExec) fork(rs *runState, n, nw int, job rangeJob) {
 	}
 	hotSlot.CompareAndSwap(t, nil)
 	t.job, t.rs, t.workers = nil, nil, nil // hold nothing between runs
+	returned = true
 }
 
 // forkTask is the parallel job record of one run state, reused by its

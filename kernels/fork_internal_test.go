@@ -169,3 +169,69 @@ func TestForkHelpersPark(t *testing.T) {
 		time.Sleep(spinWindow)
 	}
 }
+
+// panicJob panics on the forking goroutine's first range once the fork
+// is in the hot slot (a helper was spinning when it began); helpers'
+// ranges take a while.
+type panicJob struct {
+	t   *forkTask
+	hot atomic.Bool // the fork was in the hot slot when the job ran
+}
+
+func (j *panicJob) runRange(rs *runState, w *worker, lo, hi int) {
+	if w == rs.workers[0] {
+		j.hot.Store(hotSlot.Load() == j.t)
+		panic("kernel bug")
+	}
+	time.Sleep(100 * time.Microsecond)
+}
+
+// TestForkPanicLeavesNoSpinner: a job that panics on the forking
+// goroutine (a kernel's bug, recovered by the caller) must not leave its
+// fork in the hot slot, where every helper would join it, find it open,
+// and spin until the scheduler happens to keep them off a core for a
+// spin window (5 s and more on an idle machine) — and which no later fork
+// could use, its CompareAndSwap from nil failing for good; nor may
+// helpers go on claiming its ranges after the panic.
+func TestForkPanicLeavesNoSpinner(t *testing.T) {
+	x := &cpuExec{cpu: NewCPU(CPUOptions{Workers: 3})}
+	for attempt := 0; ; attempt++ {
+		if attempt == 1000 {
+			// A fork left in the hot slot by an earlier panic also
+			// keeps every later fork out of it.
+			t.Fatal("no fork was in the hot slot in 1000 attempts, each after 50 forks that leave helpers spinning")
+		}
+		warmRS := newForkState(3)
+		for range 50 { // helpers spinning
+			x.fork(warmRS, 64, 3, newCountJob(64, warmRS.workers))
+		}
+		rs := newForkState(3)
+		rs.fork = &forkTask{}
+		j := &panicJob{t: rs.fork}
+		func() {
+			defer func() {
+				if r := recover(); r != "kernel bug" {
+					t.Fatalf("recovered %v, want the job's panic", r)
+				}
+			}()
+			x.fork(rs, 1<<20, 3, j)
+		}()
+		if !j.hot.Load() {
+			continue
+		}
+		if hotSlot.Load() == rs.fork {
+			t.Error("the panicked fork is still in the hot slot")
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for hotSpinners.Load() > 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d helpers still spinning 5 s after the fork panicked", hotSpinners.Load())
+			}
+			time.Sleep(spinWindow)
+		}
+		if s := rs.fork.state.Load(); s&(1<<32-1) != closed {
+			t.Errorf("the panicked fork's state is %#x: helpers may still claim its ranges", s)
+		}
+		return
+	}
+}
