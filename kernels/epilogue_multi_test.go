@@ -66,6 +66,17 @@ func checkOpByOp(t *testing.T, label string, p *trace.Program, inputs []*tensor.
 // f32, f64, f16, bf16 (f32 accumulation) and int8 (i32) operands, each
 // bit-identical to the unfused and the op-by-op forms on 1-3 workers.
 func TestMultiResultEpilogueShapes(t *testing.T) {
+	type layout struct {
+		name   string
+		dims   trace.DotDims
+		shapes func(m, k, n int) [2][]int
+	}
+	layouts := []layout{
+		{"plain", trace.DotDims{LhsContract: []int{1}, RhsContract: []int{0}}, func(m, k, n int) [2][]int { return [2][]int{{m, k}, {k, n}} }},
+		{"transposed", trace.DotDims{LhsContract: []int{0}, RhsContract: []int{1}}, func(m, k, n int) [2][]int { return [2][]int{{k, m}, {n, k}} }},
+		{"batched", trace.DotDims{LhsBatch: []int{0}, RhsBatch: []int{0}, LhsContract: []int{2}, RhsContract: []int{1}},
+			func(m, k, n int) [2][]int { return [2][]int{{2, m, k}, {2, k, n}} }},
+	}
 	type dtypes struct{ in, dot tensor.DType }
 	paths := []dtypes{{tensor.F32, tensor.F32}, {tensor.F64, tensor.F64}, {tensor.F16, tensor.F16},
 		{tensor.BF16, tensor.F32}, {tensor.F16, tensor.F32}, {tensor.I8, tensor.I32}, {tensor.I32, tensor.I32}}
@@ -76,7 +87,11 @@ func TestMultiResultEpilogueShapes(t *testing.T) {
 		},
 		"transpose-of-earlier": func(y, b trace.Value) []trace.Value {
 			r := y.Add(b)
-			return []trace.Value{r, r.Transpose().Mul(y)}
+			perm := []int{1, 0}
+			if len(r.Shape()) == 3 {
+				perm = []int{0, 2, 1}
+			}
+			return []trace.Value{r, r.Transpose(perm...).Mul(y)}
 		},
 		"convert-and-mask": func(y, b trace.Value) []trace.Value {
 			z := y.Add(b)
@@ -90,26 +105,32 @@ func TestMultiResultEpilogueShapes(t *testing.T) {
 	for _, tier := range simd.Available() {
 		restore := simd.SetLevel(tier)
 		for _, d := range paths {
-			for _, s := range [][3]int{{37, 300, 37}, {64, 40, 64}, {5, 40, 1100}, {6, 0, 6}, {0, 5, 7}, {1, 1, 1}} {
+			// 128×40×10: transposed, the product runs swapped (narrow n).
+			for si, s := range [][3]int{{37, 300, 37}, {64, 40, 64}, {5, 40, 1100}, {128, 40, 10}, {6, 0, 6}, {0, 5, 7}, {1, 1, 1}} {
 				for name, fn := range cases {
 					if name == "transpose-of-earlier" && s[0] != s[2] {
 						continue
 					}
 					label := fmt.Sprintf("%v/%s→%s/%dx%dx%d/%s", tier, d.in, d.dot, s[0], s[1], s[2], name)
-					abs := []trace.Abstract{{Type: promote.Strong(d.in), Shape: []int{s[0], s[1]}}, {Type: promote.Strong(d.in), Shape: []int{s[1], s[2]}},
+					layout := layouts[(si+len(label))%len(layouts)]
+					if s == [3]int{128, 40, 10} {
+						layout = layouts[1] // x stored transposed, n narrow: swapped
+					}
+					label += "/" + layout.name
+					shapes := layout.shapes(s[0], s[1], s[2])
+					abs := []trace.Abstract{{Type: promote.Strong(d.in), Shape: shapes[0]}, {Type: promote.Strong(d.in), Shape: shapes[1]},
 						{Type: promote.Strong(d.dot), Shape: []int{s[2]}}}
 					p, err := trace.Trace(promote.Config{}, abs, func(a []trace.Value) []trace.Value {
 						var opts []trace.DotOption
 						if d.dot != d.in {
 							opts = append(opts, trace.PreferredElementType(d.dot))
 						}
-						y := trace.DotGeneral(a[0], a[1], trace.DotDims{LhsContract: []int{1}, RhsContract: []int{0}}, opts...)
-						return fn(y, a[2])
+						return fn(trace.DotGeneral(a[0], a[1], layout.dims, opts...), a[2])
 					})
 					if err != nil {
 						t.Fatal(err)
 					}
-					inputs := []*tensor.Array{randomInput(d.in, 7, s[0], s[1]), randomInput(d.in, 8, s[1], s[2]), randomInput(d.dot, 9, s[2])}
+					inputs := []*tensor.Array{randomInput(d.in, 7, shapes[0]...), randomInput(d.in, 8, shapes[1]...), randomInput(d.dot, 9, s[2])}
 					on, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, Verify: true})
 					if err != nil {
 						t.Fatal(err)
