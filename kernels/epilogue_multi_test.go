@@ -184,3 +184,52 @@ func TestMultiResultConvEpilogue(t *testing.T) {
 		restore()
 	}
 }
+
+// TestMultiResultEpilogueMLPGrad: the value and gradients of a two-layer
+// MLP (relu's forward value and its derivative's mask are siblings reading
+// the hidden pre-activation; an Adam-like update reads each weight
+// gradient several ways) hold the op-by-op bits at every tier, 1-3
+// workers, with multi-result epilogues in the plan.
+func TestMultiResultEpilogueMLPGrad(t *testing.T) {
+	loss := func(a []trace.Value) []trace.Value {
+		h := a[0].MatMul(a[1]).Add(a[2]).Maximum(trace.Int(0))
+		d := h.MatMul(a[3]).Sub(a[4])
+		return []trace.Value{d.Mul(d).Sum()}
+	}
+	for _, tier := range simd.Available() {
+		restore := simd.SetLevel(tier)
+		for _, d := range []tensor.DType{tensor.F32, tensor.F64} {
+			shapes := [][]int{{64, 50}, {50, 128}, {128}, {128, 10}, {64, 10}, {50, 128}, {50, 128}}
+			var abs []trace.Abstract
+			for _, s := range shapes {
+				abs = append(abs, trace.Abstract{Type: promote.Strong(d), Shape: s})
+			}
+			p, err := trace.Trace(promote.Config{}, abs, func(a []trace.Value) []trace.Value {
+				g := trace.ValueAndGrad(loss, trace.GradOptions{Argnums: []int{1, 2, 3}})(a[:5]...)
+				gw := g[1]
+				m := a[5].Mul(trace.Float(0.9)).Add(gw.Mul(trace.Float(0.1)))
+				v := a[6].Mul(trace.Float(0.999)).Add(gw.Mul(gw).Mul(trace.Float(0.001)))
+				w := a[1].Sub(m.Div(v.Sqrt().Add(trace.Float(1e-8))).Mul(trace.Float(0.01)))
+				return []trace.Value{g[0], w, m, v, g[2], g[3]}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var inputs []*tensor.Array
+			for i, s := range shapes {
+				inputs = append(inputs, randomInput(d, uint64(20+i), s...))
+			}
+			label := fmt.Sprintf("%v/%s", tier, d)
+			on, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, Verify: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !multiResultFused(on) {
+				t.Fatalf("%s: no multi-result epilogue in the MLP step:\n%s", label, on.FusedString())
+			}
+			checkFusedSame(t, label, p, inputs, multiResultFused)
+			checkOpByOp(t, label, p, inputs)
+		}
+		restore()
+	}
+}
