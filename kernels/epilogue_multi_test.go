@@ -38,20 +38,9 @@ func checkOpByOp(t *testing.T, label string, p *trace.Program, inputs []*tensor.
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(cpu *kernels.CPU, m *lower.Module) []*tensor.Array {
-		exe, err := cpu.Compile(m)
-		if err != nil {
-			t.Fatalf("%s: %v", label, err)
-		}
-		outs, err := exe.Run(inputs)
-		if err != nil {
-			t.Fatalf("%s: %v", label, err)
-		}
-		return outs
-	}
-	want := run(unfusedCPU, off)
+	want := runModule(t, label, unfusedCPU, off, inputs)
 	for i, cpu := range epilogueCPUs {
-		for o, got := range run(cpu, on) {
+		for o, got := range runModule(t, label, cpu, on, inputs) {
 			if diff := conformance.Compare(got, want[o], 0); diff != "" {
 				t.Fatalf("%s, cpu %d, output %d: fused differs from op-by-op: %s\n%s", label, i, o, diff, on.FusedString())
 			}

@@ -113,17 +113,7 @@ var (
 // module on each of epilogueCPUs has the unfused module's bits.
 func checkFusedSame(t *testing.T, label string, p *trace.Program, inputs []*tensor.Array, fused func(*lower.Module) bool) {
 	t.Helper()
-	run := func(cpu *kernels.CPU, m *lower.Module) []*tensor.Array {
-		exe, err := cpu.Compile(m)
-		if err != nil {
-			t.Fatalf("%s: %v", label, err)
-		}
-		outs, err := exe.Run(inputs)
-		if err != nil {
-			t.Fatalf("%s: %v", label, err)
-		}
-		return outs
-	}
+	run := func(cpu *kernels.CPU, m *lower.Module) []*tensor.Array { return runModule(t, label, cpu, m, inputs) }
 	on, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, Verify: true})
 	if err != nil {
 		t.Fatal(err)
@@ -143,6 +133,20 @@ func checkFusedSame(t *testing.T, label string, p *trace.Program, inputs []*tens
 			}
 		}
 	}
+}
+
+// runModule compiles m on cpu and runs it on inputs.
+func runModule(t *testing.T, label string, cpu *kernels.CPU, m *lower.Module, inputs []*tensor.Array) []*tensor.Array {
+	t.Helper()
+	exe, err := cpu.Compile(m)
+	if err != nil {
+		t.Fatalf("%s: %v", label, err)
+	}
+	outs, err := exe.Run(inputs)
+	if err != nil {
+		t.Fatalf("%s: %v", label, err)
+	}
+	return outs
 }
 
 // TestEpilogueBitIdentical holds every fused epilogue to its unfused form
