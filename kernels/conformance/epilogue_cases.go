@@ -59,6 +59,22 @@ func epilogueCases() []Case {
 				z := y.Add(a[2])
 				return []trace.Value{z.Maximum(trace.Int(0)), trace.Where(z.Gt(trace.Int(0)), a[3], trace.Int(0)).Sum(1), y}
 			}},
+		// A multi-output loop joined whole: a relu, its mask (bool), an
+		// f16 copy and a result reading the relu, the product an output
+		// too; and a conv's relu, mask and a result reading the relu.
+		Case{Name: "dense-epilogue-multi", Inputs: []*tensor.Array{Input(tensor.F32, 82, 9, 70), Input(tensor.F32, 83, 70, 21), Input(tensor.F32, 84, 21)},
+			Fn: func(a []trace.Value) []trace.Value {
+				y := a[0].MatMul(a[1])
+				z := y.Add(a[2])
+				r := z.Maximum(trace.Int(0))
+				return []trace.Value{r, z.Gt(trace.Int(0)), z.Astype(tensor.F16), r.Mul(y), y}
+			}},
+		Case{Name: "conv-epilogue-multi-nhwc", Inputs: []*tensor.Array{Input(tensor.F32, 85, 2, 9, 8, 3), Input(tensor.F32, 86, 3, 3, 3, 5), Input(tensor.F32, 87, 5)},
+			Fn: func(a []trace.Value) []trace.Value {
+				z := trace.ConvGeneralDilated(a[0], a[1], nhwc).Add(a[2])
+				r := z.Maximum(trace.Int(0))
+				return []trace.Value{r, z.Gt(trace.Int(0)), r.Mul(z)}
+			}},
 		Case{Name: "dense-epilogue-i8", Inputs: []*tensor.Array{Input(tensor.I8, 69, 37, 300), Input(tensor.I8, 70, 300, 53), Input(tensor.I32, 71, 53)},
 			Fn: one(func(a []trace.Value) trace.Value {
 				y := trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.I32)).Add(a[2])
