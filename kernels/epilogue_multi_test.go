@@ -86,6 +86,11 @@ func TestMultiResultEpilogueShapes(t *testing.T) {
 			z := y.Add(b)
 			return []trace.Value{z.Astype(tensor.F16), z.Gt(trace.Int(0)), z.Mul(z)}
 		},
+		"repeated-outputs": func(y, b trace.Value) []trace.Value {
+			z := y.Add(b)
+			r := z.Maximum(trace.Int(0))
+			return []trace.Value{r, z.Gt(trace.Int(0)), r.Reshape(-1), r, y.Reshape(-1)}
+		},
 		"product-output": func(y, b trace.Value) []trace.Value {
 			z := y.Sub(b)
 			return []trace.Value{z.Maximum(trace.Int(0)), z.Gt(trace.Int(0)), y}
