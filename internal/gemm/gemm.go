@@ -46,11 +46,18 @@ type Float interface{ float32 | float64 }
 // element (i, l) of a[b] at A[b*BatchA + i*RowA + l*ColA], likewise for
 // B, and c row-major: element (i, j) of c[b] at C[b*BatchC + i*LDC + j].
 // The batches' c must not overlap.
+//
+// An operand may instead be binary16 bits, A16 or B16 (same layout, A or
+// B then unused): it is widened exactly while packed (see packA16), so
+// the product is that of the widened values, bit for bit, with no widened
+// copy made. (A CCall, whose type is Call's, does not read them.)
 type Call[T Float] struct {
 	Batch, M, N, K     int
 	A                  []T
+	A16                []uint16 // if not nil, a's binary16 bits (A unused)
 	BatchA, RowA, ColA int
 	B                  []T
+	B16                []uint16 // if not nil, b's binary16 bits (B unused)
 	BatchB, RowB, ColB int
 	C                  []T
 	BatchC, LDC        int
@@ -157,7 +164,7 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j1 int, fin Finisher) {
 	mr, nr := k.MR, k.NR
 	kcMax, ncMax := blocking(k)
-	a, bm, c := g.A[b*g.BatchA:], g.B[b*g.BatchB:], g.C[b*g.BatchC:]
+	c := g.C[b*g.BatchC:]
 	// The kernel reads whole MR-row panels of a in place when a step's MR
 	// elements are contiguous (a stored column-major), or a row-major a
 	// whose rows do not all fall into one L1 set (a row stride that is a
@@ -169,6 +176,22 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 	// the whole of it stays in L2 anyway: packing would buy nothing.
 	_, l2 := caches()
 	bInPlace := g.ColB == 1 && g.RowB*size%2048 != 0 && g.K*(j1-j0)*size <= l2/4
+	// Binary16 operands are always packed: packing widens them.
+	var a, bm []T
+	var a16, b16 []uint16
+	if g.A16 != nil {
+		a16, inPlace = g.A16[b*g.BatchA:], false
+	} else {
+		a = g.A[b*g.BatchA:]
+	}
+	if g.B16 != nil {
+		b16, bInPlace = g.B16[b*g.BatchB:], false
+		if len(ws.half) < kcMax*nr {
+			ws.half = make([]T, kcMax*nr)
+		}
+	} else {
+		bm = g.B[b*g.BatchB:]
+	}
 	if g.K == 0 {
 		for i := i0; i < i1; i++ {
 			clear(c[i*g.LDC+j0 : i*g.LDC+j1])
@@ -183,7 +206,9 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 		for pc := 0; pc < g.K; pc += kcMax {
 			kb := min(kcMax, g.K-pc)
 			full := nb / nr * nr // columns of whole panels
-			if !bInPlace {
+			if b16 != nil {
+				packB16(ws.b, ws.half, b16, g.RowB, g.ColB, pc, kb, jc, nb, nr)
+			} else if !bInPlace {
 				packB(ws.b, bm, g.RowB, g.ColB, pc, kb, jc, nb, nr)
 			} else if full < nb {
 				// Read in place but for the last partial panel, packed
@@ -193,7 +218,9 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 			for ic := i0; ic < i1; ic += mr {
 				mb := min(mr, i1-ic)
 				ap, ra, sa := ws.a[:kb*mr], 1, mr
-				if mb == mr && inPlace {
+				if a16 != nil {
+					ap, ra, sa = packA16(ws.a, a16, g.RowA, g.ColA, ic, mb, pc, kb, mr)
+				} else if mb == mr && inPlace {
 					off := ic*g.RowA + pc*g.ColA
 					ap, ra, sa = a[off:off+(kb-1)*g.ColA+(mr-1)*g.RowA+1], g.RowA, g.ColA
 				} else {
@@ -304,6 +331,7 @@ type workspace[T Float] struct {
 	mr, nr int
 	a, b   []T
 	tile   []T
+	half   []T // a transposed binary16 b's panel, widened (packB16); made when first needed
 }
 
 // pools holds workspaces per element type and tier (the tier, hence the
@@ -333,10 +361,11 @@ func getWorkspace[T Float]() *workspace[T] {
 }
 
 // newWorkspace allocates buffers for an mr×nr kernel blocked kc×nc, of
-// elements width values of T each (1; 2 for complex).
+// elements width values of T each (1; 2 for complex); a's has halfSlack
+// more per row, for the padded rows of a widened f16 panel (packA16).
 func newWorkspace[T Float](mr, nr, kc, nc, width int) *workspace[T] {
 	return &workspace[T]{mr: mr, nr: nr,
-		a:    make([]T, width*kc*mr),
+		a:    make([]T, (width*kc+halfSlack)*mr),
 		b:    make([]T, width*kc*ceilDiv(nc, nr)*nr),
 		tile: make([]T, width*mr*nr)}
 }

@@ -1,0 +1,119 @@
+package gemm
+
+import (
+	"unsafe"
+
+	"github.com/kiln-go/kiln/internal/numerics"
+	"github.com/kiln-go/kiln/internal/simd"
+)
+
+// binary16 operands (Call.A16, Call.B16) are widened while they are
+// packed: the panels the micro-kernels read hold the exact f32 (or f64)
+// values of the stored bits, so the product is the float product of the
+// widened operands with no widened copy of either made first. Runs along
+// a contiguous dimension are widened by simd.F16ToF32 (F16C's VCVTPH2PS
+// on the AVX2 and AVX-512 tiers, an exact Go loop elsewhere); other
+// strides element by element.
+
+// halfStride is the row stride, in elements, of the widened rows of a
+// row-major f16 a panel, which the kernel reads in place (ra = the
+// stride, sa = 1): kb rounded up to whole cache lines plus one, so the
+// panel's rows fall into different L1 sets (see Call.block's in-place
+// rule).
+func halfStride(kb int) int { return (kb+15)&^15 + 16 }
+
+// halfSlack is the elements the a workspace holds per row past KC for
+// halfStride's padding.
+const halfSlack = 32
+
+// widen16 writes the values of binary16 bits src[:len(dst)] into dst,
+// exactly (a NaN stays NaN, quiet, its payload kept).
+func widen16[T Float](dst []T, src []uint16) {
+	if unsafe.Sizeof(T(0)) == 4 {
+		simd.F16ToF32(unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(dst))), len(dst)), src)
+		return
+	}
+	src = src[:len(dst)]
+	for i, v := range src {
+		dst[i] = T(numerics.F16BitsToF32(v))
+	}
+}
+
+// packA16 widens rows [ic, ic+mb) × steps [pc, pc+kb) of the binary16 a
+// (row stride rs, column stride cs) into dst and returns the panel as the
+// kernel reads it — element (r, l) at ap[r*ra + l*sa] — rows past mb
+// zero. A row-major a's rows are widened whole, each a run of VCVTPH2PS,
+// and read in place (ra = halfStride(kb), sa = 1); a column-major one's
+// steps are widened into the packed panel (ra = 1, sa = mr).
+func packA16[T Float](dst []T, a []uint16, rs, cs, ic, mb, pc, kb, mr int) (ap []T, ra, sa int) {
+	if cs == 1 && rs != 1 {
+		st := halfStride(kb)
+		for r := range mr {
+			row := dst[r*st : r*st+kb]
+			if r >= mb {
+				clear(row)
+				continue
+			}
+			widen16(row, a[(ic+r)*rs+pc:])
+		}
+		return dst[:(mr-1)*st+kb], st, 1
+	}
+	dst = dst[:kb*mr]
+	if mb < mr {
+		clear(dst)
+	}
+	if rs == 1 {
+		for l := range kb {
+			widen16(dst[l*mr:l*mr+mb], a[ic+(pc+l)*cs:])
+		}
+		return dst, 1, mr
+	}
+	for r := range mb {
+		src := (ic+r)*rs + pc*cs
+		for l := range kb {
+			dst[l*mr+r] = T(numerics.F16BitsToF32(a[src+l*cs]))
+		}
+	}
+	return dst, 1, mr
+}
+
+// packB16 is packB for a binary16 b, widening: columns [jc, jc+nb) ×
+// steps [pc, pc+kb) as panels of nr columns, panel p at dst[p*kb*nr:],
+// step l of it at [l*nr:], columns past nb zero. Rows of b with
+// contiguous columns are widened a run at a time; a transposed b's
+// columns (contiguous steps) are widened whole into tmp (at least kb·nr
+// elements) and then written across the panel.
+func packB16[T Float](dst, tmp []T, b []uint16, rs, cs, pc, kb, jc, nb, nr int) {
+	for jp := 0; jp < nb; jp += nr {
+		w := min(nr, nb-jp)
+		panel := dst[jp*kb : jp*kb+kb*nr]
+		switch {
+		case cs == 1:
+			for l := range kb {
+				row := panel[l*nr : l*nr+nr]
+				widen16(row[:w], b[(pc+l)*rs+jc+jp:])
+				clear(row[w:])
+			}
+		case rs == 1:
+			for j := range w {
+				widen16(tmp[j*kb:(j+1)*kb], b[(jc+jp+j)*cs+pc:])
+			}
+			for l := range kb {
+				row := panel[l*nr : l*nr+nr]
+				for j := range w {
+					row[j] = tmp[j*kb+l]
+				}
+				clear(row[w:])
+			}
+		default:
+			for l := range kb {
+				row := panel[l*nr : l*nr+nr]
+				src := (pc+l)*rs + (jc+jp)*cs
+				for j := range w {
+					row[j] = T(numerics.F16BitsToF32(b[src+j*cs]))
+				}
+				clear(row[w:])
+			}
+		}
+	}
+}

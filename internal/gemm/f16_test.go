@@ -1,0 +1,178 @@
+package gemm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/kiln-go/kiln/internal/numerics"
+	"github.com/kiln-go/kiln/internal/simd"
+)
+
+// half16 returns binary16 bits for a test operand: mostly normal values,
+// with subnormals (which must widen exactly), ±0, ±Inf, NaNs with
+// payloads and the largest finite values mixed in.
+func half16(rng *rand.Rand) uint16 {
+	switch rng.IntN(40) {
+	case 0:
+		return uint16(rng.IntN(0x400)) | uint16(rng.IntN(2))<<15 // ±0 and subnormals
+	case 1:
+		return 0x7c00 | uint16(rng.IntN(2))<<15 // ±Inf
+	case 2:
+		return 0x7c00 | uint16(1+rng.IntN(0x3ff)) | uint16(rng.IntN(2))<<15 // NaNs
+	case 3:
+		return 0x7bff | uint16(rng.IntN(2))<<15 // ±65504
+	}
+	return numerics.F32ToF16Bits(float32(rng.NormFloat64()))
+}
+
+// layout16 lays out a batch of r×c binary16 matrices: 0 row-major, 1
+// column-major (transposed), 2 neither stride 1 (every other element of
+// a wider row-major matrix), and returns the bits and strides.
+func layout16(rng *rand.Rand, batch, r, c, layout int) (x []uint16, bs, rs, cs int) {
+	switch layout {
+	case 0:
+		bs, rs, cs = r*c, c, 1
+	case 1:
+		bs, rs, cs = r*c, 1, r
+	default:
+		bs, rs, cs = r*(2*c+1), 2*c+1, 2
+	}
+	x = make([]uint16, batch*bs)
+	for i := range x {
+		x[i] = half16(rng)
+	}
+	return x, bs, rs, cs
+}
+
+// problem16 builds a batched f32 call whose operands are binary16 (a
+// only, b only, or both, by which), with the given layouts.
+func problem16(rng *rand.Rand, batch, m, n, k, la, lb int, which string) *Call[float32] {
+	g := problem[float32](rng, batch, m, n, k, false, false)
+	if which != "b" {
+		g.A = nil
+		g.A16, g.BatchA, g.RowA, g.ColA = layout16(rng, batch, m, k, la)
+	}
+	if which != "a" {
+		g.B = nil
+		g.B16, g.BatchB, g.RowB, g.ColB = layout16(rng, batch, k, n, lb)
+	}
+	return g
+}
+
+// naive16 is the definition for a call with binary16 operands: the
+// in-order FMA chain of the exactly widened values.
+func naive16(g *Call[float32]) []float32 {
+	at := func(x []float32, x16 []uint16, i int) float32 {
+		if x16 != nil {
+			return numerics.F16BitsToF32(x16[i])
+		}
+		return x[i]
+	}
+	c := append([]float32(nil), g.C...)
+	for b := range g.Batch {
+		for i := range g.M {
+			for j := range g.N {
+				var s float32
+				for l := range g.K {
+					s = numerics.FMA32(at(g.A, g.A16, b*g.BatchA+i*g.RowA+l*g.ColA), at(g.B, g.B16, b*g.BatchB+l*g.RowB+j*g.ColB), s)
+				}
+				c[b*g.BatchC+i*g.LDC+j] = s
+			}
+		}
+	}
+	return c
+}
+
+// TestGemmF16 holds products of binary16 operands, widened while packed,
+// to the in-order FMA chain of the widened values, bit for bit: every
+// tier, sizes around the tiles and blocks (1, primes, past KC and NC, the
+// narrow kernel's n ≤ 16), row-major, transposed and strided operands,
+// either or both operands binary16, batches, and 1, 2 or 3 concurrent
+// parts reporting their finished blocks (each element once, final).
+func TestGemmF16(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 17))
+	sizes := [][3]int{{1, 1, 1}, {1, 7, 3}, {13, 1, 5}, {12, 32, 1}, {37, 53, 41}, {5, 97, 600}, {30, 10, 0}, {25, 1100, 20}, {26, 40, 512}, {40, 16, 33}}
+	for _, tier := range simd.Available() {
+		restore := simd.SetLevel(tier)
+		for _, s := range sizes {
+			for _, lay := range [][2]int{{0, 0}, {1, 1}, {0, 1}, {1, 0}, {2, 2}} {
+				for _, which := range []string{"ab", "a", "b"} {
+					parts, batch := 1+rng.IntN(3), 1+rng.IntN(3)
+					name := fmt.Sprintf("%v %dx%dx%d layouts=%v f16=%s parts=%d batch=%d", tier, s[0], s[1], s[2], lay, which, parts, batch)
+					g := problem16(rng, batch, s[0], s[1], s[2], lay[0], lay[1], which)
+					r := &recorder{g: g, want: naive16(g), seen: make([]int, len(g.C))}
+					n := g.Parts(parts)
+					var wg sync.WaitGroup
+					for p := range n {
+						wg.Add(1)
+						go func() { defer wg.Done(); g.RunPartThen(p, n, r) }()
+					}
+					wg.Wait()
+					if r.first != "" {
+						t.Fatalf("%s: %s", name, r.first)
+					}
+					for i := range g.C {
+						if !same(g.C[i], r.want[i]) {
+							t.Fatalf("%s: c[%d] = %v, want %v", name, i, g.C[i], r.want[i])
+						}
+						inside := i%g.BatchC/g.LDC < g.M && i%g.LDC < g.N
+						if inside && r.seen[i] != 1 {
+							t.Fatalf("%s: c[%d] reported %d times, want once", name, i, r.seen[i])
+						}
+					}
+				}
+			}
+		}
+		restore()
+	}
+}
+
+// TestGemmF16F64: a float64 product of binary16 operands widens them to
+// float64 (exact too), element by element.
+func TestGemmF16F64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 19))
+	g := problem[float64](rng, 2, 13, 37, 29, false, false)
+	g.A, g.B = nil, nil
+	g.A16, g.BatchA, g.RowA, g.ColA = layout16(rng, 2, 13, 29, 0)
+	g.B16, g.BatchB, g.RowB, g.ColB = layout16(rng, 2, 29, 37, 1)
+	want := append([]float64(nil), g.C...)
+	for b := range g.Batch {
+		for i := range g.M {
+			for j := range g.N {
+				var s float64
+				for l := range g.K {
+					s = math.FMA(float64(numerics.F16BitsToF32(g.A16[b*g.BatchA+i*g.RowA+l*g.ColA])),
+						float64(numerics.F16BitsToF32(g.B16[b*g.BatchB+l*g.RowB+j*g.ColB])), s)
+				}
+				want[b*g.BatchC+i*g.LDC+j] = s
+			}
+		}
+	}
+	g.Run()
+	for i := range want {
+		if !same(g.C[i], want[i]) {
+			t.Fatalf("c[%d] = %v, want %v", i, g.C[i], want[i])
+		}
+	}
+}
+
+// BenchmarkGemmF16 is the 1024 product of binary16 operands (row-major,
+// and with a or b transposed) on one goroutine, against the f32 one
+// (BenchmarkGemm's f32/1024): the cost of widening while packing.
+func BenchmarkGemmF16(b *testing.B) {
+	const n = 1024
+	for _, lay := range [][2]int{{0, 0}, {1, 0}, {0, 1}} {
+		b.Run(fmt.Sprintf("layouts=%v", lay), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 1))
+			g := problem16(rng, 1, n, n, n, lay[0], lay[1], "ab")
+			g.LDC, g.BatchC = n, n*n
+			for b.Loop() {
+				g.Run()
+			}
+			b.ReportMetric(2*float64(n*n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
