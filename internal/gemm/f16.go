@@ -11,9 +11,9 @@ import (
 // packed: the panels the micro-kernels read hold the exact f32 (or f64)
 // values of the stored bits, so the product is the float product of the
 // widened operands with no widened copy of either made first. Runs along
-// a contiguous dimension are widened by simd.F16ToF32 (F16C's VCVTPH2PS
-// on the AVX2 and AVX-512 tiers, an exact Go loop elsewhere); other
-// strides element by element.
+// a contiguous dimension are widened by simd.F16ToF32Runs, a panel per
+// call (F16C's VCVTPH2PS on the AVX2 and AVX-512 tiers, an exact Go loop
+// elsewhere); other strides element by element.
 
 // halfStride is the row stride, in elements, of the widened rows of a
 // row-major f16 a panel, which the kernel reads in place (ra = the
@@ -26,16 +26,18 @@ func halfStride(kb int) int { return (kb+15)&^15 + 16 }
 // halfStride's padding.
 const halfSlack = 32
 
-// widen16 writes the values of binary16 bits src[:len(dst)] into dst,
-// exactly (a NaN stays NaN, quiet, its payload kept).
-func widen16[T Float](dst []T, src []uint16) {
+// widen16 writes the values of count runs of n binary16 values into dst,
+// exactly (a NaN stays NaN, quiet, its payload kept): dst[l*ld + r] =
+// src[l*ls + r] widened, for l < count, r < n.
+func widen16[T Float](dst []T, src []uint16, n, count, ld, ls int) {
 	if unsafe.Sizeof(T(0)) == 4 {
-		simd.F16ToF32(unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(dst))), len(dst)), src)
+		simd.F16ToF32Runs(unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(dst))), len(dst)), src, n, count, ld, ls)
 		return
 	}
-	src = src[:len(dst)]
-	for i, v := range src {
-		dst[i] = T(numerics.F16BitsToF32(v))
+	for l := range count {
+		for r, v := range src[l*ls : l*ls+n] {
+			dst[l*ld+r] = T(numerics.F16BitsToF32(v))
+		}
 	}
 }
 
@@ -48,13 +50,9 @@ func widen16[T Float](dst []T, src []uint16) {
 func packA16[T Float](dst []T, a []uint16, rs, cs, ic, mb, pc, kb, mr int) (ap []T, ra, sa int) {
 	if cs == 1 && rs != 1 {
 		st := halfStride(kb)
-		for r := range mr {
-			row := dst[r*st : r*st+kb]
-			if r >= mb {
-				clear(row)
-				continue
-			}
-			widen16(row, a[(ic+r)*rs+pc:])
+		widen16(dst, a[ic*rs+pc:], kb, mb, st, rs)
+		for r := mb; r < mr; r++ {
+			clear(dst[r*st : r*st+kb])
 		}
 		return dst[:(mr-1)*st+kb], st, 1
 	}
@@ -63,9 +61,7 @@ func packA16[T Float](dst []T, a []uint16, rs, cs, ic, mb, pc, kb, mr int) (ap [
 		clear(dst)
 	}
 	if rs == 1 {
-		for l := range kb {
-			widen16(dst[l*mr:l*mr+mb], a[ic+(pc+l)*cs:])
-		}
+		widen16(dst, a[ic+pc*cs:], mb, kb, mr, cs)
 		return dst, 1, mr
 	}
 	for r := range mb {
@@ -89,15 +85,14 @@ func packB16[T Float](dst, tmp []T, b []uint16, rs, cs, pc, kb, jc, nb, nr int) 
 		panel := dst[jp*kb : jp*kb+kb*nr]
 		switch {
 		case cs == 1:
-			for l := range kb {
-				row := panel[l*nr : l*nr+nr]
-				widen16(row[:w], b[(pc+l)*rs+jc+jp:])
-				clear(row[w:])
+			widen16(panel, b[pc*rs+jc+jp:], w, kb, nr, rs)
+			if w < nr {
+				for l := range kb {
+					clear(panel[l*nr+w : l*nr+nr])
+				}
 			}
 		case rs == 1:
-			for j := range w {
-				widen16(tmp[j*kb:(j+1)*kb], b[(jc+jp+j)*cs+pc:])
-			}
+			widen16(tmp, b[(jc+jp)*cs+pc:], kb, w, kb, cs)
 			for l := range kb {
 				row := panel[l*nr : l*nr+nr]
 				for j := range w {

@@ -2350,6 +2350,16 @@ func interleaveI8x12Accel(dst []uint8, a []int8, lda, n4 int, flip uint32) int {
 	return 0
 }
 
+func widenF16RunsAccel(dst []float32, src []uint16, n, count, ld, ls int) int {
+	switch tier {
+	case AVX512:
+		return widenF16RunsAVX2(dst, src, n, count, ld, ls)
+	case AVX2:
+		return widenF16RunsAVX2(dst, src, n, count, ld, ls)
+	}
+	return 0
+}
+
 func gemm12x32BF16Accel(kc2 int, a []uint32, ra int, b []uint32, c []float32, ldc int, load bool) {
 	switch tier {
 	case AVX512:

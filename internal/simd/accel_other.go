@@ -481,6 +481,8 @@ func sumPanelI8Accel(kc4 int, b []int8, sums []int32) {}
 
 func interleaveI8x12Accel(dst []uint8, a []int8, lda, n4 int, flip uint32) int { return 0 }
 
+func widenF16RunsAccel(dst []float32, src []uint16, n, count, ld, ls int) int { return 0 }
+
 func gemm12x32BF16Accel(kc2 int, a []uint32, ra int, b []uint32, c []float32, ldc int, load bool) {}
 
 func interleaveBF16Accel(dst []uint32, lo, hi []uint16) int { return 0 }

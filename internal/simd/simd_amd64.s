@@ -38121,6 +38121,63 @@ interleaveI8x12AVX2_done:
 	MOVQ AX, ret+72(FP)
 	RET
 
+// func widenF16RunsAVX2(dst []float32, src []uint16, n int, count int, ld int, ls int) int
+// Requires: AVX, F16C
+TEXT ·widenF16RunsAVX2(SB), NOSPLIT, $0-88
+	MOVQ  n+48(FP), AX
+	MOVQ  count+56(FP), CX
+	MOVQ  dst_base+0(FP), DX
+	MOVQ  src_base+24(FP), BX
+	MOVQ  ld+64(FP), SI
+	MOVQ  ls+72(FP), DI
+	SHLQ  $0x02, SI
+	SHLQ  $0x01, DI
+	TESTQ AX, AX
+	JEQ   widenF16RunsAVX2_done
+	TESTQ CX, CX
+	JEQ   widenF16RunsAVX2_done
+
+widenF16RunsAVX2_run:
+	XORQ R8, R8
+
+widenF16RunsAVX2_eight:
+	LEAQ      8(R8), R9
+	CMPQ      R9, AX
+	JGT       widenF16RunsAVX2_four
+	VCVTPH2PS (BX)(R8*2), Y0
+	VMOVUPS   Y0, (DX)(R8*4)
+	MOVQ      R9, R8
+	JMP       widenF16RunsAVX2_eight
+
+widenF16RunsAVX2_four:
+	LEAQ      4(R8), R9
+	CMPQ      R9, AX
+	JGT       widenF16RunsAVX2_one
+	VCVTPH2PS (BX)(R8*2), X0
+	VMOVUPS   X0, (DX)(R8*4)
+	MOVQ      R9, R8
+
+widenF16RunsAVX2_one:
+	CMPQ      R8, AX
+	JGE       widenF16RunsAVX2_next
+	MOVWLZX   (BX)(R8*2), R9
+	VMOVD     R9, X0
+	VCVTPH2PS X0, X0
+	VMOVSS    X0, (DX)(R8*4)
+	INCQ      R8
+	JMP       widenF16RunsAVX2_one
+
+widenF16RunsAVX2_next:
+	ADDQ SI, DX
+	ADDQ DI, BX
+	DECQ CX
+	JNE  widenF16RunsAVX2_run
+
+widenF16RunsAVX2_done:
+	VZEROUPPER
+	MOVQ AX, ret+80(FP)
+	RET
+
 // func gemm12x32BF16AVX512(kc2 int, a []uint32, ra int, b []uint32, c []float32, ldc int, load bool)
 // Requires: AVX, AVX512F
 TEXT ·gemm12x32BF16AVX512(SB), NOSPLIT, $0-97

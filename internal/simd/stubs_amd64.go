@@ -1379,6 +1379,9 @@ func sumPanelI8AVX512(kc4 int, b []int8, sums []int32)
 func interleaveI8x12AVX2(dst []uint8, a []int8, lda int, n4 int, flip uint32) int
 
 //go:noescape
+func widenF16RunsAVX2(dst []float32, src []uint16, n int, count int, ld int, ls int) int
+
+//go:noescape
 func gemm12x32BF16AVX512(kc2 int, a []uint32, ra int, b []uint32, c []float32, ldc int, load bool)
 
 //go:noescape

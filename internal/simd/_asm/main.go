@@ -94,6 +94,7 @@ func main() {
 	registerPackA()
 	registerPanelSum()
 	registerPackAT()
+	registerWidenF16Runs()
 	registerGEMMBF16()
 	registerInterleaveBF16()
 	registerCGEMM()

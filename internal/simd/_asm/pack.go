@@ -267,3 +267,71 @@ func broadcastParam32(name string) reg.VecVirtual {
 	VPBROADCASTD(x, x)
 	return x
 }
+
+// widenF16Runs widens count runs of n binary16 values to float32, run l
+// from src[l*ls:] to dst[l*ld:] (package gemm's packing of f16 operands:
+// the rows or steps of a panel, strided in both source and panel). F16C's
+// VCVTPH2PS takes eight values at a time, then four, then one, so it does
+// every element and returns n. VEX-encoded, so the AVX2 body serves the
+// AVX-512 tier too.
+func registerWidenF16Runs() {
+	addR("widenF16Runs", "dst []float32, src []uint16, n, count, ld, ls int", "int", "0", func(s isa) {
+		if s.evex {
+			return
+		}
+		text(s)
+		label := func(l string) string { return "widenF16Runs" + s.name + "_" + l }
+		n := Load(Param("n"), GP64())
+		cnt := Load(Param("count"), GP64())
+		dst := Load(Param("dst").Base(), GP64())
+		src := Load(Param("src").Base(), GP64())
+		ld := Load(Param("ld"), GP64())
+		ls := Load(Param("ls"), GP64())
+		SHLQ(U8(2), ld) // bytes
+		SHLQ(U8(1), ls)
+		TESTQ(n, n)
+		JEQ(LabelRef(label("done")))
+		TESTQ(cnt, cnt)
+		JEQ(LabelRef(label("done")))
+		Label(label("run"))
+		r := GP64()
+		XORQ(r, r)
+		Label(label("eight"))
+		t := GP64()
+		LEAQ(Mem{Base: r, Disp: 8}, t)
+		CMPQ(t, n)
+		JGT(LabelRef(label("four")))
+		y := YMM()
+		VCVTPH2PS(Mem{Base: src, Index: r, Scale: 2}, y)
+		VMOVUPS(y, Mem{Base: dst, Index: r, Scale: 4})
+		MOVQ(t, r)
+		JMP(LabelRef(label("eight")))
+		Label(label("four"))
+		LEAQ(Mem{Base: r, Disp: 4}, t)
+		CMPQ(t, n)
+		JGT(LabelRef(label("one")))
+		x := XMM()
+		VCVTPH2PS(Mem{Base: src, Index: r, Scale: 2}, x)
+		VMOVUPS(x, Mem{Base: dst, Index: r, Scale: 4})
+		MOVQ(t, r)
+		Label(label("one"))
+		CMPQ(r, n)
+		JGE(LabelRef(label("next")))
+		h, x1 := GP32(), XMM()
+		MOVWLZX(Mem{Base: src, Index: r, Scale: 2}, h)
+		VMOVD(h, x1)
+		VCVTPH2PS(x1, x1)
+		VMOVSS(x1, Mem{Base: dst, Index: r, Scale: 4})
+		INCQ(r)
+		JMP(LabelRef(label("one")))
+		Label(label("next"))
+		ADDQ(ld, dst)
+		ADDQ(ls, src)
+		DECQ(cnt)
+		JNE(LabelRef(label("run")))
+		Label(label("done"))
+		VZEROUPPER()
+		Store(n, ReturnIndex(0))
+		RET()
+	})
+}
