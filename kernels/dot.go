@@ -13,12 +13,15 @@ import (
 
 // dotKernel runs dot_general as batched matrix products [B, M, K] ·
 // [B, K, N] → [B, M, N], the result in the output's row-major layout. f32
-// and f64 (and f16, widened to f32) run on internal/gemm's packed
-// micro-kernels, which read each operand through its batch, row and
-// column strides — a transposed operand costs nothing — and accumulate
-// every element over k in order with one FMA per product, as the package
-// doc says; operands whose batch, free or contracting dims do not merge
-// into one stride each are gathered first. bf16 operands (with a bf16
+// and f64 run on internal/gemm's packed micro-kernels, which read each
+// operand through its batch, row and column strides — a transposed
+// operand costs nothing — and accumulate every element over k in order
+// with one FMA per product, as the package doc says; operands whose
+// batch, free or contracting dims do not merge into one stride each are
+// gathered first. f16 operands run on the f32 kernels read as stored
+// (gemm.Call's A16 and B16: widened exactly while packed, no widened
+// copy), into f32 accumulators that are rounded to f16 once, block by
+// block as the GEMM finishes them (halfFinisher). bf16 operands (with a bf16
 // result, or an f32 one by preferred_element_type) run on gemm.BF16Call —
 // VDPBF16PS, the f32 kernels under DAZ/FTZ, or the Go twin — read as stored: the bf16 rule of the package
 // doc. c64 and c128 run on gemm.CCall (runGemmC), read through their
@@ -32,6 +35,7 @@ type dotKernel struct {
 	int8        bool      // lhs and rhs are int8 (see int8Operand)
 	aUnsigned   bool      // with int8: lhs is uint8
 	bf16        bool      // lhs and rhs are bf16: the bf16 GEMM
+	f16         bool      // lhs, rhs and result are f16: the f32 GEMM reading f16 operands
 	epi         *epilogue // the fused elementwise consumers, or nil
 	swap        bool      // the product runs swapped (see narrowN), cᵀ in slot swapSlot
 	swapSlot    int
@@ -45,7 +49,7 @@ type operandLayout struct {
 	size    int      // elements of the source
 	gather  *strided // nil: the source is read in place
 	strides [3]int   // batch, row and column strides when read in place
-	raw     bool     // read as stored, not widened (the bf16 GEMM's operands)
+	raw     bool     // read as stored, not widened (the bf16 GEMM's operands, and f16 ones)
 }
 
 // widen is how the operand is widened to its compute form; nil if not.
@@ -97,10 +101,12 @@ func (x *cpuExec) compileDot(f *lower.Fusion) (kernel, error) {
 		x.bypass(f, rhs, r8)
 		lhs, rhs = l8, r8
 	}
-	packed := k.int8 || k.bf16 || complexDType(root.DType)
+	k.f16 = lhs.DType == tensor.F16 && rhs.DType == tensor.F16 && root.DType == tensor.F16
+	raw := k.bf16 || k.f16
+	packed := k.int8 || raw || complexDType(root.DType)
 	k.lhs = x.layout(lhs, d.LhsBatch, lf, d.LhsContract, packed)
 	k.rhs = x.layout(rhs, d.RhsBatch, d.RhsContract, rf, packed)
-	k.lhs.raw, k.rhs.raw = k.bf16, k.bf16
+	k.lhs.raw, k.rhs.raw = raw, raw
 	if cd := computeDType(root.DType); !gemmDType(cd) && !complexDType(cd) && dotTable[cd] == nil {
 		return nil, fmt.Errorf("kernels: cpu has no dot_general for %s", root.DType)
 	}
@@ -111,7 +117,7 @@ func (x *cpuExec) compileDot(f *lower.Fusion) (kernel, error) {
 	if f.Epilogue() {
 		// A swapped product is transposed into place whole, so its
 		// epilogue runs after it, not on the GEMM's blocks.
-		e, err := x.compileEpilogue(f, root, gemmDType(root.DType) && !k.int8 && !k.bf16 && !k.swap, k.m, k.n)
+		e, err := x.compileEpilogue(f, root, (gemmDType(root.DType) || k.f16) && !k.int8 && !k.bf16 && !k.swap, k.m, k.n)
 		if err != nil {
 			return nil, err
 		}
@@ -141,8 +147,8 @@ func concat(xs ...[]int) []int {
 
 // layout says how to read operand in as [batch, rows, cols], the three
 // groups of its dims in order: in place when each group merges into one
-// stride and a gemm kernel reads it (f32/f64, or int8, bf16 and complex
-// when packed: their GEMMs run); the plain loops need the canonical row-major
+// stride and a gemm kernel reads it (f32/f64, or int8, bf16, f16 and
+// complex when packed: their GEMMs run); the plain loops need the canonical row-major
 // order, so otherwise a gather into that order.
 func (x *cpuExec) layout(in *lower.Instr, batch, rows, cols []int, packed bool) operandLayout {
 	l := operandLayout{src: x.source(in), dtype: in.DType, size: in.Size()}
@@ -178,8 +184,9 @@ func canonicalStrides(shape, rows, cols []int) [3]int {
 	return [3]int{r * c, c, 1}
 }
 
-// gemmDType reports whether dtype d is read by internal/gemm as it is
-// stored (f16 and bf16 are widened into a canonical copy first).
+// gemmDType reports whether dtype d is internal/gemm's float type (f16
+// and bf16 operands are read as stored too, by their own paths: the
+// dotKernel's f16 and bf16 flags).
 func gemmDType(d tensor.DType) bool { return d == tensor.F32 || d == tensor.F64 }
 
 // complexDType reports whether d is c64 or c128, whose products run on
@@ -223,9 +230,11 @@ func (l *operandLayout) load(rs *runState, slot, j, n int) unsafe.Pointer {
 	if l.gather == nil && widen == nil {
 		return p
 	}
-	size := l.dtype.Size()
-	buf := rs.slotBytes(slot, j, n*(size+computeDType(l.dtype).Size())+16)
-	dst := unsafe.Pointer(unsafe.SliceData(buf))
+	size, need := l.dtype.Size(), n*l.dtype.Size()
+	if widen != nil {
+		need = (need+15)&^15 + n*computeDType(l.dtype).Size()
+	}
+	dst := unsafe.Pointer(unsafe.SliceData(rs.slotBytes(slot, j, need)))
 	if l.gather != nil {
 		gatherFn(size)(dst, p, l.gather, 0, n)
 		p = dst
@@ -261,9 +270,9 @@ func (k *dotKernel) run(x *cpuExec, rs *runState) {
 	case k.bf16:
 		runGemmBF16(x, rs, k, out, c, a, b, na, nb) // narrows its own pieces
 	case cd == tensor.F32:
-		epiDone = runGemm[float32](x, rs, k, c, a, b, na, nb, epi)
+		epiDone = runGemm[float32](x, rs, k, out, c, a, b, na, nb, epi) // f16: narrows its own blocks
 	case cd == tensor.F64:
-		epiDone = runGemm[float64](x, rs, k, c, a, b, na, nb, epi)
+		epiDone = runGemm[float64](x, rs, k, out, c, a, b, na, nb, epi)
 	case cd == tensor.C64:
 		runGemmC[float32](x, rs, k, c, a, b, na, nb)
 	case cd == tensor.C128:
@@ -271,7 +280,7 @@ func (k *dotKernel) run(x *cpuExec, rs *runState) {
 	default:
 		dotTable[cd](x, rs, c, a, b, k.b, k.m, k.kk, k.n)
 	}
-	if cd != k.dtype && !k.int8 && !k.bf16 {
+	if cd != k.dtype && !k.int8 && !k.bf16 && !k.f16 {
 		narrowFn(k.dtype)(out, c, k.b*k.m*k.n)
 	}
 	if epi != nil && !epiDone {
@@ -280,41 +289,78 @@ func (k *dotKernel) run(x *cpuExec, rs *runState) {
 }
 
 // gemmJob runs pieces of one product on the workers, and the epilogue
-// (when fins is not nil) on each block a piece finishes.
+// (when fins is not nil) on each block a piece finishes; an f16 product's
+// pieces (halves not empty) narrow each block first.
 type gemmJob[T gemm.Float] struct {
-	call  gemm.Call[T]
-	parts int
-	fins  []partFinisher
+	call   gemm.Call[T]
+	parts  int
+	fins   []partFinisher
+	halves []halfFinisher
 	// partMax: a piece with at most this many bytes of product runs
 	// its epilogue after it (see epiPartMax).
 	partMax int
 }
 
 func (j *gemmJob[T]) runRange(_ *runState, w *worker, lo, hi int) {
-	if j.fins == nil {
+	if j.fins == nil && len(j.halves) == 0 {
 		for p := lo; p < hi; p++ {
 			j.call.RunPart(p, j.parts)
 		}
 		return
 	}
-	j.fins[0].r.e.prepare(w, j.fins[0].r.srcs)
+	if j.fins != nil {
+		j.fins[0].r.e.prepare(w, j.fins[0].r.srcs)
+	}
 	for p := lo; p < hi; p++ {
-		j.fins[p].w = w
+		var fin gemm.Finisher
+		if j.fins != nil {
+			j.fins[p].w = w
+			fin = &j.fins[p]
+		}
+		if len(j.halves) > 0 {
+			fin = &j.halves[p] // it runs j.fins[p] after narrowing
+		}
 		b, i0, i1, j0, j1 := j.call.PartBounds(p, j.parts)
 		if (i1-i0)*(j1-j0)*int(unsafe.Sizeof(T(0))) > j.partMax {
-			j.call.RunPartThen(p, j.parts, &j.fins[p])
+			j.call.RunPartThen(p, j.parts, fin)
 			continue
 		}
 		// A small piece stays in L2: its epilogue runs after it, over
 		// whole rows at once, rather than on each block of MR rows.
 		j.call.RunPart(p, j.parts)
-		j.fins[p].Finished(b, i0, i1, j0, j1)
+		fin.Finished(b, i0, i1, j0, j1)
 	}
 }
 
-// runGemm runs k's product on internal/gemm and reports whether it ran
-// epilogue epi (if any) on the blocks it finished.
-func runGemm[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, c, a, b unsafe.Pointer, na, nb int, epi *epilogueRun) bool {
+// halfFinisher rounds each block of an f32 product the GEMM finishes to
+// the f16 product, once, while the block is in cache, then runs the
+// epilogue's finisher on it, if any.
+type halfFinisher struct {
+	c, out unsafe.Pointer // the f32 product and the f16 one, both [b, m, n] row-major
+	m, n   int
+	epi    *partFinisher
+}
+
+func (f *halfFinisher) Finished(b, i0, i1, j0, j1 int) {
+	narrow := narrowF16Fn
+	if j0 == 0 && j1 == f.n { // whole rows: one run
+		at := (b*f.m + i0) * f.n
+		narrow(unsafe.Add(f.out, 2*at), unsafe.Add(f.c, 4*at), (i1-i0)*f.n)
+	} else {
+		for i := i0; i < i1; i++ {
+			at := (b*f.m+i)*f.n + j0
+			narrow(unsafe.Add(f.out, 2*at), unsafe.Add(f.c, 4*at), j1-j0)
+		}
+	}
+	if f.epi != nil {
+		f.epi.Finished(b, i0, i1, j0, j1)
+	}
+}
+
+// runGemm runs k's product on internal/gemm (k.f16: of f16 operands, read
+// as stored, rounded into out block by block) into c, and reports whether
+// it ran epilogue epi (if any) on the blocks it finished.
+func runGemm[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, out, c, a, b unsafe.Pointer, na, nb int, epi *epilogueRun) bool {
 	j := slotJob[gemmJob[T]](rs, k.slot)
 	if k.swap {
 		runSwapped[T](x, rs, k, j, c, a, b, na, nb)
@@ -324,14 +370,20 @@ func runGemm[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, c, a, b unsaf
 		A: view[T](a, na), B: view[T](b, nb), C: view[T](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n}
 	j.call.BatchA, j.call.RowA, j.call.ColA = k.lhs.strides[0], k.lhs.strides[1], k.lhs.strides[2]
 	j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]
+	if k.f16 {
+		j.call.A, j.call.B, j.call.A16, j.call.B16 = nil, nil, view[uint16](a, na), view[uint16](b, nb)
+	}
 	workers := x.cpu.workers()
 	if !x.wide(k.b*k.m*k.n*k.kk, x.gemmParallelMin()) {
 		workers = 1
 	}
 	j.parts = j.call.Parts(workers)
-	j.fins = nil
+	j.fins, j.halves, j.partMax = nil, j.halves[:0], 0
 	if epi != nil && k.epi.perBlock && j.parts > 0 && wholeRows(&j.call, j.parts) {
 		j.fins, j.partMax = epi.finishers(j.parts), x.epiPartMax()
+	}
+	if k.f16 && j.parts > 0 {
+		j.halves = j.halfFinishers(c, out, k.m, k.n)
 	}
 	x.parallel(rs, j.parts, k.b*k.m*k.n*max(k.kk, 1), j)
 	return j.fins != nil
@@ -347,6 +399,22 @@ func wholeRows[T gemm.Float](g *gemm.Call[T], parts int) bool {
 	return j1-j0 == g.N
 }
 
+// halfFinishers returns one halfFinisher per piece, narrowing c into out
+// (products of m×n), each running its piece's epilogue finisher after.
+func (j *gemmJob[T]) halfFinishers(c, out unsafe.Pointer, m, n int) []halfFinisher {
+	if cap(j.halves) < j.parts {
+		j.halves = make([]halfFinisher, j.parts)
+	}
+	h := j.halves[:j.parts]
+	for p := range h {
+		h[p] = halfFinisher{c: c, out: out, m: m, n: n}
+		if j.fins != nil {
+			h[p].epi = &j.fins[p]
+		}
+	}
+	return h
+}
+
 // runSwapped runs k as cᵀ = bᵀ·aᵀ into the swap slot, then transposes
 // the result into c (see narrowN).
 func runSwapped[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, j *gemmJob[T], c, a, b unsafe.Pointer, na, nb int) {
@@ -359,7 +427,7 @@ func runSwapped[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, j *gemmJob
 	if !x.wide(n*k.kk, x.gemmParallelMin()) {
 		workers = 1
 	}
-	j.parts, j.fins = j.call.Parts(workers), nil
+	j.parts, j.fins, j.halves = j.call.Parts(workers), nil, j.halves[:0]
 	x.parallel(rs, j.parts, n*k.kk, j)
 	cs := view[T](c, n)
 	for bi := range k.b {

@@ -187,6 +187,9 @@ func Cases() []Case {
 	for _, c := range bf16RuleCases() {
 		add(c)
 	}
+	for _, c := range f16DotCases() {
+		add(c)
+	}
 	for _, c := range sortCases() {
 		add(c)
 	}
