@@ -92,7 +92,9 @@ func f16DotCases() []Case {
 			})},
 		Case{Name: "f16-dot/mixed-f32", Inputs: []*tensor.Array{F16DotInput(121, 37, 300), Input(tensor.F32, 122, 300, 23)}, Fn: mm},
 		Case{Name: "f16-dot/preferred-f32", Inputs: []*tensor.Array{F16DotInput(123, 37, 300), F16DotInput(124, 300, 23)},
-			Fn: one(func(a []trace.Value) trace.Value { return trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.F32)) })},
+			Fn: one(func(a []trace.Value) trace.Value {
+				return trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.F32))
+			})},
 	)
 	return cs
 }
