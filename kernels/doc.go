@@ -116,6 +116,11 @@
 // registers). The order is fixed, so the
 // result does not depend on the backend, the SIMD tier, the blocking or the
 // number of threads (internal/gemm computes each element on one thread).
+// The CPU runs f16 × f16 on the f32 GEMM reading the operands as stored:
+// internal/gemm widens them exactly (VCVTPH2PS) while it packs them, any
+// strides, so neither a widened nor a transposed copy is made, and each
+// block of f32 accumulators is rounded to f16 as soon as its last k block
+// is in, while it is in cache.
 //
 // bf16 × bf16 deviates from "k in order": it is the hardware's bf16 dot,
 // VDPBF16PS (AVX512_BF16), step for step (docs/SPEC.md §3). Each element
@@ -150,17 +155,18 @@
 // k above is done, rounded to the product's dtype, with exactly the steps
 // the unfused loop fusion would run on it (the same compiled body:
 // epilogue.go), so a fused result is bit-identical to the unfused one, on
-// every tier and at every thread count. On the CPU an f32 or f64 product
-// runs the epilogue on each MR-row block of c as soon as internal/gemm
-// adds the block's last k block in (gemm.Finisher), while the block is in
-// L1; a conv with an NHWC-like output runs it on each block of output
+// every tier and at every thread count. On the CPU an f32, f64 or f16
+// product runs the epilogue on each MR-row block of c as soon as
+// internal/gemm adds the block's last k block in (gemm.Finisher; an f16
+// block is rounded to f16 first), while the block is in L1; a conv with an NHWC-like output runs it on each block of output
 // positions right after its worker computes them. The product goes
 // straight into the output buffer when the epilogue has one result, of
 // the product's dtype, and the product no other reader; into its own
 // buffer when it has other readers, else into scratch. Other products
 // (integers, int8 on VNNI — AVX512_VNNI at the AVX512 tier, AVX-VNNI at
-// the AVX2 tier —, f16/bf16 narrowed from f32, bf16 products, complex,
-// GEMMs split into column bands, convs with other output layouts) are
+// the AVX2 tier —, bf16 products, swapped narrow f32/f64 products,
+// complex, GEMMs split into column bands, convs with other output
+// layouts) are
 // computed whole first, then the epilogue runs over them. OpenCL runs the
 // chain in the product kernel's store, from the rounded accumulator.
 //

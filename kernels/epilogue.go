@@ -17,9 +17,10 @@ import (
 // the product that loop would read, so fused and unfused results are the
 // same bits.
 //
-// An f32 or f64 dot_general runs it on the GEMM's blocks: internal/gemm
+// An f32, f64 or f16 dot_general runs it on the GEMM's blocks: internal/gemm
 // tells the kernel of each block of MR rows as soon as its last block of k
-// is added in, and the body runs over those rows while they are in L1 (a
+// is added in (an f16 product's block is then rounded to f16, by
+// halfFinisher), and the body runs over those rows while they are in L1 (a
 // GEMM piece of at most epiPartMax bytes of product runs it over the
 // piece's rows right after the piece). A
 // conv with an NHWC-like output runs it on each block of output positions
@@ -30,10 +31,9 @@ import (
 // buffer when others read it too (the fusion's last output), else in a
 // scratch buffer; with several results (a multi-output loop absorbed whole)
 // each block is computed by every result's body in turn. Other products
-// (integers, int8 and bf16 GEMMs, f16 narrowed from f32, complex, swapped
-// narrow products, GEMMs split into column bands, a conv with another
-// output layout) are computed whole first and the bodies run over them
-// after.
+// (integers, int8 and bf16 GEMMs, complex, swapped narrow products, GEMMs
+// split into column bands, a conv with another output layout) are
+// computed whole first and the bodies run over them after.
 type epilogue struct {
 	results  []epilogueResult // one body per result of the fusion, in order
 	out      int              // the first result's buffer

@@ -152,7 +152,7 @@ func runModule(t *testing.T, label string, cpu *kernels.CPU, m *lower.Module, in
 // TestEpilogueBitIdentical holds every fused epilogue to its unfused form
 // (the product in a kernel of its own, the chain a loop fusion reading
 // it): the same bits, for every epilogue kind, dtype path (f32, f64, f16
-// and bf16 products widened from storage, and an f32 product of f16/bf16
+// products of operands read as stored, and an f32 product of f16/bf16
 // operands converted back), layout, size class, SIMD tier and worker
 // count. The fused module must really have the epilogue in the dot's
 // kernel, so the test fails if fusion silently stops happening.
@@ -164,7 +164,7 @@ func TestEpilogueBitIdentical(t *testing.T) {
 		{tensor.F32, tensor.F32, tensor.F16},   // output convert
 		{tensor.F16, tensor.F32, tensor.F16},   // preferred_element_type=f32, converted back
 		{tensor.BF16, tensor.F32, tensor.BF16}, // likewise
-		{tensor.F16, tensor.F16, tensor.F16},   // an f16 product: computed whole, then the epilogue
+		{tensor.F16, tensor.F16, tensor.F16},   // an f16 product: each block rounded to f16, then the epilogue
 		{tensor.I32, tensor.I32, tensor.F32},   // the integer loop, then the epilogue
 		{tensor.I8, tensor.I32, tensor.F32},    // int8 products summed in int32 (VNNI where present)
 	}

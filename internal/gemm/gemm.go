@@ -30,6 +30,12 @@
 // product rounded as NumPy's complex multiply (no FMA) and added part by
 // part: their micro-kernels keep a tile's real and imaginary sums in
 // separate registers, b packed with its real and imaginary parts apart.
+//
+// Binary16 operands (Call.A16, Call.B16) are read as stored: packing
+// widens them to the kernel's type, exactly, with F16C's VCVTPH2PS on
+// runs along a contiguous dimension (simd.F16ToF32Runs), so an f16
+// product is the f32 product of the widened values, bit for bit, with no
+// widened copy of an operand made first.
 package gemm
 
 import (
