@@ -21,7 +21,9 @@ import (
 // gathered first. f16 operands run on the f32 kernels read as stored
 // (gemm.Call's A16 and B16: widened exactly while packed, no widened
 // copy), into f32 accumulators that are rounded to f16 once, block by
-// block as the GEMM finishes them (halfFinisher). bf16 operands (with a bf16
+// block as the GEMM finishes them (halfFinisher); an f32 product reads
+// an f16 operand past the convert that widened it (halfOperand: mixed
+// f16 × f32, preferred_element_type=f32). bf16 operands (with a bf16
 // result, or an f32 one by preferred_element_type) run on gemm.BF16Call —
 // VDPBF16PS, the f32 kernels under DAZ/FTZ, or the Go twin — read as stored: the bf16 rule of the package
 // doc. c64 and c128 run on gemm.CCall (runGemmC), read through their
@@ -102,11 +104,22 @@ func (x *cpuExec) compileDot(f *lower.Fusion) (kernel, error) {
 		lhs, rhs = l8, r8
 	}
 	k.f16 = lhs.DType == tensor.F16 && rhs.DType == tensor.F16 && root.DType == tensor.F16
-	raw := k.bf16 || k.f16
-	packed := k.int8 || raw || complexDType(root.DType)
-	k.lhs = x.layout(lhs, d.LhsBatch, lf, d.LhsContract, packed)
-	k.rhs = x.layout(rhs, d.RhsBatch, d.RhsContract, rf, packed)
-	k.lhs.raw, k.rhs.raw = raw, raw
+	if root.DType == tensor.F32 && !k.int8 && !k.bf16 {
+		// f16 operands widened by converts: read past them, as stored.
+		if h := x.halfOperand(f, lhs); h != nil {
+			x.bypass(f, lhs, h)
+			lhs = h
+		}
+		if h := x.halfOperand(f, rhs); h != nil {
+			x.bypass(f, rhs, h)
+			rhs = h
+		}
+	}
+	lraw, rraw := k.bf16 || lhs.DType == tensor.F16, k.bf16 || rhs.DType == tensor.F16
+	packed := k.int8 || k.bf16 || complexDType(root.DType)
+	k.lhs = x.layout(lhs, d.LhsBatch, lf, d.LhsContract, packed || lraw)
+	k.rhs = x.layout(rhs, d.RhsBatch, d.RhsContract, rf, packed || rraw)
+	k.lhs.raw, k.rhs.raw = lraw, rraw
 	if cd := computeDType(root.DType); !gemmDType(cd) && !complexDType(cd) && dotTable[cd] == nil {
 		return nil, fmt.Errorf("kernels: cpu has no dot_general for %s", root.DType)
 	}
@@ -332,34 +345,9 @@ func (j *gemmJob[T]) runRange(_ *runState, w *worker, lo, hi int) {
 	}
 }
 
-// halfFinisher rounds each block of an f32 product the GEMM finishes to
-// the f16 product, once, while the block is in cache, then runs the
-// epilogue's finisher on it, if any.
-type halfFinisher struct {
-	c, out unsafe.Pointer // the f32 product and the f16 one, both [b, m, n] row-major
-	m, n   int
-	epi    *partFinisher
-}
-
-func (f *halfFinisher) Finished(b, i0, i1, j0, j1 int) {
-	narrow := narrowF16Fn
-	if j0 == 0 && j1 == f.n { // whole rows: one run
-		at := (b*f.m + i0) * f.n
-		narrow(unsafe.Add(f.out, 2*at), unsafe.Add(f.c, 4*at), (i1-i0)*f.n)
-	} else {
-		for i := i0; i < i1; i++ {
-			at := (b*f.m+i)*f.n + j0
-			narrow(unsafe.Add(f.out, 2*at), unsafe.Add(f.c, 4*at), j1-j0)
-		}
-	}
-	if f.epi != nil {
-		f.epi.Finished(b, i0, i1, j0, j1)
-	}
-}
-
-// runGemm runs k's product on internal/gemm (k.f16: of f16 operands, read
-// as stored, rounded into out block by block) into c, and reports whether
-// it ran epilogue epi (if any) on the blocks it finished.
+// runGemm runs k's product on internal/gemm into c — f16 operands read as
+// stored; an f16 result (k.f16) rounded into out block by block — and
+// reports whether it ran epilogue epi (if any) on the blocks it finished.
 func runGemm[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, out, c, a, b unsafe.Pointer, na, nb int, epi *epilogueRun) bool {
 	j := slotJob[gemmJob[T]](rs, k.slot)
 	if k.swap {
@@ -367,12 +355,11 @@ func runGemm[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, out, c, a, b 
 		return false
 	}
 	j.call = gemm.Call[T]{Batch: k.b, M: k.m, N: k.n, K: k.kk,
-		A: view[T](a, na), B: view[T](b, nb), C: view[T](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n}
+		C: view[T](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n}
+	j.call.A, j.call.A16 = operand[T](&k.lhs, a, na)
+	j.call.B, j.call.B16 = operand[T](&k.rhs, b, nb)
 	j.call.BatchA, j.call.RowA, j.call.ColA = k.lhs.strides[0], k.lhs.strides[1], k.lhs.strides[2]
 	j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]
-	if k.f16 {
-		j.call.A, j.call.B, j.call.A16, j.call.B16 = nil, nil, view[uint16](a, na), view[uint16](b, nb)
-	}
 	workers := x.cpu.workers()
 	if !x.wide(k.b*k.m*k.n*k.kk, x.gemmParallelMin()) {
 		workers = 1
@@ -399,20 +386,13 @@ func wholeRows[T gemm.Float](g *gemm.Call[T], parts int) bool {
 	return j1-j0 == g.N
 }
 
-// halfFinishers returns one halfFinisher per piece, narrowing c into out
-// (products of m×n), each running its piece's epilogue finisher after.
-func (j *gemmJob[T]) halfFinishers(c, out unsafe.Pointer, m, n int) []halfFinisher {
-	if cap(j.halves) < j.parts {
-		j.halves = make([]halfFinisher, j.parts)
+// operand is the n elements at p of an operand laid out as l, for a
+// gemm.Call: as T, or as f16 bits (read as stored, widened while packed).
+func operand[T gemm.Float](l *operandLayout, p unsafe.Pointer, n int) ([]T, []uint16) {
+	if l.dtype == tensor.F16 {
+		return nil, view[uint16](p, n)
 	}
-	h := j.halves[:j.parts]
-	for p := range h {
-		h[p] = halfFinisher{c: c, out: out, m: m, n: n}
-		if j.fins != nil {
-			h[p].epi = &j.fins[p]
-		}
-	}
-	return h
+	return view[T](p, n), nil
 }
 
 // runSwapped runs k as cᵀ = bᵀ·aᵀ into the swap slot, then transposes
@@ -420,7 +400,9 @@ func (j *gemmJob[T]) halfFinishers(c, out unsafe.Pointer, m, n int) []halfFinish
 func runSwapped[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, j *gemmJob[T], c, a, b unsafe.Pointer, na, nb int) {
 	n := k.b * k.m * k.n
 	ct := view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.swapSlot, 0, n*int(unsafe.Sizeof(T(0)))))), n)
-	j.call = gemm.Call[T]{Batch: k.b, M: k.n, N: k.m, K: k.kk, A: view[T](b, nb), B: view[T](a, na), C: ct, BatchC: k.m * k.n, LDC: k.m}
+	j.call = gemm.Call[T]{Batch: k.b, M: k.n, N: k.m, K: k.kk, C: ct, BatchC: k.m * k.n, LDC: k.m}
+	j.call.A, j.call.A16 = operand[T](&k.rhs, b, nb)
+	j.call.B, j.call.B16 = operand[T](&k.lhs, a, na)
 	j.call.BatchA, j.call.RowA, j.call.ColA = k.rhs.strides[0], k.rhs.strides[2], k.rhs.strides[1]
 	j.call.BatchB, j.call.RowB, j.call.ColB = k.lhs.strides[0], k.lhs.strides[2], k.lhs.strides[1]
 	workers := x.cpu.workers()

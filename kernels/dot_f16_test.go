@@ -115,3 +115,49 @@ func halfInput(seed int, shape ...int) *tensor.Array {
 	}
 	return a.Astype(tensor.F16)
 }
+
+// An f32 dot of f16 operands widened by converts — preferred_element_type
+// f32, or f16 mixed with f32 — reads them as stored, past the converts,
+// whose kernels (full f32 copies) are dropped; a convert the epilogue
+// reads too is kept. The conformance cases f16-dot/mixed-* and
+// f16-dot/preferred-* hold the results to the reference.
+func TestF16DotReadsPastConverts(t *testing.T) {
+	const m, k, n = 37, 300, 53
+	cases := []struct {
+		name        string
+		d1          tensor.DType
+		fn          func(a []trace.Value) []trace.Value
+		kernels     int
+		lhsF16, rhs bool
+	}{
+		{"preferred-f32", tensor.F16, func(a []trace.Value) []trace.Value {
+			return []trace.Value{trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.F32))}
+		}, 1, true, true},
+		{"mixed-f32", tensor.F32, func(a []trace.Value) []trace.Value { return []trace.Value{a[0].MatMul(a[1])} }, 1, true, false},
+		// x·w + x, w square: the epilogue reads x widened.
+		{"mixed-f32-epilogue-reads-operand", tensor.F32, func(a []trace.Value) []trace.Value {
+			return []trace.Value{a[0].MatMul(a[1]).Add(a[0])}
+		}, 2, true, false},
+	}
+	for _, c := range cases {
+		s1 := [2]int{k, n}
+		if c.kernels == 2 {
+			s1 = [2]int{k, k}
+		}
+		x := compileMatrices(t, c.fn, [2]int{m, k}, tensor.F16, s1, c.d1)
+		var dk *dotKernel
+		for _, kk := range x.kernels {
+			if d, ok := kk.(*dotKernel); ok {
+				dk = d
+			}
+		}
+		if dk == nil {
+			t.Fatalf("%s: no dot kernel", c.name)
+		}
+		if len(x.kernels) != c.kernels || dk.f16 || (dk.lhs.dtype == tensor.F16) != c.lhsF16 || (dk.rhs.dtype == tensor.F16) != c.rhs ||
+			dk.lhs.raw != c.lhsF16 || dk.rhs.raw != c.rhs {
+			t.Errorf("%s: %d kernels, operands %v (raw %v), %v (raw %v); want %d kernels, f16 operands read as stored: lhs %v, rhs %v",
+				c.name, len(x.kernels), dk.lhs.dtype, dk.lhs.raw, dk.rhs.dtype, dk.rhs.raw, c.kernels, c.lhsF16, c.rhs)
+		}
+	}
+}

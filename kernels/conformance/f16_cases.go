@@ -43,7 +43,8 @@ func F16DotInput(seed uint64, shape ...int) *tensor.Array {
 // column blocks; transposed operands (read in place), operands whose dims
 // do not merge into one stride (gathered), batches; fused epilogues on
 // the product (bias + relu, the product kept as a second result, an f32
-// convert); and f16 mixed with f32 (promoted by converts).
+// convert); and f16 mixed with f32 or with preferred_element_type=f32
+// (converts the CPU reads past), transposed, swapped, with epilogues.
 func f16DotCases() []Case {
 	var cs []Case
 	mm := one(func(a []trace.Value) trace.Value { return a[0].MatMul(a[1]) })
@@ -91,9 +92,26 @@ func f16DotCases() []Case {
 				return p.Astype(tensor.F32).Mul(a[2]).Tanh()
 			})},
 		Case{Name: "f16-dot/mixed-f32", Inputs: []*tensor.Array{F16DotInput(121, 37, 300), Input(tensor.F32, 122, 300, 23)}, Fn: mm},
+		Case{Name: "f16-dot/mixed-f32-transposed", Inputs: []*tensor.Array{Input(tensor.F32, 125, 37, 300), F16DotInput(126, 53, 300)},
+			Fn: one(func(a []trace.Value) trace.Value {
+				return trace.DotGeneral(a[0], a[1], trace.DotDims{LhsContract: []int{1}, RhsContract: []int{1}})
+			})},
+		// A weight gradient xᵀ·dy of f16 activations and f32 gradients
+		// with few columns: the CPU runs it swapped.
+		Case{Name: "f16-dot/mixed-f32-narrow-swapped", Inputs: []*tensor.Array{F16DotInput(127, 200, 70), Input(tensor.F32, 128, 200, 10)},
+			Fn: one(func(a []trace.Value) trace.Value {
+				return trace.DotGeneral(a[0], a[1], trace.DotDims{LhsContract: []int{0}, RhsContract: []int{0}})
+			})},
+		// The widened operand read by the epilogue too.
+		Case{Name: "f16-dot/mixed-f32-epilogue-reads-operand", Inputs: []*tensor.Array{F16DotInput(129, 23, 23), Input(tensor.F32, 130, 23, 23)},
+			Fn: one(func(a []trace.Value) trace.Value { return a[0].MatMul(a[1]).Add(a[0]).Maximum(trace.Float(0)) })},
 		Case{Name: "f16-dot/preferred-f32", Inputs: []*tensor.Array{F16DotInput(123, 37, 300), F16DotInput(124, 300, 23)},
 			Fn: one(func(a []trace.Value) trace.Value {
 				return trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.F32))
+			})},
+		Case{Name: "f16-dot/preferred-f32-bias-relu-batched", Inputs: []*tensor.Array{F16DotInput(131, 2, 70, 300), F16DotInput(132, 300, 90), Input(tensor.F32, 133, 90)},
+			Fn: one(func(a []trace.Value) trace.Value {
+				return trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.F32)).Add(a[2]).Maximum(trace.Float(0))
 			})},
 	)
 	return cs
