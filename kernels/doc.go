@@ -120,7 +120,9 @@
 // internal/gemm widens them exactly (VCVTPH2PS) while it packs them, any
 // strides, so neither a widened nor a transposed copy is made, and each
 // block of f32 accumulators is rounded to f16 as soon as its last k block
-// is in, while it is in cache.
+// is in, while it is in cache. An f32 dot reads an f16 operand that a
+// convert widens (f16 mixed with f32, or preferred_element_type=f32) the
+// same way, past the convert, whose f32 copy is then not made.
 //
 // bf16 × bf16 deviates from "k in order": it is the hardware's bf16 dot,
 // VDPBF16PS (AVX512_BF16), step for step (docs/SPEC.md §3). Each element

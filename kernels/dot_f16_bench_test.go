@@ -13,8 +13,9 @@ import (
 
 // BenchmarkMatMulF16 times f16 products at n = 1024 against the f32 a @ b
 // in one loop that alternates them, so load on the machine falls on each
-// alike: a @ b, aᵀ @ b (a transposed operand) and relu(a @ b + bias) (a
-// fused epilogue), all f16. It reports each f16 time over the f32 one,
+// alike: a @ b, aᵀ @ b (a transposed operand), relu(a @ b + bias) (a
+// fused epilogue), all f16, and a @ b with preferred_element_type f32
+// (f16 operands, f32 result). It reports each f16 time over the f32 one,
 // from the summed times and from each one's fastest run (steadier on a
 // busy machine).
 //
@@ -47,12 +48,15 @@ func BenchmarkMatMulF16(b *testing.B) {
 			}
 		}
 	}
-	names := []string{"f16/f32", "f16-aT/f32", "f16-bias-relu/f32"}
+	names := []string{"f16/f32", "f16-aT/f32", "f16-bias-relu/f32", "f16→f32/f32"}
 	runs := []func(){
 		build(tensor.F16, func(a []trace.Value) trace.Value { return a[0].MatMul(a[1]) }),
 		build(tensor.F16, func(a []trace.Value) trace.Value { return a[0].Transpose(1, 0).MatMul(a[1]) }),
 		build(tensor.F16, func(a []trace.Value) trace.Value {
 			return a[0].MatMul(a[1]).Add(a[2]).Maximum(trace.Float(0))
+		}),
+		build(tensor.F16, func(a []trace.Value) trace.Value {
+			return trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.F32))
 		}),
 		build(tensor.F32, func(a []trace.Value) trace.Value { return a[0].MatMul(a[1]) }),
 	}
