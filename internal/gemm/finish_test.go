@@ -59,30 +59,38 @@ func TestFinisher(t *testing.T) {
 					for _, batch := range []int{1, 3} {
 						name := fmt.Sprintf("%v %dx%dx%d trans=%v parts=%d batch=%d", tier, s[0], s[1], s[2], tr, parts, batch)
 						g := problem[float32](rng, batch, s[0], s[1], s[2], tr[0], tr[1])
-						r := &recorder{g: g, want: naive(g, numerics.FMA32), seen: make([]int, len(g.C))}
-						n := g.Parts(parts)
-						var wg sync.WaitGroup
-						for p := range n {
-							wg.Add(1)
-							go func() { defer wg.Done(); g.RunPartThen(p, n, r) }()
-						}
-						wg.Wait()
-						if r.first != "" {
-							t.Fatalf("%s: %s", name, r.first)
-						}
-						for b := range batch {
-							for i := range s[0] {
-								for j := range s[1] {
-									if c := r.seen[b*g.BatchC+i*g.LDC+j]; c != 1 {
-										t.Fatalf("%s: c[%d,%d,%d] reported %d times, want once", name, b, i, j, c)
-									}
-								}
-							}
-						}
+						checkFinished(t, name, g, naive(g, numerics.FMA32), parts)
 					}
 				}
 			}
 		}
 		restore()
+	}
+}
+
+// checkFinished runs g's pieces for up to parts threads concurrently,
+// each telling a recorder of its blocks, and fails unless every element
+// of the product was told of exactly once, already final (want).
+func checkFinished(t *testing.T, name string, g *Call[float32], want []float32, parts int) {
+	t.Helper()
+	r := &recorder{g: g, want: want, seen: make([]int, len(g.C))}
+	n := g.Parts(parts)
+	var wg sync.WaitGroup
+	for p := range n {
+		wg.Add(1)
+		go func() { defer wg.Done(); g.RunPartThen(p, n, r) }()
+	}
+	wg.Wait()
+	if r.first != "" {
+		t.Fatalf("%s: %s", name, r.first)
+	}
+	for b := range g.Batch {
+		for i := range g.M {
+			for j := range g.N {
+				if c := r.seen[b*g.BatchC+i*g.LDC+j]; c != 1 {
+					t.Fatalf("%s: c[%d,%d,%d] reported %d times, want once", name, b, i, j, c)
+				}
+			}
+		}
 	}
 }
