@@ -16,15 +16,7 @@ func TestComplexDotReadsInPlace(t *testing.T) {
 			return []trace.Value{trace.DotGeneral(a[0], a[1], trace.DotDims{LhsContract: []int{0}, RhsContract: []int{1}})}
 		}
 		x := compileMatrices(t, fn, [2]int{7, 5}, d, [2]int{3, 7}, d)
-		var dot *dotKernel
-		for _, k := range x.kernels {
-			if k, ok := k.(*dotKernel); ok {
-				dot = k
-			}
-		}
-		if dot == nil {
-			t.Fatalf("%v: no dot kernel", d)
-		}
+		dot := dotKernelOf(t, d.String(), x)
 		if dot.lhs.gather != nil || dot.rhs.gather != nil {
 			t.Errorf("%v: transposed operands gathered (lhs %v, rhs %v), want read in place", d, dot.lhs.gather != nil, dot.rhs.gather != nil)
 		}

@@ -48,15 +48,7 @@ func TestF16DotReadsOperandsAsStored(t *testing.T) {
 		for _, c := range cases {
 			name := fmt.Sprintf("%v %s", tier, c.name)
 			x := compileMatrices(t, c.fn, c.s0, tensor.F16, c.s1, tensor.F16)
-			var dk *dotKernel
-			for _, kk := range x.kernels {
-				if d, ok := kk.(*dotKernel); ok {
-					dk = d
-				}
-			}
-			if dk == nil {
-				t.Fatalf("%s: no dot kernel", name)
-			}
+			dk := dotKernelOf(t, name, x)
 			if !dk.f16 || !dk.lhs.raw || !dk.rhs.raw || dk.lhs.widen() != nil || dk.rhs.widen() != nil || dk.rhs.gather != nil ||
 				(dk.lhs.gather != nil) != c.lhsGather {
 				t.Fatalf("%s: dot kernel f16=%v raw=%v,%v gathers=%v,%v: want the f16 GEMM reading operands as stored",
@@ -145,19 +137,26 @@ func TestF16DotReadsPastConverts(t *testing.T) {
 			s1 = [2]int{k, k}
 		}
 		x := compileMatrices(t, c.fn, [2]int{m, k}, tensor.F16, s1, c.d1)
-		var dk *dotKernel
-		for _, kk := range x.kernels {
-			if d, ok := kk.(*dotKernel); ok {
-				dk = d
-			}
-		}
-		if dk == nil {
-			t.Fatalf("%s: no dot kernel", c.name)
-		}
+		dk := dotKernelOf(t, c.name, x)
 		if len(x.kernels) != c.kernels || dk.f16 || (dk.lhs.dtype == tensor.F16) != c.lhsF16 || (dk.rhs.dtype == tensor.F16) != c.rhs ||
 			dk.lhs.raw != c.lhsF16 || dk.rhs.raw != c.rhs {
 			t.Errorf("%s: %d kernels, operands %v (raw %v), %v (raw %v); want %d kernels, f16 operands read as stored: lhs %v, rhs %v",
 				c.name, len(x.kernels), dk.lhs.dtype, dk.lhs.raw, dk.rhs.dtype, dk.rhs.raw, c.kernels, c.lhsF16, c.rhs)
 		}
 	}
+}
+
+// dotKernelOf is x's (last) dot_general kernel; the test fails without one.
+func dotKernelOf(t *testing.T, name string, x *cpuExec) *dotKernel {
+	t.Helper()
+	var dk *dotKernel
+	for _, k := range x.kernels {
+		if d, ok := k.(*dotKernel); ok {
+			dk = d
+		}
+	}
+	if dk == nil {
+		t.Fatalf("%s: no dot kernel", name)
+	}
+	return dk
 }
