@@ -152,25 +152,24 @@
 // as a relu and its derivative's mask, or Adam's three updates of one
 // weight gradient) joins whole, its bodies run in turn on each block; a
 // product other kernels read too becomes that kernel's last output. The
-// epilogue then computes element
-// (b, i, j) from the product's element (b, i, j), after its whole sum over
-// k above is done, rounded to the product's dtype, with exactly the steps
-// the unfused loop fusion would run on it (the same compiled body:
-// epilogue.go), so a fused result is bit-identical to the unfused one, on
-// every tier and at every thread count. On the CPU an f32, f64 or f16
-// product runs the epilogue on each MR-row block of c as soon as
-// internal/gemm adds the block's last k block in (gemm.Finisher; an f16
-// block is rounded to f16 first), while the block is in L1; a conv with an NHWC-like output runs it on each block of output
-// positions right after its worker computes them. The product goes
-// straight into the output buffer when the epilogue has one result, of
-// the product's dtype, and the product no other reader; into its own
-// buffer when it has other readers, else into scratch. Other products
-// (integers, int8 on VNNI — AVX512_VNNI at the AVX512 tier, AVX-VNNI at
-// the AVX2 tier —, bf16 products, swapped narrow f32/f64 products,
-// complex, GEMMs split into column bands, convs with other output
-// layouts) are
-// computed whole first, then the epilogue runs over them. OpenCL runs the
-// chain in the product kernel's store, from the rounded accumulator.
+// epilogue then computes element (b, i, j) from the product's element (b,
+// i, j), after its whole sum over k above is done, rounded to the
+// product's dtype, with exactly the steps the unfused loop fusion would
+// run on it (the same compiled body: epilogue.go), so a fused result is
+// bit-identical to the unfused one, on every tier and at every thread
+// count. On the CPU an f32, f64 or f16 product runs the epilogue on each
+// MR-row block of c as soon as internal/gemm adds the block's last k block
+// in (gemm.Finisher; an f16 block is rounded to f16 first), while the
+// block is in L1; a conv with an NHWC-like output runs it on each block of
+// output positions right after its worker computes them. The product goes
+// straight into the output buffer when the epilogue has one result, of the
+// product's dtype, and the product no other reader; into its own buffer
+// when it has other readers, else into scratch. Other products (integers,
+// int8 on VNNI — AVX512_VNNI at the AVX512 tier, AVX-VNNI at the AVX2 tier
+// —, bf16 products, swapped narrow f32/f64 products, complex, GEMMs split
+// into column bands, convs with other output layouts) are computed whole
+// first, then the epilogue runs over them. OpenCL runs the chain in the
+// product kernel's store, from the rounded accumulator.
 //
 // # conv_general_dilated
 //
