@@ -43,7 +43,7 @@ var depsPolicy = map[string][]string{
 	"internal/numerics": {},
 	"internal/bigmath":  {},
 	"internal/simd":     {"internal/xmath", "internal/numerics", "golang.org/x/sys/cpu"},
-	"internal/gemm":     {"internal/simd"},
+	"internal/gemm":     {"internal/simd", "internal/numerics"}, // numerics: the f16 widening of packing's Go path
 
 	// Interop, outside the core so a Kiln-only program links neither.
 	"interop/gonum":    {"tensor", "gonum.org/v1/gonum/mat"},
