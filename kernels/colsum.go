@@ -91,7 +91,7 @@ func (c *colSumKernel[T]) run(x *cpuExec, rs *runState) {
 func (c *colSumKernel[T]) runRange(rs *runState, w *worker, lo, hi int) {
 	size := int(unsafe.Sizeof(T(0)))
 	leaves := view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(c.slot, 0, c.nleaf*c.k*size+regAlign))), c.nleaf*c.k)
-	w.prepare(c.body, rs.srcs)
+	w.prepareAt(c.body, rs.srcs, rs.stamp)
 	// Eight lane rows, then the rows a body evaluation returned.
 	lanes := view[T](w.temp(8*c.k*size), 8*c.k)
 	lane := func(q int) []T { return lanes[q*c.k : (q+1)*c.k] }

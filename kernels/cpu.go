@@ -129,6 +129,7 @@ type runState struct {
 	slots   [][2][]byte  // kernels' scratch (partials, gathered operands)
 	ctrl    []*ctrlState // control kernels' carries
 	fork    *forkTask    // the parallel job record fork reuses (see fork)
+	stamp   uint64       // counts parallel calls: workers prepare a body once per call (prepareAt)
 	jobs    []any        // kernels' per-run job records by slot, reused across runs
 }
 
@@ -338,6 +339,7 @@ func (f funcJob) runRange(_ *runState, w *worker, lo, hi int) { f(w, lo, hi) }
 // parallel runs job over [0, n) on several workers when the work (elems)
 // is large enough (see fork).
 func (x *cpuExec) parallel(rs *runState, n, elems int, job rangeJob) {
+	rs.stamp++
 	nw := x.cpu.workers()
 	if n < 2 || !x.wide(elems, x.cpu.opts.ParallelMin) {
 		nw = 1

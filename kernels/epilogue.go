@@ -109,6 +109,16 @@ func (e *epilogue) prepare(w *worker, srcs []unsafe.Pointer) {
 	}
 }
 
+// prepareAt is prepare through worker.prepareAt: once per parallel call.
+func (e *epilogue) prepareAt(w *worker, srcs []unsafe.Pointer, stamp uint64) {
+	for len(w.subs) < len(e.results)-1 {
+		w.subs = append(w.subs, &worker{})
+	}
+	for i, r := range e.results {
+		e.worker(w, i).prepareAt(r.body, srcs, stamp)
+	}
+}
+
 // worker is the registers of result i's body: w's own for the first.
 func (e *epilogue) worker(w *worker, i int) *worker {
 	if i == 0 {
@@ -199,8 +209,8 @@ func (r *epilogueRun) runAll(x *cpuExec, rs *runState) {
 	x.parallel(rs, (r.e.n+block-1)/block, r.e.n, r)
 }
 
-func (r *epilogueRun) runRange(_ *runState, w *worker, lo, hi int) {
-	r.e.prepare(w, r.srcs)
+func (r *epilogueRun) runRange(rs *runState, w *worker, lo, hi int) {
+	r.e.prepareAt(w, r.srcs, rs.stamp)
 	block := r.e.block
 	for b := lo; b < hi; b++ {
 		start := b * block

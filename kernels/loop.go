@@ -105,7 +105,7 @@ func (k *loopKernel) run(x *cpuExec, rs *runState) {
 
 func (k *loopKernel) runRange(rs *runState, w *worker, lo, hi int) {
 	block := k.body.block
-	w.prepare(k.body, rs.srcs)
+	w.prepareAt(k.body, rs.srcs, rs.stamp)
 	if k.stream {
 		end := min(hi*block, k.n)
 		for start := lo * block; start < end; start += streamChunk {

@@ -55,7 +55,7 @@ func (k *multiLoopKernel) runRange(rs *runState, w *worker, lo, hi int) {
 		w.subs = append(w.subs, &worker{})
 	}
 	for i, s := range k.subs {
-		w.subs[i].prepare(s.body, rs.srcs)
+		w.subs[i].prepareAt(s.body, rs.srcs, rs.stamp)
 	}
 	for b := lo; b < hi; b++ {
 		start := b * k.block

@@ -143,7 +143,7 @@ func (k *reduceKernel) partials(rs *runState) (parts, idx []byte) {
 func (k *reduceKernel) runRange(rs *runState, w *worker, lo, hi int) {
 	parts, partIdx := k.partials(rs)
 	outPtr, outSize := rs.srcs[k.out], k.outDT.Size()
-	w.prepare(k.body, rs.srcs)
+	w.prepareAt(k.body, rs.srcs, rs.stamp)
 	for c := lo; c < hi; c++ {
 		if k.ngroups > 0 {
 			o, g := c/k.ngroups, c%k.ngroups
