@@ -440,11 +440,12 @@ func (x *cpuExec) epiPartMax() int {
 
 // gemmParallelMin is the number of multiply-adds below which a product
 // runs on one core: 2^22 takes about 16 µs there, and waking a second
-// worker costs tens of microseconds on a busy machine. A CPU whose
-// ParallelMin is set below the default (the tests' tiny-blocks backend)
-// uses that instead, so small products take the parallel path too.
+// worker costs tens of microseconds on a busy machine (with a helper
+// spinning, wide splits a sixteenth of it). A CPU whose ParallelMin is set
+// to anything but the default (the tests' tiny-blocks backend, or a
+// caller's bound) uses that instead, exactly.
 func (x *cpuExec) gemmParallelMin() int {
-	if x.cpu.opts.ParallelMin < defaultParallelMin {
+	if x.cpu.opts.ParallelMin != defaultParallelMin {
 		return x.cpu.opts.ParallelMin
 	}
 	return 1 << 22

@@ -145,7 +145,8 @@ func (t *forkTask) help() bool {
 		j := t.joins.Load()
 		if j>>32 != g {
 			if j>>32 < g {
-				continue // the fork is between its two stores
+				runtime.Gosched() // the fork is between its two stores
+				continue
 			}
 			return false // a later fork has begun: look again
 		}
@@ -268,13 +269,14 @@ const hotFactor = 16
 // splits at min or more should run on several workers: at min or more,
 // always; at min/hotFactor or more, when a helper is hot — and when none
 // is, it wakes one for the kernels after this one. A backend whose
-// ParallelMin is set below the default (the tests') splits at min only.
+// ParallelMin is set to anything but the default (the tests' 1, or a
+// caller's bound) splits at min only.
 func (x *cpuExec) wide(work, min int) bool {
 	if work >= min {
 		return true
 	}
 	nw := x.cpu.workers()
-	if nw < 2 || work < min/hotFactor || x.cpu.opts.ParallelMin < defaultParallelMin {
+	if nw < 2 || work < min/hotFactor || x.cpu.opts.ParallelMin != defaultParallelMin {
 		return false
 	}
 	demand.Store(time.Now().UnixNano())
