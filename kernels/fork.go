@@ -276,7 +276,7 @@ func (x *cpuExec) wide(work, min int) bool {
 		return true
 	}
 	nw := x.cpu.workers()
-	if nw < 2 || work < min/hotFactor || x.cpu.opts.ParallelMin != defaultParallelMin {
+	if nw < 2 || work <= min/hotFactor || x.cpu.opts.ParallelMin != defaultParallelMin {
 		return false
 	}
 	demand.Store(time.Now().UnixNano())
