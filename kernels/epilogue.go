@@ -1,7 +1,6 @@
 package kernels
 
 import (
-	"slices"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/lower"
@@ -77,14 +76,8 @@ func (x *cpuExec) compileEpilogue(f *lower.Fusion, dot *lower.Instr, perBlock bo
 		return x.source(in)
 	}
 	for i, r := range results {
-		loop := &lower.Fusion{ID: f.ID, Kind: lower.FusionLoop, Inputs: f.Inputs, Outputs: []*lower.Instr{r}}
-		for _, in := range f.Instrs {
-			if in != dot && !slices.Contains(results[:i], in) {
-				loop.Instrs = append(loop.Instrs, in)
-			}
-		}
 		out := x.m.Plan.Of[r]
-		b, store, _, err := x.loopBody(loop, source, loc{kind: locBuf, idx: out, size: r.DType.Size()}, false)
+		b, store, _, err := x.loopBody(resultLoop(f, results, i, dot), source, loc{kind: locBuf, idx: out, size: r.DType.Size()}, false)
 		if err != nil {
 			return nil, err
 		}
@@ -100,16 +93,10 @@ func (x *cpuExec) compileEpilogue(f *lower.Fusion, dot *lower.Instr, perBlock bo
 
 // prepare readies worker w's registers (and its sub-workers', one per
 // further result) for the bodies, with the run's sources srcs.
-func (e *epilogue) prepare(w *worker, srcs []unsafe.Pointer) {
-	for len(w.subs) < len(e.results)-1 {
-		w.subs = append(w.subs, &worker{})
-	}
-	for i, r := range e.results {
-		e.worker(w, i).prepare(r.body, srcs)
-	}
-}
+func (e *epilogue) prepare(w *worker, srcs []unsafe.Pointer) { e.prepareAt(w, srcs, 0) }
 
-// prepareAt is prepare through worker.prepareAt: once per parallel call.
+// prepareAt is prepare through worker.prepareAt: once per parallel call
+// (stamp 0: unconditionally).
 func (e *epilogue) prepareAt(w *worker, srcs []unsafe.Pointer, stamp uint64) {
 	for len(w.subs) < len(e.results)-1 {
 		w.subs = append(w.subs, &worker{})

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/lower"
@@ -24,19 +25,8 @@ func (x *cpuExec) compileMultiLoop(f *lower.Fusion) (kernel, error) {
 	block := min(x.cpu.opts.Block, max(root.Size(), 1))
 	k := &multiLoopKernel{n: root.Size(), block: block}
 	for i, o := range f.Outputs {
-		earlier := f.Outputs[:i]
-		sub := &lower.Fusion{Kind: lower.FusionLoop, Outputs: []*lower.Instr{o}}
-		for _, in := range f.Instrs {
-			isEarlier := false
-			for _, e := range earlier {
-				isEarlier = isEarlier || in == e
-			}
-			if !isEarlier {
-				sub.Instrs = append(sub.Instrs, in)
-			}
-		}
 		out := x.m.Plan.Of[o]
-		b, store, _, err := x.loopBody(sub, x.source, loc{kind: locBuf, idx: out, size: o.DType.Size()}, false)
+		b, store, _, err := x.loopBody(resultLoop(f, f.Outputs, i, nil), x.source, loc{kind: locBuf, idx: out, size: o.DType.Size()}, false)
 		if err != nil {
 			return nil, err
 		}
@@ -67,4 +57,19 @@ func (k *multiLoopKernel) runRange(rs *runState, w *worker, lo, hi int) {
 			}
 		}
 	}
+}
+
+// resultLoop is the single-output loop fusion computing results[i] of f:
+// f's members but skip (a fused product, read from its memory) and the
+// results before i, which it reads from their buffers. A multi-output
+// loop's and a multi-result epilogue's bodies are these loops', so each
+// result has its own loop's bits.
+func resultLoop(f *lower.Fusion, results []*lower.Instr, i int, skip *lower.Instr) *lower.Fusion {
+	loop := &lower.Fusion{ID: f.ID, Kind: lower.FusionLoop, Inputs: f.Inputs, Outputs: []*lower.Instr{results[i]}}
+	for _, in := range f.Instrs {
+		if in != skip && !slices.Contains(results[:i], in) {
+			loop.Instrs = append(loop.Instrs, in)
+		}
+	}
+	return loop
 }
