@@ -223,14 +223,21 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 			}
 			for ic := i0; ic < i1; ic += mr {
 				mb := min(mr, i1-ic)
-				ap, ra, sa := ws.a[:kb*mr], 1, mr
+				// A bottom edge runs on the kernel's shortest form that
+				// covers it (simd.GemmKernel.Low), not on a padded tile.
+				kr := &k
+				if mb < mr {
+					kr = k.For(mb)
+				}
+				rows := kr.MR
+				ap, ra, sa := ws.a[:kb*rows], 1, rows
 				if a16 != nil {
-					ap, ra, sa = packA16(ws.a, a16, g.RowA, g.ColA, ic, mb, pc, kb, mr)
-				} else if mb == mr && inPlace {
+					ap, ra, sa = packA16(ws.a, a16, g.RowA, g.ColA, ic, mb, pc, kb, rows)
+				} else if mb == rows && inPlace {
 					off := ic*g.RowA + pc*g.ColA
-					ap, ra, sa = a[off:off+(kb-1)*g.ColA+(mr-1)*g.RowA+1], g.RowA, g.ColA
+					ap, ra, sa = a[off:off+(kb-1)*g.ColA+(rows-1)*g.RowA+1], g.RowA, g.ColA
 				} else {
-					packA(ws.a, a, g.RowA, g.ColA, ic, mb, pc, kb, mr)
+					packA(ws.a, a, g.RowA, g.ColA, ic, mb, pc, kb, rows)
 				}
 				for jr := 0; jr < nb; jr += nr {
 					nbr := min(nr, nb-jr)
@@ -240,11 +247,11 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 						bp, sb = bm[off:off+(kb-1)*g.RowB+nr], g.RowB
 					}
 					off := ic*g.LDC + jc + jr
-					if mb == mr && nbr == nr {
-						k.Run(kb, ap, ra, sa, bp, sb, c[off:off+(mr-1)*g.LDC+nr], g.LDC, pc > 0)
+					if mb == rows && nbr == nr {
+						kr.Run(kb, ap, ra, sa, bp, sb, c[off:off+(rows-1)*g.LDC+nr], g.LDC, pc > 0)
 						continue
 					}
-					edge(k, ws.tile, kb, ap, ra, sa, bp, sb, c[off:], g.LDC, mb, nbr, pc > 0)
+					edge(*kr, ws.tile, kb, ap, ra, sa, bp, sb, c[off:], g.LDC, mb, nbr, pc > 0)
 				}
 				if fin != nil && pc+kb == g.K {
 					fin.Finished(b, ic, ic+mb, jc, jc+nb) // in L1: MR rows of the panel

@@ -115,7 +115,11 @@ func verify[T Float](t *testing.T, name string, g parted, c, want []T, parts int
 // element bit-identical to the in-order FMA definition.
 func TestGemm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	sizes := [][3]int{{1, 1, 1}, {1, 7, 3}, {13, 1, 5}, {12, 32, 1}, {24, 64, 9}, {37, 53, 41}, {5, 97, 600}, {130, 70, 0}, {25, 1100, 20}, {26, 40, 512}, {40, 16, 33}, {30, 10, 300}}
+	sizes := [][3]int{{1, 1, 1}, {1, 7, 3}, {13, 1, 5}, {12, 32, 1}, {24, 64, 9}, {37, 53, 41}, {5, 97, 600}, {130, 70, 0}, {25, 1100, 20}, {26, 40, 512}, {40, 16, 33}, {30, 10, 300},
+		{20, 64, 17}, {11, 40, 7}, {64, 64, 64}}
+	// Bottom edges of every kind: 1 row (13, 37), 2, 4 and 8 in place on
+	// the short kernels (26, 40, 20), 5 and 6 through the 8-row one's tile,
+	// 10 and 11 through the whole tile's.
 	// k = 512: row-major a rows 2 or 4 KiB apart are packed (packA12), not read in place.
 	for _, tier := range simd.Available() {
 		restore := simd.SetLevel(tier)

@@ -2277,6 +2277,20 @@ func gemm12x16F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c [
 	}
 }
 
+func gemm8x32F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c []float32, ldc int, load bool) {
+	switch tier {
+	case AVX512:
+		gemm8x32F32AVX512(kc, a, ra, sa, b, sb, c, ldc, load)
+	}
+}
+
+func gemm4x32F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c []float32, ldc int, load bool) {
+	switch tier {
+	case AVX512:
+		gemm4x32F32AVX512(kc, a, ra, sa, b, sb, c, ldc, load)
+	}
+}
+
 func gemm6x16F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c []float32, ldc int, load bool) {
 	switch tier {
 	case AVX512:
@@ -2290,6 +2304,20 @@ func gemm12x16F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c [
 	switch tier {
 	case AVX512:
 		gemm12x16F64AVX512(kc, a, ra, sa, b, sb, c, ldc, load)
+	}
+}
+
+func gemm8x16F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c []float64, ldc int, load bool) {
+	switch tier {
+	case AVX512:
+		gemm8x16F64AVX512(kc, a, ra, sa, b, sb, c, ldc, load)
+	}
+}
+
+func gemm4x16F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c []float64, ldc int, load bool) {
+	switch tier {
+	case AVX512:
+		gemm4x16F64AVX512(kc, a, ra, sa, b, sb, c, ldc, load)
 	}
 }
 

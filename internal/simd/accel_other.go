@@ -462,10 +462,22 @@ func gemm12x32F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c [
 func gemm12x16F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c []float32, ldc int, load bool) {
 }
 
+func gemm8x32F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c []float32, ldc int, load bool) {
+}
+
+func gemm4x32F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c []float32, ldc int, load bool) {
+}
+
 func gemm6x16F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c []float32, ldc int, load bool) {
 }
 
 func gemm12x16F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c []float64, ldc int, load bool) {
+}
+
+func gemm8x16F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c []float64, ldc int, load bool) {
+}
+
+func gemm4x16F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c []float64, ldc int, load bool) {
 }
 
 func gemm6x8F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c []float64, ldc int, load bool) {

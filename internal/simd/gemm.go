@@ -18,19 +18,42 @@ import (
 //
 // Run does not check lengths: a must hold (kc−1)·sa + (MR−1)·ra + 1
 // elements, b (kc−1)·sb + NR and c (MR−1)·ldc + NR.
+//
+// Low, when not nil, is the same kernel on fewer rows (same NR, same
+// bits): a bottom edge of at most Low.MR rows runs on it in place rather
+// than on a whole tile of which most rows are padding (a 64-row product
+// on 12-row tiles computes 72). Its own Low has fewer rows still.
 type GemmKernel[T float32 | float64] struct {
 	MR, NR int
 	Run    func(kc int, a []T, ra, sa int, b []T, sb int, c []T, ldc int, load bool)
+	Low    *GemmKernel[T]
 }
+
+// For returns the kernel of k's chain (k, k.Low, k.Low.Low, ...) with
+// the fewest rows that still covers mb rows (k itself when mb ≥ k.MR).
+func (k *GemmKernel[T]) For(mb int) *GemmKernel[T] {
+	for k.Low != nil && k.Low.MR >= mb {
+		k = k.Low
+	}
+	return k
+}
+
+// The AVX-512 kernels' short forms, for bottom edges (GemmKernel.Low).
+var (
+	gemm4x32F32 = GemmKernel[float32]{MR: 4, NR: 32, Run: gemm4x32F32Accel}
+	gemm8x32F32 = GemmKernel[float32]{MR: 8, NR: 32, Run: gemm8x32F32Accel, Low: &gemm4x32F32}
+	gemm4x16F64 = GemmKernel[float64]{MR: 4, NR: 16, Run: gemm4x16F64Accel}
+	gemm8x16F64 = GemmKernel[float64]{MR: 8, NR: 16, Run: gemm8x16F64Accel, Low: &gemm4x16F64}
+)
 
 // GemmF32 returns the float32 micro-kernel of the active tier: 12×32 on
 // AVX-512, 6×16 on AVX2 and a 4×16 Go loop on the generic tier.
 func GemmF32() GemmKernel[float32] {
 	switch tier {
 	case AVX512:
-		return GemmKernel[float32]{12, 32, gemm12x32F32Accel}
+		return GemmKernel[float32]{12, 32, gemm12x32F32Accel, &gemm8x32F32}
 	case AVX2:
-		return GemmKernel[float32]{6, 16, gemm6x16F32Accel}
+		return GemmKernel[float32]{6, 16, gemm6x16F32Accel, nil}
 	}
 	return GemmTileGo(4, 16, fma32)
 }
@@ -40,7 +63,7 @@ func GemmF32() GemmKernel[float32] {
 // half zeros), the GemmF32 kernel elsewhere. Same contract, same bits.
 func GemmF32Narrow() GemmKernel[float32] {
 	if tier == AVX512 {
-		return GemmKernel[float32]{12, 16, gemm12x16F32Accel}
+		return GemmKernel[float32]{12, 16, gemm12x16F32Accel, nil}
 	}
 	return GemmF32()
 }
@@ -50,9 +73,9 @@ func GemmF32Narrow() GemmKernel[float32] {
 func GemmF64() GemmKernel[float64] {
 	switch tier {
 	case AVX512:
-		return GemmKernel[float64]{12, 16, gemm12x16F64Accel}
+		return GemmKernel[float64]{12, 16, gemm12x16F64Accel, &gemm8x16F64}
 	case AVX2:
-		return GemmKernel[float64]{6, 8, gemm6x8F64Accel}
+		return GemmKernel[float64]{6, 8, gemm6x8F64Accel, nil}
 	}
 	return GemmTileGo(4, 8, math.FMA)
 }
@@ -60,7 +83,7 @@ func GemmF64() GemmKernel[float64] {
 // GemmTileGo is the pure-Go twin of the micro-kernels for an mr×nr tile,
 // with fma the element type's fused multiply-add.
 func GemmTileGo[T float32 | float64](mr, nr int, fma func(x, y, z T) T) GemmKernel[T] {
-	return GemmKernel[T]{mr, nr, func(kc int, a []T, ra, sa int, b []T, sb int, c []T, ldc int, load bool) {
+	return GemmKernel[T]{MR: mr, NR: nr, Run: func(kc int, a []T, ra, sa int, b []T, sb int, c []T, ldc int, load bool) {
 		for r := range mr {
 			row := c[r*ldc : r*ldc+nr]
 			for j := range row {

@@ -34,6 +34,22 @@ func TestGemmKernels(t *testing.T) {
 
 func checkGemmKernel[T float32 | float64](t *testing.T, tier Tier, k GemmKernel[T], fma func(x, y, z T) T, gen func() T) {
 	t.Helper()
+	if low := k.Low; low != nil {
+		// The short forms: same columns, fewer rows, each the whole
+		// chain's choice for the rows it covers.
+		if low.NR != k.NR || low.MR >= k.MR {
+			t.Errorf("%v %d×%d: Low is %d×%d", tier, k.MR, k.NR, low.MR, low.NR)
+		}
+		for mb := 1; mb <= low.MR; mb++ {
+			if f := k.For(mb); f.MR < mb || f.Low != nil && f.Low.MR >= mb {
+				t.Errorf("%v %d×%d: For(%d) is the %d-row kernel", tier, k.MR, k.NR, mb, f.MR)
+			}
+		}
+		checkGemmKernel(t, tier, *low, fma, gen)
+	}
+	if f := k.For(k.MR); f.MR != k.MR {
+		t.Errorf("%v %d×%d: For(%d) is the %d-row kernel", tier, k.MR, k.NR, k.MR, f.MR)
+	}
 	twin := GemmTileGo(k.MR, k.NR, fma)
 	for _, kc := range []int{0, 1, 2, 7, 64} {
 		for i, load := range []bool{false, true, false, true} {

@@ -1349,10 +1349,22 @@ func gemm12x32F32AVX512(kc int, a []float32, ra int, sa int, b []float32, sb int
 func gemm12x16F32AVX512(kc int, a []float32, ra int, sa int, b []float32, sb int, c []float32, ldc int, load bool)
 
 //go:noescape
+func gemm8x32F32AVX512(kc int, a []float32, ra int, sa int, b []float32, sb int, c []float32, ldc int, load bool)
+
+//go:noescape
+func gemm4x32F32AVX512(kc int, a []float32, ra int, sa int, b []float32, sb int, c []float32, ldc int, load bool)
+
+//go:noescape
 func gemm6x16F32AVX2(kc int, a []float32, ra int, sa int, b []float32, sb int, c []float32, ldc int, load bool)
 
 //go:noescape
 func gemm12x16F64AVX512(kc int, a []float64, ra int, sa int, b []float64, sb int, c []float64, ldc int, load bool)
+
+//go:noescape
+func gemm8x16F64AVX512(kc int, a []float64, ra int, sa int, b []float64, sb int, c []float64, ldc int, load bool)
+
+//go:noescape
+func gemm4x16F64AVX512(kc int, a []float64, ra int, sa int, b []float64, sb int, c []float64, ldc int, load bool)
 
 //go:noescape
 func gemm6x8F64AVX2(kc int, a []float64, ra int, sa int, b []float64, sb int, c []float64, ldc int, load bool)

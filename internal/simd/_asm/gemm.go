@@ -32,8 +32,12 @@ type gemmShape struct {
 var gemmShapes = []gemmShape{
 	{"gemm12x32F32", "float32", 4, 12, 2, avx512},
 	{"gemm12x16F32", "float32", 4, 12, 1, avx512}, // narrow products (n ≤ 16)
+	{"gemm8x32F32", "float32", 4, 8, 2, avx512},   // bottom edges of 5-8 rows
+	{"gemm4x32F32", "float32", 4, 4, 2, avx512},   // bottom edges of 1-4 rows
 	{"gemm6x16F32", "float32", 4, 6, 2, avx2},
 	{"gemm12x16F64", "float64", 8, 12, 2, avx512},
+	{"gemm8x16F64", "float64", 8, 8, 2, avx512},
+	{"gemm4x16F64", "float64", 8, 4, 2, avx512},
 	{"gemm6x8F64", "float64", 8, 6, 2, avx2},
 }
 
