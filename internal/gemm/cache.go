@@ -54,9 +54,14 @@ func parseSize(s string) int {
 }
 
 // blocking gives the k and column block sizes for kernel k: an MR×KC
-// panel of a takes about a quarter of L1 (the b panel streaming past it
-// and the c tile share the rest), and a KC×NC block of b half of L2.
-// KC is a multiple of 8 between 64 and 512; NC a multiple of NR.
+// panel of a takes about half of L1 (the b panel streams past it; the c
+// tile is one register file), and a KC×NC block of b four times L2 — it
+// streams from L3 well enough, and bigger blocks load and store each c
+// tile fewer times (once per KC steps) and re-read a fewer times (once
+// per NC columns): on the 48 KiB L1, 1 MiB L2 machine of bench/REPORT.md,
+// f32 2048³ on one core ran at 207 GFLOP/s with KC 256, NC 512 (a
+// quarter of L1, half of L2) and 233 with KC 512, NC 2048. KC is a
+// multiple of 8 between 64 and 1024; NC a multiple of NR.
 func blocking[T Float](k simd.GemmKernel[T]) (kc, nc int) {
 	return blockSizes(k.MR, k.NR, int(unsafe.Sizeof(T(0))))
 }
@@ -64,7 +69,7 @@ func blocking[T Float](k simd.GemmKernel[T]) (kc, nc int) {
 // blockSizes is blocking for an mr×nr kernel of size-byte elements.
 func blockSizes(mr, nr, size int) (kc, nc int) {
 	l1, l2 := caches()
-	kc = min(512, max(64, l1/4/(mr*size)&^7))
-	nc = max(nr, l2/2/(kc*size)/nr*nr)
+	kc = min(1024, max(64, l1/2/(mr*size)&^7))
+	nc = max(nr, 4*l2/(kc*size)/nr*nr)
 	return kc, nc
 }

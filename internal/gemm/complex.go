@@ -68,6 +68,7 @@ func (g *CCall[T]) block(k simd.GemmCKernel[T], ws *workspace[T], b, i0, i1, j0,
 		}
 		return
 	}
+	ws.growB(2 * min(kcMax, g.K) * ceilDiv(min(ncMax, j1-j0), nr) * nr)
 	for jc := j0; jc < j1; jc += ncMax {
 		nb := min(ncMax, j1-jc)
 		for pc := 0; pc < g.K; pc += kcMax {

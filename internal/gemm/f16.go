@@ -15,16 +15,24 @@ import (
 // call (F16C's VCVTPH2PS on the AVX2 and AVX-512 tiers, an exact Go loop
 // elsewhere); other strides element by element.
 
-// halfStride is the row stride, in elements, of the widened rows of a
-// row-major f16 a panel, which the kernel reads in place (ra = the
-// stride, sa = 1): kb rounded up to whole cache lines plus one, so the
-// panel's rows fall into different L1 sets (see Call.block's in-place
-// rule).
-func halfStride(kb int) int { return (kb+15)&^15 + 16 }
+// rowStride is the row stride, in elements of size bytes, of a panel of
+// a copied row by row (packA's and packA16's row-major case), which the
+// kernel reads in place (ra = the stride, sa = 1): kb rounded up to whole
+// cache lines plus one line, and one more when that would make it a
+// multiple of 2 KiB, so the panel's rows fall into different L1 sets (see
+// Call.block's in-place rule).
+func rowStride(kb, size int) int {
+	line := 64 / size
+	st := (kb+line-1)/line*line + line
+	if st*size%2048 == 0 {
+		st += line
+	}
+	return st
+}
 
 // halfSlack is the elements the a workspace holds per row past KC for
-// halfStride's padding.
-const halfSlack = 32
+// rowStride's padding (at most three cache lines of float32).
+const halfSlack = 48
 
 // widen16 writes the values of count runs of n binary16 values into dst,
 // exactly (a NaN stays NaN, quiet, its payload kept): dst[l*ld + r] =
@@ -45,11 +53,11 @@ func widen16[T Float](dst []T, src []uint16, n, count, ld, ls int) {
 // (row stride rs, column stride cs) into dst and returns the panel as the
 // kernel reads it — element (r, l) at ap[r*ra + l*sa] — rows past mb
 // zero. A row-major a's rows are widened whole, each a run of VCVTPH2PS,
-// and read in place (ra = halfStride(kb), sa = 1); a column-major one's
+// and read in place (ra = rowStride(kb, its size), sa = 1); a column-major one's
 // steps are widened into the packed panel (ra = 1, sa = mr).
 func packA16[T Float](dst []T, a []uint16, rs, cs, ic, mb, pc, kb, mr int) (ap []T, ra, sa int) {
 	if cs == 1 && rs != 1 {
-		st := halfStride(kb)
+		st := rowStride(kb, int(unsafe.Sizeof(T(0))))
 		widen16(dst, a[ic*rs+pc:], kb, mb, st, rs)
 		for r := mb; r < mr; r++ {
 			clear(dst[r*st : r*st+kb])

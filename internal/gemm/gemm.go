@@ -207,6 +207,7 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 		}
 		return
 	}
+	ws.growB(min(kcMax, g.K) * ceilDiv(min(ncMax, j1-j0), nr) * nr)
 	for jc := j0; jc < j1; jc += ncMax {
 		nb := min(ncMax, j1-jc)
 		for pc := 0; pc < g.K; pc += kcMax {
@@ -237,7 +238,7 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 					off := ic*g.RowA + pc*g.ColA
 					ap, ra, sa = a[off:off+(kb-1)*g.ColA+(rows-1)*g.RowA+1], g.RowA, g.ColA
 				} else {
-					packA(ws.a, a, g.RowA, g.ColA, ic, mb, pc, kb, rows)
+					ap, ra, sa = packA(ws.a, a, g.RowA, g.ColA, ic, mb, pc, kb, rows)
 				}
 				for jr := 0; jr < nb; jr += nr {
 					nbr := min(nr, nb-jr)
@@ -307,12 +308,22 @@ func packB[T Float](dst, b []T, rs, cs, pc, kb, jc, nb, nr int) {
 	}
 }
 
-// packA writes rows [ic, ic+mb) × steps [pc, pc+kb) of a as one panel,
-// step l at dst[l*mr:], rows past mb zero.
-func packA[T Float](dst, a []T, rs, cs, ic, mb, pc, kb, mr int) {
-	if mb == 12 && mr == 12 && cs == 1 {
-		packA12(dst, a, rs, ic, pc, kb)
-		return
+// packA writes rows [ic, ic+mb) × steps [pc, pc+kb) of a as one panel of
+// mr rows (rows past mb zero) and returns it with its row and step
+// strides for the kernel. A row-major a's rows are copied whole, a row
+// every rowStride elements (memmove speed, and the kernel reads them as
+// it reads a in place); otherwise step l is packed at dst[l*mr:].
+func packA[T Float](dst, a []T, rs, cs, ic, mb, pc, kb, mr int) (ap []T, ra, sa int) {
+	if cs == 1 && rs != 1 {
+		st := rowStride(kb, int(unsafe.Sizeof(T(0))))
+		for r := range mb {
+			src := (ic+r)*rs + pc
+			copy(dst[r*st:r*st+kb], a[src:src+kb])
+		}
+		for r := mb; r < mr; r++ {
+			clear(dst[r*st : r*st+kb])
+		}
+		return dst[:(mr-1)*st+kb], st, 1
 	}
 	dst = dst[:kb*mr]
 	if mb < mr {
@@ -323,20 +334,15 @@ func packA[T Float](dst, a []T, rs, cs, ic, mb, pc, kb, mr int) {
 			src := ic + (pc+l)*cs
 			copy(dst[l*mr:l*mr+mb], a[src:src+mb])
 		}
-		return
+		return dst, 1, mr
 	}
 	for r := range mb {
 		src := a[(ic+r)*rs+pc*cs:]
-		if cs == 1 {
-			for l, v := range src[:kb] {
-				dst[l*mr+r] = v
-			}
-			continue
-		}
 		for l := range kb {
 			dst[l*mr+r] = src[l*cs]
 		}
 	}
+	return dst, 1, mr
 }
 
 // workspace is one thread's packing buffers.
@@ -375,12 +381,20 @@ func getWorkspace[T Float]() *workspace[T] {
 
 // newWorkspace allocates buffers for an mr×nr kernel blocked kc×nc, of
 // elements width values of T each (1; 2 for complex); a's has halfSlack
-// more per row, for the padded rows of a widened f16 panel (packA16).
+// more per row, for the rows of a panel copied row by row (rowStride).
+// b's grows when a product first needs it (growB): a whole block is
+// megabytes, most products' blocks far less.
 func newWorkspace[T Float](mr, nr, kc, nc, width int) *workspace[T] {
 	return &workspace[T]{mr: mr, nr: nr,
 		a:    make([]T, (width*kc+halfSlack)*mr),
-		b:    make([]T, width*kc*ceilDiv(nc, nr)*nr),
 		tile: make([]T, width*mr*nr)}
+}
+
+// growB makes the b buffer hold at least n values of T.
+func (ws *workspace[T]) growB(n int) {
+	if len(ws.b) < n {
+		ws.b = make([]T, n)
+	}
 }
 
 func putWorkspace[T Float](ws *workspace[T]) { pool[T]().Put(ws) }
@@ -403,22 +417,4 @@ func kernelFor[T Float](n int) simd.GemmKernel[T] {
 		return any(simd.GemmF32Narrow()).(simd.GemmKernel[T])
 	}
 	return kernel[T]()
-}
-
-// packA12 is packA for a whole 12-row panel of a row-major a (the AVX-512
-// kernels' case): it walks the 12 rows side by side and writes each step's
-// 12 elements together, about twice as fast as a row at a time.
-func packA12[T Float](dst, a []T, rs, ic, pc, kb int) {
-	var rows [12][]T
-	for r := range rows {
-		rows[r] = a[(ic+r)*rs+pc : (ic+r)*rs+pc+kb]
-	}
-	r0, r1, r2, r3, r4, r5 := rows[0], rows[1], rows[2], rows[3], rows[4], rows[5]
-	r6, r7, r8, r9, r10, r11 := rows[6], rows[7], rows[8], rows[9], rows[10], rows[11]
-	dst = dst[:kb*12]
-	for l := range kb {
-		d := dst[l*12 : l*12+12 : l*12+12]
-		d[0], d[1], d[2], d[3], d[4], d[5] = r0[l], r1[l], r2[l], r3[l], r4[l], r5[l]
-		d[6], d[7], d[8], d[9], d[10], d[11] = r6[l], r7[l], r8[l], r9[l], r10[l], r11[l]
-	}
 }

@@ -120,7 +120,7 @@ func TestGemm(t *testing.T) {
 	// Bottom edges of every kind: 1 row (13, 37), 2, 4 and 8 in place on
 	// the short kernels (26, 40, 20), 5 and 6 through the 8-row one's tile,
 	// 10 and 11 through the whole tile's.
-	// k = 512: row-major a rows 2 or 4 KiB apart are packed (packA12), not read in place.
+	// k = 512: row-major a rows 2 or 4 KiB apart are copied row by row (packA), not read in place.
 	for _, tier := range simd.Available() {
 		restore := simd.SetLevel(tier)
 		for _, s := range sizes {

@@ -36281,7 +36281,7 @@ threefryKeyAVX512_done:
 	RET
 
 // func gemm12x32F32AVX512(kc int, a []float32, ra int, sa int, b []float32, sb int, c []float32, ldc int, load bool)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512F, MMX+
 TEXT ·gemm12x32F32AVX512(SB), NOSPLIT, $0-113
 	MOVQ    kc+0(FP), AX
 	MOVQ    b_base+48(FP), CX
@@ -36367,8 +36367,46 @@ gemm12x32F32AVX512_zero:
 	VPXORD Z23, Z23, Z23
 
 gemm12x32F32AVX512_test:
-	TESTQ AX, AX
-	JEQ   gemm12x32F32AVX512_store
+	MOVQ       DX, SI
+	ADDQ       $0x00000080, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	TESTQ      AX, AX
+	JEQ        gemm12x32F32AVX512_store
 
 gemm12x32F32AVX512_loop:
 	VMOVUPS      (CX), Z24
@@ -36458,7 +36496,7 @@ gemm12x32F32AVX512_store:
 	RET
 
 // func gemm12x16F32AVX512(kc int, a []float32, ra int, sa int, b []float32, sb int, c []float32, ldc int, load bool)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512F, MMX+
 TEXT ·gemm12x16F32AVX512(SB), NOSPLIT, $0-113
 	MOVQ    kc+0(FP), AX
 	MOVQ    b_base+48(FP), CX
@@ -36520,8 +36558,34 @@ gemm12x16F32AVX512_zero:
 	VPXORD Z11, Z11, Z11
 
 gemm12x16F32AVX512_test:
-	TESTQ AX, AX
-	JEQ   gemm12x16F32AVX512_store
+	MOVQ       DX, SI
+	ADDQ       $0x00000040, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	TESTQ      AX, AX
+	JEQ        gemm12x16F32AVX512_store
 
 gemm12x16F32AVX512_loop:
 	VMOVUPS      (CX), Z12
@@ -36586,7 +36650,7 @@ gemm12x16F32AVX512_store:
 	RET
 
 // func gemm8x32F32AVX512(kc int, a []float32, ra int, sa int, b []float32, sb int, c []float32, ldc int, load bool)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512F, MMX+
 TEXT ·gemm8x32F32AVX512(SB), NOSPLIT, $0-113
 	MOVQ    kc+0(FP), AX
 	MOVQ    b_base+48(FP), CX
@@ -36652,8 +36716,34 @@ gemm8x32F32AVX512_zero:
 	VPXORD Z15, Z15, Z15
 
 gemm8x32F32AVX512_test:
-	TESTQ AX, AX
-	JEQ   gemm8x32F32AVX512_store
+	MOVQ       DX, SI
+	ADDQ       $0x00000080, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	TESTQ      AX, AX
+	JEQ        gemm8x32F32AVX512_store
 
 gemm8x32F32AVX512_loop:
 	VMOVUPS      (CX), Z16
@@ -36719,7 +36809,7 @@ gemm8x32F32AVX512_store:
 	RET
 
 // func gemm4x32F32AVX512(kc int, a []float32, ra int, sa int, b []float32, sb int, c []float32, ldc int, load bool)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512F, MMX+
 TEXT ·gemm4x32F32AVX512(SB), NOSPLIT, $0-113
 	MOVQ    kc+0(FP), AX
 	MOVQ    b_base+48(FP), CX
@@ -36764,8 +36854,22 @@ gemm4x32F32AVX512_zero:
 	VPXORD Z7, Z7, Z7
 
 gemm4x32F32AVX512_test:
-	TESTQ AX, AX
-	JEQ   gemm4x32F32AVX512_store
+	MOVQ       DX, SI
+	ADDQ       $0x00000080, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	TESTQ      AX, AX
+	JEQ        gemm4x32F32AVX512_store
 
 gemm4x32F32AVX512_loop:
 	VMOVUPS      (CX), Z8
@@ -36806,7 +36910,7 @@ gemm4x32F32AVX512_store:
 	RET
 
 // func gemm6x16F32AVX2(kc int, a []float32, ra int, sa int, b []float32, sb int, c []float32, ldc int, load bool)
-// Requires: AVX, AVX2, FMA3
+// Requires: AVX, AVX2, FMA3, MMX+
 TEXT ·gemm6x16F32AVX2(SB), NOSPLIT, $0-113
 	MOVQ    kc+0(FP), AX
 	MOVQ    b_base+48(FP), CX
@@ -36861,8 +36965,22 @@ gemm6x16F32AVX2_zero:
 	VPXOR Y11, Y11, Y11
 
 gemm6x16F32AVX2_test:
-	TESTQ AX, AX
-	JEQ   gemm6x16F32AVX2_store
+	MOVQ       DX, SI
+	ADDQ       $0x00000040, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	TESTQ      AX, AX
+	JEQ        gemm6x16F32AVX2_store
 
 gemm6x16F32AVX2_loop:
 	VMOVUPS      (CX), Y12
@@ -36915,7 +37033,7 @@ gemm6x16F32AVX2_store:
 	RET
 
 // func gemm12x16F64AVX512(kc int, a []float64, ra int, sa int, b []float64, sb int, c []float64, ldc int, load bool)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512F, MMX+
 TEXT ·gemm12x16F64AVX512(SB), NOSPLIT, $0-113
 	MOVQ    kc+0(FP), AX
 	MOVQ    b_base+48(FP), CX
@@ -37001,8 +37119,46 @@ gemm12x16F64AVX512_zero:
 	VPXORD Z23, Z23, Z23
 
 gemm12x16F64AVX512_test:
-	TESTQ AX, AX
-	JEQ   gemm12x16F64AVX512_store
+	MOVQ       DX, SI
+	ADDQ       $0x00000080, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	TESTQ      AX, AX
+	JEQ        gemm12x16F64AVX512_store
 
 gemm12x16F64AVX512_loop:
 	VMOVUPD      (CX), Z24
@@ -37092,7 +37248,7 @@ gemm12x16F64AVX512_store:
 	RET
 
 // func gemm8x16F64AVX512(kc int, a []float64, ra int, sa int, b []float64, sb int, c []float64, ldc int, load bool)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512F, MMX+
 TEXT ·gemm8x16F64AVX512(SB), NOSPLIT, $0-113
 	MOVQ    kc+0(FP), AX
 	MOVQ    b_base+48(FP), CX
@@ -37158,8 +37314,34 @@ gemm8x16F64AVX512_zero:
 	VPXORD Z15, Z15, Z15
 
 gemm8x16F64AVX512_test:
-	TESTQ AX, AX
-	JEQ   gemm8x16F64AVX512_store
+	MOVQ       DX, SI
+	ADDQ       $0x00000080, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	TESTQ      AX, AX
+	JEQ        gemm8x16F64AVX512_store
 
 gemm8x16F64AVX512_loop:
 	VMOVUPD      (CX), Z16
@@ -37225,7 +37407,7 @@ gemm8x16F64AVX512_store:
 	RET
 
 // func gemm4x16F64AVX512(kc int, a []float64, ra int, sa int, b []float64, sb int, c []float64, ldc int, load bool)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512F, MMX+
 TEXT ·gemm4x16F64AVX512(SB), NOSPLIT, $0-113
 	MOVQ    kc+0(FP), AX
 	MOVQ    b_base+48(FP), CX
@@ -37270,8 +37452,22 @@ gemm4x16F64AVX512_zero:
 	VPXORD Z7, Z7, Z7
 
 gemm4x16F64AVX512_test:
-	TESTQ AX, AX
-	JEQ   gemm4x16F64AVX512_store
+	MOVQ       DX, SI
+	ADDQ       $0x00000080, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       BX, SI
+	TESTQ      AX, AX
+	JEQ        gemm4x16F64AVX512_store
 
 gemm4x16F64AVX512_loop:
 	VMOVUPD      (CX), Z8
@@ -37312,7 +37508,7 @@ gemm4x16F64AVX512_store:
 	RET
 
 // func gemm6x8F64AVX2(kc int, a []float64, ra int, sa int, b []float64, sb int, c []float64, ldc int, load bool)
-// Requires: AVX, AVX2, FMA3
+// Requires: AVX, AVX2, FMA3, MMX+
 TEXT ·gemm6x8F64AVX2(SB), NOSPLIT, $0-113
 	MOVQ    kc+0(FP), AX
 	MOVQ    b_base+48(FP), CX
@@ -37367,8 +37563,22 @@ gemm6x8F64AVX2_zero:
 	VPXOR Y11, Y11, Y11
 
 gemm6x8F64AVX2_test:
-	TESTQ AX, AX
-	JEQ   gemm6x8F64AVX2_store
+	MOVQ       DX, SI
+	ADDQ       $0x00000040, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	PREFETCHT0 (SI)
+	ADDQ       BX, SI
+	TESTQ      AX, AX
+	JEQ        gemm6x8F64AVX2_store
 
 gemm6x8F64AVX2_loop:
 	VMOVUPD      (CX), Y12

@@ -99,6 +99,19 @@ func microKernel(s isa, g gemmShape) {
 		}
 	}
 	loadTile(acc, c, ldc, p, s.bytes, label, func(m Mem, x reg.VecVirtual) { move(m, x) }, func(x reg.VecVirtual) { s.xor(x, x, x) })
+	// The tile to the right is most often the next one the caller runs:
+	// ask for its rows now, so their loads (c's rows lie a large stride
+	// apart, rarely in L1) overlap this tile's steps. A prefetch never
+	// faults, so past the end of c it costs nothing but the request.
+	width := g.vecs * s.bytes
+	MOVQ(c, p)
+	ADDQ(U32(width), p)
+	for range g.rows {
+		for off := 0; off < width; off += 64 {
+			PREFETCHT0(Mem{Base: p, Disp: off})
+		}
+		ADDQ(ldc, p)
+	}
 	TESTQ(kc, kc)
 	JEQ(LabelRef(label("store")))
 	Label(label("loop"))
