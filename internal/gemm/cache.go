@@ -59,8 +59,8 @@ func parseSize(s string) int {
 // streams from L3 well enough, and bigger blocks load and store each c
 // tile fewer times (once per KC steps) and re-read a fewer times (once
 // per NC columns): on the 48 KiB L1, 1 MiB L2 machine of bench/REPORT.md,
-// f32 2048³ on one core ran at 207 GFLOP/s with KC 256, NC 512 (a
-// quarter of L1, half of L2) and 233 with KC 512, NC 2048. KC is a
+// f32 2048³ on one core ran at about 210 GFLOP/s with KC 256, NC 512
+// (a quarter of L1, half of L2) and 235 with KC 512, NC 2048. KC is a
 // multiple of 8 between 64 and 1024; NC a multiple of NR.
 func blocking[T Float](k simd.GemmKernel[T]) (kc, nc int) {
 	return blockSizes(k.MR, k.NR, int(unsafe.Sizeof(T(0))))
