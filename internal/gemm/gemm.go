@@ -231,7 +231,8 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 					kr = k.For(mb)
 				}
 				rows := kr.MR
-				ap, ra, sa := ws.a[:kb*rows], 1, rows
+				var ap []T
+				var ra, sa int
 				if a16 != nil {
 					ap, ra, sa = packA16(ws.a, a16, g.RowA, g.ColA, ic, mb, pc, kb, rows)
 				} else if mb == rows && inPlace {
