@@ -176,6 +176,46 @@ func treeCombine[T number](p []T, prod bool) T {
 	return a + b
 }
 
+// shortSums writes the float sums of the segments of s, each l values
+// (0 < l < 16, one leaf), to d and reports whether it did (not for
+// integers or complex): the leaf's additions written out per segment, not
+// a call per segment into the vector leaf sum (E7's softmax sums rows of
+// ten logits, 256 of them, 7 ns a row that way). The bits are
+// numerics.SumLeafFloat's, then +0 added (treeReducer's start).
+func shortSums[T number](d, s []T, l int) bool {
+	switch any(d).(type) {
+	case []float32:
+		sumShort(view[float32](unsafe.Pointer(unsafe.SliceData(d)), len(d)), view[float32](unsafe.Pointer(unsafe.SliceData(s)), len(s)), l)
+		return true
+	case []float64:
+		sumShort(view[float64](unsafe.Pointer(unsafe.SliceData(d)), len(d)), view[float64](unsafe.Pointer(unsafe.SliceData(s)), len(s)), l)
+		return true
+	}
+	return false
+}
+
+func sumShort[T float32 | float64](d, s []T, l int) {
+	var zero T
+	s = s[:len(d)*l]
+	add := numerics.AddFirstNaN[T]
+	for i := range d {
+		x := s[i*l : i*l+l : i*l+l]
+		var v T
+		if l < 8 {
+			v = x[0]
+			for _, y := range x[1:] {
+				v += y
+			}
+		} else {
+			v = add(add(add(x[0], x[1]), add(x[2], x[3])), add(add(x[4], x[5]), add(x[6], x[7])))
+			for _, y := range x[8:] {
+				v += y
+			}
+		}
+		d[i] = zero + v
+	}
+}
+
 // treeReducer sums (or multiplies) with the fixed tree. A sum starts from
 // +0 (+0 ⊕ tree), so a sum of −0s is +0; adding +0 to a partial as well
 // changes nothing in the end, since only the sign of a zero can change.
@@ -184,6 +224,9 @@ func treeReducer[T number](prod bool) *reducer {
 	return &reducer{
 		seg: func(dst, src unsafe.Pointer, nseg, segLen int) {
 			d, s := view[T](dst, nseg), view[T](src, nseg*segLen)
+			if !prod && segLen > 0 && segLen < 16 && shortSums(d, s, segLen) {
+				return
+			}
 			for i := range d {
 				d[i] = treeReduce(s[i*segLen:(i+1)*segLen], prod)
 				if !prod {

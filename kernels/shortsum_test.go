@@ -1,0 +1,53 @@
+package kernels
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// The written-out sums of short segments (shortSums) give the bits of the
+// per-segment tree (treeReduce from +0) for every length under 16: NaN
+// payloads (which NaN wins), signed zeros, infinities and roundings.
+func TestShortSumsMatchTree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	f64 := func() float64 {
+		switch rng.IntN(12) {
+		case 0:
+			return math.Float64frombits(0x7ff8000000000000 | rng.Uint64()&0xfffffffffffff)
+		case 1:
+			return math.Copysign(0, -1)
+		case 2:
+			return math.Inf(1 - 2*rng.IntN(2))
+		}
+		return rng.NormFloat64() * math.Exp2(float64(rng.IntN(60)-30))
+	}
+	for l := 1; l < 16; l++ {
+		const nseg = 300
+		s32, s64 := make([]float32, nseg*l), make([]float64, nseg*l)
+		for i := range s64 {
+			s64[i] = f64()
+			s32[i] = float32(s64[i])
+			if s64[i] != s64[i] {
+				s32[i] = math.Float32frombits(0x7fc00000 | uint32(rng.Uint64())&0x3fffff)
+			}
+		}
+		d32, d64 := make([]float32, nseg), make([]float64, nseg)
+		if !shortSums(d32, s32, l) || !shortSums(d64, s64, l) {
+			t.Fatal("shortSums declined a float type")
+		}
+		for i := range nseg {
+			want32 := float32(0) + treeReduce(s32[i*l:(i+1)*l], false)
+			want64 := float64(0) + treeReduce(s64[i*l:(i+1)*l], false)
+			if math.Float32bits(d32[i]) != math.Float32bits(want32) {
+				t.Fatalf("f32 l=%d segment %d %v: %v (%#x), tree %v (%#x)", l, i, s32[i*l:(i+1)*l], d32[i], math.Float32bits(d32[i]), want32, math.Float32bits(want32))
+			}
+			if math.Float64bits(d64[i]) != math.Float64bits(want64) {
+				t.Fatalf("f64 l=%d segment %d %v: %v, tree %v", l, i, s64[i*l:(i+1)*l], d64[i], want64)
+			}
+		}
+	}
+	if shortSums(make([]int32, 1), make([]int32, 3), 3) {
+		t.Error("shortSums took int32 segments, which the tree wraps")
+	}
+}
