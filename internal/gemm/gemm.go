@@ -3,13 +3,14 @@
 //
 // For each block of NC columns of the result and each block of KC steps
 // of k, the matching KC×NC block of b is packed into NR-column panels
-// (sized to stay in L2); for each MR rows of a, an MR×KC panel of a (it
-// stays in L1; packed only when reading it in place would be slow) runs
-// in the micro-kernel against every panel of b, producing MR×NR tiles of
-// c in registers. Packing reads any
-// row and column strides, so transposed operands need no copy first, and
-// zero-pads the edges, so any m, n and k work; an edge tile goes through
-// a small buffer.
+// (a few L2s: it streams from L3 — see blocking); for each MR rows of a,
+// an MR×KC panel of a (it stays in L1; copied row by row only when reading
+// it in place would be slow) runs in the micro-kernel against every panel
+// of b, producing MR×NR tiles of c in registers. Packing reads any row
+// and column strides, so transposed operands need no copy first, and
+// zero-pads the edges, so any m, n and k work. A bottom edge of fewer
+// than MR rows runs on the kernel's shorter form (simd.GemmKernel.Low); a
+// partial tile goes through a small buffer.
 //
 // # Accumulation order
 //
