@@ -1,7 +1,6 @@
 package kernels
 
 import (
-	"math"
 	"math/bits"
 	"unsafe"
 
@@ -324,28 +323,45 @@ func treeReducerWith[T any](f func(a, b T) T, identity T) *reducer {
 
 // floatFoldReducer is foldReducer(numerics.Maximum[T]) (or Minimum) with
 // the comparison written in the loop: a call through a function value per
-// element cost more than the comparison (E7's row maxima over ten logits
-// took 1.6 ns per element). Its results are numerics.Maximum's: the first
+// element cost more than the comparison. Its results are numerics.Maximum's: the first
 // NaN, else the largest (smallest) value, +0 over −0 (−0 over +0).
 func floatFoldReducer[T float](isMin bool) *reducer {
-	fold := func(x []T) T {
-		m := x[0]
-		if m != m {
-			return m
-		}
-		for _, v := range x[1:] {
-			switch {
-			case v != v:
+	// Go's min and max are numerics.Minimum's and Maximum's but for which
+	// NaN they give, and branch-free, and in any order the same: two
+	// chains halve the latency (the last value starts the second; values
+	// may be taken twice), and a row with a NaN is scanned again for its
+	// first one. E7's row maxima over ten logits, 256 rows, took 2.3 µs as
+	// one chain of branches, 1.4 so.
+	firstNaN := func(x []T, m T) T {
+		for _, v := range x {
+			if v != v {
 				return v
-			case isMin && v < m, !isMin && v > m:
-				m = v
-			case v == m && m == 0 && math.Signbit(float64(m)) != isMin:
-				m = v // equal zeros: +0 wins a max, −0 a min
 			}
 		}
 		return m
 	}
-	return foldSegs(fold)
+	if isMin {
+		return foldSegs(func(x []T) T {
+			m0, m1 := x[0], x[len(x)-1]
+			for i := 1; i+1 < len(x); i += 2 {
+				m0, m1 = min(m0, x[i]), min(m1, x[i+1])
+			}
+			if m := min(m0, m1); m == m {
+				return m
+			}
+			return firstNaN(x, m0)
+		})
+	}
+	return foldSegs(func(x []T) T {
+		m0, m1 := x[0], x[len(x)-1]
+		for i := 1; i+1 < len(x); i += 2 {
+			m0, m1 = max(m0, x[i]), max(m1, x[i+1])
+		}
+		if m := max(m0, m1); m == m {
+			return m
+		}
+		return firstNaN(x, m0)
+	})
 }
 
 // foldReducer reduces with a pairwise function that is exact in any order

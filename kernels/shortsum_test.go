@@ -1,6 +1,9 @@
 package kernels
 
 import (
+	"unsafe"
+
+	"github.com/kiln-go/kiln/internal/numerics"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -49,5 +52,51 @@ func TestShortSumsMatchTree(t *testing.T) {
 	}
 	if shortSums(make([]int32, 1), make([]int32, 3), 3) {
 		t.Error("shortSums took int32 segments, which the tree wraps")
+	}
+}
+
+// The float max and min folds give numerics.Maximum's and Minimum's
+// results, folded left to right: the first NaN (its payload), else the
+// largest (smallest), +0 over −0 for a max and −0 over +0 for a min.
+func TestFloatFoldMatchesNumerics(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	pick := func() float64 {
+		switch rng.IntN(10) {
+		case 0:
+			return math.Float64frombits(0x7ff8000000000000 | rng.Uint64()&0xfffffffffffff)
+		case 1:
+			return math.Copysign(0, -1)
+		case 2:
+			return 0
+		case 3:
+			return math.Inf(1 - 2*rng.IntN(2))
+		}
+		return float64(rng.IntN(7) - 3)
+	}
+	for _, isMin := range []bool{false, true} {
+		fold := numerics.Maximum[float64]
+		if isMin {
+			fold = numerics.Minimum[float64]
+		}
+		red := floatFoldReducer[float64](isMin)
+		for l := 1; l < 40; l++ {
+			const nseg = 200
+			s := make([]float64, nseg*l)
+			for i := range s {
+				s[i] = pick()
+			}
+			d := make([]float64, nseg)
+			red.seg(unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nseg, l)
+			for i := range nseg {
+				x := s[i*l : (i+1)*l]
+				want := x[0]
+				for _, v := range x[1:] {
+					want = fold(want, v)
+				}
+				if math.Float64bits(d[i]) != math.Float64bits(want) {
+					t.Fatalf("min=%v %v: %v (%#x), numerics %v (%#x)", isMin, x, d[i], math.Float64bits(d[i]), want, math.Float64bits(want))
+				}
+			}
+		}
 	}
 }
