@@ -100,3 +100,35 @@ func TestFloatFoldMatchesNumerics(t *testing.T) {
 		}
 	}
 }
+
+// A narrow column sum's leaf (narrowLeaf) is the leaf sum of the column's
+// values as a contiguous run: numerics.SumLeafFloat's bits, NaN payloads
+// and signed zeros included, for every leaf length and column.
+func TestNarrowLeafMatchesLeaf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, k := range []int{1, 3, 10, 15} {
+		for n := 1; n <= 130; n += 1 + n/8 {
+			x := make([]float32, n*k)
+			for i := range x {
+				switch rng.IntN(10) {
+				case 0:
+					x[i] = math.Float32frombits(0x7fc00000 | uint32(rng.Uint64())&0x3fffff)
+				case 1:
+					x[i] = float32(math.Copysign(0, -1))
+				default:
+					x[i] = float32(rng.NormFloat64())
+				}
+			}
+			for j := range k {
+				col := make([]float32, n)
+				for i := range n {
+					col[i] = x[i*k+j]
+				}
+				got, want := narrowLeaf(x, j, k, n), numerics.SumLeafFloat(col)
+				if math.Float32bits(got) != math.Float32bits(want) {
+					t.Fatalf("k=%d n=%d column %d: %v (%#x), leaf %v (%#x)", k, n, j, got, math.Float32bits(got), want, math.Float32bits(want))
+				}
+			}
+		}
+	}
+}
