@@ -53,7 +53,7 @@ func (x *cpuExec) compileColSum(f *lower.Fusion) (kernel, error) {
 		r *= operand.Shape[a]
 	}
 	k := root.Size()
-	if r < 2 {
+	if r < 2 || k == 0 {
 		return nil, nil
 	}
 	perm := make([]int, len(operand.Shape))

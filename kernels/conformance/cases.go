@@ -231,6 +231,9 @@ func reductionCases(d tensor.DType, add func(Case)) {
 			// columns (kernels' colSumKernel): leaves with and without
 			// leftover rows, several groups, two leading axes.
 			{[]int{300, 10}, []int{0}, false}, {[]int{2500, 24}, []int{0}, true}, {[]int{4, 5, 16}, []int{0, 1}, false},
+			// No columns: nothing to sum (the narrow column sum must not
+			// divide by the row width).
+			{[]int{7, 0}, []int{0}, false},
 		} {
 			add(Case{Name: fmt.Sprintf("%s/%s/%v/axes%v", r.name, d, sh.shape, sh.axes), Inputs: []*tensor.Array{Input(d, 11, sh.shape...)},
 				Fn: one(func(a []trace.Value) trace.Value { return r.f(a[0], sh.axes, sh.keep) })})
