@@ -330,3 +330,48 @@ func TestMultiResultEpilogueBitIdentical(t *testing.T) {
 		restore()
 	}
 }
+
+// TestEpilogueBlocksPastNC holds the fused epilogue to its unfused form
+// on products wider than the GEMM's column block (NC: 2048 f32 and f64
+// columns on AVX-512 with a 1 MiB L2, 1024 or fewer on the other tiers),
+// whose finished blocks are parts of rows — the finisher then runs the
+// body row by row from mid-row offsets, a path no other size reaches —
+// on every tier, for f32, f64 and f16 products, one and two workers, the
+// body on every block (a CPU block under the default size).
+func TestEpilogueBlocksPastNC(t *testing.T) {
+	cpus := []*kernels.CPU{
+		kernels.NewCPU(kernels.CPUOptions{Workers: 1, Block: 5}),
+		kernels.NewCPU(kernels.CPUOptions{Workers: 2, ParallelMin: 1, Block: 7}),
+	}
+	type dtypes struct{ in, dot, out tensor.DType }
+	for _, tier := range simd.Available() {
+		restore := simd.SetLevel(tier)
+		for _, d := range []dtypes{{tensor.F32, tensor.F32, tensor.F32}, {tensor.F64, tensor.F64, tensor.F64}, {tensor.F16, tensor.F16, tensor.F16}} {
+			for _, layout := range []string{"plain", "batched"} {
+				const m, k, n = 13, 3, 4200 // past NC with an L2 of up to 2 MiB
+				label := fmt.Sprintf("%v/%s/%s/%dx%dx%d", tier, d.dot, layout, m, k, n)
+				p, inputs := epilogueProgram(t, layout, d.in, d.dot, d.out, m, k, n, epilogues[4])
+				on, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, Verify: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !hasEpilogue(on) {
+					t.Fatalf("%s: the epilogue is not fused:\n%s", label, on.FusedString())
+				}
+				off, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, NoEpilogues: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := runModule(t, label, unfusedCPU, off, inputs)
+				for i, cpu := range cpus {
+					for o, got := range runModule(t, label, cpu, on, inputs) {
+						if diff := conformance.Compare(got, want[o], 0); diff != "" {
+							t.Fatalf("%s, cpu %d, output %d: fused differs from unfused: %s", label, i, o, diff)
+						}
+					}
+				}
+			}
+		}
+		restore()
+	}
+}

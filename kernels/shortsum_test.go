@@ -7,17 +7,28 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/kiln-go/kiln/internal/simd"
 )
 
 // The written-out sums of short segments (shortSums) give the bits of the
-// per-segment tree (treeReduce from +0) for every length under 16: NaN
-// payloads (which NaN wins), signed zeros, infinities and roundings.
+// per-segment tree (treeReduce from +0, its leaf the tier's vector sum)
+// for every length under 16 at every tier: NaN payloads and signs, quiet
+// and signaling (which NaN wins), signed zeros, infinities and roundings.
 func TestShortSumsMatchTree(t *testing.T) {
+	for _, tier := range simd.Available() {
+		restore := simd.SetLevel(tier)
+		t.Run(tier.String(), checkShortSums)
+		restore()
+	}
+}
+
+func checkShortSums(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	f64 := func() float64 {
 		switch rng.IntN(12) {
 		case 0:
-			return math.Float64frombits(0x7ff8000000000000 | rng.Uint64()&0xfffffffffffff)
+			return math.Float64frombits(0x7ff0000000000000 | uint64(rng.IntN(2))<<63 | (1 + rng.Uint64()&0x7ffffffffffff) | uint64(rng.IntN(2))<<51)
 		case 1:
 			return math.Copysign(0, -1)
 		case 2:
@@ -32,7 +43,7 @@ func TestShortSumsMatchTree(t *testing.T) {
 			s64[i] = f64()
 			s32[i] = float32(s64[i])
 			if s64[i] != s64[i] {
-				s32[i] = math.Float32frombits(0x7fc00000 | uint32(rng.Uint64())&0x3fffff)
+				s32[i] = math.Float32frombits(0x7f800000 | uint32(rng.IntN(2))<<31 | uint32(1+rng.IntN(0x3fffff)) | uint32(rng.IntN(2))<<22)
 			}
 		}
 		d32, d64 := make([]float32, nseg), make([]float64, nseg)
