@@ -160,7 +160,8 @@
 // count. On the CPU an f32, f64 or f16 product runs the epilogue on each
 // MR-row block of c as soon as internal/gemm adds the block's last k block
 // in (gemm.Finisher; an f16 block is rounded to f16 first), while the
-// block is in L1; a conv with an NHWC-like output runs it on each block of
+// block is still in cache (L1, or L2 for a wide one: MR rows by up to NC
+// columns, 96 KiB of f32 at NC 2048); a conv with an NHWC-like output runs it on each block of
 // output positions right after its worker computes them. The product goes
 // straight into the output buffer when the epilogue has one result, of the
 // product's dtype, and the product no other reader; into its own buffer

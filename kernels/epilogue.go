@@ -19,11 +19,11 @@ import (
 // An f32, f64 or f16 dot_general runs it on the GEMM's blocks: internal/gemm
 // tells the kernel of each block of MR rows as soon as its last block of k
 // is added in (an f16 product's block is then rounded to f16, by
-// halfFinisher), and the body runs over those rows while they are in L1 (a
-// GEMM piece of at most epiPartMax bytes of product runs it over the
-// piece's rows right after the piece). A
-// conv with an NHWC-like output runs it on each block of output positions
-// its worker has just computed. The product is computed in the output
+// halfFinisher), and the body runs over those rows while they are still in
+// cache, L1 or (a block wider than L1 holds) L2 (a GEMM piece of at most
+// epiPartMax bytes of product runs it over the piece's rows right after
+// the piece). A conv with an NHWC-like output runs it on each block of
+// output positions its worker has just computed. The product is computed in the output
 // buffer itself when the epilogue has one result, of the product's dtype
 // (the body then reads and writes the same elements, each read before it
 // is written), in its own

@@ -36,10 +36,12 @@ const bf16MR, bf16NR = simd.GemmBF16MR, simd.GemmBF16NR
 
 // bf16Blocking is the k block (even, in k values) and column block: the
 // 12×KC a panel takes about an eighth of L1 and the KC×NC b block half of
-// L2 — a shorter k block than the f32 GEMM's for twice its columns, so a
-// is packed half as often (per column block): a bf16 step does twice an
-// f32 step's work in the same time, which makes packing weigh twice as
-// much (1024³: 0.58 → 0.53 of the f32 time on one core).
+// L2 — chosen when the f32 GEMM's blocks were a quarter of L1 and half of
+// L2, as a shorter k block than its for twice its columns, so a was
+// packed half as often (per column block): a bf16 step does twice an f32
+// step's work in the same time, which makes packing weigh twice as much
+// (1024³: 0.58 → 0.53 of the f32 time on one core). The f32 GEMM's blocks
+// have since grown (see blocking) and these have not been re-measured.
 var bf16Blocking = sync.OnceValues(func() (kc, nc int) {
 	l1, l2 := caches()
 	kc = min(1024, max(64, l1/8/(bf16MR*2)&^7))

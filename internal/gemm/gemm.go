@@ -3,14 +3,15 @@
 //
 // For each block of NC columns of the result and each block of KC steps
 // of k, the matching KC×NC block of b is packed into NR-column panels
-// (a few L2s: it streams from L3 — see blocking); for each MR rows of a,
-// an MR×KC panel of a (it stays in L1; copied row by row only when reading
-// it in place would be slow) runs in the micro-kernel against every panel
-// of b, producing MR×NR tiles of c in registers. Packing reads any row
-// and column strides, so transposed operands need no copy first, and
-// zero-pads the edges, so any m, n and k work. A bottom edge of fewer
-// than MR rows runs on the kernel's shorter form (simd.GemmKernel.Low); a
-// partial tile goes through a small buffer.
+// (four times L2, at most 4 MiB: it streams from L3, see blocking); for each MR rows of
+// a, an MR×KC panel of a (half of L1; packed, or copied row by row, only
+// when reading it in place would be slow) runs in the micro-kernel
+// against every panel of b, producing MR×NR tiles of c in registers.
+// Packing reads any row and column strides, so transposed operands need
+// no copy first, and zero-pads the edges, so any m, n and k work; a
+// bottom edge of exactly a short kernel's rows (simd.GemmKernel.Low: 4
+// or 8 on AVX-512) runs on it in place, any other edge tile through a
+// small buffer.
 //
 // # Accumulation order
 //
@@ -172,11 +173,12 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 	mr, nr := k.MR, k.NR
 	kcMax, ncMax := blocking(k)
 	c := g.C[b*g.BatchC:]
-	// The kernel reads whole MR-row panels of a in place when a step's MR
+	// The kernel reads panels of a in place — whole MR-row panels, and a
+	// bottom edge as many rows as a short kernel's (Low) — when a step's
 	// elements are contiguous (a stored column-major), or a row-major a
 	// whose rows do not all fall into one L1 set (a row stride that is a
-	// multiple of 2 KiB would alias them); otherwise, and for the last
-	// partial panel, it packs them.
+	// multiple of 2 KiB would alias them); otherwise, and for other
+	// partial panels, it packs them.
 	size := int(unsafe.Sizeof(T(0)))
 	inPlace := g.RowA == 1 || (g.ColA == 1 && g.RowA*size%2048 != 0)
 	// b is read in place when its rows are contiguous, do not alias, and
@@ -257,7 +259,7 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 					edge(*kr, ws.tile, kb, ap, ra, sa, bp, sb, c[off:], g.LDC, mb, nbr, pc > 0)
 				}
 				if fin != nil && pc+kb == g.K {
-					fin.Finished(b, ic, ic+mb, jc, jc+nb) // in L1: MR rows of the panel
+					fin.Finished(b, ic, ic+mb, jc, jc+nb) // still in cache: MR rows by up to NC columns
 				}
 			}
 		}
