@@ -66,7 +66,8 @@ func TestGemmComplex(t *testing.T) {
 	special := func() float64 {
 		return []float64{0, math.Copysign(0, -1), 1, -1, 0.5, math.Inf(1), math.Inf(-1), math.NaN()}[rng.IntN(8)]
 	}
-	sizes := [][3]int{{1, 1, 1}, {1, 7, 3}, {13, 1, 5}, {4, 32, 1}, {8, 64, 9}, {37, 53, 41}, {5, 97, 600}, {130, 70, 0}, {9, 400, 20}, {3, 170, 200}}
+	sizes := [][3]int{{1, 1, 1}, {1, 7, 3}, {13, 1, 5}, {4, 32, 1}, {8, 64, 9}, {37, 53, 41}, {5, 97, 600}, {130, 70, 0}, {9, 400, 20}, {3, 170, 200},
+		{5, 700, 3}, {6, 40, 800}} // past the blocks of the L1/2 and 4·L2 blocking (c64 KC 768, NC 672 on AVX-512)
 	for _, tier := range simd.Available() {
 		restore := simd.SetLevel(tier)
 		for _, s := range sizes {

@@ -34,8 +34,8 @@ func TestRowStride(t *testing.T) {
 // read in place), or column-major with such a column stride, with k
 // blocks whose panel stride rowStride moves off 2 KiB (490 f32 and 245 f64
 // steps, alone or after a whole KC block), binary16 a, concurrent parts —
-// and products past NC, whose finished blocks are whole rows' parts: all
-// bit-identical to the in-order FMA definition.
+// and products past NC (f32, f64, binary16), whose finished blocks are
+// parts of rows: all bit-identical to the in-order FMA definition.
 func TestGemmRowPanels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(81, 82))
 	for _, tier := range simd.Available() {
@@ -63,6 +63,8 @@ func TestGemmRowPanels(t *testing.T) {
 				g := problem[float32](rng, 1, s[0], s[1], s[2], i == 1, i == 1)
 				checkFinished(t, name+" f32", g, naive(g, numerics.FMA32), parts)
 				check(t, name+" f64", problem[float64](rng, 1, s[0], s[1], s[2], i == 1, i == 1), math.FMA, parts)
+				g = problem16(rng, 1, s[0], s[1], s[2], i, i, "ab")
+				checkFinished(t, name+" f16", g, naive16(g), parts)
 			}
 		}
 		restore()
