@@ -113,6 +113,12 @@ var (
 // module on each of epilogueCPUs has the unfused module's bits.
 func checkFusedSame(t *testing.T, label string, p *trace.Program, inputs []*tensor.Array, fused func(*lower.Module) bool) {
 	t.Helper()
+	checkFusedSameOn(t, label, p, inputs, fused, epilogueCPUs)
+}
+
+// checkFusedSameOn is checkFusedSame on the CPUs cpus.
+func checkFusedSameOn(t *testing.T, label string, p *trace.Program, inputs []*tensor.Array, fused func(*lower.Module) bool, cpus []*kernels.CPU) {
+	t.Helper()
 	run := func(cpu *kernels.CPU, m *lower.Module) []*tensor.Array { return runModule(t, label, cpu, m, inputs) }
 	on, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, Verify: true})
 	if err != nil {
@@ -126,7 +132,7 @@ func checkFusedSame(t *testing.T, label string, p *trace.Program, inputs []*tens
 		t.Fatal(err)
 	}
 	want := run(unfusedCPU, off)
-	for i, cpu := range epilogueCPUs {
+	for i, cpu := range cpus {
 		for o, got := range run(cpu, on) {
 			if diff := conformance.Compare(got, want[o], 0); diff != "" {
 				t.Fatalf("%s, cpu %d, output %d: fused differs from unfused: %s", label, i, o, diff)
@@ -351,25 +357,7 @@ func TestEpilogueBlocksPastNC(t *testing.T) {
 				const m, k, n = 13, 3, 4200 // past NC with an L2 of up to 2 MiB
 				label := fmt.Sprintf("%v/%s/%s/%dx%dx%d", tier, d.dot, layout, m, k, n)
 				p, inputs := epilogueProgram(t, layout, d.in, d.dot, d.out, m, k, n, epilogues[4])
-				on, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, Verify: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !hasEpilogue(on) {
-					t.Fatalf("%s: the epilogue is not fused:\n%s", label, on.FusedString())
-				}
-				off, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, NoEpilogues: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := runModule(t, label, unfusedCPU, off, inputs)
-				for i, cpu := range cpus {
-					for o, got := range runModule(t, label, cpu, on, inputs) {
-						if diff := conformance.Compare(got, want[o], 0); diff != "" {
-							t.Fatalf("%s, cpu %d, output %d: fused differs from unfused: %s", label, i, o, diff)
-						}
-					}
-				}
+				checkFusedSameOn(t, label, p, inputs, hasEpilogue, cpus)
 			}
 		}
 		restore()
