@@ -55,7 +55,8 @@ func parseSize(s string) int {
 
 // blocking gives the k and column block sizes for kernel k: an MR×KC
 // panel of a takes about half of L1 (the b panel streams past it; the c
-// tile is one register file), and a KC×NC block of b four times L2 — it
+// tile is one register file), and a KC×NC block of b four times L2 (at
+// most maxBlockB) — it
 // streams from L3 well enough, and bigger blocks load and store each c
 // tile fewer times (once per KC steps) and re-read a fewer times (once
 // per NC columns): on the 48 KiB L1, 1 MiB L2 machine of bench/REPORT.md,
@@ -70,6 +71,11 @@ func blocking[T Float](k simd.GemmKernel[T]) (kc, nc int) {
 func blockSizes(mr, nr, size int) (kc, nc int) {
 	l1, l2 := caches()
 	kc = min(1024, max(64, l1/2/(mr*size)&^7))
-	nc = max(nr, 4*l2/(kc*size)/nr*nr)
+	nc = max(nr, min(4*l2, maxBlockB)/(kc*size)/nr*nr)
 	return kc, nc
 }
+
+// maxBlockB caps b's block (and so each worker's b buffer, allocated as
+// a product first needs it): four L2s of a server core (2 MiB) on every
+// worker of a many-core machine would be hundreds of MiB.
+const maxBlockB = 4 << 20
