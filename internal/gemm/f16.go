@@ -59,10 +59,7 @@ func packA16[T Float](dst []T, a []uint16, rs, cs, ic, mb, pc, kb, mr int) (ap [
 	if cs == 1 && rs != 1 {
 		st := rowStride(kb, int(unsafe.Sizeof(T(0))))
 		widen16(dst, a[ic*rs+pc:], kb, mb, st, rs)
-		for r := mb; r < mr; r++ {
-			clear(dst[r*st : r*st+kb])
-		}
-		return dst[:(mr-1)*st+kb], st, 1
+		return rowPanel(dst, st, kb, mb, mr), st, 1
 	}
 	dst = dst[:kb*mr]
 	if mb < mr {

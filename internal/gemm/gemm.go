@@ -324,10 +324,7 @@ func packA[T Float](dst, a []T, rs, cs, ic, mb, pc, kb, mr int) (ap []T, ra, sa 
 			src := (ic+r)*rs + pc
 			copy(dst[r*st:r*st+kb], a[src:src+kb])
 		}
-		for r := mb; r < mr; r++ {
-			clear(dst[r*st : r*st+kb])
-		}
-		return dst[:(mr-1)*st+kb], st, 1
+		return rowPanel(dst, st, kb, mb, mr), st, 1
 	}
 	dst = dst[:kb*mr]
 	if mb < mr {
@@ -347,6 +344,16 @@ func packA[T Float](dst, a []T, rs, cs, ic, mb, pc, kb, mr int) (ap []T, ra, sa 
 		}
 	}
 	return dst, 1, mr
+}
+
+// rowPanel finishes an mr-row panel whose first mb rows of kb values were
+// written st apart (packA's and packA16's row-major case): the rows past
+// mb are cleared, and the panel as the kernel reads it is returned.
+func rowPanel[T Float](dst []T, st, kb, mb, mr int) []T {
+	for r := mb; r < mr; r++ {
+		clear(dst[r*st : r*st+kb])
+	}
+	return dst[:(mr-1)*st+kb]
 }
 
 // workspace is one thread's packing buffers.
