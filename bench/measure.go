@@ -16,7 +16,7 @@ import (
 
 // timing is a measured cell: the median of runs timed runs.
 type timing struct {
-	sec  float64 // median seconds per run, or per call when runs time batches of calls
+	sec  float64 // median seconds per run, or per call when runs time batches of calls (the median call's, for a perStep workload)
 	runs int
 	cpu  float64 // the median process CPU time (all threads) over the same runs, likewise (0: unknown)
 }
@@ -39,9 +39,12 @@ type schedule struct {
 // untimed: without it, the garbage of one peer (gorgonia's per-op arrays,
 // Run's fresh outputs) is marked by the GC's background workers on the
 // next peer's clock, taking one of the two cores from it. A peer's own
-// allocations still trigger collections inside its own timing.
+// allocations still trigger collections inside its own timing. An impl
+// that logs its calls (a perStep workload's) is timed by the median of all
+// the calls of its timed runs, as NumPy's peer times its steps one by one.
 func measureTogether(ims []impl, s schedule, perCall int) ([]timing, []error) {
 	times := make([][]time.Duration, len(ims))
+	steps := make([][]time.Duration, len(ims))
 	cpus := make([][]time.Duration, len(ims))
 	spent := make([]time.Duration, len(ims))
 	errs := make([]error, len(ims))
@@ -61,11 +64,15 @@ func measureTogether(ims []impl, s schedule, perCall int) ([]timing, []error) {
 		err := ims[i].run()
 		d := time.Since(start)
 		cpus[i] = append(cpus[i], time.Duration((processCPU()-c0)*1e9))
+		if ims[i].steps != nil {
+			steps[i] = append(steps[i], ims[i].steps.d...)
+		}
 		return d, err
 	}
 	for i := range ims {
 		_, errs[i] = once(i)
 		cpus[i] = cpus[i][:0] // not the warm-up's
+		steps[i] = steps[i][:0]
 	}
 	for more := true; more; {
 		more = false
@@ -84,6 +91,9 @@ func measureTogether(ims []impl, s schedule, perCall int) ([]timing, []error) {
 	for i, t := range times {
 		calls := float64(max(perCall, 1))
 		ts[i] = timing{sec: median(t).Seconds() / calls, runs: len(t), cpu: median(cpus[i]).Seconds() / calls}
+		if ims[i].steps != nil && len(steps[i]) > 0 {
+			ts[i].sec = median(steps[i]).Seconds()
+		}
 	}
 	return ts, errs
 }

@@ -65,23 +65,19 @@ func kilnImpl(w *workload, peer string) (im impl, ok bool, err error) {
 	case kilnRun:
 		f := kiln.Jit(w.fn)
 		var outs []*tensor.Array
-		im = impl{
-			run:    w.repeat(func() (err error) { outs, err = f.RunAll(w.args...); return err }),
-			result: func() any { return outs[0].Data() },
-		}
+		im = impl{result: func() any { return outs[0].Data() }}
+		im.run, im.steps = w.repeat(func() (err error) { outs, err = f.RunAll(w.args...); return err })
 	case kilnRelease:
 		f := kiln.Jit(w.fn)
 		var outs []*tensor.Array
-		im = impl{
-			run: w.repeat(func() (err error) {
-				for _, o := range outs {
-					f.Release(o)
-				}
-				outs, err = f.RunAll(w.args...)
-				return err
-			}),
-			result: func() any { return outs[0].Data() },
-		}
+		im = impl{result: func() any { return outs[0].Data() }}
+		im.run, im.steps = w.repeat(func() (err error) {
+			for _, o := range outs {
+				f.Release(o)
+			}
+			outs, err = f.RunAll(w.args...)
+			return err
+		})
 	case kilnFirst:
 		if w.calls > 0 {
 			return impl{}, false, nil
@@ -94,10 +90,27 @@ func kilnImpl(w *workload, peer string) (im impl, ok bool, err error) {
 	return im, true, err
 }
 
-// repeat makes run do w.calls calls when w times calls, not runs.
-func (w *workload) repeat(call func() error) func() error {
+// repeat makes run do w.calls calls when w times calls, not runs. For a
+// workload timed per step it also times each call, into the log it
+// returns (nil otherwise), which the run empties first.
+func (w *workload) repeat(call func() error) (func() error, *stepLog) {
 	if w.calls <= 0 {
-		return call
+		return call, nil
+	}
+	if w.perStep {
+		log := &stepLog{}
+		return func() error {
+			log.d = log.d[:0]
+			for range w.calls {
+				start := time.Now()
+				err := call()
+				log.d = append(log.d, time.Since(start))
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}, log
 	}
 	return func() error {
 		for range w.calls {
@@ -106,7 +119,7 @@ func (w *workload) repeat(call func() error) func() error {
 			}
 		}
 		return nil
-	}
+	}, nil
 }
 
 // runIntoImpl runs a cached executable into outputs allocated once.
@@ -126,10 +139,9 @@ func runIntoImpl(w *workload, opts ...kiln.Option) (impl, error) {
 			return impl{}, err
 		}
 	}
-	return impl{
-		run:    w.repeat(func() error { return f.RunInto(dst, w.args...) }),
-		result: func() any { return dst[0].Data() },
-	}, nil
+	im := impl{result: func() any { return dst[0].Data() }}
+	im.run, im.steps = w.repeat(func() error { return f.RunInto(dst, w.args...) })
+	return im, nil
 }
 
 // compileImpl times a fresh Jit and its first Run.

@@ -55,7 +55,7 @@ func writeReport(wr io.Writer, r *results, svgName string) error {
 	}
 	p("\n")
 
-	p("## Median time\n\nPer run; E5a, and E6 at orders up to 256, per call (the in-process peers time batches of calls). ✗ marks an output that differs from Kiln fused's (see Checks).\n\n")
+	p("## Median time\n\nPer run; E5a, and E6 at orders up to 256, per call (the in-process peers time batches of calls); E7 per step, the median of single steps (the in-process peers time each step of their runs of %d, NumPy its steps one by one). ✗ marks an output that differs from Kiln fused's (see Checks).\n\n", e7Calls)
 	header(&b, "workload")
 	for _, row := range r.rows {
 		p("| %s |", rowLabel(row))

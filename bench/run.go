@@ -407,7 +407,7 @@ func inProcess(w *workload, p string) (im impl, status string, err error) {
 	}
 	im, err = mk()
 	if err == nil {
-		im.run = w.repeat(im.run) // w.calls calls per run, as Kiln's
+		im.run, im.steps = w.repeat(im.run) // w.calls calls per run, as Kiln's
 	}
 	return im, "", err
 }

@@ -24,6 +24,7 @@ type workload struct {
 	bytes     float64       // bytes per run counted for GB/s (0: no GB/s)
 	flops     float64       // flops per run, for GFLOP/s (0: none)
 	calls     int           // calls per timed run; the reported time is per call
+	perStep   bool          // the time is the median of single calls (see stepLog), not of runs
 	tol       float64       // peers' relative tolerance against Kiln (0: bit-exact)
 	compile   bool          // E5b: the Kiln time is a fresh Jit's trace, compile and first Run
 	cold      time.Duration // the first Run of the process's first Jit of fn (set by kiln-fused)
@@ -43,7 +44,12 @@ type impl struct {
 	before func()       // untimed, before every run (may be nil)
 	run    func() error // the timed work
 	result func() any   // the output to check: a typed slice
+	steps  *stepLog     // each call's time, when the workload is timed per step (else nil)
 }
+
+// stepLog holds the time of each call that one timed run of a perStep
+// workload made (w.repeat records them).
+type stepLog struct{ d []time.Duration }
 
 // workloadIDs lists the report rows in order.
 var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k", "E6l", "E6m", "E7", "E8"}
