@@ -275,3 +275,41 @@ func TestSiblingsShareOnePass(t *testing.T) {
 		t.Errorf("NoSiblings: want two loops:\n%s", off.FusedString())
 	}
 }
+
+// TestFoldedOpOfBroadcastConstant: the gradient of a mean over a batch,
+// −(1/n) broadcast to the batch and reshaped to a column, becomes one
+// scalar constant broadcast where it is read: no neg, no reshape, and no
+// fusion computing the column.
+func TestFoldedOpOfBroadcastConstant(t *testing.T) {
+	folds := 0
+	fold := func(in *lower.Instr, args []*tensor.Array) (*tensor.Array, error) {
+		if in.Op != trace.OpNeg || in.DType != tensor.F32 {
+			return nil, nil
+		}
+		folds++
+		v, _ := tensor.Data[float32](args[0])
+		return tensor.Scalar(-v[0]), nil
+	}
+	m := compile(t, []trace.Abstract{abs(tensor.F32, 4, 3)}, lower.Options{Fold: fold}, func(a []trace.Value) []trace.Value {
+		c, _ := tensor.FromSlice([]float32{0.25}, 1)
+		col := trace.Const(c).BroadcastTo(4).Neg().Reshape(4, 1)
+		return []trace.Value{a[0].Mul(col)}
+	})
+	text := m.String()
+	if folds != 1 || !strings.Contains(text, "value=-0.25") {
+		t.Errorf("neg(0.25) was not folded to a scalar (%d folds):\n%s", folds, text)
+	}
+	for _, op := range []string{"neg(", "reshape("} {
+		if strings.Contains(text, op) {
+			t.Errorf("%s should be gone:\n%s", op, text)
+		}
+	}
+	if len(m.Fusions) != 1 {
+		t.Errorf("%d fusions, want the product's one:\n%s", len(m.Fusions), m.FusedString())
+	}
+	for _, in := range m.Instrs {
+		if in.Op == trace.OpBroadcastInDim && len(in.Args[0].Shape) != 0 {
+			t.Errorf("%s broadcasts a non-scalar:\n%s", in, text)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,7 +27,13 @@ const foldLimit = 1 << 10
 //   - select(c, x, x) → x;
 //   - bitcast_convert_type(bitcast_convert_type(x, A), B) → one bitcast,
 //     and a bitcast to x's own dtype → x: bits pass through exactly, even
-//     a signaling NaN the f32 registers of an f16/bf16 value would quiet.
+//     a signaling NaN the f32 registers of an f16/bf16 value would quiet;
+//   - with folding, a unary elementwise op or convert of a broadcast of a
+//     one-element constant → a broadcast of the folded scalar (the op on
+//     the same value, once), and a reshape of a broadcast of a scalar → a
+//     broadcast of it: the gradient of a mean, −1/n broadcast over a
+//     batch, stays a scalar that fusions hold in a register, not an array
+//     computed by a kernel of its own.
 //
 // Float identities such as x + 0 → x are deliberately absent: −0 + 0 is +0.
 func Simplify(m *Module, fold func(*Instr, []*tensor.Array) (*tensor.Array, error)) error {
@@ -38,13 +45,28 @@ func Simplify(m *Module, fold func(*Instr, []*tensor.Array) (*tensor.Array, erro
 		}
 		return in
 	}
+	instrs := make([]*Instr, 0, len(m.Instrs))
+	nextID := len(m.Instrs) // IDs of new instructions until the renumbering below
 	for _, in := range m.Instrs {
 		for i, a := range in.Args {
 			in.Args[i] = resolve(a)
 		}
+		instrs = append(instrs, in)
 		if r := rewrite(in); r != nil {
 			replace[in] = r
 			continue
+		}
+		if c, err := sinkBroadcast(in, fold); err != nil {
+			return err
+		} else if c != nil {
+			if prev, ok := seen[cseKey(c)]; ok {
+				c = prev
+			} else {
+				c.ID, nextID = nextID, nextID+1
+				seen[cseKey(c)] = c
+				instrs = append(instrs[:len(instrs)-1], c, in)
+			}
+			in.Op, in.Args, in.Params = trace.OpBroadcastInDim, []*Instr{c}, trace.Params{Shape: slices.Clone(in.Shape), Dims: []int{}}
 		}
 		// A broadcast of a constant stays a broadcast: fusions read it as a
 		// scalar instead of a materialized array.
@@ -78,7 +100,44 @@ func Simplify(m *Module, fold func(*Instr, []*tensor.Array) (*tensor.Array, erro
 	for i, o := range m.Outputs {
 		m.Outputs[i] = resolve(o)
 	}
+	for i, in := range instrs {
+		in.ID = i
+	}
+	m.Instrs = instrs
 	return nil
+}
+
+// sinkBroadcast returns, for a unary elementwise op or convert in of a
+// broadcast of a one-element constant, the op folded on that element as a
+// scalar constant (which in becomes a broadcast of), or nil.
+func sinkBroadcast(in *Instr, fold func(*Instr, []*tensor.Array) (*tensor.Array, error)) (*Instr, error) {
+	if fold == nil || len(in.Args) != 1 || (in.Op.Info().Class != trace.ClassUnary && in.Op != trace.OpConvert) {
+		return nil, nil
+	}
+	b := in.Args[0]
+	if b.Op != trace.OpBroadcastInDim || b.Args[0].Op != trace.OpConst || b.Args[0].Size() != 1 {
+		return nil, nil
+	}
+	v, err := b.Args[0].Params.Value.Reshape()
+	if err != nil {
+		return nil, nil
+	}
+	op := &Instr{Op: in.Op, DType: in.DType, Shape: []int{}, Args: []*Instr{{Op: trace.OpConst, DType: v.DType(), Shape: []int{}, Params: trace.Params{Value: v}}},
+		Params: in.Params, Pos: in.Pos}
+	r, err := fold(op, []*tensor.Array{v})
+	if err != nil {
+		return nil, fmt.Errorf("lower: folding %s: %w", in.Op, err)
+	}
+	if r == nil {
+		return nil, nil // the evaluator declined
+	}
+	if r.Size() != 1 || r.DType() != in.DType {
+		return nil, fmt.Errorf("lower: folding %s gave %s%v, want one %s", in.Op, r.DType(), r.Shape(), in.DType)
+	}
+	if r, err = r.Reshape(); err != nil {
+		return nil, fmt.Errorf("lower: folding %s: %w", in.Op, err)
+	}
+	return &Instr{Op: trace.OpConst, DType: in.DType, Shape: []int{}, Params: trace.Params{Value: r}, Pos: in.Pos}, nil
 }
 
 func allConst(xs []*Instr) bool {
@@ -144,6 +203,11 @@ func rewrite(in *Instr) *Instr {
 		x := in.Args[0]
 		if trace.ShapeEqual(x.Shape, in.Shape) {
 			return x
+		}
+		if x.Op == trace.OpBroadcastInDim && len(x.Args[0].Shape) == 0 {
+			// A scalar broadcast to any shape is one value everywhere.
+			in.Op, in.Args, in.Params = trace.OpBroadcastInDim, x.Args, trace.Params{Shape: slices.Clone(in.Shape), Dims: []int{}}
+			return nil
 		}
 		if x.Op == trace.OpConst {
 			v, err := x.Params.Value.Reshape(in.Shape...)
