@@ -22,10 +22,10 @@ type CPUOptions struct {
 	// ParallelMin is the number of elements below which a kernel runs on
 	// the calling goroutine only; 0 means the default (2^16). Set to any
 	// other value it is exact (the tests' 1 makes every kernel split),
-	// and products split at it too. At the default, a kernel of a
-	// sixteenth of it or more splits too while a pool helper is spinning
-	// (handing work to it costs about a microsecond, waking a parked one
-	// tens), and an f32 or f64 product splits at 2^22 multiply-adds (bf16
+	// and products split at it too. At the default, a kernel of more
+	// than a sixty-fourth of it (1,024 elements) splits too while a pool
+	// helper is spinning (handing work to it costs well under a
+	// microsecond, waking a parked one tens), and an f32 or f64 product splits at 2^22 multiply-adds (bf16
 	// and int8 ones at twice and four times that; a sixteenth of it with
 	// a helper spinning). Workers: 1 keeps every kernel on one goroutine.
 	ParallelMin int

@@ -83,7 +83,8 @@
 // (yielding its P) for 2 ms after the last fork or kernel that wanted it
 // before it parks, so the next kernel hands it work in about a
 // microsecond instead of waking it, and while one spins, kernels a
-// sixteenth of the usual size split too (CPUOptions.ParallelMin).
+// sixty-fourth of the usual size (products a sixteenth) split too
+// (CPUOptions.ParallelMin).
 //
 // # Indexing
 //

@@ -260,23 +260,36 @@ func warm(workers int) {
 	}
 }
 
-// hotFactor is how much smaller than its threshold a kernel's work may be
-// and still split when a helper is hot: a hand-off to a spinning helper
-// costs about a microsecond, a wake-up tens.
-const hotFactor = 16
+// hotFactor is how much smaller than its threshold a product's work may
+// be and still split when a helper is hot, and hotFactorElems an
+// elementwise or reduction kernel's (whose threshold is ParallelMin's
+// default): a hand-off to a spinning helper costs well under a
+// microsecond, a wake-up tens. E7's softmax kernels over 256×10 logits
+// (1-2 µs each on one core) took 56 µs steps split, 59 whole (at 1/16,
+// 4,096 elements, they did not split); splitting at 1/256 gained nothing
+// more.
+const (
+	hotFactor      = 16
+	hotFactorElems = 64
+)
 
 // wide reports whether work (elements, or multiply-adds) of a kernel that
 // splits at min or more should run on several workers: at min or more,
-// always; at min/hotFactor or more, when a helper is hot — and when none
-// is, it wakes one for the kernels after this one. A backend whose
-// ParallelMin is set to anything but the default (the tests' 1, or a
-// caller's bound) splits at min only.
+// always; at min/hotFactor or more (min/hotFactorElems for elementwise
+// and reduction kernels), when a helper is hot — and when none is, it
+// wakes one for the kernels after this one. A backend whose ParallelMin is
+// set to anything but the default (the tests' 1, or a caller's bound)
+// splits at min only.
 func (x *cpuExec) wide(work, min int) bool {
 	if work >= min {
 		return true
 	}
 	nw := x.cpu.workers()
-	if nw < 2 || work <= min/hotFactor || x.cpu.opts.ParallelMin != defaultParallelMin {
+	factor := hotFactor
+	if min == defaultParallelMin {
+		factor = hotFactorElems
+	}
+	if nw < 2 || work <= min/factor || x.cpu.opts.ParallelMin != defaultParallelMin {
 		return false
 	}
 	demand.Store(time.Now().UnixNano())
