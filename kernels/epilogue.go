@@ -158,6 +158,11 @@ func (e *epilogue) eval(w *worker, srcs []unsafe.Pointer, lo, n int) {
 	for n > 0 {
 		m := min(n, e.block)
 		for i, r := range e.results {
+			if e.n == 1 && i > 0 {
+				// A later body holds an earlier one-element result as a
+				// loop-invariant, loaded in prepare: only now is it computed.
+				e.worker(w, i).prepare(r.body, srcs)
+			}
 			res := e.worker(w, i).eval(r.body, srcs, lo, m)
 			if r.store != nil {
 				r.store(unsafe.Add(srcs[r.out], lo*r.size), res, m)

@@ -51,6 +51,12 @@ func (k *multiLoopKernel) runRange(rs *runState, w *worker, lo, hi int) {
 		start := b * k.block
 		n := min(k.block, k.n-start)
 		for i, s := range k.subs {
+			if k.n == 1 && i > 0 {
+				// A one-element result is loop-invariant to the later
+				// bodies, which load it once in prepare: only now is it
+				// computed (Adam's step count and bias corrections).
+				w.subs[i].prepare(s.body, rs.srcs)
+			}
 			res := w.subs[i].eval(s.body, rs.srcs, start, n)
 			if s.store != nil {
 				s.store(unsafe.Add(rs.srcs[s.out], start*s.size), res, n)

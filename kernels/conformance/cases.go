@@ -310,6 +310,14 @@ func mixedCases() []Case {
 				h := trace.Where(mask, pre, trace.Float(0.5))
 				return []trace.Value{mask, h, h.Mul(a[2]).Add(trace.Float(1)), a[2].Exp().Mul(pre)}
 			}},
+		// ... of one element: an optimizer's step count and its two bias
+		// corrections, each later result reading the earlier one (which a
+		// body holds as a loop-invariant scalar).
+		{Name: "siblings-scalar-f32", Inputs: []*tensor.Array{Input(tensor.F32, 60)},
+			Fn: func(a []trace.Value) []trace.Value {
+				t := a[0].Add(trace.Float(1))
+				return []trace.Value{t, trace.Float(1).Sub(trace.Float(0.9).Pow(t)), trace.Float(1).Sub(trace.Float(0.999).Pow(t)).Mul(t)}
+			}},
 		// Weight gradients xᵀ·dy with few columns: the CPU runs them
 		// swapped (cᵀ = dyᵀ·x, then transposed), batched or not.
 		{Name: "dot-narrow-swapped-f32", Inputs: []*tensor.Array{Input(tensor.F32, 50, 200, 70), Input(tensor.F32, 51, 200, 10)},
