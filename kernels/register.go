@@ -44,21 +44,29 @@ func registerRealParts[T comparable](d tensor.DType) {
 	put(&unaryTable[trace.OpImag][d], tierGeneric, un(zeros[T]))
 }
 
+// opFunc pairs an op with its kernel in the registration lists below:
+// slices of pairs, not map literals, whose construction in every
+// instantiation (eight integer types, two float) took 34 KB of code.
+type opFunc[F any] struct {
+	op trace.Op
+	f  F
+}
+
 func registerInteger[T integer](d tensor.DType) {
 	registerCommon[T](d)
 	registerRealParts[T](d)
-	for op, f := range map[trace.Op]func(d, a, b []T){
-		trace.OpAdd: add[T], trace.OpSub: sub[T], trace.OpMul: mul[T],
-		trace.OpFloorDiv: floorDivInt[T], trace.OpRem: remInt[T], trace.OpPow: powInt[T],
-		trace.OpMax: maxOrd[T], trace.OpMin: minOrd[T],
-		trace.OpAnd: and[T], trace.OpOr: or[T], trace.OpXor: xor[T], trace.OpShl: shl[T], trace.OpShr: shr[T],
+	for _, e := range []opFunc[func(d, a, b []T)]{
+		{trace.OpAdd, add[T]}, {trace.OpSub, sub[T]}, {trace.OpMul, mul[T]},
+		{trace.OpFloorDiv, floorDivInt[T]}, {trace.OpRem, remInt[T]}, {trace.OpPow, powInt[T]},
+		{trace.OpMax, maxOrd[T]}, {trace.OpMin, minOrd[T]}, {trace.OpAnd, and[T]}, {trace.OpOr, or[T]},
+		{trace.OpXor, xor[T]}, {trace.OpShl, shl[T]}, {trace.OpShr, shr[T]},
 	} {
-		put(&binaryTable[op][d], tierGeneric, bin(f))
+		put(&binaryTable[e.op][d], tierGeneric, bin(e.f))
 	}
-	for op, f := range map[trace.Op]func(d []bool, a, b []T){
-		trace.OpLt: lt[T], trace.OpLe: le[T], trace.OpGt: gt[T], trace.OpGe: ge[T],
+	for _, e := range []opFunc[func(d []bool, a, b []T)]{
+		{trace.OpLt, lt[T]}, {trace.OpLe, le[T]}, {trace.OpGt, gt[T]}, {trace.OpGe, ge[T]},
 	} {
-		put(&binaryTable[op][d], tierGeneric, bin(f))
+		put(&binaryTable[e.op][d], tierGeneric, bin(e.f))
 	}
 	put(&unaryTable[trace.OpNeg][d], tierGeneric, un(neg[T]))
 	put(&unaryTable[trace.OpNot][d], tierGeneric, un(not[T]))
@@ -81,24 +89,24 @@ func registerUnsigned[T unsigned](d tensor.DType) {
 func registerFloat[T float](d tensor.DType) {
 	registerCommon[T](d)
 	registerRealParts[T](d)
-	for op, f := range map[trace.Op]func(d, a, b []T){
-		trace.OpAdd: add[T], trace.OpSub: sub[T], trace.OpMul: mul[T], trace.OpDiv: div[T],
-		trace.OpFloorDiv: floorDivFloat[T], trace.OpRem: remFloat[T], trace.OpPow: powFloat[T],
-		trace.OpMax: maxFloat[T], trace.OpMin: minFloat[T],
+	for _, e := range []opFunc[func(d, a, b []T)]{
+		{trace.OpAdd, add[T]}, {trace.OpSub, sub[T]}, {trace.OpMul, mul[T]}, {trace.OpDiv, div[T]},
+		{trace.OpFloorDiv, floorDivFloat[T]}, {trace.OpRem, remFloat[T]}, {trace.OpPow, powFloat[T]},
+		{trace.OpMax, maxFloat[T]}, {trace.OpMin, minFloat[T]},
 	} {
-		put(&binaryTable[op][d], tierGeneric, bin(f))
+		put(&binaryTable[e.op][d], tierGeneric, bin(e.f))
 	}
-	for op, f := range map[trace.Op]func(d []bool, a, b []T){
-		trace.OpLt: lt[T], trace.OpLe: le[T], trace.OpGt: gt[T], trace.OpGe: ge[T],
+	for _, e := range []opFunc[func(d []bool, a, b []T)]{
+		{trace.OpLt, lt[T]}, {trace.OpLe, le[T]}, {trace.OpGt, gt[T]}, {trace.OpGe, ge[T]},
 	} {
-		put(&binaryTable[op][d], tierGeneric, bin(f))
+		put(&binaryTable[e.op][d], tierGeneric, bin(e.f))
 	}
 	put(&unaryTable[trace.OpNeg][d], tierGeneric, un(neg[T]))
-	for op, f := range map[trace.Op]func(float64) float64{
-		trace.OpAbs: math.Abs, trace.OpSign: signFloat, trace.OpSqrt: math.Sqrt,
-		trace.OpFloor: math.Floor, trace.OpCeil: math.Ceil, trace.OpRound: math.RoundToEven,
+	for _, e := range []opFunc[func(float64) float64]{
+		{trace.OpAbs, math.Abs}, {trace.OpSign, signFloat}, {trace.OpSqrt, math.Sqrt},
+		{trace.OpFloor, math.Floor}, {trace.OpCeil, math.Ceil}, {trace.OpRound, math.RoundToEven},
 	} {
-		put(&unaryTable[op][d], tierGeneric, un(mathUn[T](f)))
+		put(&unaryTable[e.op][d], tierGeneric, un(mathUn[T](e.f)))
 	}
 	for op, f := range scalarMath {
 		put(&unaryTable[op][d], tierGeneric, un(mathUn[T](f)))
