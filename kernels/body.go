@@ -80,7 +80,8 @@ type body struct {
 	once  []step // fills of loop-invariant registers, run once per worker
 	steps []step
 	nregs int
-	out   loc // where the result is after the steps
+	out   loc   // where the result is after the steps
+	keep  []loc // the other results' locations (a multi-result body), live to the end too
 }
 
 // reads lists the buffers the steps read element by element (not the
@@ -125,15 +126,27 @@ type bodyBuilder struct {
 // dims permuted by perm. If dst is a buffer location and the root is
 // computed at its storage precision, the root is written there directly.
 func compileBody(f *lower.Fusion, root *lower.Instr, iter, perm []int, block int, source sourceFn, dst loc) (*body, error) {
-	bb := &bodyBuilder{
-		b: &body{block: block}, iter: iter, perm: perm, source: source,
-		members: map[*lower.Instr]bool{}, locs: map[*lower.Instr]loc{},
-		pinned: map[int]bool{}, uses: map[*lower.Instr]int{},
-	}
+	members := map[*lower.Instr]bool{}
 	for _, in := range f.Instrs {
 		if in != f.Outputs[0] || f.Kind == lower.FusionLoop {
-			bb.members[in] = true
+			members[in] = true
 		}
+	}
+	b, _, err := compileRoots(members, []*lower.Instr{root}, iter, perm, block, source, []loc{dst})
+	return b, err
+}
+
+// compileRoots compiles the members computing roots as one body, each
+// value once: root i is written to dsts[i] directly when that is a buffer
+// and the root is computed at its storage precision. It returns where
+// each root is after the steps; every root's location stays live to the
+// end (a later root may read an earlier one from it, and the caller
+// stores them after the body).
+func compileRoots(members map[*lower.Instr]bool, roots []*lower.Instr, iter, perm []int, block int, source sourceFn, dsts []loc) (*body, []loc, error) {
+	bb := &bodyBuilder{
+		b: &body{block: block}, iter: iter, perm: perm, source: source,
+		members: members, locs: map[*lower.Instr]loc{},
+		pinned: map[int]bool{}, uses: map[*lower.Instr]int{},
 	}
 	var order []*lower.Instr
 	var visit func(in *lower.Instr)
@@ -151,15 +164,27 @@ func compileBody(f *lower.Fusion, root *lower.Instr, iter, perm []int, block int
 		}
 		order = append(order, in)
 	}
-	visit(root)
-	bb.uses[root]++ // the result is read after the body
-	for _, in := range order {
-		if err := bb.emit(in, in == root, dst); err != nil {
-			return nil, err
+	dst := map[*lower.Instr]loc{}
+	for i, r := range roots {
+		visit(r)
+		bb.uses[r]++ // the result is read after the body
+		if _, ok := dst[r]; !ok {
+			dst[r] = dsts[i]
 		}
 	}
-	bb.b.out = bb.locs[root]
-	return bb.b, nil
+	for _, in := range order {
+		d, isRoot := dst[in]
+		if err := bb.emit(in, isRoot, d); err != nil {
+			return nil, nil, err
+		}
+	}
+	outs := make([]loc, len(roots))
+	for i, r := range roots {
+		outs[i] = bb.locs[r]
+	}
+	bb.b.out = outs[len(outs)-1]
+	bb.b.keep = outs[:len(outs)-1]
+	return bb.b, outs, nil
 }
 
 func (bb *bodyBuilder) newReg() int {

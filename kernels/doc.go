@@ -151,7 +151,10 @@
 // product at the element's own index, ending in a convert to the output
 // dtype — into the product's kernel; a multi-output loop (siblings, such
 // as a relu and its derivative's mask, or Adam's three updates of one
-// weight gradient) joins whole, its bodies run in turn on each block; a
+// weight gradient) joins whole, as one body computing every result (each
+// value once: the relu's pre-activation feeds its mask and its select) or,
+// when a result is read other than elementwise, one body per result run
+// in turn on each block; a
 // product other kernels read too becomes that kernel's last output. The
 // epilogue then computes element (b, i, j) from the product's element (b,
 // i, j), after its whole sum over k above is done, rounded to the

@@ -29,7 +29,8 @@ import (
 // is written), in its own
 // buffer when others read it too (the fusion's last output), else in a
 // scratch buffer; with several results (a multi-output loop absorbed whole)
-// each block is computed by every result's body in turn. Other products
+// each block is computed by one body computing every result (see
+// multiLoopKernel), or by every result's body in turn. Other products
 // (integers, int8 and bf16 GEMMs, complex, swapped narrow products, GEMMs
 // split into column bands, a conv with another output layout) are
 // computed whole first and the bodies run over them after.
@@ -45,6 +46,9 @@ type epilogue struct {
 	perBlock bool // the kernel runs the body on each block it finishes
 	slot     int  // scratch for the product, and the run record
 	m, nn    int  // a dot's rows and columns per batch
+	// combined: results[0].body computes every result (multiLoopKernel's
+	// combined form); result i is at results[i].at after it.
+	combined bool
 }
 
 // epilogueResult is the loop body of one result of an epilogue: the
@@ -56,6 +60,7 @@ type epilogueResult struct {
 	store unaryFn // narrows the body's result into the output; nil when written in place
 	out   int     // the output buffer
 	size  int     // bytes per output element
+	at    loc     // combined: where the result is after the body
 }
 
 // compileEpilogue compiles the epilogue of dot fusion f, whose product is
@@ -75,7 +80,26 @@ func (x *cpuExec) compileEpilogue(f *lower.Fusion, dot *lower.Instr, perBlock bo
 		}
 		return x.source(in)
 	}
+	if len(results) > 1 {
+		b, at, stores, err := x.combinedBody(f, dot, results, source)
+		if err != nil {
+			return nil, err
+		}
+		if b != nil {
+			e.combined, e.block = true, b.block
+			for i, r := range results {
+				er := epilogueResult{store: stores[i], out: x.m.Plan.Of[r], size: r.DType.Size(), at: at[i]}
+				if i == 0 {
+					er.body = b
+				}
+				e.results = append(e.results, er)
+			}
+		}
+	}
 	for i, r := range results {
+		if e.combined {
+			break
+		}
 		out := x.m.Plan.Of[r]
 		b, store, _, err := x.loopBody(resultLoop(f, results, i, dot), source, loc{kind: locBuf, idx: out, size: r.DType.Size()}, false)
 		if err != nil {
@@ -98,6 +122,10 @@ func (e *epilogue) prepare(w *worker, srcs []unsafe.Pointer) { e.prepareAt(w, sr
 // prepareAt is prepare through worker.prepareAt: once per parallel call
 // (stamp 0: unconditionally).
 func (e *epilogue) prepareAt(w *worker, srcs []unsafe.Pointer, stamp uint64) {
+	if e.combined {
+		w.prepareAt(e.results[0].body, srcs, stamp)
+		return
+	}
 	for len(w.subs) < len(e.results)-1 {
 		w.subs = append(w.subs, &worker{})
 	}
@@ -153,10 +181,21 @@ func (e *epilogue) finished(w *worker, srcs []unsafe.Pointer, lo, n int) {
 }
 
 // eval computes output elements [lo, lo+n) (flat indices of the
-// product), a block at a time, each block by every result's body in turn.
+// product), a block at a time, each block by the combined body or by every
+// result's body in turn.
 func (e *epilogue) eval(w *worker, srcs []unsafe.Pointer, lo, n int) {
 	for n > 0 {
 		m := min(n, e.block)
+		if e.combined {
+			w.eval(e.results[0].body, srcs, lo, m)
+			for _, r := range e.results {
+				if r.store != nil {
+					r.store(unsafe.Add(srcs[r.out], lo*r.size), w.ptr(r.at, srcs, lo), m)
+				}
+			}
+			lo, n = lo+m, n-m
+			continue
+		}
 		for i, r := range e.results {
 			if e.n == 1 && i > 0 {
 				// A later body holds an earlier one-element result as a

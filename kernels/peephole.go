@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -220,7 +221,7 @@ func (b *body) affine(i int, o peepholeOptions) (step, bool) {
 }
 
 // live reports whether register r is read at or after step j before being
-// written, or holds the body's result.
+// written, or holds the body's result (or one of its results).
 func (b *body) live(r loc, j int) bool {
 	for ; j < len(b.steps); j++ {
 		s := &b.steps[j]
@@ -233,7 +234,7 @@ func (b *body) live(r loc, j int) bool {
 			return false
 		}
 	}
-	return b.out == r
+	return b.out == r || slices.Contains(b.keep, r)
 }
 
 // fuseStore merges the narrowing of the body's result into an f16 or bf16
