@@ -2,6 +2,7 @@ package progen
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/kiln-go/kiln/trace"
 )
@@ -24,14 +25,23 @@ const (
 var sortNeeds = [numSortVariants][]trace.Op{
 	sortSort:        nil,
 	sortArgsort:     {trace.OpIota},
-	sortTopKValues:  {trace.OpIota, trace.OpSlice, trace.OpGather, trace.OpNot, trace.OpBitcastConvert, trace.OpLt, trace.OpAnd, trace.OpSelect},
-	sortTopKIndices: {trace.OpIota, trace.OpSlice, trace.OpNot, trace.OpBitcastConvert, trace.OpLt, trace.OpAnd, trace.OpSelect},
+	sortTopKValues:  {trace.OpIota, trace.OpSlice, trace.OpGather, trace.OpNot, trace.OpBitcastConvert, trace.OpLt, trace.OpAnd, trace.OpSelect, trace.OpIsNaN},
+	sortTopKIndices: {trace.OpIota, trace.OpSlice, trace.OpNot, trace.OpBitcastConvert, trace.OpLt, trace.OpAnd, trace.OpSelect, trace.OpIsNaN},
 	sortMany:        nil,
 }
 
 // pickSort fills a sort step drawn for the value s.args[0]: s.n is the
 // variant, s.axis the axis, s.swap descending, s.start k (top_k) or the
-// number of keys, s.stop the result (lax.sort).
+// number of keys, s.stop the result (lax.sort) or, for top_k, 1 when the
+// operand's NaNs are made one NaN first.
+//
+// top_k orders floats by XLA's total order, in which a NaN's sign counts
+// (−NaN below −Inf); sort and lax.sort treat every NaN alike. The sign of
+// a NaN an op computes is not part of the contract — a dot product's
+// summation order picks which NaN it propagates, so the fused GEMM and the
+// reference may differ there, as XLA's backends do — so top_k of a
+// computed float runs on where(isnan(x), NaN, x). Inputs keep their NaNs,
+// payloads and signs included, so top_k's order of them is still checked.
 func (g *gen) pickSort(s step) (step, bool) {
 	r := g.r
 	a := s.args[0].ref
@@ -53,6 +63,9 @@ func (g *gen) pickSort(s step) (step, bool) {
 			return s, false
 		}
 		s.start = r.Intn(shape[len(shape)-1] + 1)
+		if t.DType.IsFloat() && a >= len(g.c.Inputs) {
+			s.stop = 1
+		}
 	case sortMany:
 		var same []int
 		for i, sh := range g.shapes {
@@ -77,11 +90,14 @@ func (s *step) applySort(vals []trace.Value) trace.Value {
 		return trace.Sort(a, s.axis, opts...)
 	case sortArgsort:
 		return trace.Argsort(a, s.axis, opts...)
-	case sortTopKValues:
-		v, _ := trace.TopK(a, s.start)
-		return v
-	case sortTopKIndices:
-		_, i := trace.TopK(a, s.start)
+	case sortTopKValues, sortTopKIndices:
+		if s.stop == 1 {
+			a = trace.Where(a.IsNaN(), trace.Float(math.NaN()), a)
+		}
+		v, i := trace.TopK(a, s.start)
+		if s.n == sortTopKValues {
+			return v
+		}
 		return i
 	}
 	return trace.SortMany([]trace.Value{a, s.args[1].value(vals)}, s.axis, s.start, s.swap)[s.stop]
@@ -92,7 +108,11 @@ func (s *step) sortString(args []string) string {
 	case sortSort, sortArgsort:
 		return fmt.Sprintf("%s(%s, axis=%d, descending=%v)", []string{"sort", "argsort"}[s.n], args[0], s.axis, s.swap)
 	case sortTopKValues, sortTopKIndices:
-		return fmt.Sprintf("top_k(%s, %d)[%d]", args[0], s.start, s.n-sortTopKValues)
+		a := args[0]
+		if s.stop == 1 {
+			a = fmt.Sprintf("where(isnan(%s), NaN, %s)", a, a)
+		}
+		return fmt.Sprintf("top_k(%s, %d)[%d]", a, s.start, s.n-sortTopKValues)
 	}
 	return fmt.Sprintf("lax.sort((%s, %s), dimension=%d, num_keys=%d, is_stable=%v)[%d]", args[0], args[1], s.axis, s.start, s.swap, s.stop)
 }
