@@ -114,6 +114,12 @@ func sinkBroadcast(in *Instr, fold func(*Instr, []*tensor.Array) (*tensor.Array,
 	if fold == nil || len(in.Args) != 1 || (in.Op.Info().Class != trace.ClassUnary && in.Op != trace.OpConvert) {
 		return nil, nil
 	}
+	if in.Op == trace.OpBitcastConvert && (in.DType == tensor.F16 || in.DType == tensor.BF16) {
+		// Its bits, a signaling NaN's too, reach the output exactly from
+		// the loop computing it; a broadcast f16/bf16 scalar is read
+		// through its f32 compute form, which would quiet them.
+		return nil, nil
+	}
 	b := in.Args[0]
 	if b.Op != trace.OpBroadcastInDim || b.Args[0].Op != trace.OpConst || b.Args[0].Size() != 1 {
 		return nil, nil

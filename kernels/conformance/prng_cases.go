@@ -49,6 +49,17 @@ func prngCases() []Case {
 			ExactBits: true, Fn: func(a []trace.Value) []trace.Value {
 				return []trace.Value{a[0].BitcastConvert(tensor.U16), a[1].BitcastConvert(d).BitcastConvert(tensor.I16), a[1].BitcastConvert(d)}
 			}})
+		// A constant u16 broadcast, then viewed as f16/bf16 (jnp.full's
+		// bits .view(f16)): the bitcast is not folded into a broadcast of
+		// an f16/bf16 scalar, whose f32 compute form would quiet it.
+		for _, u := range []uint16{0x7d01, 0xfc01, 0x7f81, 0xff81} {
+			c, _ := tensor.FromSlice([]uint16{u}, 1)
+			cs = append(cs, Case{Name: fmt.Sprintf("bitcast-bits/broadcast-const/%s/%#x", d, u), Inputs: []*tensor.Array{raw},
+				ExactBits: true, Fn: func(a []trace.Value) []trace.Value {
+					b := trace.Const(c).BroadcastTo(3, 5)
+					return []trace.Value{b.BitcastConvert(d), b.Reshape(15).BitcastConvert(d), a[0].Xor(b.Reshape(15).Slice(0, 0, 10, 1)).BitcastConvert(d)}
+				}})
+		}
 	}
 	words, _ := tensor.FromSlice([]uint64{0, 0xffffffff_ffffffff, 0x243f6a88_85a308d3, 1, 2, 3, 0x13198a2e_03707344, 42})
 	keys, _ := tensor.FromSlice([]uint64{0, 0xffffffff_ffffffff, 0x13198a2e_03707344, 7})
