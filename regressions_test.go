@@ -65,3 +65,32 @@ func runRecover(fn any, args []any) (s string, err error) {
 	}
 	return strings.Join(parts, " | "), err
 }
+
+// TestConstantsKeepNaNSigns: two constants that differ only in a NaN's
+// sign or payload, or in a zero's sign, are not merged as one (copysign
+// and a bitcast see the difference).
+func TestConstantsKeepNaNSigns(t *testing.T) {
+	pos, _ := tensor.FromSlice([]float32{math.Float32frombits(0x7fc00000)})
+	neg, _ := tensor.FromSlice([]float32{math.Float32frombits(0xffc00000)})
+	pay, _ := tensor.FromSlice([]float32{math.Float32frombits(0x7fc00001)})
+	zero, _ := tensor.FromSlice([]float32{0})
+	negZero, _ := tensor.FromSlice([]float32{float32(math.Copysign(0, -1))})
+	x, _ := tensor.FromSlice([]float32{2, 3})
+	f := kiln.Jit(func(v ...kiln.Value) []kiln.Value {
+		return []kiln.Value{
+			v[0].Copysign(kiln.Const(pos)), v[0].Copysign(kiln.Const(neg)),
+			v[0].Copysign(kiln.Const(zero)), v[0].Copysign(kiln.Const(negZero)),
+			kiln.Const(pos).BitcastConvert(tensor.U32), kiln.Const(pay).BitcastConvert(tensor.U32),
+		}
+	})
+	got, err := f.RunAll(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"[2 3]", "[-2 -3]", "[2 3]", "[-2 -3]", "[2143289344]", "[2143289345]"}
+	for i, w := range want {
+		if s := fmt.Sprint(got[i].Data()); s != w {
+			t.Errorf("result %d = %s, want %s", i, s, w)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -328,16 +329,32 @@ func cseKey(in *Instr) string {
 	return string(b)
 }
 
-// constKey prints a constant's values: FormatElem round-trips at the
-// value's own precision and keeps the sign of zero ("-0"); NaN payloads are
-// merged.
+// constKey prints a constant's values: floats by their bits, so that
+// constants differing only in a NaN's sign or payload (which copysign and
+// a bitcast can see) or in the sign of a zero stay apart; other values as
+// FormatElem prints them.
 func constKey(a *tensor.Array) string {
 	if a.Size() > 64 {
 		return fmt.Sprintf("%p", a) // large constants are never merged
 	}
 	var b strings.Builder
 	for i := range a.Size() {
-		b.WriteString(a.FormatElem(i))
+		switch v := tensor.Index(a.Data(), i).(type) {
+		case tensor.Float16:
+			fmt.Fprintf(&b, "%#x", uint16(v))
+		case tensor.BFloat16:
+			fmt.Fprintf(&b, "%#x", uint16(v))
+		case float32:
+			fmt.Fprintf(&b, "%#x", math.Float32bits(v))
+		case float64:
+			fmt.Fprintf(&b, "%#x", math.Float64bits(v))
+		case complex64:
+			fmt.Fprintf(&b, "%#x:%#x", math.Float32bits(real(v)), math.Float32bits(imag(v)))
+		case complex128:
+			fmt.Fprintf(&b, "%#x:%#x", math.Float64bits(real(v)), math.Float64bits(imag(v)))
+		default:
+			b.WriteString(a.FormatElem(i))
+		}
 		b.WriteByte(',')
 	}
 	fmt.Fprintf(&b, "%v", a.Shape())
