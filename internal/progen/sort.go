@@ -32,8 +32,8 @@ var sortNeeds = [numSortVariants][]trace.Op{
 
 // pickSort fills a sort step drawn for the value s.args[0]: s.n is the
 // variant, s.axis the axis, s.swap descending, s.start k (top_k) or the
-// number of keys, s.stop the result (lax.sort) or, for top_k, 1 when the
-// operand's NaNs are made one NaN first.
+// number of keys, s.stop the result (lax.sort), s.oneNaN whether top_k's
+// operand has its NaNs made one NaN first.
 //
 // top_k orders floats by XLA's total order, in which a NaN's sign counts
 // (−NaN below −Inf); sort and lax.sort treat every NaN alike. The sign of
@@ -64,7 +64,7 @@ func (g *gen) pickSort(s step) (step, bool) {
 		}
 		s.start = r.Intn(shape[len(shape)-1] + 1)
 		if t.DType.IsFloat() && a >= len(g.c.Inputs) {
-			s.stop = 1
+			s.oneNaN = true
 		}
 	case sortMany:
 		var same []int
@@ -91,7 +91,7 @@ func (s *step) applySort(vals []trace.Value) trace.Value {
 	case sortArgsort:
 		return trace.Argsort(a, s.axis, opts...)
 	case sortTopKValues, sortTopKIndices:
-		if s.stop == 1 {
+		if s.oneNaN {
 			a = trace.Where(a.IsNaN(), trace.Float(math.NaN()), a)
 		}
 		v, i := trace.TopK(a, s.start)
@@ -109,7 +109,7 @@ func (s *step) sortString(args []string) string {
 		return fmt.Sprintf("%s(%s, axis=%d, descending=%v)", []string{"sort", "argsort"}[s.n], args[0], s.axis, s.swap)
 	case sortTopKValues, sortTopKIndices:
 		a := args[0]
-		if s.stop == 1 {
+		if s.oneNaN {
 			a = fmt.Sprintf("where(isnan(%s), NaN, %s)", a, a)
 		}
 		return fmt.Sprintf("top_k(%s, %d)[%d]", a, s.start, s.n-sortTopKValues)

@@ -136,6 +136,7 @@ type step struct {
 	keep   bool
 	swap   bool
 	pref   bool    // kMatMul, kConv: dtype is the preferred_element_type
+	oneNaN bool    // top_k: the operand's NaNs are made one NaN first (sort.go)
 	n      int64   // integer_pow exponent
 	lo, hi float64 // kSafeAstype clamp
 	mode   trace.IndexMode
