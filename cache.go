@@ -222,7 +222,7 @@ func (f *Func) build(e *entry, args []arg) {
 	if lp, e.conv, e.err = hoistWeakScalars(e.prog, f.cfg.verify); e.err != nil {
 		return
 	}
-	e.mod, e.err = lower.Compile(lp, lower.Options{Fold: kernels.Fold, NoFusion: f.cfg.noFusion, Verify: f.cfg.verify})
+	e.mod, e.err = lower.Compile(lp, f.cfg.lowerOptions())
 	if e.err == nil {
 		e.key = e.mod.Key() // here, not under mu: it prints every constant
 	}

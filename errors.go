@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/kiln-go/kiln/trace"
 )
 
 // FuncError reports a function Jit cannot trace: not a function, or one
@@ -65,3 +67,9 @@ func (s sig) String() string {
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
 }
+
+// BudgetError reports a program whose run would hold more memory at once
+// than its budget (MemoryLimit): the op at which the total first goes over
+// the limit, its line, the bytes needed and the limit. errors.As finds it
+// through Jit's and Eval's errors.
+type BudgetError = trace.BudgetError

@@ -35,7 +35,7 @@ func EvalAll(vs []Value, opts ...Option) ([]*tensor.Array, error) {
 	if err := checkConfig(&cfg); err != nil {
 		return nil, err
 	}
-	p, err := trace.Trace(cfg.promote, nil, func([]Value) []Value { return vs })
+	p, err := trace.TraceWithin(cfg.promote, cfg.traceBudget(), nil, func([]Value) []Value { return vs })
 	if err == nil && cfg.verify {
 		err = p.CheckAfter("trace")
 	}

@@ -71,7 +71,7 @@ func (c *evalCache) get(cfg *config, p *trace.Program) (*shared, error) {
 		}
 		c.mu.Unlock()
 	}
-	m, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, NoFusion: cfg.noFusion, Verify: cfg.verify})
+	m, err := lower.Compile(p, cfg.lowerOptions())
 	if err != nil {
 		return nil, err
 	}

@@ -156,7 +156,7 @@ func (f *Func) trace(args []arg) (p *trace.Program, err error) {
 			p, err = nil, &PanicError{Value: r}
 		}
 	}()
-	p, err = trace.Trace(f.cfg.promote, abs, f.fn)
+	p, err = trace.TraceWithin(f.cfg.promote, f.cfg.traceBudget(), abs, f.fn)
 	if err == nil && f.cfg.verify {
 		err = p.CheckAfter("trace")
 	}

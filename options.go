@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kiln-go/kiln/kernels"
+	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/promote"
 	"github.com/kiln-go/kiln/tensor"
 )
@@ -22,6 +23,7 @@ type config struct {
 	cacheMax int
 	forbid   [][2]tensor.DType
 	onMiss   func(reason string)
+	memLimit int // bytes; 0: tensor.DefaultMemoryLimit(), < 0: none
 }
 
 const defaultCacheMax = 64
@@ -41,7 +43,26 @@ func (c *config) key() string {
 	for _, f := range c.forbid {
 		fmt.Fprintf(&b, "|!%s>%s", f[0], f[1])
 	}
+	if c.memLimit != 0 { // a program compiled under one budget is not checked against another
+		fmt.Fprintf(&b, "|mem=%d", c.memLimit)
+	}
 	return b.String()
+}
+
+// lowerOptions are the options of lower.Compile the config asks for.
+func (c *config) lowerOptions() lower.Options {
+	return lower.Options{Fold: kernels.Fold, NoFusion: c.noFusion, Verify: c.verify, MemoryLimit: c.memLimit}
+}
+
+// traceBudget is the budget trace.TraceWithin checks trace-time constants
+// against: the run's (a malformed KILN_MEMORY_LIMIT is reported by
+// lower.Compile; the trace then checks none).
+func (c *config) traceBudget() int {
+	if c.memLimit != 0 {
+		return max(c.memLimit, 0)
+	}
+	n, _ := tensor.DefaultMemoryLimit()
+	return n
 }
 
 // Strict selects JAX's strict promotion: only weak values (literals) promote
@@ -86,6 +107,27 @@ func CacheSize(n int) Option { return func(c *config) { c.cacheMax = max(n, 1) }
 // for a model that must stay in bf16. Explicit Astype is always allowed.
 func Forbid(from, to tensor.DType) Option {
 	return func(c *config) { c.forbid = append(c.forbid, [2]tensor.DType{from, to}) }
+}
+
+// MemoryLimit sets the memory budget of a run to n bytes: everything a
+// compiled program holds at once — its inputs, constants, planned buffers,
+// outputs, loop carries (a while's two sets) and its loops' and branches'
+// own buffers — must add up to at most n, or compiling it fails with a
+// *BudgetError naming the op (and the line that made it) at which the
+// total, counted in execution order, first goes over n, with the bytes
+// needed. Shapes are static, so this is known before anything runs; a
+// constant built while tracing (the index list of Repeat with per-element
+// counts) is checked before it is built. The default is
+// tensor.DefaultMemoryLimit(): the machine's memory, or
+// KILN_MEMORY_LIMIT. n ≤ 0 means no budget. The limit on each single
+// allocation (tensor.MaxAlloc) applies as well.
+func MemoryLimit(n int) Option {
+	return func(c *config) {
+		c.memLimit = n
+		if n <= 0 {
+			c.memLimit = -1
+		}
+	}
 }
 
 // OnCacheMiss calls fn with the reason each time a Func traces a new

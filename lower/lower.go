@@ -26,6 +26,11 @@ type Options struct {
 	NoEpilogues bool
 	// NoSiblings keeps every loop fusion single-output (see FuseSiblings).
 	NoSiblings bool
+	// MemoryLimit is the memory budget of a run, in bytes: Compile
+	// refuses a module whose run would hold more at once (CheckBudget)
+	// with a *trace.BudgetError. 0 means tensor.DefaultMemoryLimit(); a
+	// negative limit, none.
+	MemoryLimit int
 	// NoSimplify skips CSE, algebraic simplification and constant folding.
 	NoSimplify bool
 	// Verify checks the program (trace's Program.Check) and then the
@@ -64,8 +69,23 @@ func passes(opts Options) []pass {
 }
 
 // Compile lowers a traced program, runs the passes, fuses and plans buffers.
+// The module's run must fit opts.MemoryLimit (CheckBudget).
 func Compile(p *trace.Program, opts Options) (*Module, error) {
-	return compile(p, opts.Verify || trace.VerifyAll, passes(opts))
+	limit := opts.MemoryLimit
+	if limit == 0 {
+		var err error
+		if limit, err = tensor.DefaultMemoryLimit(); err != nil {
+			return nil, fmt.Errorf("lower: the memory budget: %w", err)
+		}
+	}
+	m, err := compile(p, opts.Verify || trace.VerifyAll, passes(opts))
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckBudget(m, limit); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 func compile(p *trace.Program, verify bool, ps []pass) (*Module, error) {

@@ -58,6 +58,9 @@ type builder struct {
 	// there) and fails the probe instead.
 	probe bool
 	wants *builder
+	// budget is the memory budget of an outermost trace (TraceWithin),
+	// bytes; 0: none.
+	budget int
 }
 
 // inProbe reports whether b is a probe or a trace inside one.
@@ -137,6 +140,10 @@ func Const(a *tensor.Array) Value {
 	return Value{konst: a.Clone()}
 }
 
+// ownedConst is Const of an array no one else holds (one a trace-time
+// helper just built): it is not copied.
+func ownedConst(a *tensor.Array) Value { return Value{konst: a} }
+
 // zeroOperand fails op when one of xs is the zero Value, which would
 // otherwise pass through the op as an inert value and be reported, if at
 // all, at the output. It reports whether it did.
@@ -158,6 +165,11 @@ func zeroOperand(op string, xs ...Value) (Value, bool) {
 // the trace (a *ShapeError, *DTypeError or *OpError) is returned.
 func Trace(cfg promote.Config, inputs []Abstract, fn func(args []Value) []Value) (*Program, error) {
 	b := &builder{cfg: cfg, prog: &Program{Config: cfg}}
+	return b.trace(inputs, fn)
+}
+
+// trace runs fn over inputs into b, a new outermost trace.
+func (b *builder) trace(inputs []Abstract, fn func(args []Value) []Value) (*Program, error) {
 	if err := b.run(inputs, fn); err != nil {
 		return nil, err
 	}

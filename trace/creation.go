@@ -126,18 +126,18 @@ func Arange(start, stop, step int, dtype ...tensor.DType) Value {
 	if step == 0 {
 		return Failure(&ShapeError{Op: "arange", Pos: callerPos(), Msg: "arange's step must not be zero"})
 	}
-	n := 0
-	if step > 0 && stop > start {
-		n = (stop - start + step - 1) / step
-	} else if step < 0 && stop < start {
-		n = (start - stop - step - 1) / -step
+	n, ok := arangeLen(start, stop, step)
+	if !ok {
+		return Failure(&ShapeError{Op: "arange", Pos: callerPos(),
+			Msg: fmt.Sprintf("arange(%d, %d, %d) has %d elements, more than an int holds", start, stop, step, n),
+			Err: &tensor.SizeError{Op: "arange", Msg: fmt.Sprintf("%d elements do not fit an int (at most %d)", n, math.MaxInt)}})
 	}
 	return freeOp(func(b *builder) Value {
 		if !set {
 			d = b.cfg.DefaultInt()
 		}
 		it := b.cfg.DefaultInt()
-		v := Iota(it, []int{n}, 0)
+		v := Iota(it, []int{int(n)}, 0)
 		if step != 1 {
 			v = v.Mul(Int(int64(step)))
 		}
@@ -146,6 +146,25 @@ func Arange(start, stop, step int, dtype ...tensor.DType) Value {
 		}
 		return b.attach(v.Astype(d), "arange")
 	})
+}
+
+// arangeLen is the number of elements of arange(start, stop, step),
+// NumPy's ⌈(stop − start)/step⌉ (0 when negative), exact over the whole
+// int range: the distance stop − start, which may not fit an int, is
+// taken in uint64, where it always fits; ok is false when the length does
+// not fit an int (arange(MinInt64, MaxInt64, 1)). step is not 0.
+func arangeLen(start, stop, step int) (n uint64, ok bool) {
+	var dist, by uint64
+	switch {
+	case step > 0 && stop > start:
+		dist, by = uint64(stop)-uint64(start), uint64(step)
+	case step < 0 && stop < start:
+		dist, by = uint64(start)-uint64(stop), -uint64(step) // -uint64 is exact for MinInt64 too
+	default:
+		return 0, true
+	}
+	n = (dist-1)/by + 1 // not (dist+by-1)/by, which overflows
+	return n, n <= math.MaxInt
 }
 
 // ArangeFloat is jnp.arange with float arguments: start, start+step, …
@@ -164,11 +183,11 @@ func ArangeFloat(start, stop, step float64, dtype ...tensor.DType) Value {
 	if err == nil && (step == 0 || step != step || start != start || stop != stop) {
 		err = &ShapeError{Op: "arange", Pos: callerPos(), Msg: fmt.Sprintf("arange(%g, %g, %g): the step must be non-zero and every argument a number", start, stop, step)}
 	}
-	n := 0.0
+	n, pos := 0.0, callerPos()
 	if err == nil {
 		n = math.Ceil((stop - start) / step)
-		if math.IsInf(n, 0) || n > 1<<40 {
-			err = &ShapeError{Op: "arange", Pos: callerPos(), Msg: fmt.Sprintf("arange(%g, %g, %g) has too many elements", start, stop, step)}
+		if math.IsInf(n, 0) || n >= math.MaxInt {
+			err = tooManyElements("arange", pos, fmt.Sprintf("arange(%g, %g, %g)", start, stop, step))
 		}
 	}
 	if err != nil {
@@ -178,6 +197,11 @@ func ArangeFloat(start, stop, step float64, dtype ...tensor.DType) Value {
 	return freeOp(func(b *builder) Value {
 		if !set {
 			d = b.cfg.DefaultFloat()
+		}
+		// Its values are computed here, as NumPy's: their size is checked
+		// before they are.
+		if err := b.checkConst("arange", pos, tensor.F64, length); err != nil {
+			return b.fail(err)
 		}
 		vals := make([]float64, length)
 		switch d {
@@ -217,7 +241,7 @@ func ArangeFloat(start, stop, step float64, dtype ...tensor.DType) Value {
 		if err != nil {
 			return Failure(err)
 		}
-		return b.attach(Const(a).Astype(d), "arange")
+		return b.attach(ownedConst(a).Astype(d), "arange")
 	})
 }
 

@@ -141,13 +141,23 @@ func Repeat(x Value, repeats []int, axis int) Value {
 			final[ax] = n * r
 			return xv.ExpandDims(ax + 1).BroadcastTo(big...).Reshape(final...)
 		case n:
-			var idx []int64
+			// The index list has one entry per element of the result: its
+			// size is checked before it is built.
+			pos := callerPos()
+			total, ok := sumSizes(repeats...)
+			if !ok {
+				return b.fail(tooManyElements("repeat", pos, fmt.Sprintf("the repeated axis (the sum of %d repeat counts)", n)))
+			}
+			if err := b.checkConst("repeat", pos, tensor.I64, total); err != nil {
+				return b.fail(err)
+			}
+			idx := make([]int64, 0, total)
 			for i, r := range repeats {
 				for range r {
 					idx = append(idx, int64(i))
 				}
 			}
-			return Take(xv, Const(tensor.Must(tensor.FromSlice(idx, len(idx)))), ax)
+			return Take(xv, ownedConst(tensor.Must(tensor.FromSlice(idx))), ax)
 		}
 		return b.shapeErr("repeat", fmt.Sprintf("%d repeat counts for an axis of %d", len(repeats), n), s)
 	})
@@ -255,11 +265,19 @@ func Pad(x Value, widths [][2]int, mode PadMode, value Value) Value {
 			if n == 0 {
 				return b.shapeErr("pad", fmt.Sprintf("can't extend empty axis %d using modes other than 'constant'", ax), v.Shape)
 			}
-			idx := make([]int64, before+n+after)
+			pos := callerPos()
+			total, ok := sumSizes(before, n, after)
+			if !ok {
+				return b.fail(tooManyElements("pad", pos, fmt.Sprintf("axis %d padded by %v", ax, w)))
+			}
+			if err := b.checkConst("pad", pos, tensor.I64, total); err != nil {
+				return b.fail(err)
+			}
+			idx := make([]int64, total)
 			for i := range idx {
 				idx[i] = int64(padIndex(mode, i-before, n))
 			}
-			xv = Take(xv, Const(tensor.Must(tensor.FromSlice(idx, len(idx)))), ax)
+			xv = Take(xv, ownedConst(tensor.Must(tensor.FromSlice(idx))), ax)
 		}
 		return xv
 	})

@@ -191,6 +191,13 @@ func OneHot(x Value, numClasses int, opts ...IndexOption) Value {
 		if !ok {
 			return b.shapeErr(op, fmt.Sprintf("axis %d is out of range for a result of rank %d", axis, v.Rank()+1), v.Shape)
 		}
+		dt := b.cfg.DefaultFloat()
+		if o.dtSet {
+			dt = o.dtype
+		}
+		if msg, err := checkShape(dt, slices.Insert(slices.Clone(v.Shape), ax, numClasses)); msg != "" && dt.Valid() {
+			return b.fail(&ShapeError{Op: op, Pos: callerPos(), Shapes: [][]int{v.Shape}, Msg: "the result " + msg, Err: err})
+		}
 		d := v.Type.DType
 		if !fitsIndex(d, numClasses-1) {
 			d = b.cfg.DefaultInt()
@@ -201,12 +208,10 @@ func OneHot(x Value, numClasses int, opts ...IndexOption) Value {
 			shape[i] = 1
 		}
 		shape[ax] = numClasses
-		iota, _ := tensor.Must(tensor.Arange(tensor.I64, numClasses)).Reshape(shape...)
-		eq := Value{b: b, v: v}.ExpandDims(ax).Eq(Const(iota.Astype(d)))
-		dt := b.cfg.DefaultFloat()
-		if o.dtSet {
-			dt = o.dtype
-		}
+		// An iota op, not a constant: it fuses into the comparison, so
+		// one_hot allocates nothing at trace time and only its result
+		// at run time, whose size the allocation limit checks.
+		eq := Value{b: b, v: v}.ExpandDims(ax).Eq(Iota(d, shape, ax))
 		return eq.Astype(dt)
 	})
 }
