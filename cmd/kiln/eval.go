@@ -57,7 +57,7 @@ func (l *listFlag) Set(s string) error {
 // evalFlags are kiln eval's parsed flags.
 type evalFlags struct {
 	json, x32, strict, noFusion bool
-	rules, backend              string
+	rules, backend, memLimit    string
 	bench                       int
 	prints, args, forbid, grads listFlag
 }
@@ -76,6 +76,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&fl.args, "arg", "an argument NAME=DTYPE[SHAPE]:VALUES (repeat for each)")
 	fs.Var(&fl.forbid, "forbid", "make the implicit widening FROM:TO an error (kind policy), e.g. bf16:f32 (repeatable)")
 	fs.BoolVar(&fl.noFusion, "no-fusion", false, "run every op as its own kernel (results are bit-identical)")
+	fs.StringVar(&fl.memLimit, "memory-limit", "", "the memory budget of the run (1GiB, 512MiB, 2e9, 50%, off): a program that would hold more at once fails to compile with kind size (default: the machine's memory, or KILN_MEMORY_LIMIT)")
 	fs.Var(&fl.grads, "grad", "also print the gradient of EXPR (a real scalar) with respect to these arguments: NAME[,NAME...] (repeatable)")
 	fs.Usage = func() { evalUsage(fs, fs.Output() == stdout) } // the full text for --help only
 	pos, status := parseFlags(fs, args, stdout)
@@ -155,6 +156,13 @@ func (fl *evalFlags) options(fs *flag.FlagSet) ([]kilnpkg.Option, kernels.Backen
 	}
 	if fl.noFusion {
 		opts = append(opts, kilnpkg.NoFusion())
+	}
+	if fl.memLimit != "" {
+		n, err := tensor.ParseBytes(fl.memLimit)
+		if err != nil {
+			return nil, nil, fmt.Sprintf("--memory-limit %q: %v", fl.memLimit, err)
+		}
+		opts = append(opts, kilnpkg.MemoryLimit(n))
 	}
 	for _, f := range fl.forbid.vals {
 		from, to, ok := strings.Cut(f, ":")
@@ -478,7 +486,10 @@ func errColumn(err error) int {
 	var de *trace.DTypeError
 	var oe *trace.OpError
 	var pe *kilnpkg.PolicyError
+	var be *kilnpkg.BudgetError
 	switch {
+	case errors.As(err, &be):
+		pos = be.Pos
 	case errors.As(err, &se):
 		pos = se.Pos
 	case errors.As(err, &de):

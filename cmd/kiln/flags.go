@@ -90,10 +90,11 @@ func errorKind(err error) string {
 	var de *trace.DTypeError
 	var pol *kilnpkg.PolicyError
 	var ze *tensor.SizeError
+	var be *kilnpkg.BudgetError
 	switch {
 	case errors.As(err, &xe):
 		return xe.Kind
-	case errors.As(err, &ze):
+	case errors.As(err, &ze), errors.As(err, &be):
 		return "size"
 	case errors.As(err, &spe), errors.As(err, &ka), errors.As(err, &ke):
 		return "argument"
