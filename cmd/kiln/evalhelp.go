@@ -8,7 +8,7 @@ import (
 
 const evalSynopsis = `usage: kiln eval [--json] [--x32] [--strict] [--rules R] [--backend NAME]
                  [--print program|module|fused|dot|stablehlo|kernels] [--bench N]
-                 [--grad NAME[,NAME...]] --arg NAME=SPEC ... 'EXPR'
+                 [--grad NAME[,NAME...]] [--memory-limit SIZE] --arg NAME=SPEC ... 'EXPR'
 `
 
 // evalUsage prints kiln eval's usage: after a bad flag only the synopsis;
@@ -45,7 +45,10 @@ arguments (--arg NAME=SPEC):
   list of the wrong length, 300 for i8) fail with kind "argument", and a
   shape too large to allocate fails with kind "size" before anything is
   allocated: the limit on one allocation is the machine's memory unless
-  KILN_MAX_ALLOC sets it (12GiB, 500MB, 50%, off).
+  KILN_MAX_ALLOC sets it (12GiB, 500MB, 50%, off). A program whose buffers,
+  constants and arguments add up to more than the run's memory budget
+  (--memory-limit; by default the machine's memory, or KILN_MEMORY_LIMIT)
+  fails with kind "size" when it compiles, naming the op that goes over.
 
 expressions (Python's grammar and precedence):
   names of arguments; constants inf nan pi; literals 2 0.5 1e-3 2j True False
