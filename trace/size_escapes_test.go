@@ -71,8 +71,12 @@ func allocated(fn func()) uint64 {
 func TestTraceTimeConstantsChecked(t *testing.T) {
 	old := tensor.SetMaxAlloc(1 << 30)
 	defer tensor.SetMaxAlloc(old)
-	f32 := func(shape ...int) trace.Abstract { return trace.Abstract{Type: promote.Strong(tensor.F32), Shape: shape} }
-	i64 := func(shape ...int) trace.Abstract { return trace.Abstract{Type: promote.Strong(tensor.I64), Shape: shape} }
+	f32 := func(shape ...int) trace.Abstract {
+		return trace.Abstract{Type: promote.Strong(tensor.F32), Shape: shape}
+	}
+	i64 := func(shape ...int) trace.Abstract {
+		return trace.Abstract{Type: promote.Strong(tensor.I64), Shape: shape}
+	}
 	for _, c := range []struct {
 		name  string
 		in    trace.Abstract
