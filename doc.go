@@ -79,6 +79,14 @@
 //     OpenCL), so however calls interleave, the executables alive never
 //     exceed the cache size plus the Runs and builds in flight
 //     (Stats.Live).
+//   - Memory: a run has a budget (MemoryLimit; by default
+//     tensor.DefaultMemoryLimit, the machine's memory): a program whose
+//     inputs, constants, planned buffers, outputs and loop carries (a
+//     while's two sets) add up to more fails to compile with a
+//     *BudgetError naming the op, its line and the bytes needed, before
+//     anything is allocated. Each single buffer is also held to
+//     tensor.MaxAlloc, and constants built while tracing (Repeat's index
+//     list) are checked before they are built.
 //   - Grad(Jit(f)) differentiates f's function in the trace it is called
 //     in, with that trace's options (promotion rules, X32), not f's.
 //   - Eval traces its expression on every call but caches the compiled
