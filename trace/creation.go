@@ -117,7 +117,9 @@ func OnesLike(x Value, dtype ...tensor.DType) Value { return FullLike(x, Int(1),
 // Arange is start, start+step, … up to but not including stop
 // (jnp.arange with integer arguments), in the default int dtype unless
 // dtype: an iota, scaled and shifted, exact in any dtype that holds the
-// values.
+// values. Its length is NumPy's ⌈(stop − start)/step⌉, exact over the
+// whole int range (arange(MinInt64, MaxInt64, 1<<62) has 4 elements); a
+// length past the int range is a *ShapeError wrapping a *tensor.SizeError.
 func Arange(start, stop, step int, dtype ...tensor.DType) Value {
 	d, set, err := optDType("arange", dtype)
 	if err != nil {
