@@ -22,6 +22,7 @@ type config struct {
 	cacheMax int
 	forbid   [][2]tensor.DType
 	onMiss   func(reason string)
+	checks   kernels.CheckKind // checked mode (check.go)
 }
 
 const defaultCacheMax = 64
@@ -40,6 +41,9 @@ func (c *config) key() string {
 	fmt.Fprintf(&b, "%s|x32=%v|fuse=%v|%s", c.promote.RuleSet().Name(), c.promote.X32, !c.noFusion, c.backend.Name())
 	for _, f := range c.forbid {
 		fmt.Fprintf(&b, "|!%s>%s", f[0], f[1])
+	}
+	if c.checks != 0 {
+		fmt.Fprintf(&b, "|checked=%s", c.checks)
 	}
 	return b.String()
 }
