@@ -62,11 +62,11 @@ type windowStarts struct {
 	opBatch  []int // operand batching dims …
 	idxBatch []int // … and the index dims they take their coordinate from
 	operand  []int
-	window   []int // window size per operand dim
-	st       []int // operand strides
-	skip     bool  // a window that does not fit gets −1 (fill, drop)
-	nb       int   // number of windows
-	slot     int   // scratch slot of the offsets
+	window   []int       // window size per operand dim
+	st       []int       // operand strides
+	skip     bool        // a window that does not fit gets −1 (fill, drop)
+	nb       int         // number of windows
+	slot     int         // scratch slot of the offsets
 	check    *indexCheck // checked mode: report a window that does not fit
 }
 
