@@ -60,6 +60,7 @@ type evalFlags struct {
 	rules, backend              string
 	bench                       int
 	prints, args, forbid, grads listFlag
+	checked                     checkedFlag
 }
 
 func runEval(args []string, stdout, stderr io.Writer) int {
@@ -76,6 +77,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&fl.args, "arg", "an argument NAME=DTYPE[SHAPE]:VALUES (repeat for each)")
 	fs.Var(&fl.forbid, "forbid", "make the implicit widening FROM:TO an error (kind policy), e.g. bf16:f32 (repeatable)")
 	fs.BoolVar(&fl.noFusion, "no-fusion", false, "run every op as its own kernel (results are bit-identical)")
+	fs.Var(&fl.checked, "checked", "checked mode (kiln.Checked): an out-of-bounds index or an integer division by zero is an error (kind check); --checked=index,divide,nan picks the checks")
 	fs.Var(&fl.grads, "grad", "also print the gradient of EXPR (a real scalar) with respect to these arguments: NAME[,NAME...] (repeatable)")
 	fs.Usage = func() { evalUsage(fs, fs.Output() == stdout) } // the full text for --help only
 	pos, status := parseFlags(fs, args, stdout)
@@ -155,6 +157,9 @@ func (fl *evalFlags) options(fs *flag.FlagSet) ([]kilnpkg.Option, kernels.Backen
 	}
 	if fl.noFusion {
 		opts = append(opts, kilnpkg.NoFusion())
+	}
+	if fl.checked.on {
+		opts = append(opts, kilnpkg.Checked(fl.checked.kinds...))
 	}
 	for _, f := range fl.forbid.vals {
 		from, to, ok := strings.Cut(f, ":")
