@@ -37,7 +37,9 @@ func TestEvalChecked(t *testing.T) {
 				t.Errorf("--checked: stdout %q, status %d, stderr %q; want a message with %q", out, status, errOut, c.msg)
 			}
 			out, _, _ = eval(append([]string{"--checked", "--json"}, c.args...)...)
-			var got struct{ Error struct{ Kind, Message string } }
+			var got struct {
+				Error struct{ Kind, Message string }
+			}
 			if err := json.Unmarshal([]byte(out), &got); err != nil || got.Error.Kind != "check" || !strings.Contains(got.Error.Message, c.msg) {
 				t.Errorf("--checked --json: %s", out)
 			}
