@@ -17,7 +17,7 @@ func TestEvalChecked(t *testing.T) {
 		msg       string // a part of the check's message
 	}{
 		{"gather", []string{"--arg", "x=f32[3]:1,2,3", "--arg", "i=i32[2]:0,7", "x[i]"}, "f32[2] [1 3]\n",
-			"out-of-bounds indexing for array of shape (3,): index 7 is out of bounds for axis 0 with size 3 (index element 1)"},
+			"gather at <expr>:1:2: out-of-bounds indexing for array of shape (3,): index 7 is out of bounds for axis 0 with size 3 (index element 1)"},
 		{"take_along_axis", []string{"--arg", "x=f32[2,3]:arange", "--arg", "i=i32[2,1]:2,3", "take_along_axis(x, i, 1)"}, "f32[2,1] [[2] [nan]]\n",
 			"index 3 is out of bounds for axis 1 with size 3 (index element 1)"},
 		{"scatter", []string{"--arg", "x=f32[3]:zeros", "--arg", "i=i32[2]:1,-9", "x.at[i].add(1)"}, "f32[3] [0 1 0]\n",
@@ -25,7 +25,7 @@ func TestEvalChecked(t *testing.T) {
 		{"floor division", []string{"--arg", "x=i32[3]:1,2,3", "--arg", "y=i32[3]:1,0,3", "x // y"}, "i32[3] [1 0 1]\n",
 			"division by zero (integer divisor element 1)"},
 		{"remainder in a loop", []string{"--arg", "y=i32[2]:3,0", "--arg", "c=i32[2]:7,7", "fori_loop(0, 2, lambda i, c: c % y, c)"}, "i32[2] [1 0]\n",
-			"division by zero"},
+			"rem at <expr>:1:32: division by zero"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, errOut, status := eval(c.args...)
