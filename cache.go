@@ -224,6 +224,7 @@ func (f *Func) build(e *entry, args []arg) {
 	}
 	e.mod, e.err = lower.Compile(lp, f.cfg.lowerOptions())
 	if e.err == nil {
+		e.mod.Checks = uint8(f.cfg.checks)
 		e.key = e.mod.Key() // here, not under mu: it prints every constant
 	}
 }

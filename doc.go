@@ -32,6 +32,19 @@
 //	loss := func(w, x kiln.Value) kiln.Value { return x.MatMul(w).Tanh().Sum() }
 //	step := kiln.Jit(kiln.ValueAndGrad(loss)) // value, then dloss/dw
 //
+// # Checked mode
+//
+// Checked is jax.experimental.checkify's index and division checks (and,
+// opt-in, its NaN check) computed inside the compiled kernels: an index
+// that JAX's rules clamp, fill or drop, or an integer divisor of zero,
+// ends the Run with a *CheckError that names the op, the caller's
+// file:line and the first offending index:
+//
+//	f := kiln.Jit(loss, kiln.Checked())
+//	_, err := f.Run(logits, labels) // a label of 12 for 10 classes:
+//	// kernels: check failed in gather at model.go:41: out-of-bounds indexing
+//	// for array of shape (256, 10): index 12 is out of bounds for axis 1 with size 10 …
+//
 // # Choices (where JAX and NumPy are silent or differ)
 //
 //   - Arguments: Go's int, float64 and complex128 — the types untyped

@@ -75,6 +75,7 @@ func (c *evalCache) get(cfg *config, p *trace.Program) (*shared, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.Checks = uint8(cfg.checks)
 	exe, err := cfg.backend.Compile(m)
 	if err != nil {
 		return nil, err

@@ -23,7 +23,8 @@ type config struct {
 	cacheMax int
 	forbid   [][2]tensor.DType
 	onMiss   func(reason string)
-	memLimit int // bytes; 0: tensor.DefaultMemoryLimit(), < 0: none
+	memLimit int               // bytes; 0: tensor.DefaultMemoryLimit(), < 0: none
+	checks   kernels.CheckKind // checked mode (check.go)
 }
 
 const defaultCacheMax = 64
@@ -45,6 +46,9 @@ func (c *config) key() string {
 	}
 	if c.memLimit != 0 { // a program compiled under one budget is not checked against another
 		fmt.Fprintf(&b, "|mem=%d", c.memLimit)
+	}
+	if c.checks != 0 {
+		fmt.Fprintf(&b, "|checked=%s", c.checks)
 	}
 	return b.String()
 }

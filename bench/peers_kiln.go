@@ -63,12 +63,12 @@ func kilnImpl(w *workload, peer string) (im impl, ok bool, err error) {
 	case kilnOpByOp:
 		im, err = runIntoImpl(w, kiln.NoFusion())
 	case kilnRun:
-		f := kiln.Jit(w.fn)
+		f := kiln.Jit(w.fn, w.opts...)
 		var outs []*tensor.Array
 		im = impl{result: func() any { return outs[0].Data() }}
 		im.run, im.steps = w.repeat(func() (err error) { outs, err = f.RunAll(w.args...); return err })
 	case kilnRelease:
-		f := kiln.Jit(w.fn)
+		f := kiln.Jit(w.fn, w.opts...)
 		var outs []*tensor.Array
 		im = impl{result: func() any { return outs[0].Data() }}
 		im.run, im.steps = w.repeat(func() (err error) {
@@ -124,7 +124,7 @@ func (w *workload) repeat(call func() error) (func() error, *stepLog) {
 
 // runIntoImpl runs a cached executable into outputs allocated once.
 func runIntoImpl(w *workload, opts ...kiln.Option) (impl, error) {
-	f := kiln.Jit(w.fn, opts...)
+	f := kiln.Jit(w.fn, append(w.opts[:len(w.opts):len(w.opts)], opts...)...)
 	start := time.Now()
 	outs, err := f.RunAll(w.args...)
 	if err != nil {

@@ -337,6 +337,7 @@ var targets = []target{
 	{id: "E6l", vsRow: "E6a", maxRatio: 0.6, text: "E6l (issue 12): bf16 `a @ b` (bf16 result, f32 accumulation) ≤ 0.6 × Kiln's f32 matmul time (E6a)"},
 	{id: "E7", peer: numpyPeer, maxRatio: 1.0 / 3, openBLAS: true, text: "E7 (issue 11): training step ≥ 3× faster than NumPy + OpenBLAS"},
 	{id: "E7", peer: gomlxPeer, maxRatio: 1, text: "E7 (issue 11): training step faster than GoMLX (simplego)"},
+	{id: "E7c", vsRow: "E7i", maxRatio: 1.1, text: "E7c (issue 25): the training step with integer labels in checked mode ≤ 1.1 × its unchecked time (E7i)"},
 }
 
 // writeTargets evaluates the targets on this run's medians.

@@ -31,8 +31,9 @@ type workload struct {
 
 	pair *workload // E6g: its bare GEMM; E6i–E6l: E6a; its Kiln fused time is measured in the same rounds
 
-	fn   any   // the traced function
-	args []any // Kiln's arguments (*tensor.Array)
+	fn   any           // the traced function
+	args []any         // Kiln's arguments (*tensor.Array)
+	opts []kiln.Option // the Jit options of every Kiln variant (E7c: Checked)
 
 	files map[string][]byte // input files for external peers (native byte order)
 	peers map[string]func() (impl, error)
@@ -52,7 +53,7 @@ type impl struct {
 type stepLog struct{ d []time.Duration }
 
 // workloadIDs lists the report rows in order.
-var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k", "E6l", "E6m", "E7", "E8"}
+var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k", "E6l", "E6m", "E7", "E7c", "E7i", "E8"}
 
 // matrixSizes are the E6 family's matrix orders.
 type matrixSizes struct {
@@ -117,6 +118,10 @@ func newWorkload(id string, n int, mm matrixSizes) *workload {
 		return withF32Pair(newConvRow(id, mm.conv), mm.a)
 	case "E7":
 		return newE7()
+	case "E7c":
+		return newE7Idx(id, true)
+	case "E7i":
+		return newE7Idx(id, false)
 	case "E8":
 		return newE8()
 	}

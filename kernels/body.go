@@ -42,6 +42,7 @@ const (
 	stepGather
 	stepScalar // a binary op with one loop-invariant operand: args[1] holds it
 	stepAffine // args[0]·a + b with a and b loop-invariant (args[1], args[2]); see fuse
+	stepCheck  // checked mode: test args[0] (a divisor) before the step after it reads it (check.go)
 )
 
 // step is one typed loop over a block.
@@ -58,6 +59,8 @@ type step struct {
 	gather func(dst, src unsafe.Pointer, g *strided, lo, n int)
 	g      *strided
 	src    int // gather: source index
+	check  *divideCheck
+	instr  *lower.Instr // the instruction the step computes (nil for loads)
 
 	// What the step computes, for the peephole pass and for printing.
 	op    trace.Op
@@ -335,7 +338,7 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 	if !inPlace {
 		bb.release(in)
 	}
-	s := step{dst: out, args: args}
+	s := step{dst: out, args: args, instr: in}
 	opd := in.DType
 	if len(argTypes) > 0 {
 		opd = argTypes[len(argTypes)-1]
@@ -401,6 +404,10 @@ type worker struct {
 	// prepBody and prepStamp: the body prepareAt last prepared, and when.
 	prepBody  *body
 	prepStamp uint64
+	// chk and chkSeq: in checked mode, the Run's failure record and the
+	// number of the kernel the worker runs (check steps report there).
+	chk    *checkRecord
+	chkSeq int
 }
 
 const regAlign = 64
@@ -463,6 +470,8 @@ func (w *worker) run(s *step, srcs []unsafe.Pointer, lo, n int) {
 		s.sel(d, w.ptr(s.args[0], srcs, lo), w.ptr(s.args[1], srcs, lo), w.ptr(s.args[2], srcs, lo), n)
 	case stepGather:
 		s.gather(d, srcs[s.src], s.g, lo, n)
+	case stepCheck:
+		w.runCheck(s, srcs, lo, n)
 	case stepScalar:
 		s.scal(d, w.ptr(s.args[0], srcs, lo), w.regs[s.args[1].idx], n)
 	case stepAffine:

@@ -76,6 +76,7 @@ func (x *cpuExec) compileColSum(f *lower.Fusion) (kernel, error) {
 		return nil, err
 	}
 	b.peephole(x.cpu.peepholeOptions())
+	x.checkBody(b)
 	b.fuseWiden(x.cpu.peepholeOptions())
 	b.fuseIntWiden(x.cpu.peepholeOptions())
 	out, slot := x.m.Plan.Of[root], x.newSlot()

@@ -60,11 +60,11 @@ func (x *cpuExec) compileControl(f *lower.Fusion) (kernel, error) {
 	k := &controlKernel{root: root, nconsts: c.NConsts, state: x.nctrl}
 	x.nctrl++
 	for _, sm := range root.Subs {
-		e, err := x.cpu.Compile(sm)
+		e, err := x.cpu.compile(sm, x.checks)
 		if err != nil {
 			return nil, err
 		}
-		k.subs = append(k.subs, e.(*cpuExec))
+		k.subs = append(k.subs, e)
 	}
 	for _, a := range root.Args {
 		k.args = append(k.args, x.source(a))
@@ -247,11 +247,15 @@ func (k *controlKernel) run(x *cpuExec, rs *runState) {
 	}
 	cond, body := k.subs[0], k.subs[1]
 	for {
-		cond.runPtrs(s.predOut, s.condIn[cur])
+		if !cond.runPtrs(s.predOut, s.condIn[cur], rs.chk) {
+			return
+		}
 		if !s.pred[0] {
 			break
 		}
-		body.runPtrs(s.carry[1-cur], s.bodyIn[cur])
+		if !body.runPtrs(s.carry[1-cur], s.bodyIn[cur], rs.chk) {
+			return
+		}
 		cur = 1 - cur
 	}
 	for i, b := range k.outs {
@@ -277,7 +281,9 @@ func (k *controlKernel) runCond(rs *runState, s *ctrlState, src func(int) unsafe
 		in[k.n+j] = src(at + j)
 	}
 	outs := s.carry[0]
-	k.subs[i].runPtrs(outs, in)
+	if !k.subs[i].runPtrs(outs, in, rs.chk) {
+		return
+	}
 	for r, b := range k.outs {
 		if b >= 0 {
 			copyBytes(rs.srcs[b], outs[r], k.bytes[r])
@@ -294,8 +300,13 @@ func copyBytes(dst, src unsafe.Pointer, n int) {
 // runPtrs runs the executable on raw pointers (a control kernel's
 // carries), without the checks of Run: the caller built them from the
 // module's own types.
-func (x *cpuExec) runPtrs(outs, ins []unsafe.Pointer) {
+//
+// In checked mode the sub-program reports to chk, its parent Run's
+// record; runPtrs returns false when a check failed (nothing is copied
+// out then).
+func (x *cpuExec) runPtrs(outs, ins []unsafe.Pointer, chk *checkRecord) bool {
 	rs := x.getState()
+	rs.chk = chk
 	for _, b := range x.m.Plan.Buffers {
 		switch {
 		case b.Param >= 0:
@@ -304,9 +315,13 @@ func (x *cpuExec) runPtrs(outs, ins []unsafe.Pointer) {
 			rs.srcs[b.ID] = outs[b.Output]
 		}
 	}
-	for _, k := range x.kernels {
-		k.run(x, rs)
+	if !x.runKernels(rs) {
+		rs.chk = nil
+		x.putState(rs)
+		return false
 	}
+	rs.chk = nil
 	x.finish(rs, func(i int) unsafe.Pointer { return outs[i] }, func(i int) unsafe.Pointer { return ins[i] })
 	x.putState(rs)
+	return true
 }

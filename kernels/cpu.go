@@ -111,6 +111,9 @@ type cpuExec struct {
 	// states of Runs that overlapped it (see runState).
 	idle  atomic.Pointer[runState]
 	spare sync.Pool
+	// checks are checked mode's checks (check.go): the module's, or for a
+	// sub-module its control kernel's executable's.
+	checks CheckKind
 }
 
 // runState is the memory of one Run: buffer pointers, scratch buffers and
@@ -131,14 +134,26 @@ type runState struct {
 	fork    *forkTask    // the parallel job record fork reuses (see fork)
 	stamp   uint64       // counts parallel calls: workers prepare a body once per call (prepareAt)
 	jobs    []any        // kernels' per-run job records by slot, reused across runs
+	// chk is checked mode's failure record of the Run (own for a Run,
+	// the parent's for a control kernel's sub-program), chkSeq the number
+	// of the kernel running.
+	chk    *checkRecord
+	chkSeq int
+	own    checkRecord
 }
 
 // Compile prepares a fused, buffer-planned module for running.
 func (c *CPU) Compile(m *lower.Module) (Executable, error) {
+	return c.compile(m, CheckKind(m.Checks))
+}
+
+// compile compiles m with the given checks (a sub-module inherits its
+// parent's).
+func (c *CPU) compile(m *lower.Module, checks CheckKind) (*cpuExec, error) {
 	if m.Plan == nil {
 		return nil, fmt.Errorf("kernels: module is not fused and planned")
 	}
-	x := &cpuExec{cpu: c, m: m, nbuf: len(m.Plan.Buffers), constIdx: map[*lower.Instr]int{}}
+	x := &cpuExec{cpu: c, m: m, nbuf: len(m.Plan.Buffers), constIdx: map[*lower.Instr]int{}, checks: checks}
 	for _, in := range m.Instrs {
 		if in.Op == trace.OpConst {
 			x.constIdx[in] = x.nbuf + len(x.consts)
@@ -170,6 +185,11 @@ func (c *CPU) Compile(m *lower.Module) (Executable, error) {
 		k, err := x.compileFusion(f)
 		if err != nil {
 			return nil, err
+		}
+		if k != nil && checks&CheckNaN != 0 && m.Fusions[i].Kind != lower.FusionControl {
+			if c := x.newNaNCheck(m.Fusions[i]); c != nil {
+				k = &checkedKernel{k: k, nan: c}
+			}
 		}
 		ks[i] = k
 	}
@@ -228,7 +248,9 @@ func (x *cpuExec) Run(inputs []*tensor.Array) ([]*tensor.Array, error) {
 		}
 		outs[i] = a
 	}
-	x.run(outs, inputs)
+	if err := x.run(outs, inputs); err != nil {
+		return nil, err
+	}
 	return outs, nil
 }
 
@@ -240,8 +262,7 @@ func (x *cpuExec) RunInto(outputs, inputs []*tensor.Array) error {
 	if err := checkOutputs(x.m, outputs, inputs); err != nil {
 		return err
 	}
-	x.run(outputs, inputs)
-	return nil
+	return x.run(outputs, inputs)
 }
 
 func (x *cpuExec) getState() *runState {
@@ -264,7 +285,7 @@ func (x *cpuExec) getState() *runState {
 	return rs
 }
 
-func (x *cpuExec) run(outs, inputs []*tensor.Array) {
+func (x *cpuExec) run(outs, inputs []*tensor.Array) error {
 	rs := x.getState()
 	plan := x.m.Plan
 	for _, b := range plan.Buffers {
@@ -275,13 +296,43 @@ func (x *cpuExec) run(outs, inputs []*tensor.Array) {
 			rs.srcs[b.ID] = dataPtr(outs[b.Output].Data())
 		}
 	}
-	for _, k := range x.kernels {
-		k.run(x, rs)
+	if x.checks != 0 {
+		rs.own.reset()
+		rs.chk = &rs.own
+		defer func() { rs.chk = nil }()
+	}
+	if !x.runKernels(rs) {
+		err := rs.chk.err
+		runtime.KeepAlive(inputs)
+		runtime.KeepAlive(outs)
+		x.putState(rs)
+		return err
 	}
 	x.finish(rs, func(i int) unsafe.Pointer { return dataPtr(outs[i].Data()) }, func(i int) unsafe.Pointer { return dataPtr(inputs[i].Data()) })
 	runtime.KeepAlive(inputs)
 	runtime.KeepAlive(outs)
 	x.putState(rs)
+	return nil
+}
+
+// runKernels runs the kernels in order; in checked mode it stops after
+// the first kernel whose check failed and returns false.
+func (x *cpuExec) runKernels(rs *runState) bool {
+	if rs.chk == nil {
+		for _, k := range x.kernels {
+			k.run(x, rs)
+		}
+		return true
+	}
+	for _, k := range x.kernels {
+		rs.chkSeq = rs.chk.nseq
+		rs.chk.nseq++
+		k.run(x, rs)
+		if rs.chk.failed.Load() {
+			return false
+		}
+	}
+	return true
 }
 
 // putState keeps rs for a later Run.
@@ -347,6 +398,11 @@ func (x *cpuExec) parallel(rs *runState, n, elems int, job rangeJob) {
 	nw = min(nw, n)
 	for len(rs.workers) < max(nw, 1) {
 		rs.workers = append(rs.workers, &worker{})
+	}
+	if rs.chk != nil {
+		for _, w := range rs.workers {
+			w.chk, w.chkSeq = rs.chk, rs.chkSeq
+		}
 	}
 	if nw <= 1 {
 		job.runRange(rs, rs.workers[0], 0, n)

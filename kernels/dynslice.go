@@ -17,6 +17,7 @@ type dynamicStarts struct {
 	operand []int
 	window  []int
 	st      []int
+	check   *indexCheck // checked mode: report a start that does not fit
 }
 
 func newDynamicStarts(x *cpuExec, operand *lower.Instr, starts []*lower.Instr, window []int) dynamicStarts {
@@ -30,7 +31,12 @@ func newDynamicStarts(x *cpuExec, operand *lower.Instr, starts []*lower.Instr, w
 func (d *dynamicStarts) offset(rs *runState) int {
 	off := 0
 	for i, src := range d.srcs {
-		s, _ := clampStart(loadIndex(rs.srcs[src], d.dts[i], 0), d.operand[i], d.window[i])
+		v := loadIndex(rs.srcs[src], d.dts[i], 0)
+		s, ok := clampStart(v, d.operand[i], d.window[i])
+		if !ok && d.check != nil {
+			d.check.report(rs, i, v, i)
+			return 0 // the Run fails; offset 0 keeps the copy in bounds
+		}
 		off += s * d.st[i]
 	}
 	return off
@@ -52,8 +58,10 @@ func (x *cpuExec) compileDynamicSlice(root *lower.Instr) (kernel, error) {
 	st := numerics.RowMajorStrides(operand.Shape)
 	g := &strided{shape: append([]int(nil), root.Shape...), strides: st}
 	g.simplify()
-	return &dynamicSliceKernel{starts: newDynamicStarts(x, operand, root.Args[1:], root.Shape), g: g, slot: x.newSlot(),
-		src: x.source(operand), out: x.m.Plan.Of[root], n: root.Size(), size: root.DType.Size(), gather: gatherFn(root.DType.Size())}, nil
+	k := &dynamicSliceKernel{starts: newDynamicStarts(x, operand, root.Args[1:], root.Shape), g: g, slot: x.newSlot(),
+		src: x.source(operand), out: x.m.Plan.Of[root], n: root.Size(), size: root.DType.Size(), gather: gatherFn(root.DType.Size())}
+	k.starts.check = x.indexCheck(root, operand)
+	return k, nil
 }
 
 func (k *dynamicSliceKernel) offset(rs *runState) *int {
@@ -65,6 +73,9 @@ func (k *dynamicSliceKernel) run(x *cpuExec, rs *runState) {
 		return
 	}
 	*k.offset(rs) = k.starts.offset(rs)
+	if rs.chk != nil && rs.chk.failed.Load() {
+		return
+	}
 	x.parallel(rs, (k.n+copyChunk-1)/copyChunk, k.n, k)
 }
 
@@ -95,6 +106,7 @@ func (x *cpuExec) compileDynamicUpdate(root *lower.Instr) (kernel, error) {
 	k := &dynamicUpdateKernel{starts: newDynamicStarts(x, operand, root.Args[2:], update.Shape), upd: x.source(update),
 		out: x.m.Plan.Of[root], us: update.Shape, st: numerics.RowMajorStrides(operand.Shape), size: root.DType.Size()}
 	k.copy = copyJob{dst: k.out, src: x.source(operand), n: root.Size() * k.size}
+	k.starts.check = x.indexCheck(root, operand)
 	if r := len(update.Shape); r > 0 && update.Size() > 0 {
 		k.rowSize, k.rows = update.Shape[r-1]*k.size, update.Size()/update.Shape[r-1]
 	} else if update.Size() > 0 {
@@ -109,6 +121,9 @@ func (k *dynamicUpdateKernel) run(x *cpuExec, rs *runState) {
 		return
 	}
 	dst := unsafe.Add(rs.srcs[k.out], k.starts.offset(rs)*k.size)
+	if rs.chk != nil && rs.chk.failed.Load() {
+		return
+	}
 	src := rs.srcs[k.upd]
 	r := len(k.us)
 	var idxBuf [maxRank]int

@@ -130,7 +130,9 @@ func (e *epilogue) prepareAt(w *worker, srcs []unsafe.Pointer, stamp uint64) {
 		w.subs = append(w.subs, &worker{})
 	}
 	for i, r := range e.results {
-		e.worker(w, i).prepareAt(r.body, srcs, stamp)
+		sw := e.worker(w, i)
+		sw.chk, sw.chkSeq = w.chk, w.chkSeq
+		sw.prepareAt(r.body, srcs, stamp)
 	}
 }
 

@@ -62,11 +62,12 @@ type windowStarts struct {
 	opBatch  []int // operand batching dims …
 	idxBatch []int // … and the index dims they take their coordinate from
 	operand  []int
-	window   []int // window size per operand dim
-	st       []int // operand strides
-	skip     bool  // a window that does not fit gets −1 (fill, drop)
-	nb       int   // number of windows
-	slot     int   // scratch slot of the offsets
+	window   []int       // window size per operand dim
+	st       []int       // operand strides
+	skip     bool        // a window that does not fit gets −1 (fill, drop)
+	nb       int         // number of windows
+	slot     int         // scratch slot of the offsets
+	check    *indexCheck // checked mode: report a window that does not fit
 }
 
 func newWindowStarts(x *cpuExec, operand, indices *lower.Instr, window, startMap, opBatch, idxBatch []int, skip bool) *windowStarts {
@@ -105,8 +106,13 @@ func (w *windowStarts) compute(rs *runState) {
 	for g := range base {
 		off, fits := 0, true
 		for j, d := range w.startMap {
-			s, ok := clampStart(loadIndex(idx, w.idxDT, g*w.k+j), w.operand[d], w.window[d])
+			v := loadIndex(idx, w.idxDT, g*w.k+j)
+			s, ok := clampStart(v, w.operand[d], w.window[d])
 			off += s * w.st[d]
+			if !ok && fits && w.check != nil {
+				w.check.report(rs, g*w.k+j, v, d)
+				return // the Run fails: its offsets are not read
+			}
 			fits = fits && ok
 		}
 		for j, d := range w.opBatch {
@@ -341,6 +347,7 @@ func (x *cpuExec) compileGather(root *lower.Instr) (kernel, error) {
 	d := p.Gather
 	k := &gatherIndexKernel{src: x.source(operand), out: x.m.Plan.Of[root], n: root.Size(), size: root.DType.Size()}
 	k.w = newWindowStarts(x, operand, indices, p.SliceSizes, d.StartIndexMap, d.OperandBatchingDims, d.StartIndicesBatchingDims, p.Mode == trace.ModeFill)
+	k.w.check = x.indexCheck(root, operand)
 	if p.Mode == trace.ModeFill && root.Params.Value != nil {
 		copy(k.fill[:], view[byte](dataPtr(root.Params.Value.Data()), k.size))
 	}
@@ -361,6 +368,9 @@ func (k *gatherIndexKernel) run(x *cpuExec, rs *runState) {
 		return
 	}
 	k.w.compute(rs)
+	if rs.chk != nil && rs.chk.failed.Load() {
+		return
+	}
 	x.parallel(rs, (k.n+k.chunk-1)/k.chunk, k.n, k)
 }
 

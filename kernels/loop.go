@@ -89,6 +89,7 @@ func (x *cpuExec) loopBody(f *lower.Fusion, source sourceFn, dst loc, nt bool) (
 		b.dropFinalRound(root.DType, fo)
 	}
 	b.peephole(fo)
+	x.checkBody(b)
 	if store != nil && b.fuseStore(root.DType, dst, fo) {
 		store = nil
 	}

@@ -87,6 +87,7 @@ func (k *multiLoopKernel) runRange(rs *runState, w *worker, lo, hi int) {
 		w.subs = append(w.subs, &worker{})
 	}
 	for i, s := range k.subs {
+		w.subs[i].chk, w.subs[i].chkSeq = w.chk, w.chkSeq
 		w.subs[i].prepareAt(s.body, rs.srcs, rs.stamp)
 	}
 	for b := lo; b < hi; b++ {
@@ -169,6 +170,7 @@ func (x *cpuExec) combinedBody(f *lower.Fusion, skip *lower.Instr, results []*lo
 	}
 	fo := x.cpu.peepholeOptions()
 	b.peephole(fo)
+	x.checkBody(b)
 	b.fuseWiden(fo)
 	b.fuseIntWiden(fo)
 	stores := make([]unaryFn, len(results))

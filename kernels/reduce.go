@@ -59,6 +59,7 @@ func (x *cpuExec) compileReduce(f *lower.Fusion) (kernel, error) {
 		return nil, err
 	}
 	b.peephole(x.cpu.peepholeOptions())
+	x.checkBody(b)
 	b.fuseWiden(x.cpu.peepholeOptions())
 	b.fuseIntWiden(x.cpu.peepholeOptions())
 	k.body = b
@@ -193,7 +194,9 @@ func (x *cpuExec) worker0(rs *runState) *worker {
 	if len(rs.workers) == 0 {
 		rs.workers = append(rs.workers, &worker{})
 	}
-	return rs.workers[0]
+	w := rs.workers[0]
+	w.chk, w.chkSeq = rs.chk, rs.chkSeq
+	return w
 }
 
 // newSlot reserves a per-run scratch slot for a kernel's partial results.

@@ -50,6 +50,7 @@ func (x *cpuExec) compileScatter(root *lower.Instr) (kernel, error) {
 		dt: root.DType, combine: root.Op.ScatterCombiner()}
 	k.copy = copyJob{dst: k.out, src: x.source(operand), n: root.Size() * k.size}
 	k.w = newWindowStarts(x, operand, indices, window, d.ScatterDimsToOperandDims, d.OperandBatchingDims, d.ScatterIndicesBatchingDims, p.Mode != trace.ModeClip)
+	k.w.check = x.indexCheck(root, operand)
 	wmap := windowMap(len(updates.Shape), d.UpdateWindowDims, trace.WindowDims(len(operand.Shape), d.InsertedWindowDims, d.OperandBatchingDims))
 	gs, ws := iterDims(updates.Shape, wmap, k.w.st)
 	us := numerics.RowMajorStrides(updates.Shape)
@@ -76,6 +77,9 @@ func (k *scatterKernel) run(x *cpuExec, rs *runState) {
 		return
 	}
 	k.w.compute(rs)
+	if rs.chk != nil && rs.chk.failed.Load() {
+		return
+	}
 	if k.chunks == 0 {
 		k.apply(rs, x.worker0(rs), &k.it, 0, 0)
 		return

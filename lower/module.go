@@ -96,4 +96,8 @@ type Module struct {
 	Outputs []*Instr
 	Fusions []*Fusion // execution order; nil before fusion
 	Plan    *Plan     // nil before buffer planning
+	// Checks are the run-time checks of checked mode (kiln.Checked), as
+	// kernels.CheckKind bits, that a backend compiles into the kernels of
+	// this module and of its sub-modules; 0 runs none.
+	Checks uint8
 }

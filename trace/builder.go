@@ -528,3 +528,21 @@ func (x Value) Err() error {
 	}
 	return nil
 }
+
+// WithPos runs build with pos as the position of every equation it emits
+// into x's trace (traces of loop bodies and branches nested in it keep
+// their own), and returns build's result. It is for programs built from a
+// source other than Go code — kiln eval's expressions — whose positions
+// are not on the Go stack: an equation's position is what a run-time error
+// (kiln.Checked's) and a derivative error name. A free x (a literal, or a
+// value of no trace yet) sets nothing.
+func WithPos(x Value, pos Pos, build func() Value) Value {
+	b := x.b
+	if b == nil {
+		return build()
+	}
+	saved := b.pos
+	b.pos = &pos
+	defer func() { b.pos = saved }()
+	return build()
+}

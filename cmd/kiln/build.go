@@ -159,6 +159,10 @@ type evaluator struct {
 	tuples map[string][]trace.Value // a lambda's tuple parameters (a loop's carries)
 	first  *node                    // the first node whose result carried the trace's error
 	own    error                    // an error found by the evaluator itself (an index out of range)
+	// scope is a value of the trace the expression builds into now (an
+	// argument, or a lambda's parameter): every node's equations get the
+	// node's column as their position there (trace.WithPos).
+	scope trace.Value
 }
 
 // fn is the function kiln.Jit traces.
@@ -166,6 +170,10 @@ func (ev *evaluator) fn(args []trace.Value) []trace.Value {
 	ev.vals, ev.tuples, ev.first, ev.own = map[string]trace.Value{}, map[string][]trace.Value{}, nil, nil
 	for i, name := range ev.names {
 		ev.vals[name] = args[i]
+	}
+	ev.scope = trace.Value{}
+	if len(args) > 0 {
+		ev.scope = args[0]
 	}
 	v := ev.eval(ev.root)
 	if ev.own != nil {
@@ -178,7 +186,7 @@ func (ev *evaluator) eval(n *node) trace.Value {
 	if ev.own != nil {
 		return trace.Value{}
 	}
-	v := ev.build(n)
+	v := trace.WithPos(ev.scope, exprPos(n.col), func() trace.Value { return ev.build(n) })
 	if ev.first == nil && ev.own == nil && v.Err() != nil {
 		ev.first = n
 	}

@@ -60,6 +60,7 @@ type evalFlags struct {
 	rules, backend, memLimit    string
 	bench                       int
 	prints, args, forbid, grads listFlag
+	checked                     checkedFlag
 }
 
 func runEval(args []string, stdout, stderr io.Writer) int {
@@ -77,6 +78,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&fl.forbid, "forbid", "make the implicit widening FROM:TO an error (kind policy), e.g. bf16:f32 (repeatable)")
 	fs.BoolVar(&fl.noFusion, "no-fusion", false, "run every op as its own kernel (results are bit-identical)")
 	fs.StringVar(&fl.memLimit, "memory-limit", "", "the memory budget of the run (1GiB, 512MiB, 2e9, 50%, off): a program that would hold more at once fails to compile with kind size (default: the machine's memory, or KILN_MEMORY_LIMIT)")
+	fs.Var(&fl.checked, "checked", "checked mode (kiln.Checked): an out-of-bounds index or an integer division by zero is an error (kind check); --checked=index,divide,nan picks the checks")
 	fs.Var(&fl.grads, "grad", "also print the gradient of EXPR (a real scalar) with respect to these arguments: NAME[,NAME...] (repeatable)")
 	fs.Usage = func() { evalUsage(fs, fs.Output() == stdout) } // the full text for --help only
 	pos, status := parseFlags(fs, args, stdout)
@@ -163,6 +165,9 @@ func (fl *evalFlags) options(fs *flag.FlagSet) ([]kilnpkg.Option, kernels.Backen
 			return nil, nil, fmt.Sprintf("--memory-limit %q: %v", fl.memLimit, err)
 		}
 		opts = append(opts, kilnpkg.MemoryLimit(n))
+	}
+	if fl.checked.on {
+		opts = append(opts, kilnpkg.Checked(fl.checked.kinds...))
 	}
 	for _, f := range fl.forbid.vals {
 		from, to, ok := strings.Cut(f, ":")

@@ -364,7 +364,7 @@ func TestEvalPrint(t *testing.T) {
 	out, errOut, status := eval(append([]string{"--print", "program"}, args...)...)
 	want := `{ lambda ; a:i8[3] b:f16[3]. let
     d:i8[3] = mul a 2:i8[]
-    e:f16[3] = convert[f16] d    # promote i8, f16 -> f16 (jax)
+    e:f16[3] = convert[f16] d    # promote i8, f16 -> f16 (jax) at <expr>:1:6
     f:f16[3] = add e b
     h:f16[3] = mul f 0.5:f16[]
   in (h) }

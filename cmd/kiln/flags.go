@@ -77,7 +77,8 @@ func rulesHelp() string {
 // expression), size (an array too large to exist or over the allocation
 // limit, from an --arg or an op), argument (an --arg or a Run argument),
 // shape, dtype, promotion, overflow (an int literal the dtype cannot hold),
-// policy (a --forbid widening) or error.
+// policy (a --forbid widening), check (a failed check of --checked) or
+// error.
 func errorKind(err error) string {
 	var xe *exprError
 	var spe *specError
@@ -91,7 +92,10 @@ func errorKind(err error) string {
 	var pol *kilnpkg.PolicyError
 	var ze *tensor.SizeError
 	var be *kilnpkg.BudgetError
+	var ce *kilnpkg.CheckError
 	switch {
+	case errors.As(err, &ce):
+		return "check"
 	case errors.As(err, &xe):
 		return xe.Kind
 	case errors.As(err, &ze), errors.As(err, &be):
@@ -119,4 +123,51 @@ func writeJSONError(w io.Writer, err error) {
 		Message string `json:"message"`
 	}
 	encodeJSON(w, map[string]body{"error": {errorKind(err), err.Error()}})
+}
+
+// checkedFlag is --checked: alone, kiln.Checked()'s default checks; with
+// a value, a comma list of index, divide and nan (or true/false).
+type checkedFlag struct {
+	on    bool
+	kinds []kilnpkg.CheckKind
+}
+
+func (c *checkedFlag) IsBoolFlag() bool { return true }
+
+func (c *checkedFlag) String() string {
+	if c == nil || !c.on {
+		return "false"
+	}
+	var k kilnpkg.CheckKind
+	for _, x := range c.kinds {
+		k |= x
+	}
+	if k == 0 {
+		return "true"
+	}
+	return k.String()
+}
+
+func (c *checkedFlag) Set(s string) error {
+	c.on, c.kinds = true, nil
+	switch s {
+	case "true":
+		return nil
+	case "false":
+		c.on = false
+		return nil
+	}
+	for _, name := range strings.Split(s, ",") {
+		switch strings.TrimSpace(name) {
+		case "index":
+			c.kinds = append(c.kinds, kilnpkg.CheckIndex)
+		case "divide":
+			c.kinds = append(c.kinds, kilnpkg.CheckDivide)
+		case "nan":
+			c.kinds = append(c.kinds, kilnpkg.CheckNaN)
+		default:
+			return fmt.Errorf("unknown check %q (have index, divide, nan)", name)
+		}
+	}
+	return nil
 }

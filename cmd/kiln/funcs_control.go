@@ -201,6 +201,13 @@ func (ev *evaluator) callLambdaTuple(l *node, args []trace.Value, tup []trace.Va
 		t      []trace.Value
 		hv, ht bool
 	}
+	scope := ev.scope
+	defer func() { ev.scope = scope }()
+	if len(args) > 0 {
+		ev.scope = args[0]
+	} else if len(tup) > 0 {
+		ev.scope = tup[0]
+	}
 	old := make([]saved, len(l.names))
 	for i, name := range l.names {
 		old[i].v, old[i].hv = ev.vals[name]

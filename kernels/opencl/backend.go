@@ -1,6 +1,7 @@
 package opencl
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -133,6 +134,9 @@ func (b *Backend) Compile(m *lower.Module) (kernels.Executable, error) {
 // CompileModule is Compile returning the concrete type, whose Source and
 // Close methods the kernels.Executable interface does not have.
 func (b *Backend) CompileModule(m *lower.Module) (*Executable, error) {
+	if m.Checks != 0 {
+		return nil, fmt.Errorf("kernels/opencl: checked mode (kiln.Checked, checks %s) runs on the CPU backend only", kernels.CheckKind(m.Checks))
+	}
 	g, err := generate(m, &b.dev.info, b.opts)
 	if err != nil {
 		return nil, err

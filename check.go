@@ -1,0 +1,53 @@
+package kiln
+
+import "github.com/kiln-go/kiln/kernels"
+
+// CheckKind is a class of run-time check of checked mode (Checked).
+type CheckKind = kernels.CheckKind
+
+// The check kinds, combined with |. Checked() with none is CheckIndex and
+// CheckDivide, as checkify's index and division checks.
+const (
+	// CheckIndex: a gather, scatter, dynamic_slice or dynamic_update_slice
+	// index whose window does not fit (JAX clamps, fills or drops it):
+	// indexing, Take, TakeAlongAxis, At(…).Set/Add, DynamicSlice.
+	CheckIndex = kernels.CheckIndex
+	// CheckDivide: an integer floor division or remainder by zero (which
+	// gives 0).
+	CheckDivide = kernels.CheckDivide
+	// CheckNaN: a kernel writes a NaN into a floating-point result none of
+	// whose floating-point operands holds one (checkify's nan_checks).
+	CheckNaN = kernels.CheckNaN
+)
+
+// CheckError is the error of a failed check: the check's kind, the op and
+// the file:line of the call that made it, and the first offending index
+// (its value, the axis and the axis's size) or element. errors.As finds it
+// in the error of Run, RunAll, RunInto and Eval.
+type CheckError = kernels.CheckError
+
+// Checked turns on checked mode, in the spirit of
+// jax.experimental.checkify: conditions that JAX's semantics define away
+// silently become a *CheckError from Run. With no kinds it checks indices
+// and integer division (CheckIndex | CheckDivide); CheckNaN is opt-in.
+//
+// The checks run inside the compiled kernels, where they already look at
+// the values: a gather's window start is tested where it is clamped, a
+// divisor block just before the division reads it; loop and branch bodies
+// are checked too. The first failure (the earliest kernel, its lowest
+// element) ends the Run with results not written. A Func without Checked
+// compiles exactly the kernels it always did, so its results are
+// bit-identical; with it, a Run that passes its checks gives the same bits.
+// Checked mode runs on the CPU backend; another backend's Compile refuses
+// it.
+func Checked(kinds ...CheckKind) Option {
+	return func(c *config) {
+		c.checks = 0
+		for _, k := range kinds {
+			c.checks |= k
+		}
+		if c.checks == 0 {
+			c.checks = kernels.DefaultChecks
+		}
+	}
+}
