@@ -125,3 +125,49 @@ func zerosArray(d tensor.DType, shape ...int) *tensor.Array {
 	}
 	return a
 }
+
+// TestGradLoopWeakCarryStrict: the gradient of a loop over a weak f32
+// carry, widened to f64 after the loop, under strict promotion (where two
+// weak f32 join to f64, so the loop promotes its carry). The reverse loop
+// accumulating the cotangent of the closed-over x had its weak f32
+// accumulator promoted to f64 too, and the transpose failed with "the
+// transpose rule gave f64[] where f32*[] was due (a bug in the rule)";
+// TestGradProgramsControl's seed 4007166 found it (kiln eval --strict
+// --arg 'x=f32*:0.5' --grad x 'astype(fori_loop(0, 1, lambda i, c: c * x,
+// x), f64)').
+func TestGradLoopWeakCarryStrict(t *testing.T) {
+	x := kiln.Weak(tensor.Scalar(float32(0.5)))
+	for _, tc := range []struct {
+		name string
+		f    func(x kiln.Value) kiln.Value
+		want float32 // d/dx at 0.5
+	}{
+		{"fori", func(x kiln.Value) kiln.Value { // x**2
+			return kiln.ForiLoop(kiln.Int(0), kiln.Int(1), func(_ kiln.Value, c []kiln.Value) []kiln.Value {
+				return []kiln.Value{c[0].Mul(x)}
+			}, x)[0].Astype(tensor.F64)
+		}, 1},
+		{"fori3", func(x kiln.Value) kiln.Value { // x**4
+			return kiln.ForiLoop(kiln.Int(0), kiln.Int(3), func(_ kiln.Value, c []kiln.Value) []kiln.Value {
+				return []kiln.Value{c[0].Mul(x)}
+			}, x)[0].Astype(tensor.F64)
+		}, 0.5},
+		{"scan", func(x kiln.Value) kiln.Value { // x**3
+			c, _ := kiln.Scan(func(c, _ []kiln.Value) ([]kiln.Value, []kiln.Value) {
+				return []kiln.Value{c[0].Mul(x)}, []kiln.Value{c[0]}
+			}, []kiln.Value{x}, nil, kiln.ScanOptions{Length: 2})
+			return c[0].Astype(tensor.F64)
+		}, 0.75},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := kiln.Jit(kiln.Grad(tc.f), kiln.Strict(), kiln.Verify()).Run(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tensor.Scalar(tc.want)
+			if !tensor.Equal(got, want) {
+				t.Errorf("grad = %v %v, want %v %v", got.DType(), got, want.DType(), want)
+			}
+		})
+	}
+}
