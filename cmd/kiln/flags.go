@@ -90,6 +90,8 @@ func errorKind(err error) string {
 	var de *trace.DTypeError
 	var pol *kilnpkg.PolicyError
 	var ze *tensor.SizeError
+	var ce *trace.ControlError
+	var dv *trace.DerivError
 	switch {
 	case errors.As(err, &xe):
 		return xe.Kind
@@ -107,6 +109,10 @@ func errorKind(err error) string {
 		return "dtype"
 	case errors.As(err, &pol):
 		return "policy"
+	case errors.As(err, &ce):
+		return "control"
+	case errors.As(err, &dv):
+		return "derivative"
 	}
 	return "error"
 }
