@@ -352,11 +352,14 @@ func errKey(err error) string {
 	var oe *trace.OpError
 	var pe *kilnpkg.PolicyError
 	var ce *trace.ControlError
+	var dv *trace.DerivError
 	switch {
 	case err == nil:
 		return ""
 	case errors.As(err, &ce):
 		return "control|" + ce.Op + "|" + ce.Msg
+	case errors.As(err, &dv):
+		return "derivative|" + dv.Op + "|" + dv.Msg
 	case errors.As(err, &se):
 		return "shape|" + se.Op + "|" + se.Msg
 	case errors.As(err, &de):
@@ -377,9 +380,12 @@ func relocate(err error, pos trace.Pos) {
 	var oe *trace.OpError
 	var pe *kilnpkg.PolicyError
 	var ce *trace.ControlError
+	var dv *trace.DerivError
 	switch {
 	case errors.As(err, &ce):
 		ce.Pos = pos
+	case errors.As(err, &dv):
+		dv.Pos = pos
 	case errors.As(err, &se):
 		se.Pos = pos
 	case errors.As(err, &de):

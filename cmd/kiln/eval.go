@@ -478,7 +478,13 @@ func errColumn(err error) int {
 	var de *trace.DTypeError
 	var oe *trace.OpError
 	var pe *kilnpkg.PolicyError
+	var ce *trace.ControlError
+	var dv *trace.DerivError
 	switch {
+	case errors.As(err, &ce):
+		pos = ce.Pos
+	case errors.As(err, &dv):
+		pos = dv.Pos
 	case errors.As(err, &se):
 		pos = se.Pos
 	case errors.As(err, &de):
