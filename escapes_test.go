@@ -171,3 +171,22 @@ func TestGradLoopWeakCarryStrict(t *testing.T) {
 		})
 	}
 }
+
+// TestGradRegressionSeeds reruns the seeds of the gradient tests that
+// once failed, in the generator mode they failed in.
+func TestGradRegressionSeeds(t *testing.T) {
+	for _, c := range []struct {
+		seed int64
+		mode string
+		why  string
+	}{
+		{4007166, "control", "a strict weak f32 loop carry widened after the loop: the transpose gave f64 where f32* was due"},
+	} {
+		if _, msg := runGradFusedWith(c.seed, c.mode); msg != "" {
+			t.Errorf("%s\n(%s)", msg, c.why)
+		}
+		if _, msg := runGradFiniteDiffWith(c.seed, c.mode); msg != "" {
+			t.Errorf("%s\n(%s)", msg, c.why)
+		}
+	}
+}
