@@ -341,6 +341,11 @@ func (s *session) explain(ev *evaluator, err error) error {
 		}
 		n = next
 	}
+	// f(…)[i] of a tuple-valued call (scan, a loop over a tuple) fails in
+	// the call: point at its name, not at the subscript's '['.
+	if n.kind == nSubscript && n.kids[0].kind == nCall && n.kids[0].call != nil && n.kids[0].call.tupleValued() {
+		n = n.kids[0]
+	}
 	relocate(err, exprPos(n.col))
 	return err
 }
