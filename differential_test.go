@@ -30,14 +30,18 @@ import (
 // kernel with a scalar operand may order operands differently); inputs
 // must be untouched, bit for bit.
 //
-// Reproduce one failure with
+// Reproduce one failure with the command its report prints:
 //
-//	go test -run TestDifferential -diff.seed=N -v
+//	go test -run '^TestDifferential$' -diff.seed=N -diff.mode=MODE -v
+//
+// (MODE, the generator's options, is plain, control or all-control: see
+// genModes).
 
 var (
 	diffN    = flag.Int("diff.n", 10000, "number of random programs of TestDifferential")
 	diffSeed = flag.Int64("diff.seed", -1, "run only this seed of TestDifferential")
 	diffFrom = flag.Int64("diff.from", 1_000_000, "first seed of TestDifferential's corpus")
+	diffMode = flag.String("diff.mode", "plain", "the generator mode of TestDifferential: plain, control or all-control (genModes)")
 )
 
 // tinyCPU crosses block tails and parallel splits on the smallest arrays.
@@ -64,20 +68,22 @@ func TestDifferential(t *testing.T) {
 	start := time.Now()
 	forSeeds(t, next, func(seed int64) string {
 		defer ran.Add(1)
-		return runDifferential(seed)
+		return runDifferentialWith(seed, *diffMode)
 	})
 	t.Logf("%d programs in %v", ran.Load(), time.Since(start).Round(time.Millisecond))
 }
 
 // FuzzFusedVsReference draws a program from the fuzzer's bytes (hashed to a
-// progen seed) and checks it as TestDifferential does.
+// progen seed and mode: fuzzMode) and checks it as TestDifferential does;
+// half of its programs have loops and branches of every kind. A failure
+// prints the TestDifferential command that reruns its program.
 func FuzzFusedVsReference(f *testing.F) {
 	for _, s := range []string{"", "kiln", "f16 (x*2 + y) * 0.5", "\x00\x01\x02\x03", "matmul", "reduce"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		seed := fuzzSeed(data)
-		if msg := runDifferential(seed); msg != "" {
+		if msg := runDifferentialWith(seed, fuzzMode(data)); msg != "" {
 			t.Fatal(msg)
 		}
 	})
@@ -93,18 +99,31 @@ func TestDifferentialControl(t *testing.T) {
 	}
 	var i atomic.Int64
 	forSeeds(t, func() (int64, bool) { k := i.Add(1) - 1; return 9_000_000 + k, k < int64(n) }, func(seed int64) string {
-		return runDifferentialWith(seed, progen.Options{Control: true})
+		return runDifferentialWith(seed, "control")
 	})
 }
 
-// runDifferential checks one seed and returns a failure report, or "".
-func runDifferential(seed int64) string { return runDifferentialWith(seed, progen.Options{}) }
+// TestDifferentialAllControl is TestDifferential over programs with loops
+// and branches of every kind (while_loop, scan and switch too: the
+// "all-control" mode), a corpus of its own.
+func TestDifferentialAllControl(t *testing.T) {
+	n := *diffN / 10
+	if testing.Short() {
+		n = min(n, 200)
+	}
+	var i atomic.Int64
+	forSeeds(t, func() (int64, bool) { k := i.Add(1) - 1; return 11_000_000 + k, k < int64(n) }, func(seed int64) string {
+		return runDifferentialWith(seed, "all-control")
+	})
+}
 
-func runDifferentialWith(seed int64, gen progen.Options) (msg string) {
-	c := progen.Generate(rand.New(rand.NewSource(seed)), gen)
+// runDifferentialWith checks one seed drawn in a generator mode (genModes)
+// and returns a failure report, or "".
+func runDifferentialWith(seed int64, mode string) (msg string) {
+	c := progen.Generate(rand.New(rand.NewSource(seed)), withMode(progen.Options{}, mode))
 	defer func() {
 		if r := recover(); r != nil {
-			msg = fmt.Sprintf("seed %d: panic: %v\n%s\n%s", seed, r, c, debug.Stack())
+			msg = fmt.Sprintf("seed %d: panic: %v (reproduce: %s)\n%s\n%s", seed, r, diffRepro(seed, mode), c, debug.Stack())
 		}
 	}()
 	args := caseArgs(c)
@@ -112,11 +131,11 @@ func runDifferentialWith(seed int64, gen progen.Options) (msg string) {
 	fused := kiln.Jit(c.Fn, opts...)
 	p, err := c.Trace()
 	if err != nil {
-		return fmt.Sprintf("seed %d: progen drew a program that does not trace: %v\n%s", seed, err, c)
+		return fmt.Sprintf("seed %d: progen drew a program that does not trace: %v (reproduce: %s)\n%s", seed, err, diffRepro(seed, mode), c)
 	}
 	report := func(what string, got, want []*tensor.Array, detail string) string {
 		var b strings.Builder
-		fmt.Fprintf(&b, "seed %d: %s (reproduce: go test -run TestDifferential -diff.seed=%d -v)\n", seed, what, seed)
+		fmt.Fprintf(&b, "seed %d: %s (reproduce: %s)\n", seed, what, diffRepro(seed, mode))
 		fmt.Fprintf(&b, "case:\n%s\nprogram:\n%s\n", c, p)
 		if m, err := fused.Lower(args...); err == nil {
 			fmt.Fprintf(&b, "fused plan:\n%s", m.FusedString())
@@ -163,6 +182,11 @@ func runDifferentialWith(seed int64, gen progen.Options) (msg string) {
 		}
 	}
 	return ""
+}
+
+// diffRepro is the command that reruns one seed of TestDifferential.
+func diffRepro(seed int64, mode string) string {
+	return fmt.Sprintf("go test -run '^TestDifferential$' -diff.seed=%d -diff.mode=%s -v .", seed, mode)
 }
 
 // caseArgs are the Run arguments of a case: arrays, weak ones wrapped.

@@ -70,3 +70,23 @@ func ExampleScan() {
 	fmt.Println(out[0], out[1], err)
 	// Output: i32[] 10 i32[4] [1 3 6 10] <nil>
 }
+
+func ExampleScanOptions_length() {
+	// No xs: Length steps. Length 0 alone means "not given"; HasLength
+	// makes it zero steps (lax.scan's length=0): the initial carry and no ys.
+	powers := func(n int) *kiln.Func {
+		return kiln.Jit(func(x kiln.Value) []kiln.Value {
+			c, ys := kiln.Scan(func(c, _ []kiln.Value) ([]kiln.Value, []kiln.Value) {
+				return []kiln.Value{c[0].Mul(x)}, []kiln.Value{c[0]}
+			}, []kiln.Value{kiln.Const(tensor.Scalar(float32(1)))}, nil, kiln.ScanOptions{Length: n, HasLength: true})
+			return append(c, ys...)
+		})
+	}
+	for _, n := range []int{3, 0} {
+		out, err := powers(n).RunAll(tensor.Scalar(float32(2)))
+		fmt.Println(out[0], out[1], err)
+	}
+	// Output:
+	// f32[] 8 f32[3] [1 2 4] <nil>
+	// f32[] 1 f32[0] [] <nil>
+}

@@ -2,10 +2,13 @@ package kiln_test
 
 import (
 	"encoding/binary"
+	"fmt"
 	"hash/fnv"
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/kiln-go/kiln/internal/progen"
 )
 
 // forSeeds runs check on the seeds next gives (until it says no more) on
@@ -50,4 +53,37 @@ func fuzzSeed(data []byte) int64 {
 	h := fnv.New64a()
 	h.Write(data)
 	return int64(binary.LittleEndian.Uint64(h.Sum(nil)) >> 1)
+}
+
+// fuzzMode is the generator mode of a fuzzer's bytes: "all-control"
+// (loops and branches of every kind) for half of them — those whose hash
+// has its low bit, the one fuzzSeed drops, set — and "plain" for the
+// others, so the corpus kept in testdata/fuzz (all of them plain) keeps
+// its programs.
+func fuzzMode(data []byte) string {
+	h := fnv.New64a()
+	h.Write(data)
+	if binary.LittleEndian.Uint64(h.Sum(nil))&1 == 1 {
+		return "all-control"
+	}
+	return "plain"
+}
+
+// genModes are the progen options the seed tests and fuzzers draw with,
+// by the name their reproduce lines give (-diff.mode, -grad.mode): a seed
+// and a mode are one program.
+var genModes = map[string]progen.Options{
+	"plain":       {},
+	"control":     {Control: true},    // fori_loop and cond: TestDifferentialControl's, TestGradProgramsControl's
+	"all-control": {AllControl: true}, // every loop and branch: the fuzzers' other half
+}
+
+// withMode sets o's control-flow knobs to those of the named mode.
+func withMode(o progen.Options, mode string) progen.Options {
+	m, ok := genModes[mode]
+	if !ok {
+		panic(fmt.Sprintf("unknown generator mode %q (plain, control, all-control)", mode))
+	}
+	o.Control, o.AllControl = m.Control, m.AllControl
+	return o
 }

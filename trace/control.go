@@ -132,7 +132,12 @@ func abstracts(vs []*Var) []Abstract {
 // The sub-trace may have moved under a trace deeper than b (adopt): its
 // parent on return is where the equation that holds it belongs.
 func (b *builder) subTrace(inputs []Abstract, fn func([]Value) []Value) (*Program, []Value, *builder) {
-	sub := &builder{cfg: b.cfg, prog: &Program{Config: b.cfg}, parent: b, control: true}
+	// A loop or branch a derivative rule builds (the reverse loop of a
+	// transpose) is traced in the rule's mode: its operands of one type
+	// keep it, so a cotangent accumulated in a carry is not promoted (two
+	// weak f32 join to f64 under strict promotion) and its equations are
+	// at the rule's position.
+	sub := &builder{cfg: b.cfg, prog: &Program{Config: b.cfg}, parent: b, control: true, exact: b.exact, pos: b.pos}
 	if err := sub.run(inputs, fn); err != nil {
 		b.fail(err)
 		return nil, nil, nil

@@ -11,9 +11,17 @@ type ScanOptions struct {
 	// Reverse scans from the last element to the first; the stacked
 	// outputs keep the elements' order (ys[i] comes from xs[i]).
 	Reverse bool
-	// Length is the number of steps when there are no xs; with xs it must
-	// be 0 or their leading dimension.
+	// Length is lax.scan's length: the number of steps, required when
+	// there are no xs; with xs it must be their leading dimension. A
+	// Length of 0 counts as not given (the steps are then the xs' leading
+	// dimension) unless HasLength is set.
 	Length int
+	// HasLength says Length is given even when it is 0, as lax.scan's
+	// length=0: ScanOptions{HasLength: true} scans zero steps, returning
+	// the initial carry and empty ys, and with xs it requires their
+	// leading dimension to be 0. A nonzero Length is given whether or not
+	// HasLength is set, so code written before HasLength keeps its meaning.
+	HasLength bool
 }
 
 // Scan is lax.scan: for each slice x of xs along their leading axis (all
@@ -26,6 +34,11 @@ type ScanOptions struct {
 // is a counter, the carries and the stacked ys, each step reading its x
 // with dynamic_slice and writing its y in place with
 // dynamic_update_slice.
+//
+// A scan of zero steps (xs with a leading dimension of 0, or Length 0
+// with HasLength) is JAX's: f is traced, its carry checked as for any
+// scan, and the result is the initial carry (promoted as the loop would
+// promote it) and ys of shape [0, …] with f's ys' dtypes.
 func Scan(f func(carry, x []Value) ([]Value, []Value), init, xs []Value, opts ...ScanOptions) ([]Value, []Value) {
 	pos := callerPos()
 	var o ScanOptions
@@ -62,19 +75,19 @@ func (b *builder) scan(pos Pos, f func(carry, x []Value) ([]Value, []Value), ini
 	if cs == nil || (xv == nil && len(xs) > 0) {
 		return inert(b, len(init))
 	}
-	length := o.Length
+	length, given := o.Length, o.HasLength || o.Length != 0
 	for i, x := range xv {
 		if x.Rank() == 0 {
 			return fail("scan got value with no leading axis to scan over: xs[%d] has shape %s", i, shapeString(x.Shape))
 		}
-		if length == 0 && i == 0 && o.Length == 0 {
+		if i == 0 && !given {
 			length = x.Shape[0]
 		}
 		if x.Shape[0] != length {
 			return fail("scan got `length` argument of %d and xs with leading axis sizes %s", length, leadingSizes(xv))
 		}
 	}
-	if len(xv) == 0 && length <= 0 {
+	if len(xv) == 0 && !given {
 		return fail("scan got no values to scan over and `length` not provided")
 	}
 	if length < 0 {
@@ -136,9 +149,17 @@ func (b *builder) scan(pos Pos, f func(carry, x []Value) ([]Value, []Value), ini
 		if o.Reverse {
 			t = Scalar(i, complex(float64(length-1), 0)).Sub(i)
 		}
+		// A loop of zero steps never runs its body, but it is traced
+		// (its carry checked): it reads zeros where an x would be (an
+		// empty xs has no window of one to slice) and leaves the empty
+		// ys as they are.
 		x := make([]Value, len(xsV))
 		for k, xk := range xsV {
 			sh := xk.Shape()
+			if length == 0 {
+				x[k] = zerosOf(i.b, xk.v.Type, sh[1:])
+				continue
+			}
 			x[k] = DynamicSlice(xk, startsAt(t, len(sh)), append([]int{1}, sh[1:]...)).Reshape(sh[1:]...)
 		}
 		c2, y := f(c[:len(cs)], x)
@@ -147,6 +168,10 @@ func (b *builder) scan(pos Pos, f func(carry, x []Value) ([]Value, []Value), ini
 		for k := range ys {
 			if k >= len(y) {
 				break
+			}
+			if length == 0 {
+				out = append(out, ys[k])
+				continue
 			}
 			sh := ys[k].Shape()
 			out = append(out, DynamicUpdateSlice(ys[k], y[k].Reshape(append([]int{1}, sh[1:]...)...), startsAt(t, len(sh))))

@@ -89,7 +89,7 @@ func linearizeFori(b *builder, c *Call, tan func(int) Value) ([]Value, []Value) 
 		}
 		return outs, stored
 	}
-	rs := b.scan(e.Pos, step, c.In[:n], nil, ScanOptions{Length: cp.Trips})
+	rs := b.scan(e.Pos, step, c.In[:n], nil, ScanOptions{Length: cp.Trips, HasLength: true})
 	if b.err != nil || len(rs) != n+len(kept) {
 		return nil, nil
 	}

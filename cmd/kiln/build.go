@@ -349,6 +349,11 @@ func (s *session) explain(ev *evaluator, err error) error {
 		}
 		n = next
 	}
+	// f(…)[i] of a tuple-valued call (scan, a loop over a tuple) fails in
+	// the call: point at its name, not at the subscript's '['.
+	if n.kind == nSubscript && n.kids[0].kind == nCall && n.kids[0].call != nil && n.kids[0].call.tupleValued() {
+		n = n.kids[0]
+	}
 	relocate(err, exprPos(n.col))
 	return err
 }
@@ -361,6 +366,7 @@ func errKey(err error) string {
 	var pe *kilnpkg.PolicyError
 	var ce *trace.ControlError
 	var be *kilnpkg.BudgetError
+	var dv *trace.DerivError
 	switch {
 	case err == nil:
 		return ""
@@ -368,6 +374,8 @@ func errKey(err error) string {
 		return "control|" + ce.Op + "|" + ce.Msg
 	case errors.As(err, &be):
 		return "budget|" + be.Op + "|" + be.Msg
+	case errors.As(err, &dv):
+		return "derivative|" + dv.Op + "|" + dv.Msg
 	case errors.As(err, &se):
 		return "shape|" + se.Op + "|" + se.Msg
 	case errors.As(err, &de):
@@ -389,11 +397,14 @@ func relocate(err error, pos trace.Pos) {
 	var pe *kilnpkg.PolicyError
 	var ce *trace.ControlError
 	var be *kilnpkg.BudgetError
+	var dv *trace.DerivError
 	switch {
 	case errors.As(err, &ce):
 		ce.Pos = pos
 	case errors.As(err, &be):
 		be.Pos = pos
+	case errors.As(err, &dv):
+		dv.Pos = pos
 	case errors.As(err, &se):
 		se.Pos = pos
 	case errors.As(err, &de):

@@ -492,9 +492,15 @@ func errColumn(err error) int {
 	var oe *trace.OpError
 	var pe *kilnpkg.PolicyError
 	var be *kilnpkg.BudgetError
+	var ce *trace.ControlError
+	var dv *trace.DerivError
 	switch {
 	case errors.As(err, &be):
 		pos = be.Pos
+	case errors.As(err, &ce):
+		pos = ce.Pos
+	case errors.As(err, &dv):
+		pos = dv.Pos
 	case errors.As(err, &se):
 		pos = se.Pos
 	case errors.As(err, &de):

@@ -100,8 +100,9 @@ output:
   "dtype", an EXPR that is not a scalar with kind "shape".
   errors: status 1, the message on stderr with a caret under the column, or
   {"error":{"kind":...,"message":...}} with --json; kinds: syntax, size,
-  argument, shape, dtype, promotion, overflow, policy, error. Status 2: bad
-  usage.
+  argument, shape, dtype, promotion, overflow, policy, control (a loop's
+  carry or cond's branches changing type), derivative (no derivative, or
+  a loop reverse mode cannot run), error. Status 2: bad usage.
   An EXPR that starts with - needs -- before it: kiln eval -- '-2**2'.
 
 examples:

@@ -77,8 +77,8 @@ func rulesHelp() string {
 // expression), size (an array too large to exist or over the allocation
 // limit, from an --arg or an op), argument (an --arg or a Run argument),
 // shape, dtype, promotion, overflow (an int literal the dtype cannot hold),
-// policy (a --forbid widening), check (a failed check of --checked) or
-// error.
+// policy (a --forbid widening), check (a failed check of --checked),
+// control (a loop's or branch's typing), derivative or error.
 func errorKind(err error) string {
 	var xe *exprError
 	var spe *specError
@@ -92,9 +92,11 @@ func errorKind(err error) string {
 	var pol *kilnpkg.PolicyError
 	var ze *tensor.SizeError
 	var be *kilnpkg.BudgetError
-	var ce *kilnpkg.CheckError
+	var chk *kilnpkg.CheckError
+	var ce *trace.ControlError
+	var dv *trace.DerivError
 	switch {
-	case errors.As(err, &ce):
+	case errors.As(err, &chk):
 		return "check"
 	case errors.As(err, &xe):
 		return xe.Kind
@@ -112,6 +114,10 @@ func errorKind(err error) string {
 		return "dtype"
 	case errors.As(err, &pol):
 		return "policy"
+	case errors.As(err, &ce):
+		return "control"
+	case errors.As(err, &dv):
+		return "derivative"
 	}
 	return "error"
 }

@@ -35,6 +35,8 @@ const (
 	kPadding                 // 'SAME', 'VALID', 'SAME_LOWER' or a tuple of (lo, hi) int pairs: conv's padding
 	kStrs                    // None or a tuple of string literals: conv's dimension_numbers
 	kNum                     // None or a static int or float (arange's bounds): ints also in b.ints
+	kPadWidth                // jnp.pad's pad_width: an int, a tuple of ints, or a tuple of int tuples (funcs_pad.go)
+	kPadVals                 // jnp.pad's constant_values: an array, or a tuple (of tuples) of arrays (funcs_pad.go)
 )
 
 // param is one parameter of a function, positional or keyword.
@@ -86,6 +88,7 @@ type bound struct {
 	strs    map[string]string   // kStr, and kPadding given as a string
 	pairs   map[string][][2]int // kPadding given as pairs
 	strList map[string][]string // kStrs
+	nested  map[string][]int    // kPadWidth, kPadVals given as a tuple: the nesting's shape (ints or list hold the leaves)
 	opts    []trace.IndexOption // kMode and kLit (as mode= and fill_value=)
 
 	vals     map[string]trace.Value
@@ -341,6 +344,8 @@ func (f *function) param(name string) *param {
 
 func (c *checker) bindParam(b *bound, p param, arg *node, extra []*node) error {
 	switch p.kind {
+	case kPadWidth, kPadVals:
+		return c.bindPad(b, p, arg)
 	case kOptArray:
 		if arg.kind == nNone {
 			return nil

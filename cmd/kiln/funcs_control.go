@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/kiln-go/kiln/trace"
 )
@@ -17,6 +18,7 @@ import (
 //	cond(x > 0, lambda x: x, lambda x: -x, x)
 //	switch(i, (lambda: 1.0, lambda: 2.0))
 //	scan(lambda c, x: (c + x, c + x), 0.0, xs)[1]      // cumulative sum
+//	scan(lambda c, _: (c * 2, c), 1.0, length=3)[1]    // no xs: length steps
 //
 // A loop's carry is an array or, as in JAX, a tuple of arrays: the lambda
 // then indexes it (c[0]) and returns a tuple, and the loop's result is
@@ -56,17 +58,32 @@ func init() {
 			return trace.Switch(a.x("index"), fns, a.listVals...)[0]
 		}}
 	functions["scan"] = &function{
-		params:  []param{{"f", kFunc, ""}, {"init", kArray, ""}, {"xs", kArray, ""}, {"reverse", kBool, "False"}},
+		params:  []param{{"f", kFunc, ""}, {"init", kArray, ""}, {"xs", kOptArray, "None"}, {"reverse", kBool, "False"}, {"length", kAxis, "None"}},
 		lambdas: map[string]lambdaSpec{"f": {arity: 2, pair: true}},
-		summary: "lax.scan: (carry, y) = f(carry, x) over xs' leading axis; returns (carry, ys): index it, scan(…)[1]",
+		summary: "lax.scan: (carry, y) = f(carry, x) over xs' leading axis (or length steps, x None); returns (carry, ys): index it, scan(…)[1]",
 		tuple: func(a *bound) []trace.Value {
+			var xs []trace.Value
+			if _, ok := a.arrays["xs"]; ok {
+				xs = []trace.Value{a.x("xs")}
+			} else if l := a.funcs["f"]; usesName(l.kids[0], l.names[1]) {
+				return []trace.Value{trace.Failure(&exprError{Kind: "syntax", Col: l.col,
+					Msg: fmt.Sprintf("scan: without xs, f's x (%s) is None: give xs, or do not use %s", l.names[1], l.names[1])})}
+			}
+			o := trace.ScanOptions{Reverse: a.flags["reverse"]}
+			if n, ok := a.ints["length"]; ok {
+				o.Length, o.HasLength = n[0], true // length=0 is zero steps, not "not given"
+			}
 			c, ys := trace.Scan(func(c, x []trace.Value) ([]trace.Value, []trace.Value) {
-				out := a.ev.callLambda(a.funcs["f"], c[0], x[0])
+				var xv trace.Value // x is None without xs: using it is an error
+				if len(x) > 0 {
+					xv = x[0]
+				}
+				out := a.ev.callLambda(a.funcs["f"], c[0], xv)
 				if len(out) != 2 {
 					return out, nil
 				}
 				return out[:1], out[1:]
-			}, []trace.Value{a.x("init")}, []trace.Value{a.x("xs")}, trace.ScanOptions{Reverse: a.flags["reverse"]})
+			}, []trace.Value{a.x("init")}, xs, o)
 			return append(c, ys...)
 		}}
 }
@@ -306,4 +323,34 @@ func (ev *evaluator) args(n *node) *bound {
 		b.listVals = append(b.listVals, ev.eval(a))
 	}
 	return b
+}
+
+// usesName reports whether expression n reads name (a lambda inside it
+// that rebinds the name hides it).
+func usesName(n *node, name string) bool {
+	if n == nil {
+		return false
+	}
+	switch {
+	case n.kind == nName:
+		return n.text == name
+	case n.kind == nLambda && slices.Contains(n.names, name):
+		return false
+	}
+	for _, k := range n.kids {
+		if usesName(k, name) {
+			return true
+		}
+	}
+	for _, k := range n.items {
+		if usesName(k, name) {
+			return true
+		}
+	}
+	for _, kw := range n.kws {
+		if usesName(kw.val, name) {
+			return true
+		}
+	}
+	return false
 }

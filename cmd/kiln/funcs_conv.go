@@ -33,6 +33,13 @@ func init() {
 				}
 				o.DimensionNumbers = [3]string{ds[0], ds[1], ds[2]}
 			}
+			// The library reads a zero count as the default 1 (Go's zero
+			// value); here the count is written out, and lax refuses ≤ 0.
+			for _, k := range []string{"feature_group_count", "batch_group_count"} {
+				if g := a.ints[k][0]; g < 1 {
+					return trace.Failure(&trace.ShapeError{Op: "conv_general_dilated", Pos: trace.CallerPos(), Msg: fmt.Sprintf("%s must be a positive integer, got %d", k, g)})
+				}
+			}
 			o.FeatureGroupCount = a.ints["feature_group_count"][0]
 			o.BatchGroupCount = a.ints["batch_group_count"][0]
 			return trace.ConvGeneralDilated(a.x("lhs"), a.x("rhs"), o, a.dotOptions()...)

@@ -28,6 +28,10 @@ func TestEvalConv(t *testing.T) {
 		{"conv_general_dilated(x, w, (1, 1), 'SAME', batch_group_count=2)", "batch_group_count=2 is not supported"},
 		{"conv_general_dilated(x, w, (1, 1), 'FULL')", `unknown padding "FULL"`},
 		{"max_pool(x, (2,))", "one entry per spatial dim"},
+		// lax refuses a group count ≤ 0; it computed as 1 (issue 25)
+		{"conv_general_dilated(x, w, (1, 1), 'SAME', feature_group_count=0)", "conv_general_dilated at <expr>:1:1: feature_group_count must be a positive integer, got 0"},
+		{"conv_general_dilated(x, w, (1, 1), 'SAME', feature_group_count=-2)", "feature_group_count must be a positive integer, got -2"},
+		{"conv_general_dilated(x, w, (1, 1), 'SAME', batch_group_count=0)", "batch_group_count must be a positive integer, got 0"},
 	} {
 		_, errOut, status := eval("--arg", "x=f32[1,1,4,4]:arange", "--arg", "w=f32[1,2,3,3]:arange", c.expr)
 		if status != 1 || !strings.Contains(errOut, c.want) {

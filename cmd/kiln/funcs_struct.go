@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/kiln-go/kiln/promote"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -151,28 +149,11 @@ func init() {
 
 // The structural functions with static arguments.
 func init() {
-	padModes := map[string]trace.PadMode{"constant": trace.PadConstant, "edge": trace.PadEdge, "reflect": trace.PadReflect, "symmetric": trace.PadSymmetric, "wrap": trace.PadWrap}
 	functions["pad"] = &function{
-		params:  []param{{"array", kArray, ""}, {"pad_width", kInts, ""}, {"mode", kStr, "'constant'"}, {"constant_values", kOptArray, "0"}},
-		summary: "pad every axis by pad_width (n or (before, after)); mode 'constant' 'edge' 'reflect' 'symmetric' 'wrap'",
-		apply: func(a *bound) trace.Value {
-			w := a.ints["pad_width"]
-			pair := [2]int{w[0], w[0]}
-			if len(w) == 2 {
-				pair = [2]int{w[0], w[1]}
-			} else if len(w) != 1 {
-				return trace.Failure(&trace.ShapeError{Op: "pad", Pos: trace.CallerPos(), Msg: fmt.Sprintf("pad_width must be n or (before, after), got %v", w)})
-			}
-			mode := trace.PadConstant
-			if s, ok := a.strs["mode"]; ok {
-				m, known := padModes[s]
-				if !known {
-					return trace.Failure(&trace.ShapeError{Op: "pad", Pos: trace.CallerPos(), Msg: fmt.Sprintf("unknown mode '%s' (constant, edge, reflect, symmetric, wrap)", s)})
-				}
-				mode = m
-			}
-			return trace.Pad(a.x("array"), [][2]int{pair}, mode, a.vals["constant_values"])
-		}}
+		params:  []param{{"array", kArray, ""}, {"pad_width", kPadWidth, ""}, {"mode", kStr, "'constant'"}, {"constant_values", kPadVals, "0"}},
+		summary: "jnp.pad: pad_width n, (before, after), or per axis ((b0, a0), (b1, a1), …); mode 'constant' (constant_values v, or per axis ((b0, a0), …)) 'edge' 'reflect' 'symmetric' 'wrap'",
+		apply:   pad,
+	}
 	functions["split"] = &function{params: []param{{"ary", kArray, ""}, {"indices_or_sections", kInts, ""}, {"axis", kAxis, "0"}},
 		summary: "jnp.split: an int n cuts axis into n equal parts, a tuple of indices cuts before each; a tuple result, indexed: split(x, 3)[0]",
 		tuple: func(a *bound) []trace.Value {

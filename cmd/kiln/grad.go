@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 
@@ -31,9 +32,54 @@ func (r *evalRun) gradFunc(ev *evaluator) (*kilnpkg.Func, *trace.Program, error)
 	f := kilnpkg.Jit(kilnpkg.ValueAndGrad(ev.fn, argnums...), r.session.opts...)
 	p, err := f.Trace(r.session.inputs...)
 	if err != nil {
-		relocate(err, exprPos(ev.root.col)) // a refusal concerns the whole expression
+		relocate(err, exprPos(derivCol(ev.root, err))) // a refusal concerns the whole expression
 	}
 	return f, p, err
+}
+
+// derivCol is the column a gradient's error points at: a derivative
+// error's op (a loop reverse mode cannot run, an op without a derivative)
+// is at the call that made it — the first in the expression, when there
+// are several — and any other refusal concerns the whole expression. The
+// error's own position is the line of this program's Go source that
+// called the library, which means nothing to the user.
+func derivCol(root *node, err error) int {
+	var dv *trace.DerivError
+	if !errors.As(err, &dv) {
+		return root.col
+	}
+	if dv.Pos.File == "<expr>" { // the rule's equation came from this node (trace.WithPos)
+		return dv.Pos.Col
+	}
+	names := map[string][]string{"while": {"fori_loop", "while_loop", "scan"}, "cond": {"cond", "switch"}}[dv.Op]
+	if names == nil {
+		names = []string{dv.Op}
+	}
+	var found *node
+	var walk func(n *node)
+	walk = func(n *node) {
+		if n == nil || found != nil {
+			return
+		}
+		if (n.kind == nCall || n.kind == nAt) && slices.Contains(names, n.text) {
+			found = n
+			return
+		}
+		for _, k := range n.kids {
+			walk(k)
+		}
+		for _, k := range n.items {
+			walk(k)
+		}
+		for _, kw := range n.kws {
+			walk(kw.val)
+		}
+	}
+	walk(root)
+	if found == nil {
+		return root.col
+	}
+	return found.col
 }
 
 // gradJSON is the "grad" object of --json: one {dtype, weak, shape,

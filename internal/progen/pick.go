@@ -15,7 +15,7 @@ var kindWeights = [numKinds]int{
 	kReshape: 3, kExpand: 2, kSqueeze: 2, kTranspose: 3, kBroadcast: 2, kSlice: 3, kConcat: 3,
 	kReduce: 7, kMean: 2, kArg: 2, kMatMul: 4,
 	kFlip: 2, kIndex: 3, kTake: 2, kScatter: 4, kDynSlice: 2, kDynUpdate: 2, kIota: 1, kSort: 2,
-	kConv: 2, kFori: 2, kCond: 2,
+	kConv: 2, kFori: 2, kCond: 2, kWhile: 2, kScan: 2, kSwitch: 2,
 }
 
 // kindOps are the ops a step kind needs to be allowed (all of them).
@@ -57,8 +57,12 @@ func kindOps(k kind) []trace.Op {
 		return []trace.Op{trace.OpConv}
 	case kFori:
 		return []trace.Op{trace.OpWhile, trace.OpResult}
-	case kCond:
+	case kCond, kSwitch:
 		return []trace.Op{trace.OpCond}
+	case kWhile:
+		return []trace.Op{trace.OpWhile, trace.OpResult}
+	case kScan:
+		return []trace.Op{trace.OpWhile, trace.OpResult, trace.OpDynamicSlice, trace.OpDynamicUpdateSlice}
 	}
 	return nil
 }
@@ -87,7 +91,11 @@ func (g *gen) kindAllowed(k kind) bool {
 	case kScatter:
 		return g.ops[trace.OpGather] && len(g.opsOf(trace.ClassIndex, trace.Op.IsScatter)) > 0
 	case kFori, kCond:
-		if !g.o.Control {
+		if !g.o.Control && !g.o.AllControl {
+			return false
+		}
+	case kWhile, kScan, kSwitch:
+		if !g.o.AllControl {
 			return false
 		}
 	}
@@ -227,7 +235,7 @@ func (g *gen) pick() (step, bool) {
 		return g.pickMatMul(s)
 	case kConv:
 		return g.pickConv(s)
-	case kFori, kCond:
+	case kFori, kCond, kWhile, kScan, kSwitch:
 		return g.pickControl(s)
 	case kFlip, kIndex, kTake, kScatter, kDynSlice, kDynUpdate:
 		return g.pickIndexStep(s)

@@ -36,6 +36,12 @@ type Options struct {
 	// had them, seed for seed, so the seeds other tests pin keep their
 	// programs.
 	Control bool
+	// AllControl draws every control-flow step: Control's, and
+	// while_loop (a counted while: JAX refuses its reverse-mode
+	// derivative), scan (over a value's leading axis, or a given number of
+	// steps, zero included) and switch. It implies Control; Control alone
+	// keeps the draws it had before AllControl, seed for seed.
+	AllControl bool
 	// SafeConverts makes float → integer astype clamp into a small range
 	// and map NaN to 0 first, and never converts complex to integers, so
 	// no convert is out of range (NumPy leaves those undefined).
@@ -151,7 +157,7 @@ func (s *step) label() string {
 		kReshape: "reshape", kExpand: "expand_dims", kSqueeze: "squeeze", kTranspose: "transpose",
 		kBroadcast: "broadcast_to", kSlice: "slice", kConcat: "concatenate", kMean: "mean", kMatMul: "matmul",
 		kFlip: "flip", kIndex: "index", kTake: "take", kScatter: "at", kDynSlice: "dynamic_slice", kDynUpdate: "dynamic_update_slice", kIota: "iota", kSort: "sort",
-		kConv: "conv_general_dilated", kFori: "fori_loop", kCond: "cond"}[s.kind]
+		kConv: "conv_general_dilated", kFori: "fori_loop", kCond: "cond", kWhile: "while_loop", kScan: "scan", kSwitch: "switch"}[s.kind]
 }
 
 func (c *Case) replay(args []trace.Value, outs []int) []trace.Value {

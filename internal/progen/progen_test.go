@@ -2,6 +2,7 @@ package progen
 
 import (
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/kiln-go/kiln/tensor"
@@ -124,4 +125,32 @@ func TestGenerateSmooth(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestGenerateAllControl checks that AllControl draws every control-flow
+// step — zero-step loops and scans included — and that its cases trace.
+func TestGenerateAllControl(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	seen := map[string]int{}
+	for range 1500 {
+		c := Generate(r, Options{AllControl: true})
+		if _, err := c.Trace(); err != nil {
+			t.Fatalf("case does not trace: %v\n%s", err, c)
+		}
+		for _, s := range c.Ops() {
+			seen[s]++
+		}
+		s := c.String()
+		for _, form := range []string{"length=0", "reverse=true", ", None, length=", "[0], v"} {
+			if strings.Contains(s, form) {
+				seen[form]++
+			}
+		}
+	}
+	for _, k := range []string{"fori_loop", "while_loop", "scan", "cond", "switch", "length=0", "reverse=true", ", None, length=", "[0], v"} {
+		if seen[k] == 0 {
+			t.Errorf("%s never drawn", k)
+		}
+	}
+	t.Logf("%v", seen)
 }

@@ -149,12 +149,12 @@ func (g *gen) check() bool {
 	if err != nil {
 		return false
 	}
-	control := s.kind == kFori || s.kind == kCond
+	control := s.kind.isControl()
 	if !eachEqn(p, func(e *trace.Eqn) bool {
 		if e.Out.Size() > g.o.MaxElems || e.Op == trace.OpDot && dotWork(e) > 1<<21 || e.Op == trace.OpConv && convWork(e) > 1<<20 {
 			return false
 		}
-		allowed := g.ops[e.Op] || g.implicit(e.Op) || control && controlMachinery[e.Op]
+		allowed := g.ops[e.Op] || g.implicit(e.Op) || control && controlMachinery[e.Op] || s.kind == kScan && scanMachinery[e.Op]
 		return allowed && (g.o.Allow == nil || g.o.Allow(e)) && (!g.o.Smooth || smoothEqn(e))
 	}) {
 		return false

@@ -47,6 +47,9 @@ const (
 	kConv                   // ConvGeneralDilated(a, args[1], conv)
 	kFori                   // ForiLoop(0, n, λc: op(c, args[1]), a) (control.go)
 	kCond                   // Cond(any(a), λx: op(x, args[1]), λx: x, a)
+	kWhile                  // WhileLoop(λc: c[1] < n, λc: (op(c[0], args[1]), c[1]+1), a, 0)[0] (control.go)
+	kScan                   // Scan(λc, x: (op(c, x), op(c, x)), a[0], a)'s ys (reverse when swap); keep: n steps of op(c, args[1])
+	kSwitch                 // Switch(count_nonzero(a), λx: op(x, args[1]), λx: x, λx: op(op(x, args[1]), args[1]), a)
 	numKinds
 )
 
@@ -201,7 +204,7 @@ func (s *step) apply(vals []trace.Value) trace.Value {
 		return s.applySort(vals)
 	case kConv:
 		return trace.ConvGeneralDilated(a, s.args[1].value(vals), s.conv, s.dotOptions()...)
-	case kFori, kCond:
+	case kFori, kCond, kWhile, kScan, kSwitch:
 		return s.applyControl(vals)
 	}
 	panic(fmt.Sprintf("progen: unknown step kind %d", s.kind))
@@ -291,7 +294,7 @@ func (s *step) String() string {
 		return s.indexString(args)
 	case kSort:
 		return s.sortString(args)
-	case kFori, kCond:
+	case kFori, kCond, kWhile, kScan, kSwitch:
 		return s.controlString(args)
 	}
 	return "?"

@@ -11,7 +11,7 @@ import (
 // dtype through a fori_loop, a while_loop with an integer counter, cond
 // and switch (the index clamped), scan forwards and in reverse with its
 // stacked outputs, nested loops, bodies closing over outer values, a loop
-// that runs no step, and the gradients of a fori_loop, a scan and a cond.
+// and a scan that run no step, and the gradients of a fori_loop, a scan and a cond.
 func controlCases() []Case {
 	var cs []Case
 	for _, d := range tensor.AllDTypes() {
@@ -70,6 +70,17 @@ func controlCases() []Case {
 		}},
 		Case{Name: "fori_loop/no steps", Inputs: []*tensor.Array{f32(51, 3)}, Fn: func(a []trace.Value) []trace.Value {
 			return trace.ForiLoop(trace.Int(5), trace.Int(2), func(i trace.Value, c []trace.Value) []trace.Value { return []trace.Value{c[0].Neg()} }, a[0])
+		}},
+		Case{Name: "scan/no steps", Inputs: []*tensor.Array{f32(55, 0, 3), f32(56, 3)}, Fn: func(a []trace.Value) []trace.Value {
+			// issue 25: over xs of leading dimension 0, and Length 0 given
+			f := func(c, x []trace.Value) ([]trace.Value, []trace.Value) {
+				return []trace.Value{c[0].Add(x[0])}, []trace.Value{c[0].Mul(x[0]), x[0].Astype(tensor.F64)}
+			}
+			c1, ys1 := trace.Scan(f, []trace.Value{a[1]}, []trace.Value{a[0]})
+			c2, ys2 := trace.Scan(func(c, _ []trace.Value) ([]trace.Value, []trace.Value) {
+				return []trace.Value{c[0].Neg()}, []trace.Value{c[0]}
+			}, []trace.Value{a[1]}, nil, trace.ScanOptions{HasLength: true, Reverse: true})
+			return append(append(append(c1, ys1...), c2...), ys2...)
 		}},
 		Case{Name: "fori_loop/traced bound", Inputs: []*tensor.Array{f32(52, 3), tensor.Scalar(int32(4))}, Fn: func(a []trace.Value) []trace.Value {
 			return trace.ForiLoop(trace.Int(0), a[1], func(i trace.Value, c []trace.Value) []trace.Value {
