@@ -159,6 +159,7 @@ func lowerModule(m *lower.Module, body *shloBlock, params []*shloVal, prefix str
 		}
 		vals[in] = v
 	}
+	body.instrs = vals
 	var outs []*shloVal
 	for i, o := range m.Outputs {
 		v := vals[o]
