@@ -342,3 +342,14 @@ func compile(t *testing.T, inputs []trace.Abstract, opts lower.Options, fn func(
 func abs(d tensor.DType, shape ...int) trace.Abstract {
 	return trace.Abstract{Type: promote.Strong(d), Shape: shape}
 }
+
+// The golden programs (every op at every dtype class, and the hand-built
+// edge module) parse back and match their modules op for op, as the
+// conformance programs do (TestConformanceRoundTrip).
+func TestGoldenModulesRoundTrip(t *testing.T) {
+	for name, m := range shloModules(t) {
+		if _, _, err := stablehlo.RoundTrip(m); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

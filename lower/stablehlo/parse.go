@@ -277,6 +277,7 @@ func (p *parser) offOf(pos Pos) int {
 
 // argument reads a block argument, "%name: type", and defines it.
 func (p *parser) argument() *Value {
+	p.skip()
 	start := p.off
 	name := p.sigil('%')
 	p.expect(":")
@@ -357,7 +358,7 @@ func (p *parser) op() *Op {
 				if i > 0 {
 					p.expect(",")
 				}
-				p.checkUse(v, p.tensorType())
+				p.useType(v)
 			}
 		}
 		return o
@@ -388,11 +389,10 @@ func (p *parser) op() *Op {
 	p.expect("(")
 	i := 0
 	p.list(")", func() {
-		t := p.tensorType()
 		if i >= len(o.Operands) {
 			p.fail("%s has %d operands, its type lists more", o.Name, len(o.Operands))
 		}
-		p.checkUse(o.Operands[i], t)
+		p.useType(o.Operands[i])
 		i++
 	})
 	if i != len(o.Operands) {
@@ -417,10 +417,13 @@ func (p *parser) op() *Op {
 	return o
 }
 
-// checkUse fails unless the type written at a use is the value's type.
-func (p *parser) checkUse(v *Value, t Type) {
-	if !v.Type.Equal(t) {
-		p.fail("%s is %s, used as %s", v.Ref(), v.Type, t)
+// useType reads the type written for a use of v and fails, at the type,
+// unless it is v's type.
+func (p *parser) useType(v *Value) {
+	p.skip()
+	start := p.off
+	if t := p.tensorType(); !v.Type.Equal(t) {
+		p.failAt(start, "%s is %s, used as %s", v.Ref(), v.Type, t)
 	}
 }
 
@@ -440,7 +443,7 @@ func (p *parser) region() *Block {
 	}
 	p.ops(b, "}")
 	if len(b.Ops) == 0 || b.Ops[len(b.Ops)-1].Name != "stablehlo.return" {
-		p.fail("a region does not end with stablehlo.return")
+		p.failAt(p.off-1, "a region does not end with stablehlo.return")
 	}
 	for _, o := range b.Ops[:len(b.Ops)-1] {
 		if o.Name == "stablehlo.return" {

@@ -31,45 +31,51 @@ func RoundTrip(m *lower.Module) (string, int, error) {
 		return "", 0, err
 	}
 	text := f.String()
+	n, err := roundTrip(m, f, text)
+	return text, n, err
+}
+
+// roundTrip checks text, parsed, against f (built from m) and m.
+func roundTrip(m *lower.Module, f *shloFunc, text string) (int, error) {
 	pm, err := Parse(text)
 	if err != nil {
-		return text, 0, err
+		return 0, err
 	}
 	if len(pm.Funcs) != 1 || pm.Funcs[0].Name != "@main" || pm.Funcs[0].Visibility != "public" {
-		return text, 0, fmt.Errorf("want one public @main, parsed %d functions", len(pm.Funcs))
+		return 0, fmt.Errorf("want one public @main, parsed %d functions", len(pm.Funcs))
 	}
 	pf := pm.Funcs[0]
-	rt := &roundTrip{vals: map[*shloVal]*Value{}}
+	rt := &roundTripper{vals: map[*shloVal]*Value{}}
 	if err := rt.block(f.body, pf.Body, true); err != nil {
-		return text, rt.ops, err
+		return rt.ops, err
 	}
 	ret := pf.Body.Ops[len(pf.Body.Ops)-1]
 	if len(ret.Operands) != len(f.outs) || len(pf.Results) != len(f.outs) {
-		return text, rt.ops, fmt.Errorf("func.return of %d values, the module has %d outputs", len(ret.Operands), len(f.outs))
+		return rt.ops, fmt.Errorf("func.return of %d values, the module has %d outputs", len(ret.Operands), len(f.outs))
 	}
 	for i, v := range f.outs {
 		if ret.Operands[i] != rt.vals[v] {
-			return text, rt.ops, fmt.Errorf("func.return's value %d is %s, the export returns %s", i, ret.Operands[i].Ref(), v.ref())
+			return rt.ops, fmt.Errorf("func.return's value %d is %s, the export returns %s", i, ret.Operands[i].Ref(), v.ref())
 		}
 	}
 	for i, p := range m.Params {
 		if a := pf.Body.Args[i]; a.Name != p.Name() || !typeIs(a.Type, p) {
-			return text, rt.ops, fmt.Errorf("argument %d is %s: %s, the module's parameter %s", i, a.Name, a.Type, p.TypeString())
+			return rt.ops, fmt.Errorf("argument %d is %s: %s, the module's parameter %s", i, a.Name, a.Type, p.TypeString())
 		}
 	}
 	if err := rt.module(m, f.body, pf.Body, ""); err != nil {
-		return text, rt.ops, err
+		return rt.ops, err
 	}
-	return text, rt.ops, nil
+	return rt.ops, nil
 }
 
-type roundTrip struct {
+type roundTripper struct {
 	vals map[*shloVal]*Value // the parsed value of each built value
 	ops  int
 }
 
 // block matches a built block with its parsed twin, op for op.
-func (rt *roundTrip) block(b *shloBlock, pb *Block, top bool) error {
+func (rt *roundTripper) block(b *shloBlock, pb *Block, top bool) error {
 	if len(b.args) != len(pb.Args) {
 		return fmt.Errorf("a block of %d arguments parsed with %d", len(b.args), len(pb.Args))
 	}
@@ -102,7 +108,7 @@ func (rt *roundTrip) block(b *shloBlock, pb *Block, top bool) error {
 	return nil
 }
 
-func (rt *roundTrip) op(o *shloOp, po *Op) error {
+func (rt *roundTripper) op(o *shloOp, po *Op) error {
 	rt.ops++
 	if po.Name != o.op {
 		return fmt.Errorf("parsed as %s", po.Name)
@@ -154,7 +160,7 @@ func typeIs(t Type, in *lower.Instr) bool {
 
 // module checks the parsed ops of a (sub-)module's instructions against
 // them; prefix is the names' prefix in a region.
-func (rt *roundTrip) module(m *lower.Module, b *shloBlock, pb *Block, prefix string) error {
+func (rt *roundTripper) module(m *lower.Module, b *shloBlock, pb *Block, prefix string) error {
 	val := func(in *lower.Instr) *Value { return rt.vals[b.instrs[in]] }
 	for _, in := range m.Instrs {
 		v := val(in)
@@ -193,7 +199,7 @@ func (rt *roundTrip) module(m *lower.Module, b *shloBlock, pb *Block, prefix str
 }
 
 // control checks a while's or cond's regions against its sub-modules.
-func (rt *roundTrip) control(c *instrCheck, b *shloBlock, prefix string) error {
+func (rt *roundTripper) control(c *instrCheck, b *shloBlock, prefix string) error {
 	in := c.in
 	o := c.val.Def
 	var built *shloOp
@@ -299,6 +305,33 @@ func (c *instrCheck) ignores(i int) bool {
 	return false
 }
 
+// constantResult checks the splat an instruction that ignores its operand
+// is: false for isnan and isinf of an integer, true for isfinite, 0 for
+// imag of a real number.
+func (c *instrCheck) constantResult() error {
+	o := c.group[0]
+	d, ok := o.Attr("value").(*DenseAttr)
+	if o.Name != "stablehlo.constant" || !ok || d.Splat == nil {
+		return fmt.Errorf("is %s, not a splat constant", o.Name)
+	}
+	want := [2]uint64{}
+	if c.in.Op == trace.OpIsFinite {
+		want[0] = 1
+	}
+	if got := elemBits(d.Splat)[0]; got != want {
+		return fmt.Errorf("is the splat %v, want bits %v", d, want)
+	}
+	return nil
+}
+
+func refs(vs []*Value) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = v.Ref()
+	}
+	return "(" + strings.Join(s, ", ") + ")"
+}
+
 // single reports whether the instruction is one op reading its operands in
 // order.
 func (c *instrCheck) single() bool {
@@ -353,11 +386,26 @@ func (c *instrCheck) check() error {
 	if len(c.group) == 0 {
 		return nil // an identity or a result: wiring checked it
 	}
-	if c.single() {
+	if len(c.group) == 1 {
+		// One op: its kind's twin, reading the operands in order (isnan
+		// is x != x; a case reads the branch index).
+		o := c.group[0]
+		if len(c.args) == 1 && c.ignores(0) {
+			return c.constantResult()
+		}
 		kinds := singleKinds[op.String()]
-		name := strings.TrimPrefix(c.group[0].Name, "stablehlo.")
-		if !slices.Contains(kinds, name) {
-			return fmt.Errorf("is one %s, want one of %v", c.group[0].Name, kinds)
+		if name := strings.TrimPrefix(o.Name, "stablehlo."); !slices.Contains(kinds, name) {
+			return fmt.Errorf("is one %s, want one of %v", o.Name, kinds)
+		}
+		want := c.args
+		switch op {
+		case trace.OpIsNaN:
+			want = []*Value{c.args[0], c.args[0]}
+		case trace.OpCond:
+			want = c.args[:1] // the branches read the rest (wiring checks that they do)
+		}
+		if !slices.Equal(o.Operands, want) {
+			return fmt.Errorf("%s reads %s, want %s", o.Name, refs(o.Operands), refs(want))
 		}
 	}
 	switch {
