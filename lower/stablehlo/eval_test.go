@@ -84,10 +84,10 @@ type ival struct {
 	// that only move elements, as float64 cannot hold a signaling NaN
 	// (widening one quiets it) and bitcast_convert must see its bits.
 	fb []uint64
-	c     []complex128
-	i     []int64
-	u     []uint64
-	b     []bool
+	c  []complex128
+	i  []int64
+	u  []uint64
+	b  []bool
 }
 
 func newIval(d tensor.DType, shape []int) ival {
