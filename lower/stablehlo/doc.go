@@ -21,7 +21,15 @@
 // reads exactly its operands; while and cond regions recursively); a
 // program the check cannot cover fails it. The same texts parse with
 // upstream mlir-opt in one process (required in CI by KILN_REQUIRE_MLIR=1).
-// Compositions are interpreted against the reference evaluator with every
-// case StableHLO leaves undefined poisoned. FuzzParse checks that no input
-// makes Parse panic.
+//
+// The export is also executed: the tests' interpreter (EvalStableHLO, in
+// eval_test.go) runs the parsed text — every op the export writes — with
+// every case StableHLO leaves undefined poisoned, and every conformance
+// program's results are compared with the reference evaluator's: bit for
+// bit, except outputs that depend on a transcendental function (within 8
+// ulps; the interpreter takes Kiln's functions, so most match bit for bit)
+// or on a float reduce, dot_general or convolution, whose summation order
+// StableHLO leaves to the implementation (within 1e-3 of the output's
+// magnitude where both results are finite). FuzzParse checks that no
+// input makes Parse panic.
 package stablehlo

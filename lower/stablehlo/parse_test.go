@@ -18,7 +18,7 @@ import (
 // and a dot_general.
 func mutationModule(t *testing.T) *lower.Module {
 	t.Helper()
-	nan := tensor.Must(tensor.FromSlice([]float32{math.Float32frombits(0x7FC00123), 1, -0.0}))
+	nan := tensor.Must(tensor.FromSlice([]float32{math.Float32frombits(0x7FC00123), 1, float32(math.Copysign(0, -1))}))
 	inputs := []trace.Abstract{{Type: promote.Strong(tensor.F32), Shape: []int{2, 3}}, {Type: promote.Strong(tensor.F32), Shape: []int{3}}}
 	p, err := trace.Trace(promote.Config{}, inputs, func(a []trace.Value) []trace.Value {
 		x, y := a[0], a[1]
