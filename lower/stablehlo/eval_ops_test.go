@@ -397,6 +397,9 @@ func ravel(idx, shape []int) int {
 // the index f writes (f returning false leaves it zero).
 func mapIndex(a ival, shape []int, f func(out, in []int) bool) ival {
 	r := newIval(a.d, shape)
+	if a.fb != nil {
+		r.fb = make([]uint64, len(r.f))
+	}
 	out, in := make([]int, len(shape)), make([]int, len(a.shape))
 	for j := range r.size() {
 		unravel(j, shape, out)

@@ -47,6 +47,11 @@ func EvalStableHLOWith(m *lower.Module, inputs []*tensor.Array, rng *rand.Rand, 
 	if err != nil {
 		return nil, err
 	}
+	return evalText(text, inputs, rng, tr)
+}
+
+// evalText parses text and interprets its first function on inputs.
+func evalText(text string, inputs []*tensor.Array, rng *rand.Rand, tr Transcendental) ([]*tensor.Array, error) {
 	mod, err := Parse(text)
 	if err != nil {
 		return nil, err
@@ -182,11 +187,34 @@ func storageBits(x any) uint64 {
 	return math.Float64bits(x.(float64))
 }
 
+// fromBits makes an array of float dtype d from storage bits.
+func fromBits(d tensor.DType, shape []int, bits []uint64) (*tensor.Array, error) {
+	switch d {
+	case tensor.F16:
+		return tensor.New(d, shape, convertEach(bits, func(b uint64) tensor.Float16 { return tensor.Float16FromBits(uint16(b)) }))
+	case tensor.BF16:
+		return tensor.New(d, shape, convertEach(bits, func(b uint64) tensor.BFloat16 { return tensor.BFloat16FromBits(uint16(b)) }))
+	case tensor.F32:
+		return tensor.New(d, shape, convertEach(bits, func(b uint64) float32 { return math.Float32frombits(uint32(b)) }))
+	}
+	return tensor.New(d, shape, convertEach(bits, math.Float64frombits))
+}
+
+func convertEach[T any](bits []uint64, f func(uint64) T) []T {
+	out := make([]T, len(bits))
+	for i, b := range bits {
+		out[i] = f(b)
+	}
+	return out
+}
+
 func (v ival) array() (*tensor.Array, error) {
 	var a *tensor.Array
 	var err error
 	shape := append([]int{}, v.shape...)
 	switch {
+	case v.fb != nil:
+		return fromBits(v.d, shape, v.fb)
 	case v.f != nil:
 		a, err = tensor.New(tensor.F64, shape, v.f)
 	case v.c != nil:

@@ -3,6 +3,7 @@ package stablehlo
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -272,4 +273,41 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("no module and no error")
 		}
 	})
+}
+
+// The interpreter runs what the text says: an export whose text differs
+// in one operand, one attribute or one constant's bits computes different
+// results (so TestConformanceInterpreted checks the text's semantics).
+func TestInterpreterReadsTheText(t *testing.T) {
+	m := mutationModule(t)
+	x := tensor.Must(tensor.FromSlice([]float32{1, 2, 3, 4, 5, 6}, 2, 3))
+	y := tensor.Must(tensor.FromSlice([]float32{0.5, -1, 8}))
+	rng := rand.New(rand.NewPCG(1, 1))
+	text := mustBuild(t, m).String()
+	want, err := evalText(text, []*tensor.Array{x, y}, rng, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range [][2]string{
+		{`"stablehlo.subtract"(%0, %4)`, `"stablehlo.subtract"(%4, %0)`},
+		{"comparison_direction LT", "comparison_direction GT"},
+		{"[0x7FC00123, 1.0, -0.0]", "[0x7FC00123, 2.0, -0.0]"},
+		{"strides = array<i64: 1, 2>", "strides = array<i64: 1, 1>"},
+		{"rhs_contracting_dimensions = [0]", "rhs_contracting_dimensions = [0]"}, // unchanged: must agree
+	} {
+		if !strings.Contains(text, e[0]) {
+			t.Fatalf("%q is not in the export:\n%s", e[0], text)
+		}
+		got, err := evalText(strings.Replace(text, e[0], e[1], 1), []*tensor.Array{x, y}, rng, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		same := true
+		for i := range want {
+			same = same && tensor.Equal(got[i], want[i])
+		}
+		if same != (e[0] == e[1]) {
+			t.Errorf("%q → %q: results unchanged %v", e[0], e[1], same)
+		}
+	}
 }
