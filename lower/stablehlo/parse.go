@@ -40,9 +40,14 @@ func Parse(text string) (*Module, error) {
 // MaxSplatElements bounds the elements Parse expands a splat literal to.
 const MaxSplatElements = 1 << 24
 
+// maxDepth bounds the nesting of regions and of dense literal lists, so
+// that no input can exhaust the stack.
+const maxDepth = 256
+
 type parser struct {
 	src    string
 	off    int
+	depth  int
 	lines  []int                 // offsets where lines 2, 3, … start
 	scopes []map[string][]*Value // visible names, innermost last
 }
@@ -265,6 +270,14 @@ func (p *parser) function() *Func {
 	return f
 }
 
+// nest enters a nested region or list whose opener was just read, failing
+// there past maxDepth.
+func (p *parser) nest() {
+	if p.depth++; p.depth > maxDepth {
+		p.failAt(p.off-1, "nested more than %d deep", maxDepth)
+	}
+}
+
 // offOf turns a position back into an offset (for errors found after the
 // op was read).
 func (p *parser) offOf(pos Pos) int {
@@ -431,6 +444,8 @@ func (p *parser) useType(v *Value) {
 // there are no arguments). Its names are scoped to it.
 func (p *parser) region() *Block {
 	p.expect("{")
+	p.nest()
+	defer func() { p.depth-- }()
 	p.scopes = append(p.scopes, map[string][]*Value{})
 	defer func() { p.scopes = p.scopes[:len(p.scopes)-1] }()
 	b := &Block{}

@@ -106,6 +106,8 @@ func (p *parser) denseElem() literal {
 	l := literal{off: p.off}
 	switch {
 	case p.accept("["):
+		p.nest()
+		defer func() { p.depth-- }()
 		l.isList = true
 		p.list("]", func() { l.list = append(l.list, p.denseElem()) })
 	case p.accept("("):
