@@ -103,6 +103,9 @@ func (ev *shloEval) run(blk *Block, args []ival) ([]ival, error) {
 			}
 			return out, nil
 		}
+		if len(o.Results) == 0 {
+			return nil, fmt.Errorf("%s (%s) has no result", o.Name, o.Pos)
+		}
 		if err := ev.op(o); err != nil {
 			return nil, fmt.Errorf("%s = %s (%s): %w", o.Results[0].Name, o.Name, o.Pos, err)
 		}

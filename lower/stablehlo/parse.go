@@ -259,6 +259,11 @@ func (p *parser) function() *Func {
 	if last == nil || last.Name != "func.return" {
 		p.fail("%s does not end with func.return", f.Name)
 	}
+	for _, o := range body.Ops[:len(body.Ops)-1] {
+		if o.Name == "func.return" || o.Name == "stablehlo.return" {
+			p.failAt(p.offOf(o.Pos), "%s before the end of %s", o.Name, f.Name)
+		}
+	}
 	if len(last.Operands) != len(f.Results) {
 		p.failAt(p.offOf(last.Pos), "func.return of %d values in %s, which returns %d", len(last.Operands), f.Name, len(f.Results))
 	}
@@ -461,8 +466,8 @@ func (p *parser) region() *Block {
 		p.failAt(p.off-1, "a region does not end with stablehlo.return")
 	}
 	for _, o := range b.Ops[:len(b.Ops)-1] {
-		if o.Name == "stablehlo.return" {
-			p.failAt(p.offOf(o.Pos), "stablehlo.return before the end of a region")
+		if o.Name == "stablehlo.return" || o.Name == "func.return" {
+			p.failAt(p.offOf(o.Pos), "%s before the end of a region", o.Name)
 		}
 	}
 	return b

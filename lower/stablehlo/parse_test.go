@@ -235,6 +235,7 @@ module @m {
 }`, Pos{5, 3}, "does not end with stablehlo.return"},
 		{"func.func @f(%0: tensor<?xf32>) {}", Pos{1, 25}, "dynamic"},
 		{"module {", Pos{1, 9}, "expected func.func"},
+		{"func.func @f() {\n  func.return\n  func.return\n}", Pos{2, 3}, "func.return before the end of @f"},
 		{"func.func @f() {\n  %1 = \"stablehlo.constant\"() {value = dense<" + strings.Repeat("[", 300), Pos{2, 302}, "nested more than 256 deep"},
 	}
 	for _, b := range bad {
