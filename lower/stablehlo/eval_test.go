@@ -4,101 +4,78 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
 )
 
-// EvalStableHLO interprets the export of m on inputs, for the ops the
-// compositions use: elementwise ops, constants, converts, bitcasts, and
-// 1-D reduces (combined in a random order: a reduce body must not care),
-// 1-D sorts (a stable sort by the comparator region).
-// Where StableHLO leaves a result undefined (a zero or overflowing integer
-// divisor, a shift count outside [0, width), a negative integer exponent,
-// an out-of-range float → int convert, abs(MIN)) it returns poison — a
-// value no correct composition may let through — so that tests comparing
-// it with Kiln's reference evaluator check the compositions. It is
-// exported to the lower_test package.
+// EvalStableHLO exports m, parses the text back (Parse) and interprets the
+// parsed program on inputs — so what runs is the text an XLA user gets.
+// It covers the ops the export writes (eval_ops_test.go has the
+// structural ones, reduces and sorts, dot_general and convolution,
+// gather and scatter, while and case). A reduce combines its elements in a
+// random order (a reduce body must not care). Where StableHLO leaves a
+// result undefined (a zero or overflowing integer divisor, a shift count
+// outside [0, width), a negative integer exponent, an out-of-range float →
+// int convert, abs(MIN)) it returns poison — a value no correct
+// composition may let through — so that tests comparing it with Kiln's
+// reference evaluator check the compositions. It is exported to the
+// stablehlo_test package.
 func EvalStableHLO(m *lower.Module, inputs []*tensor.Array, rng *rand.Rand) ([]*tensor.Array, error) {
-	f, err := build(m)
+	return EvalStableHLOWith(m, inputs, rng, nil)
+}
+
+// Transcendental computes a transcendental op for EvalStableHLOWith, as
+// reference.Options.Transcendental does (kernels.Transcendental is one).
+type Transcendental func(op trace.Op, d tensor.DType, x, y float64) float64
+
+// transcendentalOps are the StableHLO ops a Transcendental computes.
+var transcendentalOps = map[string]trace.Op{
+	"exponential": trace.OpExp, "log": trace.OpLog, "log_plus_one": trace.OpLog1p, "exponential_minus_one": trace.OpExpm1,
+	"rsqrt": trace.OpRsqrt, "sine": trace.OpSin, "cosine": trace.OpCos, "tan": trace.OpTan, "tanh": trace.OpTanh,
+	"logistic": trace.OpLogistic, "power": trace.OpPow,
+}
+
+// EvalStableHLOWith is EvalStableHLO whose real transcendental ops are
+// computed by tr (in f64 for f64, else in f32, then rounded), so that an
+// interpreter and Kiln share their functions' bits (StableHLO leaves them
+// to the implementation); nil uses Go's math.
+func EvalStableHLOWith(m *lower.Module, inputs []*tensor.Array, rng *rand.Rand, tr Transcendental) ([]*tensor.Array, error) {
+	text, err := Export(m)
 	if err != nil {
 		return nil, err
 	}
-	ev := &shloEval{vals: map[*shloVal]ival{}, rng: rng}
-	for i, a := range f.body.args {
-		ev.vals[a] = fromArray(inputs[i])
-	}
-	if err := ev.block(f.body); err != nil {
+	return evalText(text, inputs, rng, tr)
+}
+
+// evalText parses text and interprets its first function on inputs.
+func evalText(text string, inputs []*tensor.Array, rng *rand.Rand, tr Transcendental) ([]*tensor.Array, error) {
+	mod, err := Parse(text)
+	if err != nil {
 		return nil, err
 	}
-	out := make([]*tensor.Array, len(f.outs))
-	for i, v := range f.outs {
-		if out[i], err = ev.vals[v].array(v.typ); err != nil {
+	f := mod.Funcs[0]
+	if len(inputs) != len(f.Body.Args) {
+		return nil, fmt.Errorf("%d inputs for %d parameters", len(inputs), len(f.Body.Args))
+	}
+	ev := &shloEval{vals: map[*Value]ival{}, rng: rng, tr: tr}
+	for i, a := range f.Body.Args {
+		ev.vals[a] = fromArray(inputs[i])
+	}
+	outs, err := ev.run(f.Body, nil)
+	if err != nil {
+		return nil, err
+	}
+	res := make([]*tensor.Array, len(outs))
+	for i, v := range outs {
+		if res[i], err = v.array(); err != nil {
 			return nil, err
 		}
 	}
-	return out, nil
+	return res, nil
 }
-
-// ival is a tensor's elements in a wide form: floats as float64 (already
-// rounded to their type), signed integers as int64, unsigned as uint64,
-// bool as bool.
-type ival struct {
-	d tensor.DType
-	f []float64
-	i []int64
-	u []uint64
-	b []bool
-}
-
-func fromArray(a *tensor.Array) ival {
-	v := ival{d: a.DType()}
-	switch d := a.DType(); {
-	case d.IsFloat():
-		v.f, _ = tensor.Data[float64](a.Astype(tensor.F64))
-	case d.IsSigned():
-		v.i, _ = tensor.Data[int64](a.Astype(tensor.I64))
-	case d.IsUnsigned():
-		v.u, _ = tensor.Data[uint64](a.Astype(tensor.U64))
-	case d == tensor.Bool:
-		v.b, _ = tensor.Data[bool](a)
-	}
-	return v
-}
-
-func (v ival) array(t shloType) (*tensor.Array, error) {
-	var a *tensor.Array
-	var err error
-	switch {
-	case v.f != nil:
-		a, err = tensor.FromSlice(v.f, t.shape...)
-	case v.i != nil:
-		a, err = tensor.FromSlice(v.i, t.shape...)
-	case v.u != nil:
-		a, err = tensor.FromSlice(v.u, t.shape...)
-	default:
-		a, err = tensor.FromSlice(v.b, t.shape...)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return a.Astype(t.dt), nil
-}
-
-// round rounds float64 values to dtype d once, to nearest even.
-func round(d tensor.DType, xs []float64) []float64 {
-	a, _ := tensor.FromSlice(xs)
-	out, _ := tensor.Data[float64](a.Astype(d).Astype(tensor.F64))
-	return out
-}
-
-// wrap reduces an integer to d's width (two's complement).
-func wrap(d tensor.DType, x int64) int64 { s := 64 - d.Bits(); return x << s >> s }
-
-func wrapU(d tensor.DType, x uint64) uint64 { return x << (64 - d.Bits()) >> (64 - d.Bits()) }
 
 // Poison values: what an undefined case returns.
 const (
@@ -107,87 +84,102 @@ const (
 )
 
 type shloEval struct {
-	vals map[*shloVal]ival
+	vals map[*Value]ival
 	rng  *rand.Rand
+	tr   Transcendental
 }
 
-func (ev *shloEval) block(blk *shloBlock) error {
-	for _, o := range blk.ops {
-		if o.op == "" || o.op == "stablehlo.return" {
-			continue
+// run binds a block's arguments to args (unless nil), runs its ops and
+// returns the values its terminator returns.
+func (ev *shloEval) run(blk *Block, args []ival) ([]ival, error) {
+	for i, a := range args {
+		ev.vals[blk.Args[i]] = a
+	}
+	for _, o := range blk.Ops {
+		if o.Name == "stablehlo.return" || o.Name == "func.return" {
+			out := make([]ival, len(o.Operands))
+			for i, a := range o.Operands {
+				out[i] = ev.vals[a]
+			}
+			return out, nil
+		}
+		if len(o.Results) == 0 {
+			return nil, fmt.Errorf("%s (%s) has no result", o.Name, o.Pos)
 		}
 		if err := ev.op(o); err != nil {
-			return fmt.Errorf("%s = %s: %w", o.name, o.op, err)
+			return nil, fmt.Errorf("%s = %s (%s): %w", o.Results[0].Name, o.Name, o.Pos, err)
 		}
+	}
+	return nil, fmt.Errorf("a block without a terminator")
+}
+
+func (ev *shloEval) set(o *Op, vs ...ival) error {
+	for i, v := range vs {
+		v.shape = o.Results[i].Type.Shape
+		ev.vals[o.Results[i]] = v
 	}
 	return nil
 }
 
-func (ev *shloEval) op(o *shloOp) error {
-	name := strings.TrimPrefix(o.op, "stablehlo.")
-	t := o.results[0].typ
-	n := shapeSize(t.shape)
-	var a, c, p ival
-	if len(o.args) > 0 {
-		a = ev.vals[o.args[0]]
+func (ev *shloEval) op(o *Op) error {
+	name := strings.TrimPrefix(strings.TrimPrefix(o.Name, "stablehlo."), "chlo.")
+	t := o.Results[0].Type
+	n := shapeSize(t.Shape)
+	args := make([]ival, len(o.Operands))
+	for i, a := range o.Operands {
+		args[i] = ev.vals[a]
 	}
-	if len(o.args) > 1 {
-		c = ev.vals[o.args[1]]
+	if structural, ok := evalOps[name]; ok {
+		r, err := structural(ev, o, args)
+		if err != nil {
+			return err
+		}
+		return ev.set(o, r...)
 	}
-	if len(o.args) > 2 {
-		p = ev.vals[o.args[2]]
+	var a, c ival
+	if len(args) > 0 {
+		a = args[0]
 	}
-	r := ival{d: t.dt}
+	if len(args) > 1 {
+		c = args[1]
+	}
+	r := newIval(t.DType, t.Shape)
 	switch name {
 	case "constant":
-		lit := strings.TrimPrefix(strings.TrimSuffix(o.attr("value"), " : "+t.String()), "dense<")
-		lit = strings.TrimSuffix(lit, ">")
-		if strings.ContainsAny(lit, "[(") {
-			return fmt.Errorf("only splat real constants are interpreted: %s", lit)
+		d, ok := o.Attr("value").(*DenseAttr)
+		if !ok {
+			return fmt.Errorf("no dense value")
 		}
-		return ev.set(o, splatOf(t.dt, lit, n))
-	case "iota":
-		if len(t.shape) != 1 {
-			return fmt.Errorf("only 1-D iota is interpreted")
-		}
-		a := tensor.Must(tensor.Arange(tensor.I64, n))
-		ev.vals[o.results[0]] = fromArray(a.Astype(t.dt))
-		return nil
-	case "reduce":
-		return ev.reduce(o)
-	case "sort":
-		return ev.sort(o)
+		return ev.set(o, fromArray(d.Value))
 	case "select":
-		// select(pred, on_true, on_false): pred is a, the branches c and p.
-		r = ival{d: c.d}
 		for i := range n {
-			src := p
 			if a.b[i] {
-				src = c
-			}
-			switch {
-			case src.f != nil:
-				r.f = append(r.f, src.f[i])
-			case src.i != nil:
-				r.i = append(r.i, src.i[i])
-			case src.u != nil:
-				r.u = append(r.u, src.u[i])
-			default:
-				r.b = append(r.b, src.b[i])
+				r.put(i, c, i)
+			} else {
+				r.put(i, args[2], i)
 			}
 		}
 		return ev.set(o, r)
 	case "compare":
-		dir := strings.TrimSuffix(strings.TrimPrefix(o.attr("comparison_direction"), "#stablehlo<comparison_direction "), ">")
+		dirAttr, _ := o.Attr("comparison_direction").(*EnumAttr)
+		if dirAttr == nil {
+			return fmt.Errorf("no comparison_direction")
+		}
+		dir := dirAttr.Value
 		for i := range n {
 			var lt, eq bool
 			switch {
 			case a.f != nil:
-				lt, eq = a.f[i] < c.f[i], a.f[i] == c.f[i]
 				if math.IsNaN(a.f[i]) || math.IsNaN(c.f[i]) {
-					r.b = append(r.b, dir == "NE")
+					r.b[i] = dir == "NE"
 					continue
 				}
+				lt, eq = a.f[i] < c.f[i], a.f[i] == c.f[i]
+			case a.c != nil:
+				if dir != "EQ" && dir != "NE" {
+					return fmt.Errorf("complex %s", dir)
+				}
+				eq = a.c[i] == c.c[i]
 			case a.i != nil:
 				lt, eq = a.i[i] < c.i[i], a.i[i] == c.i[i]
 			case a.u != nil:
@@ -195,22 +187,46 @@ func (ev *shloEval) op(o *shloOp) error {
 			default:
 				lt, eq = !a.b[i] && c.b[i], a.b[i] == c.b[i]
 			}
-			r.b = append(r.b, map[string]bool{"EQ": eq, "NE": !eq, "LT": lt, "LE": lt || eq, "GT": !lt && !eq, "GE": !lt}[dir])
+			r.b[i] = map[string]bool{"EQ": eq, "NE": !eq, "LT": lt, "LE": lt || eq, "GT": !lt && !eq, "GE": !lt}[dir]
 		}
 		return ev.set(o, r)
 	case "convert":
-		return ev.set(o, convertIval(a, t.dt, n))
+		return ev.set(o, convertIval(a, t.DType))
 	case "bitcast_convert":
-		for _, x := range a.f {
-			if a.d == tensor.F32 {
-				r.i = append(r.i, int64(int32(math.Float32bits(float32(x)))))
-			} else {
-				r.i = append(r.i, int64(math.Float64bits(x)))
+		return ev.set(o, bitcast(a, t))
+	case "next_after":
+		for i := range n {
+			r.f[i] = nextAfter(t.DType, a.f[i], c.f[i])
+		}
+		return ev.set(o, r)
+	case "real", "imag", "abs":
+		if a.c != nil {
+			for i, z := range a.c {
+				r.f[i] = map[string]float64{"real": real(z), "imag": imag(z), "abs": cmplxAbs(z)}[name]
 			}
+			r.f = round(t.DType, r.f)
+			return ev.set(o, r)
+		}
+	case "complex":
+		for i := range n {
+			r.c[i] = complex(a.f[i], c.f[i])
 		}
 		return ev.set(o, r)
 	}
 	switch {
+	case a.f != nil && ev.tr != nil && transcendentalOps[name] != trace.OpInvalid:
+		cd := tensor.F32
+		if a.d == tensor.F64 {
+			cd = tensor.F64
+		}
+		for i := range n {
+			var y float64
+			if c.f != nil {
+				y = c.f[i]
+			}
+			r.f[i] = ev.tr(transcendentalOps[name], cd, a.f[i], y)
+		}
+		r.f = round(t.DType, round(cd, r.f))
 	case a.f != nil:
 		for i := range n {
 			var y float64
@@ -222,25 +238,42 @@ func (ev *shloEval) op(o *shloOp) error {
 				return fmt.Errorf("not interpreted on floats")
 			}
 			if b, isBool := v.(bool); isBool {
-				r.b = append(r.b, b)
+				r.b[i] = b
 			} else {
-				r.f = append(r.f, v.(float64))
+				r.f[i] = v.(float64)
 			}
 		}
 		if r.f != nil {
-			r.f = round(t.dt, r.f)
+			r.f = round(t.DType, r.f)
 		}
+	case a.c != nil:
+		part := identity
+		if a.d == tensor.C64 {
+			part = func(x float64) float64 { return float64(float32(x)) }
+		}
+		for i := range n {
+			var y complex128
+			if c.c != nil {
+				y = c.c[i]
+			}
+			v, ok := complexOp(name, a.c[i], y, part)
+			if !ok {
+				return fmt.Errorf("not interpreted on complex numbers")
+			}
+			r.c[i] = v
+		}
+		r.c = roundC(t.DType, r.c)
 	case a.i != nil:
 		for i := range n {
 			var y int64
 			if c.i != nil {
 				y = c.i[i]
 			}
-			v, ok := intOp(name, t.dt, a.i[i], y)
+			v, ok := intOp(name, t.DType, a.i[i], y)
 			if !ok {
 				return fmt.Errorf("not interpreted on signed integers")
 			}
-			r.i = append(r.i, wrap(t.dt, v))
+			r.i[i] = wrap(t.DType, v)
 		}
 	case a.u != nil:
 		for i := range n {
@@ -248,381 +281,37 @@ func (ev *shloEval) op(o *shloOp) error {
 			if c.u != nil {
 				y = c.u[i]
 			}
-			v, ok := uintOp(name, t.dt, a.u[i], y)
+			v, ok := uintOp(name, t.DType, a.u[i], y)
 			if !ok {
 				return fmt.Errorf("not interpreted on unsigned integers")
 			}
-			r.u = append(r.u, wrapU(t.dt, v))
+			r.u[i] = wrapU(t.DType, v)
 		}
-	default:
+	case a.b != nil:
 		for i := range n {
 			var y bool
 			if c.b != nil {
 				y = c.b[i]
 			}
-			v, ok := map[string]bool{"and": a.b[i] && y, "or": a.b[i] || y, "xor": a.b[i] != y, "not": !a.b[i]}[name]
-			if !ok && name != "and" && name != "or" && name != "xor" && name != "not" {
+			switch name {
+			case "and":
+				r.b[i] = a.b[i] && y
+			case "or":
+				r.b[i] = a.b[i] || y
+			case "xor":
+				r.b[i] = a.b[i] != y
+			case "not":
+				r.b[i] = !a.b[i]
+			case "maximum":
+				r.b[i] = a.b[i] || y
+			case "minimum":
+				r.b[i] = a.b[i] && y
+			default:
 				return fmt.Errorf("not interpreted on bool")
 			}
-			r.b = append(r.b, v)
 		}
+	default:
+		return fmt.Errorf("not interpreted")
 	}
 	return ev.set(o, r)
-}
-
-func (ev *shloEval) set(o *shloOp, v ival) error {
-	ev.vals[o.results[0]] = v
-	return nil
-}
-
-func splatOf(d tensor.DType, lit string, n int) ival {
-	v := ival{d: d}
-	for range n {
-		switch {
-		case d.IsFloat():
-			var x float64
-			if bits, err := strconv.ParseUint(strings.TrimPrefix(lit, "0x"), 16, 64); strings.HasPrefix(lit, "0x") && err == nil {
-				switch d {
-				case tensor.F16:
-					x = float64(tensor.Float16FromBits(uint16(bits)).Float32())
-				case tensor.BF16:
-					x = float64(tensor.BFloat16FromBits(uint16(bits)).Float32())
-				case tensor.F32:
-					x = float64(math.Float32frombits(uint32(bits)))
-				default:
-					x = math.Float64frombits(bits)
-				}
-			} else {
-				x, _ = strconv.ParseFloat(lit, 64)
-			}
-			v.f = append(v.f, x)
-		case d.IsSigned():
-			x, _ := strconv.ParseInt(lit, 10, 64)
-			v.i = append(v.i, x)
-		case d.IsUnsigned():
-			x, _ := strconv.ParseUint(lit, 10, 64)
-			v.u = append(v.u, x)
-		default:
-			v.b = append(v.b, lit == "true")
-		}
-	}
-	if v.f != nil {
-		v.f = round(d, v.f)
-	}
-	return v
-}
-
-func convertIval(a ival, to tensor.DType, n int) ival {
-	r := ival{d: to}
-	for i := range n {
-		var f float64
-		var isFloat bool
-		var s int64
-		var u uint64
-		switch {
-		case a.f != nil:
-			f, isFloat = a.f[i], true
-		case a.i != nil:
-			s, u, f = a.i[i], uint64(a.i[i]), float64(a.i[i])
-		case a.u != nil:
-			s, u, f = int64(a.u[i]), a.u[i], float64(a.u[i])
-		default:
-			if a.b[i] {
-				s, u, f = 1, 1, 1
-			}
-		}
-		switch {
-		case to.IsFloat():
-			r.f = append(r.f, f)
-		case isFloat && (math.IsNaN(f) || !fits(to, math.Trunc(f))):
-			r.i, r.u = appendInt(to, r.i, r.u, poisonInt, poisonInt)
-		case isFloat && to.IsUnsigned():
-			r.u = append(r.u, wrapU(to, uint64(math.Trunc(f))))
-		case isFloat && to.IsSigned():
-			r.i = append(r.i, int64(math.Trunc(f)))
-		case to == tensor.Bool:
-			r.b = append(r.b, f != 0)
-		default:
-			r.i, r.u = appendInt(to, r.i, r.u, s, u)
-		}
-	}
-	if r.f != nil {
-		r.f = round(to, r.f)
-	}
-	return r
-}
-
-func appendInt(d tensor.DType, is []int64, us []uint64, s int64, u uint64) ([]int64, []uint64) {
-	if d.IsUnsigned() {
-		return is, append(us, wrapU(d, u))
-	}
-	return append(is, wrap(d, s)), us
-}
-
-// fits reports whether the integer-valued float x is representable in d.
-func fits(d tensor.DType, x float64) bool {
-	if d.IsUnsigned() {
-		return x >= 0 && x < math.Ldexp(1, d.Bits())
-	}
-	return x >= -math.Ldexp(1, d.Bits()-1) && x < math.Ldexp(1, d.Bits()-1)
-}
-
-func floatOp(name string, x, y float64) (any, bool) {
-	switch name {
-	case "add":
-		return x + y, true
-	case "subtract":
-		return x - y, true
-	case "multiply":
-		return x * y, true
-	case "divide":
-		return x / y, true
-	case "remainder":
-		return math.Mod(x, y), true // C's fmod
-	case "negate":
-		return -x, true
-	case "floor":
-		return math.Floor(x), true
-	case "abs":
-		return math.Abs(x), true
-	case "sign":
-		if x > 0 {
-			return 1.0, true
-		} else if x < 0 {
-			return -1.0, true
-		}
-		return x, true // ±0 and NaN as they are
-	case "maximum", "minimum":
-		switch {
-		case math.IsNaN(x) || math.IsNaN(y):
-			return math.NaN(), true
-		case x == y:
-			if (name == "maximum") == math.Signbit(x) {
-				return y, true
-			}
-			return x, true
-		case (x > y) == (name == "maximum"):
-			return x, true
-		}
-		return y, true
-	case "is_finite":
-		return !math.IsInf(x, 0) && !math.IsNaN(x), true
-	}
-	return nil, false
-}
-
-func intOp(name string, d tensor.DType, x, y int64) (int64, bool) {
-	w := int64(d.Bits())
-	lo := int64(-1) << (w - 1)
-	switch name {
-	case "add":
-		return x + y, true
-	case "subtract":
-		return x - y, true
-	case "multiply":
-		return x * y, true
-	case "divide", "remainder":
-		if y == 0 || x == lo && y == -1 {
-			return poisonInt, true
-		}
-		if name == "divide" {
-			return x / y, true
-		}
-		return x % y, true
-	case "power":
-		if y < 0 {
-			return poisonInt, true
-		}
-		r := int64(1)
-		for ; y > 0; y >>= 1 {
-			if y&1 == 1 {
-				r = wrap(d, r*x)
-			}
-			x = wrap(d, x*x)
-		}
-		return r, true
-	case "negate":
-		return -x, true
-	case "abs":
-		if x == lo {
-			return poisonInt, true
-		}
-		return max(x, -x), true
-	case "sign":
-		return int64(min(max(x, -1), 1)), true
-	case "maximum":
-		return max(x, y), true
-	case "minimum":
-		return min(x, y), true
-	case "and":
-		return x & y, true
-	case "or":
-		return x | y, true
-	case "xor":
-		return x ^ y, true
-	case "not":
-		return ^x, true
-	case "shift_left", "shift_right_arithmetic", "shift_right_logical":
-		if y < 0 || y >= w {
-			return poisonInt, true
-		}
-		switch name {
-		case "shift_left":
-			return x << y, true
-		case "shift_right_arithmetic":
-			return x >> y, true
-		}
-		return int64(uint64(x) << (64 - w) >> (64 - w) >> y), true
-	}
-	return 0, false
-}
-
-func uintOp(name string, d tensor.DType, x, y uint64) (uint64, bool) {
-	w := uint64(d.Bits())
-	switch name {
-	case "divide", "remainder":
-		if y == 0 {
-			return poisonInt, true
-		}
-		if name == "divide" {
-			return x / y, true
-		}
-		return x % y, true
-	case "shift_left", "shift_right_logical":
-		if y >= w {
-			return poisonInt, true
-		}
-		if name == "shift_left" {
-			return x << y, true
-		}
-		return x >> y, true
-	case "maximum":
-		return max(x, y), true
-	case "minimum":
-		return min(x, y), true
-	case "power":
-		r := uint64(1)
-		for ; y > 0; y >>= 1 {
-			if y&1 == 1 {
-				r = wrapU(d, r*x)
-			}
-			x = wrapU(d, x*x)
-		}
-		return r, true
-	}
-	v, ok := intOp(name, tensor.I64, int64(x), int64(y))
-	return uint64(v), ok && name != "sign" && name != "abs" && !strings.HasPrefix(name, "shift")
-}
-
-// reduce runs a 1-D reduce: the elements and the initial values are
-// combined by the body two at a time, picking the pair at random each time.
-func (ev *shloEval) reduce(o *shloOp) error {
-	n := len(o.results)
-	in := o.args[0].typ
-	if len(in.shape) != 1 {
-		return fmt.Errorf("only 1-D reduces are interpreted")
-	}
-	var pool [][]ival // each: n scalars
-	scalar := func(v ival, i int) ival {
-		return ival{d: v.d, f: sub(v.f, i), i: sub(v.i, i), u: sub(v.u, i), b: sub(v.b, i)}
-	}
-	for i := range in.shape[0] {
-		var e []ival
-		for k := range n {
-			e = append(e, scalar(ev.vals[o.args[k]], i))
-		}
-		pool = append(pool, e)
-	}
-	var init []ival
-	for k := range n {
-		init = append(init, ev.vals[o.args[n+k]])
-	}
-	pool = append(pool, init)
-	ret := o.region.ops[len(o.region.ops)-1]
-	for len(pool) > 1 {
-		i := ev.rng.IntN(len(pool))
-		x := pool[i]
-		pool = append(pool[:i], pool[i+1:]...)
-		j := ev.rng.IntN(len(pool))
-		for k := range n {
-			ev.vals[o.region.args[k]] = x[k]
-			ev.vals[o.region.args[n+k]] = pool[j][k]
-		}
-		if err := ev.block(o.region); err != nil {
-			return err
-		}
-		var y []ival
-		for _, a := range ret.args {
-			y = append(y, ev.vals[a])
-		}
-		pool[j] = y
-	}
-	for k := range n {
-		ev.vals[o.results[k]] = pool[0][k]
-	}
-	return nil
-}
-
-// sort runs a 1-D sort: stable, in the order the comparator region
-// defines (element i before j when it returns true for (i, j)).
-func (ev *shloEval) sort(o *shloOp) error {
-	in := o.args[0].typ
-	if len(in.shape) != 1 {
-		return fmt.Errorf("only 1-D sorts are interpreted")
-	}
-	ret := o.region.ops[len(o.region.ops)-1]
-	var err error
-	less := func(i, j int) bool {
-		for k, a := range o.args {
-			v := ev.vals[a]
-			ev.vals[o.region.args[2*k]] = ival{d: v.d, f: sub(v.f, i), i: sub(v.i, i), u: sub(v.u, i), b: sub(v.b, i)}
-			ev.vals[o.region.args[2*k+1]] = ival{d: v.d, f: sub(v.f, j), i: sub(v.i, j), u: sub(v.u, j), b: sub(v.b, j)}
-		}
-		if e := ev.block(o.region); e != nil {
-			err = e
-			return false
-		}
-		return ev.vals[ret.args[0]].b[0]
-	}
-	idx := make([]int, in.shape[0])
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(i, j int) int {
-		switch {
-		case less(i, j):
-			return -1
-		case less(j, i):
-			return 1
-		}
-		return 0
-	})
-	if err != nil {
-		return err
-	}
-	for k, a := range o.args {
-		v := ev.vals[a]
-		r := ival{d: v.d}
-		for _, i := range idx {
-			switch {
-			case v.f != nil:
-				r.f = append(r.f, v.f[i])
-			case v.i != nil:
-				r.i = append(r.i, v.i[i])
-			case v.u != nil:
-				r.u = append(r.u, v.u[i])
-			default:
-				r.b = append(r.b, v.b[i])
-			}
-		}
-		ev.vals[o.results[k]] = r
-	}
-	return nil
-}
-
-func sub[T any](xs []T, i int) []T {
-	if xs == nil {
-		return nil
-	}
-	return xs[i : i+1]
 }

@@ -33,6 +33,10 @@ import (
 //   - float → int converts saturate and map NaN to 0 (StableHLO leaves
 //     out-of-range converts undefined); complex → real keeps the real part;
 //     → bool is x != 0;
+//   - complex exp2, log2 and log10 scale the parts (of z, or of log z) by
+//     ln 2, log2(e) or log10(e) in complex<f64>, as Kiln, rather than
+//     multiplying or dividing by a complex constant (0·∞ would make a NaN
+//     part) in the operand's precision;
 //   - sign(±0) is +0; abs(MIN) wraps to MIN; isnan is x != x; conj is
 //     complex(real, −imag); sign of unsigned integers is min(x, 1);
 //   - bool add and mul are or and and; bool dot_general is an f32 dot_general
@@ -159,6 +163,7 @@ func lowerModule(m *lower.Module, body *shloBlock, params []*shloVal, prefix str
 		}
 		vals[in] = v
 	}
+	body.instrs = vals
 	var outs []*shloVal
 	for i, o := range m.Outputs {
 		v := vals[o]

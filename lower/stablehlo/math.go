@@ -59,11 +59,8 @@ func (x *shloInstr) math(op trace.Op, args []*shloVal) (*shloVal, error) {
 		}
 		x.note("fmod is stablehlo.remainder (C's fmod)")
 		return x.op("remainder", x.t, a, args[1]), nil
-	case d.IsComplex() && op == trace.OpExp2:
-		x.note("exp2(z) = exp(z·ln 2)")
-		return x.op("exponential", x.t, x.bin("multiply", a, x.splat(a.typ, complex(math.Ln2, 0)))), nil
-	case d.IsComplex() && (op == trace.OpLog2 || op == trace.OpLog10):
-		return x.logBase(op, a), nil
+	case d.IsComplex() && (op == trace.OpExp2 || op == trace.OpLog2 || op == trace.OpLog10):
+		return x.complexBase(op, a), nil
 	case d.IsComplex():
 		if name := chloOps[op]; name != "" && op != trace.OpErf && op != trace.OpErfc && op != trace.OpErfInv {
 			return x.chlo(name, x.t, a), nil
@@ -88,6 +85,42 @@ func (x *shloInstr) math(op trace.Op, args []*shloVal) (*shloVal, error) {
 	return nil, unsupported("no StableHLO lowering for %s on %s", op, d)
 }
 
+// complexBase is Kiln's complex exp2, log2 and log10: exp(complex(re·ln 2,
+// im·ln 2)) and log(z)'s parts times log2(e) or log10(e), part by part — a
+// complex multiply or divide by the real constant would make 0·∞ a NaN
+// part (log2 of an infinity has a finite imaginary part) — computed in
+// complex<f64> for complex<f32>, as Kiln computes complex functions in
+// complex128 and rounds once (the rounding of re·ln 2 to f32 would move
+// exp2's phase by up to |im|·2⁻²⁴).
+func (x *shloInstr) complexBase(op trace.Op, a *shloVal) *shloVal {
+	x.note(map[trace.Op]string{trace.OpExp2: "exp2(z) = exp(complex(re·ln 2, im·ln 2))",
+		trace.OpLog2: "log2(z) = log(z)'s parts times log2(e)", trace.OpLog10: "log10(z) = log(z)'s parts times log10(e)"}[op] +
+		", computed in complex<f64>")
+	d := a.typ.dt
+	if d == tensor.C64 {
+		a = x.conv(a, tensor.C128)
+	}
+	pt := a.typ.with(tensor.F64)
+	scale := func(z *shloVal, k float64) *shloVal {
+		c := x.splat(pt, k)
+		re, im := x.op("real", pt, z), x.op("imag", pt, z)
+		return x.op("complex", z.typ, x.bin("multiply", re, c), x.bin("multiply", im, c))
+	}
+	var r *shloVal
+	switch op {
+	case trace.OpExp2:
+		r = x.op("exponential", a.typ, scale(a, math.Ln2))
+	case trace.OpLog2:
+		r = scale(x.op("log", a.typ, a), math.Log2E)
+	default:
+		r = scale(x.op("log", a.typ, a), math.Log10E)
+	}
+	if d == tensor.C64 {
+		r = x.conv(r, d)
+	}
+	return r
+}
+
 // logBase is log(x)/log(b), as jax.numpy's log2 and log10 (Kiln's own are
 // correctly rounded but for rare arguments; the composition may be an ulp
 // or two off).
@@ -97,13 +130,7 @@ func (x *shloInstr) logBase(op trace.Op, a *shloVal) *shloVal {
 		base = 10
 	}
 	x.note(op.String() + "(x) = log(x)/log(" + map[float64]string{2: "2", 10: "10"}[base] + "), as jax.numpy")
-	var lb *shloVal
-	if a.typ.dt.IsComplex() {
-		lb = x.splat(a.typ, complex(math.Log(base), 0))
-	} else {
-		lb = x.splat(a.typ, math.Log(base))
-	}
-	return x.bin("divide", x.op("log", x.t, a), lb)
+	return x.bin("divide", x.op("log", x.t, a), x.splat(a.typ, math.Log(base)))
 }
 
 // hypot is jax.numpy's composition without overflow: with m = max(|x|,

@@ -30,16 +30,15 @@ func requireMLIROpt(t *testing.T) string {
 	return opt
 }
 
-// The StableHLO export of every conformance program — every op at every
-// dtype it accepts, broadcasting, reductions, dot_general — parses with
-// upstream mlir-opt: SSA dominance, the type of every use, dense literals
-// against their types, func.return against the signature. (Programs the
-// export refuses, such as an ordering of complex numbers, are counted, not
-// parsed.) One mlir-opt process reads them all, split by "// -----".
-func TestConformanceProgramsParse(t *testing.T) {
-	opt := requireMLIROpt(t)
-	var texts []string
-	refused := 0
+// conformanceExports exports every conformance program — every op at
+// every dtype it accepts, broadcasting, reductions, dot_general, control
+// flow, indexing, sorts, convolutions — and checks each text by parsing it
+// back (stablehlo.RoundTrip: op for op against the export and the lowered
+// module). It returns the texts, each headed by its case's name, and how
+// many programs the export refuses (an ordering of complex numbers, …).
+// Any other failure fails the test: no program goes unchecked.
+func conformanceExports(t *testing.T) (texts []string, refused, ops int) {
+	t.Helper()
 	for _, c := range conformance.Cases() {
 		p, err := trace.Trace(c.Config, c.Abstract(), c.Fn)
 		if err != nil {
@@ -49,24 +48,43 @@ func TestConformanceProgramsParse(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name, err)
 		}
-		text, err := stablehlo.Export(m)
+		text, n, err := stablehlo.RoundTrip(m)
 		if err != nil {
 			var ue *stablehlo.UnsupportedError
 			if !errors.As(err, &ue) {
-				t.Fatalf("%s: %v", c.Name, err)
+				t.Fatalf("%s: %v\n%s", c.Name, err, text)
 			}
 			refused++
 			continue
 		}
+		ops += n
 		texts = append(texts, "// case "+c.Name+"\n"+text)
 	}
+	if len(texts) < 1000 {
+		t.Errorf("only %d programs exported; the conformance suite has more", len(texts))
+	}
+	return texts, refused, ops
+}
+
+// Every conformance program's export parses back (stablehlo.Parse) and
+// matches, op for op, the ops Export built and the lowered module's
+// instructions: kinds, result types and shapes, the producer of every
+// operand, attributes, constants bit for bit, regions.
+func TestConformanceRoundTrip(t *testing.T) {
+	texts, refused, ops := conformanceExports(t)
+	t.Logf("%d conformance programs (%d ops) parse back and match their modules; %d the export refuses", len(texts), ops, refused)
+}
+
+// The same exports parse with upstream mlir-opt: SSA dominance, the type
+// of every use, dense literals against their types, func.return against
+// the signature. One mlir-opt process reads them all, split by "// -----".
+func TestConformanceProgramsParse(t *testing.T) {
+	opt := requireMLIROpt(t)
+	texts, refused, _ := conformanceExports(t)
 	cmd := exec.Command(opt, "--allow-unregistered-dialect", "--split-input-file", "-o", os.DevNull, "-")
 	cmd.Stdin = strings.NewReader(strings.Join(texts, "\n// -----\n"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s rejects an export: %v\n%s", opt, err, out)
 	}
-	if len(texts) < 1000 {
-		t.Errorf("only %d programs parsed; the conformance suite has more", len(texts))
-	}
-	t.Logf("%d conformance programs parse; %d the export refuses", len(texts), refused)
+	t.Logf("%d conformance programs parse with %s; %d the export refuses", len(texts), opt, refused)
 }

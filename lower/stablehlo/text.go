@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
 )
 
@@ -82,6 +83,10 @@ type shloOp struct {
 type shloBlock struct {
 	args []*shloVal
 	ops  []*shloOp
+	// instrs is the value of each instruction of the module lowered into
+	// the block (lowerModule), for the tests that check the export
+	// against the module instruction by instruction.
+	instrs map[*lower.Instr]*shloVal
 }
 
 // shloBuilder appends ops to a block, naming results %<prefix>_<n>.
@@ -180,16 +185,22 @@ func shloDense(a *tensor.Array, t shloType) string {
 	if splat {
 		return "dense<" + lits[0] + ">"
 	}
+	return denseList(lits, t.shape)
+}
+
+// denseList prints elements as an MLIR dense literal of nested lists in
+// row-major order: dense<[[1, 2], [3, 4]]>.
+func denseList(lits []string, shape []int) string {
 	var b strings.Builder
 	b.WriteString("dense<")
 	var nest func(dim, off int) int
 	nest = func(dim, off int) int {
-		if dim == len(t.shape) {
+		if dim == len(shape) {
 			b.WriteString(lits[off])
 			return off + 1
 		}
 		b.WriteByte('[')
-		for i := range t.shape[dim] {
+		for i := range shape[dim] {
 			if i > 0 {
 				b.WriteString(", ")
 			}
