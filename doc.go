@@ -18,6 +18,38 @@
 // next result of its dtype and shape, and f.RunInto(outs, ...) writes into
 // the caller's own arrays.
 //
+// # Value's methods
+//
+// Value is package trace's Value (an alias), so `go doc` lists its methods
+// under github.com/kiln-go/kiln/trace: `go doc github.com/kiln-go/kiln/trace
+// Value.LogSumExp`. They are jax.numpy's functions as methods, by family
+// (the functions that are not methods — Where, Concatenate, Stack, Take,
+// Roll, Tile, Split, Iota, Einsum, ForiLoop, … — are this package's):
+//
+//   - Arithmetic (operands broadcast and promote): Add Sub Mul Div FloorDiv
+//     Rem Remainder Fmod Pow Neg Abs Sign Reciprocal Square Sqrt Rsqrt Cbrt
+//     Maximum Minimum Clip Copysign Nextafter Hypot LogAddExp.
+//   - Exponentials and logarithms: Exp Exp2 Expm1 Log Log10 Log1p Log2
+//     Logistic; special functions: Erf Erfc ErfInv.
+//   - Trigonometric and hyperbolic: Sin Cos Tan Asin Acos Atan Atan2 Sinh Cosh
+//     Tanh Asinh Acosh Atanh.
+//   - Rounding: Floor Ceil Round; complex parts: Real Imag Conj.
+//   - Comparisons and tests (bool results): Eq Ne Lt Le Gt Ge IsNaN IsInf
+//     IsPosInf IsNegInf IsFinite.
+//   - Bitwise and logical (integers and bool): And Or Xor Not Shl Shr.
+//   - Dtypes: Astype (an explicit convert), BitcastConvert (the same bits).
+//   - Reductions over axes (none: all): Sum Prod Mean Max Min All Any ArgMax
+//     ArgMin Std Var LogSumExp, the NaN-ignoring NanSum NanProd NanMean
+//     NanMax NanMin NanStd NanVar, and KeepDims(…) to keep reduced axes
+//     (x.KeepDims().Sum(1)); cumulative: Cumsum Cumprod Cummax Cummin.
+//   - Shape: Reshape Transpose ExpandDims Squeeze BroadcastTo Flip Slice.
+//   - Indexing: Index (NumPy's x[i], ints, slices, arrays, bools, All,
+//     NewAxis, Ellipsis) and At, whose Ref has Get, Set, Add, Mul, Min and
+//     Max (x.at[i].set(y) and friends).
+//   - Sorting: Sort Argsort; linear algebra: MatMul (and this package's Dot,
+//     DotGeneral, Einsum, Tensordot).
+//   - Inspecting (no op): DType Type Shape Err.
+//
 // # Gradients
 //
 // Grad, ValueAndGrad, VJP and JVP are jax.grad, jax.value_and_grad,
