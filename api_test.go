@@ -39,6 +39,8 @@ var traceInternal = map[string]string{
 	"ShapeEqual":       "a slice comparison, for lowering",
 	"ShapeSize":        "the size of a checked shape, for lowering",
 	"Trace":            "the tracer itself: users call kiln.Jit",
+	"TraceWithin":      "the tracer with a memory budget: users call kiln.Jit with MemoryLimit",
+	"WithPos":          "equation positions for tools that build programs from a source of their own (kiln eval)",
 	"WindowDims":       "gather/scatter window dims, for lowering",
 	"WithConfig":       "config-dependent defaults, for libraries (random)",
 }
