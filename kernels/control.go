@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/lower"
@@ -246,12 +247,12 @@ func (k *controlKernel) run(x *cpuExec, rs *runState) {
 		copyBytes(s.carry[cur][i], src(i), k.bytes[i])
 	}
 	cond, body := k.subs[0], k.subs[1]
-	for {
-		cond.runPtrs(s.predOut, s.condIn[cur])
-		if !s.pred[0] {
+	for !rs.stopped() { // a cancelled run stops between iterations
+		cond.runPtrs(s.predOut, s.condIn[cur], rs.stop)
+		if !s.pred[0] || rs.stopped() {
 			break
 		}
-		body.runPtrs(s.carry[1-cur], s.bodyIn[cur])
+		body.runPtrs(s.carry[1-cur], s.bodyIn[cur], rs.stop)
 		cur = 1 - cur
 	}
 	for i, b := range k.outs {
@@ -277,7 +278,7 @@ func (k *controlKernel) runCond(rs *runState, s *ctrlState, src func(int) unsafe
 		in[k.n+j] = src(at + j)
 	}
 	outs := s.carry[0]
-	k.subs[i].runPtrs(outs, in)
+	k.subs[i].runPtrs(outs, in, rs.stop)
 	for r, b := range k.outs {
 		if b >= 0 {
 			copyBytes(rs.srcs[b], outs[r], k.bytes[r])
@@ -293,9 +294,10 @@ func copyBytes(dst, src unsafe.Pointer, n int) {
 
 // runPtrs runs the executable on raw pointers (a control kernel's
 // carries), without the checks of Run: the caller built them from the
-// module's own types.
-func (x *cpuExec) runPtrs(outs, ins []unsafe.Pointer) {
+// module's own types. stop is the calling run's stop flag (see run).
+func (x *cpuExec) runPtrs(outs, ins []unsafe.Pointer, stop *atomic.Bool) {
 	rs := x.getState()
+	rs.stop = stop
 	for _, b := range x.m.Plan.Buffers {
 		switch {
 		case b.Param >= 0:
@@ -305,6 +307,9 @@ func (x *cpuExec) runPtrs(outs, ins []unsafe.Pointer) {
 		}
 	}
 	for _, k := range x.kernels {
+		if rs.stopped() {
+			break
+		}
 		k.run(x, rs)
 	}
 	x.finish(rs, func(i int) unsafe.Pointer { return outs[i] }, func(i int) unsafe.Pointer { return ins[i] })
