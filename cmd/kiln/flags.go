@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -91,6 +92,10 @@ func errorKind(err error) string {
 	var pol *kilnpkg.PolicyError
 	var ze *tensor.SizeError
 	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "deadline"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
 	case errors.As(err, &xe):
 		return xe.Kind
 	case errors.As(err, &ze):
