@@ -27,7 +27,9 @@ func TestEvalTimeout(t *testing.T) {
 		t.Fatalf("status %d, stderr %q", status, errOut)
 	}
 	out, _, status := kiln("eval", "--json", "--timeout", "100ms", endless)
-	var got struct{ Error struct{ Kind, Message string } }
+	var got struct {
+		Error struct{ Kind, Message string }
+	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil || status != 1 || got.Error.Kind != "deadline" {
 		t.Fatalf("--json: status %d, %q (%v)", status, out, err)
 	}
