@@ -392,3 +392,36 @@ func at(a *tensor.Array, i int) float64 {
 	}
 	panic("at: dtype " + a.DType().String())
 }
+
+// A run that writes into released arrays (Release) is stopped too, with
+// the context's error, and the arrays it took go back to the pool for the
+// next run.
+func TestRunContextPooled(t *testing.T) {
+	f := kiln.Jit(func(x, lim kiln.Value) kiln.Value {
+		return kiln.WhileLoop(func(c []kiln.Value) kiln.Value { return c[1].Lt(lim) },
+			func(c []kiln.Value) []kiln.Value { return []kiln.Value{c[0].Add(kiln.Float(1)), c[1].Add(kiln.Int(1))} },
+			x, kiln.Int(0).Astype(tensor.I32))[0]
+	})
+	x := tensor.Must(tensor.Zeros(tensor.F32, 1000))
+	out, err := f.Run(x, int32(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Release(out)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := f.RunContext(ctx, x, int32(math.MaxInt32)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("RunContext = %v, want context.DeadlineExceeded", err)
+	}
+	if took := time.Since(start); took > 200*time.Millisecond+stopLatency {
+		t.Errorf("RunContext returned after %v", took)
+	}
+	got, err := f.Run(x, int32(3))
+	if err != nil || at(got, 999) != 3 {
+		t.Fatalf("Run after = %v, %v", got, err)
+	}
+	if unsafe.SliceData(got.Data().([]float32)) != unsafe.SliceData(out.Data().([]float32)) {
+		t.Errorf("the released array did not go back to the pool")
+	}
+}
