@@ -282,8 +282,8 @@ func (x *cpuExec) RunIntoContext(ctx context.Context, outputs, inputs []*tensor.
 // flag was set before the run ended (some kernel may have stopped early).
 func (x *cpuExec) runContext(ctx context.Context, outs, inputs []*tensor.Array) error {
 	stop, unwatch := watch(ctx)
+	defer unwatch()
 	x.run(outs, inputs, stop)
-	unwatch()
 	if stop.Load() {
 		return ContextError(ctx)
 	}

@@ -299,8 +299,8 @@ func (e *Executable) RunIntoContext(ctx context.Context, outputs, inputs []*tens
 	}
 	stop := new(atomic.Bool)
 	unwatch := context.AfterFunc(ctx, func() { stop.Store(true) })
+	defer unwatch()
 	err := e.runInto(outputs, inputs, stop)
-	unwatch()
 	if errors.Is(err, errStopped) || err == nil && stop.Load() {
 		return kernels.ContextError(ctx)
 	}
