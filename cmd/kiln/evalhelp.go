@@ -8,7 +8,7 @@ import (
 
 const evalSynopsis = `usage: kiln eval [--json] [--x32] [--strict] [--rules R] [--backend NAME]
                  [--print program|module|fused|dot|stablehlo|kernels] [--bench N]
-                 [--grad NAME[,NAME...]] --arg NAME=SPEC ... 'EXPR'
+                 [--grad NAME[,NAME...]] [--timeout D] --arg NAME=SPEC ... 'EXPR'
 `
 
 // evalUsage prints kiln eval's usage: after a bad flag only the synopsis;
@@ -97,7 +97,8 @@ output:
   "dtype", an EXPR that is not a scalar with kind "shape".
   errors: status 1, the message on stderr with a caret under the column, or
   {"error":{"kind":...,"message":...}} with --json; kinds: syntax, size,
-  argument, shape, dtype, promotion, overflow, policy, error. Status 2: bad
+  argument, shape, dtype, promotion, overflow, policy, deadline (--timeout
+  passed), canceled (interrupted: Ctrl-C, status 130), error. Status 2: bad
   usage.
   An EXPR that starts with - needs -- before it: kiln eval -- '-2**2'.
 
