@@ -22,10 +22,10 @@ import (
 // takes minutes or forever.
 const stopLatency = time.Second
 
-// warmPool runs a kernel big enough to split, so that the process-wide
+// stopWarmPool runs a kernel big enough to split, so that the process-wide
 // pool of fork helpers exists before a test counts goroutines: the pool's
 // goroutines park and are reused, they are not a run's leftovers.
-func warmPool(t *testing.T) {
+func stopWarmPool(t *testing.T) {
 	t.Helper()
 	f := kiln.Jit(func(x kiln.Value) kiln.Value { return x.Mul(kiln.Float(2)).Sum() })
 	if _, err := f.Run(tensor.Must(tensor.Zeros(tensor.F32, 1<<20))); err != nil {
@@ -33,10 +33,10 @@ func warmPool(t *testing.T) {
 	}
 }
 
-// settled waits until the process has no more goroutines than before (the
+// stopSettled waits until the process has no more goroutines than before (the
 // AfterFunc goroutine of a cancelled context and the fork helpers take a
 // moment to end or park), failing with the stacks if it never does.
-func settled(t *testing.T, before int) {
+func stopSettled(t *testing.T, before int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for runtime.NumGoroutine() > before {
@@ -93,7 +93,7 @@ func TestRunIntoContextStoppedHoldsNothing(t *testing.T) {
 	// And the Func is fine: 3 steps of x/2+1 from 0 give 1.75.
 	x := tensor.Must(tensor.Zeros(tensor.F32, 1<<17))
 	outs, err := f.RunAll(x, int32(3))
-	if err != nil || at(outs[0], 5) != 1.75 || at(outs[1], 0) != 1.75*(1<<17) {
+	if err != nil || stopAt(outs[0], 5) != 1.75 || stopAt(outs[1], 0) != 1.75*(1<<17) {
 		t.Fatalf("RunAll after = %v, %v", outs, err)
 	}
 }
@@ -143,7 +143,7 @@ var stopCases = []struct {
 // context.DeadlineExceeded, leaves no goroutine behind, and its Func runs
 // again.
 func TestRunContextDeadline(t *testing.T) {
-	warmPool(t)
+	stopWarmPool(t)
 	for _, c := range stopCases {
 		t.Run(c.name, func(t *testing.T) {
 			f := kiln.Jit(c.fn)
@@ -164,7 +164,7 @@ func TestRunContextDeadline(t *testing.T) {
 					t.Errorf("RunContext returned %v after it started, deadline 200ms", took)
 				}
 				t.Logf("stopped after %v: %v", took, err)
-				settled(t, before)
+				stopSettled(t, before)
 				if c.next == nil {
 					continue
 				}
@@ -172,7 +172,7 @@ func TestRunContextDeadline(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if v := at(got, 0); v != c.want {
+				if v := stopAt(got, 0); v != c.want {
 					t.Fatalf("the next Run = %v, want %v", v, c.want)
 				}
 			}
@@ -184,10 +184,10 @@ func TestRunContextDeadline(t *testing.T) {
 // returns context.Canceled within the bound, and the next run of the same
 // Func gives the product bit for bit.
 func TestRunContextCancelGEMM(t *testing.T) {
-	warmPool(t)
+	stopWarmPool(t)
 	const n = 2048
 	rng := rand.New(rand.NewPCG(1, 2))
-	a, b := randF32(rng, n, n), randF32(rng, n, n)
+	a, b := stopRandF32(rng, n, n), stopRandF32(rng, n, n)
 	f := kiln.Jit(func(x, y kiln.Value) kiln.Value { return kiln.Dot(x, y) })
 	start := time.Now()
 	want, err := f.Run(a, b)
@@ -213,12 +213,12 @@ func TestRunContextCancelGEMM(t *testing.T) {
 	} else {
 		t.Logf("returned %v after the cancel; the whole product takes %v", lat, whole)
 	}
-	settled(t, before)
+	stopSettled(t, before)
 	got, err := f.Run(a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameBits(t, got, want)
+	stopSameBits(t, got, want)
 }
 
 // A context that is done before the call returns at once: nothing traced,
@@ -251,7 +251,7 @@ func TestRunContextDoneBefore(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || !errors.Is(err, cause) || !strings.Contains(err.Error(), "user pressed stop") {
 		t.Fatalf("RunContext = %v, want context.Canceled with its cause", err)
 	}
-	if got, err := f.Run(int32(1)); err != nil || at(got, 0) != 2 {
+	if got, err := f.Run(int32(1)); err != nil || stopAt(got, 0) != 2 {
 		t.Fatalf("Run after = %v, %v", got, err)
 	}
 }
@@ -260,8 +260,8 @@ func TestRunContextDoneBefore(t *testing.T) {
 // pieces between looks at the stop flag — are bit for bit Run's.
 func TestRunContextSameBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	x := randF32(rng, 1<<22)
-	a, b := randF32(rng, 300, 700), randF32(rng, 700, 500)
+	x := stopRandF32(rng, 1<<22)
+	a, b := stopRandF32(rng, 300, 700), stopRandF32(rng, 700, 500)
 	cases := []struct {
 		name string
 		fn   any
@@ -292,7 +292,7 @@ func TestRunContextSameBits(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range want {
-				sameBits(t, got[i], want[i])
+				stopSameBits(t, got[i], want[i])
 			}
 			outs := make([]*tensor.Array, len(want))
 			for i, w := range want {
@@ -302,7 +302,7 @@ func TestRunContextSameBits(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range want {
-				sameBits(t, outs[i], want[i])
+				stopSameBits(t, outs[i], want[i])
 			}
 		})
 	}
@@ -311,7 +311,7 @@ func TestRunContextSameBits(t *testing.T) {
 // EvalContext stops an eager evaluation as RunContext stops a run, and
 // gives Eval's bits when not stopped.
 func TestEvalContext(t *testing.T) {
-	warmPool(t)
+	stopWarmPool(t)
 	before := runtime.NumGoroutine()
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
@@ -321,8 +321,8 @@ func TestEvalContext(t *testing.T) {
 	if took := time.Since(start); !errors.Is(err, context.DeadlineExceeded) || took > 200*time.Millisecond+stopLatency {
 		t.Fatalf("EvalContext = %v after %v; want context.DeadlineExceeded within the bound", err, took)
 	}
-	settled(t, before)
-	x := kiln.Const(randF32(rand.New(rand.NewPCG(5, 6)), 1<<21))
+	stopSettled(t, before)
+	x := kiln.Const(stopRandF32(rand.New(rand.NewPCG(5, 6)), 1<<21))
 	v := x.Exp().Sum()
 	want, err := kiln.Eval(v)
 	if err != nil {
@@ -334,10 +334,10 @@ func TestEvalContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameBits(t, got, want)
+	stopSameBits(t, got, want)
 }
 
-func randF32(rng *rand.Rand, shape ...int) *tensor.Array {
+func stopRandF32(rng *rand.Rand, shape ...int) *tensor.Array {
 	n := 1
 	for _, d := range shape {
 		n *= d
@@ -349,18 +349,18 @@ func randF32(rng *rand.Rand, shape ...int) *tensor.Array {
 	return tensor.Must(tensor.FromSlice(v, shape...))
 }
 
-// sameBits fails unless got and want hold the same dtype, shape and bytes.
-func sameBits(t *testing.T, got, want *tensor.Array) {
+// stopSameBits fails unless got and want hold the same dtype, shape and bytes.
+func stopSameBits(t *testing.T, got, want *tensor.Array) {
 	t.Helper()
 	if got.DType() != want.DType() || !got.HasShape(want.Shape()) {
 		t.Fatalf("got %s%v, want %s%v", got.DType(), got.Shape(), want.DType(), want.Shape())
 	}
-	if !bytes.Equal(rawBytes(got), rawBytes(want)) {
+	if !bytes.Equal(stopBytes(got), stopBytes(want)) {
 		t.Fatalf("the results differ in their bits")
 	}
 }
 
-func rawBytes(a *tensor.Array) []byte {
+func stopBytes(a *tensor.Array) []byte {
 	n := a.Size() * a.DType().Size()
 	if n == 0 {
 		return nil
@@ -378,8 +378,8 @@ func rawBytes(a *tensor.Array) []byte {
 	panic("rawBytes: dtype " + a.DType().String())
 }
 
-// at is element i of a as a float64.
-func at(a *tensor.Array, i int) float64 {
+// stopAt is element i of a as a float64.
+func stopAt(a *tensor.Array, i int) float64 {
 	switch d := a.Data().(type) {
 	case []float32:
 		return float64(d[i])
@@ -418,7 +418,7 @@ func TestRunContextPooled(t *testing.T) {
 		t.Errorf("RunContext returned after %v", took)
 	}
 	got, err := f.Run(x, int32(3))
-	if err != nil || at(got, 999) != 3 {
+	if err != nil || stopAt(got, 999) != 3 {
 		t.Fatalf("Run after = %v, %v", got, err)
 	}
 	if unsafe.SliceData(got.Data().([]float32)) != unsafe.SliceData(out.Data().([]float32)) {
