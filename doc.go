@@ -18,6 +18,13 @@
 // next result of its dtype and shape, and f.RunInto(outs, ...) writes into
 // the caller's own arrays.
 //
+// Every run can be stopped: RunContext, RunAllContext, RunIntoContext,
+// EvalContext and EvalAllContext take a context.Context and honour its
+// cancellation and deadline between kernels, on every loop iteration and
+// inside long kernels, returning an error errors.Is matches to
+// context.Canceled or context.DeadlineExceeded (docs/SPEC.md §6). The
+// plain forms are these with context.Background(), at no cost.
+//
 // # Value's methods
 //
 // Value is package trace's Value (an alias), so `go doc` lists its methods

@@ -1,6 +1,8 @@
 package kiln
 
 import (
+	"context"
+
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
@@ -19,7 +21,13 @@ import (
 // programs and 64 MiB of their buffers; a program with more than 4 MiB of
 // buffers is compiled, run and released (its run dwarfs the compile).
 func Eval(v Value, opts ...Option) (*tensor.Array, error) {
-	outs, err := EvalAll([]Value{v}, opts...)
+	return EvalContext(context.Background(), v, opts...)
+}
+
+// EvalContext is Eval stopped when ctx is done, as Func.RunContext is: a
+// stopped evaluation returns an error errors.Is matches to ctx.Err().
+func EvalContext(ctx context.Context, v Value, opts ...Option) (*tensor.Array, error) {
+	outs, err := EvalAllContext(ctx, []Value{v}, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -28,6 +36,14 @@ func Eval(v Value, opts ...Option) (*tensor.Array, error) {
 
 // EvalAll evaluates several expressions together.
 func EvalAll(vs []Value, opts ...Option) ([]*tensor.Array, error) {
+	return EvalAllContext(context.Background(), vs, opts...)
+}
+
+// EvalAllContext is EvalAll stopped when ctx is done (see EvalContext).
+func EvalAllContext(ctx context.Context, vs []Value, opts ...Option) ([]*tensor.Array, error) {
+	if err := contextError(ctx); err != nil {
+		return nil, err
+	}
 	if len(vs) == 0 {
 		return nil, &ArgError{Index: -1, Msg: "EvalAll of no values"}
 	}
@@ -56,7 +72,7 @@ func EvalAll(vs []Value, opts ...Option) ([]*tensor.Array, error) {
 		return nil, err
 	}
 	defer sh.release()
-	return sh.exe.Run(inputs)
+	return runContext(ctx, sh.exe, inputs)
 }
 
 // hoistConstArrays turns the program's constant arrays (rank > 0) into

@@ -2,6 +2,7 @@ package kiln
 
 import (
 	"container/list"
+	"context"
 	"fmt"
 	"reflect"
 	"sync"
@@ -178,9 +179,24 @@ func (f *Func) Err() error { return f.err }
 // *tensor.Array (strong), Weak(array), typed slices (strong 1-D arrays) or
 // scalars: Go int, float64 and complex128 are weak, like Python scalars
 // passed to a jitted JAX function; other scalar types and bool are strong.
-// Inputs are never written.
+// Inputs are never written. Run is RunContext with context.Background():
+// nothing can stop it.
 func (f *Func) Run(args ...any) (*tensor.Array, error) {
-	outs, err := f.RunAll(args...)
+	return f.RunContext(context.Background(), args...)
+}
+
+// RunContext is Run stopped when ctx is done: cancellation and deadlines
+// are honoured between kernels, on every iteration of a loop (WhileLoop,
+// ForiLoop, Scan) and inside long kernels every few milliseconds of
+// work. A stopped run returns an error that errors.Is matches to
+// ctx.Err() (context.Canceled or context.DeadlineExceeded), leaves no
+// goroutine or buffer behind, and f stays usable. A ctx already done
+// returns at once, before tracing or compiling anything; a run that
+// finished before ctx was done returns its result, bit for bit Run's.
+// Tracing and compiling a new signature are not interrupted (they take
+// milliseconds, not a run's unbounded time).
+func (f *Func) RunContext(ctx context.Context, args ...any) (*tensor.Array, error) {
+	outs, err := f.RunAllContext(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -193,6 +209,14 @@ func (f *Func) Run(args ...any) (*tensor.Array, error) {
 // RunAll runs fn on args and returns all its results. Results are new
 // arrays the caller owns, or arrays given back with Release.
 func (f *Func) RunAll(args ...any) ([]*tensor.Array, error) {
+	return f.RunAllContext(context.Background(), args...)
+}
+
+// RunAllContext is RunAll stopped when ctx is done (see RunContext).
+func (f *Func) RunAllContext(ctx context.Context, args ...any) ([]*tensor.Array, error) {
+	if err := contextError(ctx); err != nil {
+		return nil, err
+	}
 	c := f.getCall()
 	defer f.putCall(c)
 	e, sh, err := f.prepare(args, c)
@@ -201,17 +225,27 @@ func (f *Func) RunAll(args ...any) ([]*tensor.Array, error) {
 	}
 	defer sh.release()
 	if f.pool.n.Load() > 0 {
-		if outs, ok := f.runPooled(e, sh.exe, c.inputs); ok {
-			return outs, nil
+		if outs, ok, err := f.runPooled(ctx, e, sh.exe, c.inputs); ok || err != nil {
+			return outs, err
 		}
 	}
-	return sh.exe.Run(c.inputs)
+	return runContext(ctx, sh.exe, c.inputs)
 }
 
 // RunInto runs fn on args writing its results into outs, which must have
 // the results' dtypes and shapes and share no memory with the inputs. A
 // steady loop of RunInto allocates nothing for outputs.
 func (f *Func) RunInto(outs []*tensor.Array, args ...any) error {
+	return f.RunIntoContext(context.Background(), outs, args...)
+}
+
+// RunIntoContext is RunInto stopped when ctx is done (see RunContext).
+// After a stopped run the values in outs are unspecified (some kernels
+// ran, some did not); nothing keeps a reference to them.
+func (f *Func) RunIntoContext(ctx context.Context, outs []*tensor.Array, args ...any) error {
+	if err := contextError(ctx); err != nil {
+		return err
+	}
 	c := f.getCall()
 	defer f.putCall(c)
 	_, sh, err := f.prepare(args, c)
@@ -219,7 +253,7 @@ func (f *Func) RunInto(outs []*tensor.Array, args ...any) error {
 		return err
 	}
 	defer sh.release()
-	return asArgError(sh.exe.RunInto(outs, c.inputs))
+	return asArgError(runIntoContext(ctx, sh.exe, outs, c.inputs))
 }
 
 // putCall returns c to the pool, forgetting the caller's arrays so the

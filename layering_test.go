@@ -148,8 +148,10 @@ func TestSmallProgramIsLean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fi.Size() > 8<<20 {
-		t.Errorf("a kiln-only program is %.1f MiB, over 8 MiB", float64(fi.Size())/(1<<20))
+	// 8 MiB held until cancellation (RunContext) linked package context
+	// and the runtime's select: 8.00 → 8.05 MiB (66 KB).
+	if fi.Size() > 8<<20+256<<10 {
+		t.Errorf("a kiln-only program is %.2f MiB, over 8.25 MiB", float64(fi.Size())/(1<<20))
 	}
 	t.Logf("a kiln-only program: %.1f MiB", float64(fi.Size())/(1<<20))
 }

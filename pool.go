@@ -1,6 +1,7 @@
 package kiln
 
 import (
+	"context"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -131,8 +132,9 @@ func overlapsAny(a *tensor.Array, others []*tensor.Array) bool {
 
 // runPooled runs e writing into released arrays where the pool has them
 // (and fresh ones elsewhere). It reports false, having run nothing, if the
-// run fails; the released arrays it took go back to the pool.
-func (f *Func) runPooled(e *entry, exe kernels.Executable, inputs []*tensor.Array) ([]*tensor.Array, bool) {
+// run fails; the released arrays it took go back to the pool. A run ctx
+// stopped returns its error.
+func (f *Func) runPooled(ctx context.Context, e *entry, exe kernels.Executable, inputs []*tensor.Array) ([]*tensor.Array, bool, error) {
 	outs := make([]*tensor.Array, 0, len(e.mod.Outputs))
 	avoid := append(make([]*tensor.Array, 0, len(inputs)+len(e.mod.Outputs)), inputs...)
 	var pooled []*tensor.Array
@@ -144,15 +146,18 @@ func (f *Func) runPooled(e *entry, exe kernels.Executable, inputs []*tensor.Arra
 			var err error
 			if a, err = tensor.Zeros(o.DType, o.Shape...); err != nil {
 				f.Release(pooled...)
-				return nil, false
+				return nil, false, nil
 			}
 		}
 		outs = append(outs, a)
 		avoid = append(avoid, a)
 	}
-	if exe.RunInto(outs, inputs) != nil {
+	if err := runIntoContext(ctx, exe, outs, inputs); err != nil {
 		f.Release(pooled...)
-		return nil, false
+		if ctx.Err() != nil {
+			return nil, false, err
+		}
+		return nil, false, nil
 	}
-	return outs, true
+	return outs, true, nil
 }

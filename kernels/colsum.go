@@ -94,6 +94,9 @@ func (c *colSumKernel[T]) run(x *cpuExec, rs *runState) {
 	size := int(unsafe.Sizeof(T(0)))
 	leaves := view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(c.slot, 0, c.nleaf*c.k*size+regAlign))), c.nleaf*c.k)
 	x.parallel(rs, c.nleaf, c.r*c.k, c)
+	if rs.stopped() {
+		return // cancelled: the leaves are not all there
+	}
 	c.combine(leaves, 0, c.nleaf)
 	out := view[T](rs.srcs[c.out], c.k)
 	for j, v := range leaves[:c.k] {

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/lower"
@@ -246,14 +247,14 @@ func (k *controlKernel) run(x *cpuExec, rs *runState) {
 		copyBytes(s.carry[cur][i], src(i), k.bytes[i])
 	}
 	cond, body := k.subs[0], k.subs[1]
-	for {
-		if !cond.runPtrs(s.predOut, s.condIn[cur], rs.chk) {
+	for !rs.stopped() { // a cancelled run stops between iterations
+		if !cond.runPtrs(s.predOut, s.condIn[cur], rs.stop, rs.chk) {
 			return
 		}
-		if !s.pred[0] {
+		if !s.pred[0] || rs.stopped() {
 			break
 		}
-		if !body.runPtrs(s.carry[1-cur], s.bodyIn[cur], rs.chk) {
+		if !body.runPtrs(s.carry[1-cur], s.bodyIn[cur], rs.stop, rs.chk) {
 			return
 		}
 		cur = 1 - cur
@@ -281,7 +282,7 @@ func (k *controlKernel) runCond(rs *runState, s *ctrlState, src func(int) unsafe
 		in[k.n+j] = src(at + j)
 	}
 	outs := s.carry[0]
-	if !k.subs[i].runPtrs(outs, in, rs.chk) {
+	if !k.subs[i].runPtrs(outs, in, rs.stop, rs.chk) {
 		return
 	}
 	for r, b := range k.outs {
@@ -299,14 +300,14 @@ func copyBytes(dst, src unsafe.Pointer, n int) {
 
 // runPtrs runs the executable on raw pointers (a control kernel's
 // carries), without the checks of Run: the caller built them from the
-// module's own types.
+// module's own types. stop is the calling run's stop flag (see run).
 //
 // In checked mode the sub-program reports to chk, its parent Run's
 // record; runPtrs returns false when a check failed (nothing is copied
 // out then).
-func (x *cpuExec) runPtrs(outs, ins []unsafe.Pointer, chk *checkRecord) bool {
+func (x *cpuExec) runPtrs(outs, ins []unsafe.Pointer, stop *atomic.Bool, chk *checkRecord) bool {
 	rs := x.getState()
-	rs.chk = chk
+	rs.stop, rs.chk = stop, chk
 	for _, b := range x.m.Plan.Buffers {
 		switch {
 		case b.Param >= 0:

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
@@ -140,6 +141,9 @@ type runState struct {
 	chk    *checkRecord
 	chkSeq int
 	own    checkRecord
+	// stop is set when the context of the run is done (see watch); nil
+	// for a run without one.
+	stop *atomic.Bool
 }
 
 // Compile prepares a fused, buffer-planned module for running.
@@ -248,10 +252,64 @@ func (x *cpuExec) Run(inputs []*tensor.Array) ([]*tensor.Array, error) {
 		}
 		outs[i] = a
 	}
-	if err := x.run(outs, inputs); err != nil {
+	if err := x.run(outs, inputs, nil); err != nil {
 		return nil, err
 	}
 	return outs, nil
+}
+
+// RunContext is Run stopped when ctx is done (see ContextRunner).
+func (x *cpuExec) RunContext(ctx context.Context, inputs []*tensor.Array) ([]*tensor.Array, error) {
+	if ctx.Done() == nil {
+		return x.Run(inputs)
+	}
+	if err := ContextError(ctx); err != nil {
+		return nil, err
+	}
+	if err := checkInputs(x.m, inputs); err != nil {
+		return nil, err
+	}
+	outs := make([]*tensor.Array, len(x.m.Outputs))
+	for i, o := range x.m.Outputs {
+		a, err := tensor.Zeros(o.DType, o.Shape...)
+		if err != nil {
+			return nil, err
+		}
+		outs[i] = a
+	}
+	if err := x.runContext(ctx, outs, inputs); err != nil {
+		return nil, err
+	}
+	return outs, nil
+}
+
+// RunIntoContext is RunInto stopped when ctx is done (see ContextRunner).
+func (x *cpuExec) RunIntoContext(ctx context.Context, outputs, inputs []*tensor.Array) error {
+	if ctx.Done() == nil {
+		return x.RunInto(outputs, inputs)
+	}
+	if err := ContextError(ctx); err != nil {
+		return err
+	}
+	if err := checkInputs(x.m, inputs); err != nil {
+		return err
+	}
+	if err := checkOutputs(x.m, outputs, inputs); err != nil {
+		return err
+	}
+	return x.runContext(ctx, outputs, inputs)
+}
+
+// runContext runs with a flag ctx sets, and returns ctx's error when the
+// flag was set before the run ended (some kernel may have stopped early).
+func (x *cpuExec) runContext(ctx context.Context, outs, inputs []*tensor.Array) error {
+	stop, unwatch := watch(ctx)
+	defer unwatch()
+	err := x.run(outs, inputs, stop)
+	if stop.Load() {
+		return ContextError(ctx)
+	}
+	return err
 }
 
 // RunInto runs writing into the caller's output arrays.
@@ -262,7 +320,7 @@ func (x *cpuExec) RunInto(outputs, inputs []*tensor.Array) error {
 	if err := checkOutputs(x.m, outputs, inputs); err != nil {
 		return err
 	}
-	return x.run(outputs, inputs)
+	return x.run(outputs, inputs, nil)
 }
 
 func (x *cpuExec) getState() *runState {
@@ -285,8 +343,12 @@ func (x *cpuExec) getState() *runState {
 	return rs
 }
 
-func (x *cpuExec) run(outs, inputs []*tensor.Array) error {
+// run runs the kernels; stop, if not nil, ends the run early when set
+// (the outputs then hold unspecified values). In checked mode it returns
+// the first failed check's *CheckError (the outputs are not written then).
+func (x *cpuExec) run(outs, inputs []*tensor.Array, stop *atomic.Bool) error {
 	rs := x.getState()
+	rs.stop = stop
 	plan := x.m.Plan
 	for _, b := range plan.Buffers {
 		switch {
@@ -320,11 +382,17 @@ func (x *cpuExec) run(outs, inputs []*tensor.Array) error {
 func (x *cpuExec) runKernels(rs *runState) bool {
 	if rs.chk == nil {
 		for _, k := range x.kernels {
+			if rs.stopped() {
+				break
+			}
 			k.run(x, rs)
 		}
 		return true
 	}
 	for _, k := range x.kernels {
+		if rs.stopped() {
+			break
+		}
 		rs.chkSeq = rs.chk.nseq
 		rs.chk.nseq++
 		k.run(x, rs)
@@ -342,6 +410,7 @@ func (x *cpuExec) putState(rs *runState) {
 			rs.srcs[b.ID] = nil // hold no caller's array
 		}
 	}
+	rs.stop = nil
 	if !x.idle.CompareAndSwap(nil, rs) {
 		x.spare.Put(rs)
 	}
@@ -405,10 +474,14 @@ func (x *cpuExec) parallel(rs *runState, n, elems int, job rangeJob) {
 		}
 	}
 	if nw <= 1 {
+		if rs.stop != nil {
+			runChecked(job, rs, rs.workers[0], 0, n, pieceOf(n, elems))
+			return
+		}
 		job.runRange(rs, rs.workers[0], 0, n)
 		return
 	}
-	x.fork(rs, n, nw, job)
+	x.fork(rs, n, nw, job, elems)
 }
 
 // checkOutputs validates caller-provided outputs: dtypes, shapes, backing

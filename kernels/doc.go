@@ -193,4 +193,22 @@
 // order, so the CPU kernel (conv.go) builds im2col patches in blocks into
 // per-worker scratch and multiplies each block by the packed kernel with
 // internal/gemm; OpenCL computes each element directly with fma().
+//
+// # Cancellation
+//
+// Executables may implement ContextRunner (both backends here do): a run
+// under a context with a Done channel stops soon after it is done and
+// returns ContextError(ctx), which errors.Is matches to ctx.Err() and its
+// cause. The CPU backend never calls ctx.Err() in a hot loop:
+// context.AfterFunc sets a fresh atomic flag per run (runState.stop),
+// which the run polls between kernels, before every iteration of a while
+// (the flag is handed to the loop's sub-executables), in fork's ranges,
+// which run in pieces of about stopWork (2^20) elements or multiply-adds
+// while a flag is set (kernels write by index, so the pieces give the same
+// bits), and in internal/gemm before each MR-row panel (Call.Stop). A
+// stopped kernel leaves its output unspecified and later kernels do not
+// run; a reduction does not combine its partials. A run without a context
+// (Run, RunInto) has a nil flag: each look is one nil test, and fork cuts
+// nothing. OpenCL looks before enqueuing each kernel and on every while
+// iteration; a kernel on the device runs to its end.
 package kernels

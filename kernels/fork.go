@@ -34,9 +34,15 @@ const forkChunks = 8
 // spins for spinWindow before it parks (as OpenMP's and OpenBLAS's
 // threads do), yielding its P to other goroutines as it spins; forks
 // that find a helper spinning (hot) split smaller work (see hot).
-func (x *cpuExec) fork(rs *runState, n, nw int, job rangeJob) {
+//
+// While a context watches the run (rs.stop), every worker runs its ranges
+// in pieces of about stopWork of the kernel's work (elems), looking at
+// the stop flag before each; once it is set, the rest of every range is
+// skipped but still counted done, so the fork ends as soon as the pieces
+// running finish.
+func (x *cpuExec) fork(rs *runState, n, nw int, job rangeJob, elems int) {
 	if n >= closed {
-		job.runRange(rs, rs.workers[0], 0, n) // never: n counts blocks or rows
+		runChecked(job, rs, rs.workers[0], 0, n, pieceOf(n, elems)) // never: n counts blocks or rows
 		return
 	}
 	t := rs.fork
@@ -51,6 +57,10 @@ func (x *cpuExec) fork(rs *runState, n, nw int, job rangeJob) {
 	// claim (it expects the old state), not take a range of this job.
 	t.state.Store(g<<32 | closed)
 	t.job, t.rs, t.workers = job, rs, rs.workers[:nw]
+	t.piece = n // no pieces without a stop flag
+	if rs.stop != nil {
+		t.piece = pieceOf(n, elems)
+	}
 	t.n.Store(int64(n))
 	t.chunk.Store(int64(max(1, n/(nw*forkChunks))))
 	t.nw.Store(int64(nw))
@@ -107,6 +117,7 @@ type forkTask struct {
 	job          rangeJob
 	rs           *runState
 	workers      []*worker
+	piece        int // indices between looks at rs.stop (see runChecked)
 }
 
 // closed is a state's next index while its generation is being set up:
@@ -127,7 +138,11 @@ func (t *forkTask) take(g uint64, w int) (did bool) {
 		if !t.state.CompareAndSwap(s, g<<32|uint64(hi)) {
 			continue
 		}
-		t.job.runRange(t.rs, t.workers[w], int(lo), int(hi))
+		if t.rs.stop != nil {
+			runChecked(t.job, t.rs, t.workers[w], int(lo), int(hi), t.piece)
+		} else {
+			t.job.runRange(t.rs, t.workers[w], int(lo), int(hi))
+		}
 		t.done.Add(hi - lo)
 		did = true
 	}

@@ -57,7 +57,7 @@ func TestForkEachIndexOnce(t *testing.T) {
 				for _, w := range rs.workers {
 					j.busy[w] = new(atomic.Int32)
 				}
-				x.fork(rs, n, nw, j)
+				x.fork(rs, n, nw, j, 0)
 				for i := range j.hits {
 					if h := j.hits[i].Load(); h != 1 {
 						t.Errorf("state %d round %d: index %d of %d ran %d times", s, round, i, n, h)
@@ -124,7 +124,7 @@ func TestForkWorkersWithinNW(t *testing.T) {
 		nw := 2 + round%3 // 2, 3, 4
 		n := 1 + round%97
 		j := newCountJob(n, rs.workers[:nw])
-		x.fork(rs, n, nw, j)
+		x.fork(rs, n, nw, j, 0)
 		if !j.check(t, "round "+itoa(round)) {
 			return
 		}
@@ -152,7 +152,7 @@ func TestForkHelpersPark(t *testing.T) {
 	for round := range 2000 {
 		n := 1 + round%64
 		j := newCountJob(n, rs.workers)
-		x.fork(rs, n, 3, j)
+		x.fork(rs, n, 3, j, 0)
 		if !j.check(t, "round "+itoa(round)) {
 			return
 		}
@@ -203,7 +203,7 @@ func TestForkPanicLeavesNoSpinner(t *testing.T) {
 		}
 		warmRS := newForkState(3)
 		for range 50 { // helpers spinning
-			x.fork(warmRS, 64, 3, newCountJob(64, warmRS.workers))
+			x.fork(warmRS, 64, 3, newCountJob(64, warmRS.workers), 0)
 		}
 		rs := newForkState(3)
 		rs.fork = &forkTask{}
@@ -214,7 +214,7 @@ func TestForkPanicLeavesNoSpinner(t *testing.T) {
 					t.Fatalf("recovered %v, want the job's panic", r)
 				}
 			}()
-			x.fork(rs, 1<<20, 3, j)
+			x.fork(rs, 1<<20, 3, j, 0)
 		}()
 		if !j.hot.Load() {
 			continue

@@ -112,7 +112,10 @@ func (k *reduceKernel) run(x *cpuExec, rs *runState) {
 	}
 	parts, partIdx := k.partials(rs)
 	x.parallel(rs, k.chunks(), k.k*k.r, k)
-	if k.ngroups == 0 {
+	if k.ngroups == 0 || rs.stopped() {
+		// One group per output, or a cancelled run whose partials are
+		// not all there (combining them would read them all, for
+		// nothing).
 		return
 	}
 	w := x.worker0(rs)

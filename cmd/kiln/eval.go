@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"slices"
 	"strings"
 	"time"
@@ -59,6 +62,7 @@ type evalFlags struct {
 	json, x32, strict, noFusion bool
 	rules, backend, memLimit    string
 	bench                       int
+	timeout                     time.Duration
 	prints, args, forbid, grads listFlag
 	checked                     checkedFlag
 }
@@ -79,6 +83,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&fl.noFusion, "no-fusion", false, "run every op as its own kernel (results are bit-identical)")
 	fs.StringVar(&fl.memLimit, "memory-limit", "", "the memory budget of the run (1GiB, 512MiB, 2e9, 50%, off): a program that would hold more at once fails to compile with kind size (default: the machine's memory, or KILN_MEMORY_LIMIT)")
 	fs.Var(&fl.checked, "checked", "checked mode (kiln.Checked): an out-of-bounds index or an integer division by zero is an error (kind check); --checked=index,divide,nan picks the checks")
+	fs.DurationVar(&fl.timeout, "timeout", 0, "stop the run after this long (e.g. 2s) with an error of kind deadline; 0: no limit. An interrupt (Ctrl-C, SIGINT) stops it too (kind canceled, exit status 130)")
 	fs.Var(&fl.grads, "grad", "also print the gradient of EXPR (a real scalar) with respect to these arguments: NAME[,NAME...] (repeatable)")
 	fs.Usage = func() { evalUsage(fs, fs.Output() == stdout) } // the full text for --help only
 	pos, status := parseFlags(fs, args, stdout)
@@ -97,6 +102,8 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		return usageErr("one expression expected, got %d arguments: %q (quote the expression)", len(pos), pos)
 	case fl.bench < 0:
 		return usageErr("--bench %d: the number of runs cannot be negative", fl.bench)
+	case fl.timeout < 0:
+		return usageErr("--timeout %v: the limit cannot be negative", fl.timeout)
 	}
 	opts, backend, msg := fl.options(fs)
 	if msg != "" {
@@ -127,12 +134,57 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 			return usageErr("--grad %s: no --arg is named %s", g, g)
 		}
 	}
-	r := &evalRun{flags: fl, expr: pos[0], specs: specs, backend: backend, stdout: stdout}
+	ctx, stop := runContext(fl.timeout)
+	defer stop()
+	r := &evalRun{ctx: ctx, flags: fl, expr: pos[0], specs: specs, backend: backend, stdout: stdout}
 	r.session.opts = opts
 	if err := r.run(); err != nil {
-		return report(stdout, stderr, fl.json, r.expr, err)
+		status := report(stdout, stderr, fl.json, r.expr, err)
+		if errors.Is(err, errInterrupted) {
+			status = 130 // a shell's status for a command SIGINT ended
+		}
+		return status
 	}
 	return 0
+}
+
+// testHookInterruptible, if set (by a test), is called once an interrupt
+// would stop the run.
+var testHookInterruptible func()
+
+// errInterrupted is the cause of a run an interrupt (SIGINT) stopped.
+var errInterrupted = errors.New("interrupted (SIGINT)")
+
+// runContext is the context kiln eval runs under: done after timeout (if
+// not 0), with a cause naming the flag, or at the first interrupt, with
+// errInterrupted. The interrupt is caught only until the first one
+// arrives (a second one kills the process as usual) or stop is called.
+func runContext(timeout time.Duration) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	var stopTimer context.CancelFunc = func() {}
+	if timeout > 0 {
+		ctx, stopTimer = context.WithTimeoutCause(ctx, timeout, fmt.Errorf("--timeout %v passed", timeout))
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	if testHookInterruptible != nil {
+		testHookInterruptible()
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sig:
+			signal.Stop(sig)
+			cancel(errInterrupted)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sig)
+		close(done)
+		stopTimer()
+		cancel(nil)
+	}
 }
 
 // options turns the flags into kiln options, or says what is wrong with
@@ -198,6 +250,7 @@ func (fl *evalFlags) options(fs *flag.FlagSet) ([]kilnpkg.Option, kernels.Backen
 
 // evalRun is one evaluation: parse, check, trace, print, run, bench.
 type evalRun struct {
+	ctx     context.Context // --timeout and SIGINT (see runContext)
 	flags   evalFlags
 	expr    string
 	specs   []argSpec
@@ -236,7 +289,7 @@ func (r *evalRun) run() error {
 	if err != nil {
 		return err
 	}
-	outs, err := f.RunAll(s.inputs...)
+	outs, err := f.RunAllContext(r.ctx, s.inputs...)
 	if err != nil {
 		return err
 	}
@@ -245,7 +298,7 @@ func (r *evalRun) run() error {
 		res.grads = append(res.grads, named{name: name, array: outs[1+i], weak: prog.Outputs[1+i].Type.Weak})
 	}
 	if r.flags.bench > 0 {
-		if res.bench, err = bench(f, s.inputs, outs, r.flags.bench); err != nil {
+		if res.bench, err = bench(r.ctx, f, s.inputs, outs, r.flags.bench); err != nil {
 			return err
 		}
 	}
@@ -330,7 +383,7 @@ type benchResult struct {
 
 // bench runs f once to warm up, then n times into preallocated outputs,
 // and returns the minimum and the median time per run.
-func bench(f *kilnpkg.Func, inputs []any, likes []*tensor.Array, n int) (*benchResult, error) {
+func bench(ctx context.Context, f *kilnpkg.Func, inputs []any, likes []*tensor.Array, n int) (*benchResult, error) {
 	outs := make([]*tensor.Array, len(likes))
 	for i, like := range likes {
 		out, err := tensor.Zeros(like.DType(), like.Shape()...)
@@ -339,13 +392,13 @@ func bench(f *kilnpkg.Func, inputs []any, likes []*tensor.Array, n int) (*benchR
 		}
 		outs[i] = out
 	}
-	if err := f.RunInto(outs, inputs...); err != nil {
+	if err := f.RunIntoContext(ctx, outs, inputs...); err != nil {
 		return nil, err
 	}
 	times := make([]time.Duration, n)
 	for i := range times {
 		start := time.Now()
-		if err := f.RunInto(outs, inputs...); err != nil {
+		if err := f.RunIntoContext(ctx, outs, inputs...); err != nil {
 			return nil, err
 		}
 		times[i] = time.Since(start)

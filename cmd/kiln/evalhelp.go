@@ -8,7 +8,8 @@ import (
 
 const evalSynopsis = `usage: kiln eval [--json] [--x32] [--strict] [--rules R] [--backend NAME]
                  [--print program|module|fused|dot|stablehlo|kernels] [--bench N]
-                 [--grad NAME[,NAME...]] [--memory-limit SIZE] --arg NAME=SPEC ... 'EXPR'
+                 [--grad NAME[,NAME...]] [--memory-limit SIZE] [--timeout D] [--checked]
+                 --arg NAME=SPEC ... 'EXPR'
 `
 
 // evalUsage prints kiln eval's usage: after a bad flag only the synopsis;
@@ -102,7 +103,9 @@ output:
   {"error":{"kind":...,"message":...}} with --json; kinds: syntax, size,
   argument, shape, dtype, promotion, overflow, policy, control (a loop's
   carry or cond's branches changing type), derivative (no derivative, or
-  a loop reverse mode cannot run), error. Status 2: bad usage.
+  a loop reverse mode cannot run), check (a failed check of --checked),
+  deadline (--timeout passed), canceled (interrupted: Ctrl-C, status 130),
+  error. Status 2: bad usage.
   An EXPR that starts with - needs -- before it: kiln eval -- '-2**2'.
 
 examples:

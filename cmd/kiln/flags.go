@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -96,6 +97,10 @@ func errorKind(err error) string {
 	var ce *trace.ControlError
 	var dv *trace.DerivError
 	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "deadline"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
 	case errors.As(err, &chk):
 		return "check"
 	case errors.As(err, &xe):

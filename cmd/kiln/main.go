@@ -3,7 +3,7 @@
 // tables and lattice checks, and the OpenCL devices.
 //
 //	kiln demo [--n N] [--runs R] [--backend cpu|opencl]
-//	kiln eval [--json] [--x32] [--strict] [--rules R] [--backend NAME] [--print WHAT] [--bench N] --arg NAME=SPEC … 'EXPR'
+//	kiln eval [--json] [--x32] [--strict] [--rules R] [--backend NAME] [--print WHAT] [--bench N] [--timeout D] --arg NAME=SPEC … 'EXPR'
 //	kiln promote [--rules R] [--x32] [--json] T1 T2 ...
 //	kiln table --rules R [--format md|tsv] [--x32] [--weak-rows]
 //	kiln check --rules R [--x32]

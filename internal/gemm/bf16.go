@@ -3,6 +3,7 @@ package gemm
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/internal/simd"
@@ -30,6 +31,7 @@ type BF16Call struct {
 	BatchB, RowB, ColB int
 	C                  []float32
 	BatchC, LDC        int
+	Stop               *atomic.Bool // as Call.Stop
 }
 
 const bf16MR, bf16NR = simd.GemmBF16MR, simd.GemmBF16NR
@@ -109,6 +111,9 @@ func (g *BF16Call) block(ws *bf16Workspace, bi, i0, i1, j0, j1 int) {
 			kb2 := ceilDiv(kb, 2)
 			g.packB(ws.b, bm, pc, kb, jc, nb)
 			for ic := i0; ic < i1; ic += bf16MR {
+				if g.Stop != nil && g.Stop.Load() {
+					return // the run was cancelled: c holds unspecified values
+				}
 				mb := min(bf16MR, i1-ic)
 				g.packA(ws.a, a, ic, mb, pc, kb)
 				ap := ws.a[:kb2*bf16MR] // row r at ap[r*kb2:]

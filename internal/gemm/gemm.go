@@ -42,6 +42,7 @@ package gemm
 
 import (
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/internal/simd"
@@ -69,6 +70,10 @@ type Call[T Float] struct {
 	BatchB, RowB, ColB int
 	C                  []T
 	BatchC, LDC        int
+	// Stop, if not nil, ends the call early once set (a cancelled run):
+	// it is looked at before each MR-row panel of a block, every few
+	// hundred microseconds of work, and c is then left unspecified.
+	Stop *atomic.Bool
 }
 
 // Parts splits the call into independent pieces for up to workers
@@ -226,6 +231,9 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 				packB(ws.b[full*kb:], bm, g.RowB, g.ColB, pc, kb, jc+full, nb-full, nr)
 			}
 			for ic := i0; ic < i1; ic += mr {
+				if g.Stop != nil && g.Stop.Load() {
+					return // the run was cancelled: c holds unspecified values
+				}
 				mb := min(mr, i1-ic)
 				// A bottom edge runs on the kernel's shortest form that
 				// covers it (simd.GemmKernel.Low), not on a padded tile.

@@ -3,6 +3,7 @@ package gemm
 import (
 	"encoding/binary"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/internal/simd"
@@ -30,6 +31,7 @@ type I8Call struct {
 	C                  []int32
 	BatchC, LDC        int
 	AUnsigned          bool
+	Stop               *atomic.Bool // as Call.Stop
 }
 
 // aFlip is what packing XORs into a's bytes: the +128 offset of signed
@@ -100,6 +102,9 @@ func (g *I8Call) block(ws *i8Workspace, bi, i0, i1, j0, j1 int) {
 			kb4 := ceilDiv(kb, 4)
 			g.packB(ws, bm, pc, kb, jc, nb)
 			for ic := i0; ic < i1; ic += i8MR {
+				if g.Stop != nil && g.Stop.Load() {
+					return // the run was cancelled: c holds unspecified values
+				}
 				mb := min(i8MR, i1-ic)
 				g.packA(ws.a, a, ic, mb, pc, kb)
 				ap := ws.a[:kb4*i8MR*4]

@@ -28,8 +28,9 @@ type Options struct {
 }
 
 var (
-	_ kernels.Backend    = (*Backend)(nil)
-	_ kernels.Executable = (*Executable)(nil)
+	_ kernels.Backend       = (*Backend)(nil)
+	_ kernels.Executable    = (*Executable)(nil)
+	_ kernels.ContextRunner = (*Executable)(nil)
 )
 
 // maxCachedPrograms bounds a backend's cache of built programs.

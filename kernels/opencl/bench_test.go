@@ -78,7 +78,7 @@ func benchModule(b *testing.B, m *lower.Module, inputs []*tensor.Array, bytesPer
 		r := exe.res
 		for b.Loop() {
 			r.mu.Lock()
-			err := r.enqueueKernels(r.queue)
+			err := r.enqueueKernels(r.queue, nil)
 			if err == nil && r.cl.Finish(r.queue) != clSuccess {
 				b.Fatal("clFinish failed")
 			}

@@ -3,6 +3,7 @@ package opencl
 import (
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/lower"
@@ -195,11 +196,12 @@ func (c *clControl) readBack(r *execResources, q clQueue, mem clMem, n int) erro
 	return nil
 }
 
-// run enqueues the step on q (the host waits on the predicate or index).
-func (c *clControl) run(r *execResources, q clQueue) error {
+// run enqueues the step on q (the host waits on the predicate or index);
+// a while looks at stop (the run's, nil for none) on every iteration.
+func (c *clControl) run(r *execResources, q clQueue, stop *atomic.Bool) error {
 	p := c.root.Params.Control
 	if c.root.Op == trace.OpCond {
-		return c.runCond(r, q)
+		return c.runCond(r, q, stop)
 	}
 	n := len(c.bytes)
 	body := c.subs[1]
@@ -232,7 +234,10 @@ func (c *clControl) run(r *execResources, q clQueue) error {
 	}
 	predMem := c.subOut[0][0]
 	for {
-		if err := cond.res.enqueueKernels(q); err != nil {
+		if stopped(stop) {
+			return errStopped
+		}
+		if err := cond.res.enqueueKernels(q, stop); err != nil {
 			return err
 		}
 		if err := c.readBack(r, q, predMem, 1); err != nil {
@@ -241,7 +246,7 @@ func (c *clControl) run(r *execResources, q clQueue) error {
 		if c.host[0] == 0 {
 			break
 		}
-		if err := body.res.enqueueKernels(q); err != nil {
+		if err := body.res.enqueueKernels(q, stop); err != nil {
 			return err
 		}
 		// Passed-through carries are read before any parameter is
@@ -279,7 +284,7 @@ func (c *clControl) run(r *execResources, q clQueue) error {
 	return nil
 }
 
-func (c *clControl) runCond(r *execResources, q clQueue) error {
+func (c *clControl) runCond(r *execResources, q clQueue, stop *atomic.Bool) error {
 	p := c.root.Params.Control
 	if err := c.readBack(r, q, c.args[0], 4); err != nil {
 		return err
@@ -304,7 +309,7 @@ func (c *clControl) runCond(r *execResources, q clQueue) error {
 			return err
 		}
 	}
-	if err := e.res.enqueueKernels(q); err != nil {
+	if err := e.res.enqueueKernels(q, stop); err != nil {
 		return err
 	}
 	for k, mem := range c.outs {

@@ -1,10 +1,13 @@
 package opencl
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/kernels"
@@ -255,6 +258,63 @@ func (e *Executable) Run(inputs []*tensor.Array) ([]*tensor.Array, error) {
 // shapes must match the module's outputs and which must not share memory
 // with the inputs or each other.
 func (e *Executable) RunInto(outputs, inputs []*tensor.Array) error {
+	return e.runInto(outputs, inputs, nil)
+}
+
+// RunContext is Run stopped when ctx is done (kernels.ContextRunner). The
+// host looks at ctx before it enqueues each kernel and on every iteration
+// of a while, when it waits for the predicate; kernels already enqueued
+// run to their end (a device kernel cannot be interrupted), and the run
+// then waits for them, so no command still refers to the caller's arrays
+// when it returns.
+func (e *Executable) RunContext(ctx context.Context, inputs []*tensor.Array) ([]*tensor.Array, error) {
+	if ctx.Done() == nil {
+		return e.Run(inputs)
+	}
+	if err := kernels.ContextError(ctx); err != nil {
+		return nil, err
+	}
+	outs := make([]*tensor.Array, len(e.m.Outputs))
+	for i, o := range e.m.Outputs {
+		a, err := tensor.Zeros(o.DType, o.Shape...)
+		if err != nil {
+			return nil, err
+		}
+		outs[i] = a
+	}
+	if err := e.RunIntoContext(ctx, outs, inputs); err != nil {
+		return nil, err
+	}
+	return outs, nil
+}
+
+// RunIntoContext is RunInto stopped when ctx is done (see RunContext); the
+// outputs then hold unspecified values.
+func (e *Executable) RunIntoContext(ctx context.Context, outputs, inputs []*tensor.Array) error {
+	if ctx.Done() == nil {
+		return e.RunInto(outputs, inputs)
+	}
+	if err := kernels.ContextError(ctx); err != nil {
+		return err
+	}
+	stop := new(atomic.Bool)
+	unwatch := context.AfterFunc(ctx, func() { stop.Store(true) })
+	defer unwatch()
+	err := e.runInto(outputs, inputs, stop)
+	if errors.Is(err, errStopped) || err == nil && stop.Load() {
+		return kernels.ContextError(ctx)
+	}
+	return err
+}
+
+// errStopped ends a run whose stop flag was set.
+var errStopped = errors.New("opencl: run stopped")
+
+// stopped reports whether a run's stop flag (nil: none) is set.
+func stopped(stop *atomic.Bool) bool { return stop != nil && stop.Load() }
+
+// runInto is RunInto; stop, if not nil, ends the run early when set.
+func (e *Executable) runInto(outputs, inputs []*tensor.Array, stop *atomic.Bool) error {
 	if err := checkArrays(e.m.Params, inputs, "input"); err != nil {
 		return err
 	}
@@ -290,7 +350,7 @@ func (e *Executable) RunInto(outputs, inputs []*tensor.Array) error {
 			return fail(callError("clEnqueueWriteBuffer", st, fmt.Sprintf("cannot copy input %d to the device", p.Param)))
 		}
 	}
-	if err := r.enqueueKernels(r.queue); err != nil {
+	if err := r.enqueueKernels(r.queue, stop); err != nil {
 		return fail(err)
 	}
 	for i, o := range e.m.Outputs {
@@ -322,15 +382,19 @@ func (e *Executable) RunInto(outputs, inputs []*tensor.Array) error {
 }
 
 // enqueueKernels launches every kernel in order on queue q, and runs the
-// control steps between them; the caller holds r.mu.
-func (r *execResources) enqueueKernels(q clQueue) error {
+// control steps between them; the caller holds r.mu. It returns
+// errStopped, having enqueued no more, once stop (if not nil) is set.
+func (r *execResources) enqueueKernels(q clQueue, stop *atomic.Bool) error {
 	var global, local [3]uintptr
 	next := 0
 	for i, spec := range r.specs {
 		for ; next < len(r.controls) && r.controls[next].at == i; next++ {
-			if err := r.controls[next].run(r, q); err != nil {
+			if err := r.controls[next].run(r, q, stop); err != nil {
 				return err
 			}
+		}
+		if stopped(stop) {
+			return errStopped
 		}
 		for j := range spec.global {
 			global[j], local[j] = uintptr(spec.global[j]), uintptr(spec.local[j])
@@ -340,7 +404,7 @@ func (r *execResources) enqueueKernels(q clQueue) error {
 		}
 	}
 	for ; next < len(r.controls); next++ {
-		if err := r.controls[next].run(r, q); err != nil {
+		if err := r.controls[next].run(r, q, stop); err != nil {
 			return err
 		}
 	}
