@@ -8,7 +8,7 @@ import (
 
 const evalSynopsis = `usage: kiln eval [--json] [--x32] [--strict] [--rules R] [--backend NAME]
                  [--print program|module|fused|dot|stablehlo|kernels] [--bench N]
-                 [--grad NAME[,NAME...]] --arg NAME=SPEC ... 'EXPR'
+                 [--grad NAME[,NAME...]] [--out FILE] --arg NAME=SPEC ... 'EXPR'
 `
 
 // evalUsage prints kiln eval's usage: after a bad flag only the synopsis;
@@ -46,6 +46,14 @@ arguments (--arg NAME=SPEC):
   shape too large to allocate fails with kind "size" before anything is
   allocated: the limit on one allocation is the machine's memory unless
   KILN_MAX_ALLOC sets it (12GiB, 500MB, 50%, off).
+  SPEC may instead be @FILE, an array file named by its extension:
+  @w.npy (NumPy's .npy), @w.npz:NAME (a member of an .npz archive, named as
+  np.load names it), @w.safetensors:NAME (a tensor, read from a read-only
+  memory mapping); :NAME may be left out when the file holds one array. A
+  file that cannot be read fails with kind "file".
+  --out FILE also writes the result to FILE.npy, FILE.npz or
+  FILE.safetensors: one result is named "result"; with --grad the value and
+  the gradients are result0, result1, ... in the order printed.
 
 expressions (Python's grammar and precedence):
   names of arguments; constants inf nan pi; literals 2 0.5 1e-3 2j True False
@@ -97,7 +105,7 @@ output:
   "dtype", an EXPR that is not a scalar with kind "shape".
   errors: status 1, the message on stderr with a caret under the column, or
   {"error":{"kind":...,"message":...}} with --json; kinds: syntax, size,
-  argument, shape, dtype, promotion, overflow, policy, error. Status 2: bad
+  file, argument, shape, dtype, promotion, overflow, policy, error. Status 2: bad
   usage.
   An EXPR that starts with - needs -- before it: kiln eval -- '-2**2'.
 

@@ -75,7 +75,8 @@ func rulesHelp() string {
 
 // errorKind names an error's category for --json output: syntax (the
 // expression), size (an array too large to exist or over the allocation
-// limit, from an --arg or an op), argument (an --arg or a Run argument),
+// limit, from an --arg or an op), file (an array file that cannot be
+// read or written), argument (an --arg or a Run argument),
 // shape, dtype, promotion, overflow (an int literal the dtype cannot hold),
 // policy (a --forbid widening) or error.
 func errorKind(err error) string {
@@ -90,11 +91,14 @@ func errorKind(err error) string {
 	var de *trace.DTypeError
 	var pol *kilnpkg.PolicyError
 	var ze *tensor.SizeError
+	var fe *tensor.FileError
 	switch {
 	case errors.As(err, &xe):
 		return xe.Kind
 	case errors.As(err, &ze):
 		return "size"
+	case errors.As(err, &fe):
+		return "file"
 	case errors.As(err, &spe), errors.As(err, &ka), errors.As(err, &ke):
 		return "argument"
 	case errors.As(err, &pe):
