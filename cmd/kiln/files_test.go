@@ -73,7 +73,9 @@ func TestEvalFileArgErrors(t *testing.T) {
 				}
 				return
 			}
-			var e struct{ Error struct{ Kind, Message string } }
+			var e struct {
+				Error struct{ Kind, Message string }
+			}
 			if err := json.Unmarshal([]byte(out), &e); err != nil || e.Error.Kind != c.kind || !strings.Contains(e.Error.Message, c.msg) {
 				t.Errorf("output %q, want kind %q and a message with %q", out, c.kind, c.msg)
 			}
