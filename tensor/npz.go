@@ -96,7 +96,11 @@ func ReadNPZFile(path string) ([]NamedArray, error) {
 	}
 	out, err := ReadNPZ(f, st.Size())
 	if fe, ok := err.(*FileError); ok {
-		fe.Name = path + ":" + fe.Name
+		if fe.Name == "" {
+			fe.Name = path
+		} else {
+			fe.Name = path + ":" + fe.Name
+		}
 	}
 	return out, err
 }

@@ -65,9 +65,12 @@ type SafetensorsFile struct {
 // WriteSafetensors and by the reference implementation are aligned), the
 // machine is little-endian, and, for bool, every byte is 0 or 1;
 // otherwise it is a copy. A view must not be written (the mapping is
-// read-only: a write faults; Kiln never writes its inputs) and must not be
-// used after Close, which unmaps the file; Clone an array to keep it. The
-// file must not be truncated while it is open.
+// read-only: a write faults; Kiln never writes its inputs, but an array
+// given to kiln's Func.Release would be written) and must not be used
+// after Close, which unmaps the file; Clone an array to keep it or write
+// it. A file never closed stays mapped until the process exits (no
+// finalizer unmaps it under arrays still in use). The file must not be
+// truncated while it is open.
 func OpenSafetensors(path string) (*SafetensorsFile, error) {
 	bad := func(off int64, cause error, format string, args ...any) error {
 		return &FileError{Op: "read", Format: "safetensors", Name: path, Offset: off, Msg: fmt.Sprintf(format, args...), Err: cause}
