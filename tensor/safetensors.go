@@ -424,7 +424,7 @@ func WriteSafetensors(w io.Writer, tensors []NamedArray, metadata map[string]str
 			h.WriteByte(',')
 		}
 		name, _ := json.Marshal(t.Name)
-		shape, _ := json.Marshal(t.Array.shape)
+		shape, _ := json.Marshal(append([]int{}, t.Array.shape...)) // [] for rank 0, never null
 		n := int64(len(rawBytes(t.Array.data)))
 		fmt.Fprintf(&h, `%s:{"dtype":"%s","shape":%s,"data_offsets":[%d,%d]}`, name, safetensorsName(t.Array.dtype), shape, at, at+n)
 		at += n
