@@ -266,3 +266,86 @@ func numpyDescrOf(d DType, big bool) string {
 	}
 	return descr
 }
+
+// safetensorsByPython writes a safetensors file as the format's
+// specification reads, with Python's json and NumPy's bytes alone: keys
+// in no particular order, json.dumps' spacing, no padding, a tensor of
+// each dtype whose data is unaligned; then it parses a file Kiln wrote
+// the same way and checks every tensor's bytes and the metadata.
+const safetensorsByPython = `
+import json, os, struct, sys
+import numpy as np
+d = sys.argv[1]
+codes = {"BOOL": "|b1", "U8": "|u1", "I8": "|i1", "I16": "<i2", "U16": "<u2", "I32": "<i4", "U32": "<u4",
+         "I64": "<i8", "U64": "<u8", "F16": "<f2", "BF16": "<u2", "F32": "<f4", "F64": "<f8"}
+rng = np.random.default_rng(3)
+header, blobs, at = {"__metadata__": {"by": "python"}}, [], 0
+for i, (name, code) in enumerate(sorted(codes.items(), reverse=True)):
+    shape = [(3,), (2, 2), (), (0, 4)][i % 4]
+    n = int(np.prod(shape))
+    raw = rng.integers(0, 2, n, dtype=np.uint8).tobytes() if name == "BOOL" else rng.integers(0, 256, n * np.dtype(code).itemsize, dtype=np.uint8).tobytes()
+    header["t_" + name] = {"dtype": name, "shape": list(shape), "data_offsets": [at, at + len(raw)]}
+    blobs.append(raw)
+    at += len(raw)
+    open(os.path.join(d, "t_" + name + ".bin"), "wb").write(raw)
+h = json.dumps(header).encode()
+with open(os.path.join(d, "py.safetensors"), "wb") as f:
+    f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+if len(sys.argv) > 2:
+    b = open(sys.argv[2], "rb").read()
+    n = struct.unpack("<Q", b[:8])[0]
+    hdr = json.loads(b[8:8 + n])
+    assert hdr.pop("__metadata__") == {"by": "kiln"}, "metadata"
+    data = b[8 + n:]
+    ends = 0
+    for name, t in hdr.items():
+        lo, hi = t["data_offsets"]
+        ends = max(ends, hi)
+        a = np.frombuffer(data[lo:hi], dtype=codes[t["dtype"]]).reshape(t["shape"])
+        want = open(os.path.join(d, name + ".bin"), "rb").read()
+        assert a.tobytes() == want, name
+        assert (8 + n + lo) % np.dtype(codes[t["dtype"]]).itemsize == 0, name + " unaligned"
+    assert ends == len(data), "trailing data"
+    print("checked", len(hdr))
+`
+
+// A safetensors file written per the specification by Python is read bit
+// for bit (unaligned tensors copied); the file Kiln writes back is parsed
+// per the specification by Python, aligned, with the same bytes.
+func TestSafetensorsWithPython(t *testing.T) {
+	numpyOrSkip(t)
+	dir := t.TempDir()
+	if out, err := exec.Command(numpyPython, "-c", safetensorsByPython, dir).CombinedOutput(); err != nil {
+		t.Fatalf("python: %v\n%s", err, out)
+	}
+	path := filepath.Join(dir, "py.safetensors")
+	tensors, meta, err := ReadSafetensorsFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta["by"] != "python" || len(tensors) != len(safetensorsDTypes) {
+		t.Fatalf("read %d tensors, metadata %v", len(tensors), meta)
+	}
+	f, err := OpenSafetensors(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	checkSameTensors(t, "mapped", f.Tensors(), tensors)
+	t.Logf("%d of %d tensors of Python's file view the mapping, the others are unaligned copies", f.Mapped(), len(tensors))
+	for _, na := range tensors {
+		want, _ := os.ReadFile(filepath.Join(dir, na.Name+".bin"))
+		if !bytes.Equal(rawBytes(na.Array.Data()), want) {
+			t.Errorf("%s: bytes differ from Python's", na.Name)
+		}
+	}
+	kiln := filepath.Join(dir, "kiln.safetensors")
+	if err := WriteSafetensorsFile(kiln, tensors, map[string]string{"by": "kiln"}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(numpyPython, "-c", safetensorsByPython, dir, kiln).CombinedOutput()
+	if err != nil {
+		t.Fatalf("python reading Kiln's file: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}
