@@ -129,6 +129,8 @@ examples:
   kiln eval --print program,fused --arg 'x=f16[4]:rand(1)' 'exp(x) / sum(exp(x))'
   kiln eval --json --arg 'z=c64[2]:1+2j,nan' 'z * 2'
   kiln eval --bench 100 --arg 'x=f32[1000000]:rand(7)' 'sqrt(x*x + 1)'
+  kiln eval --arg 'x=@x.npy' --out y.npy 'x * 2 + 1'      (NumPy's np.load reads y.npy)
+  kiln eval --arg 'w=@w.safetensors:w1' --arg 'd=@data.npz:x' 'd @ w'
 `)
 }
 
