@@ -148,8 +148,13 @@ func TestSmallProgramIsLean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fi.Size() > 8<<20 {
-		t.Errorf("a kiln-only program is %.1f MiB, over 8 MiB", float64(fi.Size())/(1<<20))
+	// 8 MiB until the array files: package tensor's .npy, .npz and
+	// safetensors readers link encoding/json, compress/flate and
+	// hash/crc32 (their package-level tables) into every program, +72 KB;
+	// the .npz container is written by hand because archive/zip's init
+	// would link all of flate (+190 KB).
+	if fi.Size() > 8<<20+1<<19 {
+		t.Errorf("a kiln-only program is %.1f MiB, over 8.5 MiB", float64(fi.Size())/(1<<20))
 	}
 	t.Logf("a kiln-only program: %.1f MiB", float64(fi.Size())/(1<<20))
 }

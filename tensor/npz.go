@@ -1,7 +1,6 @@
 package tensor
 
 import (
-	"archive/zip"
 	"fmt"
 	"io"
 	"os"
@@ -14,28 +13,29 @@ import (
 const maxDeflateRatio = 1032
 
 // ReadNPZ reads every array of a NumPy .npz archive (a zip of .npy
-// members, stored or deflated, as np.savez and np.savez_compressed
-// write), in the archive's order, named as np.load names them: the
-// member's name without its .npy suffix. Each member is read as ReadNPY
-// reads, its header's claim checked against the member's size first. A
-// malformed archive or member is a *FileError.
+// members, stored or deflated, zip64 or not, as np.savez and
+// np.savez_compressed write), in the archive's order, named as np.load
+// names them: the member's name without its .npy suffix. Each member is
+// read as ReadNPY reads, its header's claim checked against the member's
+// size first, and its CRC-32 checked. A malformed archive or member is a
+// *FileError.
 func ReadNPZ(r io.ReaderAt, size int64) ([]NamedArray, error) {
 	bad := func(name string, cause error, format string, args ...any) error {
 		return &FileError{Op: "read", Format: "npz", Name: name, Offset: -1, Msg: fmt.Sprintf(format, args...), Err: cause}
 	}
-	zr, err := zip.NewReader(r, size)
+	entries, err := readZipDir(r, size)
 	if err != nil {
 		return nil, bad("", err, "not a readable zip archive")
 	}
-	out := make([]NamedArray, 0, min(len(zr.File), 1024))
+	out := make([]NamedArray, 0, len(entries))
 	seen := map[string]bool{}
-	for _, f := range zr.File {
-		name := strings.TrimSuffix(f.Name, ".npy")
+	for _, e := range entries {
+		name := strings.TrimSuffix(e.name, ".npy")
 		if seen[name] {
-			return nil, bad(f.Name, nil, "two members are named %q", name)
+			return nil, bad(e.name, nil, "two members are named %q", name)
 		}
 		seen[name] = true
-		a, err := readNPZMember(f, size)
+		a, err := readNPZMember(r, size, e)
 		if err != nil {
 			return nil, err
 		}
@@ -44,41 +44,19 @@ func ReadNPZ(r io.ReaderAt, size int64) ([]NamedArray, error) {
 	return out, nil
 }
 
-func readNPZMember(f *zip.File, size int64) (*Array, error) {
-	bad := func(cause error, format string, args ...any) error {
-		return &FileError{Op: "read", Format: "npz", Name: f.Name, Offset: -1, Msg: fmt.Sprintf(format, args...), Err: cause}
-	}
-	off, err := f.DataOffset()
+func readNPZMember(r io.ReaderAt, size int64, e zipEntry) (*Array, error) {
+	rc, err := e.open(r, size)
 	if err != nil {
-		return nil, bad(err, "reading the member's header")
-	}
-	if f.CompressedSize64 > uint64(size) || off > size-int64(f.CompressedSize64) {
-		return nil, bad(nil, "the member claims %d bytes at offset %d, past the end of the %d-byte archive", f.CompressedSize64, off, size)
-	}
-	switch f.Method {
-	case zip.Store:
-		if f.UncompressedSize64 != f.CompressedSize64 {
-			return nil, bad(nil, "a stored member claims %d bytes uncompressed but %d stored", f.UncompressedSize64, f.CompressedSize64)
-		}
-	case zip.Deflate:
-		if f.UncompressedSize64/maxDeflateRatio > f.CompressedSize64 {
-			return nil, bad(nil, "a deflated member of %d bytes claims %d bytes uncompressed, more than deflate can expand to", f.CompressedSize64, f.UncompressedSize64)
-		}
-	default:
-		return nil, bad(nil, "compression method %d is not stored (0) or deflated (8)", f.Method)
-	}
-	rc, err := f.Open()
-	if err != nil {
-		return nil, bad(err, "opening the member")
+		return nil, &FileError{Op: "read", Format: "npz", Name: e.name, Offset: -1, Msg: "cannot read the member", Err: err}
 	}
 	defer rc.Close()
-	a, err := readNPY(rc, int64(f.UncompressedSize64), f.Method == zip.Store, "npz", f.Name)
+	a, err := readNPY(rc, int64(e.usize), e.method == zipStore, "npz", e.name)
 	if err != nil {
 		return nil, err
 	}
-	// Read to the end so the zip reader checks the member's CRC-32 and size.
+	// Read to the end so the member's size and CRC-32 are checked.
 	if _, err := io.Copy(io.Discard, rc); err != nil {
-		return nil, bad(err, "the member's data is corrupt")
+		return nil, &FileError{Op: "read", Format: "npz", Name: e.name, Offset: -1, Msg: "the member's data is corrupt", Err: err}
 	}
 	return a, nil
 }
@@ -120,13 +98,12 @@ func WriteNPZ(w io.Writer, arrays []NamedArray, compress bool) error {
 		}
 		seen[na.Name] = true
 	}
-	method := zip.Store
-	if compress {
-		method = zip.Deflate
-	}
-	zw := zip.NewWriter(w)
+	zw := &zipWriter{w: w}
 	for _, na := range arrays {
-		mw, err := zw.CreateHeader(&zip.FileHeader{Name: na.Name + ".npy", Method: method})
+		if len(na.Name)+4 > zipMax16 {
+			return bad(na.Name, nil, "a member name may have at most %d bytes", zipMax16-4)
+		}
+		mw, err := zw.create(na.Name+".npy", compress)
 		if err != nil {
 			return bad(na.Name, err, "adding the member")
 		}
@@ -137,7 +114,7 @@ func WriteNPZ(w io.Writer, arrays []NamedArray, compress bool) error {
 			return err
 		}
 	}
-	if err := zw.Close(); err != nil {
+	if err := zw.close(); err != nil {
 		return bad("", err, "finishing the archive")
 	}
 	return nil
