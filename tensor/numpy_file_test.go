@@ -349,3 +349,32 @@ func TestSafetensorsWithPython(t *testing.T) {
 	}
 	t.Logf("%s", out)
 }
+
+// An archive of more members than a plain zip end record counts (65535)
+// is written with zip64 end records, which Kiln and np.load read.
+func TestNPZZip64EndRecord(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 70,000 members")
+	}
+	const n = 70000
+	arrays := make([]NamedArray, n)
+	for i := range arrays {
+		arrays[i] = NamedArray{Name: fmt.Sprintf("a%d", i), Array: Scalar(int32(i))}
+	}
+	path := filepath.Join(t.TempDir(), "many.npz")
+	if err := WriteNPZFile(path, arrays, false); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadNPZFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != n || back[n-1].Name != "a69999" || back[n-1].Array.String() != "i32[] 69999" {
+		t.Fatalf("read %d members, the last %v", len(back), back[len(back)-1])
+	}
+	numpyOrSkip(t)
+	out, err := exec.Command(numpyPython, "-c", `import sys, numpy as np; z = np.load(sys.argv[1]); print(len(z.files), z["a69999"])`, path).CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "70000 69999" {
+		t.Errorf("np.load: %s, %v", out, err)
+	}
+}
