@@ -156,8 +156,9 @@ func readZipDir(r io.ReaderAt, size int64) ([]zipEntry, error) {
 }
 
 // open returns the member's uncompressed bytes, checked against its size
-// and CRC-32 at the end, and whether the size is known to be real (a
-// stored member's is: its bytes are in the file).
+// and CRC-32 at the end. A stored member's size is real (its bytes are in
+// the file, checked here); a deflated member's is a claim, bounded here by
+// deflate's ratio.
 func (z zipEntry) open(r io.ReaderAt, size int64) (io.ReadCloser, error) {
 	if z.flags&1 != 0 {
 		return nil, errZip("encrypted members are not supported")
