@@ -27,4 +27,42 @@
 //     kill. Wrapping a slice (FromSlice, New) allocates nothing and is
 //     not limited; neither are Clone and Astype, whose sizes come from
 //     an array that already exists.
+//
+// # Array files
+//
+// The package reads and writes the files other engines exchange arrays
+// in, with the standard library alone:
+//
+//   - NumPy .npy: ReadNPY, ReadNPYFile, WriteNPY, WriteNPYWith (NPYOptions:
+//     big-endian, Fortran order, format version), WriteNPYFile. Versions
+//     1.0, 2.0 and 3.0 are read, in either byte order and in C or Fortran
+//     order (returned row-major); WriteNPY writes what np.save does.
+//   - NumPy .npz: ReadNPZ, ReadNPZFile, WriteNPZ, WriteNPZFile — a zip of
+//     .npy members, stored (np.savez) or deflated (np.savez_compressed),
+//     named as np.load names them.
+//   - safetensors: OpenSafetensors maps a file read-only and returns a
+//     *SafetensorsFile whose arrays view the mapping (valid until Close;
+//     never write them); ReadSafetensors and ReadSafetensorsFile copy;
+//     WriteSafetensors and WriteSafetensorsFile write, aligning every
+//     tensor. Several arrays are NamedArrays, in file order.
+//
+// Dtypes: every Kiln dtype NumPy has round-trips bit for bit, NaN
+// payloads and −0 included. bf16, which NumPy lacks, is written to .npy
+// as the 2-byte void '<V2' — what ml_dtypes' np.save writes for
+// bfloat16, which NumPy loads as V2 and .view(ml_dtypes.bfloat16)
+// restores — and a 2-byte void is read as bf16. Safetensors have no
+// complex dtype and Kiln no f8, f6 or f4 one: those are errors. A bool
+// byte other than 0 or 1 reads as true (Go's bool must be 0 or 1).
+//
+// Untrusted files: a file that cannot be read is a *FileError (format,
+// name, byte offset, what is wrong, and the cause), never a panic. Before
+// anything is allocated, a header's length is checked against
+// MaxNPYHeader or MaxSafetensorsHeader and the bytes the file has, and
+// an array's claimed byte size (overflow-checked, as ByteSize) against
+// the bytes the file has and MaxAlloc; safetensors' data_offsets must
+// tile the data exactly, in order, as the reference implementation
+// requires. Where the length of a stream is unknown (a pipe, a deflated
+// member) the data is read in pieces, so memory follows the bytes that
+// really arrive rather than the header's claim. FuzzReadNPY, FuzzReadNPZ
+// and FuzzReadSafetensors hold the readers to this.
 package tensor

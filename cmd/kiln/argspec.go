@@ -27,6 +27,8 @@ import (
 //	               uniform in [0, 200]; floats uniform in [0, 1) drawn as
 //	               float64 and rounded once to the dtype (so f16 and bf16 can
 //	               give 1); complex: real and imaginary parts each so.
+//
+// or SPEC is @FILE, an array file (files.go).
 
 // argSpec is one parsed --arg.
 type argSpec struct {
@@ -35,6 +37,7 @@ type argSpec struct {
 	weak  bool
 	shape []int
 	array *tensor.Array
+	close func() // releases the file an @FILE argument maps; nil otherwise
 }
 
 // input is the argument kiln.Func.Run takes for the spec.
@@ -82,6 +85,11 @@ func parseArg(s string) (argSpec, error) {
 	name = strings.TrimSpace(name)
 	if !isIdent(name) {
 		return argSpec{}, usageSpec(s, "%q is not a name (letters, digits and _, not starting with a digit)", name)
+	}
+	if strings.HasPrefix(strings.TrimSpace(spec), "@") {
+		a, closeFile, err := fileArg(name, spec)
+		a.close = closeFile
+		return a, err
 	}
 	typ, values, ok := strings.Cut(spec, ":")
 	if !ok {

@@ -59,12 +59,12 @@ func (l *listFlag) Set(s string) error {
 
 // evalFlags are kiln eval's parsed flags.
 type evalFlags struct {
-	json, x32, strict, noFusion bool
-	rules, backend, memLimit    string
-	bench                       int
-	timeout                     time.Duration
-	prints, args, forbid, grads listFlag
-	checked                     checkedFlag
+	json, x32, strict, noFusion   bool
+	rules, backend, memLimit, out string
+	bench                         int
+	timeout                       time.Duration
+	prints, args, forbid, grads   listFlag
+	checked                       checkedFlag
 }
 
 func runEval(args []string, stdout, stderr io.Writer) int {
@@ -78,7 +78,8 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&fl.backend, "backend", "cpu", "the backend that runs the program: "+strings.Join(backendNames(), ", "))
 	fs.Var(&fl.prints, "print", "print a stage before the result: program, module, fused, dot, stablehlo or kernels (repeat, or a comma list)")
 	fs.IntVar(&fl.bench, "bench", 0, "after one warm-up, run the compiled function N times and print min and median time per run")
-	fs.Var(&fl.args, "arg", "an argument NAME=DTYPE[SHAPE]:VALUES (repeat for each)")
+	fs.Var(&fl.args, "arg", "an argument NAME=DTYPE[SHAPE]:VALUES, or NAME=@FILE.npy, @FILE.npz:MEMBER, @FILE.safetensors:TENSOR (repeat for each)")
+	fs.StringVar(&fl.out, "out", "", "also write the result to FILE.npy, FILE.npz or FILE.safetensors (named result, or result0, result1, … with --grad)")
 	fs.Var(&fl.forbid, "forbid", "make the implicit widening FROM:TO an error (kind policy), e.g. bf16:f32 (repeatable)")
 	fs.BoolVar(&fl.noFusion, "no-fusion", false, "run every op as its own kernel (results are bit-identical)")
 	fs.StringVar(&fl.memLimit, "memory-limit", "", "the memory budget of the run (1GiB, 512MiB, 2e9, 50%, off): a program that would hold more at once fails to compile with kind size (default: the machine's memory, or KILN_MEMORY_LIMIT)")
@@ -104,6 +105,10 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		return usageErr("--bench %d: the number of runs cannot be negative", fl.bench)
 	case fl.timeout < 0:
 		return usageErr("--timeout %v: the limit cannot be negative", fl.timeout)
+	case fl.out != "" && !slices.ContainsFunc([]string{".npy", ".npz", ".safetensors"}, func(ext string) bool { return strings.HasSuffix(fl.out, ext) }):
+		return usageErr("--out %s: the file must end in .npy, .npz or .safetensors", fl.out)
+	case strings.HasSuffix(fl.out, ".npy") && len(fl.grads.vals) > 0:
+		return usageErr("--out %s: a .npy file holds one array, and --grad makes several results; write .npz or .safetensors", fl.out)
 	}
 	opts, backend, msg := fl.options(fs)
 	if msg != "" {
@@ -116,6 +121,9 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	seen := map[string]bool{}
 	for _, a := range fl.args.vals {
 		spec, err := parseArg(a)
+		if spec.close != nil {
+			defer spec.close()
+		}
 		var se *specError
 		if errors.As(err, &se) && se.Usage {
 			return usageErr("%s", strings.TrimPrefix(err.Error(), "eval: "))
@@ -292,6 +300,11 @@ func (r *evalRun) run() error {
 	outs, err := f.RunAllContext(r.ctx, s.inputs...)
 	if err != nil {
 		return err
+	}
+	if r.flags.out != "" {
+		if err := writeOut(r.flags.out, outs); err != nil {
+			return err
+		}
 	}
 	res := result{array: outs[0], weak: prog.Outputs[0].Type.Weak, stages: stages}
 	for i, name := range r.flags.grads.vals {

@@ -9,7 +9,7 @@ import (
 const evalSynopsis = `usage: kiln eval [--json] [--x32] [--strict] [--rules R] [--backend NAME]
                  [--print program|module|fused|dot|stablehlo|kernels] [--bench N]
                  [--grad NAME[,NAME...]] [--memory-limit SIZE] [--timeout D] [--checked]
-                 --arg NAME=SPEC ... 'EXPR'
+                 [--out FILE] --arg NAME=SPEC ... 'EXPR'
 `
 
 // evalUsage prints kiln eval's usage: after a bad flag only the synopsis;
@@ -50,6 +50,14 @@ arguments (--arg NAME=SPEC):
   constants and arguments add up to more than the run's memory budget
   (--memory-limit; by default the machine's memory, or KILN_MEMORY_LIMIT)
   fails with kind "size" when it compiles, naming the op that goes over.
+  SPEC may instead be @FILE, an array file named by its extension:
+  @w.npy (NumPy's .npy), @w.npz:NAME (a member of an .npz archive, named as
+  np.load names it), @w.safetensors:NAME (a tensor, read from a read-only
+  memory mapping); :NAME may be left out when the file holds one array. A
+  file that cannot be read fails with kind "file".
+  --out FILE also writes the result to FILE.npy, FILE.npz or
+  FILE.safetensors: one result is named "result"; with --grad the value and
+  the gradients are result0, result1, ... in the order printed.
 
 expressions (Python's grammar and precedence):
   names of arguments; constants inf nan pi; literals 2 0.5 1e-3 2j True False
@@ -101,7 +109,7 @@ output:
   "dtype", an EXPR that is not a scalar with kind "shape".
   errors: status 1, the message on stderr with a caret under the column, or
   {"error":{"kind":...,"message":...}} with --json; kinds: syntax, size,
-  argument, shape, dtype, promotion, overflow, policy, control (a loop's
+  file, argument, shape, dtype, promotion, overflow, policy, control (a loop's
   carry or cond's branches changing type), derivative (no derivative, or
   a loop reverse mode cannot run), check (a failed check of --checked),
   deadline (--timeout passed), canceled (interrupted: Ctrl-C, status 130),
@@ -128,6 +136,8 @@ examples:
   kiln eval --print program,fused --arg 'x=f16[4]:rand(1)' 'exp(x) / sum(exp(x))'
   kiln eval --json --arg 'z=c64[2]:1+2j,nan' 'z * 2'
   kiln eval --bench 100 --arg 'x=f32[1000000]:rand(7)' 'sqrt(x*x + 1)'
+  kiln eval --arg 'x=@x.npy' --out y.npy 'x * 2 + 1'      (NumPy's np.load reads y.npy)
+  kiln eval --arg 'w=@w.safetensors:w1' --arg 'd=@data.npz:x' 'd @ w'
 `)
 }
 

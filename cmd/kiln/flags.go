@@ -76,7 +76,8 @@ func rulesHelp() string {
 
 // errorKind names an error's category for --json output: syntax (the
 // expression), size (an array too large to exist or over the allocation
-// limit, from an --arg or an op), argument (an --arg or a Run argument),
+// limit, from an --arg or an op), file (an array file that cannot be
+// read or written), argument (an --arg or a Run argument),
 // shape, dtype, promotion, overflow (an int literal the dtype cannot hold),
 // policy (a --forbid widening), check (a failed check of --checked),
 // control (a loop's or branch's typing), derivative or error.
@@ -96,6 +97,7 @@ func errorKind(err error) string {
 	var chk *kilnpkg.CheckError
 	var ce *trace.ControlError
 	var dv *trace.DerivError
+	var fe *tensor.FileError
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return "deadline"
@@ -107,6 +109,8 @@ func errorKind(err error) string {
 		return xe.Kind
 	case errors.As(err, &ze), errors.As(err, &be):
 		return "size"
+	case errors.As(err, &fe):
+		return "file"
 	case errors.As(err, &spe), errors.As(err, &ka), errors.As(err, &ke):
 		return "argument"
 	case errors.As(err, &pe):

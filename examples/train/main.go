@@ -9,6 +9,8 @@
 //	go run ./examples/train                 # bf16 compute
 //	go run ./examples/train -dtype f16      # f16 compute, loss scaling
 //	go run ./examples/train -dtype f32
+//	go run ./examples/train -save w.safetensors       # keep the weights
+//	go run ./examples/train -load w.safetensors -epochs 0
 package main
 
 import (
@@ -29,6 +31,8 @@ func main() {
 	lr := flag.Float64("lr", 3e-3, "Adam's learning rate")
 	seed := flag.Int64("seed", 1, "seed of the weights, the split and the batch order")
 	data := flag.String("data", "", "digits.csv.gz to read (default: python3-sklearn's, if installed), or \"generated\" for the stand-in set")
+	save := flag.String("save", "", "write the trained weights (f32 master weights, or f64) to this .safetensors file")
+	load := flag.String("load", "", "start from the weights in this .safetensors file (written by -save; Adam's state starts afresh)")
 	flag.Parse()
 	c, err := tensor.ParseDType(*dtype)
 	if err == nil && !c.IsFloat() {
@@ -38,7 +42,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "train: -dtype %s: %v\n", *dtype, err)
 		os.Exit(2)
 	}
-	cfg := config{hidden: *hidden, batch: *batch, epochs: *epochs, lr: *lr, compute: c, seed: *seed}
+	cfg := config{hidden: *hidden, batch: *batch, epochs: *epochs, lr: *lr, compute: c, seed: *seed, save: *save, load: *load}
 	if err := run(cfg, *data); err != nil {
 		fmt.Fprintln(os.Stderr, "train:", err)
 		os.Exit(1)
@@ -60,6 +64,12 @@ func run(cfg config, path string) error {
 	m, err := newModel(cfg, all.dim)
 	if err != nil {
 		return err
+	}
+	if cfg.load != "" {
+		if err := m.load(cfg.load); err != nil {
+			return err
+		}
+		fmt.Printf("weights: loaded from %s\n", cfg.load)
 	}
 	r := rand.New(rand.NewSource(cfg.seed))
 	start := time.Now()
@@ -84,6 +94,16 @@ func run(cfg config, path string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("test accuracy %.2f%% (%d steps in %v, %v per step)\n", 100*acc, steps, elapsed.Round(time.Millisecond), (elapsed / time.Duration(steps)).Round(time.Microsecond))
+	if steps == 0 {
+		fmt.Printf("test accuracy %.2f%% (no training steps)\n", 100*acc)
+	} else {
+		fmt.Printf("test accuracy %.2f%% (%d steps in %v, %v per step)\n", 100*acc, steps, elapsed.Round(time.Millisecond), (elapsed / time.Duration(steps)).Round(time.Microsecond))
+	}
+	if cfg.save != "" {
+		if err := m.save(cfg.save); err != nil {
+			return err
+		}
+		fmt.Printf("weights: saved to %s\n", cfg.save)
+	}
 	return nil
 }

@@ -17,6 +17,7 @@ type config struct {
 	lr                    float64
 	compute               tensor.DType // the forward and backward pass's dtype
 	seed                  int64
+	save, load            string // safetensors files of the weights to write after training, and to start from
 }
 
 // master is the dtype of the weights the optimizer updates: f32 (f64 for

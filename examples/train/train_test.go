@@ -3,6 +3,8 @@ package main
 import (
 	"math"
 	"math/rand"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kiln-go/kiln/tensor"
@@ -125,5 +127,74 @@ func TestGeneratedFallback(t *testing.T) {
 	}
 	if _, err := loadData("/nonexistent/digits.csv.gz", 1); err == nil {
 		t.Error("a missing -data file is not an error")
+	}
+}
+
+// TestWeightsRoundTrip trains a few steps, saves the weights as
+// safetensors, and reads them back bit for bit — copied, and through
+// the mapping — and into a fresh model that then predicts the same.
+func TestWeightsRoundTrip(t *testing.T) {
+	all, err := loadData("generated", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, test := all.split(all.n*4/5, 1)
+	cfg := config{hidden: 16, batch: 32, lr: 3e-3, compute: tensor.BF16, seed: 1}
+	m, err := newModel(cfg, all.dim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewSource(1))
+	for range 5 {
+		if _, err := m.trainStep(train, r.Perm(train.n)[:cfg.batch]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "w.safetensors")
+	if err := m.save(path); err != nil {
+		t.Fatal(err)
+	}
+	saved, meta, err := tensor.ReadSafetensorsFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta["compute"] != "bf16" || meta["master"] != "f32" || meta["model"] != "64-16-10 MLP" {
+		t.Errorf("metadata %v", meta)
+	}
+	f, err := tensor.OpenSafetensors(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for i, name := range paramNames {
+		mapped, ok := f.Lookup(name)
+		if saved[i].Name != name || !tensor.Equal(saved[i].Array, m.params[i]) || !ok || !tensor.Equal(mapped, m.params[i]) {
+			t.Errorf("%s: saved %s %v, mapped %v; the model has %v", name, saved[i].Name, saved[i].Array, mapped, m.params[i])
+		}
+	}
+	if f.Mapped() != len(paramNames) {
+		t.Errorf("%d of %d weights view the mapping", f.Mapped(), len(paramNames))
+	}
+	fresh, err := newModel(cfg, all.dim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fresh.load(path); err != nil {
+		t.Fatal(err)
+	}
+	for i := range m.params {
+		if !tensor.Equal(fresh.params[i], m.params[i]) {
+			t.Errorf("loaded %s differs", paramNames[i])
+		}
+	}
+	want, err1 := m.accuracy(test)
+	got, err2 := fresh.accuracy(test)
+	if err1 != nil || err2 != nil || got != want {
+		t.Errorf("accuracy of the loaded weights %v (%v), of the trained %v (%v)", got, err2, want, err1)
+	}
+	// A model of another shape refuses the file.
+	other, _ := newModel(config{hidden: 8, batch: 32, lr: 3e-3, compute: tensor.BF16, seed: 1}, all.dim)
+	if err := other.load(path); err == nil || !strings.Contains(err.Error(), "w1 is f32[64 16], the model's is f32[64 8]") {
+		t.Errorf("loading into a 64-8-10 model: %v", err)
 	}
 }
