@@ -247,8 +247,8 @@ func (b *builder) op2(op, x, y string, attrs ...attr) string {
 	return b.add(op, []string{x, y}, attrs...)
 }
 
-func aInt(name string, v int64) attr    { return attr{name: name, typ: attrInt, i: v} }
-func aStr(name, v string) attr          { return attr{name: name, typ: attrString, s: v} }
+func aInt(name string, v int64) attr     { return attr{name: name, typ: attrInt, i: v} }
+func aStr(name, v string) attr           { return attr{name: name, typ: attrString, s: v} }
 func aInts(name string, vs []int64) attr { return attr{name: name, typ: attrInts, ints: vs} }
 func aGraph(name string, g *graph) attr  { return attr{name: name, typ: attrGraph, g: g} }
 
@@ -283,7 +283,9 @@ func (b *builder) must(a *tensor.Array) string {
 
 // scalarF is a rank-0 constant of float dtype d (or any dtype: the value
 // converted as Kiln converts).
-func (b *builder) scalarF(d tensor.DType, v float64) string { return b.must(tensor.Scalar(v).Astype(d)) }
+func (b *builder) scalarF(d tensor.DType, v float64) string {
+	return b.must(tensor.Scalar(v).Astype(d))
+}
 
 // scalarI is a rank-0 integer (or bool) constant.
 func (b *builder) scalarI(d tensor.DType, v int64) string { return b.must(tensor.Scalar(v).Astype(d)) }

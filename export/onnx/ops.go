@@ -116,8 +116,7 @@ var unaryFloat = map[trace.Op]struct {
 	f64  bool
 }{
 	trace.OpExp: {"Exp", true}, trace.OpLog: {"Log", true}, trace.OpSqrt: {"Sqrt", true},
-	trace.OpSin: {"Sin", true}, trace.OpCos: {"Cos", true}, trace.OpTan: {"Tan", false},
-	trace.OpTanh: {"Tanh", true}, trace.OpLogistic: {"Sigmoid", true},
+	trace.OpSin: {"Sin", true}, trace.OpCos: {"Cos", false}, trace.OpTan: {"Tan", false},
 	trace.OpFloor: {"Floor", true}, trace.OpCeil: {"Ceil", true}, trace.OpRound: {"Round", true},
 	trace.OpAsin: {"Asin", false}, trace.OpAcos: {"Acos", false}, trace.OpAtan: {"Atan", false},
 	trace.OpSinh: {"Sinh", false}, trace.OpCosh: {"Cosh", false}, trace.OpAsinh: {"Asinh", false},
@@ -192,7 +191,16 @@ func (x *instr) lower(args []string) (string, error) {
 
 // zeros is a constant 0 of dtype d broadcast to shape.
 func (b *builder) zeros(d tensor.DType, shape []int) string {
-	return b.op2("Expand", b.scalarI(d, 0), b.ints(i64s(shape)...))
+	return b.expand(b.scalarI(d, 0), d, shape)
+}
+
+// expand is ONNX's Expand, which has no bf16 kernel in ONNX Runtime:
+// bf16 goes through f32 (exact both ways; a NaN's payload may be quieted).
+func (b *builder) expand(x string, d tensor.DType, shape []int) string {
+	if d == tensor.BF16 {
+		return b.cast(b.op2("Expand", b.cast(x, tensor.F32), b.ints(i64s(shape)...)), d)
+	}
+	return b.op2("Expand", x, b.ints(i64s(shape)...))
 }
 
 func (b *builder) reshape(x string, shape []int) string {
@@ -203,8 +211,10 @@ func (b *builder) reshape(x string, shape []int) string {
 // dtypes, so the others go through arith's dtype (exact both ways).
 func (b *builder) where(c, t, f string, d tensor.DType) string {
 	switch d {
-	case tensor.F32, tensor.F64, tensor.I32, tensor.I64, tensor.U8, tensor.Bool:
+	case tensor.F32, tensor.F64, tensor.I32, tensor.I64, tensor.U8:
 		return b.add("Where", []string{c, t, f})
+	case tensor.Bool:
+		return b.op2("Or", b.op2("And", c, t), b.op2("And", b.op1("Not", c), f))
 	}
 	w := arith(d)
 	return b.cast(b.add("Where", []string{c, b.cast(t, w), b.cast(f, w)}), d)
@@ -298,7 +308,7 @@ func (x *instr) floatOp(op trace.Op, args []string, d tensor.DType) (string, err
 func (x *instr) floatOpIn(op trace.Op, a []string, c tensor.DType) (string, error) {
 	if u, ok := unaryFloat[op]; ok {
 		if c == tensor.F64 && !u.f64 {
-			return "", refuse("ONNX Runtime's %s kernel is f32 only", u.name)
+			return "", refuse("ONNX Runtime has no f64 %s within Kiln's ulp bound (the kernel is f32 only, or, for Cos, loses hundreds of ulps on large arguments)", u.name)
 		}
 		return x.op1(u.name, a[0]), nil
 	}
@@ -310,6 +320,24 @@ func (x *instr) floatOpIn(op trace.Op, a []string, c tensor.DType) (string, erro
 		return x.op1("Abs", a[0]), nil
 	case trace.OpSign: // sign(±0) = +0, sign(NaN) = NaN
 		return x.where(isNaN(a[0]), a[0], x.op1("Sign", a[0]), c), nil
+	case trace.OpLogistic:
+		// 1/(1+e^−x): ONNX Runtime's Sigmoid is a rational approximation
+		// off by far more than Kiln's ulp bound where it is small.
+		// For x < 0 it is e^x/(1+e^x), so a tiny result is not lost to
+		// an overflowed e^−x.
+		one := x.scalarF(c, 1)
+		pos := x.op2("Div", one, x.op2("Add", one, x.op1("Exp", x.op1("Neg", a[0]))))
+		e := x.op1("Exp", a[0])
+		neg := x.op2("Div", e, x.op2("Add", one, e))
+		return x.where(x.op2("Less", a[0], x.scalarF(c, 0)), neg, pos, c), nil
+	case trace.OpTanh:
+		// ONNX Runtime's Tanh loses subnormals; tanh(x) rounds to x below
+		// 2^-12 (f32) or 2^-27 (f64).
+		small := math.Ldexp(1, -12)
+		if c == tensor.F64 {
+			small = math.Ldexp(1, -27)
+		}
+		return x.where(x.op2("Less", x.op1("Abs", a[0]), x.scalarF(c, small)), a[0], x.op1("Tanh", a[0]), c), nil
 	case trace.OpRsqrt:
 		return x.op1("Reciprocal", x.op1("Sqrt", a[0])), nil
 	case trace.OpIsNaN:
@@ -334,7 +362,7 @@ func (x *instr) floatOpIn(op trace.Op, a []string, c tensor.DType) (string, erro
 		one := x.scalarF(c, 1)
 		u := x.op2("Add", one, a[0])
 		q := x.op2("Div", x.op2("Mul", x.op1("Log", u), a[0]), x.op2("Sub", u, one))
-		q = x.where(x.op1("IsInf", u), u, q, c)
+		q = x.where(x.op2("Equal", u, x.scalarF(c, math.Inf(1))), u, q, c)
 		return x.where(x.op2("Equal", u, one), a[0], q, c), nil
 	case trace.OpExpm1:
 		// Kahan: u = e^x; u == 1 ? x : u−1 == −1 ? −1 : (u−1)·x/log(u).
@@ -496,9 +524,7 @@ func unsignedOf(d tensor.DType) tensor.DType {
 	switch d.Bits() {
 	case 8:
 		return tensor.U8
-	case 16:
-		return tensor.U16
-	case 32:
+	case 16, 32: // ONNX Runtime's BitShift has no u16 kernel
 		return tensor.U32
 	}
 	return tensor.U64
@@ -584,7 +610,7 @@ func (x *instr) broadcast(a string, from, dims, shape []int) string {
 	if len(from) != len(shape) {
 		a = x.reshape(a, mid)
 	}
-	return x.op2("Expand", a, x.ints(i64s(shape)...))
+	return x.expand(a, x.in.DType, shape)
 }
 
 // rev reverses axes with Slice's negative steps.
@@ -613,5 +639,5 @@ func (x *instr) iota() string {
 		mid[i] = 1
 	}
 	mid[p.Axis] = n
-	return x.op2("Expand", x.reshape(r, mid), x.ints(i64s(shape)...))
+	return x.expand(x.reshape(r, mid), d, shape)
 }

@@ -89,14 +89,14 @@ type node struct {
 }
 
 type attr struct {
-	name  string
-	typ   int
-	i     int64
-	f     float32
-	s     string
-	ints  []int64
-	t     *tensorProto
-	g     *graph
+	name string
+	typ  int
+	i    int64
+	f    float32
+	s    string
+	ints []int64
+	t    *tensorProto
+	g    *graph
 }
 
 type tensorProto struct {
@@ -120,7 +120,7 @@ func (m *model) marshal() []byte {
 	b.str(3, m.version)   // producer_version
 	b.bytes(7, m.graph.marshal())
 	var op pbuf
-	op.str(1, "")       // domain: the default ai.onnx
+	op.str(1, "")      // domain: the default ai.onnx
 	op.int(2, m.opset) // version
 	b.bytes(8, op)     // opset_import
 	return b
