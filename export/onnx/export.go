@@ -99,7 +99,7 @@ func Export(m *lower.Module, opts Options) ([]byte, error) {
 	for i, p := range m.Params {
 		et, err := elemType(p.DType)
 		if err != nil {
-			return nil, fmt.Errorf("onnx: input %d (%s): %w", i, inNames[i], err)
+			return nil, &UnsupportedError{Op: trace.OpParam, DType: p.DType, Instr: fmt.Sprintf("input %d (%s) %s", i, inNames[i], p.TypeString()), Msg: err.(*UnsupportedError).Msg}
 		}
 		g.inputs = append(g.inputs, valueInfo{name: inNames[i], elemType: et, shape: p.Shape})
 	}
@@ -111,7 +111,7 @@ func Export(m *lower.Module, opts Options) ([]byte, error) {
 	for i, o := range m.Outputs {
 		et, err := elemType(o.DType)
 		if err != nil {
-			return nil, fmt.Errorf("onnx: output %d: %w", i, err)
+			return nil, &UnsupportedError{Op: o.Op, DType: o.DType, Instr: fmt.Sprintf("output %d %s", i, o.TypeString()), Pos: o.Pos, Msg: err.(*UnsupportedError).Msg}
 		}
 		b.emit("Identity", []string{outs[i]}, []string{outNames[i]})
 		g.outputs = append(g.outputs, valueInfo{name: outNames[i], elemType: et, shape: o.Shape})

@@ -3,6 +3,8 @@ package ort_test
 import (
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -11,6 +13,8 @@ import (
 	"github.com/kiln-go/kiln/kernels"
 	"github.com/kiln-go/kiln/kernels/conformance"
 	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
 )
 
 // TestConformance runs every conformance program on ONNX Runtime: those
@@ -49,7 +53,12 @@ func TestConformance(t *testing.T) {
 		}
 		ran++
 		for i := range want {
-			if msg := conformance.Compare(got[i], want[i], 8); msg != "" {
+			msg := conformance.Compare(got[i], want[i], 8)
+			if msg != "" && dependsOn(p, p.Outputs[i], trace.OpDot, trace.OpConv) && want[i].DType().IsFloat() {
+				// ONNX Runtime's MatMul adds in its own order.
+				msg = conformance.CompareScaled(got[i], want[i], dotTolerance(want[i].DType()))
+			}
+			if msg != "" {
 				failed++
 				fails = append(fails, fmt.Sprintf("%s: output %d: %s", c.Name, i, msg))
 				break
@@ -61,8 +70,54 @@ func TestConformance(t *testing.T) {
 		keys = append(keys, fmt.Sprintf("%s×%d", k, n))
 	}
 	sort.Strings(keys)
-	t.Logf("ran %d, failed %d, refused %d kinds: %s", ran, failed, len(keys), strings.Join(keys, " "))
+	t.Logf("ONNX Runtime conformance: %d programs exported and run, %d disagree; %d refused by the exporter (op/dtype×programs): %s",
+		ran, failed, total(refused), strings.Join(keys, " "))
 	for _, f := range fails {
-		t.Log(f)
+		t.Error(f)
 	}
+}
+
+func total(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// dotTolerance is the documented bound for float results of dot_general
+// and conv: ONNX Runtime's summation order differs from Kiln's, so they
+// agree within 2^-(p-6) of the element's magnitude plus the output's
+// largest (p the dtype's precision: f32 ~3.8e-6, f64 ~7e-15, f16 and
+// bf16 a few of their ulps).
+func dotTolerance(d tensor.DType) float64 {
+	p := map[tensor.DType]int{tensor.F16: 11, tensor.BF16: 8, tensor.F32: 24, tensor.F64: 53}[d]
+	return math.Ldexp(1, -(p - 6))
+}
+
+// dependsOn reports whether v is computed from one of ops.
+func dependsOn(p *trace.Program, v *trace.Var, ops ...trace.Op) bool {
+	def := map[*trace.Var]*trace.Eqn{}
+	for _, e := range p.Eqns {
+		def[e.Out] = e
+	}
+	seen := map[*trace.Var]bool{}
+	var walk func(v *trace.Var) bool
+	walk = func(v *trace.Var) bool {
+		e := def[v]
+		if e == nil || seen[v] {
+			return false
+		}
+		seen[v] = true
+		if slices.Contains(ops, e.Op) {
+			return true
+		}
+		for _, a := range e.Args {
+			if walk(a) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(v)
 }
