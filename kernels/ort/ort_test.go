@@ -1,10 +1,17 @@
 package ort_test
 
 import (
+	"errors"
+	"io"
 	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/export/onnx"
+	"github.com/kiln-go/kiln/kernels"
 	"github.com/kiln-go/kiln/kernels/ort"
+	"github.com/kiln-go/kiln/tensor"
 )
 
 // backend returns the ONNX Runtime backend or skips the test when the
@@ -20,4 +27,71 @@ func backend(t *testing.T) *ort.Backend {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestWithBackend runs a Go program through kiln.WithBackend on ONNX
+// Runtime and checks it against the CPU backend, then the argument
+// checks and Close.
+func TestWithBackend(t *testing.T) {
+	b := backend(t)
+	fn := func(x, w kiln.Value) kiln.Value {
+		return kiln.MatMul(x, w).Add(kiln.Int(1)).Maximum(kiln.Float(0)).Sum()
+	}
+	x, _ := tensor.FromSlice([]int32{1, -2, 3, 4, 5, -6}, 2, 3)
+	w, _ := tensor.FromSlice([]float32{0.5, -1, 2}, 3)
+	got, err := kiln.Jit(fn, kiln.WithBackend(b)).Run(x, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := kiln.Jit(fn).Run(x, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tensor.Equal(got, want) {
+		t.Errorf("ort %v, cpu %v", got, want)
+	}
+
+	m, err := kiln.Jit(fn).Lower(x, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := b.Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ae *kernels.ArgError
+	if _, err := exe.Run([]*tensor.Array{x}); !errors.As(err, &ae) {
+		t.Errorf("one input: %v, want a *kernels.ArgError", err)
+	}
+	if _, err := exe.Run([]*tensor.Array{w, x}); !errors.As(err, &ae) {
+		t.Errorf("swapped inputs: %v, want a *kernels.ArgError", err)
+	}
+	exe.(io.Closer).Close()
+	var oe *ort.Error
+	if _, err := exe.Run([]*tensor.Array{x, w}); !errors.As(err, &oe) || oe.Kind != ort.KindClosed {
+		t.Errorf("after Close: %v, want a KindClosed *ort.Error", err)
+	}
+}
+
+// TestRefusedAtCompile: a program with an op the exporter refuses fails
+// Compile with its *onnx.UnsupportedError.
+func TestRefusedAtCompile(t *testing.T) {
+	b := backend(t)
+	x, _ := tensor.FromSlice([]float32{1, 2}, 2)
+	_, err := kiln.Jit(func(x kiln.Value) kiln.Value { return x.Atan2(x) }, kiln.WithBackend(b)).Run(x)
+	var ue *onnx.UnsupportedError
+	if !errors.As(err, &ue) {
+		t.Fatalf("got %v, want an *onnx.UnsupportedError", err)
+	}
+}
+
+// TestMissingLibrary: a wrong path is an error Unavailable recognizes.
+func TestMissingLibrary(t *testing.T) {
+	_, err := ort.New(ort.Options{Library: filepath.Join(t.TempDir(), "libonnxruntime.so.1")})
+	if !ort.Unavailable(err) {
+		t.Errorf("got %v, want an error for which Unavailable is true", err)
+	}
+	if _, err := ort.New(ort.Options{Provider: "rocm-nope"}); !ort.Unavailable(err) {
+		t.Errorf("unknown provider: %v", err)
+	}
 }
