@@ -103,7 +103,7 @@ func Export(m *lower.Module, opts Options) ([]byte, error) {
 		}
 		g.inputs = append(g.inputs, valueInfo{name: inNames[i], elemType: et, shape: p.Shape})
 	}
-	b := &builder{g: g}
+	b := &builder{g: g, n: new(int)}
 	outs, err := b.module(m, inNames)
 	if err != nil {
 		return nil, err

@@ -217,12 +217,6 @@ func (x *instr) lowerMore(args []string) (string, error) {
 	return "", refuse("%s is not translated by this exporter", x.in.Op)
 }
 
-// control translates while and cond (not yet: refused).
-func (x *instr) control(args []string) ([]string, error) {
-	d := x.in.DType
-	return nil, &UnsupportedError{Op: x.in.Op, DType: d, Instr: x.in.Name() + " = " + x.in.Op.String(), Pos: x.in.Pos,
-		Msg: x.in.Op.String() + " is not translated by this exporter"}
-}
 
 // toRows transposes the reduced axes of v (of shape) to the end and
 // reshapes it to (R, n): R kept elements by n reduced ones, in row-major
