@@ -208,15 +208,22 @@ func isIdentity(p []int) bool {
 
 // lowerMore is the rest: ops with no translation yet are refused.
 func (x *instr) lowerMore(args []string) (string, error) {
-	switch x.in.Op {
-	case trace.OpBitcastConvert:
+	switch op := x.in.Op; {
+	case op == trace.OpGather:
+		return x.gather(args)
+	case op.IsScatter():
+		return x.scatter(args)
+	case op == trace.OpDynamicSlice:
+		return x.dynamicSlice(args), nil
+	case op == trace.OpDynamicUpdateSlice:
+		return x.dynamicUpdateSlice(args), nil
+	case op == trace.OpBitcastConvert:
 		return "", refuse("ONNX has no bitcast")
-	case trace.OpThreefry2x32:
+	case op == trace.OpThreefry2x32:
 		return "", refuse("threefry2x32 is not translated (it would need 32-bit rotations on u32, which ONNX Runtime's integer kernels lack)")
 	}
 	return "", refuse("%s is not translated by this exporter", x.in.Op)
 }
-
 
 // toRows transposes the reduced axes of v (of shape) to the end and
 // reshapes it to (R, n): R kept elements by n reduced ones, in row-major
