@@ -217,6 +217,8 @@ func (x *instr) lowerMore(args []string) (string, error) {
 		return x.dynamicSlice(args), nil
 	case op == trace.OpDynamicUpdateSlice:
 		return x.dynamicUpdateSlice(args), nil
+	case op == trace.OpConv:
+		return x.conv(args)
 	case op == trace.OpBitcastConvert:
 		return "", refuse("ONNX has no bitcast")
 	case op == trace.OpThreefry2x32:
