@@ -69,6 +69,19 @@ func (a *api) call(what string, slot int, args ...uintptr) error {
 	return a.statusError(what, st)
 }
 
+// callOut is call for a function whose last argument is an out-pointer,
+// returning what it wrote. The out value is heap-allocated and pinned:
+// the address of a local variable handed to C as a uintptr would go stale
+// if the goroutine's stack moved before the C code wrote through it.
+func (a *api) callOut(what string, slot int, args ...uintptr) (uintptr, error) {
+	out := new(uintptr)
+	var pin runtime.Pinner
+	pin.Pin(out)
+	defer pin.Unpin()
+	err := a.call(what, slot, append(args, uintptr(unsafe.Pointer(out)))...)
+	return *out, err
+}
+
 func (a *api) statusError(what string, st uintptr) error {
 	code, _, _ := purego.SyscallN(a.fn(slotGetErrorCode), st)
 	msg, _, _ := purego.SyscallN(a.fn(slotGetErrorMessage), st)
@@ -148,13 +161,17 @@ func load(path string) (*api, error) {
 	}
 	logid := cstr("kiln")
 	const logError = 3 // ORT_LOGGING_LEVEL_ERROR
-	if err := a.call("CreateEnv", slotCreateEnv, logError, uintptr(unsafe.Pointer(&logid[0])), uintptr(unsafe.Pointer(&a.env))); err != nil {
+	var pin runtime.Pinner
+	pin.Pin(&logid[0])
+	env, err := a.callOut("CreateEnv", slotCreateEnv, logError, uintptr(unsafe.Pointer(&logid[0])))
+	pin.Unpin()
+	if err != nil {
 		return nil, err
 	}
-	runtime.KeepAlive(logid)
-	// OrtArenaAllocator = 1? CreateTensorWithDataAsOrtValue only reads the
-	// device from it: OrtDeviceAllocator (0), OrtMemTypeDefault (0).
-	if err := a.call("CreateCpuMemoryInfo", slotCreateCpuMemoryInfo, 0, 0, uintptr(unsafe.Pointer(&a.cpuMem))); err != nil {
+	a.env = env
+	// CreateTensorWithDataAsOrtValue reads only the device from it:
+	// OrtDeviceAllocator (0), OrtMemTypeDefault (0).
+	if a.cpuMem, err = a.callOut("CreateCpuMemoryInfo", slotCreateCpuMemoryInfo, 0, 0); err != nil {
 		return nil, err
 	}
 	apis[path] = a

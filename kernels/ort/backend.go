@@ -75,8 +75,8 @@ func (b *Backend) Version() string { return b.api.version }
 
 func (b *Backend) sessionOptions() (uintptr, error) {
 	a := b.api
-	var so uintptr
-	if err := a.call("CreateSessionOptions", slotCreateSessionOptions, uintptr(unsafe.Pointer(&so))); err != nil {
+	so, err := a.callOut("CreateSessionOptions", slotCreateSessionOptions)
+	if err != nil {
 		return 0, err
 	}
 	if b.opts.Threads > 0 {
@@ -124,9 +124,10 @@ func (b *Backend) compileModel(m *lower.Module, model []byte) (*Executable, erro
 		return nil, err
 	}
 	defer a.release(slotReleaseSessionOptions, so)
-	var sess uintptr
-	err = a.call("CreateSessionFromArray", slotCreateSessionFromArray, a.env, uintptr(unsafe.Pointer(&model[0])), uintptr(len(model)), so, uintptr(unsafe.Pointer(&sess)))
-	runtime.KeepAlive(model)
+	var pin runtime.Pinner
+	pin.Pin(&model[0])
+	sess, err := a.callOut("CreateSessionFromArray", slotCreateSessionFromArray, a.env, uintptr(unsafe.Pointer(&model[0])), uintptr(len(model)), so)
+	pin.Unpin()
 	if err != nil {
 		return nil, err
 	}
@@ -256,9 +257,8 @@ func (e *Executable) RunInto(outputs, inputs []*tensor.Array) error {
 			shape[i] = int64(d)
 		}
 		pin.Pin(&shape[0])
-		var v uintptr
-		err = a.call("CreateTensorWithDataAsOrtValue", slotCreateTensorWithData, a.cpuMem, uintptr(p), uintptr(len(raw)),
-			uintptr(unsafe.Pointer(&shape[0])), uintptr(len(arr.Shape())), uintptr(et), uintptr(unsafe.Pointer(&v)))
+		v, err := a.callOut("CreateTensorWithDataAsOrtValue", slotCreateTensorWithData, a.cpuMem, uintptr(p), uintptr(len(raw)),
+			uintptr(unsafe.Pointer(&shape[0])), uintptr(len(arr.Shape())), uintptr(et))
 		if err != nil {
 			return 0, err
 		}
