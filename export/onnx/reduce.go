@@ -219,6 +219,8 @@ func (x *instr) lowerMore(args []string) (string, error) {
 		return x.dynamicUpdateSlice(args), nil
 	case op == trace.OpConv:
 		return x.conv(args)
+	case op == trace.OpSort:
+		return x.sort(args)
 	case op == trace.OpBitcastConvert:
 		return "", refuse("ONNX has no bitcast")
 	case op == trace.OpThreefry2x32:
