@@ -13,7 +13,13 @@
 // promotion's convert is a visible Cast), reductions, argmax/argmin over
 // one axis, dot_general (batched MatMul; preferred_element_type is
 // already explicit converts in the lowered module), broadcast_in_dim,
-// reshape, transpose, slice, concatenate, rev, select (Where) and iota.
+// reshape, transpose, slice, concatenate, rev, select (Where), iota,
+// gather, the scatters and the dynamic slices (flat indices into the
+// flattened operand, then Gather or ScatterElements: index.go), sort and
+// so top_k and argsort (stable TopK passes: sort.go),
+// conv_general_dilated and the pooling built on it (Conv: conv.go), and
+// control flow: while — fori_loop, while_loop, scan — as Loop, cond and
+// switch as a chain of If (control.go).
 // Kiln's semantics are kept where ONNX's op differs or leaves a case
 // undefined, by compositions (the same ones lower/stablehlo documents):
 //
@@ -59,17 +65,18 @@
 // are f32 only or, for Cos, inaccurate for large arguments); integer pow;
 // float floordiv and rem (NumPy's npy_divmod); u64 division; convert from
 // f64 to f16/bf16 (ONNX Runtime rounds through f32, twice); argmax over
-// several axes; and — not yet translated by this exporter — gather, the
-// scatters, dynamic_slice and dynamic_update_slice, sort (and top_k),
-// conv_general_dilated (and pooling), while (fori_loop, while_loop,
-// scan) and cond (cond, switch).
+// several axes; float scatter_max/min (ScatterElements' max/min is not
+// IEEE maximum/minimum) and f16/bf16 scatter_add/mul (no ONNX Runtime
+// kernel, and f32 would round once where Kiln rounds after every update);
+// f64 and integer convolutions (ONNX Runtime's Conv is f32 only).
 //
 // # Numerics under ONNX Runtime
 //
 // Run by ONNX Runtime (package kernels/ort), an exported model agrees
 // with Kiln's CPU backend bit for bit on integers, bools, converts,
-// comparisons, structural ops, selects and reductions (the tree above),
-// and on f16/bf16 (rounded after every op, as Kiln does). Transcendental
+// comparisons, structural ops, selects, reductions (the tree above),
+// gathers, scatters, sorts and control flow, and on f16/bf16 (rounded
+// after every op, as Kiln does). Transcendental
 // functions are ONNX Runtime's (within 8 ulps of Kiln's, like any
 // backend's). dot_general is ONNX Runtime's MatMul, which adds in its own
 // order: float results agree within 2^−(p−6) of the element's magnitude
