@@ -385,6 +385,8 @@ func (x *instr) floatOpIn(op trace.Op, a []string, c tensor.DType) (string, erro
 		return x.op2("Pow", a[0], a[1]), nil
 	case trace.OpFmod: // C's fmod
 		return x.op2("Mod", a[0], a[1], aInt("fmod", 1)), nil
+	case trace.OpFloorDiv, trace.OpRem:
+		return x.npyDivmod(op, a[0], a[1], c), nil
 	case trace.OpMax, trace.OpMin:
 		// IEEE 754-2019 maximum/minimum: NaN propagates and −0 < +0;
 		// ONNX leaves both to the implementation. For equal zeros, max
@@ -475,6 +477,8 @@ func (x *instr) intOp(op trace.Op, args []string, d tensor.DType) (string, error
 			cmp = "Less"
 		}
 		return x.where(x.op2(cmp, ka, kc), args[0], args[1], d), nil
+	case trace.OpPow:
+		return back(x.intPow(w[0], w[1], d, c)), nil
 	case trace.OpFloorDiv, trace.OpRem, trace.OpFmod:
 		if d == tensor.U64 {
 			return "", refuse("u64 division: ONNX Runtime's Div and Mod have no u64 kernels and i64 would change the values")
@@ -640,4 +644,61 @@ func (x *instr) iota() string {
 	}
 	mid[p.Axis] = n
 	return x.expand(x.reshape(r, mid), d, shape)
+}
+
+// npyDivmod is NumPy's npy_divmod (internal/reference), op for op in c:
+// fmod (exact), the quotient of a − fmod, fmod moved to the divisor's
+// sign, the quotient snapped to an integer, zeros signed as NumPy signs
+// them, and a/b and fmod's NaN for a zero divisor.
+func (x *instr) npyDivmod(op trace.Op, a, b string, c tensor.DType) string {
+	zero, one := x.scalarF(c, 0), x.scalarF(c, 1)
+	negZero := x.scalarF(c, math.Copysign(0, -1))
+	mod := x.op2("Mod", a, b, aInt("fmod", 1))
+	bNeg := x.op2("Less", b, zero)
+	modZero := x.op2("Equal", mod, zero)
+	div := x.op2("Div", x.op2("Sub", a, mod), b)
+	fix := x.op2("And", x.op1("Not", modZero), x.op1("Not", x.op2("Equal", bNeg, x.op2("Less", mod, zero))))
+	bZero := x.op2("Equal", b, zero)
+	if op == trace.OpRem {
+		m := x.where(fix, x.op2("Add", mod, b), mod, c)
+		m = x.where(modZero, x.where(bNeg, negZero, zero, c), m, c)
+		return x.where(bZero, mod, m, c)
+	}
+	div = x.where(fix, x.op2("Sub", div, one), div, c)
+	fl := x.op1("Floor", div)
+	fl = x.where(x.op2("Greater", x.op2("Sub", div, fl), x.scalarF(c, 0.5)), x.op2("Add", fl, one), fl, c)
+	q := x.op2("Div", a, b)
+	qNeg := x.op2("Or", x.op2("Less", q, zero), x.op2("Less", x.op2("Div", one, q), zero)) // −0 too
+	fl = x.where(x.op2("Equal", div, zero), x.where(qNeg, negZero, zero, c), fl, c)
+	return x.where(bZero, q, fl, c)
+}
+
+// intPow is Kiln's integer pow in c (i32 or i64, wrapping as d):
+// exponentiation by squaring over the exponent's bits, and for a
+// negative exponent 0, except 1 for base 1 and ±1 for base −1.
+func (x *instr) intPow(base, e string, d, c tensor.DType) string {
+	one := x.scalarI(c, 1)
+	zero := x.scalarI(c, 0)
+	r := x.expand(one, c, x.in.Shape)
+	sq := base
+	bits := d.Bits()
+	for i := range bits {
+		mask := x.scalarI(c, int64(uint64(1)<<i))
+		if c == tensor.I32 && i == 31 {
+			mask = x.scalarI(c, math.MinInt32)
+		}
+		bit := x.op1("Not", x.op2("Equal", x.op2("BitwiseAnd", e, mask), zero))
+		r = x.where(bit, x.op2("Mul", r, sq), r, c)
+		if i+1 < bits {
+			sq = x.op2("Mul", sq, sq)
+		}
+	}
+	if !d.IsSigned() {
+		return r
+	}
+	odd := x.op1("Not", x.op2("Equal", x.op2("BitwiseAnd", e, one), zero))
+	mone := x.scalarI(c, -1)
+	neg := x.where(x.op2("Equal", base, one), one, zero, c)
+	neg = x.where(x.op2("Equal", base, mone), x.where(odd, mone, one, c), neg, c)
+	return x.where(x.op2("Less", e, zero), neg, r, c)
 }
