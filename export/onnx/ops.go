@@ -123,6 +123,19 @@ var unaryFloat = map[trace.Op]struct {
 	trace.OpAcosh: {"Acosh", false}, trace.OpAtanh: {"Atanh", false}, trace.OpErf: {"Erf", false},
 }
 
+// refusals are the ops ONNX cannot express with Kiln's semantics, and why.
+var refusals = map[trace.Op]string{
+	trace.OpAtan2:          "ONNX has no atan2, and atan(y/x) with quadrant fixes misses the signs of zeros and the ulp bound",
+	trace.OpHypot:          "ONNX has no hypot, and √(x²+y²) overflows and underflows where hypot does not",
+	trace.OpCopysign:       "ONNX cannot read a sign bit (of −0 or of a NaN) without a bitcast",
+	trace.OpNextafter:      "ONNX cannot step a float's bits without a bitcast",
+	trace.OpCbrt:           "ONNX has no cube root, and Pow(x, 1/3) misses the ulp bound (1/3 is inexact) and negative x",
+	trace.OpErfc:           "ONNX has no erfc, and 1 − erf(x) loses all precision for large x",
+	trace.OpErfInv:         "ONNX has no inverse error function",
+	trace.OpBitcastConvert: "ONNX has no bitcast",
+	trace.OpThreefry2x32:   "threefry2x32 is not translated by this exporter yet (it is expressible with u64 BitShift and BitwiseAnd)",
+}
+
 var compareOps = map[trace.Op]string{
 	trace.OpEq: "Equal", trace.OpLt: "Less", trace.OpLe: "LessOrEqual", trace.OpGt: "Greater", trace.OpGe: "GreaterOrEqual",
 }
@@ -141,6 +154,9 @@ func (x *instr) lower(args []string) (string, error) {
 		return "", refuse("complex numbers: ONNX Runtime has no complex kernels")
 	}
 	op := in.Op
+	if why, ok := refusals[op]; ok {
+		return "", refuse("%s", why)
+	}
 	switch {
 	case op == trace.OpConst:
 		return x.constant(p.Value)
@@ -308,7 +324,10 @@ func (x *instr) floatOp(op trace.Op, args []string, d tensor.DType) (string, err
 func (x *instr) floatOpIn(op trace.Op, a []string, c tensor.DType) (string, error) {
 	if u, ok := unaryFloat[op]; ok {
 		if c == tensor.F64 && !u.f64 {
-			return "", refuse("ONNX Runtime has no f64 %s within Kiln's ulp bound (the kernel is f32 only, or, for Cos, loses hundreds of ulps on large arguments)", u.name)
+			if op == trace.OpCos {
+				return "", refuse("ONNX Runtime's f64 Cos loses hundreds of ulps on large arguments (Kiln's bound is 1 ulp)")
+			}
+			return "", refuse("ONNX Runtime's %s kernel is f32 only (computing f64 in f32 would lose Kiln's precision)", u.name)
 		}
 		return x.op1(u.name, a[0]), nil
 	}

@@ -221,10 +221,6 @@ func (x *instr) lowerMore(args []string) (string, error) {
 		return x.conv(args)
 	case op == trace.OpSort:
 		return x.sort(args)
-	case op == trace.OpBitcastConvert:
-		return "", refuse("ONNX has no bitcast")
-	case op == trace.OpThreefry2x32:
-		return "", refuse("threefry2x32 is not translated (it would need 32-bit rotations on u32, which ONNX Runtime's integer kernels lack)")
 	}
 	return "", refuse("%s is not translated by this exporter", x.in.Op)
 }

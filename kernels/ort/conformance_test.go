@@ -3,6 +3,7 @@ package ort_test
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -23,6 +24,7 @@ import (
 func TestConformance(t *testing.T) {
 	b := backend(t)
 	refused := map[string]int{}
+	why := map[string]string{} // the first refusal's reason per op/dtype
 	ran, failed := 0, 0
 	var fails []string
 	for _, c := range conformance.Cases() {
@@ -37,7 +39,10 @@ func TestConformance(t *testing.T) {
 		exe, err := b.Compile(m)
 		var ue *onnx.UnsupportedError
 		if errors.As(err, &ue) {
-			refused[fmt.Sprintf("%s/%s", ue.Op, ue.DType)]++
+			key := fmt.Sprintf("%s/%s", ue.Op, ue.DType)
+			if refused[key]++; refused[key] == 1 {
+				why[key] = ue.Msg
+			}
 			continue
 		}
 		if err != nil {
@@ -72,6 +77,11 @@ func TestConformance(t *testing.T) {
 	sort.Strings(keys)
 	t.Logf("ONNX Runtime conformance: %d programs exported and run, %d disagree; %d refused by the exporter (op/dtype×programs): %s",
 		ran, failed, total(refused), strings.Join(keys, " "))
+	if testing.Verbose() {
+		for _, k := range slices.Sorted(maps.Keys(why)) {
+			t.Logf("refused %s: %s", k, why[k])
+		}
+	}
 	for _, f := range fails {
 		t.Error(f)
 	}
