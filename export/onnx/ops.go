@@ -126,10 +126,8 @@ var unaryFloat = map[trace.Op]struct {
 // refusals are the ops ONNX cannot express with Kiln's semantics, and why.
 var refusals = map[trace.Op]string{
 	trace.OpAtan2:          "ONNX has no atan2, and atan(y/x) with quadrant fixes misses the signs of zeros and the ulp bound",
-	trace.OpHypot:          "ONNX has no hypot, and √(x²+y²) overflows and underflows where hypot does not",
 	trace.OpCopysign:       "ONNX cannot read a sign bit (of −0 or of a NaN) without a bitcast",
 	trace.OpNextafter:      "ONNX cannot step a float's bits without a bitcast",
-	trace.OpCbrt:           "ONNX has no cube root, and Pow(x, 1/3) misses the ulp bound (1/3 is inexact) and negative x",
 	trace.OpErfc:           "ONNX has no erfc, and 1 − erf(x) loses all precision for large x",
 	trace.OpErfInv:         "ONNX has no inverse error function",
 	trace.OpBitcastConvert: "ONNX has no bitcast",
@@ -322,6 +320,9 @@ func (x *instr) floatOp(op trace.Op, args []string, d tensor.DType) (string, err
 }
 
 func (x *instr) floatOpIn(op trace.Op, a []string, c tensor.DType) (string, error) {
+	if op == trace.OpHypot || op == trace.OpCbrt {
+		return x.viaF64(op, a, c)
+	}
 	if u, ok := unaryFloat[op]; ok {
 		if c == tensor.F64 && !u.f64 {
 			if op == trace.OpCos {
@@ -720,4 +721,33 @@ func (x *instr) intPow(base, e string, d, c tensor.DType) string {
 	neg := x.where(x.op2("Equal", base, one), one, zero, c)
 	neg = x.where(x.op2("Equal", base, mone), x.where(odd, mone, one, c), neg, c)
 	return x.where(x.op2("Less", e, zero), neg, r, c)
+}
+
+// viaF64 computes hypot and cbrt of f32 (and f16, bf16) values in f64,
+// where √(x²+y²) cannot overflow or underflow and Pow(|x|, 1/3) is within
+// a few f64 ulps, so the f32 result is within Kiln's ulp bound; f64 has
+// no wider type and is refused.
+func (x *instr) viaF64(op trace.Op, a []string, c tensor.DType) (string, error) {
+	if c == tensor.F64 {
+		if op == trace.OpHypot {
+			return "", refuse("ONNX has no hypot, and √(x²+y²) in f64 overflows and underflows where hypot does not")
+		}
+		return "", refuse("ONNX has no cube root, and Pow(x, 1/3) in f64 misses the ulp bound (1/3 is inexact)")
+	}
+	w := make([]string, len(a))
+	for i, v := range a {
+		w[i] = x.cast(v, tensor.F64)
+	}
+	inf := x.scalarF(tensor.F64, math.Inf(1))
+	var r string
+	if op == trace.OpHypot {
+		r = x.op1("Sqrt", x.op2("Add", x.op2("Mul", w[0], w[0]), x.op2("Mul", w[1], w[1])))
+		anyInf := x.op2("Or", x.op1("IsInf", w[0]), x.op1("IsInf", w[1]))
+		r = x.where(anyInf, inf, r, tensor.F64) // hypot(±inf, NaN) = +inf
+	} else {
+		p := x.op2("Pow", x.op1("Abs", w[0]), x.scalarF(tensor.F64, 1.0/3))
+		r = x.where(x.op2("Less", w[0], x.scalarF(tensor.F64, 0)), x.op1("Neg", p), p, tensor.F64)
+		r = x.where(x.op2("Equal", w[0], x.scalarF(tensor.F64, 0)), w[0], r, tensor.F64) // ±0
+	}
+	return x.cast(r, c), nil
 }
