@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 
 	kilnpkg "github.com/kiln-go/kiln"
@@ -76,7 +77,8 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	}
 	model, err := exportONNX(s, pos[0])
 	if err != nil {
-		fmt.Fprintf(stderr, "kiln export: %v\n", err)
+		// The Go position of a refused op is a line of this interpreter.
+		fmt.Fprintf(stderr, "kiln export: %s\n", goPosition.ReplaceAllString(err.Error(), ""))
 		return 1
 	}
 	if out == "-" {
@@ -90,6 +92,9 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// goPosition is the " (at kiln/file.go:N)" an export error names.
+var goPosition = regexp.MustCompile(` \(at kiln/[^)]*\.go:[0-9]+\)`)
 
 // exportONNX parses, checks, traces and lowers expr over the session's
 // arguments and exports the module.
