@@ -2,9 +2,11 @@ package ort_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/kiln-go/kiln"
@@ -93,5 +95,46 @@ func TestMissingLibrary(t *testing.T) {
 	}
 	if _, err := ort.New(ort.Options{Provider: "rocm-nope"}); !ort.Unavailable(err) {
 		t.Errorf("unknown provider: %v", err)
+	}
+}
+
+// TestConcurrentRuns runs one executable from several goroutines (run
+// with -race): every result is the single-threaded one.
+func TestConcurrentRuns(t *testing.T) {
+	b := backend(t)
+	x, _ := tensor.FromSlice([]float32{1, -2, 3, 4, 5, -6, 7, 8}, 2, 4)
+	m, err := kiln.Jit(func(x kiln.Value) kiln.Value { return x.Exp().Sum(1).Add(x.Max()) }).Lower(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := b.Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.(io.Closer).Close()
+	want, err := exe.Run([]*tensor.Array{x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Go(func() {
+			for range 20 {
+				got, err := exe.Run([]*tensor.Array{x})
+				if err == nil && !tensor.Equal(got[0], want[0]) {
+					err = fmt.Errorf("got %v, want %v", got[0], want[0])
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
