@@ -215,12 +215,11 @@ func RawBytes(a *tensor.Array) []byte {
 	return unsafe.Slice((*byte)(p), n)
 }
 
-// builder appends nodes to a graph; values it makes are named t<N> (with
-// a prefix inside sub-graphs).
+// builder appends nodes to a graph; values it makes are named t<N>,
+// unique model-wide (ONNX forbids a sub-graph name shadowing an outer one).
 type builder struct {
-	g      *graph
-	n      *int // shared with sub-graph builders: names are unique model-wide
-	prefix string
+	g *graph
+	n *int // shared with sub-graph builders
 }
 
 func (b *builder) fresh() string {
