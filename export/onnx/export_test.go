@@ -165,9 +165,15 @@ func TestNames(t *testing.T) {
 	}
 }
 
-// onnxPython is the Python whose onnx package reads the models: Debian's
-// (python3-onnx), as the NumPy tests use Debian's NumPy.
-const onnxPython = "/usr/bin/python3"
+// onnxPython is the Python whose onnx package reads the models:
+// KILN_ONNX_PYTHON, else Debian's (python3-onnx), as the NumPy tests use
+// Debian's NumPy.
+func onnxPython() string {
+	if p := os.Getenv("KILN_ONNX_PYTHON"); p != "" {
+		return p
+	}
+	return "/usr/bin/python3"
+}
 
 // checkScript loads every model named on the command line with Python's
 // onnx (a protobuf parser independent of the exporter's writer), checks
@@ -194,11 +200,12 @@ print(("checked %d" % len(want)) if full else ("parsed %d (onnx %s predates opse
 // and has Python's onnx read them all (and check them, when it knows
 // opset 21). KILN_REQUIRE_ONNX=1 makes a missing onnx package a failure.
 func TestChecker(t *testing.T) {
-	if err := exec.Command(onnxPython, "-c", "import onnx").Run(); err != nil {
+	py := onnxPython()
+	if err := exec.Command(py, "-c", "import onnx").Run(); err != nil {
 		if os.Getenv("KILN_REQUIRE_ONNX") == "1" {
-			t.Fatalf("%s -c 'import onnx': %v", onnxPython, err)
+			t.Fatalf("%s -c 'import onnx': %v", py, err)
 		}
-		t.Skipf("skipping: no onnx package in %s (%v); set KILN_REQUIRE_ONNX=1 to make this a failure", onnxPython, err)
+		t.Skipf("skipping: no onnx package in %s (%v); set KILN_REQUIRE_ONNX=1 to make this a failure", py, err)
 	}
 	dir := t.TempDir()
 	want := map[string][]string{}
@@ -241,7 +248,7 @@ func TestChecker(t *testing.T) {
 	if err := os.WriteFile(list, js, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(onnxPython, "-c", checkScript, list).CombinedOutput()
+	out, err := exec.Command(py, "-c", checkScript, list).CombinedOutput()
 	if err != nil {
 		t.Fatalf("python onnx: %v\n%s", err, out)
 	}
