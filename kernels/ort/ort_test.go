@@ -138,3 +138,22 @@ func TestConcurrentRuns(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestProvider: the CUDA and TensorRT execution providers are options;
+// with the CPU build of the library (the npm package's) asking for one
+// is an error for which Unavailable is true, naming the provider.
+func TestProvider(t *testing.T) {
+	backend(t) // skips without the library
+	for _, p := range []string{"cuda", "tensorrt"} {
+		b, err := ort.New(ort.Options{Provider: p})
+		if err == nil {
+			t.Logf("%s: this library has the %s execution provider (%s)", p, p, b.Name())
+			continue
+		}
+		var oe *ort.Error
+		if !errors.As(err, &oe) || oe.Kind != ort.KindProvider || !ort.Unavailable(err) {
+			t.Errorf("%s: %v, want a KindProvider error", p, err)
+		}
+		t.Logf("%s: %v", p, err)
+	}
+}
