@@ -11,21 +11,23 @@ import (
 // negative padding by slicing the input and positive padding as Conv's
 // pads; the result transposed to the output layout. ONNX Runtime's Conv
 // is f32 only: f16 and bf16 are computed in f32 and rounded once (Kiln
-// accumulates them in f32); f64, integer and bool convolutions are
-// refused.
+// accumulates them in f32); f64 and integer convolutions are im2col and
+// MatMul; bool convolutions are refused.
 func (x *instr) conv(args []string) (string, error) {
 	in := x.in
 	p := in.Params.Conv
 	ld, rd := in.Args[0].DType, in.Args[1].DType
-	if !ld.IsFloat() || !rd.IsFloat() {
-		return "", refuse("ONNX Runtime's Conv is float only (ConvInteger does not wrap as Kiln's integer convolution does)")
-	}
-	c := arith(in.DType)
-	if c == tensor.F64 {
-		return "", refuse("ONNX Runtime's Conv has no f64 kernel (f32 would lose Kiln's f64 precision)")
+	if ld == tensor.Bool || rd == tensor.Bool {
+		return "", refuse("a bool convolution has no ONNX translation")
 	}
 	if trace.ShapeSize(in.Shape) == 0 {
 		return x.zeros(in.DType, in.Shape), nil
+	}
+	c := arith(in.DType)
+	if c == tensor.F64 || !ld.IsFloat() || !rd.IsFloat() {
+		// ONNX Runtime's Conv is f32 only: f64 and integers are patches
+		// and a MatMul (which has f64 and wrapping integer kernels).
+		return x.im2col(args)
 	}
 	lhs := x.castIf(args[0], ld, c)
 	rhs := x.castIf(args[1], rd, c)
@@ -97,4 +99,76 @@ func (x *instr) dilate(v string, shape []int, axis, d int, c tensor.DType) (stri
 	v = x.add("Slice", []string{v, x.ints(0), x.ints(int64((n-1)*d + 1)), x.ints(int64(axis))})
 	wide[axis] = (n-1)*d + 1
 	return v, wide
+}
+
+// im2col is conv_general_dilated as a Gather of input patches and a
+// batched MatMul per feature group: a constant table gives, for every
+// output position and window element, the flat spatial index of the
+// input element it reads (lhs dilation, padding and strides resolved at
+// export time), or one past the end, where a zero is appended. Integers
+// multiply in arith's dtype and wrap back; f64 adds in MatMul's order.
+func (x *instr) im2col(args []string) (string, error) {
+	in := x.in
+	p := in.Params.Conv
+	d := in.DType
+	c := arith(d)
+	ls, rs := in.Args[0].Shape, in.Args[1].Shape
+	k := p.SpatialRank()
+	N, C := ls[p.LhsSpec[0]], ls[p.LhsSpec[1]]
+	O, I := rs[p.RhsSpec[0]], rs[p.RhsSpec[1]]
+	G := p.FeatureGroupCount
+	sp, win, out := make([]int, k), make([]int, k), make([]int, k)
+	for i := range k {
+		sp[i], win[i], out[i] = ls[p.LhsSpec[2+i]], rs[p.RhsSpec[2+i]], in.Shape[p.OutSpec[2+i]]
+	}
+	S, W, P := trace.ShapeSize(sp), trace.ShapeSize(win), trace.ShapeSize(out)
+	if C == 0 || W == 0 || I == 0 {
+		return x.zeros(d, in.Shape), nil
+	}
+	sst := strides(sp)
+	var table []int64
+	forEach(out, func(o []int) {
+		forEach(win, func(w []int) {
+			flat := 0
+			for i := range k {
+				q := o[i]*p.Strides[i] + w[i]*p.RhsDilation[i] - p.PadLo[i]
+				if q < 0 || q%p.LhsDilation[i] != 0 || q/p.LhsDilation[i] >= sp[i] {
+					flat = -1
+					break
+				}
+				flat += q / p.LhsDilation[i] * sst[i]
+			}
+			if flat < 0 {
+				flat = S // the appended zero
+			}
+			table = append(table, int64(flat))
+		})
+	})
+	idx, _ := tensor.FromSlice(table, P, W)
+	lhs := x.castIf(args[0], in.Args[0].DType, c)
+	rhs := x.castIf(args[1], in.Args[1].DType, c)
+	lhs = x.op1("Transpose", lhs, aInts("perm", i64s(p.LhsSpec)))
+	lhs = x.reshape(lhs, []int{N, C, S})
+	lhs = x.add("Concat", []string{lhs, x.zeros(c, []int{N, C, 1})}, aInt("axis", 2))
+	patches := x.op2("Gather", lhs, x.must(idx), aInt("axis", 2)) // (N, C, P, W)
+	Cg, Og := C/G, O/G
+	patches = x.reshape(patches, []int{N, G, Cg, P, W})
+	patches = x.op1("Transpose", patches, aInts("perm", []int64{1, 0, 3, 2, 4})) // (G, N, P, Cg, W)
+	patches = x.reshape(patches, []int{G, N * P, Cg * W})
+	rhs = x.op1("Transpose", rhs, aInts("perm", i64s(p.RhsSpec))) // (O, I, K…)
+	rhs = x.reshape(rhs, []int{G, Og, I, W})
+	rhs = x.op1("Transpose", rhs, aInts("perm", []int64{0, 2, 3, 1})) // (G, I, W, Og)
+	rhs = x.reshape(rhs, []int{G, I * W, Og})
+	r := x.op2("MatMul", patches, rhs) // (G, N·P, Og)
+	r = x.reshape(r, []int{G, N, P, Og})
+	r = x.op1("Transpose", r, aInts("perm", []int64{1, 0, 3, 2})) // (N, G, Og, P)
+	r = x.reshape(r, append([]int{N, O}, out...))
+	perm := make([]int, len(p.OutSpec))
+	for i, dd := range p.OutSpec {
+		perm[dd] = i
+	}
+	if !isIdentity(perm) {
+		r = x.op1("Transpose", r, aInts("perm", i64s(perm)))
+	}
+	return x.castIf(r, c, d), nil
 }

@@ -17,7 +17,9 @@
 // gather, the scatters and the dynamic slices (flat indices into the
 // flattened operand, then Gather or ScatterElements: index.go), sort and
 // so top_k and argsort (stable TopK passes: sort.go),
-// conv_general_dilated and the pooling built on it (Conv: conv.go), and
+// conv_general_dilated and the pooling built on it (Conv for f32, f16
+// and bf16; for f64 and integers, whose Conv ONNX Runtime lacks, input
+// patches gathered by a constant table and a MatMul: conv.go), and
 // control flow: while — fori_loop, while_loop, scan — as Loop, cond and
 // switch as a chain of If (control.go).
 // Kiln's semantics are kept where ONNX's op differs or leaves a case
@@ -59,8 +61,9 @@
 // never writes a model that computes something else. Refused today:
 // complex dtypes (ONNX Runtime has no complex kernels); bitcast_convert
 // and threefry2x32 (no bitcast in ONNX); atan2, hypot, copysign,
-// nextafter, cbrt, erfc, erf_inv (no ONNX op, and compositions miss the
-// ulp bounds or the signs of zeros and NaNs); f64 of Tan, Cos, the
+// nextafter, erfc, erf_inv (no ONNX op, and compositions miss the
+// ulp bounds or the signs of zeros and NaNs); f64 hypot and cbrt (f32
+// and narrower compute them in f64); f64 of Tan, Cos, the
 // inverse and hyperbolic trig functions and Erf (ONNX Runtime's kernels
 // are f32 only or, for Cos, inaccurate for large arguments); integer pow;
 // float floordiv and rem (NumPy's npy_divmod); u64 division; convert from
@@ -68,7 +71,7 @@
 // several axes; float scatter_max/min (ScatterElements' max/min is not
 // IEEE maximum/minimum) and f16/bf16 scatter_add/mul (no ONNX Runtime
 // kernel, and f32 would round once where Kiln rounds after every update);
-// f64 and integer convolutions (ONNX Runtime's Conv is f32 only).
+// bool convolutions.
 //
 // # Numerics under ONNX Runtime
 //
