@@ -25,6 +25,9 @@
 // Kiln's semantics are kept where ONNX's op differs or leaves a case
 // undefined, by compositions (the same ones lower/stablehlo documents):
 //
+//   - float floordiv and rem are NumPy's npy_divmod, op for op; integer
+//     pow is exponentiation by squaring (wrapping), 0 for a negative
+//     exponent but for bases ±1;
 //   - integer floordiv and rem floor, x // 0 = x % 0 = 0 and MIN // −1 =
 //     MIN: Div and Mod read a divisor with 0 and −1 replaced by 1 (ONNX
 //     Runtime's would trap) and the result is fixed up with Where;
@@ -60,13 +63,13 @@
 // *UnsupportedError naming it, its dtype and the user's call site; Export
 // never writes a model that computes something else. Refused today:
 // complex dtypes (ONNX Runtime has no complex kernels); bitcast_convert
-// and threefry2x32 (no bitcast in ONNX); atan2, hypot, copysign,
-// nextafter, erfc, erf_inv (no ONNX op, and compositions miss the
-// ulp bounds or the signs of zeros and NaNs); f64 hypot and cbrt (f32
-// and narrower compute them in f64); f64 of Tan, Cos, the
-// inverse and hyperbolic trig functions and Erf (ONNX Runtime's kernels
-// are f32 only or, for Cos, inaccurate for large arguments); integer pow;
-// float floordiv and rem (NumPy's npy_divmod); u64 division; convert from
+// and threefry2x32 (no bitcast in ONNX; threefry is expressible but not
+// translated yet); atan2, copysign, nextafter, erfc, erf_inv (no ONNX
+// op, and compositions miss the ulp bounds or the signs of zeros and
+// NaNs); f64 hypot and cbrt (f32 and narrower compute them in f64); f64
+// of Tan, Cos, the inverse and hyperbolic trig functions and Erf (ONNX
+// Runtime's kernels are f32 only or, for Cos, inaccurate for large
+// arguments); u64 floordiv, rem and fmod; convert from
 // f64 to f16/bf16 (ONNX Runtime rounds through f32, twice); argmax over
 // several axes; float scatter_max/min (ScatterElements' max/min is not
 // IEEE maximum/minimum) and f16/bf16 scatter_add/mul (no ONNX Runtime
@@ -81,8 +84,8 @@
 // gathers, scatters, sorts and control flow, and on f16/bf16 (rounded
 // after every op, as Kiln does). Transcendental
 // functions are ONNX Runtime's (within 8 ulps of Kiln's, like any
-// backend's). dot_general is ONNX Runtime's MatMul, which adds in its own
-// order: float results agree within 2^−(p−6) of the element's magnitude
+// backend's). dot_general and convolutions are ONNX Runtime's MatMul and
+// Conv, which add in their own order: float results agree within 2^−(p−6) of the element's magnitude
 // plus the output's largest (p the precision: about 3.8e-6 for f32,
 // 7e-15 for f64). Which NaN a result holds is not kept (NaN payloads of
 // f16/bf16 values may be quieted by the f32 round trip).
