@@ -69,7 +69,7 @@
 // NaNs); f64 hypot and cbrt (f32 and narrower compute them in f64); f64
 // of Tan, Cos, the inverse and hyperbolic trig functions and Erf (ONNX
 // Runtime's kernels are f32 only or, for Cos, inaccurate for large
-// arguments); u64 floordiv, rem and fmod; convert from
+// arguments); convert from
 // f64 to f16/bf16 (ONNX Runtime rounds through f32, twice); argmax over
 // several axes; float scatter_max/min (ScatterElements' max/min is not
 // IEEE maximum/minimum) and f16/bf16 scatter_add/mul (no ONNX Runtime

@@ -501,7 +501,18 @@ func (x *instr) intOp(op trace.Op, args []string, d tensor.DType) (string, error
 		return back(x.intPow(w[0], w[1], d, c)), nil
 	case trace.OpFloorDiv, trace.OpRem, trace.OpFmod:
 		if d == tensor.U64 {
-			return "", refuse("u64 division: ONNX Runtime's Div and Mod have no u64 kernels and i64 would change the values")
+			// Unsigned: floor and truncation agree; only a zero divisor
+			// (0) needs care. Div and Mod read it replaced by 1.
+			zero, one := x.scalarU(d, 0), x.scalarU(d, 1)
+			isZero := x.op2("Equal", args[1], zero)
+			safe := x.where(isZero, one, args[1], d)
+			var r string
+			if op == trace.OpFloorDiv {
+				r = x.op2("Div", args[0], safe)
+			} else {
+				r = x.op2("Mod", args[0], safe)
+			}
+			return x.where(isZero, zero, r, d), nil
 		}
 		return back(x.intDivMod(op, w[0], w[1], c)), nil
 	case trace.OpShl, trace.OpShr:
