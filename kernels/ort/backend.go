@@ -114,10 +114,21 @@ func (b *Backend) Compile(m *lower.Module) (kernels.Executable, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.compileModel(m, model)
+	return b.CompileModel(m, model, nil, nil)
 }
 
-func (b *Backend) compileModel(m *lower.Module, model []byte) (*Executable, error) {
+// CompileModel creates a session for model, an ONNX model exported from
+// m (by onnx.Export, whose Options named its inputs and outputs
+// inputNames and outputNames; nil means Export's defaults). The
+// executable checks its arguments against m's parameters and outputs.
+func (b *Backend) CompileModel(m *lower.Module, model []byte, inputNames, outputNames []string) (*Executable, error) {
+	if len(model) == 0 {
+		return nil, fmt.Errorf("ort: an empty model")
+	}
+	if inputNames != nil && len(inputNames) != len(m.Params) || outputNames != nil && len(outputNames) != len(m.Outputs) {
+		return nil, fmt.Errorf("ort: %d input and %d output names for a module of %d parameters and %d outputs",
+			len(inputNames), len(outputNames), len(m.Params), len(m.Outputs))
+	}
 	a := b.api
 	so, err := b.sessionOptions()
 	if err != nil {
@@ -134,12 +145,19 @@ func (b *Backend) compileModel(m *lower.Module, model []byte) (*Executable, erro
 	e := &Executable{api: a, session: sess, model: model}
 	for i, p := range m.Params {
 		e.ins = append(e.ins, sig{p.DType, p.Shape})
-		e.inNames = append(e.inNames, cstr(fmt.Sprintf("arg%d", i)))
+		name := fmt.Sprintf("arg%d", i)
+		if inputNames != nil {
+			name = inputNames[i]
+		}
+		e.inNames = append(e.inNames, cstr(name))
 	}
 	for i, o := range m.Outputs {
 		e.outs = append(e.outs, sig{o.DType, o.Shape})
 		name := "result"
-		if len(m.Outputs) > 1 {
+		switch {
+		case outputNames != nil:
+			name = outputNames[i]
+		case len(m.Outputs) > 1:
 			name = fmt.Sprintf("result%d", i)
 		}
 		e.outNames = append(e.outNames, cstr(name))

@@ -157,3 +157,47 @@ func TestProvider(t *testing.T) {
 		t.Logf("%s: %v", p, err)
 	}
 }
+
+// TestExportProgram exports a traced program (lower.Lower only: the
+// loop's and cond's sub-programs are lowered by the exporter) with named
+// inputs and runs the model on ONNX Runtime against Kiln's CPU backend.
+func TestExportProgram(t *testing.T) {
+	b := backend(t)
+	fn := func(x, n kiln.Value) kiln.Value {
+		out := kiln.ForiLoop(kiln.Int(0), n, func(i kiln.Value, c []kiln.Value) []kiln.Value {
+			return []kiln.Value{c[0].Mul(kiln.Float(0.5)).Add(i.Astype(tensor.F32))}
+		}, x)
+		return kiln.Cond(out[0].Sum().Gt(kiln.Int(10)),
+			func(o []kiln.Value) []kiln.Value { return []kiln.Value{o[0].Neg()} },
+			func(o []kiln.Value) []kiln.Value { return []kiln.Value{o[0].Exp()} }, out[0])[0]
+	}
+	x, _ := tensor.FromSlice([]float32{1, 2, 3}, 3)
+	n := tensor.Scalar(int32(5))
+	p, err := kiln.Jit(fn).Trace(x, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := onnx.ExportProgram(p, onnx.Options{InputNames: []string{"x", "n"}, OutputNames: []string{"y"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := kiln.Jit(fn).Lower(x, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := b.CompileModel(m, model, []string{"x", "n"}, []string{"y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := exe.Run([]*tensor.Array{x, n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := kiln.Jit(fn).Run(x, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tensor.Equal(got[0], want) {
+		t.Errorf("ort %v, cpu %v", got[0], want)
+	}
+}
