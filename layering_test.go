@@ -33,6 +33,12 @@ var depsPolicy = map[string][]string{
 	"kernels/opencl":  {"tensor", "trace", "lower", "kernels", "internal/numerics", "github.com/ebitengine/purego"},
 	".":               {"tensor", "promote", "trace", "lower", "kernels"},
 
+	// ONNX export and ONNX Runtime as a backend, outside the core so a
+	// Kiln-only program links neither (the protobuf encoder is the
+	// exporter's own: no protobuf library).
+	"export/onnx": {"tensor", "trace", "lower"},
+	"kernels/ort": {"tensor", "trace", "lower", "kernels", "export/onnx", "github.com/ebitengine/purego"},
+
 	// jax.nn's activations, written with the tracer's ops.
 	"nn": {"trace"},
 	// jax.random: threefry keys and samplers, written with the tracer's ops.
@@ -62,7 +68,7 @@ var depsPolicy = map[string][]string{
 	"optim": {".", "tensor"},
 
 	// Programs.
-	"cmd/kiln":                {".", "tensor", "promote", "trace", "lower", "lower/stablehlo", "kernels", "kernels/opencl", "nn", "random"},
+	"cmd/kiln":                {".", "tensor", "promote", "trace", "lower", "lower/stablehlo", "kernels", "kernels/opencl", "kernels/ort", "export/onnx", "nn", "random"},
 	"examples/mixedprecision": {".", "tensor"},
 	"examples/mlp":            {".", "tensor"},
 	"examples/montecarlo":     {".", "tensor", "random"},
@@ -72,7 +78,7 @@ var depsPolicy = map[string][]string{
 
 	// The benchmark suite is a module of its own: its peers never enter
 	// the library's go.mod.
-	"bench": {".", "tensor", "optim", "gorgonia.org/tensor",
+	"bench": {".", "tensor", "optim", "kernels/ort", "gorgonia.org/tensor",
 		"github.com/gomlx/gomlx/backends", "github.com/gomlx/gomlx/backends/simplego", "github.com/gomlx/gomlx/pkg/core/dtypes",
 		"github.com/gomlx/gomlx/pkg/core/graph", "github.com/gomlx/gomlx/pkg/core/tensors",
 		"gonum.org/v1/gonum/blas", "gonum.org/v1/gonum/blas/blas32", "gonum.org/v1/gonum/blas/blas64", "gonum.org/v1/gonum/floats",
@@ -135,7 +141,7 @@ func TestSmallProgramIsLean(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
-	for _, banned := range []string{"gorgonia", "arrow", "protobuf", "flatbuffers", "gonum.org/v1/plot", "gonum.org/v1/gonum/mat"} {
+	for _, banned := range []string{"gorgonia", "arrow", "protobuf", "flatbuffers", "gonum.org/v1/plot", "gonum.org/v1/gonum/mat", "export/onnx", "kernels/ort"} {
 		if strings.Contains(string(out), banned) {
 			t.Errorf("a kiln-only program links %s:\n%s", banned, out)
 		}

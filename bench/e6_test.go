@@ -71,8 +71,9 @@ func TestSelectWorkloads(t *testing.T) {
 		{"E6a", []string{"E6a"}},
 		{"E6", []string{"E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k", "E6l", "E6m"}},
 		{"e5", []string{"E5a", "E5b"}},
-		{"E", nil}, // too short to be a family
-		{"E9", nil},
+		{"E", nil},                     // too short to be a family
+		{"E9", []string{"E9a", "E9b"}}, // issue 24: the ONNX Runtime rows
+		{"E99", nil},
 	} {
 		if got := selectWorkloads(tc.id); !slices.Equal(got, tc.want) {
 			t.Errorf("selectWorkloads(%q) = %v, want %v", tc.id, got, tc.want)

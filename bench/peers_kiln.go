@@ -22,11 +22,12 @@ const (
 	cFastPeer    = "c-fastmath"
 	openblasPeer = "openblas"
 	numpyPeer    = "numpy"
+	ortPeer      = "ort"
 )
 
 // peerNames is every peer in column order; kiln-fused comes first because
 // its output is the one the others are checked against.
-var peerNames = []string{kilnFused, kilnRun, kilnRelease, kilnFirst, kilnOpByOp, gorgoniaPeer, gonumPeer, goLoop, cPeer, cFastPeer, openblasPeer, numpyPeer}
+var peerNames = []string{kilnFused, kilnRun, kilnRelease, kilnFirst, kilnOpByOp, ortPeer, gorgoniaPeer, gonumPeer, goLoop, cPeer, cFastPeer, openblasPeer, numpyPeer}
 
 // peerDesc says what each column measures.
 var peerDesc = map[string]string{
@@ -35,6 +36,7 @@ var peerDesc = map[string]string{
 	kilnRelease:  "Kiln fused, cached executable, `Run` with the previous result given back by `Release` (Kiln's pool reuses it)",
 	kilnFirst:    "a fresh `kiln.Jit` and its first `Run`: trace, lower, compile and fresh outputs, with the heap returned to the OS before each repetition (`debug.FreeOSMemory`) so outputs page-fault as in a new process",
 	kilnOpByOp:   "Kiln with `kiln.NoFusion()`: every op its own kernel and buffer, `RunInto` preallocated outputs",
+	ortPeer:      "E9 only: the same Kiln program on the ONNX Runtime backend (kernels/ort: exported to ONNX, run by ONNX Runtime 1.30's CPU execution provider on 2 intra-op threads), `RunInto` preallocated outputs",
 	gorgoniaPeer: "gorgonia.org/tensor eager `Dense` ops (a new `Dense` per op)",
 	gonumPeer:    "gonum where it has the op: floats Sum, AddConst and Dot (E4), blas32.Gemm (E6a–E6e) and blas64.Gemm (E6f); for f32 E1 and E5a blas32 Copy, Scal and Axpy with a ones vector (three passes: floats.ScaleTo/AddConst are float64-only and blas32 has no add-constant)",
 	goLoop:       "a plain Go loop on 2 goroutines (float64 math for E3; x448/float16 conversions for E2; naive i-k-j for E6a–E6f, for E6i on the bf16 operands widened to f32, for E6j in int32; one plain call for E5a)",

@@ -53,7 +53,7 @@ type impl struct {
 type stepLog struct{ d []time.Duration }
 
 // workloadIDs lists the report rows in order.
-var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k", "E6l", "E6m", "E7", "E7c", "E7i", "E8"}
+var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k", "E6l", "E6m", "E7", "E7c", "E7i", "E8", "E9a", "E9b"}
 
 // matrixSizes are the E6 family's matrix orders.
 type matrixSizes struct {
@@ -124,6 +124,10 @@ func newWorkload(id string, n int, mm matrixSizes) *workload {
 		return newE7Idx(id, false)
 	case "E8":
 		return newE8()
+	case "E9a":
+		return newE9(id, newE7())
+	case "E9b":
+		return newE9(id, newConvRow(id, mm.conv))
 	}
 	return nil
 }

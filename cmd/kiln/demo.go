@@ -11,6 +11,7 @@ import (
 	kilnpkg "github.com/kiln-go/kiln"
 	"github.com/kiln-go/kiln/kernels"
 	"github.com/kiln-go/kiln/kernels/opencl"
+	"github.com/kiln-go/kiln/kernels/ort"
 	"github.com/kiln-go/kiln/tensor"
 )
 
@@ -138,6 +139,8 @@ var backends = map[string]func() (kernels.Backend, error){
 	"cpu": func() (kernels.Backend, error) { return kernels.DefaultCPU(), nil },
 	// OpenCL is loaded only when asked for: the CPU path never touches it.
 	"opencl": func() (kernels.Backend, error) { return opencl.New(opencl.Options{}) },
+	// ONNX Runtime (KILN_ORT_LIBRARY names its library), likewise.
+	"ort": func() (kernels.Backend, error) { return ort.New(ort.Options{}) },
 }
 
 func backendNames() []string {

@@ -331,7 +331,7 @@ func TestEvalUsage(t *testing.T) {
 		{"duplicate arg", []string{"--arg", "x=f32:1", "--arg", "x=f32:2", "x"}, "kiln eval: --arg x is given twice"},
 		{"unknown print", []string{"--print", "asm", "1"}, `kiln eval: unknown --print "asm" (want program, module, fused, dot, stablehlo, kernels)`},
 		{"no kernel source on cpu", []string{"--print", "kernels", "1"}, "kiln eval: --print kernels: the cpu backend generates no kernel source (code-generating backends such as OpenCL do)"},
-		{"unknown backend", []string{"--backend", "tpu", "1"}, `kiln eval: unknown --backend "tpu" (have cpu, opencl)`},
+		{"unknown backend", []string{"--backend", "tpu", "1"}, `kiln eval: unknown --backend "tpu" (have cpu, opencl, ort)`},
 		{"unknown rules", []string{"--rules", "nope", "1"}, `kiln eval: promote: unknown rules "nope" (want one of jax, anvil, lax, numpy, strict, tensorflow, torch)`},
 		{"strict and rules disagree", []string{"--strict", "--rules", "numpy", "1"}, "kiln eval: --strict and --rules numpy disagree"},
 		{"negative bench", []string{"--bench", "-1", "1"}, "kiln eval: --bench -1: the number of runs cannot be negative"},
