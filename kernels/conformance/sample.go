@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"hash/fnv"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,10 +24,11 @@ func RunCases(t *testing.T, b kernels.Backend, cs []Case) {
 // Cases are grouped by their kind: the name with each dtype element
 // replaced ("sum/*/[3 4 5]/axes[1]", "convert/*/*", "conv/nchw-same/*").
 // Every kind keeps at least one case (a kind of one case keeps it), and a
-// larger kind keeps every k-th case from an offset its name's hash picks,
-// so the kept dtypes rotate from kind to kind: every op, reduction,
-// layout and program shape of the suite runs, and every dtype runs in many
-// kinds. Run runs the whole suite.
+// larger kind keeps every k-th of its cases in name order (so the order of
+// cs does not matter) from an offset its name's hash picks, so the kept
+// dtypes rotate from kind to kind: every op, reduction, layout and program
+// shape of the suite runs, and every dtype runs in many kinds. Run runs
+// the whole suite.
 func Sample(cs []Case, k int) []Case {
 	if k <= 1 {
 		return cs
@@ -56,6 +58,9 @@ func Sample(cs []Case, k int) []Case {
 	keep := make([]bool, len(cs))
 	for _, key := range order {
 		idx := groups[key]
+		// By name, so the sample does not depend on the order of cs
+		// (Cases builds some cases from a map).
+		slices.SortFunc(idx, func(i, j int) int { return strings.Compare(cs[i].Name, cs[j].Name) })
 		h := fnv.New32a()
 		h.Write([]byte(key))
 		off := int(h.Sum32() % uint32(min(k, len(idx))))
