@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/internal/longtest"
 	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/internal/xmath"
 	"github.com/kiln-go/kiln/tensor"
 )
 
-var acc32N = flag.Int("acc32.n", 1_000_000, "points per function of TestAccuracyF32")
+var acc32N = flag.Int("acc32.n", 0, "points per function of TestAccuracyF32 (0: 10⁶ with KILN_LONG=1, else 10⁵)")
 
 // TestAccuracyF32 measures the f32 forms of issue 13's functions on the
 // CPU backend over acc32.n random points each (every binade of the
@@ -22,6 +23,9 @@ var acc32N = flag.Int("acc32.n", 1_000_000, "points per function of TestAccuracy
 // package doc of internal/xmath quotes them.
 func TestAccuracyF32(t *testing.T) {
 	n := *acc32N
+	if n == 0 {
+		n = longtest.Pick(1_000_000, 100_000)
+	}
 	if testing.Short() {
 		n = 20_000
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kiln-go/kiln"
 	"github.com/kiln-go/kiln/internal/bigmath"
+	"github.com/kiln-go/kiln/internal/longtest"
 	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/internal/progen"
 	"github.com/kiln-go/kiln/internal/reference"
@@ -38,7 +39,7 @@ import (
 // genModes).
 
 var (
-	diffN    = flag.Int("diff.n", 10000, "number of random programs of TestDifferential")
+	diffN    = flag.Int("diff.n", 0, "number of random programs of TestDifferential (0: 10000 with KILN_LONG=1, else 2000)")
 	diffSeed = flag.Int64("diff.seed", -1, "run only this seed of TestDifferential")
 	diffFrom = flag.Int64("diff.from", 1_000_000, "first seed of TestDifferential's corpus")
 	diffMode = flag.String("diff.mode", "plain", "the generator mode of TestDifferential: plain, control or all-control (genModes)")
@@ -52,8 +53,16 @@ var tinyCPU = kernels.NewCPU(kernels.CPUOptions{Block: 7, ParallelMin: 1, Worker
 // bit-identical; their accuracy is TestTranscendentalULP's business.
 var refOptions = reference.Options{Transcendental: kernels.Transcendental}
 
+// diffCount is -diff.n, or its default.
+func diffCount() int {
+	if *diffN > 0 {
+		return *diffN
+	}
+	return longtest.Pick(10000, 2000)
+}
+
 func TestDifferential(t *testing.T) {
-	n := *diffN
+	n := diffCount()
 	if testing.Short() {
 		n = min(n, 1000)
 	}
@@ -93,7 +102,7 @@ func FuzzFusedVsReference(f *testing.F) {
 // and branches (progen's Control steps), a corpus of its own so that the
 // seeds TestDifferential pins keep their programs.
 func TestDifferentialControl(t *testing.T) {
-	n := *diffN / 4
+	n := diffCount() / 4
 	if testing.Short() {
 		n = min(n, 300)
 	}

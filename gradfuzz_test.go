@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/internal/longtest"
 	"github.com/kiln-go/kiln/internal/progen"
 	"github.com/kiln-go/kiln/internal/reference"
 	"github.com/kiln-go/kiln/tensor"
@@ -41,13 +42,21 @@ import (
 // genModes).
 
 var (
-	gradN    = flag.Int("grad.n", 10000, "number of seeds of TestGradPrograms (each draws two programs)")
+	gradN    = flag.Int("grad.n", 0, "number of seeds of TestGradPrograms, each drawing two programs (0: 10000 with KILN_LONG=1, else 2000)")
 	gradSeed = flag.Int64("grad.seed", -1, "run only this seed of TestGradPrograms")
 	gradMode = flag.String("grad.mode", "plain", "the generator mode of TestGradPrograms: plain, control or all-control (genModes)")
 )
 
+// gradCount is -grad.n, or its default.
+func gradCount() int {
+	if *gradN > 0 {
+		return *gradN
+	}
+	return longtest.Pick(10000, 2000)
+}
+
 func TestGradPrograms(t *testing.T) {
-	n := int64(*gradN)
+	n := int64(gradCount())
 	if testing.Short() {
 		n = min(n, 1000)
 	}
@@ -99,7 +108,7 @@ func TestGradPrograms(t *testing.T) {
 // reverse-differentiable, and a cond), a corpus of its own so the seeds
 // TestGradPrograms pins keep their programs.
 func TestGradProgramsControl(t *testing.T) {
-	n := int64(*gradN / 4)
+	n := int64(gradCount() / 4)
 	if testing.Short() {
 		n = min(n, 300)
 	}

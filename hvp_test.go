@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/internal/longtest"
 	"github.com/kiln-go/kiln/internal/progen"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -20,7 +21,7 @@ import (
 // agree with each other and with central differences of the gradient
 // along v.
 
-var hvpN = flag.Int("hvp.n", 2000, "number of programs of TestHessianPrograms")
+var hvpN = flag.Int("hvp.n", 0, "number of programs of TestHessianPrograms (0: 2000 with KILN_LONG=1, else 500)")
 
 // hvpOps are the ops the programs draw: smooth elementwise ops, the
 // reductions and the structural ops.
@@ -31,6 +32,9 @@ var hvpOps = []trace.Op{trace.OpAdd, trace.OpSub, trace.OpMul, trace.OpDiv, trac
 
 func TestHessianPrograms(t *testing.T) {
 	n := int64(*hvpN)
+	if n == 0 {
+		n = longtest.Pick[int64](2000, 500)
+	}
 	if testing.Short() {
 		n = min(n, 300)
 	}

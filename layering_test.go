@@ -57,11 +57,12 @@ var depsPolicy = map[string][]string{
 
 	// What the tests use: the reference evaluator (independent of the
 	// backends by design), the program generator, the conformance suite,
-	// golden files and the soak.
+	// golden files, the switch for the exhaustive sweeps and the soak.
 	"internal/reference":  {"tensor", "trace"},
 	"internal/progen":     {"tensor", "promote", "trace"},
 	"kernels/conformance": {"tensor", "promote", "trace", "lower", "kernels", "internal/reference"},
 	"internal/golden":     {},
+	"internal/longtest":   {},
 	"internal/soak":       {".", "tensor", "kernels"},
 
 	// Libraries on top of the root package.

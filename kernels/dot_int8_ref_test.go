@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/kiln-go/kiln/internal/longtest"
 	"github.com/kiln-go/kiln/internal/simd"
 	"github.com/kiln-go/kiln/kernels"
 	"github.com/kiln-go/kiln/kernels/conformance"
@@ -67,7 +68,7 @@ func TestInt8DotReference(t *testing.T) {
 	for _, lhsType := range []tensor.DType{tensor.I8, tensor.U8} {
 		for _, l := range layouts {
 			for si, s := range sizes {
-				if testing.Short() && si == 2 {
+				if (testing.Short() || !longtest.Enabled()) && si == 2 { // 37×1030×53: with KILN_LONG=1
 					continue
 				}
 				for _, pref := range []bool{true, false} {

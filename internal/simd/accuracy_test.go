@@ -7,11 +7,12 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/kiln-go/kiln/internal/longtest"
 	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/internal/simd"
 )
 
-var accuracyPoints = flag.Int("accuracy.points", 1_000_000, "random points per function in TestAccuracy")
+var accuracyPoints = flag.Int("accuracy.points", 0, "random points per function in TestAccuracy (0: 10⁶ with KILN_LONG=1, else 5·10⁴)")
 
 type fn32 struct {
 	name string
@@ -112,6 +113,9 @@ var fns64 = []fn64{
 // package math, and on a sample where it does not).
 func TestAccuracy(t *testing.T) {
 	n := *accuracyPoints
+	if n == 0 {
+		n = longtest.Pick(1_000_000, 50_000)
+	}
 	if testing.Short() {
 		n /= 20
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/x448/float16"
 
+	"github.com/kiln-go/kiln/internal/longtest"
 	"github.com/kiln-go/kiln/internal/simd"
 	"github.com/kiln-go/kiln/tensor"
 )
@@ -54,7 +55,9 @@ func forEachF32(stride uint64, check func(x []float32) string) string {
 
 // strides returns, per tier, how densely the bit patterns are walked: all
 // of them with -simd.exhaustive; else a dense subset at the best tier (the
-// one that runs) and a sparser one at the others.
+// one that runs) and a sparser one at the others, denser with KILN_LONG=1
+// (every 23rd and 61st pattern; every 181st and 487th by default, prime
+// strides so every low mantissa bit varies).
 func strides() map[simd.Tier]uint64 {
 	av := simd.Available()
 	m := map[simd.Tier]uint64{}
@@ -63,9 +66,9 @@ func strides() map[simd.Tier]uint64 {
 		case *exhaustive:
 			m[t] = 1
 		case t == av[len(av)-1]:
-			m[t] = 23
+			m[t] = longtest.Pick[uint64](23, 181)
 		default:
-			m[t] = 61
+			m[t] = longtest.Pick[uint64](61, 487)
 		}
 	}
 	if testing.Short() {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kiln-go/kiln/internal/bigmath"
+	"github.com/kiln-go/kiln/internal/longtest"
 	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/internal/simd"
 )
@@ -96,11 +97,12 @@ func TestAccuracyF32Sweep(t *testing.T) {
 // r = |x|): where the argument reduction's three FMAs could lose accuracy
 // next to multiples of π/4. Both stay within 2 ulp of the float64 results,
 // at 2 ulp for a few dozen inputs in 134 million (from the polynomials: a
-// float64 reduction gave as many).
+// float64 reduction gave as many). It runs with KILN_LONG=1.
 func TestSinCosF32Exhaustive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("134 million points; -short skips it")
 	}
+	longtest.Skip(t, "sin and cos at the 134 million float32 in [π/4, 2**16] (TestAccuracyF32Sweep and TestAccuracy sample them)")
 	lo, hi := math.Float32bits(math.Pi/4), math.Float32bits(1<<16)
 	for _, fn := range []struct {
 		name string

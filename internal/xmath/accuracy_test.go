@@ -10,12 +10,13 @@ import (
 	"testing"
 
 	"github.com/kiln-go/kiln/internal/bigmath"
+	"github.com/kiln-go/kiln/internal/longtest"
 	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/internal/xmath"
 )
 
 var (
-	points = flag.Int("xmath.points", 1_000_000, "random points per function in TestAccuracy")
+	points = flag.Int("xmath.points", 0, "random points per function in TestAccuracy (0: 10⁶ with KILN_LONG=1, else 5·10⁴)")
 	full   = flag.Bool("xmath.full", false, "check every point of TestAccuracy against math/big, not only a sample and where the result differs from package math")
 )
 
@@ -155,11 +156,15 @@ func pairs(g func(*rand.Rand) float64) func(*rand.Rand) (float64, float64) {
 }
 
 // TestAccuracy holds each function within 1 ulp of the correctly rounded
-// result (package bigmath) on -xmath.points random arguments per function:
-// checked with math/big where the result differs from package math's, and
-// on every 16th point (every point with -xmath.full).
+// result (package bigmath) on -xmath.points random arguments per function
+// (10⁶ with KILN_LONG=1, 5·10⁴ by default): checked with math/big where
+// the result differs from package math's, and on every 16th point (every
+// point with -xmath.full).
 func TestAccuracy(t *testing.T) {
 	n := *points
+	if n == 0 {
+		n = longtest.Pick(1_000_000, 50_000)
+	}
 	if testing.Short() {
 		n /= 20
 	}

@@ -78,5 +78,7 @@
 // The tests skip when no OpenCL device is found, unless
 // KILN_REQUIRE_OPENCL=1, which makes that a failure (for CI, which
 // installs pocl-opencl-icd). TestConformance runs the shared backend suite
-// (package kernels/conformance).
+// (package kernels/conformance): all of it with KILN_LONG=1 (CI sets it),
+// by default conformance.Sample's one case in eight of every kind, since
+// with PoCL's kernel cache empty each case costs a build of its program.
 package opencl
