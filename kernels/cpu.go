@@ -361,7 +361,6 @@ func (x *cpuExec) run(outs, inputs []*tensor.Array, stop *atomic.Bool) error {
 	if x.checks != 0 {
 		rs.own.reset()
 		rs.chk = &rs.own
-		defer func() { rs.chk = nil }()
 	}
 	if !x.runKernels(rs) {
 		err := rs.chk.err
@@ -410,7 +409,9 @@ func (x *cpuExec) putState(rs *runState) {
 			rs.srcs[b.ID] = nil // hold no caller's array
 		}
 	}
-	rs.stop = nil
+	// Cleared before rs is shared again: another Run may take rs the
+	// moment it is idle (a deferred clear raced with that Run's set).
+	rs.stop, rs.chk = nil, nil
 	if !x.idle.CompareAndSwap(nil, rs) {
 		x.spare.Put(rs)
 	}
