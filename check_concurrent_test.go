@@ -3,9 +3,13 @@ package kiln_test
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/kernels"
+	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/tensor"
 )
 
 // Concurrent Runs of one checked Func, some failing a check and some not:
@@ -48,5 +52,56 @@ func TestCheckedConcurrentRuns(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Errorf("run: %v", err)
+	}
+}
+
+// countingBackend counts the runs of the executables it compiles.
+type countingBackend struct {
+	kernels.Backend
+	runs *atomic.Int64
+}
+
+type countingExe struct {
+	kernels.Executable
+	runs *atomic.Int64
+}
+
+func (b countingBackend) Compile(m *lower.Module) (kernels.Executable, error) {
+	exe, err := b.Backend.Compile(m)
+	if err != nil {
+		return nil, err
+	}
+	return countingExe{exe, b.runs}, nil
+}
+
+func (e countingExe) Run(in []*tensor.Array) ([]*tensor.Array, error) {
+	e.runs.Add(1)
+	return e.Executable.Run(in)
+}
+
+func (e countingExe) RunInto(outs, in []*tensor.Array) error {
+	e.runs.Add(1)
+	return e.Executable.RunInto(outs, in)
+}
+
+// A checked Run that writes into released arrays and fails its check
+// returns the CheckError from that one run: it does not run the program a
+// second time into fresh arrays to fail the same way.
+func TestCheckedPooledRunsOnce(t *testing.T) {
+	var runs atomic.Int64
+	f := kiln.Jit(func(x, i kiln.Value) kiln.Value { return x.Index(i) },
+		kiln.Checked(), kiln.WithBackend(countingBackend{kernels.DefaultCPU(), &runs}))
+	x := f32s(t, []float32{0, 1, 2, 3}, 4)
+	out, err := f.Run(x, i32s(t, 1, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Release(out)
+	runs.Store(0)
+	if _, err := f.Run(x, i32s(t, 1, 7)); !errors.As(err, new(*kiln.CheckError)) {
+		t.Fatalf("got %v, want a CheckError", err)
+	}
+	if n := runs.Load(); n != 1 {
+		t.Errorf("the failing run ran the program %d times, want 1", n)
 	}
 }
