@@ -2,6 +2,7 @@ package kiln_test
 
 import (
 	"errors"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -103,5 +104,41 @@ func TestCheckedPooledRunsOnce(t *testing.T) {
 	}
 	if n := runs.Load(); n != 1 {
 		t.Errorf("the failing run ran the program %d times, want 1", n)
+	}
+}
+
+// Ops on constants alone, which lowering folds at compile time, are
+// checked too: the fold declines what would fail a check, and the op's
+// kernel reports it at its position when the program runs.
+func TestCheckedFoldedConstants(t *testing.T) {
+	iv := i32s(t, 1, 2, 3)
+	for name, fn := range map[string]func(x kiln.Value) kiln.Value{
+		"scalar floordiv": func(x kiln.Value) kiln.Value { return x.Add(kiln.Int(5).FloorDiv(kiln.Int(0))) },
+		"array rem": func(x kiln.Value) kiln.Value {
+			return x.Add(kiln.Const(i32s(t, 5, 6, 7)).Rem(kiln.Const(i32s(t, 1, 0, 1))))
+		},
+		"gather": func(x kiln.Value) kiln.Value {
+			return x.Add(kiln.Const(i32s(t, 5, 6, 7)).Index(kiln.Const(i32s(t, 0, 9, 1))))
+		},
+		"nan": func(x kiln.Value) kiln.Value { return x.Astype(tensor.F32).Add(kiln.Float(-1).Sqrt()) },
+	} {
+		_, err := kiln.Jit(fn, kiln.Checked(kiln.CheckIndex, kiln.CheckDivide, kiln.CheckNaN)).Run(iv)
+		var ce *kiln.CheckError
+		if !errors.As(err, &ce) {
+			t.Errorf("%s: got %v, want a CheckError", name, err)
+		} else if filepath.Base(ce.Pos.File) != "check_concurrent_test.go" {
+			t.Errorf("%s: position %s is not the caller's", name, ce.Pos)
+		}
+		// Unchecked, the same program folds and runs.
+		if _, err := kiln.Jit(fn).Run(iv); err != nil {
+			t.Errorf("%s unchecked: %v", name, err)
+		}
+	}
+	// A fold whose check passes still folds, to the same bits.
+	fn := func(x kiln.Value) kiln.Value { return x.Add(kiln.Int(7).FloorDiv(kiln.Int(2))) }
+	a, err1 := kiln.Jit(fn, kiln.Checked()).Run(iv)
+	b, err2 := kiln.Jit(fn).Run(iv)
+	if err1 != nil || err2 != nil || !sameBits(a, b) {
+		t.Errorf("checked %v (%v), unchecked %v (%v)", a, err1, b, err2)
 	}
 }
