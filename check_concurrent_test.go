@@ -142,3 +142,24 @@ func TestCheckedFoldedConstants(t *testing.T) {
 		t.Errorf("checked %v (%v), unchecked %v (%v)", a, err1, b, err2)
 	}
 }
+
+// A NaN check names the primitive that made the NaN, as checkify does,
+// not the op of the fused kernel's output it flowed into.
+func TestCheckedNaNBlamesItsMaker(t *testing.T) {
+	var at int
+	for _, be := range []kiln.Option{kiln.WithBackend(kernels.DefaultCPU()), kiln.WithBackend(tinyCPU)} {
+		f := kiln.Jit(func(x kiln.Value) kiln.Value {
+			at = line() + 1
+			s := x.Sub(kiln.Float(1)).Sqrt()
+			return s.Mul(kiln.Float(2)).Add(x).Exp()
+		}, kiln.Checked(kiln.CheckNaN), be)
+		_, err := f.Run(f32s(t, []float32{1, 2, 0.5, 3}, 4))
+		var ce *kiln.CheckError
+		if !errors.As(err, &ce) {
+			t.Fatalf("got %v, want a CheckError", err)
+		}
+		if ce.Op != "sqrt" || ce.Pos.Line != at || ce.Element != 2 {
+			t.Errorf("got %v (op %s, line %d, element %d), want sqrt at line %d, element 2", ce, ce.Op, ce.Pos.Line, ce.Element, at)
+		}
+	}
+}
