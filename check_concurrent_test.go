@@ -1,11 +1,15 @@
 package kiln_test
 
 import (
+	"context"
 	"errors"
+	"math"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/kiln-go/kiln"
 	"github.com/kiln-go/kiln/kernels"
@@ -162,4 +166,61 @@ func TestCheckedNaNBlamesItsMaker(t *testing.T) {
 			t.Errorf("got %v (op %s, line %d, element %d), want sqrt at line %d, element 2", ce, ce.Op, ce.Pos.Line, ce.Element, at)
 		}
 	}
+}
+
+// Checked runs that fail a check, runs a deadline stops and runs that
+// pass, concurrently on one Func (default and tiny-block CPU): each gets
+// its own error or the passing run's bits, and no goroutine is left.
+func TestCheckedCancelConcurrent(t *testing.T) {
+	stopWarmPool(t)
+	if _, err := kiln.Jit(func(x kiln.Value) kiln.Value { return x.Mul(kiln.Float(2)).Sum() }, kiln.WithBackend(tinyCPU)).Run(tensor.Must(tensor.Zeros(tensor.F32, 1<<16))); err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	for _, be := range []kiln.Option{kiln.Checked(), kiln.WithBackend(tinyCPU)} {
+		f := kiln.Jit(func(x, lim, ids kiln.Value) kiln.Value {
+			return kiln.WhileLoop(func(c []kiln.Value) kiln.Value { return c[1].Lt(lim) },
+				func(c []kiln.Value) []kiln.Value {
+					return []kiln.Value{c[0].Add(c[0].Index(ids).Sum()).Mul(kiln.Float(0.5)), c[1].Add(kiln.Int(1))}
+				}, x, kiln.Int(0).Astype(tensor.I32))[0]
+		}, kiln.Checked(), be)
+		x := tensor.Must(tensor.Zeros(tensor.F32, 5000))
+		good, bad := i32s(t, 1, 2), i32s(t, 1, 20000)
+		want, err := f.Run(x, int32(5), good)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := range 10 {
+					switch (g + k) % 3 {
+					case 0:
+						ctx, cancel := context.WithTimeout(context.Background(), time.Duration(k)*time.Millisecond)
+						_, err := f.RunContext(ctx, x, int32(math.MaxInt32), good)
+						cancel()
+						if !errors.Is(err, context.DeadlineExceeded) {
+							t.Errorf("ctx: %v", err)
+						}
+					case 1:
+						if _, err := f.Run(x, int32(5), bad); !errors.As(err, new(*kiln.CheckError)) {
+							t.Errorf("bad: %v", err)
+						}
+					case 2:
+						ctx, cancel := context.WithCancel(context.Background())
+						out, err := f.RunContext(ctx, x, int32(5), good)
+						cancel()
+						if err != nil || !sameBits(out, want) {
+							t.Errorf("good: %v", err)
+						}
+						f.Release(out)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	stopSettled(t, before)
 }
