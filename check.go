@@ -40,7 +40,9 @@ type CheckError = kernels.CheckError
 // the values: a gather's window start is tested where it is clamped, a
 // divisor block just before the division reads it; loop and branch bodies
 // are checked too. The first failure (the earliest kernel, its lowest
-// element) ends the Run with results not written. A Func without Checked
+// element) ends the Run: Run returns no results, and the arrays RunInto
+// was given hold unspecified values (the kernels before the failing one
+// may have written some), as after a stopped run. A Func without Checked
 // compiles exactly the kernels it always did, so its results are
 // bit-identical; with it, a Run that passes its checks gives the same bits.
 // Checked mode runs on the CPU backend; another backend's Compile refuses

@@ -23,7 +23,9 @@ import (
 // one place (windowStarts.compute, dynamicStarts.offset), and a check step
 // scans a divisor's block just before the division step that reads it. The
 // first failure of a Run (the earliest kernel, its lowest element) ends
-// the Run with a *CheckError; results are then not written. A module
+// the Run with a *CheckError; Run then returns no results, and RunInto's
+// outputs hold unspecified values (kernels before the failing one may
+// have written them). A module
 // compiled without checks runs exactly the kernels it always did.
 
 // CheckKind is a class of run-time check. Kinds combine with |.
@@ -65,7 +67,8 @@ func (k CheckKind) String() string {
 
 // CheckError reports a failed run-time check of checked mode: which check,
 // the op (and the caller's file:line that created it), and the first
-// offending index or element. The Run's results are not written.
+// offending index or element. Run returns no results then; RunInto's
+// outputs hold unspecified values.
 type CheckError struct {
 	Kind CheckKind
 	Op   string    // the op whose check failed: "gather", "floor_divide", …

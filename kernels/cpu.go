@@ -345,7 +345,8 @@ func (x *cpuExec) getState() *runState {
 
 // run runs the kernels; stop, if not nil, ends the run early when set
 // (the outputs then hold unspecified values). In checked mode it returns
-// the first failed check's *CheckError (the outputs are not written then).
+// the first failed check's *CheckError (the outputs then hold unspecified
+// values: the kernels before the failing one may have written them).
 func (x *cpuExec) run(outs, inputs []*tensor.Array, stop *atomic.Bool) error {
 	rs := x.getState()
 	rs.stop = stop
