@@ -55,7 +55,7 @@ func (c *config) key() string {
 
 // lowerOptions are the options of lower.Compile the config asks for.
 func (c *config) lowerOptions() lower.Options {
-	return lower.Options{Fold: kernels.Fold, NoFusion: c.noFusion, Verify: c.verify, MemoryLimit: c.memLimit}
+	return lower.Options{Fold: checkedFold(c.checks), NoFusion: c.noFusion, Verify: c.verify, MemoryLimit: c.memLimit}
 }
 
 // traceBudget is the budget trace.TraceWithin checks trace-time constants

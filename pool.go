@@ -2,6 +2,7 @@ package kiln
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -133,7 +134,9 @@ func overlapsAny(a *tensor.Array, others []*tensor.Array) bool {
 // runPooled runs e writing into released arrays where the pool has them
 // (and fresh ones elsewhere). It reports false, having run nothing, if the
 // run fails; the released arrays it took go back to the pool. A run ctx
-// stopped returns its error.
+// stopped returns its error, and so does a run that failed a check of
+// checked mode (running again into fresh arrays would fail the same way,
+// after doing all the work twice).
 func (f *Func) runPooled(ctx context.Context, e *entry, exe kernels.Executable, inputs []*tensor.Array) ([]*tensor.Array, bool, error) {
 	outs := make([]*tensor.Array, 0, len(e.mod.Outputs))
 	avoid := append(make([]*tensor.Array, 0, len(inputs)+len(e.mod.Outputs)), inputs...)
@@ -154,7 +157,7 @@ func (f *Func) runPooled(ctx context.Context, e *entry, exe kernels.Executable, 
 	}
 	if err := runIntoContext(ctx, exe, outs, inputs); err != nil {
 		f.Release(pooled...)
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || errors.As(err, new(*kernels.CheckError)) {
 			return nil, false, err
 		}
 		return nil, false, nil

@@ -23,7 +23,9 @@ import (
 // one place (windowStarts.compute, dynamicStarts.offset), and a check step
 // scans a divisor's block just before the division step that reads it. The
 // first failure of a Run (the earliest kernel, its lowest element) ends
-// the Run with a *CheckError; results are then not written. A module
+// the Run with a *CheckError; Run then returns no results, and RunInto's
+// outputs hold unspecified values (kernels before the failing one may
+// have written them). A module
 // compiled without checks runs exactly the kernels it always did.
 
 // CheckKind is a class of run-time check. Kinds combine with |.
@@ -65,7 +67,8 @@ func (k CheckKind) String() string {
 
 // CheckError reports a failed run-time check of checked mode: which check,
 // the op (and the caller's file:line that created it), and the first
-// offending index or element. The Run's results are not written.
+// offending index or element. Run returns no results then; RunInto's
+// outputs hold unspecified values.
 type CheckError struct {
 	Kind CheckKind
 	Op   string    // the op whose check failed: "gather", "floor_divide", …
@@ -234,6 +237,7 @@ type nanCheck struct {
 	f    *lower.Fusion
 	ins  []nanOperand
 	outs []nanOperand
+	all  []nanOperand // every input, for blame
 }
 
 type nanOperand struct {
@@ -248,9 +252,11 @@ func isFloat(d tensor.DType) bool { return d.IsFloat() || d.IsComplex() }
 func (x *cpuExec) newNaNCheck(f *lower.Fusion) *nanCheck {
 	c := &nanCheck{f: f}
 	for _, in := range f.Inputs {
+		op := nanOperand{src: x.source(in), dt: in.DType, n: in.Size(), in: in}
 		if isFloat(in.DType) {
-			c.ins = append(c.ins, nanOperand{src: x.source(in), dt: in.DType, n: in.Size(), in: in})
+			c.ins = append(c.ins, op)
 		}
+		c.all = append(c.all, op)
 	}
 	for _, o := range f.Outputs {
 		b, ok := x.m.Plan.Of[o]
@@ -276,9 +282,65 @@ func (c *nanCheck) run(rs *runState) {
 				return // a NaN came in: propagated, not generated
 			}
 		}
-		rs.chk.fail(rs.chkSeq, &CheckError{Kind: CheckNaN, Op: o.in.Op.String(), Pos: o.in.Pos, Element: i})
+		in, e := c.blame(rs)
+		if in == nil {
+			in, e = o.in, i
+		}
+		rs.chk.fail(rs.chkSeq, &CheckError{Kind: CheckNaN, Op: in.Op.String(), Pos: in.Pos, Element: e})
 		return
 	}
+}
+
+// blame finds the primitive of the kernel that made the NaN: the first
+// of its instructions, in order, with a NaN in a float result and none in
+// its float operands, each evaluated alone (Fold) on the kernel's inputs,
+// and the element of its result that holds the first NaN.
+// A fused kernel writes only its outputs, and the op that wrote one (a
+// mul) is not the op that made the NaN (the sqrt it multiplies), which
+// checkify names. It returns nil when it cannot tell; it runs only after
+// a check failed.
+func (c *nanCheck) blame(rs *runState) (*lower.Instr, int) {
+	vals := map[*lower.Instr]*tensor.Array{}
+	for _, o := range c.all {
+		a, err := tensor.Zeros(o.in.DType, o.in.Shape...)
+		if err != nil {
+			return nil, 0
+		}
+		if n := o.n * o.dt.Size(); n > 0 {
+			copy(view[byte](dataPtr(a.Data()), n), view[byte](rs.srcs[o.src], n))
+		}
+		vals[o.in] = a
+	}
+	for _, in := range c.f.Instrs {
+		if _, ok := vals[in]; ok {
+			continue
+		}
+		if in.Op == trace.OpConst {
+			vals[in] = in.Params.Value
+			continue
+		}
+		args := make([]*tensor.Array, len(in.Args))
+		nanIn := false
+		for j, a := range in.Args {
+			v, ok := vals[a]
+			if !ok {
+				return nil, 0
+			}
+			args[j] = v
+			nanIn = nanIn || isFloat(v.DType()) && firstNaN(dataPtr(v.Data()), v.DType(), v.Size()) >= 0
+		}
+		v, err := Fold(in, args)
+		if err != nil || v == nil {
+			return nil, 0
+		}
+		if !nanIn && isFloat(v.DType()) {
+			if e := firstNaN(dataPtr(v.Data()), v.DType(), v.Size()); e >= 0 {
+				return in, e
+			}
+		}
+		vals[in] = v
+	}
+	return nil, 0
 }
 
 // checkedKernel runs a kernel, then its NaN check.

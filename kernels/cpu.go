@@ -345,7 +345,8 @@ func (x *cpuExec) getState() *runState {
 
 // run runs the kernels; stop, if not nil, ends the run early when set
 // (the outputs then hold unspecified values). In checked mode it returns
-// the first failed check's *CheckError (the outputs are not written then).
+// the first failed check's *CheckError (the outputs then hold unspecified
+// values: the kernels before the failing one may have written them).
 func (x *cpuExec) run(outs, inputs []*tensor.Array, stop *atomic.Bool) error {
 	rs := x.getState()
 	rs.stop = stop
@@ -361,7 +362,6 @@ func (x *cpuExec) run(outs, inputs []*tensor.Array, stop *atomic.Bool) error {
 	if x.checks != 0 {
 		rs.own.reset()
 		rs.chk = &rs.own
-		defer func() { rs.chk = nil }()
 	}
 	if !x.runKernels(rs) {
 		err := rs.chk.err
@@ -410,7 +410,9 @@ func (x *cpuExec) putState(rs *runState) {
 			rs.srcs[b.ID] = nil // hold no caller's array
 		}
 	}
-	rs.stop = nil
+	// Cleared before rs is shared again: another Run may take rs the
+	// moment it is idle (a deferred clear raced with that Run's set).
+	rs.stop, rs.chk = nil, nil
 	if !x.idle.CompareAndSwap(nil, rs) {
 		x.spare.Put(rs)
 	}

@@ -110,7 +110,10 @@ func parseBytes(s string, phys int) (int, error) {
 		if phys <= 0 {
 			return 0, fmt.Errorf("a percentage needs the physical memory size, which is unknown here; give bytes")
 		}
-		return int(float64(phys) * p / 100), nil
+		if n := float64(phys) * p / 100; n >= 1 {
+			return int(n), nil
+		}
+		return 0, fmt.Errorf("%s%% of memory is less than one byte", pct)
 	}
 	i := strings.IndexFunc(s, func(r rune) bool { return !(r >= '0' && r <= '9' || r == '.' || r == 'e' || r == '+') })
 	if i < 0 {
@@ -124,6 +127,9 @@ func parseBytes(s string, phys int) (int, error) {
 	}
 	if f*scale >= math.MaxInt {
 		return math.MaxInt, nil
+	}
+	if f*scale < 1 { // 0.5 would be a limit of 0, which callers read as none
+		return 0, fmt.Errorf("less than one byte; want bytes such as 8GiB, 500MB, 1e9 or 50%%, or off")
 	}
 	return int(f * scale), nil
 }

@@ -14,7 +14,7 @@ func TestParseBytes(t *testing.T) {
 			t.Errorf("ParseBytes(%q) = %d, %v; want %d", s, got, err, want)
 		}
 	}
-	for _, s := range []string{"", "lots", "-1GiB", "1Gx", "0"} {
+	for _, s := range []string{"", "lots", "-1GiB", "1Gx", "0", "0.5", "0.0001k", "1e-30%"} {
 		if n, err := tensor.ParseBytes(s); err == nil {
 			t.Errorf("ParseBytes(%q) = %d, want an error", s, n)
 		}
