@@ -505,8 +505,18 @@ func WriteNPYWith(w io.Writer, a *Array, opts NPYOptions) error {
 
 // reorder copies an array of shape with elements of size bytes between
 // Fortran (column-major) and C (row-major) order: from Fortran src into
-// C dst when toC, else from C src into Fortran dst.
+// C dst when toC, else from C src into Fortran dst. Dimensions of size
+// 1 change no layout and are dropped first, so the cost follows the
+// bytes, not bytes × rank: a header may list hundreds of thousands of
+// them (TestNPYFortranManyOnes).
 func reorder(dst, src []byte, shape []int, size int, toC bool) {
+	var kept []int
+	for _, d := range shape {
+		if d != 1 {
+			kept = append(kept, d)
+		}
+	}
+	shape = kept
 	rank := len(shape)
 	fstride := make([]int, rank)
 	s := size
