@@ -63,6 +63,8 @@
 // tile the data exactly, in order, as the reference implementation
 // requires. Where the length of a stream is unknown (a pipe, a deflated
 // member) the data is read in pieces, so memory follows the bytes that
-// really arrive rather than the header's claim. FuzzReadNPY, FuzzReadNPZ
+// really arrive rather than the header's claim. The members of an .npz
+// must not share bytes (each ends before the next begins, as Python's
+// zipfile checks), so no member's expansion is paid twice. FuzzReadNPY, FuzzReadNPZ
 // and FuzzReadSafetensors hold the readers to this.
 package tensor

@@ -3,7 +3,9 @@ package tensor
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"hash/crc32"
 	"strings"
 	"testing"
 )
@@ -55,5 +57,90 @@ func TestNPYFortranManyOnes(t *testing.T) {
 	}
 	if !bytes.Equal(buf.Bytes()[len(buf.Bytes())-n*m:], fortranOnesNPY(n, m, ones)[len(fortranOnesNPY(n, m, ones))-n*m:]) {
 		t.Error("the Fortran data written differs")
+	}
+}
+
+// zipCentral is one central directory entry for handZip.
+type zipCentral struct {
+	name   string
+	method uint16
+	crc    uint32
+	csize  uint32
+	usize  uint32
+	offset uint32
+}
+
+// handZip is an archive of body (local headers and data, written by the
+// caller) followed by a central directory of entries and its end record.
+func handZip(body []byte, entries []zipCentral) []byte {
+	out := bytes.Clone(body)
+	cdOff := len(out)
+	for _, e := range entries {
+		c := binary.LittleEndian.AppendUint32(nil, zipCentralSig)
+		c = binary.LittleEndian.AppendUint16(c, 20)
+		c = binary.LittleEndian.AppendUint16(c, 20)
+		c = binary.LittleEndian.AppendUint16(c, 0)
+		c = binary.LittleEndian.AppendUint16(c, e.method)
+		c = binary.LittleEndian.AppendUint32(c, 0)
+		c = binary.LittleEndian.AppendUint32(c, e.crc)
+		c = binary.LittleEndian.AppendUint32(c, e.csize)
+		c = binary.LittleEndian.AppendUint32(c, e.usize)
+		c = binary.LittleEndian.AppendUint16(c, uint16(len(e.name)))
+		c = append(c, make([]byte, 12)...)
+		c = binary.LittleEndian.AppendUint32(c, e.offset)
+		out = append(append(out, c...), e.name...)
+	}
+	end := binary.LittleEndian.AppendUint32(nil, zipEndSig)
+	end = append(end, make([]byte, 4)...)
+	end = binary.LittleEndian.AppendUint16(end, uint16(len(entries)))
+	end = binary.LittleEndian.AppendUint16(end, uint16(len(entries)))
+	end = binary.LittleEndian.AppendUint32(end, uint32(len(out)-cdOff))
+	end = binary.LittleEndian.AppendUint32(end, uint32(cdOff))
+	end = binary.LittleEndian.AppendUint16(end, 0)
+	return append(out, end...)
+}
+
+// localStored is a local header and the stored data of a member.
+func localStored(name string, data []byte) []byte {
+	h := binary.LittleEndian.AppendUint32(nil, zipLocalSig)
+	h = binary.LittleEndian.AppendUint16(h, 20)
+	h = append(h, make([]byte, 20)...) // flags, method 0, time, date, CRC, sizes (the central directory's count)
+	h = binary.LittleEndian.AppendUint16(h, uint16(len(name)))
+	h = binary.LittleEndian.AppendUint16(h, 0)
+	return append(append(h, name...), data...)
+}
+
+// TestNPZOverlappingMembers: central directory entries that share a
+// member's bytes (the overlapping-entry zip bomb: one deflated kernel
+// named many times costs its expansion each time, each within MaxAlloc)
+// are a *FileError, as Python's zipfile refuses them; a member's data
+// running into the central directory too.
+func TestNPZOverlappingMembers(t *testing.T) {
+	var npy bytes.Buffer
+	if err := WriteNPY(&npy, Must(FromSlice([]float32{1, 2, 3, 4}))); err != nil {
+		t.Fatal(err)
+	}
+	body := localStored("x.npy", npy.Bytes())
+	n := uint32(npy.Len())
+	crc := crc32.ChecksumIEEE(npy.Bytes())
+	good := handZip(body, []zipCentral{{name: "x.npy", crc: crc, csize: n, usize: n}})
+	if got, err := ReadNPZ(bytes.NewReader(good), int64(len(good))); err != nil || len(got) != 1 {
+		t.Fatalf("the well-formed archive: %v, %v", got, err)
+	}
+	cases := map[string][]byte{
+		"same member twice": handZip(body, []zipCentral{
+			{name: "x.npy", crc: crc, csize: n, usize: n},
+			{name: "y.npy", crc: crc, csize: n, usize: n},
+		}),
+		"into the central directory": handZip(body[:len(body)-1], []zipCentral{{name: "x.npy", crc: crc, csize: n, usize: n}}),
+	}
+	for name, file := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := ReadNPZ(bytes.NewReader(file), int64(len(file)))
+			var fe *FileError
+			if !errors.As(err, &fe) || !strings.Contains(err.Error(), "overlap") {
+				t.Fatalf("error %v, want a *FileError saying the members overlap", err)
+			}
+		})
 	}
 }
