@@ -144,3 +144,32 @@ func TestNPZOverlappingMembers(t *testing.T) {
 		})
 	}
 }
+
+// TestSafetensorsInfoKeysExact: a tensor's entry with a key twice or
+// spelled in another case is refused, as the reference implementation
+// refuses it; encoding/json alone matched "DTYPE" to dtype and kept
+// the last, reading 8 bytes of U8 as one F64.
+func TestSafetensorsInfoKeysExact(t *testing.T) {
+	cases := map[string]string{
+		"dtype twice":     `{"x":{"dtype":"U8","dtype":"F64","shape":[1],"data_offsets":[0,8]}}`,
+		"DTYPE":           `{"x":{"DTYPE":"F64","shape":[1],"data_offsets":[0,8]}}`,
+		"dtype and DType": `{"x":{"dtype":"U8","DType":"F64","shape":[1],"data_offsets":[0,8]}}`,
+		"Shape":           `{"x":{"dtype":"F64","Shape":[1],"data_offsets":[0,8]}}`,
+		"not an object":   `{"x":[1]}`,
+	}
+	for name, header := range cases {
+		t.Run(name, func(t *testing.T) {
+			file := stFile(header, make([]byte, 8))
+			a, _, err := ReadSafetensors(bytes.NewReader(file), int64(len(file)))
+			var fe *FileError
+			if !errors.As(err, &fe) {
+				t.Fatalf("read %v, %v; want a *FileError", a, err)
+			}
+		})
+	}
+	// An unknown key is skipped, as serde skips it.
+	file := stFile(`{"x":{"dtype":"F64","extra":{"a":[1,2]},"shape":[1],"data_offsets":[0,8]}}`, make([]byte, 8))
+	if a, _, err := ReadSafetensors(bytes.NewReader(file), int64(len(file))); err != nil || len(a) != 1 || a[0].Array.DType() != F64 {
+		t.Fatalf("read %v, %v", a, err)
+	}
+}

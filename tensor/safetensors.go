@@ -325,12 +325,8 @@ func parseSafetensorsHeader(hb []byte, dataLen int64) ([]safetensorsEntry, map[s
 			}
 			continue
 		}
-		var info struct {
-			DType   *string `json:"dtype"`
-			Shape   []int   `json:"shape"`
-			Offsets []int64 `json:"data_offsets"`
-		}
-		if err := dec.Decode(&info); err != nil {
+		info, err := decodeSafetensorsInfo(dec)
+		if err != nil {
 			return nil, nil, bad(name, "header: %v", err)
 		}
 		if info.DType == nil || info.Shape == nil || info.Offsets == nil {
@@ -380,6 +376,56 @@ func parseSafetensorsHeader(hb []byte, dataLen int64) ([]safetensorsEntry, map[s
 		return nil, nil, bad("", "the tensors hold %d bytes of data, the file has %d after the header", at, dataLen)
 	}
 	return entries, meta, nil
+}
+
+// safetensorsInfo is a tensor's entry in a safetensors header.
+type safetensorsInfo struct {
+	DType   *string
+	Shape   []int
+	Offsets []int64
+}
+
+// decodeSafetensorsInfo reads a tensor's entry, {"dtype": …, "shape": …,
+// "data_offsets": …}, with its keys spelled exactly and each once, as
+// the reference implementation (serde) requires: encoding/json alone
+// matches keys case-insensitively and keeps the last of two, so
+// {"dtype":"U8","DTYPE":"F64"} would read as F64 where the reference
+// refuses it. Other keys are skipped, as serde skips them.
+func decodeSafetensorsInfo(dec *json.Decoder) (safetensorsInfo, error) {
+	var info safetensorsInfo
+	if tok, err := dec.Token(); err != nil {
+		return info, err
+	} else if tok != json.Delim('{') {
+		return info, fmt.Errorf("a tensor's entry must be an object, not %v", tok)
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return info, err
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return info, fmt.Errorf("the key %q appears twice", key)
+		}
+		seen[key] = true
+		var v any
+		switch key {
+		case "dtype":
+			v = &info.DType
+		case "shape":
+			v = &info.Shape
+		case "data_offsets":
+			v = &info.Offsets
+		default:
+			v = new(json.RawMessage)
+		}
+		if err := dec.Decode(v); err != nil {
+			return info, fmt.Errorf("%s: %v", key, err)
+		}
+	}
+	_, err := dec.Token() // the '}'
+	return info, err
 }
 
 // WriteSafetensors writes tensors in the safetensors format with the
