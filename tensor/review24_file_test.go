@@ -173,3 +173,30 @@ func TestSafetensorsInfoKeysExact(t *testing.T) {
 		t.Fatalf("read %v, %v", a, err)
 	}
 }
+
+// TestWriteRefusesNonUTF8Names: a name that is not UTF-8 would come back
+// different (JSON replaces its bytes with U+FFFD; np.load cannot decode
+// a zip name flagged UTF-8 that is not), so the writers refuse it.
+func TestWriteRefusesNonUTF8Names(t *testing.T) {
+	a := Must(FromSlice([]float32{1, 2}))
+	var fe *FileError
+	var buf bytes.Buffer
+	if err := WriteSafetensors(&buf, []NamedArray{{"w\xff", a}}, nil); !errors.As(err, &fe) {
+		t.Errorf("safetensors name: %v, want a *FileError", err)
+	}
+	if err := WriteSafetensors(&buf, []NamedArray{{"w", a}}, map[string]string{"k": "v\xfe"}); !errors.As(err, &fe) {
+		t.Errorf("safetensors metadata: %v, want a *FileError", err)
+	}
+	if err := WriteNPZ(&buf, []NamedArray{{"w\xff", a}}, false); !errors.As(err, &fe) {
+		t.Errorf("npz name: %v, want a *FileError", err)
+	}
+	// UTF-8 names round-trip.
+	buf.Reset()
+	if err := WriteSafetensors(&buf, []NamedArray{{"wé", a}}, map[string]string{"ké": "vé"}); err != nil {
+		t.Fatal(err)
+	}
+	got, meta, err := ReadSafetensors(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil || got[0].Name != "wé" || meta["ké"] != "vé" {
+		t.Errorf("read %v %v, %v", got, meta, err)
+	}
+}

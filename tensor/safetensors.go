@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -433,7 +434,8 @@ func decodeSafetensorsInfo(dec *json.Decoder) (safetensorsInfo, error) {
 // length, the JSON header padded with spaces to a multiple of 8 bytes,
 // then the data, little-endian, sorted by element size (largest first,
 // stably), so that every tensor's data is aligned for its dtype in the
-// file and in a mapping of it. Names must be unique, not empty and not
+// file and in a mapping of it. Names (and __metadata__) must be UTF-8,
+// names unique, not empty and not
 // __metadata__; complex arrays are refused (safetensors has no complex
 // dtype Kiln's readers would share).
 func WriteSafetensors(w io.Writer, tensors []NamedArray, metadata map[string]string) error {
@@ -445,12 +447,19 @@ func WriteSafetensors(w io.Writer, tensors []NamedArray, metadata map[string]str
 		switch {
 		case t.Name == "" || t.Name == "__metadata__" || seen[t.Name]:
 			return bad(t.Name, nil, "tensor names must be unique, not empty and not __metadata__")
+		case !utf8.ValidString(t.Name):
+			return bad(t.Name, nil, "a tensor name must be UTF-8 (JSON would replace its bytes with U+FFFD)")
 		case t.Array == nil || !t.Array.dtype.Valid() || t.Array.data == nil:
 			return bad(t.Name, nil, "not an array made by a constructor")
 		case safetensorsName(t.Array.dtype) == "":
 			return bad(t.Name, nil, "safetensors has no %s dtype", t.Array.dtype)
 		}
 		seen[t.Name] = true
+	}
+	for k, v := range metadata {
+		if !utf8.ValidString(k) || !utf8.ValidString(v) {
+			return bad("", nil, "__metadata__ %q: %q: keys and values must be UTF-8 (JSON would replace their bytes with U+FFFD)", k, v)
+		}
 	}
 	order := slices.Clone(tensors)
 	sort.SliceStable(order, func(i, j int) bool { return order[i].Array.dtype.Size() > order[j].Array.dtype.Size() })
