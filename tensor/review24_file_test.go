@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"bytes"
+	"compress/flate"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -198,5 +199,51 @@ func TestWriteRefusesNonUTF8Names(t *testing.T) {
 	got, meta, err := ReadSafetensors(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
 	if err != nil || got[0].Name != "wé" || meta["ké"] != "vé" {
 		t.Errorf("read %v %v, %v", got, meta, err)
+	}
+}
+
+// TestNPZLyingMembers: members whose central directory lies about the
+// deflated data are *FileErrors, and none is expanded past its claim: a
+// 64 MiB deflate bomb that claims a few hundred bytes, a claim over
+// deflate's 1032:1, a method that is not 0 or 8, an encrypted member, a
+// stored member whose sizes differ.
+func TestNPZLyingMembers(t *testing.T) {
+	var npy bytes.Buffer
+	if err := WriteNPY(&npy, Must(FromSlice([]float32{1, 2, 3, 4}))); err != nil {
+		t.Fatal(err)
+	}
+	deflate := func(b []byte) []byte {
+		var z bytes.Buffer
+		fw, _ := flate.NewWriter(&z, flate.BestCompression)
+		fw.Write(b)
+		fw.Close()
+		return z.Bytes()
+	}
+	bomb := deflate(append(bytes.Clone(npy.Bytes()), make([]byte, 64<<20)...))
+	small := deflate(npy.Bytes())
+	n, crc := uint32(npy.Len()), crc32.ChecksumIEEE(npy.Bytes())
+	cases := []struct {
+		name, want string
+		file       []byte
+	}{
+		{"bomb", "more than the", handZip(localStored("x.npy", bomb), []zipCentral{{name: "x.npy", method: 8, crc: crc, csize: uint32(len(bomb)), usize: n}})},
+		{"over 1032:1", "more than deflate can expand to", handZip(localStored("x.npy", small), []zipCentral{{name: "x.npy", method: 8, crc: crc, csize: uint32(len(small)), usize: uint32(len(small))*1033 + 1032}})},
+		{"claims more", "claims", handZip(localStored("x.npy", small), []zipCentral{{name: "x.npy", method: 8, crc: crc, csize: uint32(len(small)), usize: n + 64}})},
+		{"bzip2", "compression method 12", handZip(localStored("x.npy", small), []zipCentral{{name: "x.npy", method: 12, crc: crc, csize: uint32(len(small)), usize: n}})},
+		{"stored sizes differ", "stored", handZip(localStored("x.npy", npy.Bytes()), []zipCentral{{name: "x.npy", crc: crc, csize: n, usize: n - 1}})},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ReadNPZ(bytes.NewReader(c.file), int64(len(c.file)))
+			var fe *FileError
+			if !errors.As(err, &fe) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want a *FileError saying %q", err, c.want)
+			}
+		})
+	}
+	// The well-formed deflated member reads.
+	file := handZip(localStored("x.npy", small), []zipCentral{{name: "x.npy", method: 8, crc: crc, csize: uint32(len(small)), usize: n}})
+	if got, err := ReadNPZ(bytes.NewReader(file), int64(len(file))); err != nil || len(got) != 1 || got[0].Array.String() != "f32[4] [1 2 3 4]" {
+		t.Fatalf("read %v, %v", got, err)
 	}
 }
