@@ -434,10 +434,9 @@ func decodeSafetensorsInfo(dec *json.Decoder) (safetensorsInfo, error) {
 // length, the JSON header padded with spaces to a multiple of 8 bytes,
 // then the data, little-endian, sorted by element size (largest first,
 // stably), so that every tensor's data is aligned for its dtype in the
-// file and in a mapping of it. Names (and __metadata__) must be UTF-8,
-// names unique, not empty and not
-// __metadata__; complex arrays are refused (safetensors has no complex
-// dtype Kiln's readers would share).
+// file and in a mapping of it. Names must be unique, not empty, not
+// __metadata__ and UTF-8, as must the metadata; complex arrays are
+// refused (safetensors has no complex dtype Kiln's readers would share).
 func WriteSafetensors(w io.Writer, tensors []NamedArray, metadata map[string]string) error {
 	bad := func(name string, cause error, format string, args ...any) error {
 		return &FileError{Op: "write", Format: "safetensors", Name: name, Offset: -1, Msg: fmt.Sprintf(format, args...), Err: cause}
