@@ -247,3 +247,23 @@ func TestNPZLyingMembers(t *testing.T) {
 		t.Fatalf("read %v, %v", got, err)
 	}
 }
+
+// TestNPZLocalNameDiffers: a local header naming another member than the
+// central directory is a *FileError, as Python's zipfile refuses it.
+func TestNPZLocalNameDiffers(t *testing.T) {
+	var npy bytes.Buffer
+	if err := WriteNPY(&npy, Must(FromSlice([]float32{1, 2, 3, 4}))); err != nil {
+		t.Fatal(err)
+	}
+	n, crc := uint32(npy.Len()), crc32.ChecksumIEEE(npy.Bytes())
+	for name, local := range map[string]string{"same length": "y.npy", "longer": "xy.npy"} {
+		t.Run(name, func(t *testing.T) {
+			file := handZip(localStored(local, npy.Bytes()), []zipCentral{{name: "x.npy", crc: crc, csize: n, usize: n}})
+			_, err := ReadNPZ(bytes.NewReader(file), int64(len(file)))
+			var fe *FileError
+			if !errors.As(err, &fe) || !strings.Contains(err.Error(), "names") {
+				t.Fatalf("error %v, want a *FileError saying the names differ", err)
+			}
+		})
+	}
+}

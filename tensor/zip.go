@@ -197,6 +197,19 @@ func (z zipEntry) open(r io.ReaderAt, size int64) (io.ReadCloser, error) {
 	if dataAt > z.limit || z.csize > z.limit-dataAt {
 		return nil, errZip("%d bytes of data at %d overlap the next member or the central directory, at %d", z.csize, dataAt, z.limit)
 	}
+	// The local header must name the member the directory names, as
+	// Python's zipfile checks: a tool that lists one and extracts the
+	// other would see another archive.
+	if int(binary.LittleEndian.Uint16(h[26:])) != len(z.name) {
+		return nil, errZip("the local header at %d names another member than the central directory's %q", z.offset, z.name)
+	}
+	local := make([]byte, len(z.name)) // at most 65535 bytes, within the file (checked above)
+	if _, err := r.ReadAt(local, int64(z.offset)+zipLocalLen); err != nil {
+		return nil, err
+	}
+	if string(local) != z.name {
+		return nil, errZip("the local header at %d names %q, the central directory %q", z.offset, local, z.name)
+	}
 	section := io.NewSectionReader(r, int64(dataAt), int64(z.csize))
 	var rc io.ReadCloser
 	switch z.method {
