@@ -267,3 +267,30 @@ func TestNPZLocalNameDiffers(t *testing.T) {
 		})
 	}
 }
+
+// TestSafetensorsOddHeaders: more lying or odd headers, each a
+// *FileError (these held before this review; the test pins them).
+func TestSafetensorsOddHeaders(t *testing.T) {
+	cases := map[string]string{
+		"dim over 2^63":      `{"x":{"dtype":"U8","shape":[18446744073709551615],"data_offsets":[0,1]}}`,
+		"NaN dim":            `{"x":{"dtype":"U8","shape":[NaN],"data_offsets":[0,1]}}`,
+		"lower-case dtype":   `{"x":{"dtype":"u8","shape":[1],"data_offsets":[0,1]}}`,
+		"complex":            `{"x":{"dtype":"C64","shape":[1],"data_offsets":[0,1]}}`,
+		"negative offset":    `{"x":{"dtype":"U8","shape":[1],"data_offsets":[-1,0]}}`,
+		"offset over 2^63":   `{"x":{"dtype":"U8","shape":[1],"data_offsets":[0,18446744073709551615]}}`,
+		"metadata not a map": `{"__metadata__":[1],"x":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}`,
+		"metadata twice":     `{"__metadata__":{},"__metadata__":{},"x":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}`,
+		"null shape":         `{"x":{"dtype":"U8","shape":null,"data_offsets":[0,1]}}`,
+		"entry is null":      `{"x":null}`,
+	}
+	for name, header := range cases {
+		t.Run(name, func(t *testing.T) {
+			file := stFile(header, []byte{7})
+			a, _, err := ReadSafetensors(bytes.NewReader(file), int64(len(file)))
+			var fe *FileError
+			if !errors.As(err, &fe) {
+				t.Fatalf("read %v, %v; want a *FileError", a, err)
+			}
+		})
+	}
+}
