@@ -3,9 +3,13 @@ package tensor
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -398,10 +402,27 @@ func WriteNPYFile(path string, a *Array) error {
 	return writeFile(path, "npy", func(w io.Writer) error { return WriteNPY(w, a) })
 }
 
-// writeFile creates path, writes it through a buffer and closes it,
-// returning the first error.
+// writeFile writes a new file at path through a buffer: into a
+// temporary file beside it, renamed over path only when everything was
+// written and closed, so that a write that fails (an array the format
+// cannot hold, a full disk) leaves whatever was at path as it was —
+// os.Create would have truncated it first, losing the old file (and
+// faulting any mapping of it) — and no partial file. A symbolic link at
+// path is written through. It returns the first error.
 func writeFile(path, format string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
+	var f *os.File
+	var err error
+	for range 100 {
+		// 0666 as os.Create, so the umask gives the new file its usual mode.
+		tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp"+strconv.FormatUint(rand.Uint64(), 36))
+		f, err = os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
 		return &FileError{Op: "write", Format: format, Name: path, Offset: -1, Msg: "cannot create", Err: err}
 	}
@@ -413,7 +434,11 @@ func writeFile(path, format string, write func(io.Writer) error) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
 	if err != nil {
+		os.Remove(f.Name())
 		if fe, ok := err.(*FileError); ok {
 			if fe.Name == "" {
 				fe.Name = path

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -292,5 +294,60 @@ func TestSafetensorsOddHeaders(t *testing.T) {
 				t.Fatalf("read %v, %v; want a *FileError", a, err)
 			}
 		})
+	}
+}
+
+// TestWriteFileFailureKeepsOld: a write that fails (here an array the
+// format cannot hold) leaves the file that was at the path as it was,
+// and no partial file; it truncated it to nothing before.
+func TestWriteFileFailureKeepsOld(t *testing.T) {
+	dir := t.TempDir()
+	c := Must(FromSlice([]complex64{1}))
+	good := Must(FromSlice([]float32{1, 2}))
+	for _, c := range []struct {
+		ext   string
+		write func(path string) error
+	}{
+		{"safetensors", func(p string) error { return WriteSafetensorsFile(p, []NamedArray{{"x", c}}, nil) }},
+		{"npz", func(p string) error { return WriteNPZFile(p, []NamedArray{{"x", good}, {"y\xff", good}}, true) }},
+		{"npy", func(p string) error { return WriteNPYFile(p, &Array{}) }},
+	} {
+		t.Run(c.ext, func(t *testing.T) {
+			path := filepath.Join(dir, "w."+c.ext)
+			old := []byte("the old file")
+			if err := os.WriteFile(path, old, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var fe *FileError
+			if err := c.write(path); !errors.As(err, &fe) {
+				t.Fatalf("error %v, want a *FileError", err)
+			}
+			if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, old) {
+				t.Errorf("after the failed write the file holds %q, %v; want %q", got, err, old)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+				t.Errorf("the directory holds %d files, want 1 (no partial file left)", len(ents))
+			}
+			os.Remove(path)
+		})
+	}
+	// A write that succeeds replaces the file, with the mode os.Create gives.
+	path := filepath.Join(dir, "ok.npy")
+	if err := WriteNPYFile(path, good); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := ReadNPYFile(path); err != nil || !Equal(a, good) {
+		t.Fatalf("read back %v, %v", a, err)
+	}
+	ref := filepath.Join(dir, "ref")
+	f, err := os.Create(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	st1, _ := os.Stat(path)
+	st2, _ := os.Stat(ref)
+	if st1.Mode() != st2.Mode() {
+		t.Errorf("mode %v, want %v (os.Create's)", st1.Mode(), st2.Mode())
 	}
 }
