@@ -495,6 +495,9 @@ func WriteNPYWith(w io.Writer, a *Array, opts NPYOptions) error {
 	if version == 1 && len(header) > 65535 {
 		return bad(nil, "a header of %d bytes needs format version 2.0", len(header))
 	}
+	if len(header) > MaxNPYHeader { // a file ReadNPY would refuse
+		return bad(nil, "the header of shape %s would be %d bytes, over the limit of %d (tensor.MaxNPYHeader)", clip(shapeText(a.shape)), len(header), MaxNPYHeader)
+	}
 	buf := make([]byte, pre, total)
 	copy(buf, npyMagic)
 	buf[6] = byte(version)

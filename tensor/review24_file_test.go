@@ -351,3 +351,22 @@ func TestWriteFileFailureKeepsOld(t *testing.T) {
 		t.Errorf("mode %v, want %v (os.Create's)", st1.Mode(), st2.Mode())
 	}
 }
+
+// TestWriteNPYHeaderOverLimit: WriteNPY refuses a header ReadNPY would
+// refuse (a rank in the hundreds of thousands), rather than writing a
+// file no reader takes back.
+func TestWriteNPYHeaderOverLimit(t *testing.T) {
+	shape := make([]int, MaxNPYHeader/3+1)
+	for i := range shape {
+		shape[i] = 1
+	}
+	a := &Array{dtype: U8, shape: shape, data: []uint8{7}}
+	var buf bytes.Buffer
+	var fe *FileError
+	if err := WriteNPY(&buf, a); !errors.As(err, &fe) || !strings.Contains(err.Error(), "MaxNPYHeader") {
+		t.Fatalf("error %v, want a *FileError naming MaxNPYHeader", err)
+	}
+	if buf.Len() != 0 {
+		t.Errorf("%d bytes written before the refusal", buf.Len())
+	}
+}
