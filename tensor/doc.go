@@ -46,6 +46,11 @@
 //     WriteSafetensors and WriteSafetensorsFile write, aligning every
 //     tensor. Several arrays are NamedArrays, in file order.
 //
+// WriteNPYFile, WriteNPZFile and WriteSafetensorsFile write a temporary
+// file beside the path and rename it over the path once it is complete,
+// so a write that fails leaves the file that was there, and no partial
+// one.
+//
 // Dtypes: every Kiln dtype NumPy has round-trips bit for bit, NaN
 // payloads and −0 included. bf16, which NumPy lacks, is written to .npy
 // as the 2-byte void '<V2' — what ml_dtypes' np.save writes for
@@ -63,6 +68,8 @@
 // tile the data exactly, in order, as the reference implementation
 // requires. Where the length of a stream is unknown (a pipe, a deflated
 // member) the data is read in pieces, so memory follows the bytes that
-// really arrive rather than the header's claim. FuzzReadNPY, FuzzReadNPZ
+// really arrive rather than the header's claim. The members of an .npz
+// must not share bytes (each ends before the next begins, as Python's
+// zipfile checks), so no member's expansion is paid twice. FuzzReadNPY, FuzzReadNPZ
 // and FuzzReadSafetensors hold the readers to this.
 package tensor

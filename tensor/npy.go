@@ -3,9 +3,13 @@ package tensor
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -398,10 +402,27 @@ func WriteNPYFile(path string, a *Array) error {
 	return writeFile(path, "npy", func(w io.Writer) error { return WriteNPY(w, a) })
 }
 
-// writeFile creates path, writes it through a buffer and closes it,
-// returning the first error.
+// writeFile writes a new file at path through a buffer: into a
+// temporary file beside it, renamed over path only when everything was
+// written and closed, so that a write that fails (an array the format
+// cannot hold, a full disk) leaves whatever was at path as it was —
+// os.Create would have truncated it first, losing the old file (and
+// faulting any mapping of it) — and no partial file. A symbolic link at
+// path is written through. It returns the first error.
 func writeFile(path, format string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
+	var f *os.File
+	var err error
+	for range 100 {
+		// 0666 as os.Create, so the umask gives the new file its usual mode.
+		tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp"+strconv.FormatUint(rand.Uint64(), 36))
+		f, err = os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
 		return &FileError{Op: "write", Format: format, Name: path, Offset: -1, Msg: "cannot create", Err: err}
 	}
@@ -413,7 +434,11 @@ func writeFile(path, format string, write func(io.Writer) error) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
 	if err != nil {
+		os.Remove(f.Name())
 		if fe, ok := err.(*FileError); ok {
 			if fe.Name == "" {
 				fe.Name = path
@@ -470,6 +495,9 @@ func WriteNPYWith(w io.Writer, a *Array, opts NPYOptions) error {
 	if version == 1 && len(header) > 65535 {
 		return bad(nil, "a header of %d bytes needs format version 2.0", len(header))
 	}
+	if len(header) > MaxNPYHeader { // a file ReadNPY would refuse
+		return bad(nil, "the header of shape %s would be %d bytes, over the limit of %d (tensor.MaxNPYHeader)", clip(shapeText(a.shape)), len(header), MaxNPYHeader)
+	}
 	buf := make([]byte, pre, total)
 	copy(buf, npyMagic)
 	buf[6] = byte(version)
@@ -505,8 +533,18 @@ func WriteNPYWith(w io.Writer, a *Array, opts NPYOptions) error {
 
 // reorder copies an array of shape with elements of size bytes between
 // Fortran (column-major) and C (row-major) order: from Fortran src into
-// C dst when toC, else from C src into Fortran dst.
+// C dst when toC, else from C src into Fortran dst. Dimensions of size
+// 1 change no layout and are dropped first, so the cost follows the
+// bytes, not bytes × rank: a header may list hundreds of thousands of
+// them (TestNPYFortranManyOnes).
 func reorder(dst, src []byte, shape []int, size int, toC bool) {
+	var kept []int
+	for _, d := range shape {
+		if d != 1 {
+			kept = append(kept, d)
+		}
+	}
+	shape = kept
 	rank := len(shape)
 	fstride := make([]int, rank)
 	s := size

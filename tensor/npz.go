@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxDeflateRatio bounds how many bytes a deflated member can expand to
@@ -86,7 +87,7 @@ func ReadNPZFile(path string) ([]NamedArray, error) {
 // WriteNPZ writes arrays as a .npz archive whose members are name.npy
 // files written by WriteNPY, deflated when compress is set (as
 // np.savez_compressed) and stored otherwise (np.savez). Names must be
-// unique and not empty.
+// unique, not empty and UTF-8.
 func WriteNPZ(w io.Writer, arrays []NamedArray, compress bool) error {
 	bad := func(name string, cause error, format string, args ...any) error {
 		return &FileError{Op: "write", Format: "npz", Name: name, Offset: -1, Msg: fmt.Sprintf(format, args...), Err: cause}
@@ -95,6 +96,9 @@ func WriteNPZ(w io.Writer, arrays []NamedArray, compress bool) error {
 	for _, na := range arrays {
 		if na.Name == "" || seen[na.Name] {
 			return bad(na.Name, nil, "array names must be unique and not empty")
+		}
+		if !utf8.ValidString(na.Name) {
+			return bad(na.Name, nil, "an array name must be UTF-8 (the archive marks non-ASCII names UTF-8, and np.load cannot decode it otherwise)")
 		}
 		seen[na.Name] = true
 	}

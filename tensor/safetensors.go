@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -325,12 +326,8 @@ func parseSafetensorsHeader(hb []byte, dataLen int64) ([]safetensorsEntry, map[s
 			}
 			continue
 		}
-		var info struct {
-			DType   *string `json:"dtype"`
-			Shape   []int   `json:"shape"`
-			Offsets []int64 `json:"data_offsets"`
-		}
-		if err := dec.Decode(&info); err != nil {
+		info, err := decodeSafetensorsInfo(dec)
+		if err != nil {
 			return nil, nil, bad(name, "header: %v", err)
 		}
 		if info.DType == nil || info.Shape == nil || info.Offsets == nil {
@@ -382,14 +379,64 @@ func parseSafetensorsHeader(hb []byte, dataLen int64) ([]safetensorsEntry, map[s
 	return entries, meta, nil
 }
 
+// safetensorsInfo is a tensor's entry in a safetensors header.
+type safetensorsInfo struct {
+	DType   *string
+	Shape   []int
+	Offsets []int64
+}
+
+// decodeSafetensorsInfo reads a tensor's entry, {"dtype": …, "shape": …,
+// "data_offsets": …}, with its keys spelled exactly and each once, as
+// the reference implementation (serde) requires: encoding/json alone
+// matches keys case-insensitively and keeps the last of two, so
+// {"dtype":"U8","DTYPE":"F64"} would read as F64 where the reference
+// refuses it. Other keys are skipped, as serde skips them.
+func decodeSafetensorsInfo(dec *json.Decoder) (safetensorsInfo, error) {
+	var info safetensorsInfo
+	if tok, err := dec.Token(); err != nil {
+		return info, err
+	} else if tok != json.Delim('{') {
+		return info, fmt.Errorf("a tensor's entry must be an object, not %v", tok)
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return info, err
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return info, fmt.Errorf("the key %q appears twice", key)
+		}
+		seen[key] = true
+		var v any
+		switch key {
+		case "dtype":
+			v = &info.DType
+		case "shape":
+			v = &info.Shape
+		case "data_offsets":
+			v = &info.Offsets
+		default:
+			v = new(json.RawMessage)
+		}
+		if err := dec.Decode(v); err != nil {
+			return info, fmt.Errorf("%s: %v", key, err)
+		}
+	}
+	_, err := dec.Token() // the '}'
+	return info, err
+}
+
 // WriteSafetensors writes tensors in the safetensors format with the
 // given __metadata__ (none when empty): the 8-byte little-endian header
 // length, the JSON header padded with spaces to a multiple of 8 bytes,
 // then the data, little-endian, sorted by element size (largest first,
 // stably), so that every tensor's data is aligned for its dtype in the
-// file and in a mapping of it. Names must be unique, not empty and not
-// __metadata__; complex arrays are refused (safetensors has no complex
-// dtype Kiln's readers would share).
+// file and in a mapping of it. Names must be unique, not empty, not
+// __metadata__ and UTF-8, as must the metadata; complex arrays are
+// refused (safetensors has no complex dtype Kiln's readers would share).
 func WriteSafetensors(w io.Writer, tensors []NamedArray, metadata map[string]string) error {
 	bad := func(name string, cause error, format string, args ...any) error {
 		return &FileError{Op: "write", Format: "safetensors", Name: name, Offset: -1, Msg: fmt.Sprintf(format, args...), Err: cause}
@@ -399,12 +446,19 @@ func WriteSafetensors(w io.Writer, tensors []NamedArray, metadata map[string]str
 		switch {
 		case t.Name == "" || t.Name == "__metadata__" || seen[t.Name]:
 			return bad(t.Name, nil, "tensor names must be unique, not empty and not __metadata__")
+		case !utf8.ValidString(t.Name):
+			return bad(t.Name, nil, "a tensor name must be UTF-8 (JSON would replace its bytes with U+FFFD)")
 		case t.Array == nil || !t.Array.dtype.Valid() || t.Array.data == nil:
 			return bad(t.Name, nil, "not an array made by a constructor")
 		case safetensorsName(t.Array.dtype) == "":
 			return bad(t.Name, nil, "safetensors has no %s dtype", t.Array.dtype)
 		}
 		seen[t.Name] = true
+	}
+	for k, v := range metadata {
+		if !utf8.ValidString(k) || !utf8.ValidString(v) {
+			return bad("", nil, "__metadata__ %q: %q: keys and values must be UTF-8 (JSON would replace their bytes with U+FFFD)", k, v)
+		}
 	}
 	order := slices.Clone(tensors)
 	sort.SliceStable(order, func(i, j int) bool { return order[i].Array.dtype.Size() > order[j].Array.dtype.Size() })

@@ -8,6 +8,7 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"sort"
 	"unicode/utf8"
 )
 
@@ -44,6 +45,7 @@ type zipEntry struct {
 	crc          uint32
 	csize, usize uint64
 	offset       uint64 // of the local header
+	limit        uint64 // where the next member (or the central directory) starts: the member's bytes end by then
 }
 
 // errZip is a malformed archive.
@@ -152,6 +154,21 @@ func readZipDir(r io.ReaderAt, size int64) ([]zipEntry, error) {
 		cd = cd[zipCentralLen+nameLen+extraLen+commentLen:]
 		entries = append(entries, z)
 	}
+	// Each member must end before the next begins, as Python's zipfile
+	// checks: members sharing bytes are an overlapping-entry zip bomb
+	// (one deflated kernel named a thousand times expands a thousand
+	// times, each within MaxAlloc), never an archive NumPy writes.
+	byOffset := make([]int, len(entries))
+	for i := range byOffset {
+		byOffset[i] = i
+	}
+	sort.SliceStable(byOffset, func(i, j int) bool { return entries[byOffset[i]].offset < entries[byOffset[j]].offset })
+	for k, i := range byOffset {
+		entries[i].limit = cdOff
+		if k+1 < len(byOffset) {
+			entries[i].limit = entries[byOffset[k+1]].offset
+		}
+	}
 	return entries, nil
 }
 
@@ -176,6 +193,22 @@ func (z zipEntry) open(r io.ReaderAt, size int64) (io.ReadCloser, error) {
 	dataAt := z.offset + zipLocalLen + uint64(binary.LittleEndian.Uint16(h[26:])) + uint64(binary.LittleEndian.Uint16(h[28:]))
 	if dataAt > uint64(size) || z.csize > uint64(size)-dataAt {
 		return nil, errZip("%d bytes of data at %d are past the end of the %d-byte archive", z.csize, dataAt, size)
+	}
+	if dataAt > z.limit || z.csize > z.limit-dataAt {
+		return nil, errZip("%d bytes of data at %d overlap the next member or the central directory, at %d", z.csize, dataAt, z.limit)
+	}
+	// The local header must name the member the directory names, as
+	// Python's zipfile checks: a tool that lists one and extracts the
+	// other would see another archive.
+	if int(binary.LittleEndian.Uint16(h[26:])) != len(z.name) {
+		return nil, errZip("the local header at %d names another member than the central directory's %q", z.offset, z.name)
+	}
+	local := make([]byte, len(z.name)) // at most 65535 bytes, within the file (checked above)
+	if _, err := r.ReadAt(local, int64(z.offset)+zipLocalLen); err != nil {
+		return nil, err
+	}
+	if string(local) != z.name {
+		return nil, errZip("the local header at %d names %q, the central directory %q", z.offset, local, z.name)
 	}
 	section := io.NewSectionReader(r, int64(dataAt), int64(z.csize))
 	var rc io.ReadCloser
