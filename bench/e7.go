@@ -45,13 +45,18 @@ func e7Loss(w1, b1, w2, b2, x, y kiln.Value) kiln.Value {
 // e7Kiln is the jitted step: arguments w1 b1 w2 b2, Adam's m (4), v (4)
 // and count, x, y; results the new first moment of w1, then the new
 // weights, the rest of the state and the loss.
-func e7Kiln(a ...kiln.Value) []kiln.Value {
-	params, state, x, y := a[:4], a[4:13], a[13], a[14]
-	loss := func(p ...kiln.Value) kiln.Value { return e7Loss(p[0], p[1], p[2], p[3], x, y) }
-	vg := kiln.ValueAndGrad(loss, 0, 1, 2, 3)(params...)
-	newParams, newState := e7Opt.Step(params, vg[1:], state)
-	out := append([]kiln.Value{newState[0]}, newParams...)
-	return append(append(out, newState[1:]...), vg[0])
+func e7Kiln(a ...kiln.Value) []kiln.Value { return e7StepOf(e7Loss)(a...) }
+
+// e7StepOf is the jitted step of a loss of (w1, b1, w2, b2, x, labels).
+func e7StepOf(lossOf func(w1, b1, w2, b2, x, y kiln.Value) kiln.Value) func(a ...kiln.Value) []kiln.Value {
+	return func(a ...kiln.Value) []kiln.Value {
+		params, state, x, y := a[:4], a[4:13], a[13], a[14]
+		loss := func(p ...kiln.Value) kiln.Value { return lossOf(p[0], p[1], p[2], p[3], x, y) }
+		vg := kiln.ValueAndGrad(loss, 0, 1, 2, 3)(params...)
+		newParams, newState := e7Opt.Step(params, vg[1:], state)
+		out := append([]kiln.Value{newState[0]}, newParams...)
+		return append(append(out, newState[1:]...), vg[0])
+	}
 }
 
 // e7Data are E7's inputs as flat f32 slices: w1 b1 w2 b2 (He and Glorot

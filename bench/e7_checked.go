@@ -25,14 +25,7 @@ func e7IdxLoss(w1, b1, w2, b2, x, labels kiln.Value) kiln.Value {
 }
 
 // e7IdxKiln is e7Kiln on e7IdxLoss.
-func e7IdxKiln(a ...kiln.Value) []kiln.Value {
-	params, state, x, labels := a[:4], a[4:13], a[13], a[14]
-	loss := func(p ...kiln.Value) kiln.Value { return e7IdxLoss(p[0], p[1], p[2], p[3], x, labels) }
-	vg := kiln.ValueAndGrad(loss, 0, 1, 2, 3)(params...)
-	newParams, newState := e7Opt.Step(params, vg[1:], state)
-	out := append([]kiln.Value{newState[0]}, newParams...)
-	return append(append(out, newState[1:]...), vg[0])
-}
+var e7IdxKiln = e7StepOf(e7IdxLoss)
 
 // newE7Idx is E7c (checked) or E7i (its unchecked pair).
 func newE7Idx(id string, checked bool) *workload {

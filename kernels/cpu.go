@@ -239,11 +239,8 @@ func (x *cpuExec) compileFusion(f *lower.Fusion) (kernel, error) {
 	return nil, fmt.Errorf("kernels: unknown fusion kind %v", f.Kind)
 }
 
-// Run checks inputs and returns newly allocated outputs.
-func (x *cpuExec) Run(inputs []*tensor.Array) ([]*tensor.Array, error) {
-	if err := checkInputs(x.m, inputs); err != nil {
-		return nil, err
-	}
+// newOutputs allocates the module's outputs, zeroed.
+func (x *cpuExec) newOutputs() ([]*tensor.Array, error) {
 	outs := make([]*tensor.Array, len(x.m.Outputs))
 	for i, o := range x.m.Outputs {
 		a, err := tensor.Zeros(o.DType, o.Shape...)
@@ -251,6 +248,18 @@ func (x *cpuExec) Run(inputs []*tensor.Array) ([]*tensor.Array, error) {
 			return nil, err
 		}
 		outs[i] = a
+	}
+	return outs, nil
+}
+
+// Run checks inputs and returns newly allocated outputs.
+func (x *cpuExec) Run(inputs []*tensor.Array) ([]*tensor.Array, error) {
+	if err := checkInputs(x.m, inputs); err != nil {
+		return nil, err
+	}
+	outs, err := x.newOutputs()
+	if err != nil {
+		return nil, err
 	}
 	if err := x.run(outs, inputs, nil); err != nil {
 		return nil, err
@@ -269,13 +278,9 @@ func (x *cpuExec) RunContext(ctx context.Context, inputs []*tensor.Array) ([]*te
 	if err := checkInputs(x.m, inputs); err != nil {
 		return nil, err
 	}
-	outs := make([]*tensor.Array, len(x.m.Outputs))
-	for i, o := range x.m.Outputs {
-		a, err := tensor.Zeros(o.DType, o.Shape...)
-		if err != nil {
-			return nil, err
-		}
-		outs[i] = a
+	outs, err := x.newOutputs()
+	if err != nil {
+		return nil, err
 	}
 	if err := x.runContext(ctx, outs, inputs); err != nil {
 		return nil, err
