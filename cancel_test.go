@@ -315,11 +315,18 @@ func TestEvalContext(t *testing.T) {
 	before := runtime.NumGoroutine()
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
 	start := time.Now()
 	big := kiln.Const(tensor.Scalar(float32(1))).BroadcastTo(1 << 40).Sum()
 	_, err := kiln.EvalContext(ctx, big)
 	if took := time.Since(start); !errors.Is(err, context.DeadlineExceeded) || took > 200*time.Millisecond+stopLatency {
 		t.Fatalf("EvalContext = %v after %v; want context.DeadlineExceeded within the bound", err, took)
+	}
+	// The sum's partials are bounded (a MiB), not a 1024th of the 2^40
+	// values it reduces: 4 GiB of scratch once took 18 s to fault in.
+	if runtime.ReadMemStats(&m1); m1.TotalAlloc-m0.TotalAlloc > 64<<20 {
+		t.Errorf("the stopped sum allocated %d MiB", (m1.TotalAlloc-m0.TotalAlloc)>>20)
 	}
 	stopSettled(t, before)
 	x := kiln.Const(stopRandF32(rand.New(rand.NewPCG(5, 6)), 1<<21))

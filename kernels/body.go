@@ -399,8 +399,11 @@ func exactOn16(op trace.Op) bool {
 type worker struct {
 	mem  []byte
 	regs []unsafe.Pointer
-	tmp  []byte    // see temp
-	subs []*worker // a multi-output loop's per-result registers
+	tmp  []byte // see temp
+	// spanBuf holds a reduction's group partials while they are combined
+	// into one partial (reduceKernel.spanPartial).
+	spanBuf []byte
+	subs    []*worker // a multi-output loop's per-result registers
 	// prepBody and prepStamp: the body prepareAt last prepared, and when.
 	prepBody  *body
 	prepStamp uint64

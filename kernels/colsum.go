@@ -34,6 +34,9 @@ type colSumKernel[T float32 | float64] struct {
 	narrow bool
 }
 
+// maxColLeaves bounds a column sum's leaves (16 MiB of f32, 32 of f64).
+const maxColLeaves = 1 << 22
+
 // compileColSum returns a column-sum kernel for fusion f when its root
 // sums an f32 or f64 operand over leading axes only, else nil.
 func (x *cpuExec) compileColSum(f *lower.Fusion) (kernel, error) {
@@ -54,6 +57,13 @@ func (x *cpuExec) compileColSum(f *lower.Fusion) (kernel, error) {
 	}
 	k := root.Size()
 	if r < 2 || k == 0 {
+		return nil, nil
+	}
+	if (r+leafElems-1)/leafElems > maxColLeaves/k {
+		// The leaves are per-run scratch, a 128th of the operand: past
+		// maxColLeaves (an operand of 2^29 elements; a broadcast can
+		// claim any size) the general kernel, whose partials are
+		// bounded, gives the same bits.
 		return nil, nil
 	}
 	perm := make([]int, len(operand.Shape))

@@ -17,11 +17,20 @@ import (
 // small, one aligned group of one output otherwise (the groups' partial
 // results are combined afterwards with the same tree), so the bits never
 // depend on how chunks are spread over workers.
+//
+// The partials are per-run scratch, so their number is bounded (maxParts):
+// when an output has so many groups that k·groups would pass it (a sum of
+// a broadcast over 2^40 elements would want 4 GiB of partials), a chunk
+// is an aligned run of span groups (a power of two), which is a subtree
+// of the fixed tree, and leaves one partial: the combine over the spans'
+// partials then makes the same tree, and the same bits.
 type reduceKernel struct {
 	body    *body
 	k, r    int // outputs, values per output
 	per     int // outputs per chunk (r ≤ groupElems)
-	ngroups int // groups per output (r > groupElems); 0 otherwise
+	ngroups int // partials per output (r > groupElems); 0 otherwise
+	groups  int // groups per output (r > groupElems)
+	span    int // groups per partial: a power of two, 1 unless groups is large
 	red     *reducer
 	arg     *argReducer
 	accSize int // bytes of one accumulator (compute form of the operand)
@@ -85,10 +94,28 @@ func (x *cpuExec) compileReduce(f *lower.Fusion) (kernel, error) {
 	if k.r <= groupElems {
 		k.per = max(1, groupElems/max(k.r, 1))
 	} else {
-		k.ngroups = (k.r + groupElems - 1) / groupElems
+		k.groups = (k.r + groupElems - 1) / groupElems
+		k.span = groupSpan(k.k, k.groups)
+		k.ngroups = (k.groups + k.span - 1) / k.span
 		k.slot = x.newSlot()
 	}
 	return k, nil
+}
+
+// maxParts bounds a reduction's partial results (per run: at most a MiB
+// of accumulators and as much of argmax's indices), whatever the size of
+// what it reduces.
+var maxParts = 1 << 17 // a variable so that tests can make spans at small sizes
+
+// groupSpan is the number of groups each partial covers so that k outputs of
+// groups groups each leave at most maxParts partials (or one per output):
+// the smallest such power of two.
+func groupSpan(k, groups int) int {
+	span := 1
+	for span < groups && k*((groups+span-1)/span) > maxParts {
+		span *= 2
+	}
+	return span
 }
 
 func (k *reduceKernel) chunks() int {
@@ -121,7 +148,7 @@ func (k *reduceKernel) run(x *cpuExec, rs *runState) {
 	w := x.worker0(rs)
 	if k.arg != nil {
 		idx := view[int64](w.temp(k.k*8), k.k)
-		k.arg.combine(idx, view[int64](unsafe.Pointer(&partIdx[0]), k.k*k.ngroups), unsafe.Pointer(&parts[0]), k.k, k.ngroups, groupElems)
+		k.arg.combine(idx, view[int64](unsafe.Pointer(&partIdx[0]), k.k*k.ngroups), unsafe.Pointer(&parts[0]), k.k, k.ngroups, k.span*groupElems)
 		k.store(outPtr, unsafe.Pointer(&idx[0]), k.k)
 		return
 	}
@@ -149,6 +176,10 @@ func (k *reduceKernel) runRange(rs *runState, w *worker, lo, hi int) {
 	outPtr, outSize := rs.srcs[k.out], k.outDT.Size()
 	w.prepareAt(k.body, rs.srcs, rs.stamp)
 	for c := lo; c < hi; c++ {
+		if k.span > 1 {
+			k.spanPartial(w, rs, c, unsafe.Pointer(&parts[c*k.accSize]), partIdx)
+			continue
+		}
 		if k.ngroups > 0 {
 			o, g := c/k.ngroups, c%k.ngroups
 			start := o*k.r + g*groupElems
@@ -167,6 +198,41 @@ func (k *reduceKernel) runRange(rs *runState, w *worker, lo, hi int) {
 		vals := w.eval(k.body, rs.srcs, o0*k.r, nout*k.r)
 		k.finish(w, vals, nout, unsafe.Add(outPtr, o0*outSize))
 	}
+}
+
+// spanPartial writes partial c, the reduction of span groups of one
+// output (fewer at the end), at dst (and its index, relative to the span's
+// start, in partIdx): each group's partial as runRange makes it, then
+// their combine, which for an aligned run of groups is the fixed tree's
+// subtree.
+func (k *reduceKernel) spanPartial(w *worker, rs *runState, c int, dst unsafe.Pointer, partIdx []byte) {
+	o, s := c/k.ngroups, c%k.ngroups
+	g0 := s * k.span
+	cnt := min(k.span, k.groups-g0)
+	if cap(w.spanBuf) < cnt*(k.accSize+8) {
+		w.spanBuf = make([]byte, k.span*(k.accSize+8))
+	}
+	idx := view[int64](unsafe.Pointer(unsafe.SliceData(w.spanBuf)), cnt)
+	vals := unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.spanBuf)), cnt*8)
+	for i := range cnt {
+		g := g0 + i
+		start := o*k.r + g*groupElems
+		n := min(groupElems, k.r-g*groupElems)
+		v := w.eval(k.body, rs.srcs, start, n)
+		at := unsafe.Add(vals, i*k.accSize)
+		if k.arg != nil {
+			k.arg.seg(idx[i:i+1], at, v, 1, n)
+		} else {
+			k.red.seg(at, v, 1, n)
+		}
+	}
+	if k.arg == nil {
+		k.red.combine(dst, vals, 1, cnt)
+		return
+	}
+	win := view[int64](unsafe.Pointer(&partIdx[c*8]), 1)
+	k.arg.combine(win, idx, vals, 1, cnt, groupElems)
+	copy(unsafe.Slice((*byte)(dst), k.accSize), unsafe.Slice((*byte)(unsafe.Add(vals, int(win[0])/groupElems*k.accSize)), k.accSize))
 }
 
 // finish reduces nout whole segments of vals and stores them at dst.
