@@ -6,12 +6,9 @@ import (
 )
 
 // batchRulesElsewhere are the ops whose batching rules live on another
-// branch (vmapext: indexing, control flow, convolution).
-// TODO(vmapext): remove when merged.
-var batchRulesElsewhere = []Op{
-	OpGather, OpScatter, OpScatterAdd, OpScatterMul, OpScatterMin, OpScatterMax,
-	OpDynamicSlice, OpDynamicUpdateSlice, OpWhile, OpCond, OpConv,
-}
+// branch; none now (vmapext's indexing, control-flow and convolution
+// rules are vmap_index.go, vmap_control.go and vmap_conv.go).
+var batchRulesElsewhere []Op
 
 // TestEveryOpHasBatchRule checks the batching rules table: every op of
 // the op table has a rule (vmap.go says how to write one).

@@ -1,0 +1,48 @@
+package trace_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// TestVmapConv checks conv_general_dilated with the input, the kernel or
+// both batched, on every in_axes, in NCHW and NHWC layouts, with feature
+// groups, strides, padding and dilations.
+func TestVmapConv(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	f32 := func(shape ...int) *tensor.Array { return randArray(r, tensor.F32, shape...) }
+	conv := func(o trace.ConvOptions) func([]V) []V {
+		return oneOut(func(a []V) V { return trace.ConvGeneralDilated(a[0], a[1], o) })
+	}
+	plain := conv(trace.ConvOptions{})
+	strided := conv(trace.ConvOptions{WindowStrides: []int{2, 1}, Padding: [][2]int{{1, 0}, {-1, 2}}, LhsDilation: []int{1, 2}, RhsDilation: []int{2, 1}})
+	nhwc := conv(trace.ConvOptions{DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}, PaddingMode: "SAME"})
+	grouped := conv(trace.ConvOptions{FeatureGroupCount: 2, PaddingMode: "SAME"})
+	groupedNHWC := conv(trace.ConvOptions{DimensionNumbers: [3]string{"HNWC", "OHWI", "CHWN"}, FeatureGroupCount: 3})
+	conv1d := conv(trace.ConvOptions{WindowStrides: []int{2}, PaddingMode: "VALID"})
+	runVmapCases(t, []vmapCase{
+		{"lhs", plain, inAxes(0, none), []*tensor.Array{f32(3, 2, 2, 5, 4), f32(3, 2, 2, 2)}},
+		{"rhs", plain, inAxes(none, 1), []*tensor.Array{f32(2, 2, 5, 4), f32(3, 3, 2, 2, 2)}},
+		{"both", plain, inAxes(-1, 0), []*tensor.Array{f32(2, 2, 5, 4, 3), f32(3, 3, 2, 2, 2)}},
+		{"strided lhs", strided, inAxes(2, none), []*tensor.Array{f32(1, 2, 3, 6, 5), f32(3, 2, 2, 3)}},
+		{"strided rhs", strided, inAxes(none, -1), []*tensor.Array{f32(1, 2, 6, 5), f32(3, 2, 2, 3, 2)}},
+		{"strided both", strided, inAxes(0, 0), []*tensor.Array{f32(2, 1, 2, 6, 5), f32(2, 3, 2, 2, 3)}},
+		{"nhwc lhs", nhwc, inAxes(1, none), []*tensor.Array{f32(2, 3, 5, 4, 2), f32(3, 2, 2, 4)}},
+		{"nhwc rhs", nhwc, inAxes(none, 0), []*tensor.Array{f32(2, 5, 4, 2), f32(3, 3, 2, 2, 4)}},
+		{"nhwc both", nhwc, inAxes(-1, 2), []*tensor.Array{f32(2, 5, 4, 2, 3), f32(3, 2, 3, 2, 4)}},
+		{"grouped lhs", grouped, inAxes(0, none), []*tensor.Array{f32(3, 2, 4, 5, 4), f32(6, 2, 3, 2)}},
+		{"grouped rhs", grouped, inAxes(none, 0), []*tensor.Array{f32(2, 4, 5, 4), f32(3, 6, 2, 3, 2)}},
+		{"grouped both", grouped, inAxes(1, -1), []*tensor.Array{f32(2, 3, 4, 5, 4), f32(6, 2, 3, 2, 3)}},
+		{"grouped layouts lhs", groupedNHWC, inAxes(0, none), []*tensor.Array{f32(2, 4, 2, 5, 6), f32(6, 2, 3, 2)}},
+		{"grouped layouts rhs", groupedNHWC, inAxes(none, 2), []*tensor.Array{f32(4, 2, 5, 6), f32(6, 2, 2, 3, 2)}},
+		{"grouped layouts both", groupedNHWC, inAxes(-1, 0), []*tensor.Array{f32(4, 2, 5, 6, 2), f32(2, 6, 2, 3, 2)}},
+		{"1d rhs", conv1d, inAxes(none, 0), []*tensor.Array{f32(2, 3, 7), f32(4, 5, 3, 2)}},
+		{"int", oneOut(func(a []V) V {
+			return trace.ConvGeneralDilated(a[0].Astype(tensor.I32), a[1].Astype(tensor.I32), trace.ConvOptions{})
+		}), inAxes(0, 0), []*tensor.Array{f32(2, 1, 2, 3, 3), f32(2, 2, 2, 2, 2)}},
+		{"empty batch", plain, inAxes(0, none), []*tensor.Array{f32(0, 2, 2, 5, 4), f32(3, 2, 2, 2)}},
+	})
+}
