@@ -202,6 +202,9 @@ func Cases() []Case {
 	for _, c := range epilogueCases() {
 		add(c)
 	}
+	for _, c := range vmapCases() {
+		add(c)
+	}
 	return append(cs, gradCases()...) // never filtered: a derivative that fails to trace fails its case
 }
 
