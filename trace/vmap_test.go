@@ -327,7 +327,7 @@ func TestVmapErrors(t *testing.T) {
 // while rule, the loop's body closing over a batched value and an
 // unbatched one of the enclosing trace.
 func TestVmapReplayInLoop(t *testing.T) {
-	defer trace.SetLoopRuleForTestHook()()
+	defer trace.SetLoopRuleForTest()()
 	r := rand.New(rand.NewPCG(9, 10))
 	f := func(a []V) []V {
 		return trace.ForiLoop(trace.Int(0), trace.Int(3), func(i V, c []V) []V {
