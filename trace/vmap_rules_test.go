@@ -79,7 +79,7 @@ func loopRuleForTest(c *batchCall) ([]Value, []bool) {
 		o, ob := c.Replay(cp.Subs[1], append(slices.Clone(x), bodyIn...), append(slices.Clone(carry), bodyBat...))
 		for i := range o {
 			if carry[i] && !ob[i] {
-				o[i] = c.vm.broadcastBatch(o[i])
+				o[i] = c.BroadcastBatch(o[i])
 			}
 		}
 		return o
