@@ -60,7 +60,11 @@ import (
 // loop's batched carries are a fixpoint of it over the body. A carry that
 // must be batched but comes out of the body unbatched is broadcast with
 // c.BroadcastBatch. loopRuleForTest (vmap_rules_test.go) is a minimal
-// while rule written so (unbatched predicate only).
+// while rule written so (unbatched predicate only); it calls WhileLoop,
+// which drops a fori_loop's static trip count (Params.Control.Trips,
+// Static) — a real rule keeps it (b.whileLoop with trips), or reverse
+// mode through a vmapped fori_loop or scan becomes JAX's dynamic-trip
+// DerivError.
 //
 // Multi-result equations: the results a while or cond rule returns are
 // kept by the replay, and the program's result equations (OpResult) take
