@@ -45,7 +45,7 @@ func whileBatched(e *Eqn, in []bool) (carry []bool, pred bool) {
 	n := len(e.Args) - cp.NConsts[0] - cp.NConsts[1]
 	carry = slices.Clone(in[:n])
 	for {
-		out := batchedOutputs(body, append(slices.Clone(carry), in[n+cp.NConsts[0]:]...))
+		out := batchedResults(body, append(slices.Clone(carry), in[n+cp.NConsts[0]:]...))
 		changed := false
 		for i := range n {
 			if out[i] && !carry[i] {
@@ -56,7 +56,7 @@ func whileBatched(e *Eqn, in []bool) (carry []bool, pred bool) {
 			break
 		}
 	}
-	pred = batchedOutputs(cond, append(slices.Clone(carry), in[n:n+cp.NConsts[0]]...))[0]
+	pred = batchedResults(cond, append(slices.Clone(carry), in[n:n+cp.NConsts[0]]...))[0]
 	if pred {
 		for i := range carry {
 			carry[i] = true
@@ -82,18 +82,21 @@ func condBatched(e *Eqn, in []bool) []bool {
 	for bi, br := range cp.Subs {
 		bat := append(slices.Clone(in[1:1+n]), in[at:at+cp.NConsts[bi]]...)
 		at += cp.NConsts[bi]
-		for k, o := range batchedOutputs(br, bat) {
+		for k, o := range batchedResults(br, bat) {
 			out[k] = out[k] || o
 		}
 	}
 	return out
 }
 
-// batchedOutputs says which outputs of p a vmap replay with the inputs in
+// batchedResults says which outputs of p a replay with the inputs in
 // batched gives batched, without replaying it: an equation's result is
 // batched when an operand is (every rule but while's and cond's batches
 // its result), a while's and a cond's results as their rules decide.
-func batchedOutputs(p *Program, in []bool) []bool {
+// Unlike batchedOutputs (a superset), it is exact for nested loops and
+// conds, so an inner loop's unbatched counter does not make an outer
+// loop's predicate batched (which would drop its static trip count).
+func batchedResults(p *Program, in []bool) []bool {
 	env := make(map[*Var]bool, len(p.Inputs)+len(p.Eqns))
 	multi := map[*Var][]bool{}
 	for i, v := range p.Inputs {
@@ -135,12 +138,14 @@ func (c *batchCall) subCall(sb *builder) *batchCall {
 	return &batchCall{Eqn: c.Eqn, Size: c.Size, vm: &vmapper{b: sb, size: c.Size}}
 }
 
-// replay batches sub-program p in c's trace over inputs in (batched as
+// replayAs batches sub-program p in c's trace over inputs in (batched as
 // bat) and returns its outputs, those want marks batched (broadcast if
 // the replay left them unbatched). An output the replay batched that want
-// does not mark is a bug in batchedOutputs: a *VmapError.
-func (c *batchCall) replay(p *Program, in []Value, bat, want []bool) []Value {
-	outs, ob := c.vm.vmapProgram(p, in, bat)
+// does not mark is a bug in batchedResults: a *VmapError.
+func (c *batchCall) replayAs(p *Program, in []Value, bat, want []bool) []Value {
+	restore := ruleMode(&c.Eqn.Pos, c.vm.b)
+	outs, ob := c.vm.replay(c.vm.b, p, in, bat)
+	restore()
 	if c.vm.b.err != nil {
 		return inert(c.vm.b, len(p.Outputs))
 	}
@@ -183,12 +188,12 @@ func batchWhile(c *batchCall) ([]Value, []bool) {
 	// pred is the batched cond in the sub-trace of cs: [size] when
 	// predB, a scalar otherwise.
 	pred := func(sc *batchCall, cs []Value) Value {
-		in := append(slices.Clone(cs), attachAll(sc.vm.b, "while", condConsts)...)
-		return sc.replay(cond, in, condB, []bool{predB})[0]
+		in := append(slices.Clone(cs), condConsts...)
+		return sc.replayAs(cond, in, condB, []bool{predB})[0]
 	}
 	step := func(sc *batchCall, cs []Value) []Value {
-		in := append(slices.Clone(cs), attachAll(sc.vm.b, "while", bodyConsts)...)
-		return sc.replay(body, in, bodyB, carryB)
+		in := append(slices.Clone(cs), bodyConsts...)
+		return sc.replayAs(body, in, bodyB, carryB)
 	}
 	condFn := func(cs []Value) Value {
 		p := pred(c.subCall(cs[0].b), cs)
@@ -247,8 +252,8 @@ func batchCond(c *batchCall) ([]Value, []bool) {
 			// xs[0] is the index: it gives a branch without operands a
 			// value of its trace to work in.
 			sc := c.subCall(xs[0].b)
-			in := append(slices.Clone(xs[1:]), attachAll(sc.vm.b, "cond", consts[bi])...)
-			return sc.replay(br, in, append(slices.Clone(opsB), constsB[bi]...), outB)
+			in := append(slices.Clone(xs[1:]), consts[bi]...)
+			return sc.replayAs(br, in, append(slices.Clone(opsB), constsB[bi]...), outB)
 		}
 	}
 	operands := append([]Value{c.In[0]}, ops...)
@@ -269,7 +274,7 @@ func (c *batchCall) selectBranches(ops []Value, opsB []bool, consts [][]Value, c
 	outs := make([][]Value, len(subs))
 	for bi, br := range subs {
 		in := append(slices.Clone(ops), consts[bi]...)
-		if outs[bi] = c.replay(br, in, append(slices.Clone(opsB), constsB[bi]...), outB); c.vm.b.err != nil {
+		if outs[bi] = c.replayAs(br, in, append(slices.Clone(opsB), constsB[bi]...), outB); c.vm.b.err != nil {
 			return nil, nil
 		}
 	}

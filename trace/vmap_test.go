@@ -161,6 +161,10 @@ func TestVmapOps(t *testing.T) {
 		{"dot_general lhs", one(func(a []V) V {
 			return trace.DotGeneral(a[0], a[1], trace.DotDims{LhsBatch: []int{1}, RhsBatch: []int{0}, LhsContract: []int{0}, RhsContract: []int{2}})
 		}), ax(2, trace.NoAxis), []*tensor.Array{f32(4, 2, 3, 3), f32(2, 5, 4)}},
+		{"dot preferred", one(func(a []V) V { return trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.F64)) }),
+			ax(0, trace.NoAxis), []*tensor.Array{randArray(r, tensor.BF16, 3, 2, 4), randArray(r, tensor.BF16, 4, 2)}},
+		{"sort many", func(a []V) []V { return trace.SortMany([]V{a[0], a[1], a[0].Neg()}, 1, 2, true) }, ax(0, trace.NoAxis),
+			[]*tensor.Array{randArray(r, tensor.I32, 2, 3, 5), randArray(r, tensor.F32, 3, 5)}},
 		{"sort argsort", func(a []V) []V { return []V{a[0].Sort(0), a[0].Argsort(0, trace.Descending()), trace.Sort(a[0], -1)} }, ax(1), []*tensor.Array{f32(4, 3, 5)}},
 		{"iota", one(func(a []V) V { return a[0].Add(trace.Iota(tensor.F32, []int{3}, 0)) }), ax(0), []*tensor.Array{f32(2, 3)}},
 		{"unbatched result", func(a []V) []V { return []V{a[1].Exp(), a[0]} }, trace.VmapOptions{InAxes: []int{0, trace.NoAxis}, OutAxes: []int{1, -1}}, []*tensor.Array{f32(2, 3), f32(4)}},
@@ -320,4 +324,20 @@ func TestVmapErrors(t *testing.T) {
 		t.Errorf("error %v, want the reshape's *ShapeError", err)
 	}
 	_ = fmt.Sprint
+}
+
+// TestVmapReplayInLoop checks the replay of a sub-program inside the
+// function of a loop (what a while's batching rule does), with a minimal
+// while rule, the loop's body closing over a batched value and an
+// unbatched one of the enclosing trace.
+func TestVmapReplayInLoop(t *testing.T) {
+	defer trace.SetLoopRuleForTest()()
+	r := rand.New(rand.NewPCG(9, 10))
+	f := func(a []V) []V {
+		return trace.ForiLoop(trace.Int(0), trace.Int(3), func(i V, c []V) []V {
+			return []V{c[0].Mul(a[0]).Add(a[1]).Add(i.Astype(tensor.F64)), c[1].Add(a[0].Sum())}
+		}, a[1], trace.Float(0))
+	}
+	checkVmap(t, f, trace.VmapOptions{InAxes: []int{0, trace.NoAxis}}, randArray(r, tensor.F64, 3, 2), randArray(r, tensor.F64, 2))
+	checkVmap(t, f, trace.VmapOptions{InAxes: []int{trace.NoAxis, 1}}, randArray(r, tensor.F64, 2), randArray(r, tensor.F64, 2, 4))
 }
