@@ -40,14 +40,11 @@ var (
 	vmapFrom = flag.Int64("vmap.from", 20_000_000, "first seed of TestVmapProperty's corpus")
 )
 
-// vmapRulesElsewhere are the ops whose batching rules are on the vmapext
+// vmapRulesElsewhere are the ops whose batching rules are on another
 // branch: a program using one of them fails to vmap with a *VmapError
-// naming it, counted and logged rather than failed.
-// TODO(vmapext): remove when merged.
-var vmapRulesElsewhere = []trace.Op{
-	trace.OpGather, trace.OpScatter, trace.OpScatterAdd, trace.OpScatterMul, trace.OpScatterMin, trace.OpScatterMax,
-	trace.OpDynamicSlice, trace.OpDynamicUpdateSlice, trace.OpWhile, trace.OpCond, trace.OpConv,
-}
+// naming it, counted and logged rather than failed. None now (vmapext's
+// indexing, control-flow and convolution rules are merged).
+var vmapRulesElsewhere []trace.Op
 
 func TestVmapProperty(t *testing.T) {
 	n := *vmapN
