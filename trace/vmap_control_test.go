@@ -279,3 +279,43 @@ func TestVmapWhileTripCounts(t *testing.T) {
 		t.Errorf("grad of a while with a batched predicate: %v, want the while loop's *DerivError", err)
 	}
 }
+
+// TestVmapGradIndexConv checks per-example gradients of a loss built of
+// an embedding lookup (gather), a dynamic slice, a scatter-add and a
+// convolution — whose derivatives are scatters, dynamic update slices,
+// gathers and convolutions — both ways, and forward mode through a while
+// with a batched predicate.
+func TestVmapGradIndexConv(t *testing.T) {
+	r := rand.New(rand.NewPCG(29, 30))
+	loss := func(a []V) []V {
+		// a[0]: per-example input [2, 5, 4]; a[1]: table [6, 4]; a[2]: ids [3]; a[3]: kernel [3, 2, 2, 2]
+		emb := trace.Take(a[1], a[2], 0)                                                              // [3, 4]
+		x := trace.DynamicSlice(a[0], []V{a[2].Index(0), trace.Int(1), trace.Int(0)}, []int{2, 3, 4}) // [2, 3, 4]
+		x = x.At(trace.All, a[2].Index(1)).Add(emb.Index(2))
+		y := trace.ConvGeneralDilated(x.Reshape(1, 2, 3, 4), a[3], trace.ConvOptions{PaddingMode: "SAME"})
+		return []V{y.Tanh().Sum().Add(emb.Mul(emb).Sum())}
+	}
+	grad := trace.Grad(loss, trace.GradOptions{Argnums: []int{0, 1, 3}})
+	gradFn := func(a []V) []V { return grad(a...) }
+	x, table, kernel := randArray(r, tensor.F64, 3, 2, 5, 4), randArray(r, tensor.F64, 6, 4), randArray(r, tensor.F64, 3, 2, 2, 2)
+	ids := randInts(r, tensor.I32, -2, 7, 3, 3)
+	t.Run("vmap grad", func(t *testing.T) { checkVmap(t, gradFn, inAxes(0, none, 0, none), x, table, ids, kernel) })
+	t.Run("vmap grad kernel", func(t *testing.T) {
+		checkVmap(t, gradFn, inAxes(none, none, none, 0), takeAxis(x, 0, 0), table, takeAxis(ids, 0, 1), randArray(r, tensor.F64, 2, 3, 2, 2, 2))
+	})
+	t.Run("grad vmap", func(t *testing.T) {
+		// Argument 0 batched, the others (ids too) shared.
+		gradOfVmap(t, loss, x, table, takeAxis(ids, 0, 2), kernel)
+	})
+	t.Run("vmap jvp while", func(t *testing.T) {
+		grow := func(a []V) []V {
+			return trace.WhileLoop(func(c []V) V { return c[0].Sum().Lt(trace.Float(20)) },
+				func(c []V) []V { return []V{c[0].Mul(c[0]).Add(trace.Float(1))} }, a[0])
+		}
+		jvp := func(a []V) []V {
+			outs, ts := trace.JVP(grow, a[:1], a[1:])
+			return append(outs, ts...)
+		}
+		checkVmap(t, jvp, inAxes(0, 0), randArray(r, tensor.F64, 4, 2), randArray(r, tensor.F64, 4, 2))
+	})
+}
