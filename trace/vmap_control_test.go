@@ -319,3 +319,39 @@ func TestVmapGradIndexConv(t *testing.T) {
 		checkVmap(t, jvp, inAxes(0, 0), randArray(r, tensor.F64, 4, 2), randArray(r, tensor.F64, 4, 2))
 	})
 }
+
+// TestVmapControlEdges checks empty batches, scans of no step, weak
+// outputs of batched branches and Vmap of Vmap of a while whose
+// predicate depends on both batch axes.
+func TestVmapControlEdges(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 34))
+	f32 := func(shape ...int) *tensor.Array { return randArray(r, tensor.F32, shape...) }
+	grow := func(a []V) []V {
+		return trace.WhileLoop(func(c []V) V { return c[0].Sum().Lt(a[1]) },
+			func(c []V) []V { return []V{c[0].Abs().Add(trace.Float(1)), c[1].Add(trace.Int(1))} },
+			a[0], trace.Int(0))
+	}
+	scan := func(a []V) []V {
+		c, ys := trace.Scan(func(c, x []V) ([]V, []V) { return []V{c[0].Add(x[0])}, []V{c[0].Mul(x[0])} }, []V{a[1]}, []V{a[0]})
+		return append(c, ys...)
+	}
+	weak := func(a []V) []V {
+		return trace.Cond(a[1].Gt(trace.Float(0)),
+			func(o []V) []V { return []V{trace.Float(2), o[0].Sum()} },
+			func(o []V) []V { return []V{trace.Float(-1), trace.Float(0.5).Astype(tensor.F32)} }, a[0])
+	}
+	runVmapCases(t, []vmapCase{
+		{"empty batch while", grow, inAxes(0, 0), []*tensor.Array{f32(0, 3), f32(0)}},
+		{"empty batch cond", weak, inAxes(0, 0), []*tensor.Array{f32(0, 3), f32(0)}},
+		{"empty batch gather", oneOut(func(a []V) V { return trace.Take(a[0], a[1], 0) }), inAxes(0, 0), []*tensor.Array{f32(0, 4), randInts(r, tensor.I32, 0, 3, 0, 2)}},
+		{"empty batch scatter", oneOut(func(a []V) V { return a[0].At(a[1]).Add(a[2]) }), inAxes(0, 0, 0), []*tensor.Array{f32(0, 4), randInts(r, tensor.I32, 0, 3, 0, 2), f32(0, 2)}},
+		{"empty batch dynamic slice", oneOut(func(a []V) V { return trace.DynamicSlice(a[0], []V{a[1]}, []int{2}) }), inAxes(0, 0), []*tensor.Array{f32(0, 4), randInts(r, tensor.I32, 0, 3, 0)}},
+		{"empty batch dynamic update slice", oneOut(func(a []V) V { return trace.DynamicUpdateSlice(a[0], a[2], []V{a[1]}) }), inAxes(0, 0, 0), []*tensor.Array{f32(0, 4), randInts(r, tensor.I32, 0, 3, 0), f32(0, 2)}},
+		{"scan of no step", scan, inAxes(0, none), []*tensor.Array{f32(3, 0, 2), f32(2)}},
+		{"scan of no step carry", scan, inAxes(none, 1), []*tensor.Array{f32(0, 2), f32(2, 3)}},
+		{"weak branch outputs", weak, inAxes(0, 0), []*tensor.Array{f32(4, 3), f32(4)}},
+		{"weak branch outputs unbatched index", weak, inAxes(1, none), []*tensor.Array{f32(3, 4), tensor.Scalar(float32(1)).Astype(tensor.F32)}},
+	})
+	inner := func(a []V) []V { return trace.Vmap(grow, trace.VmapOptions{InAxes: []int{0, none}})(a...) }
+	checkVmap(t, inner, inAxes(1, 0), f32(3, 4, 2), tensor.Must(tensor.FromSlice([]float32{-1, 4, 30, 9})))
+}

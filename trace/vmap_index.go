@@ -68,7 +68,7 @@ func (c *batchCall) gatherBatched(p Params, x Value, xb bool, idx Value, ib bool
 	case xb && ib:
 		nd.OperandBatchingDims = shifted([]int{0}, d.OperandBatchingDims)
 		nd.StartIndicesBatchingDims = shifted([]int{0}, d.StartIndicesBatchingDims)
-		sizes = append([]int{1}, sizes...)
+		sizes = append([]int{min(1, c.Size)}, sizes...) // an empty batch has no window of 1
 	case xb:
 		nd.OffsetDims = shifted([]int{0}, d.OffsetDims)
 		sizes = append([]int{c.Size}, sizes...)
