@@ -43,6 +43,9 @@ func TestVmapConv(t *testing.T) {
 		{"int", oneOut(func(a []V) V {
 			return trace.ConvGeneralDilated(a[0].Astype(tensor.I32), a[1].Astype(tensor.I32), trace.ConvOptions{})
 		}), inAxes(0, 0), []*tensor.Array{f32(2, 1, 2, 3, 3), f32(2, 2, 2, 2, 2)}},
+		{"preferred f32 of bf16", oneOut(func(a []V) V {
+			return trace.ConvGeneralDilated(a[0], a[1], trace.ConvOptions{FeatureGroupCount: 2}, trace.PreferredElementType(tensor.F32))
+		}), inAxes(1, 0), []*tensor.Array{randArray(r, tensor.BF16, 2, 3, 4, 5, 4), randArray(r, tensor.BF16, 3, 6, 2, 3, 2)}},
 		{"empty batch", plain, inAxes(0, none), []*tensor.Array{f32(0, 2, 2, 5, 4), f32(3, 2, 2, 2)}},
 	})
 }
