@@ -355,3 +355,29 @@ func TestVmapControlEdges(t *testing.T) {
 	inner := func(a []V) []V { return trace.Vmap(grow, trace.VmapOptions{InAxes: []int{0, none}})(a...) }
 	checkVmap(t, inner, inAxes(1, 0), f32(3, 4, 2), tensor.Must(tensor.FromSlice([]float32{-1, 4, 30, 9})))
 }
+
+// TestVmapCondStaysCond checks that a cond whose predicate every example
+// shares stays a cond (only the chosen branch runs), and one whose
+// predicate depends on the example becomes a select of both branches.
+func TestVmapCondStaysCond(t *testing.T) {
+	for _, tc := range []struct {
+		axes []int
+		ins  []string
+		cond bool
+	}{
+		{[]int{0, none}, []string{"f32[3,2]", "f32[]"}, true},
+		{[]int{0, 0}, []string{"f32[3,2]", "f32[3]"}, false},
+	} {
+		p, err := trace.Trace(promote.Config{}, []trace.Abstract{in(t, tc.ins[0]), in(t, tc.ins[1])}, func(a []V) []V {
+			return trace.Vmap(func(e []V) []V {
+				return trace.Cond(e[1].Gt(trace.Float(0)), func(o []V) []V { return []V{o[0].Sin()} }, func(o []V) []V { return []V{o[0].Cos()} }, e[0])
+			}, trace.VmapOptions{InAxes: tc.axes})(a...)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := p.String(); strings.Contains(s, "cond[") != tc.cond || strings.Contains(s, "select") == tc.cond {
+			t.Errorf("in_axes %v: want a cond %v, a select %v:\n%s", tc.axes, tc.cond, !tc.cond, s)
+		}
+	}
+}
