@@ -285,38 +285,115 @@ func TestRootSignaturesNameRootTypes(t *testing.T) {
 	}
 }
 
-// TestDocIndexesValueMethods: the package doc's index of Value's methods
-// names every one of them (Value is an alias of trace.Value, whose
-// methods `go doc` shows only under package trace).
-func TestDocIndexesValueMethods(t *testing.T) {
+// docSection is the text of the package doc's section under heading, up
+// to the next one.
+func docSection(t *testing.T, heading string) string {
+	t.Helper()
 	src, err := os.ReadFile("doc.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := string(src)
-	start := strings.Index(doc, "# Value's methods")
+	start := strings.Index(doc, "// # "+heading+"\n")
 	if start < 0 {
-		t.Fatal(`doc.go has no "# Value's methods" section`)
+		t.Fatalf("doc.go has no %q section", "# "+heading)
 	}
-	index := doc[start:]
-	if end := strings.Index(index[1:], "\n// # "); end >= 0 {
-		index = index[:end+1]
+	section := doc[start:]
+	if end := strings.Index(section[1:], "\n// # "); end >= 0 {
+		section = section[:end+1]
 	}
-	words := map[string]bool{}
-	for _, w := range regexp.MustCompile(`[A-Za-z][A-Za-z0-9]*`).FindAllString(index, -1) {
-		words[w] = true
+	return section
+}
+
+var identRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9]*`)
+
+// words are the identifiers a section names.
+func words(section string) map[string]bool {
+	w := map[string]bool{}
+	for _, id := range identRE.FindAllString(section, -1) {
+		w[id] = true
 	}
-	vt := reflect.TypeOf(trace.Value{})
-	for i := range vt.NumMethod() {
-		if m := vt.Method(i).Name; !words[m] {
-			t.Errorf("the index of Value's methods in doc.go lacks %s", m)
+	return w
+}
+
+// docProse are the capitalized words of the indexes' bullets that name no
+// identifier: the families' names and the projects'.
+var docProse = []string{"Arithmetic", "Bitwise", "Comparisons", "Control", "Creation", "Dtypes",
+	"Exponentials", "Indexing", "Inspecting", "Joining", "Linear", "Literals",
+	"NaN", "NumPy", "Python", "Random", "Reductions", "Rounding", "Sorting", "The",
+	"Transformations", "Trigonometric"}
+
+// methodsOf are the method names of the types Value's methods hand out.
+func methodsOf() map[string]bool {
+	m := map[string]bool{}
+	for _, typ := range []reflect.Type{reflect.TypeOf(trace.Value{}), reflect.TypeOf(trace.KeptDims{}), reflect.TypeOf(trace.Ref{})} {
+		for i := range typ.NumMethod() {
+			m[typ.Method(i).Name] = true
 		}
 	}
-	for _, typ := range []reflect.Type{reflect.TypeOf(trace.Ref{})} {
+	return m
+}
+
+// checkBullets fails on a capitalized word of a section's bullet lists
+// that is neither a method of Value, KeptDims or Ref, nor a name of this
+// package, nor prose: a stale entry of the index.
+func checkBullets(t *testing.T, heading, section string, root exports) {
+	t.Helper()
+	methods := methodsOf()
+	inList := false
+	for _, line := range strings.Split(section, "\n") {
+		switch {
+		case strings.HasPrefix(line, "//   - "):
+			inList = true
+		case !strings.HasPrefix(line, "//     "):
+			inList = false
+		}
+		if !inList {
+			continue
+		}
+		for _, loc := range identRE.FindAllStringIndex(line, -1) {
+			id := line[loc[0]:loc[1]]
+			if line[loc[0]-1] == '.' { // errors.As, x.KeepDims()
+				continue
+			}
+			if id[0] < 'A' || id[0] > 'Z' || methods[id] || root.has(id) || slices.Contains(docProse, id) {
+				continue
+			}
+			t.Errorf("doc.go's %q index names %s, which is no method of Value, KeptDims or Ref and no name of kiln", heading, id)
+		}
+	}
+}
+
+// TestDocIndexesValueMethods: the package doc's index of Value's methods
+// names every one of them, and of KeptDims's and Ref's (Value is an alias
+// of trace.Value, whose methods `go doc` shows only under package trace),
+// and nothing that is not one.
+func TestDocIndexesValueMethods(t *testing.T) {
+	const heading = "Value's methods"
+	section := docSection(t, heading)
+	w := words(section)
+	for _, typ := range []reflect.Type{reflect.TypeOf(trace.Value{}), reflect.TypeOf(trace.KeptDims{}), reflect.TypeOf(trace.Ref{})} {
 		for i := range typ.NumMethod() {
-			if m := typ.Method(i).Name; !words[m] {
-				t.Errorf("the index in doc.go lacks %s.%s", typ.Name(), m)
+			if m := typ.Method(i).Name; !w[m] {
+				t.Errorf("the index of Value's methods in doc.go lacks %s.%s", typ.Name(), m)
 			}
 		}
 	}
+	checkBullets(t, heading, section, exportedDecls(t, "."))
+}
+
+// TestDocIndexesFunctions: the package doc's index of functions by family
+// names every function this package re-exports from trace, and no name
+// the package lacks.
+func TestDocIndexesFunctions(t *testing.T) {
+	const heading = "Functions by family"
+	section := docSection(t, heading)
+	w := words(section)
+	tr, root := exportedDecls(t, "trace"), exportedDecls(t, ".")
+	for _, name := range tr.funcs {
+		if _, internal := traceInternal[name]; !internal && !w[name] {
+			t.Errorf("the index of functions in doc.go lacks %s", name)
+		}
+	}
+	checkBullets(t, heading, section, root)
 }
