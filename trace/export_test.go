@@ -1,0 +1,4 @@
+package trace
+
+// SetLoopRuleForTest is setLoopRuleForTest, for the external tests.
+var SetLoopRuleForTest = setLoopRuleForTest
