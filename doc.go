@@ -99,11 +99,12 @@
 //   - Control flow, traced once and not unrolled: ForiLoop WhileLoop Cond
 //     Switch Scan (ScanOptions).
 //   - Transformations and running: Grad GradWith ValueAndGrad
-//     ValueAndGradWith VJP JVP; Jit Eval EvalAll.
+//     ValueAndGradWith VJP JVP; Vmap (InAxes OutAxes AxisSize NoAxis,
+//     VmapOptions); Jit Eval EvalAll.
 //   - Random bits: Threefry2x32 (package random's samplers).
 //   - The errors of ops, each with the op and the user's Pos (errors.As
 //     finds them): ShapeError DTypeError OpError OperandError DerivError
-//     ControlError BudgetError.
+//     ControlError BudgetError VmapError.
 //
 // # Gradients
 //
