@@ -43,6 +43,9 @@ func (c *checker) array(n *node) error {
 		if _, ok := functions[n.text]; ok {
 			return syntaxErr(n.col, "%s is a function; call it: %s", n.text, functions[n.text].signature(n.text))
 		}
+		if tr, ok := transforms[n.text]; ok {
+			return syntaxErr(n.col, "%s is a transformation; call it on a function and apply the result: %s(…)", n.text, (&function{params: tr.params}).signature(n.text))
+		}
 		args := make([]string, 0, len(c.names))
 		for a := range c.names {
 			args = append(args, a)
@@ -69,9 +72,12 @@ func (c *checker) array(n *node) error {
 		}
 		return c.array(n.kids[1])
 	case nCall:
+		if transforms[n.text] != nil {
+			return syntaxErr(n.col, "%s(…) returns a function: apply it to arrays, %s(f)(x)", n.text, n.text)
+		}
 		fn, ok := functions[n.text]
 		if !ok {
-			return syntaxErr(n.col, "unknown function %q; functions: %s", n.text, strings.Join(functionNames(), " "))
+			return syntaxErr(n.col, "unknown function %q; functions: %s; transformations: %s", n.text, strings.Join(functionNames(), " "), strings.Join(transformNames(), " "))
 		}
 		b, err := c.bind(fn, n)
 		if err != nil {
@@ -82,7 +88,12 @@ func (c *checker) array(n *node) error {
 			return syntaxErr(n.col, "%s returns a tuple: index it, %s(…)[0]", n.text, n.text)
 		}
 		return nil
+	case nApply:
+		return c.appliedArray(n)
 	case nSubscript:
+		if isApplied(n.kids[0]) {
+			return c.appliedArray(n)
+		}
 		if k := n.kids[0]; k.kind == nCall && functions[k.text] != nil && functions[k.text].tuple != nil {
 			if ok, err := c.pairItem(n); ok || err != nil {
 				return err
@@ -97,7 +108,7 @@ func (c *checker) array(n *node) error {
 		}
 		return c.subscript(n)
 	case nLambda:
-		return syntaxErr(n.col, "a lambda is not an array (lambdas are arguments of fori_loop, while_loop, cond, switch and scan)")
+		return syntaxErr(n.col, "a lambda is not an array (lambdas are arguments of fori_loop, while_loop, cond, switch, scan and the transformations, or applied: (lambda x: x + 1)(y))")
 	case nAt:
 		return c.at(n)
 	case nString:
@@ -244,7 +255,12 @@ func (ev *evaluator) build(n *node) trace.Value {
 		}
 		b.ev = ev
 		return b.fn.apply(b)
+	case nApply:
+		return ev.values(n)[0]
 	case nSubscript:
+		if treeOf(n.kids[0]).isTuple() {
+			return ev.values(n)[0]
+		}
 		var vs []trace.Value
 		switch k := n.kids[0]; {
 		case k.kind == nCall && k.call.tupleValued():
@@ -282,6 +298,8 @@ func children(n *node) []*node {
 	switch n.kind {
 	case nUnary, nBinary:
 		return n.kids
+	case nApply:
+		return n.kids[1:]
 	case nSubscript, nAt:
 		return append(slices.Clone(n.kids), arrayItems(n)...)
 	case nCall:
@@ -354,6 +372,13 @@ func (s *session) explain(ev *evaluator, err error) error {
 	if n.kind == nSubscript && n.kids[0].kind == nCall && n.kids[0].call != nil && n.kids[0].call.tupleValued() {
 		n = n.kids[0]
 	}
+	for n.kind == nSubscript && isApplied(n.kids[0]) && treeOf(n.kids[0]).isTuple() {
+		n = n.kids[0] // f(x)[i] of a function returning a tuple fails in the application
+	}
+	var ve *trace.VmapError
+	if errors.As(err, &ve) && ve.Pos.File == "<expr>" {
+		return err // an op vmap cannot batch: the rule's equation came from this node (trace.WithPos)
+	}
 	relocate(err, exprPos(n.col))
 	return err
 }
@@ -367,9 +392,12 @@ func errKey(err error) string {
 	var ce *trace.ControlError
 	var be *kilnpkg.BudgetError
 	var dv *trace.DerivError
+	var ve *trace.VmapError
 	switch {
 	case err == nil:
 		return ""
+	case errors.As(err, &ve):
+		return "vmap|" + ve.Rule.String() + "|" + ve.Msg
 	case errors.As(err, &ce):
 		return "control|" + ce.Op + "|" + ce.Msg
 	case errors.As(err, &be):
@@ -398,7 +426,10 @@ func relocate(err error, pos trace.Pos) {
 	var ce *trace.ControlError
 	var be *kilnpkg.BudgetError
 	var dv *trace.DerivError
+	var ve *trace.VmapError
 	switch {
+	case errors.As(err, &ve):
+		ve.Pos = pos
 	case errors.As(err, &ce):
 		ce.Pos = pos
 	case errors.As(err, &be):
