@@ -168,8 +168,12 @@ type evaluator struct {
 	names  []string // the --arg names, in the jitted function's argument order
 	vals   map[string]trace.Value
 	tuples map[string][]trace.Value // a lambda's tuple parameters (a loop's carries)
-	first  *node                    // the first node whose result carried the trace's error
-	own    error                    // an error found by the evaluator itself (an index out of range)
+	// firsts is the first node whose result carried each error (by
+	// errKey): the final error's is where it arose. A probe's error (a
+	// control-flow op or transformation of free operands is traced once in
+	// a scratch trace first) is not the trace's, so it does not count.
+	firsts map[string]*node
+	own    error // an error found by the evaluator itself (an index out of range)
 	// scope is a value of the trace the expression builds into now (an
 	// argument, or a lambda's parameter): every node's equations get the
 	// node's column as their position there (trace.WithPos).
@@ -178,7 +182,7 @@ type evaluator struct {
 
 // fn is the function kiln.Jit traces.
 func (ev *evaluator) fn(args []trace.Value) []trace.Value {
-	ev.vals, ev.tuples, ev.first, ev.own = map[string]trace.Value{}, map[string][]trace.Value{}, nil, nil
+	ev.vals, ev.tuples, ev.firsts, ev.own = map[string]trace.Value{}, map[string][]trace.Value{}, map[string]*node{}, nil
 	for i, name := range ev.names {
 		ev.vals[name] = args[i]
 	}
@@ -198,10 +202,18 @@ func (ev *evaluator) eval(n *node) trace.Value {
 		return trace.Value{}
 	}
 	v := trace.WithPos(ev.scope, exprPos(n.col), func() trace.Value { return ev.build(n) })
-	if ev.first == nil && ev.own == nil && v.Err() != nil {
-		ev.first = n
-	}
+	ev.noteErr(n, v)
 	return v
+}
+
+// noteErr records n as the first node whose result carried v's error, if
+// it is the first.
+func (ev *evaluator) noteErr(n *node, v trace.Value) {
+	if err := v.Err(); err != nil && ev.own == nil {
+		if k := errKey(err); ev.firsts[k] == nil {
+			ev.firsts[k] = n
+		}
+	}
 }
 
 var binaryOps = map[string]func(x, y trace.Value) trace.Value{
@@ -349,7 +361,7 @@ func (s *session) explain(ev *evaluator, err error) error {
 	if ev.own != nil {
 		return ev.own
 	}
-	n := ev.first
+	n := ev.firsts[errKey(err)]
 	if n == nil {
 		n = ev.root
 	}
@@ -376,8 +388,15 @@ func (s *session) explain(ev *evaluator, err error) error {
 		n = n.kids[0] // f(x)[i] of a function returning a tuple fails in the application
 	}
 	var ve *trace.VmapError
-	if errors.As(err, &ve) && ve.Pos.File == "<expr>" {
-		return err // an op vmap cannot batch: the rule's equation came from this node (trace.WithPos)
+	if errors.As(err, &ve) && ve.Rule != trace.OpInvalid {
+		// An op vmap cannot batch: its equation's position, when it came
+		// from the expression (trace.WithPos), else the call making it.
+		if ve.Pos.File == "<expr>" {
+			return err
+		}
+		if op := opNode(n, ve.Rule.String()); op != nil {
+			n = op
+		}
 	}
 	relocate(err, exprPos(n.col))
 	return err

@@ -490,8 +490,8 @@ func (ev *evaluator) applyFn(n *node) []trace.Value {
 		outs = f(args)
 		return trace.Value{}
 	})
-	if len(outs) > 0 && outs[0].Err() != nil && ev.first == nil && ev.own == nil {
-		ev.first = n
+	if len(outs) > 0 {
+		ev.noteErr(n, outs[0])
 	}
 	for len(outs) < want { // a failed transformation returns what it can
 		var v trace.Value
