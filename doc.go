@@ -71,6 +71,25 @@
 //	loss := func(w, x kiln.Value) kiln.Value { return x.MatMul(w).Tanh().Sum() }
 //	step := kiln.Jit(kiln.ValueAndGrad(loss)) // value, then dloss/dw
 //
+// # Batching
+//
+// Vmap is jax.vmap: write a function for one example and Vmap runs it on
+// a batch — InAxes says where each argument's batch axis is (NoAxis for an
+// argument every example shares, such as the weights), OutAxes where the
+// results' go, AxisSize the batch size when no argument has one. The
+// result is every example's result stacked, bit for bit, computed by one
+// program: each op is rewritten by its batching rule (a matrix product
+// becomes a batched dot_general, not a loop). Vmap composes with Jit,
+// Grad, JVP, VJP and itself in any order; per-example gradients are
+//
+//	perExample := kiln.Jit(kiln.Vmap(kiln.Grad(loss), kiln.InAxes(kiln.NoAxis, 0, 0)))
+//
+// A vmapped function may close over the Values around it, which every
+// example shares. Refusals (axes out of range, batched arguments of
+// different sizes, a batched result with OutAxes NoAxis) are *VmapErrors
+// of the trace with JAX's wording; docs/SPEC.md §4 has the contract and
+// the rules.
+//
 // # Checked mode
 //
 // Checked is jax.experimental.checkify's index and division checks (and,
