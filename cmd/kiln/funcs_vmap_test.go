@@ -129,6 +129,9 @@ func TestEvalVmapGrad(t *testing.T) {
 		{"value_and_grad's gradients nest", []string{"--arg", "x=f64[2]:1,2", "--arg", "y=f64[2]:3,4",
 			"value_and_grad(lambda a, b: sum(a * b), argnums=(0, 1))(x, y)[1][0]"}, "f64[2] [3 4]\n"},
 		{"an applied lambda", []string{"(lambda a, b: a - b)(5, 3)"}, "i64*[] 2\n"},
+		{"README's vmap and --help's", []string{"--arg", "x=f32[3,2]:arange", "--arg", "w=f32[2]:1,10", "vmap(lambda r: r @ w)(x)"}, "f32[3] [10 32 54]\n"},
+		{"README's per-example gradients", []string{"--arg", "w=f32[2]:1,2", "--arg", "xs=f32[3,2]:arange",
+			"vmap(grad(lambda w, x: sum((w * x) ** 2)), in_axes=(None, 0))(w, xs)"}, "f32[3,2] [[0 4] [8 36] [32 100]]\n"},
 	})
 }
 
