@@ -41,10 +41,13 @@ import (
 // tuple (an entry covers every array of its element); axis_size the batch
 // size, required when no argument is batched. Axes may be negative.
 // JAX's checks of these that need only the expression (a tuple of the
-// wrong length) fail before anything is traced with kind "vmap", as do
-// the library's (*trace.VmapError: an axis out of range, batched
-// arguments of different sizes, out_axes=None for a result that depends
-// on the batch): both point at the vmap.
+// wrong length) fail with kind "vmap" before anything is traced; the
+// library's (*trace.VmapError: an axis out of range, batched arguments of
+// different sizes, out_axes=None for a result that depends on the batch)
+// have that kind too. Both point at the vmap; an op vmap cannot batch, at
+// the call that made it. Unlike JAX, axis_size=0 is refused: the
+// library's VmapOptions reads 0 as "not given" (an empty batch of a
+// batched argument is fine).
 
 // transform is one function transformation: its parameters, as in
 // function, the first of which is the function transformed.
