@@ -50,8 +50,13 @@ import (
 // none when from == to); c.Unbatched() emits the equation unchanged over
 // c.In, for rules that find the batched operands do not matter. A
 // sub-program (a while's cond and body, a cond's branches) is batched by
-// vmapProgram, which replays it with given inputs batched and reports
-// which outputs came out batched.
+// c.Replay, which replays it with given inputs batched, in the trace of
+// those inputs (call it inside the function given to WhileLoop or Cond),
+// and reports which outputs came out batched; batchedOutputs(p, bat) tells
+// beforehand which outputs may come out batched (a loop's carries are a
+// fixpoint of it); c.Batch(i) and
+// vm.broadcastBatch of a value make an unbatched value batched where a
+// body's carry must be.
 //
 // Multi-result equations: the results a while or cond rule returns are
 // kept by the replay, and the program's result equations (OpResult) take
@@ -284,9 +289,12 @@ func moveAxis(x Value, from, to int) Value {
 	return x.Transpose(perm...)
 }
 
-// broadcastBatch gives x, unbatched, a leading batch axis.
+// broadcastBatch gives x, unbatched, a leading batch axis, in x's trace.
 func (vm *vmapper) broadcastBatch(x Value) Value {
-	b := vm.b
+	b := x.b
+	if b == nil {
+		b = vm.b
+	}
 	if b.err != nil || x.v == nil {
 		return Value{b: b}
 	}
@@ -387,13 +395,14 @@ func typesOf(vs []*Var) string {
 	return strings.Join(s, ", ")
 }
 
-// vmapProgram replays p (a sub-program of a control-flow equation, say)
-// batched in vm's trace: in are its inputs, batched ones (bat) with the
-// batch axis first. It returns its outputs and which are batched.
-func (vm *vmapper) vmapProgram(p *Program, in []Value, bat []bool) ([]Value, []bool) {
-	sub := &vmapper{b: vm.b, size: vm.size, env: make(map[*Var]batched, len(p.Inputs)+len(p.Eqns))}
+// replay replays p (a sub-program of a control-flow equation, say)
+// batched in trace b: in are its inputs (values of b or of traces
+// enclosing it, which are captured), batched ones (bat) with the batch
+// axis first. It returns its outputs and which are batched.
+func (vm *vmapper) replay(b *builder, p *Program, in []Value, bat []bool) ([]Value, []bool) {
+	sub := &vmapper{b: b, size: vm.size, env: make(map[*Var]batched, len(p.Inputs)+len(p.Eqns))}
 	for i, v := range p.Inputs {
-		sub.env[v] = batched{in[i], bat[i]}
+		sub.env[v] = batched{b.attach(in[i], "vmap"), bat[i]}
 	}
 	sub.run(p)
 	outs := make([]Value, len(p.Outputs))
@@ -402,7 +411,35 @@ func (vm *vmapper) vmapProgram(p *Program, in []Value, bat []bool) ([]Value, []b
 		r := sub.env[v]
 		outs[k], obat[k] = r.x, r.batched
 	}
+	if b.err != nil {
+		return inert(b, len(p.Outputs)), obat
+	}
 	return outs, obat
+}
+
+// batchedOutputs reports which outputs of p depend on its inputs marked
+// bat: a superset of the outputs a replay with those inputs batched gives
+// batched (a replay batches no result whose operands are all unbatched),
+// computed without emitting anything — for a loop rule's fixpoint of
+// which carries are batched.
+func batchedOutputs(p *Program, bat []bool) []bool {
+	dep := make(map[*Var]bool, len(p.Inputs)+len(p.Eqns))
+	for i, v := range p.Inputs {
+		dep[v] = bat[i]
+	}
+	for _, e := range p.Eqns {
+		for _, a := range e.Args {
+			if dep[a] {
+				dep[e.Out] = true
+				break
+			}
+		}
+	}
+	out := make([]bool, len(p.Outputs))
+	for k, v := range p.Outputs {
+		out[k] = dep[v]
+	}
+	return out
 }
 
 // batchRule is the batching rule of an op (see the comment at the top of
@@ -436,18 +473,39 @@ func (c *batchCall) Batch(i int) Value {
 	return c.vm.broadcastBatch(c.In[i])
 }
 
-// Emit emits op over args (values of the trace being built) with result
-// type t, shape and params.
+// Emit emits op over args (values of the trace being built, or of traces
+// enclosing it) with result type t, shape and params.
 func (c *batchCall) Emit(op Op, t promote.Type, shape []int, p Params, args ...Value) Value {
 	b := c.vm.b
 	vars := make([]*Var, len(args))
 	for i, a := range args {
-		if a.b != b || a.v == nil {
-			return b.opErr("vmap", fmt.Errorf("internal error: operand %d of the batched %s is not a value of the trace", i, op))
+		if vars[i] = b.attach(a, "vmap").v; vars[i] == nil {
+			if b.err == nil {
+				c.vm.ruleErr(c.Eqn, "operand %d of the batched %s is not a value of the trace (a bug in the rule)", i, op)
+			}
+			return Value{b: b}
 		}
-		vars[i] = a.v
 	}
 	return b.emit(op, vars, t, shape, p, "")
+}
+
+// Replay replays p — a sub-program of the equation: a while's cond or
+// body, a cond's branch — batched, with inputs in (batched ones, per bat,
+// with the batch axis first), and returns its outputs and which are
+// batched. It emits into the innermost trace of in: call it inside the
+// function given to WhileLoop or Cond to batch a body or branch there.
+// Values of traces enclosing that one are captured as usual.
+func (c *batchCall) Replay(p *Program, in []Value, bat []bool) ([]Value, []bool) {
+	b, ok := builderOf("vmap", in...)
+	if b == nil {
+		b = c.vm.b
+	}
+	if !ok || b.err != nil {
+		return inert(b, len(p.Outputs)), make([]bool, len(p.Outputs))
+	}
+	restore := ruleMode(&c.Eqn.Pos, b)
+	defer restore()
+	return c.vm.replay(b, p, in, bat)
 }
 
 // Unbatched emits the equation unchanged over c.In: for a rule whose op

@@ -321,3 +321,19 @@ func TestVmapErrors(t *testing.T) {
 	}
 	_ = fmt.Sprint
 }
+
+// TestVmapReplayInLoop checks the replay of a sub-program inside the
+// function of a loop (what a while's batching rule does), with a minimal
+// while rule, the loop's body closing over a batched value and an
+// unbatched one of the enclosing trace.
+func TestVmapReplayInLoop(t *testing.T) {
+	defer trace.SetLoopRuleForTestHook()()
+	r := rand.New(rand.NewPCG(9, 10))
+	f := func(a []V) []V {
+		return trace.ForiLoop(trace.Int(0), trace.Int(3), func(i V, c []V) []V {
+			return []V{c[0].Mul(a[0]).Add(a[1]).Add(i.Astype(tensor.F64)), c[1].Add(a[0].Sum())}
+		}, a[1], trace.Float(0))
+	}
+	checkVmap(t, f, trace.VmapOptions{InAxes: []int{0, trace.NoAxis}}, randArray(r, tensor.F64, 3, 2), randArray(r, tensor.F64, 2))
+	checkVmap(t, f, trace.VmapOptions{InAxes: []int{trace.NoAxis, 1}}, randArray(r, tensor.F64, 2), randArray(r, tensor.F64, 2, 4))
+}

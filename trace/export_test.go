@@ -1,0 +1,4 @@
+package trace
+
+// Test hooks for the external tests (package trace_test).
+var SetLoopRuleForTestHook = SetLoopRuleForTest
