@@ -49,7 +49,7 @@ const (
 	nSlice                     // in a subscript: kids[0..2] = start, stop, step (nil when absent)
 	nString                    // text: the contents ('clip'), for mode= arguments
 	nAt                        // x.at[items].text(args): kids[0] the array, kids[1:] the positional args; items; kws
-	nLambda                    // lambda params: kids[0] (fori_loop's, while_loop's, cond's, switch's and scan's functions)
+	nLambda                    // lambda params: kids[0] (the loops', branches' and transformations' functions, or applied)
 	nApply                     // a function applied: kids[0] the function (a transformation's call or a lambda), kids[1:] the arguments
 )
 
