@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"runtime/debug"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,7 +35,7 @@ import (
 //	go test -run '^TestVmapProperty$' -vmap.seed=N -v .
 
 var (
-	vmapN    = flag.Int("vmap.n", 0, "number of random programs of TestVmapProperty (0: 3000 with KILN_LONG=1, else 300)")
+	vmapN    = flag.Int("vmap.n", 0, "number of random programs of TestVmapProperty (0: 10000 with KILN_LONG=1, else 1000)")
 	vmapSeed = flag.Int64("vmap.seed", -1, "run only this seed of TestVmapProperty")
 	vmapFrom = flag.Int64("vmap.from", 20_000_000, "first seed of TestVmapProperty's corpus")
 )
@@ -53,7 +52,7 @@ var vmapRulesElsewhere = []trace.Op{
 func TestVmapProperty(t *testing.T) {
 	n := *vmapN
 	if n <= 0 {
-		n = longtest.Pick(3000, 300)
+		n = longtest.Pick(10000, 1000)
 	}
 	var ran, i atomic.Int64
 	var mu sync.Mutex
@@ -315,5 +314,3 @@ func takeAxis(a *tensor.Array, axis, i int) *tensor.Array {
 	}
 	return tensor.Must(tensor.New(a.DType(), slices.Delete(shape, axis, axis+1), dst.Interface()))
 }
-
-var _ = sort.Ints

@@ -127,6 +127,16 @@ func TestVmapCompositions(t *testing.T) {
 			}
 		}
 	})
+	t.Run("grad of vmap closing over the variable", func(t *testing.T) {
+		// The vmapped function closes over w, which Grad differentiates:
+		// the same gradient as with w passed as an unbatched argument.
+		closing := func(w, xs kiln.Value) kiln.Value {
+			return kiln.Vmap(func(x kiln.Value) kiln.Value { return f(w, x) })(xs)[0].Sum()
+		}
+		passing := func(w, xs kiln.Value) kiln.Value { return kiln.Vmap(f, kiln.InAxes(kiln.NoAxis, 0))(w, xs)[0].Sum() }
+		got, want := run(kiln.Grad(closing), w, xs), run(kiln.Grad(passing), w, xs)
+		equalArrays(t, "dw", got[0], want[0])
+	})
 	t.Run("vmap of vmap", func(t *testing.T) {
 		// Every pair (x_i, y_j): the inner vmap over y, the outer over x.
 		d := func(x, y kiln.Value) kiln.Value { return x.Sub(y).Mul(x.Sub(y)).Sum().Sqrt() }

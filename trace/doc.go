@@ -34,6 +34,13 @@
 // equations), with JAX's typing rules and derivatives; the file's comment
 // pins the choices.
 //
+// Batching (vmap.go): Vmap is jax.vmap. It traces its function once on
+// one example's shapes and replays the program batched, each op through
+// its batching rule (batchRules, keyed by Op beside the op table; the
+// file's comment says how to write one), so its results are every
+// example's, stacked, bit for bit, and it composes with Grad, JVP, VJP
+// and itself.
+//
 // Program.Check verifies these conventions and every equation's typing
 // rule (OpInfo.Check, or its class's; see CheckRule), returning a
 // *CheckError: the conformance suite, the differential test and the

@@ -1,4 +1,4 @@
 package trace
 
-// Test hooks for the external tests (package trace_test).
-var SetLoopRuleForTestHook = SetLoopRuleForTest
+// SetLoopRuleForTest is setLoopRuleForTest, for the external tests.
+var SetLoopRuleForTest = setLoopRuleForTest

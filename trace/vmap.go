@@ -44,19 +44,23 @@ import (
 // operands of one type keeping it (no promotion happens in a rule).
 //
 // Helpers: c.Batch(i) is operand i with the batch axis first (broadcast
-// along a new leading axis when it is unbatched); c.BatchShape(s) is s
-// with the batch size prepended; c.Emit(op, type, shape, params, args…)
-// emits one equation; moveAxis(x, from, to) moves an axis (a transpose,
-// none when from == to); c.Unbatched() emits the equation unchanged over
-// c.In, for rules that find the batched operands do not matter. A
-// sub-program (a while's cond and body, a cond's branches) is batched by
-// c.Replay, which replays it with given inputs batched, in the trace of
-// those inputs (call it inside the function given to WhileLoop or Cond),
-// and reports which outputs came out batched; batchedOutputs(p, bat) tells
-// beforehand which outputs may come out batched (a loop's carries are a
-// fixpoint of it); c.Batch(i) and
-// vm.broadcastBatch of a value make an unbatched value batched where a
-// body's carry must be.
+// along a new leading axis when it is unbatched), c.BroadcastBatch(x) the
+// same for any unbatched value; c.BatchShape(s) is s with the batch size
+// prepended; c.Emit(op, type, shape, params, args…) emits one equation
+// (operands of enclosing traces are captured); moveAxis(x, from, to) moves
+// an axis (a transpose, none when from == to); c.Unbatched() emits the
+// equation unchanged over c.In; single(x, batched) is the answer of a
+// one-result rule.
+//
+// Sub-programs (a while's cond and body, a cond's branches): c.Replay(p,
+// in, bat) replays p batched, in the trace of its inputs in — call it
+// inside the function given to WhileLoop or Cond — and reports which
+// outputs came out batched; batchedOutputs(p, bat) tells beforehand,
+// without emitting, which outputs may come out batched (a superset), so a
+// loop's batched carries are a fixpoint of it over the body. A carry that
+// must be batched but comes out of the body unbatched is broadcast with
+// c.BroadcastBatch. loopRuleForTest (vmap_rules_test.go) is a minimal
+// while rule written so (unbatched predicate only).
 //
 // Multi-result equations: the results a while or cond rule returns are
 // kept by the replay, and the program's result equations (OpResult) take
@@ -507,6 +511,10 @@ func (c *batchCall) Replay(p *Program, in []Value, bat []bool) ([]Value, []bool)
 	defer restore()
 	return c.vm.replay(b, p, in, bat)
 }
+
+// BroadcastBatch gives x, an unbatched value, a leading batch axis of
+// size c.Size, in x's trace.
+func (c *batchCall) BroadcastBatch(x Value) Value { return c.vm.broadcastBatch(x) }
 
 // Unbatched emits the equation unchanged over c.In: for a rule whose op
 // does not care which operands are batched.

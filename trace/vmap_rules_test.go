@@ -27,12 +27,12 @@ func TestEveryOpHasBatchRule(t *testing.T) {
 	}
 }
 
-// SetLoopRuleForTest installs loopRuleForTest as the while's batching
+// setLoopRuleForTest installs loopRuleForTest as the while's batching
 // rule until the returned function restores the table: a minimal rule
 // (every carry batched, the predicate unbatched) that checks Replay — a
 // sub-program batched inside the function given to WhileLoop, closing
 // over the enclosing trace — until vmapext's rule is merged.
-func SetLoopRuleForTest() (restore func()) {
+func setLoopRuleForTest() (restore func()) {
 	saved := batchRules[OpWhile]
 	batchRules[OpWhile] = loopRuleForTest
 	return func() { batchRules[OpWhile] = saved }
@@ -79,7 +79,7 @@ func loopRuleForTest(c *batchCall) ([]Value, []bool) {
 		o, ob := c.Replay(cp.Subs[1], append(slices.Clone(x), bodyIn...), append(slices.Clone(carry), bodyBat...))
 		for i := range o {
 			if carry[i] && !ob[i] {
-				o[i] = c.vm.broadcastBatch(o[i])
+				o[i] = c.BroadcastBatch(o[i])
 			}
 		}
 		return o

@@ -161,6 +161,10 @@ func TestVmapOps(t *testing.T) {
 		{"dot_general lhs", one(func(a []V) V {
 			return trace.DotGeneral(a[0], a[1], trace.DotDims{LhsBatch: []int{1}, RhsBatch: []int{0}, LhsContract: []int{0}, RhsContract: []int{2}})
 		}), ax(2, trace.NoAxis), []*tensor.Array{f32(4, 2, 3, 3), f32(2, 5, 4)}},
+		{"dot preferred", one(func(a []V) V { return trace.MatMul(a[0], a[1], trace.PreferredElementType(tensor.F64)) }),
+			ax(0, trace.NoAxis), []*tensor.Array{randArray(r, tensor.BF16, 3, 2, 4), randArray(r, tensor.BF16, 4, 2)}},
+		{"sort many", func(a []V) []V { return trace.SortMany([]V{a[0], a[1], a[0].Neg()}, 1, 2, true) }, ax(0, trace.NoAxis),
+			[]*tensor.Array{randArray(r, tensor.I32, 2, 3, 5), randArray(r, tensor.F32, 3, 5)}},
 		{"sort argsort", func(a []V) []V { return []V{a[0].Sort(0), a[0].Argsort(0, trace.Descending()), trace.Sort(a[0], -1)} }, ax(1), []*tensor.Array{f32(4, 3, 5)}},
 		{"iota", one(func(a []V) V { return a[0].Add(trace.Iota(tensor.F32, []int{3}, 0)) }), ax(0), []*tensor.Array{f32(2, 3)}},
 		{"unbatched result", func(a []V) []V { return []V{a[1].Exp(), a[0]} }, trace.VmapOptions{InAxes: []int{0, trace.NoAxis}, OutAxes: []int{1, -1}}, []*tensor.Array{f32(2, 3), f32(4)}},
@@ -327,7 +331,7 @@ func TestVmapErrors(t *testing.T) {
 // while rule, the loop's body closing over a batched value and an
 // unbatched one of the enclosing trace.
 func TestVmapReplayInLoop(t *testing.T) {
-	defer trace.SetLoopRuleForTestHook()()
+	defer trace.SetLoopRuleForTest()()
 	r := rand.New(rand.NewPCG(9, 10))
 	f := func(a []V) []V {
 		return trace.ForiLoop(trace.Int(0), trace.Int(3), func(i V, c []V) []V {
