@@ -99,6 +99,24 @@ type Case struct {
 	steps  []step           // the recipe
 	outs   []int            // the values returned
 	Fn     func([]trace.Value) []trace.Value
+	smooth bool // drawn with Options.Smooth: DrawArrays draws smooth data
+}
+
+// DrawArrays draws new concrete inputs for the case's Inputs, of the kind
+// Generate draws for Arrays (smooth data for a Smooth case): the inputs of
+// another example of the same program, for tests that run one program on
+// several (vmap's property test stacks them into a batch). The case's
+// own Arrays are left as they are.
+func (c *Case) DrawArrays(r *rand.Rand) []*tensor.Array {
+	out := make([]*tensor.Array, len(c.Inputs))
+	for i, in := range c.Inputs {
+		if c.smooth {
+			out[i] = smoothArray(r, in.Type.DType, in.Shape)
+		} else {
+			out[i] = randomArray(r, in.Type.DType, in.Shape)
+		}
+	}
+	return out
 }
 
 // X32 reports whether the case uses 32-bit defaults.

@@ -21,7 +21,7 @@ type gen struct {
 }
 
 func newGen(r *rand.Rand, o *Options) *gen {
-	g := &gen{r: r, o: o, c: &Case{}, ops: map[trace.Op]bool{}}
+	g := &gen{r: r, o: o, c: &Case{smooth: o.Smooth}, ops: map[trace.Op]bool{}}
 	for _, op := range o.Ops {
 		g.ops[op] = true
 	}
