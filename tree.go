@@ -67,6 +67,11 @@ func treeError(op, msg string) *TreeError {
 	return &TreeError{Op: op, Pos: trace.CallerPos(), Msg: msg}
 }
 
+// NewTreeError is a *TreeError for op placed at the user's line (the
+// first frame outside Kiln and its libraries): for libraries over trees,
+// as optim's tree functions, to report a tree they cannot take.
+func NewTreeError(op, msg string) *TreeError { return treeError(op, msg) }
+
 type nodeKind uint8
 
 const (
