@@ -93,6 +93,11 @@ func adaptTransformed(fn any, name string) (func([]Value) []Value, error) {
 		}
 	} else {
 		g, nin, err = adapt(fn)
+		if err != nil {
+			if t, terr := adaptTree(fn); terr == nil { // fixed-shape trees, over their leaves
+				g, nin, err = t.flat, -1, nil
+			}
+		}
 	}
 	if err != nil {
 		return nil, err

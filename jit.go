@@ -61,16 +61,21 @@ type Stats struct {
 
 // Jit wraps fn, a Go function over Values, for tracing and compiling. fn
 // may take any number of Value parameters (or one []Value, or ...Value)
-// and return one Value, several, or a []Value. Jit checks fn's shape at
+// and return one Value, several, or a []Value; parameters and results
+// may also be trees of Values (structs, slices, maps: see TreeFlatten),
+// which Run takes as trees of arrays and RunTree returns. Jit checks fn's shape at
 // once: a fn of another shape gives a Func whose Err is a *FuncError, and
 // WithBackend(nil) one whose Err is an *ArgError, which every call of the
 // Func returns too — never a panic.
 func Jit(fn any, opts ...Option) *Func {
 	f := &Func{cfg: newConfig(opts), entries: map[uint64][]*list.Element{}, lru: list.New(), execs: map[string]*shared{}}
 	f.fn, f.nin, f.err = adapt(fn)
-	if f.err != nil {
-		if t, err := adaptTree(fn); err == nil {
+	if f.err != nil && reflect.TypeOf(fn) != nil && reflect.TypeOf(fn).Kind() == reflect.Func {
+		t, err := adaptTree(fn)
+		if err == nil {
 			f.tree, f.fn, f.nin, f.err = t, t.flat, len(t.ins), nil
+		} else if err.Msg != "" {
+			f.err = err // why a parameter or result is not a tree
 		}
 	}
 	if err := checkConfig(&f.cfg); err != nil {

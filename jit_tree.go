@@ -28,28 +28,40 @@ type treeOut struct {
 }
 
 // adaptTree accepts a function whose parameters and results are Values
-// or trees of Values (at least one result).
-func adaptTree(fn any) (*treeFunc, error) {
+// or trees of Values (at least one result). Its *FuncError has a Msg
+// when a parameter or result is a composite type that is not a tree.
+func adaptTree(fn any) (*treeFunc, *FuncError) {
 	v := reflect.ValueOf(fn)
 	if !v.IsValid() || v.Kind() != reflect.Func || v.IsNil() {
-		return nil, fmt.Errorf("not a function")
+		return nil, &FuncError{Type: fmt.Sprintf("%T", fn)}
 	}
 	t := v.Type()
 	if t.IsVariadic() || t.NumOut() == 0 {
-		return nil, fmt.Errorf("variadic or without results")
+		return nil, &FuncError{Type: t.String()}
+	}
+	check := func(what string, i int, ti *typeInfo) *FuncError {
+		switch {
+		case ti.kind == nodeArray:
+			return &FuncError{Type: t.String(), Msg: fmt.Sprintf("%s %d is a *tensor.Array, not a kiln.Value", what, i)}
+		case ti.err != "" && ti.kind >= nodeStruct:
+			return &FuncError{Type: t.String(), Msg: fmt.Sprintf("%s %d is not a tree of kiln.Values: %s", what, i, ti.err)}
+		case ti.err != "":
+			return &FuncError{Type: t.String()}
+		}
+		return nil
 	}
 	tf := &treeFunc{v: v}
 	for i := range t.NumIn() {
 		ti := infoOf(t.In(i))
-		if ti.err != "" || ti.kind == nodeArray {
-			return nil, fmt.Errorf("parameter %d", i)
+		if err := check("parameter", i, ti); err != nil {
+			return nil, err
 		}
 		tf.ins = append(tf.ins, ti)
 	}
 	for i := range t.NumOut() {
 		ti := infoOf(t.Out(i))
-		if ti.err != "" || ti.kind == nodeArray {
-			return nil, fmt.Errorf("result %d", i)
+		if err := check("result", i, ti); err != nil {
+			return nil, err
 		}
 		tf.outs = append(tf.outs, ti)
 	}

@@ -127,7 +127,7 @@ func TestJitTreeArgs(t *testing.T) {
 	}
 	bad := kiln.Jit(func(p struct{ N int }) kiln.Value { return kiln.Int(1) })
 	var fe *kiln.FuncError
-	if !errors.As(bad.Err(), &fe) {
+	if !errors.As(bad.Err(), &fe) || !strings.Contains(fe.Error(), "parameter 0 is not a tree of kiln.Values: field struct { N int }.N: int is not a kiln.Value") {
 		t.Errorf("a parameter that is no tree: %v", bad.Err())
 	}
 	flat := kiln.Jit(func(a ...kiln.Value) kiln.Value { return a[0].Sub(a[1]).Mul(a[2]) })
