@@ -185,3 +185,86 @@ func TestTreeMapMismatch(t *testing.T) {
 		t.Errorf("TreeMap: %v %v", out.W, out.B)
 	}
 }
+
+// node is a recursive tree type.
+type node[T kiln.Leaf] struct {
+	V    T
+	Kids []node[T]
+}
+
+// Recursive types are trees too: flattened depth first, rebuilt as the
+// other leaf kind, with their structure in the TreeDef.
+func TestTreeRecursive(t *testing.T) {
+	n := node[*tensor.Array]{V: tv(1), Kids: []node[*tensor.Array]{{V: tv(2)}, {V: tv(3), Kids: []node[*tensor.Array]{{V: tv(4)}}}}}
+	leaves, def, err := kiln.TreeFlatten[*tensor.Array](&n)
+	if err != nil || len(leaves) != 4 || def.String() != "{V:*, Kids:[{V:*, Kids:[]}, {V:*, Kids:[{V:*, Kids:[]}]}]}" {
+		t.Fatalf("%v %s", err, def)
+	}
+	vals := []kiln.Value{kiln.Int(1), kiln.Int(2), kiln.Int(3), kiln.Int(4)}
+	v, err := kiln.TreeUnflatten[node[kiln.Value]](def, vals)
+	if err != nil || len(v.Kids) != 2 || len(v.Kids[1].Kids) != 1 || len(v.Kids[0].Kids) != 0 {
+		t.Fatalf("%v %+v", err, v)
+	}
+	f := kiln.Jit(func(n node[kiln.Value]) kiln.Value {
+		var sum func(n node[kiln.Value]) kiln.Value
+		sum = func(n node[kiln.Value]) kiln.Value {
+			s := n.V
+			for _, k := range n.Kids {
+				s = s.Add(sum(k).Mul(kiln.Int(10)))
+			}
+			return s
+		}
+		return sum(n)
+	})
+	out, err := f.Run(&n)
+	if err != nil || out.String() != "f32[1] [451]" { // 1 + 10·2 + 10·(3 + 10·4)
+		t.Errorf("%v %v", out, err)
+	}
+}
+
+// Tree functions run concurrently, the type descriptions being built
+// once and shared.
+func TestTreeConcurrent(t *testing.T) {
+	type p3[T kiln.Leaf] struct {
+		A T
+		B [2]T
+		C map[int]T
+	}
+	f := kiln.Jit(func(p p3[kiln.Value]) kiln.Value { return p.A.Add(p.B[0]).Add(p.B[1]).Add(p.C[7]) })
+	done := make(chan error)
+	for range 4 {
+		go func() {
+			for range 20 {
+				in := p3[*tensor.Array]{A: tv(1), B: [2]*tensor.Array{tv(2), tv(3)}, C: map[int]*tensor.Array{7: tv(4)}}
+				out, err := f.Run(&in)
+				if err == nil && out.String() != "f32[1] [10]" {
+					err = errors.New(out.String())
+				}
+				if err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// CondTree's branches must return trees of one structure.
+func TestCondTreeMismatch(t *testing.T) {
+	f := kiln.Jit(func(x kiln.Value) kiln.Value {
+		return kiln.CondTree(x.Gt(kiln.Int(0)),
+			func(o kiln.Value) []kiln.Value { return []kiln.Value{o} },
+			func(o kiln.Value) []kiln.Value { return []kiln.Value{o, o} }, x)[0]
+	})
+	_, err := f.Run(tensor.Scalar(float32(1)))
+	var te *kiln.TreeError
+	if !errors.As(err, &te) || te.Op != "cond" || !strings.Contains(err.Error(), "the branches return trees of structures [*, *] and [*]") {
+		t.Errorf("got %v", err)
+	}
+}

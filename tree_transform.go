@@ -67,9 +67,10 @@ func valueAndGradTree[P any](op string, fn func(params P, args ...Value) Value) 
 // carry is a loop carry's flat form: its leaves and structure, with the
 // check that a body's result has the same structure.
 type carry[C any] struct {
-	op  string
-	def TreeDef
-	err error // the first structure error, failing the loop's results
+	op       string
+	branches bool // Cond's results: two branches' trees, not a carry and a body's
+	def      TreeDef
+	err      error // the first structure error, failing the loop's results
 }
 
 func (c *carry[C]) flatten(v C) []Value {
@@ -77,6 +78,8 @@ func (c *carry[C]) flatten(v C) []Value {
 	switch {
 	case err != nil:
 		c.err = err
+	case c.def.info != nil && !def.Equal(c.def) && c.branches:
+		c.err = treeError(c.op, fmt.Sprintf("the branches return trees of structures %s and %s", c.def, def))
 	case c.def.info != nil && !def.Equal(c.def):
 		c.err = treeError(c.op, fmt.Sprintf("the body returns a carry of structure %s, the loop's is %s", def, c.def))
 	default:
@@ -133,9 +136,15 @@ func WhileLoopTree[C any](cond func(carry C) Value, body func(carry C) C, init C
 	return c.finish(init, out)
 }
 
-// finish builds the loop's results into a C, or fails them.
+// finish builds the loop's results into a C, or fails them: every leaf
+// of the structure found first, or of like when there is none.
 func (c *carry[C]) finish(like C, out []Value) C {
 	if c.err != nil {
+		if c.def.info != nil {
+			if v, err := unflattenTree[C](c.op, c.def, failures(c.err, c.def.n)); err == nil {
+				return v
+			}
+		}
 		return failingTree(like, c.err)
 	}
 	return c.unflatten(out)
@@ -150,7 +159,7 @@ func CondTree[T, O any](pred Value, onTrue, onFalse func(operands O) T, operands
 	if ops.err != nil {
 		return failingTree(zero, ops.err)
 	}
-	res := &carry[T]{op: "cond"}
+	res := &carry[T]{op: "cond", branches: true}
 	branch := func(f func(O) T) func([]Value) []Value {
 		return func(l []Value) []Value { return res.result(f(ops.unflatten(l))) }
 	}
