@@ -194,9 +194,9 @@ func ScanTree[C, X, Y any](f func(carry C, x X) (C, Y), init C, xs X, opts ...Sc
 		return r, ys
 	}, cl, xl, opts...)
 	if err := firstErr(c.err, x.err, y.err); err != nil {
-		return failingTree(init, err), failingTree(zero, err)
+		c.err, y.err = err, err
 	}
-	return c.unflatten(outC), y.unflatten(outY)
+	return c.finish(init, outC), y.finish(zero, outY)
 }
 
 func firstErr(errs ...error) error {
