@@ -206,7 +206,10 @@ func (f *Func) Err() error { return f.err }
 // *tensor.Array (strong), Weak(array), typed slices (strong 1-D arrays) or
 // scalars: Go int, float64 and complex128 are weak, like Python scalars
 // passed to a jitted JAX function; other scalar types and bool are strong.
-// Inputs are never written. Run is RunContext with context.Background():
+// A tree parameter takes a tree of *tensor.Array of its structure (best by
+// pointer: a tree passed by value is copied), and a function over
+// ...Value or []Value takes trees flattened into their leaves (see
+// TreeFlatten); tree leaves are strong. Inputs are never written. Run is RunContext with context.Background():
 // nothing can stop it.
 func (f *Func) Run(args ...any) (*tensor.Array, error) {
 	return f.RunContext(context.Background(), args...)

@@ -189,7 +189,13 @@ func (f *Func) convertTree(i int, v any, args []arg, w *flattener[*tensor.Array]
 	}
 	for j, a := range w.leaves[n:] {
 		if msg := invalidArray(a); msg != "" {
-			return nil, &ArgError{Index: i, Msg: fmt.Sprintf("leaf %d: %s", j, msg)}
+			where := fmt.Sprintf("leaf %d", j)
+			if ti, p, err := treeOf(v); err == nil {
+				if path, ok := leafPath(ti, p, &j); ok {
+					where = "leaf " + path
+				}
+			}
+			return nil, &ArgError{Index: i, Msg: fmt.Sprintf("%s: %s", where, msg)}
 		}
 		args = append(args, arg{array: a})
 	}

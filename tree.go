@@ -419,6 +419,47 @@ func (w *flattener[L]) walk(ti *typeInfo, p unsafe.Pointer) *TreeError {
 	return nil
 }
 
+// leafPath is the path of leaf k of the tree of type ti at p (".W",
+// "[1].B"), for an error about that leaf; "" when there is no such leaf.
+func leafPath(ti *typeInfo, p unsafe.Pointer, k *int) (string, bool) {
+	switch ti.kind {
+	case nodeValue, nodeArray:
+		*k--
+		return "", *k < 0
+	case nodeStruct:
+		for _, f := range ti.fields {
+			if path, ok := leafPath(f.info, unsafe.Add(p, f.off), k); ok {
+				return "." + f.name + path, true
+			}
+		}
+	case nodeArrayN, nodeSlice:
+		n, data := ti.n, p
+		if ti.kind == nodeSlice {
+			s := (*sliceHeader)(p)
+			n, data = s.len, s.data
+		}
+		for i := range n {
+			if path, ok := leafPath(ti.elem, unsafe.Add(data, uintptr(i)*ti.elem.t.Size()), k); ok {
+				return "[" + strconv.Itoa(i) + "]" + path, true
+			}
+		}
+	case nodeMap:
+		m := reflect.NewAt(ti.t, p).Elem()
+		for _, key := range sortedKeys(m) {
+			v := reflect.New(ti.elem.t)
+			v.Elem().Set(m.MapIndex(key))
+			if path, ok := leafPath(ti.elem, v.UnsafePointer(), k); ok {
+				return "[" + strconv.Quote(keyString(key)) + "]" + path, true
+			}
+		}
+	case nodePtr:
+		if q := *(*unsafe.Pointer)(p); q != nil {
+			return leafPath(ti.elem, q, k)
+		}
+	}
+	return "", false
+}
+
 type sliceHeader struct {
 	data     unsafe.Pointer
 	len, cap int

@@ -122,7 +122,7 @@ func TestJitTreeArgs(t *testing.T) {
 		t.Errorf("wrong tree: %v", err)
 	}
 	_, err = f.Run(&layer[*tensor.Array]{W: tv(1)})
-	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "leaf 1: nil *tensor.Array") {
+	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "argument 0: leaf .B: nil *tensor.Array") {
 		t.Errorf("nil leaf: %v", err)
 	}
 	bad := kiln.Jit(func(p struct{ N int }) kiln.Value { return kiln.Int(1) })
