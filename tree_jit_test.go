@@ -218,3 +218,26 @@ func TestControlTrees(t *testing.T) {
 		t.Errorf("a carry that grows: %v", err)
 	}
 }
+
+// Grad and VJP take a function of fixed-shape trees (or a Func of one)
+// over its leaves, in order.
+func TestGradOfTreeFunc(t *testing.T) {
+	fn := func(p layer[kiln.Value]) kiln.Value { return p.W.Mul(p.B).Sum() }
+	f := kiln.Jit(func(w, b kiln.Value) []kiln.Value {
+		g1 := kiln.Grad(fn, 0, 1)(w, b)
+		g2 := kiln.Grad(kiln.Jit(fn), 0, 1)(w, b)
+		_, pull := kiln.VJP(fn, w, b)
+		return append(append(g1, g2...), pull(kiln.Float(1))...)
+	})
+	out, err := f.RunAll(tv(2, 3), tv(5, 7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"f32[2] [5 7]", "f32[2] [2 3]"} {
+		for k := 0; k < 3; k++ {
+			if got := out[2*k+i].String(); got != want {
+				t.Errorf("form %d, gradient %d: %s, want %s", k, i, got, want)
+			}
+		}
+	}
+}
