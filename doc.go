@@ -139,6 +139,59 @@
 // of the trace with JAX's wording; docs/SPEC.md §4 has the contract and
 // the rules.
 //
+// # Trees
+//
+// A tree is JAX's pytree in Go types: a Value is a leaf (a *tensor.Array
+// on the Run side), and a struct's exported fields, a Go array's or
+// slice's elements, a map's values and a pointer's target are subtrees.
+// Declare a model's parameters once over the Leaf constraint,
+//
+//	type Params[T kiln.Leaf] struct{ W1, B1, W2, B2 T }
+//
+// and Params[kiln.Value] is what traced functions take and return, and
+// Params[*tensor.Array] what Run takes and RunTree fills:
+//
+//	step := kiln.Jit(func(p Params[kiln.Value], x, y kiln.Value) (kiln.Value, Params[kiln.Value]) {
+//		l, g := kiln.ValueAndGradTree(loss)(p, x, y)
+//		return l, kiln.TreeMap2(p, g, func(p, g kiln.Value) kiln.Value { return p.Sub(g.Mul(kiln.Float(0.01))) })
+//	})
+//	err := step.RunTreeInto([]any{&loss, &next}, &params, x, y) // allocates nothing
+//
+// Trees are accepted wherever Values travel: Jit's parameters and results
+// (Run and RunAll take trees and return their leaves; RunTree and
+// RunTreeInto fill trees), GradTree and ValueAndGradTree (the gradient is
+// a tree of the parameters' type), ForiLoopTree, WhileLoopTree, CondTree
+// and ScanTree (carries, operands, xs and ys), package optim's InitTree
+// and StepTree. TreeFlatten, TreeLeaves, TreeUnflatten, TreeMap and
+// TreeMap2 are jax.tree_util's. The choices:
+//
+//   - Leaves are in JAX's order: struct fields as declared, elements by
+//     index, map values by sorted key (strings lexically, integers by
+//     value), as JAX sorts a dict's keys. Map keys must be strings or
+//     integers.
+//   - Unexported fields and fields tagged `kiln:"-"` are not part of the
+//     tree (flax's static fields). Any other exported field must be a
+//     leaf or a tree: an int field is a *FuncError at Jit and a
+//     *TreeError elsewhere (JAX would make it a leaf, which a traced Go
+//     function cannot take).
+//   - A nil map or pointer inside a tree is a *TreeError (its structure is
+//     unknown); a nil slice is an empty list, a nil *tensor.Array leaf an
+//     *ArgError naming the argument.
+//   - The trees' structure — their types, their slices' lengths and their
+//     maps' keys — is part of a jitted function's signature, as a pytree's
+//     treedef is part of jax.jit's cache key: another structure traces
+//     again (ExplainMiss says so).
+//   - Trees of the same structure and another leaf kind match:
+//     Params[*tensor.Array] is passed for Params[kiln.Value].
+//   - Errors are *TreeErrors naming the op, your file:line and where in
+//     the tree (".Layers[1].W"); as builder calls, TreeMap and the tree
+//     forms of control flow return a tree whose leaves fail the trace, and
+//     Run's argument errors are *ArgErrors wrapping them.
+//   - A struct with no slice, map or pointer inside is read and written
+//     at precomputed offsets: a RunTreeInto loop with trees passed by
+//     pointer allocates nothing (one passed by value is copied once; a
+//     map's keys are sorted on every call).
+//
 // # Checked mode
 //
 // Checked is jax.experimental.checkify's index and division checks (and,
