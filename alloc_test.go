@@ -93,3 +93,67 @@ func TestConvRunIntoDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+// A struct of parameters through Jit(ValueAndGradTree(…)) and an update,
+// run with RunTreeInto with the trees by pointer — a nested struct, a
+// slice of structs — allocates nothing per step: the trees are read and
+// written at precomputed offsets, their shapes compared in place.
+func TestTreeTrainStepDoesNotAllocate(t *testing.T) {
+	type layer[T kiln.Leaf] struct{ W, B T }
+	type params[T kiln.Leaf] struct {
+		In     layer[T]
+		Hidden []layer[T]
+	}
+	loss := func(p params[kiln.Value], a ...kiln.Value) kiln.Value {
+		h := a[0].MatMul(p.In.W).Add(p.In.B).Tanh()
+		for _, l := range p.Hidden {
+			h = h.MatMul(l.W).Add(l.B).Tanh()
+		}
+		return h.Sub(a[1]).Square().Mean()
+	}
+	step := kiln.Jit(func(p params[kiln.Value], x, y kiln.Value) (kiln.Value, params[kiln.Value]) {
+		l, g := kiln.ValueAndGradTree(loss)(p, x, y)
+		return l, kiln.TreeMap2(p, g, func(p, g kiln.Value) kiln.Value { return p.Sub(g.Mul(kiln.Float(0.1))) })
+	})
+	mk := func(shape ...int) *tensor.Array {
+		n := 1
+		for _, d := range shape {
+			n *= d
+		}
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(i%11)/10 - 0.5
+		}
+		return tensor.Must(tensor.FromSlice(v, shape...))
+	}
+	a := params[*tensor.Array]{In: layer[*tensor.Array]{W: mk(8, 16), B: mk(16)},
+		Hidden: []layer[*tensor.Array]{{W: mk(16, 16), B: mk(16)}, {W: mk(16, 4), B: mk(4)}}}
+	x, y := mk(32, 8), mk(32, 4)
+	var b params[*tensor.Array]
+	var la, lb *tensor.Array
+	if err := step.RunTree([]any{&lb, &b}, &a, x, y); err != nil {
+		t.Fatal(err)
+	}
+	la = tensor.Must(tensor.Zeros(lb.DType()))
+	outsA, outsB := []any{&la, &a}, []any{&lb, &b}
+	argsA, argsB := []any{&a, x, y}, []any{&b, x, y}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	n := 0
+	allocs := testing.AllocsPerRun(20, func() {
+		var err error
+		if n++; n%2 == 0 {
+			err = step.RunTreeInto(outsB, argsA...)
+		} else {
+			err = step.RunTreeInto(outsA, argsB...)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 0 {
+		t.Errorf("a training step over trees allocates %.1f times", allocs)
+	}
+	if la.String() == lb.String() {
+		t.Errorf("the loss did not change between steps: %v, %v", la, lb)
+	}
+}

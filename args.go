@@ -215,8 +215,8 @@ func narrowInts[S int | uint, T int32 | int64 | uint32 | uint64](i int, xs []S, 
 func sliceLen(v any) int { return reflect.ValueOf(v).Len() }
 
 // sigHash hashes a call's signature — every argument's dtype, weak flag
-// and shape — without allocating (FNV-1a).
-func sigHash(args []arg) uint64 {
+// and shape, and its tree arguments' shape — without allocating (FNV-1a).
+func sigHash(args []arg, st shape) uint64 {
 	h := uint64(14695981039346656037)
 	mix := func(v uint64) {
 		h ^= v
@@ -228,6 +228,15 @@ func sigHash(args []arg) uint64 {
 		for i := range a.array.Rank() {
 			mix(uint64(a.array.Dim(i)))
 		}
+	}
+	for _, d := range st.dims {
+		mix(uint64(d))
+	}
+	for _, k := range st.keys {
+		for i := range len(k) {
+			mix(uint64(k[i]))
+		}
+		mix(1 << 40)
 	}
 	return h
 }

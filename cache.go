@@ -34,7 +34,9 @@ type entry struct {
 	prog    *trace.Program
 	conv    []int // per argument: the dtype a hoisted weak scalar converts to, or -1
 	mod     *lower.Module
-	key     string // mod.Key(): entries with one key share an executable
+	key     string  // mod.Key(): entries with one key share an executable
+	tree    shape   // the tree arguments' shape, part of the signature
+	out     treeOut // the results' trees, found by the trace
 	err     error
 	// abandoned: the build ended without a result (its goroutine exited
 	// or a panic went through it); waiters look the signature up again.
@@ -89,11 +91,11 @@ func (s *shared) release() {
 // lookup that would wait for a build that waits for it (a traced function
 // running its own Func with the signature being traced, directly, through
 // other Funcs or through other goroutines' traces) is a *ReentrantError.
-func (f *Func) lookup(args []arg) (*entry, error) {
-	h := sigHash(args)
+func (f *Func) lookup(args []arg, st shape) (*entry, error) {
+	h := sigHash(args, st)
 	for {
 		f.mu.Lock()
-		if el := f.find(h, args); el != nil {
+		if el := f.find(h, args, st); el != nil {
 			f.lru.MoveToFront(el)
 			f.stats.Hits++
 			e := el.Value.(*entry)
@@ -108,15 +110,15 @@ func (f *Func) lookup(args []arg) (*entry, error) {
 		}
 		f.mu.Unlock()
 		g := goroutineID()
-		if e := buildingHere(g, f, args); e != nil {
+		if e := buildingHere(g, f, args, st); e != nil {
 			return nil, &ReentrantError{Signature: e.sig.String()}
 		}
 		f.mu.Lock()
-		if f.find(h, args) != nil { // another goroutine's miss came first
+		if f.find(h, args, st) != nil { // another goroutine's miss came first
 			f.mu.Unlock()
 			continue
 		}
-		e := f.miss(h, g, args)
+		e := f.miss(h, g, args, st)
 		return e, e.err
 	}
 }
@@ -126,10 +128,10 @@ func (f *Func) lookup(args []arg) (*entry, error) {
 // a panic going through, or the goroutine exiting inside the user's
 // function (runtime.Goexit, as t.FailNow does) — the entry is finished:
 // waiters are woken, and an entry without a result leaves the cache.
-func (f *Func) miss(h uint64, g int64, args []arg) *entry {
+func (f *Func) miss(h uint64, g int64, args []arg, st shape) *entry {
 	f.stats.Misses++
 	reason := describeMiss(f.last, args)
-	e := &entry{f: f, hash: h, sig: signatureOf(args), builder: g, ready: make(chan struct{})}
+	e := &entry{f: f, hash: h, sig: signatureOf(args), tree: st.clone(), builder: g, ready: make(chan struct{})}
 	f.entries[h] = append(f.entries[h], f.lru.PushFront(e))
 	f.last = e.sig
 	f.building++
@@ -168,9 +170,9 @@ func (f *Func) unlock() {
 }
 
 // find returns the cache element of exactly this signature (mu held).
-func (f *Func) find(h uint64, args []arg) *list.Element {
+func (f *Func) find(h uint64, args []arg, st shape) *list.Element {
 	for _, el := range f.entries[h] {
-		if el.Value.(*entry).sig.matches(args) {
+		if e := el.Value.(*entry); e.sig.matches(args) && e.tree.equal(st) {
 			return el
 		}
 	}
@@ -214,7 +216,7 @@ func (f *Func) evict() {
 
 // build traces and lowers one signature into e.
 func (f *Func) build(e *entry, args []arg) {
-	e.prog, e.err = f.trace(args)
+	e.prog, e.err = f.trace(args, e)
 	if e.err != nil {
 		return
 	}

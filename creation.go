@@ -57,8 +57,10 @@ func Triu(x Value, k int) Value { return trace.Triu(x, k) }
 // Stack is jnp.stack: arrays of one shape joined along a new axis.
 func Stack(axis int, xs ...Value) Value { return trace.Stack(axis, xs...) }
 
-// Pad is jnp.pad with static widths (see trace.Pad and its modes).
-func Pad(x Value, widths [][2]int, mode trace.PadMode, value Value) Value {
+// Pad is jnp.pad with static widths, one (before, after) pair per axis
+// (one pair pads every axis alike), in a PadMode; value is PadConstant's
+// fill, converted to x's type (the zero Value means 0).
+func Pad(x Value, widths [][2]int, mode PadMode, value Value) Value {
 	return trace.Pad(x, widths, mode, value)
 }
 

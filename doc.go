@@ -27,11 +27,19 @@
 //
 // # Value's methods
 //
-// Value is package trace's Value (an alias), so `go doc` lists its methods
-// under github.com/kiln-go/kiln/trace: `go doc github.com/kiln-go/kiln/trace
-// Value.LogSumExp`. They are jax.numpy's functions as methods, by family
-// (the functions that are not methods — Where, Concatenate, Stack, Take,
-// Roll, Tile, Split, Iota, Einsum, ForiLoop, … — are this package's):
+// Value is package trace's Value, as a type alias: the same type, so a
+// Value passes to package trace and the libraries built on it (nn,
+// random, optim) as it is. Go's tools show an alias's methods only in the
+// package that defines the type, so `go doc github.com/kiln-go/kiln
+// Value.Add` finds nothing and pkg.go.dev lists them on trace's page; read
+// one with the full import path, `go doc github.com/kiln-go/kiln/trace
+// Value.Add` (in a checkout, `go doc ./trace Value.Add`: inside the module
+// `go doc trace.Value` opens Go's own internal/trace). A type of the
+// root's own would need every method twice and a conversion at each
+// package boundary; this index is the root's list instead, and a test
+// fails when it misses a method. They are jax.numpy's functions as
+// methods, by family (the functions that are not methods are indexed
+// under Functions by family):
 //
 //   - Arithmetic (operands broadcast and promote): Add Sub Mul Div FloorDiv
 //     Rem Remainder Fmod Pow Neg Abs Sign Reciprocal Square Sqrt Rsqrt Cbrt
@@ -47,8 +55,9 @@
 //   - Dtypes: Astype (an explicit convert), BitcastConvert (the same bits).
 //   - Reductions over axes (none: all): Sum Prod Mean Max Min All Any ArgMax
 //     ArgMin Std Var LogSumExp, the NaN-ignoring NanSum NanProd NanMean
-//     NanMax NanMin NanStd NanVar, and KeepDims(…) to keep reduced axes
-//     (x.KeepDims().Sum(1)); cumulative: Cumsum Cumprod Cummax Cummin.
+//     NanMax NanMin NanStd NanVar, and KeepDims, a KeptDims whose
+//     reductions keep the reduced axes as size 1 (x.KeepDims().Sum(1));
+//     cumulative: Cumsum Cumprod Cummax Cummin.
 //   - Shape: Reshape Transpose ExpandDims Squeeze BroadcastTo Flip Slice.
 //   - Indexing: Index (NumPy's x[i], ints, slices, arrays, bools, All,
 //     NewAxis, Ellipsis) and At, whose Ref has Get, Set, Add, Mul, Min and
@@ -56,6 +65,46 @@
 //   - Sorting: Sort Argsort; linear algebra: MatMul (and this package's Dot,
 //     DotGeneral, Einsum, Tensordot).
 //   - Inspecting (no op): DType Type Shape Err.
+//
+// # Functions by family
+//
+// The jax.numpy and jax.lax functions that are not methods (`go doc`
+// lists most under type Value, as they return one), with the types and
+// constants they take; a test fails when one of package trace's is
+// missing here or from the package:
+//
+//   - Literals and constants: Int Float Complex (weak, as Python's
+//     scalars), Bool, Const (a strong array).
+//   - Creation: Zeros Ones Full ZerosLike OnesLike FullLike Arange
+//     ArangeFloat Eye Tri Tril Triu, and lax's Iota.
+//   - Elementwise: Where, LogicalAnd LogicalOr LogicalXor LogicalNot,
+//     Inexact (promote_args_inexact), StopGradient, and Elementwise (an Op
+//     of the op table, for code that walks it).
+//   - Joining and rearranging: Concatenate Stack Split SplitAt Tile Repeat
+//     Roll Rev, Pad with a PadMode (PadConstant PadEdge PadReflect
+//     PadSymmetric PadWrap), BroadcastShapes.
+//   - Reductions: Reduce (OpReduceSum OpReduceProd OpReduceMax
+//     OpReduceMin, keepdims) ReduceMean SumTo; pooling: ReduceWindowMax
+//     ReduceWindowMin ReduceWindowSum with WindowOptions.
+//   - Indexing: Take TakeAlongAxis OneHot DynamicSlice DynamicUpdateSlice;
+//     lax's Gather and Scatter (OpScatter OpScatterAdd OpScatterMul
+//     OpScatterMin OpScatterMax) with GatherDims ScatterDims GatherDimsOf
+//     ScatterDimsOf; the items Range RangeStep From To Step All NewAxis
+//     Ellipsis AxisNone; the options WithMode (ModePromiseInBounds
+//     ModeClip ModeFill) WithFill WithWrap WithAxis WithDType.
+//   - Linear algebra and convolution: MatMul Dot DotGeneral (DotDims)
+//     Einsum EinsumPreferred Tensordot TensordotN PreferredElementType;
+//     Conv ConvGeneralDilated (ConvOptions).
+//   - Sorting: Sort Argsort (Descending) TopK SortMany.
+//   - Control flow, traced once and not unrolled: ForiLoop WhileLoop Cond
+//     Switch Scan (ScanOptions).
+//   - Transformations and running: Grad GradWith ValueAndGrad
+//     ValueAndGradWith VJP JVP; Vmap (InAxes OutAxes AxisSize NoAxis,
+//     VmapOptions); Jit Eval EvalAll.
+//   - Random bits: Threefry2x32 (package random's samplers).
+//   - The errors of ops, each with the op and the user's Pos (errors.As
+//     finds them): ShapeError DTypeError OpError OperandError DerivError
+//     ControlError BudgetError VmapError.
 //
 // # Gradients
 //
@@ -89,6 +138,59 @@
 // different sizes, a batched result with OutAxes NoAxis) are *VmapErrors
 // of the trace with JAX's wording; docs/SPEC.md §4 has the contract and
 // the rules.
+//
+// # Trees
+//
+// A tree is JAX's pytree in Go types: a Value is a leaf (a *tensor.Array
+// on the Run side), and a struct's exported fields, a Go array's or
+// slice's elements, a map's values and a pointer's target are subtrees.
+// Declare a model's parameters once over the Leaf constraint,
+//
+//	type Params[T kiln.Leaf] struct{ W1, B1, W2, B2 T }
+//
+// and Params[kiln.Value] is what traced functions take and return, and
+// Params[*tensor.Array] what Run takes and RunTree fills:
+//
+//	step := kiln.Jit(func(p Params[kiln.Value], x, y kiln.Value) (kiln.Value, Params[kiln.Value]) {
+//		l, g := kiln.ValueAndGradTree(loss)(p, x, y)
+//		return l, kiln.TreeMap2(p, g, func(p, g kiln.Value) kiln.Value { return p.Sub(g.Mul(kiln.Float(0.01))) })
+//	})
+//	err := step.RunTreeInto([]any{&loss, &next}, &params, x, y) // allocates nothing
+//
+// Trees are accepted wherever Values travel: Jit's parameters and results
+// (Run and RunAll take trees and return their leaves; RunTree and
+// RunTreeInto fill trees), GradTree and ValueAndGradTree (the gradient is
+// a tree of the parameters' type), ForiLoopTree, WhileLoopTree, CondTree
+// and ScanTree (carries, operands, xs and ys), package optim's InitTree
+// and StepTree. TreeFlatten, TreeLeaves, TreeUnflatten, TreeMap and
+// TreeMap2 are jax.tree_util's. The choices:
+//
+//   - Leaves are in JAX's order: struct fields as declared, elements by
+//     index, map values by sorted key (strings lexically, integers by
+//     value), as JAX sorts a dict's keys. Map keys must be strings or
+//     integers.
+//   - Unexported fields and fields tagged `kiln:"-"` are not part of the
+//     tree (flax's static fields). Any other exported field must be a
+//     leaf or a tree: an int field is a *FuncError at Jit and a
+//     *TreeError elsewhere (JAX would make it a leaf, which a traced Go
+//     function cannot take).
+//   - A nil map or pointer inside a tree is a *TreeError (its structure is
+//     unknown); a nil slice is an empty list, a nil *tensor.Array leaf an
+//     *ArgError naming the argument.
+//   - The trees' structure — their types, their slices' lengths and their
+//     maps' keys — is part of a jitted function's signature, as a pytree's
+//     treedef is part of jax.jit's cache key: another structure traces
+//     again (ExplainMiss says so).
+//   - Trees of the same structure and another leaf kind match:
+//     Params[*tensor.Array] is passed for Params[kiln.Value].
+//   - Errors are *TreeErrors naming the op, your file:line and where in
+//     the tree (".Layers[1].W"); as builder calls, TreeMap and the tree
+//     forms of control flow return a tree whose leaves fail the trace, and
+//     Run's argument errors are *ArgErrors wrapping them.
+//   - A struct with no slice, map or pointer inside is read and written
+//     at precomputed offsets: a RunTreeInto loop with trees passed by
+//     pointer allocates nothing (one passed by value is copied once; a
+//     map's keys are sorted on every call).
 //
 // # Checked mode
 //

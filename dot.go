@@ -21,7 +21,7 @@ func PreferredElementType(d tensor.DType) DotOption { return trace.PreferredElem
 func MatMul(x, y Value, opts ...DotOption) Value { return trace.MatMul(x, y, opts...) }
 
 // DotGeneral is lax.dot_general with its dimension numbers and options.
-func DotGeneral(x, y Value, dims trace.DotDims, opts ...DotOption) Value {
+func DotGeneral(x, y Value, dims DotDims, opts ...DotOption) Value {
 	return trace.DotGeneral(x, y, dims, opts...)
 }
 

@@ -88,8 +88,16 @@ func adaptTransformed(fn any, name string) (func([]Value) []Value, error) {
 	var err error
 	if f, ok := fn.(*Func); ok && f != nil {
 		g, nin, err = f.fn, f.nin, f.err
+		if f.tree != nil {
+			nin = -1 // its trees' leaves, however many
+		}
 	} else {
 		g, nin, err = adapt(fn)
+		if err != nil {
+			if t, terr := adaptTree(fn); terr == nil { // fixed-shape trees, over their leaves
+				g, nin, err = t.flat, -1, nil
+			}
+		}
 	}
 	if err != nil {
 		return nil, err

@@ -98,9 +98,9 @@ func Gather(operand, indices Value, dims GatherDims, sliceSizes []int, opts ...I
 	return trace.Gather(operand, indices, dims, sliceSizes, opts...)
 }
 
-// Scatter is lax.scatter (op trace.OpScatter), scatter_add, scatter_mul,
-// scatter_min or scatter_max.
-func Scatter(op trace.Op, operand, indices, updates Value, dims ScatterDims, opts ...IndexOption) Value {
+// Scatter is lax.scatter (op OpScatter), scatter_add (OpScatterAdd),
+// scatter_mul, scatter_min or scatter_max.
+func Scatter(op Op, operand, indices, updates Value, dims ScatterDims, opts ...IndexOption) Value {
 	return trace.Scatter(op, operand, indices, updates, dims, opts...)
 }
 

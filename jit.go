@@ -17,10 +17,11 @@ import (
 // argument's dtype, weak flag and shape), lowered, fused and compiled, then
 // run many times. A Func is safe for concurrent use; its cache is bounded.
 type Func struct {
-	fn  func(args []trace.Value) []trace.Value
-	nin int // the number of arguments fn takes, or -1 for any
-	err error
-	cfg config
+	fn   func(args []trace.Value) []trace.Value
+	nin  int       // the number of arguments fn takes, or -1 for any
+	tree *treeFunc // fn's tree parameters and results; nil when all are Values
+	err  error
+	cfg  config
 
 	mu       sync.Mutex
 	entries  map[uint64][]*list.Element // signature hash → *entry elements in lru
@@ -39,6 +40,8 @@ type Func struct {
 type call struct {
 	args   []arg
 	inputs []*tensor.Array
+	leaves flattener[*tensor.Array] // tree arguments' leaves and shape
+	outs   flattener[*tensor.Array] // RunTreeInto's output trees' leaves and shape
 }
 
 // Stats counts what a Func's cache did.
@@ -58,13 +61,23 @@ type Stats struct {
 
 // Jit wraps fn, a Go function over Values, for tracing and compiling. fn
 // may take any number of Value parameters (or one []Value, or ...Value)
-// and return one Value, several, or a []Value. Jit checks fn's shape at
+// and return one Value, several, or a []Value; parameters and results
+// may also be trees of Values (structs, slices, maps: see TreeFlatten),
+// which Run takes as trees of arrays and RunTree returns. Jit checks fn's shape at
 // once: a fn of another shape gives a Func whose Err is a *FuncError, and
 // WithBackend(nil) one whose Err is an *ArgError, which every call of the
 // Func returns too — never a panic.
 func Jit(fn any, opts ...Option) *Func {
 	f := &Func{cfg: newConfig(opts), entries: map[uint64][]*list.Element{}, lru: list.New(), execs: map[string]*shared{}}
 	f.fn, f.nin, f.err = adapt(fn)
+	if f.err != nil && reflect.TypeOf(fn) != nil && reflect.TypeOf(fn).Kind() == reflect.Func {
+		t, err := adaptTree(fn)
+		if err == nil {
+			f.tree, f.fn, f.nin, f.err = t, t.flat, len(t.ins), nil
+		} else if err.Msg != "" {
+			f.err = err // why a parameter or result is not a tree
+		}
+	}
 	if err := checkConfig(&f.cfg); err != nil {
 		f.err = err
 	}
@@ -126,8 +139,9 @@ func adapt(fn any) (func([]trace.Value) []trace.Value, int, error) {
 	return call, nin, nil
 }
 
-// convertArgs checks the count and converts every argument into args.
-func (f *Func) convertArgs(vals []any, args []arg) ([]arg, error) {
+// convertArgs checks the count and converts every argument into args,
+// flattening tree arguments into their leaves (the tree's shape into w).
+func (f *Func) convertArgs(vals []any, args []arg, w *flattener[*tensor.Array]) ([]arg, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -135,7 +149,16 @@ func (f *Func) convertArgs(vals []any, args []arg) ([]arg, error) {
 		return nil, &ArgError{Index: -1, Msg: fmt.Sprintf("the function takes %d arguments, got %d", f.nin, len(vals))}
 	}
 	args = args[:0]
+	w.leaves = w.leaves[:0]
+	w.shape.reset()
 	for i, v := range vals {
+		if f.tree != nil && f.tree.ins[i].kind != nodeValue || f.tree == nil && f.nin < 0 && isTreeArg(v) {
+			var err error
+			if args, err = f.convertTree(i, v, args, w); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		a, err := toArg(i, v, f.cfg.promote)
 		if err != nil {
 			return nil, err
@@ -147,7 +170,7 @@ func (f *Func) convertArgs(vals []any, args []arg) ([]arg, error) {
 
 // trace runs the user's function over abstract arguments, turning a panic
 // inside it into a *PanicError, and applies the promotion policy.
-func (f *Func) trace(args []arg) (p *trace.Program, err error) {
+func (f *Func) trace(args []arg, e *entry) (p *trace.Program, err error) {
 	abs := make([]trace.Abstract, len(args))
 	for i, a := range args {
 		abs[i] = a.abstract()
@@ -157,7 +180,11 @@ func (f *Func) trace(args []arg) (p *trace.Program, err error) {
 			p, err = nil, &PanicError{Value: r}
 		}
 	}()
-	p, err = trace.TraceWithin(f.cfg.promote, f.cfg.traceBudget(), abs, f.fn)
+	fn := f.fn
+	if f.tree != nil {
+		fn = func(a []trace.Value) []trace.Value { return f.tree.call(a, e.tree, &e.out) }
+	}
+	p, err = trace.TraceWithin(f.cfg.promote, f.cfg.traceBudget(), abs, fn)
 	if err == nil && f.cfg.verify {
 		err = p.CheckAfter("trace")
 	}
@@ -179,7 +206,10 @@ func (f *Func) Err() error { return f.err }
 // *tensor.Array (strong), Weak(array), typed slices (strong 1-D arrays) or
 // scalars: Go int, float64 and complex128 are weak, like Python scalars
 // passed to a jitted JAX function; other scalar types and bool are strong.
-// Inputs are never written. Run is RunContext with context.Background():
+// A tree parameter takes a tree of *tensor.Array of its structure (best by
+// pointer: a tree passed by value is copied), and a function over
+// ...Value or []Value takes trees flattened into their leaves (see
+// TreeFlatten); tree leaves are strong. Inputs are never written. Run is RunContext with context.Background():
 // nothing can stop it.
 func (f *Func) Run(args ...any) (*tensor.Array, error) {
 	return f.RunContext(context.Background(), args...)
@@ -261,6 +291,8 @@ func (f *Func) RunIntoContext(ctx context.Context, outs []*tensor.Array, args ..
 func (f *Func) putCall(c *call) {
 	clear(c.args)
 	clear(c.inputs)
+	clear(c.leaves.leaves)
+	clear(c.outs.leaves)
 	f.calls.Put(c)
 }
 
@@ -275,12 +307,12 @@ func (f *Func) getCall() *call {
 // takes a count on its executable (compiling it on first use) and fills
 // c.inputs. The caller releases the executable after running it.
 func (f *Func) prepare(vals []any, c *call) (*entry, *shared, error) {
-	args, err := f.convertArgs(vals, c.args)
+	args, err := f.convertArgs(vals, c.args, &c.leaves)
 	c.args = args
 	if err != nil {
 		return nil, nil, err
 	}
-	e, sh, err := f.lookupExe(args)
+	e, sh, err := f.lookupExe(args, f.shapeOf(&c.leaves))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -293,9 +325,9 @@ func (f *Func) prepare(vals []any, c *call) (*entry, *shared, error) {
 
 // lookupExe is lookup and acquire, with the common case — a compiled
 // entry — under one lock.
-func (f *Func) lookupExe(args []arg) (*entry, *shared, error) {
+func (f *Func) lookupExe(args []arg, st shape) (*entry, *shared, error) {
 	f.mu.Lock()
-	if el := f.find(sigHash(args), args); el != nil {
+	if el := f.find(sigHash(args, st), args, st); el != nil {
 		e := el.Value.(*entry)
 		if sh := e.exe; sh != nil && sh.tryAcquire() {
 			f.lru.MoveToFront(el)
@@ -305,7 +337,7 @@ func (f *Func) lookupExe(args []arg) (*entry, *shared, error) {
 		}
 	}
 	f.mu.Unlock()
-	e, err := f.lookup(args)
+	e, err := f.lookup(args, st)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -316,11 +348,12 @@ func (f *Func) lookupExe(args []arg) (*entry, *shared, error) {
 // Trace returns the traced program for args' signature without running or
 // compiling it.
 func (f *Func) Trace(args ...any) (*trace.Program, error) {
-	a, err := f.convertArgs(args, nil)
+	var w flattener[*tensor.Array]
+	a, err := f.convertArgs(args, nil, &w)
 	if err != nil {
 		return nil, err
 	}
-	e, err := f.lookup(a)
+	e, err := f.lookup(a, f.shapeOf(&w))
 	if err != nil {
 		return nil, err
 	}
@@ -330,11 +363,12 @@ func (f *Func) Trace(args ...any) (*trace.Program, error) {
 // Lower returns the lowered, fused and buffer-planned module for args'
 // signature, without compiling it for the backend.
 func (f *Func) Lower(args ...any) (*lower.Module, error) {
-	a, err := f.convertArgs(args, nil)
+	var w flattener[*tensor.Array]
+	a, err := f.convertArgs(args, nil, &w)
 	if err != nil {
 		return nil, err
 	}
-	e, err := f.lookup(a)
+	e, err := f.lookup(a, f.shapeOf(&w))
 	if err != nil {
 		return nil, err
 	}
@@ -356,14 +390,19 @@ func (f *Func) Stats() Stats {
 // weak flag or shape differs from the last signature compiled — or returns
 // "" when they would hit.
 func (f *Func) ExplainMiss(args ...any) (string, error) {
-	a, err := f.convertArgs(args, nil)
+	var w flattener[*tensor.Array]
+	a, err := f.convertArgs(args, nil, &w)
 	if err != nil {
 		return "", err
 	}
+	st := f.shapeOf(&w)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.find(sigHash(a), a) != nil {
+	if f.find(sigHash(a, st), a, st) != nil {
 		return "", nil
 	}
-	return describeMiss(f.last, a), nil
+	if why := describeMiss(f.last, a); why != "" {
+		return why, nil
+	}
+	return "the tree arguments' structure (their slices' lengths or maps' keys) differs", nil
 }

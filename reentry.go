@@ -60,14 +60,14 @@ func endBuild(g int64, e *entry) {
 // is running, if any. It catches re-entry even when the outer build's
 // entry has left the cache (evicted by other misses), where lookup would
 // otherwise start a fresh build of the same signature, and recurse.
-func buildingHere(g int64, f *Func, args []arg) *entry {
+func buildingHere(g int64, f *Func, args []arg, st shape) *entry {
 	if g == 0 {
 		return nil
 	}
 	waits.mu.Lock()
 	defer waits.mu.Unlock()
 	for _, e := range waits.building[g] {
-		if e.f == f && e.sig.matches(args) {
+		if e.f == f && e.sig.matches(args) && e.tree.equal(st) {
 			return e
 		}
 	}

@@ -32,11 +32,11 @@ func Roll(x Value, shift, axis int) Value { return trace.Roll(x, shift, axis) }
 // element [i0, i1, …] is i_axis (lax.iota for rank 1). It is strong.
 func Iota(d tensor.DType, shape []int, axis int) Value { return trace.Iota(d, shape, axis) }
 
-// Reduce applies a reduction op (trace.OpReduceSum, OpReduceProd,
-// OpReduceMax, OpReduceMin) over axes (none: all), keeping reduced axes as
-// size 1 when keepDims is set: the methods Sum, Prod, Max and Min with
-// keepdims=True.
-func Reduce(op trace.Op, x Value, axes []int, keepDims bool) Value {
+// Reduce applies a reduction op (OpReduceSum, OpReduceProd, OpReduceMax,
+// OpReduceMin) over axes (none: all), keeping reduced axes as size 1 when
+// keepDims is set: lax.reduce_sum and friends, or the methods Sum, Prod,
+// Max and Min with keepdims=True.
+func Reduce(op Op, x Value, axes []int, keepDims bool) Value {
 	return trace.Reduce(op, x, axes, keepDims)
 }
 
@@ -76,7 +76,7 @@ func Inexact(x Value) Value { return trace.Inexact(x) }
 // Elementwise applies the elementwise op of the op table to xs, as the
 // op's method does (x.Exp() is Elementwise(trace.OpExp, x)): for code that
 // walks the op table rather than naming ops.
-func Elementwise(op trace.Op, xs ...Value) Value { return trace.Elementwise(op, xs...) }
+func Elementwise(op Op, xs ...Value) Value { return trace.Elementwise(op, xs...) }
 
 // Threefry2x32 is the Threefry-2x32 block cipher (20 rounds) of count with
 // key, both u64 holding two u32 words high word first, as jax.random's;

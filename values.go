@@ -5,10 +5,15 @@ import (
 	"github.com/kiln-go/kiln/trace"
 )
 
-// Value is an abstract array inside a traced function (see trace.Value for
-// every method: Add, Mul, Exp, Sum, MatMul, Reshape, Astype, …). Builder
-// methods never return errors: the first error sticks to the trace, with
-// the op and your file:line, and Run returns it.
+// Value is an abstract array inside a traced function, with jax.numpy's
+// functions as methods: Add, Mul, Exp, Sum, MatMul, Reshape, Astype, …
+// (the package doc indexes all of them by family). Builder methods never
+// return errors: the first error sticks to the trace, with the op and your
+// file:line, and Run returns it.
+//
+// Value is an alias of trace.Value, so `go doc` shows its methods there,
+// by the full import path: `go doc github.com/kiln-go/kiln/trace
+// Value.Add` (`go doc github.com/kiln-go/kiln Value.Add` finds nothing).
 type Value = trace.Value
 
 // Int is a weak integer literal, like a Python int in JAX: it takes the

@@ -16,8 +16,12 @@ const NoAxis = trace.NoAxis
 // result asked for with NoAxis, or an op without a batching rule.
 type VmapError = trace.VmapError
 
+// VmapOptions are Vmap's settings as one struct (trace.Vmap's): the
+// options InAxes, OutAxes and AxisSize fill it.
+type VmapOptions = trace.VmapOptions
+
 // VmapOption configures Vmap: InAxes, OutAxes, AxisSize.
-type VmapOption func(*trace.VmapOptions)
+type VmapOption func(*VmapOptions)
 
 // InAxes gives the batch axis of each argument (negative axes count from
 // the end, NoAxis for an argument every example shares), as jax.vmap's
@@ -25,7 +29,7 @@ type VmapOption func(*trace.VmapOptions)
 // is 0 for every argument.
 func InAxes(axes ...int) VmapOption {
 	axes = slices.Clone(axes)
-	return func(o *trace.VmapOptions) { o.InAxes = axes }
+	return func(o *VmapOptions) { o.InAxes = axes }
 }
 
 // OutAxes gives where the batch axis goes in each result (negative axes
@@ -35,14 +39,14 @@ func InAxes(axes ...int) VmapOption {
 // depend on the batch is broadcast along the axis asked for, as in JAX.
 func OutAxes(axes ...int) VmapOption {
 	axes = slices.Clone(axes)
-	return func(o *trace.VmapOptions) { o.OutAxes = axes }
+	return func(o *VmapOptions) { o.OutAxes = axes }
 }
 
 // AxisSize gives the batch size, as jax.vmap's axis_size: required when
 // no argument is batched (every InAxes is NoAxis), and then each result is
 // n copies; otherwise it must equal the batched arguments' size.
 func AxisSize(n int) VmapOption {
-	return func(o *trace.VmapOptions) { o.AxisSize = n }
+	return func(o *VmapOptions) { o.AxisSize = n }
 }
 
 // Vmap returns fn vectorized over a batch axis of its arguments, as
@@ -65,7 +69,7 @@ func AxisSize(n int) VmapOption {
 // batched arguments of different sizes, no batched argument without
 // AxisSize, a result that depends on the batch with OutAxes NoAxis.
 func Vmap(fn any, opts ...VmapOption) func(args ...Value) []Value {
-	var o trace.VmapOptions
+	var o VmapOptions
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)

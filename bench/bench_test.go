@@ -62,10 +62,11 @@ func benchWorkload(b *testing.B, id string) {
 	}
 }
 
-func BenchmarkE1(b *testing.B) { benchWorkload(b, "E1") }
-func BenchmarkE2(b *testing.B) { benchWorkload(b, "E2") }
-func BenchmarkE3(b *testing.B) { benchWorkload(b, "E3") }
-func BenchmarkE4(b *testing.B) { benchWorkload(b, "E4") }
+func BenchmarkE1(b *testing.B)  { benchWorkload(b, "E1") }
+func BenchmarkE2(b *testing.B)  { benchWorkload(b, "E2") }
+func BenchmarkE3(b *testing.B)  { benchWorkload(b, "E3") }
+func BenchmarkE4(b *testing.B)  { benchWorkload(b, "E4") }
+func BenchmarkE10(b *testing.B) { benchWorkload(b, "E10") }
 
 // BenchmarkE5 times one cached call on a 1-element input per op
 // (run-1elem is RunInto, run-1elem-alloc is Run) and a fresh Jit's trace,

@@ -338,6 +338,7 @@ var targets = []target{
 	{id: "E7", peer: numpyPeer, maxRatio: 1.0 / 3, openBLAS: true, text: "E7 (issue 11): training step ≥ 3× faster than NumPy + OpenBLAS"},
 	{id: "E7", peer: gomlxPeer, maxRatio: 1, text: "E7 (issue 11): training step faster than GoMLX (simplego)"},
 	{id: "E7c", vsRow: "E7i", maxRatio: 1.1, text: "E7c (issue 25): the training step with integer labels in checked mode ≤ 1.1 × its unchecked time (E7i)"},
+	{id: "E10", peer: goLoop, maxRatio: 0.1, text: "E10 (issue 28): per-example gradients, `Jit(Vmap(Grad(loss)))` ≥ 10× faster than a Go loop of jitted `Grad` calls"},
 }
 
 // writeTargets evaluates the targets on this run's medians.

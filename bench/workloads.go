@@ -53,7 +53,7 @@ type impl struct {
 type stepLog struct{ d []time.Duration }
 
 // workloadIDs lists the report rows in order.
-var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k", "E6l", "E6m", "E7", "E7c", "E7i", "E8", "E9a", "E9b"}
+var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k", "E6l", "E6m", "E7", "E7c", "E7i", "E8", "E9a", "E9b", "E10"}
 
 // matrixSizes are the E6 family's matrix orders.
 type matrixSizes struct {
@@ -128,6 +128,8 @@ func newWorkload(id string, n int, mm matrixSizes) *workload {
 		return newE9(id, newE7())
 	case "E9b":
 		return newE9(id, newConvRow(id, mm.conv))
+	case "E10":
+		return newE10()
 	}
 	return nil
 }

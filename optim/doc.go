@@ -16,6 +16,26 @@
 // The state is arrays the caller keeps between steps (Init gives the first
 // ones, as Values to Eval or to return from a jitted function).
 //
+// Parameters may be a tree (kiln.Leaf; a struct of Values, say) instead
+// of a slice: InitTree and StepTree take and return the parameters'
+// type, and the state is a State — a tree whose Slots have the
+// parameters' structure — that Jit takes and returns like the parameters:
+//
+//	type Params[T kiln.Leaf] struct{ W1, B1, W2, B2 T }
+//	type AdamState = optim.State[Params[kiln.Value], kiln.Value]
+//	step := kiln.Jit(func(p Params[kiln.Value], s AdamState, x, y kiln.Value) (kiln.Value, Params[kiln.Value], AdamState) {
+//		l, g := kiln.ValueAndGradTree(loss)(p, x, y)
+//		p, s = optim.StepTree(opt, p, g, s)
+//		return l, p, s
+//	})
+//
+// StepTree is Step over the trees' leaves (fields in declaration order,
+// map values by sorted key), so its updates are Step's, bit for bit.
+// Trees of different structures (gradients, state slots) are a
+// programming error in the step: they panic with a *kiln.TreeError at the
+// caller's line, which Jit returns (inside a *kiln.PanicError, which
+// errors.As unwraps), as a mismatched Step does.
+//
 // Choices:
 //   - Updates compute in each parameter's dtype (f32 master weights give
 //     f32 updates, whatever the forward pass computed in); hyperparameters

@@ -59,3 +59,33 @@ func ExampleLossScale() {
 	// f16[] 2 bool[] true f32[] 1024
 	// f16[] inf bool[] false f32[] 512
 }
+
+// Parameters as a struct: the optimizer's state is a tree of the same
+// structure, and Jit takes and returns both.
+func ExampleStepTree() {
+	type Params[T kiln.Leaf] struct{ W, B T }
+	type State = optim.State[Params[kiln.Value], kiln.Value]
+	opt := optim.Adam{LR: 0.1}
+	loss := func(p Params[kiln.Value], _ ...kiln.Value) kiln.Value { // (w − 3)² + (b + 1)²
+		return p.W.Sub(kiln.Int(3)).Pow(kiln.Int(2)).Add(p.B.Add(kiln.Int(1)).Pow(kiln.Int(2))).Sum()
+	}
+	init := kiln.Jit(func(p Params[kiln.Value]) State { return optim.InitTree(opt, p) })
+	step := kiln.Jit(func(p Params[kiln.Value], s State) (kiln.Value, Params[kiln.Value], State) {
+		l, g := kiln.ValueAndGradTree(loss)(p)
+		p, s = optim.StepTree(opt, p, g, s)
+		return l, p, s
+	})
+	p := Params[*tensor.Array]{W: tensor.Scalar(float32(0)), B: tensor.Scalar(float32(0))}
+	var s optim.State[Params[*tensor.Array], *tensor.Array]
+	if err := init.RunTree([]any{&s}, &p); err != nil {
+		fmt.Println(err)
+	}
+	var l *tensor.Array
+	for range 300 {
+		if err := step.RunTree([]any{&l, &p, &s}, &p, &s); err != nil {
+			fmt.Println(err)
+		}
+	}
+	fmt.Printf("w = %.3f, b = %.3f, %d moments, step %v\n", tensor.Index(p.W.Data(), 0), tensor.Index(p.B.Data(), 0), len(s.Slots), s.Scalars[0])
+	// Output: w = 3.000, b = -1.000, 2 moments, step f32[] 300
+}

@@ -40,6 +40,11 @@ type builder struct {
 	// pos, when set, is the position of every equation emitted (the
 	// derivative of an equation is attributed to that equation's line).
 	pos *Pos
+	// replayPos marks a pos set by a free value's replay (freeOp): the
+	// line that built the value, which its equations and its errors name.
+	// A free value replayed inside another's replay sets its own; a pos
+	// set by WithPos or a derivative rule is kept.
+	replayPos bool
 	// exact is set while derivative rules run: operands of one type keep
 	// it, whatever the promotion rules would make of two such values (in
 	// 32-bit mode two weak c128 values join to c64*; anvil makes two weak
@@ -246,15 +251,42 @@ func (b *builder) fail(err error) Value {
 }
 
 func (b *builder) shapeErr(op string, msg string, shapes ...[]int) Value {
-	return b.fail(&ShapeError{Op: op, Pos: callerPos(), Shapes: shapes, Msg: msg})
+	return b.fail(&ShapeError{Op: op, Pos: b.errPos(), Shapes: shapes, Msg: msg})
 }
 
 func (b *builder) dtypeErr(op string, msg string, types ...promote.Type) Value {
-	return b.fail(&DTypeError{Op: op, Pos: callerPos(), Types: types, Msg: msg})
+	return b.fail(&DTypeError{Op: op, Pos: b.errPos(), Types: types, Msg: msg})
 }
 
 func (b *builder) opErr(op string, err error) Value {
-	return b.fail(&OpError{Op: op, Pos: callerPos(), Err: err})
+	return b.fail(&OpError{Op: op, Pos: b.errPos(), Err: err})
+}
+
+// errPos is the position an error of the op being built names: the line
+// that built the free value being replayed (freeOp), whose op it is, or
+// else the user's line on the stack. (A tool's WithPos positions the
+// equations it emits; its errors keep naming the Go line, as they did.)
+func (b *builder) errPos() Pos {
+	if b.replayPos && b.pos != nil {
+		return *b.pos
+	}
+	return callerPos()
+}
+
+// replayAt runs replay, a free value's replay into b, with pos (the line
+// that built the value) as the position of the equations it emits and the
+// errors it reports — unless WithPos or a derivative rule has set one,
+// which wins. Without it, a free value's ops would be attributed to the
+// line where the value first met a trace (Eval's call, or the op using
+// it), not the line that wrote them.
+func (b *builder) replayAt(pos Pos, replay func(b *builder) Value) Value {
+	if b == nil || pos == (Pos{}) || b.pos != nil && !b.replayPos {
+		return replay(b)
+	}
+	saved, savedReplay := b.pos, b.replayPos
+	b.pos, b.replayPos = &pos, true
+	defer func() { b.pos, b.replayPos = saved, savedReplay }()
+	return replay(b)
 }
 
 // emit appends an equation and returns its result. Every op's result

@@ -127,8 +127,13 @@
 //     (pool.go says what that means for sums and for ties); avg_pool
 //     divides by the window size (count_include_pad=True, flax's default)
 //     or by the count of non-padding elements.
-//   - Caller positions skip Kiln's own non-test files (trace and the root
-//     package) and are printed as dir/file.go:line.
+//   - Caller positions skip Kiln's own non-test files (trace, the root
+//     package and the libraries written with trace), so the root's
+//     re-exports (kiln.Roll is Roll) need no skip count, and are printed
+//     as dir/file.go:line. A value built outside any trace (from Const, a
+//     literal or a creation function) is a free expression, traced when
+//     it first meets a trace; its equations and errors still name the
+//     lines that built each of its ops, not that later line.
 //
 // # Differentiation
 //

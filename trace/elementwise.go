@@ -197,13 +197,16 @@ func attachAll(b *builder, op string, xs []Value) []Value {
 // free value used many times in one trace (a DAG built from constants,
 // say x = f(x, g(x)) in a loop) is replayed once there, not once per path
 // to it — which grew exponentially with the depth of the sharing. The
-// memo holds that trace until the free value itself is dropped.
+// memo holds that trace until the free value itself is dropped. The
+// replay's equations and errors name the user's line that built the value
+// (replayAt).
 func freeOp(replay func(b *builder) Value) Value {
 	var (
 		mu   sync.Mutex
 		memo *builder
 		last Value
 	)
+	pos := callerPos()
 	return Value{replay: func(b *builder) Value {
 		mu.Lock()
 		if b != nil && memo == b {
@@ -212,7 +215,7 @@ func freeOp(replay func(b *builder) Value) Value {
 			return v
 		}
 		mu.Unlock()
-		v := replay(b)
+		v := b.replayAt(pos, replay)
 		mu.Lock()
 		memo, last = b, v
 		mu.Unlock()

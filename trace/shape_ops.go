@@ -143,7 +143,7 @@ func Repeat(x Value, repeats []int, axis int) Value {
 		case n:
 			// The index list has one entry per element of the result: its
 			// size is checked before it is built.
-			pos := callerPos()
+			pos := b.errPos()
 			total, ok := sumSizes(repeats...)
 			if !ok {
 				return b.fail(tooManyElements("repeat", pos, fmt.Sprintf("the repeated axis (the sum of %d repeat counts)", n)))
@@ -265,7 +265,7 @@ func Pad(x Value, widths [][2]int, mode PadMode, value Value) Value {
 			if n == 0 {
 				return b.shapeErr("pad", fmt.Sprintf("can't extend empty axis %d using modes other than 'constant'", ax), v.Shape)
 			}
-			pos := callerPos()
+			pos := b.errPos()
 			total, ok := sumSizes(before, n, after)
 			if !ok {
 				return b.fail(tooManyElements("pad", pos, fmt.Sprintf("axis %d padded by %v", ax, w)))

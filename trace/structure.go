@@ -48,7 +48,7 @@ func (x Value) Reshape(shape ...int) Value {
 		var se *tensor.ShapeError
 		switch {
 		case errors.As(err, &ze):
-			return b.fail(&ShapeError{Op: "reshape", Pos: callerPos(), Shapes: [][]int{v.Shape, shape}, Err: err,
+			return b.fail(&ShapeError{Op: "reshape", Pos: b.errPos(), Shapes: [][]int{v.Shape, shape}, Err: err,
 				Msg: fmt.Sprintf("cannot reshape %s (%d elements) to %s: %s", shapeString(v.Shape), v.Size(), shapeString(shape), ze.Msg)})
 		case errors.As(err, &se) && slices.Contains(shape, -1):
 			return b.shapeErr("reshape", fmt.Sprintf("cannot reshape %s (%d elements) to %s", shapeString(v.Shape), v.Size(), shapeString(shape)), v.Shape, shape)
@@ -309,7 +309,7 @@ func Concatenate(axis int, xs ...Value) Value {
 		if out[ax] > math.MaxInt-v.Shape[ax] {
 			shapes := shapesOf(vars)
 			msg := fmt.Sprintf("the sizes along axis %d of %s add up past %d", ax, joinShapes(shapes), math.MaxInt)
-			return b.fail(&ShapeError{Op: op, Pos: callerPos(), Shapes: shapes, Msg: msg,
+			return b.fail(&ShapeError{Op: op, Pos: b.errPos(), Shapes: shapes, Msg: msg,
 				Err: &tensor.SizeError{Op: op, DType: first.Type.DType, Msg: msg}})
 		}
 		out[ax] += v.Shape[ax]

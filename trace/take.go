@@ -196,7 +196,7 @@ func OneHot(x Value, numClasses int, opts ...IndexOption) Value {
 			dt = o.dtype
 		}
 		if msg, err := checkShape(dt, slices.Insert(slices.Clone(v.Shape), ax, numClasses)); msg != "" && dt.Valid() {
-			return b.fail(&ShapeError{Op: op, Pos: callerPos(), Shapes: [][]int{v.Shape}, Msg: "the result " + msg, Err: err})
+			return b.fail(&ShapeError{Op: op, Pos: b.errPos(), Shapes: [][]int{v.Shape}, Msg: "the result " + msg, Err: err})
 		}
 		d := v.Type.DType
 		if !fitsIndex(d, numClasses-1) {

@@ -43,6 +43,9 @@ func (c *checker) array(n *node) error {
 		if _, ok := functions[n.text]; ok {
 			return syntaxErr(n.col, "%s is a function; call it: %s", n.text, functions[n.text].signature(n.text))
 		}
+		if tr, ok := transforms[n.text]; ok {
+			return syntaxErr(n.col, "%s is a transformation; call it on a function and apply the result: %s(…)", n.text, (&function{params: tr.params}).signature(n.text))
+		}
 		args := make([]string, 0, len(c.names))
 		for a := range c.names {
 			args = append(args, a)
@@ -69,9 +72,12 @@ func (c *checker) array(n *node) error {
 		}
 		return c.array(n.kids[1])
 	case nCall:
+		if transforms[n.text] != nil {
+			return syntaxErr(n.col, "%s(…) returns a function: apply it to arrays, %s(f)(x)", n.text, n.text)
+		}
 		fn, ok := functions[n.text]
 		if !ok {
-			return syntaxErr(n.col, "unknown function %q; functions: %s", n.text, strings.Join(functionNames(), " "))
+			return syntaxErr(n.col, "unknown function %q; functions: %s; transformations: %s", n.text, strings.Join(functionNames(), " "), strings.Join(transformNames(), " "))
 		}
 		b, err := c.bind(fn, n)
 		if err != nil {
@@ -82,7 +88,12 @@ func (c *checker) array(n *node) error {
 			return syntaxErr(n.col, "%s returns a tuple: index it, %s(…)[0]", n.text, n.text)
 		}
 		return nil
+	case nApply:
+		return c.appliedArray(n)
 	case nSubscript:
+		if isApplied(n.kids[0]) {
+			return c.appliedArray(n)
+		}
 		if k := n.kids[0]; k.kind == nCall && functions[k.text] != nil && functions[k.text].tuple != nil {
 			if ok, err := c.pairItem(n); ok || err != nil {
 				return err
@@ -97,7 +108,7 @@ func (c *checker) array(n *node) error {
 		}
 		return c.subscript(n)
 	case nLambda:
-		return syntaxErr(n.col, "a lambda is not an array (lambdas are arguments of fori_loop, while_loop, cond, switch and scan)")
+		return syntaxErr(n.col, "a lambda is not an array (lambdas are arguments of fori_loop, while_loop, cond, switch, scan and the transformations, or applied: (lambda x: x + 1)(y))")
 	case nAt:
 		return c.at(n)
 	case nString:
@@ -157,8 +168,12 @@ type evaluator struct {
 	names  []string // the --arg names, in the jitted function's argument order
 	vals   map[string]trace.Value
 	tuples map[string][]trace.Value // a lambda's tuple parameters (a loop's carries)
-	first  *node                    // the first node whose result carried the trace's error
-	own    error                    // an error found by the evaluator itself (an index out of range)
+	// firsts is the first node whose result carried each error (by
+	// errKey): the final error's is where it arose. A probe's error (a
+	// control-flow op or transformation of free operands is traced once in
+	// a scratch trace first) is not the trace's, so it does not count.
+	firsts map[string]*node
+	own    error // an error found by the evaluator itself (an index out of range)
 	// scope is a value of the trace the expression builds into now (an
 	// argument, or a lambda's parameter): every node's equations get the
 	// node's column as their position there (trace.WithPos).
@@ -167,7 +182,7 @@ type evaluator struct {
 
 // fn is the function kiln.Jit traces.
 func (ev *evaluator) fn(args []trace.Value) []trace.Value {
-	ev.vals, ev.tuples, ev.first, ev.own = map[string]trace.Value{}, map[string][]trace.Value{}, nil, nil
+	ev.vals, ev.tuples, ev.firsts, ev.own = map[string]trace.Value{}, map[string][]trace.Value{}, map[string]*node{}, nil
 	for i, name := range ev.names {
 		ev.vals[name] = args[i]
 	}
@@ -187,10 +202,18 @@ func (ev *evaluator) eval(n *node) trace.Value {
 		return trace.Value{}
 	}
 	v := trace.WithPos(ev.scope, exprPos(n.col), func() trace.Value { return ev.build(n) })
-	if ev.first == nil && ev.own == nil && v.Err() != nil {
-		ev.first = n
-	}
+	ev.noteErr(n, v)
 	return v
+}
+
+// noteErr records n as the first node whose result carried v's error, if
+// it is the first.
+func (ev *evaluator) noteErr(n *node, v trace.Value) {
+	if err := v.Err(); err != nil && ev.own == nil {
+		if k := errKey(err); ev.firsts[k] == nil {
+			ev.firsts[k] = n
+		}
+	}
 }
 
 var binaryOps = map[string]func(x, y trace.Value) trace.Value{
@@ -244,7 +267,12 @@ func (ev *evaluator) build(n *node) trace.Value {
 		}
 		b.ev = ev
 		return b.fn.apply(b)
+	case nApply:
+		return ev.values(n)[0]
 	case nSubscript:
+		if treeOf(n.kids[0]).isTuple() {
+			return ev.values(n)[0]
+		}
 		var vs []trace.Value
 		switch k := n.kids[0]; {
 		case k.kind == nCall && k.call.tupleValued():
@@ -282,6 +310,8 @@ func children(n *node) []*node {
 	switch n.kind {
 	case nUnary, nBinary:
 		return n.kids
+	case nApply:
+		return n.kids[1:]
 	case nSubscript, nAt:
 		return append(slices.Clone(n.kids), arrayItems(n)...)
 	case nCall:
@@ -331,7 +361,7 @@ func (s *session) explain(ev *evaluator, err error) error {
 	if ev.own != nil {
 		return ev.own
 	}
-	n := ev.first
+	n := ev.firsts[errKey(err)]
 	if n == nil {
 		n = ev.root
 	}
@@ -354,6 +384,20 @@ func (s *session) explain(ev *evaluator, err error) error {
 	if n.kind == nSubscript && n.kids[0].kind == nCall && n.kids[0].call != nil && n.kids[0].call.tupleValued() {
 		n = n.kids[0]
 	}
+	for n.kind == nSubscript && isApplied(n.kids[0]) && treeOf(n.kids[0]).isTuple() {
+		n = n.kids[0] // f(x)[i] of a function returning a tuple fails in the application
+	}
+	var ve *trace.VmapError
+	if errors.As(err, &ve) && ve.Rule != trace.OpInvalid {
+		// An op vmap cannot batch: its equation's position, when it came
+		// from the expression (trace.WithPos), else the call making it.
+		if ve.Pos.File == "<expr>" {
+			return err
+		}
+		if op := opNode(n, ve.Rule.String()); op != nil {
+			n = op
+		}
+	}
 	relocate(err, exprPos(n.col))
 	return err
 }
@@ -367,9 +411,12 @@ func errKey(err error) string {
 	var ce *trace.ControlError
 	var be *kilnpkg.BudgetError
 	var dv *trace.DerivError
+	var ve *trace.VmapError
 	switch {
 	case err == nil:
 		return ""
+	case errors.As(err, &ve):
+		return "vmap|" + ve.Rule.String() + "|" + ve.Msg
 	case errors.As(err, &ce):
 		return "control|" + ce.Op + "|" + ce.Msg
 	case errors.As(err, &be):
@@ -398,7 +445,10 @@ func relocate(err error, pos trace.Pos) {
 	var ce *trace.ControlError
 	var be *kilnpkg.BudgetError
 	var dv *trace.DerivError
+	var ve *trace.VmapError
 	switch {
+	case errors.As(err, &ve):
+		ve.Pos = pos
 	case errors.As(err, &ce):
 		ce.Pos = pos
 	case errors.As(err, &be):

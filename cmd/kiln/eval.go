@@ -560,7 +560,10 @@ func errColumn(err error) int {
 	var be *kilnpkg.BudgetError
 	var ce *trace.ControlError
 	var dv *trace.DerivError
+	var ve *trace.VmapError
 	switch {
+	case errors.As(err, &ve):
+		pos = ve.Pos
 	case errors.As(err, &be):
 		pos = be.Pos
 	case errors.As(err, &ce):

@@ -247,7 +247,7 @@ func TestEvalErrors(t *testing.T) {
 		{"float for an int dtype", []string{"--arg", "x=i32[1]:1.5", "x"}, "argument",
 			`eval: --arg x: value 0: "1.5" is not an integer (the dtype is i32)`},
 		{"unknown function", []string{"--arg", x8, "frobnicate(x)"}, "syntax",
-			`eval: <expr>:1:1: unknown function "frobnicate"; functions: ` + strings.Join(functionNames(), " ")},
+			`eval: <expr>:1:1: unknown function "frobnicate"; functions: ` + strings.Join(functionNames(), " ") + "; transformations: grad jit value_and_grad vmap"},
 		{"unclosed parenthesis", []string{"(1 + 2"}, "syntax",
 			`eval: <expr>:1:7: expected ")" to close the ( at column 1, found end of expression`},
 		{"missing operand", []string{"1 +* 2"}, "syntax",
@@ -352,7 +352,7 @@ func TestEvalHelp(t *testing.T) {
 	if status != 0 || !strings.HasPrefix(out, "usage: kiln eval [--json]") {
 		t.Fatalf("status %d, help %q", status, out)
 	}
-	for _, want := range []string{"examples:", "rand(SEED)", "sum(x, axis=None, keepdims=False)", "-print value", "kinds: syntax, size,"} {
+	for _, want := range []string{"examples:", "rand(SEED)", "sum(x, axis=None, keepdims=False)", "-print value", "kinds: syntax, size,", "vmap(fun, in_axes=0, out_axes=0, axis_size=None)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("help lacks %q", want)
 		}

@@ -79,6 +79,16 @@ expressions (Python's grammar and precedence):
   carry may be a tuple (0, 1.0), which its lambda indexes (c[0]) and returns
   as a tuple; a tuple result is indexed: scan(...)[1], fori_loop(...)[0]
 
+  transformations take a function (a lambda, or another transformation's
+  result) and return one, which is applied to arrays: vmap(lambda r: r @ w)(x),
+  vmap(grad(loss), in_axes=(None, 0))(w, xs) (per-example gradients),
+  vmap(vmap(f, in_axes=(None, 0)), in_axes=(0, None))(a, b); (lambda a: a + 1)(x)
+  applies a lambda. A function returning a tuple (a lambda whose body is one,
+  value_and_grad) is indexed: value_and_grad(f)(x)[1]. vmap's in_axes is an
+  int, None (shared by every example) or a tuple with one per argument;
+  out_axes an int, None or a tuple with one per result; axis_size the batch
+  size when no argument is batched. Its errors have kind "vmap".
+
   axes and shapes are static ints: literals or int expressions of them,
   folded as Python does (reshape(x, (2**10, -1)), sum(x, axis=-1))
   operators between literals are traced like kiln.Int(1).Add(kiln.Int(2)),
@@ -88,6 +98,11 @@ expressions (Python's grammar and precedence):
 	for _, name := range functionNames() {
 		fn := functions[name]
 		fmt.Fprintf(w, "    %-44s %s\n", fn.signature(name), fn.summary)
+	}
+	fmt.Fprintln(w, "  transformations:")
+	for _, name := range transformNames() {
+		tr := transforms[name]
+		fmt.Fprintf(w, "    %-44s %s\n", (&function{params: tr.params}).signature(name), tr.summary)
 	}
 	fmt.Fprint(w, `  dtype names as in astype(x, f16): `+strings.Join(dtypeNames, " ")+` (or long names)
 
@@ -111,7 +126,8 @@ output:
   {"error":{"kind":...,"message":...}} with --json; kinds: syntax, size,
   file, argument, shape, dtype, promotion, overflow, policy, control (a loop's
   carry or cond's branches changing type), derivative (no derivative, or
-  a loop reverse mode cannot run), check (a failed check of --checked),
+  a loop reverse mode cannot run), vmap (a vmap's axes or batch sizes do not
+  fit, or an op it cannot batch), check (a failed check of --checked),
   deadline (--timeout passed), canceled (interrupted: Ctrl-C, status 130),
   error. Status 2: bad usage.
   An EXPR that starts with - needs -- before it: kiln eval -- '-2**2'.
@@ -132,6 +148,8 @@ examples:
       f64*[] 1024
   kiln eval --arg 'xs=f32[5]:arange' 'scan(lambda c, x: (c + x, c + x), 0.0, xs)[1]'
       f32[5] [0 1 3 6 10]
+  kiln eval --arg 'x=f32[3,2]:arange' --arg 'w=f32[2]:1,10' 'vmap(lambda r: r @ w)(x)'
+      f32[3] [10 32 54]
   kiln eval --arg 'x=i8[2]:1,2' 'x + 1000'        (overflow: 1000 does not fit i8)
   kiln eval --print program,fused --arg 'x=f16[4]:rand(1)' 'exp(x) / sum(exp(x))'
   kiln eval --json --arg 'z=c64[2]:1+2j,nan' 'z * 2'

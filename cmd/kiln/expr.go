@@ -22,7 +22,7 @@ import (
 //	factor   = ("+" | "-" | "~") factor | power
 //	power    = primary ["**" factor]         // right-assoc, tighter than a unary op on its left
 //	primary  = atom {call | subscript | at}
-//	call     = "(" [arg {"," arg} [","]] ")" // arg = expr | NAME "=" expr
+//	call     = "(" [arg {"," arg} [","]] ")" // arg = expr | NAME "=" expr; a call of a call applies a function: vmap(f)(x)
 //	subscript= "[" item {"," item} [","] "]" // item = expr | [expr] ":" [expr] [":" [expr]]
 //	at       = "." "at" subscript "." NAME call // x.at[idx].set(v, mode='clip')
 //	atom     = NAME ["." NAME] /* random.normal */ | NUMBER | STRING | True | False | None | "..." | "(" [expr {"," expr} [","]] ")"
@@ -49,7 +49,8 @@ const (
 	nSlice                     // in a subscript: kids[0..2] = start, stop, step (nil when absent)
 	nString                    // text: the contents ('clip'), for mode= arguments
 	nAt                        // x.at[items].text(args): kids[0] the array, kids[1:] the positional args; items; kws
-	nLambda                    // lambda params: kids[0] (fori_loop's, while_loop's, cond's, switch's and scan's functions)
+	nLambda                    // lambda params: kids[0] (the loops', branches' and transformations' functions, or applied)
+	nApply                     // a function applied: kids[0] the function (a transformation's call or a lambda), kids[1:] the arguments
 )
 
 // node is one node of the syntax tree. col is the 1-based column of the
@@ -65,6 +66,8 @@ type node struct {
 	kws   []keyword
 	call  *bound   // a call's arguments, bound by check
 	names []string // a lambda's parameters
+	xf    *xform   // a transformation's call (vmap(f, in_axes=0)), bound by check
+	out   *tree    // an application's results, found by check
 }
 
 // keyword is a name=value call argument.
@@ -348,9 +351,20 @@ func (p *parser) primary() (*node, error) {
 	}
 	for {
 		switch {
+		case p.isOp("(") && (x.kind == nLambda || x.kind == nCall && transforms[x.text] != nil):
+			p.next()
+			app := &node{kind: nApply, col: x.col, text: x.text}
+			if x.kind == nLambda {
+				app.text = "lambda"
+			}
+			if err := p.callArgs(app); err != nil {
+				return nil, err
+			}
+			app.kids = append([]*node{x}, app.kids...)
+			x = app
 		case p.isOp("("):
 			if x.kind != nName {
-				return nil, syntaxErr(p.peek().col, "only named functions can be called")
+				return nil, syntaxErr(p.peek().col, "%s is not a function: only functions, lambdas and what vmap(…), grad(…), value_and_grad(…) and jit(…) return can be called", describe(x))
 			}
 			p.next()
 			call := &node{kind: nCall, col: x.col, text: x.text}
@@ -517,7 +531,7 @@ func (p *parser) atom() (*node, error) {
 		case "and", "or", "not":
 			return nil, syntaxErr(t.col, "%q is not supported for arrays; use & | ~ (with parentheses around comparisons)", t.text)
 		case "lambda":
-			return nil, syntaxErr(t.col, "a lambda is an argument of fori_loop, while_loop, cond, switch or scan (in parentheses elsewhere)")
+			return nil, syntaxErr(t.col, "a lambda is an argument of fori_loop, while_loop, cond, switch, scan, vmap, grad, value_and_grad or jit (in parentheses elsewhere)")
 		case "if", "else", "in", "is", "for":
 			return nil, syntaxErr(t.col, "%q is not supported in kiln expressions", t.text)
 		}

@@ -80,7 +80,8 @@ func rulesHelp() string {
 // read or written), argument (an --arg or a Run argument),
 // shape, dtype, promotion, overflow (an int literal the dtype cannot hold),
 // policy (a --forbid widening), check (a failed check of --checked),
-// control (a loop's or branch's typing), derivative or error.
+// control (a loop's or branch's typing), derivative, vmap (a vmap's axes
+// or sizes, or an op it cannot batch) or error.
 func errorKind(err error) string {
 	var xe *exprError
 	var spe *specError
@@ -98,6 +99,7 @@ func errorKind(err error) string {
 	var ce *trace.ControlError
 	var dv *trace.DerivError
 	var fe *tensor.FileError
+	var ve *trace.VmapError
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return "deadline"
@@ -127,6 +129,8 @@ func errorKind(err error) string {
 		return "control"
 	case errors.As(err, &dv):
 		return "derivative"
+	case errors.As(err, &ve):
+		return "vmap"
 	}
 	return "error"
 }

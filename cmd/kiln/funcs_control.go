@@ -249,15 +249,7 @@ func (ev *evaluator) callLambdaTuple(l *node, args []trace.Value, tup []trace.Va
 			}
 		}
 	}()
-	body := l.kids[0]
-	if body.kind == nTuple {
-		out := make([]trace.Value, len(body.kids))
-		for i, k := range body.kids {
-			out[i] = ev.eval(k)
-		}
-		return out
-	}
-	return []trace.Value{ev.eval(body)}
+	return ev.results(l.kids[0])
 }
 
 // pairItem checks f(…)[i] for a tuple-valued call f (scan, a loop over a

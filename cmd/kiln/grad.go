@@ -51,9 +51,20 @@ func derivCol(root *node, err error) int {
 	if dv.Pos.File == "<expr>" { // the rule's equation came from this node (trace.WithPos)
 		return dv.Pos.Col
 	}
-	names := map[string][]string{"while": {"fori_loop", "while_loop", "scan"}, "cond": {"cond", "switch"}}[dv.Op]
+	if found := opNode(root, dv.Op); found != nil {
+		return found.col
+	}
+	return root.col
+}
+
+// opNode is the first call in the expression rooted at root that makes
+// the op named op (a trace.Op's name): a call of the function of that
+// name, or of one made of it (a while is fori_loop, while_loop or scan; a
+// cond, cond or switch); nil when there is none.
+func opNode(root *node, op string) *node {
+	names := map[string][]string{"while": {"fori_loop", "while_loop", "scan"}, "cond": {"cond", "switch"}}[op]
 	if names == nil {
-		names = []string{dv.Op}
+		names = []string{op}
 	}
 	var found *node
 	var walk func(n *node)
@@ -76,10 +87,7 @@ func derivCol(root *node, err error) int {
 		}
 	}
 	walk(root)
-	if found == nil {
-		return root.col
-	}
-	return found.col
+	return found
 }
 
 // gradJSON is the "grad" object of --json: one {dtype, weak, shape,

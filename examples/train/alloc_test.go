@@ -12,11 +12,12 @@ import (
 	"github.com/kiln-go/kiln/tensor"
 )
 
-// TestStepDoesNotAllocate: a steady loop of training steps with RunInto —
-// each step's results are the next step's arguments, two sets of arrays
-// taking turns — allocates nothing per step. At batch 64 every GEMM runs
-// serially; at batch 256 gonum's parallel sgemm allocates its own
-// goroutines' state (BenchmarkStep reports it).
+// TestStepDoesNotAllocate: a steady loop of training steps with
+// RunTreeInto — the carry (a struct of weights, Adam's state tree) goes in
+// by pointer and each step's results are the next step's arguments, two
+// carries taking turns — allocates nothing per step. At batch 64 every
+// GEMM runs serially; at batch 256 gonum's parallel sgemm allocates its
+// own goroutines' state (BenchmarkStep reports it).
 func TestStepDoesNotAllocate(t *testing.T) {
 	all, err := loadData("", 1)
 	if err != nil {
@@ -32,29 +33,21 @@ func TestStepDoesNotAllocate(t *testing.T) {
 		idx[i] = i
 	}
 	all.batch(idx, m.xbuf, m.ybuf, classes)
-	args := func(arrays []*tensor.Array) []any {
-		out := make([]any, 0, len(arrays)+2)
-		for _, a := range arrays[1:] { // the loss is not an argument
-			out = append(out, a)
-		}
-		return append(out, m.x, m.y)
-	}
-	first, err := m.step.RunAll(args(append([]*tensor.Array{nil}, append(m.params, m.state...)...))...)
-	if err != nil {
+	a, b := m.state, twin(t, m.state)
+	var la, lb *tensor.Array
+	if err := m.step.RunTree([]any{&lb, &b}, &a, m.x, m.y); err != nil {
 		t.Fatal(err)
 	}
-	second := make([]*tensor.Array, len(first))
-	for i, o := range first {
-		second[i] = tensor.Must(tensor.Zeros(o.DType(), o.Shape()...))
-	}
-	argsA, argsB := args(first), args(second)
+	la = tensor.Must(tensor.Zeros(lb.DType(), lb.Shape()...))
+	outsA, outsB := []any{&la, &a}, []any{&lb, &b}
+	argsA, argsB := []any{&a, m.x, m.y}, []any{&b, m.x, m.y}
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	step := 0
 	allocs := testing.AllocsPerRun(20, func() {
 		if step++; step%2 == 0 {
-			err = m.step.RunInto(second, argsA...)
+			err = m.step.RunTreeInto(outsB, argsA...)
 		} else {
-			err = m.step.RunInto(first, argsB...)
+			err = m.step.RunTreeInto(outsA, argsB...)
 		}
 		if err != nil {
 			t.Fatal(err)

@@ -10,8 +10,9 @@ import (
 var stepBatch = flag.Int("step.batch", 256, "batch size of BenchmarkStep")
 
 // BenchmarkStep times one training step (forward, backward, Adam) at
-// batch 256 (-step.batch) with RunInto into preallocated results (alternating two sets,
-// since a step's results become the next step's arguments).
+// batch 256 (-step.batch) with RunTreeInto into preallocated carries
+// (alternating two, since a step's results become the next step's
+// arguments).
 func BenchmarkStep(b *testing.B) {
 	for _, c := range []tensor.DType{tensor.F32, tensor.BF16} {
 		b.Run(c.String(), func(b *testing.B) {
@@ -29,31 +30,21 @@ func BenchmarkStep(b *testing.B) {
 				idx[i] = i
 			}
 			all.batch(idx, m.xbuf, m.ybuf, classes)
-			args := func(p, s []*tensor.Array) []any {
-				out := []any{}
-				for _, a := range append(append([]*tensor.Array{}, p...), s...) {
-					out = append(out, a)
-				}
-				return append(out, m.x, m.y)
-			}
-			first, err := m.step.RunAll(args(m.params, m.state)...)
-			if err != nil {
+			c1, c2 := m.state, twin(b, m.state)
+			var l1, l2 *tensor.Array
+			if err := m.step.RunTree([]any{&l2, &c2}, &c1, m.x, m.y); err != nil {
 				b.Fatal(err)
 			}
-			second := make([]*tensor.Array, len(first))
-			for i, o := range first {
-				second[i] = tensor.Must(tensor.Zeros(o.DType(), o.Shape()...))
-			}
-			np := len(m.params)
-			argsA := args(first[1:1+np], first[1+np:])
-			argsB := args(second[1:1+np], second[1+np:])
+			l1 = tensor.Must(tensor.Zeros(l2.DType(), l2.Shape()...))
+			outs1, outs2 := []any{&l1, &c1}, []any{&l2, &c2}
+			args1, args2 := []any{&c1, m.x, m.y}, []any{&c2, m.x, m.y}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := range b.N {
 				if i%2 == 0 {
-					err = m.step.RunInto(second, argsA...)
+					err = m.step.RunTreeInto(outs2, args1...)
 				} else {
-					err = m.step.RunInto(first, argsB...)
+					err = m.step.RunTreeInto(outs1, args2...)
 				}
 				if err != nil {
 					b.Fatal(err)

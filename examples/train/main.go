@@ -6,6 +6,12 @@
 // stand-in when they are not installed; the output says which ran). It
 // prints the loss per epoch and the test accuracy.
 //
+// The weights are a struct, Params, and what a step hands the next —
+// weights, Adam's state, the loss scale — another, Carry: kiln trees, so
+// the jitted step takes and returns named fields (kiln.ValueAndGradTree,
+// optim.StepTree), and between steps RunTree fills a
+// Carry[*tensor.Array] of the same structure.
+//
 //	go run ./examples/train                 # bf16 compute
 //	go run ./examples/train -dtype f16      # f16 compute, loss scaling
 //	go run ./examples/train -dtype f32

@@ -46,11 +46,26 @@ func initParams(dim, hidden int, seed int64) [][]float64 {
 	}
 }
 
+// Params are the MLP's weights, as Values inside a traced function and
+// as arrays between steps: one struct for both (a kiln tree).
+type Params[T kiln.Leaf] struct {
+	W1, B1, W2, B2 T
+}
+
+// Carry is what one training step hands the next: the master weights,
+// Adam's state (moments of the weights' structure, and the step count)
+// and, for f16, the loss scale's state.
+type Carry[T kiln.Leaf] struct {
+	Params Params[T]
+	Opt    optim.State[Params[T], T]
+	Scale  []T // the loss scale and its count; empty unless f16
+}
+
 // logits is the MLP, relu(x·w1 + b1)·w2 + b2, computed in dtype c from the
 // master weights (each converted once).
-func logits(p []kiln.Value, x kiln.Value, c tensor.DType) kiln.Value {
-	h := relu(x.Astype(c).MatMul(p[0].Astype(c)).Add(p[1].Astype(c)))
-	return h.MatMul(p[2].Astype(c)).Add(p[3].Astype(c))
+func logits(p Params[kiln.Value], x kiln.Value, c tensor.DType) kiln.Value {
+	h := relu(x.Astype(c).MatMul(p.W1.Astype(c)).Add(p.B1.Astype(c)))
+	return h.MatMul(p.W2.Astype(c)).Add(p.B2.Astype(c))
 }
 
 // relu is jax.nn.relu: x where x > 0, else 0, with slope 0 at 0 (a select,
@@ -61,7 +76,7 @@ func relu(x kiln.Value) kiln.Value { return kiln.Where(x.Gt(kiln.Int(0)), x, kil
 // labels y, in the master dtype (the logits are converted to it: the
 // softmax is not computed in bf16 or f16). The max that keeps exp in
 // range is a constant to the derivative, as in jax.nn.logsumexp.
-func loss(p []kiln.Value, x, y kiln.Value, c, master tensor.DType) kiln.Value {
+func loss(p Params[kiln.Value], x, y kiln.Value, c, master tensor.DType) kiln.Value {
 	z := logits(p, x, c).Astype(master)
 	m := kiln.StopGradient(z.Max(1)).Reshape(-1, 1)
 	lse := z.Sub(m).Exp().Sum(1).Log().Add(m.Reshape(-1))
@@ -76,9 +91,8 @@ type model struct {
 	scaler  *optim.LossScale // f16 only
 	step    *kiln.Func
 	predict *kiln.Func
-	params  []*tensor.Array // w1, b1, w2, b2 in the master dtype
-	state   []*tensor.Array // Adam's, then the loss scale's
-	x, y    *tensor.Array   // the batch, over xbuf and ybuf
+	state   Carry[*tensor.Array] // the weights in the master dtype, Adam's state, the loss scale's
+	x, y    *tensor.Array        // the batch, over xbuf and ybuf
 	xbuf    []float32
 	ybuf    []float32
 }
@@ -88,20 +102,25 @@ func newModel(cfg config, dim int) (*model, error) {
 	if cfg.compute == tensor.F16 {
 		m.scaler = &optim.LossScale{}
 	}
-	for i, p := range initParams(dim, cfg.hidden, cfg.seed) {
-		shape := [][]int{{dim, cfg.hidden}, {cfg.hidden}, {cfg.hidden, classes}, {classes}}[i]
-		a, err := tensor.FromSlice(p, shape...)
+	init := initParams(dim, cfg.hidden, cfg.seed)
+	shapes := [][]int{{dim, cfg.hidden}, {cfg.hidden}, {cfg.hidden, classes}, {classes}}
+	weights := make([]*tensor.Array, len(init))
+	for i, p := range init {
+		a, err := tensor.FromSlice(p, shapes[i]...)
 		if err != nil {
 			return nil, err
 		}
-		m.params = append(m.params, a.Astype(cfg.master()))
+		weights[i] = a.Astype(cfg.master())
 	}
-	init := m.opt.Init(consts(m.params))
-	if m.scaler != nil {
-		init = append(init, m.scaler.Init()...)
-	}
-	var err error
-	if m.state, err = kiln.EvalAll(init); err != nil {
+	params := Params[*tensor.Array]{W1: weights[0], B1: weights[1], W2: weights[2], B2: weights[3]}
+	start := kiln.Jit(func(p Params[kiln.Value]) Carry[kiln.Value] {
+		c := Carry[kiln.Value]{Params: p, Opt: optim.InitTree(m.opt, p)}
+		if m.scaler != nil {
+			c.Scale = m.scaler.Init()
+		}
+		return c
+	})
+	if err := start.RunTree([]any{&m.state}, &params); err != nil {
 		return nil, err
 	}
 	m.xbuf = make([]float32, cfg.batch*dim)
@@ -109,76 +128,65 @@ func newModel(cfg config, dim int) (*model, error) {
 	m.x, _ = tensor.FromSlice(m.xbuf, cfg.batch, dim)
 	m.y, _ = tensor.FromSlice(m.ybuf, cfg.batch, classes)
 	m.step = kiln.Jit(m.stepFn)
-	m.predict = kiln.Jit(func(w1, b1, w2, b2, x kiln.Value) kiln.Value {
-		return logits([]kiln.Value{w1, b1, w2, b2}, x, cfg.compute).ArgMax(1)
+	m.predict = kiln.Jit(func(p Params[kiln.Value], x kiln.Value) kiln.Value {
+		return logits(p, x, cfg.compute).ArgMax(1)
 	})
 	return m, nil
 }
 
-func consts(as []*tensor.Array) []kiln.Value {
-	out := make([]kiln.Value, len(as))
-	for i, a := range as {
-		out[i] = kiln.Const(a)
-	}
-	return out
+// weights are the master weights in Params' order: w1, b1, w2, b2.
+func (m *model) weights() []*tensor.Array {
+	w, _ := kiln.TreeLeaves[*tensor.Array](&m.state.Params) // a struct of four arrays: no error
+	return w
 }
 
-// stepFn is one training step: arguments the weights, the optimizer
-// state (and the loss scale's), the batch x and its one-hot labels y;
-// results the loss, the new weights and the new state.
-func (m *model) stepFn(a ...kiln.Value) []kiln.Value {
+// stepFn is one training step: from the carry (weights, optimizer and
+// loss-scale state) and the batch x with one-hot labels y to the batch's
+// loss and the next carry.
+func (m *model) stepFn(s Carry[kiln.Value], x, y kiln.Value) (kiln.Value, Carry[kiln.Value]) {
 	c, master := m.cfg.compute, m.cfg.master()
-	n, ns := 4, m.opt.StateSize(4)
-	params, state, x, y := a[:n], a[n:n+ns], a[len(a)-2], a[len(a)-1]
-	var scale []kiln.Value
-	if m.scaler != nil {
-		scale = a[n+ns : n+ns+2]
-	}
-	objective := func(p ...kiln.Value) kiln.Value {
+	objective := func(p Params[kiln.Value], _ ...kiln.Value) kiln.Value {
 		l := loss(p, x, y, c, master)
 		if m.scaler != nil {
-			l = m.scaler.Scale(l, scale)
+			l = m.scaler.Scale(l, s.Scale)
 		}
 		return l
 	}
-	vg := kiln.ValueAndGrad(objective, 0, 1, 2, 3)(params...)
-	value, grads := vg[0], vg[1:]
+	value, grads := kiln.ValueAndGradTree(objective)(s.Params)
 	if m.scaler == nil {
-		newParams, newState := m.opt.Step(params, grads, state)
-		return append(append([]kiln.Value{value}, newParams...), newState...)
+		p, o := optim.StepTree(m.opt, s.Params, grads, s.Opt)
+		return value, Carry[kiln.Value]{Params: p, Opt: o}
 	}
-	grads, finite := m.scaler.Unscale(grads, scale)
-	newParams, newState := m.opt.Step(params, grads, state)
-	newParams = optim.Select(finite, newParams, params)
-	newState = optim.Select(finite, newState, state)
-	out := append([]kiln.Value{value.Div(scale[0].Astype(value.DType()))}, newParams...)
-	return append(append(out, newState...), m.scaler.Next(scale, finite)...)
+	grads, finite := optim.UnscaleTree(*m.scaler, grads, s.Scale)
+	p, o := optim.StepTree(m.opt, s.Params, grads, s.Opt)
+	next := Carry[kiln.Value]{
+		Params: optim.SelectTree(finite, p, s.Params),
+		Opt:    optim.SelectTree(finite, o, s.Opt),
+		Scale:  m.scaler.Next(s.Scale, finite),
+	}
+	return value.Div(s.Scale[0].Astype(value.DType())), next
 }
 
 // trainStep runs one step on rows idx of d and returns the batch's loss.
 func (m *model) trainStep(d *dataset, idx []int) (float64, error) {
 	d.batch(idx, m.xbuf, m.ybuf, classes)
-	args := make([]any, 0, len(m.params)+len(m.state)+2)
-	for _, a := range m.params {
-		args = append(args, a)
+	var l *tensor.Array
+	var next Carry[*tensor.Array]
+	if err := m.step.RunTree([]any{&l, &next}, &m.state, m.x, m.y); err != nil {
+		return 0, err
 	}
-	for _, a := range m.state {
-		args = append(args, a)
-	}
-	args = append(args, m.x, m.y)
-	outs, err := m.step.RunAll(args...)
+	// The old carry is dead: the next step's results reuse its arrays.
+	old, err := kiln.TreeLeaves[*tensor.Array](&m.state)
 	if err != nil {
 		return 0, err
 	}
-	// The old weights and state are dead: the next step's results reuse them.
-	for _, a := range append(m.params, m.state...) {
+	for _, a := range old {
 		m.step.Release(a)
 	}
-	l := tensor.Index(outs[0].Astype(tensor.F64).Data(), 0).(float64)
-	m.step.Release(outs[0])
-	m.params = outs[1 : 1+len(m.params)]
-	m.state = outs[1+len(m.params):]
-	return l, nil
+	loss := tensor.Index(l.Astype(tensor.F64).Data(), 0).(float64)
+	m.step.Release(l)
+	m.state = next
+	return loss, nil
 }
 
 // accuracy is the share of d's rows whose predicted class is the label.
@@ -187,7 +195,7 @@ func (m *model) accuracy(d *dataset) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	pred, err := m.predict.Run(m.params[0], m.params[1], m.params[2], m.params[3], x)
+	pred, err := m.predict.Run(&m.state.Params, x)
 	if err != nil {
 		return 0, err
 	}

@@ -46,7 +46,7 @@ func TestONNXAccuracy(t *testing.T) {
 		t.Fatal(err)
 	}
 	x, _ := tensor.FromSlice(test.x, test.n, test.dim)
-	args := []any{m.params[0], m.params[1], m.params[2], m.params[3], x}
+	args := []any{&m.state.Params, x} // flattened to w1, b1, w2, b2, x
 	mod, err := m.predict.Lower(args...)
 	if err != nil {
 		t.Fatal(err)
@@ -55,8 +55,8 @@ func TestONNXAccuracy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	predict := kiln.Jit(func(w1, b1, w2, b2, x kiln.Value) kiln.Value {
-		return logits([]kiln.Value{w1, b1, w2, b2}, x, cfg.compute).ArgMax(1)
+	predict := kiln.Jit(func(p Params[kiln.Value], x kiln.Value) kiln.Value {
+		return logits(p, x, cfg.compute).ArgMax(1)
 	}, kiln.WithBackend(b))
 	got, err := predict.Run(args...)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kiln-go/kiln"
 	"github.com/kiln-go/kiln/tensor"
 )
 
@@ -37,7 +38,7 @@ func compare(t *testing.T, c tensor.DType, steps int) (lossErr, weightErr float6
 		want := ref.step(train, idx)
 		lossErr = math.Max(lossErr, math.Abs(got-want)/math.Abs(want))
 		if s == steps-1 {
-			for a, p := range m.params {
+			for a, p := range m.weights() {
 				w, err := tensor.Data[float64](p.Astype(tensor.F64))
 				if err != nil {
 					t.Fatal(err)
@@ -168,8 +169,8 @@ func TestWeightsRoundTrip(t *testing.T) {
 	defer f.Close()
 	for i, name := range paramNames {
 		mapped, ok := f.Lookup(name)
-		if saved[i].Name != name || !tensor.Equal(saved[i].Array, m.params[i]) || !ok || !tensor.Equal(mapped, m.params[i]) {
-			t.Errorf("%s: saved %s %v, mapped %v; the model has %v", name, saved[i].Name, saved[i].Array, mapped, m.params[i])
+		if w := m.weights()[i]; saved[i].Name != name || !tensor.Equal(saved[i].Array, w) || !ok || !tensor.Equal(mapped, w) {
+			t.Errorf("%s: saved %s %v, mapped %v; the model has %v", name, saved[i].Name, saved[i].Array, mapped, w)
 		}
 	}
 	if f.Mapped() != len(paramNames) {
@@ -182,8 +183,8 @@ func TestWeightsRoundTrip(t *testing.T) {
 	if err := fresh.load(path); err != nil {
 		t.Fatal(err)
 	}
-	for i := range m.params {
-		if !tensor.Equal(fresh.params[i], m.params[i]) {
+	for i, w := range m.weights() {
+		if !tensor.Equal(fresh.weights()[i], w) {
 			t.Errorf("loaded %s differs", paramNames[i])
 		}
 	}
@@ -197,4 +198,22 @@ func TestWeightsRoundTrip(t *testing.T) {
 	if err := other.load(path); err == nil || !strings.Contains(err.Error(), "w1 is f32[64 16], the model's is f32[64 8]") {
 		t.Errorf("loading into a 64-8-10 model: %v", err)
 	}
+}
+
+// twin is a carry of c's structure, dtypes and shapes, of zeros.
+func twin(t testing.TB, c Carry[*tensor.Array]) Carry[*tensor.Array] {
+	t.Helper()
+	leaves, def, err := kiln.TreeFlatten[*tensor.Array](&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zeros := make([]*tensor.Array, len(leaves))
+	for i, l := range leaves {
+		zeros[i] = tensor.Must(tensor.Zeros(l.DType(), l.Shape()...))
+	}
+	out, err := kiln.TreeUnflatten[Carry[*tensor.Array]](def, zeros)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -3,21 +3,23 @@ package main
 import (
 	"fmt"
 
+	"github.com/kiln-go/kiln"
 	"github.com/kiln-go/kiln/tensor"
 )
 
-// paramNames name the weights in a safetensors file, in m.params' order.
+// paramNames name the weights in a safetensors file, in Params' order.
 var paramNames = []string{"w1", "b1", "w2", "b2"}
 
 // save writes the master weights to a safetensors file, with the model's
 // shape and dtypes as metadata.
 func (m *model) save(path string) error {
-	tensors := make([]tensor.NamedArray, len(m.params))
-	for i, p := range m.params {
+	weights := m.weights()
+	tensors := make([]tensor.NamedArray, len(weights))
+	for i, p := range weights {
 		tensors[i] = tensor.NamedArray{Name: paramNames[i], Array: p}
 	}
 	meta := map[string]string{
-		"model":   fmt.Sprintf("%d-%d-%d MLP", m.params[0].Dim(0), m.cfg.hidden, classes),
+		"model":   fmt.Sprintf("%d-%d-%d MLP", m.state.Params.W1.Dim(0), m.cfg.hidden, classes),
 		"compute": m.cfg.compute.String(),
 		"master":  m.cfg.master().String(),
 	}
@@ -34,17 +36,22 @@ func (m *model) load(path string) error {
 		return err
 	}
 	defer f.Close()
-	params := make([]*tensor.Array, len(m.params))
+	weights := m.weights()
+	leaves := make([]*tensor.Array, len(weights))
 	for i, name := range paramNames {
 		a, ok := f.Lookup(name)
 		switch {
 		case !ok:
 			return fmt.Errorf("%s: no tensor %s (have %v)", path, name, f.Names())
-		case a.DType() != m.params[i].DType() || !a.HasShape(m.params[i].Shape()):
-			return fmt.Errorf("%s: %s is %s%v, the model's is %s%v", path, name, a.DType(), a.Shape(), m.params[i].DType(), m.params[i].Shape())
+		case a.DType() != weights[i].DType() || !a.HasShape(weights[i].Shape()):
+			return fmt.Errorf("%s: %s is %s%v, the model's is %s%v", path, name, a.DType(), a.Shape(), weights[i].DType(), weights[i].Shape())
 		}
-		params[i] = a.Clone()
+		leaves[i] = a.Clone()
 	}
-	m.params = params
-	return nil
+	_, def, err := kiln.TreeFlatten[*tensor.Array](&m.state.Params)
+	if err != nil {
+		return err
+	}
+	m.state.Params, err = kiln.TreeUnflatten[Params[*tensor.Array]](def, leaves)
+	return err
 }

@@ -50,7 +50,7 @@ func (r *recorder) fail(format string, args ...any) {
 // contract: every element of c is reported exactly once, already final.
 func TestFinisher(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	sizes := [][3]int{{1, 1, 1}, {13, 17, 5}, {37, 53, 600}, {25, 1100, 20}, {30, 10, 0}}
+	sizes := [][3]int{{1, 1, 1}, {13, 17, 5}, {37, 53, 600}, {25, 1100, 20}, {30, 10, 0}, {13, 17, 1}, {25, 1100, 1}} // k = 1: outer
 	for _, tier := range simd.Available() {
 		restore := simd.SetLevel(tier)
 		for _, s := range sizes {

@@ -298,6 +298,18 @@ func (g *gen) pickBinary(s step) (step, bool) {
 	if r.Intn(3) == 0 {
 		s.args[0], s.args[1] = s.args[1], s.args[0]
 	}
+	if s.op == trace.OpCopysign {
+		// copysign turns its second operand's sign bit into a number,
+		// and the sign of a NaN an op computes is not part of the
+		// contract (see pickSort): a computed float's NaNs are made one
+		// NaN first. Inputs keep theirs, signs included.
+		if y := s.args[1].ref; y >= len(g.c.Inputs) && g.types[y].DType.IsFloat() {
+			if !g.ops[trace.OpIsNaN] || !g.ops[trace.OpSelect] {
+				return s, false
+			}
+			s.oneNaN = true
+		}
+	}
 	return s, true
 }
 

@@ -139,7 +139,7 @@ type step struct {
 	keep   bool
 	swap   bool
 	pref   bool    // kMatMul, kConv: dtype is the preferred_element_type
-	oneNaN bool    // top_k: the operand's NaNs are made one NaN first (sort.go)
+	oneNaN bool    // top_k's operand, copysign's sign: its NaNs are made one NaN first (sort.go, pickBinary)
 	n      int64   // integer_pow exponent
 	lo, hi float64 // kSafeAstype clamp
 	mode   trace.IndexMode
@@ -153,7 +153,11 @@ func (s *step) apply(vals []trace.Value) trace.Value {
 	case kUnary:
 		return unaryCall(s.op, a)
 	case kBinary:
-		return binaryCall(s.op, a, s.args[1].value(vals))
+		b := s.args[1].value(vals)
+		if s.oneNaN {
+			b = trace.Where(b.IsNaN(), trace.Float(math.NaN()), b)
+		}
+		return binaryCall(s.op, a, b)
 	case kIntPow:
 		return a.Pow(trace.Int(s.n))
 	case kWhere:
@@ -248,6 +252,9 @@ func (s *step) String() string {
 	a := strings.Join(args, ", ")
 	switch s.kind {
 	case kUnary, kBinary:
+		if s.oneNaN {
+			a = fmt.Sprintf("%s, where(isnan(%s), NaN, %s)", args[0], args[1], args[1])
+		}
 		return fmt.Sprintf("%s(%s)", s.op, a)
 	case kIota:
 		return fmt.Sprintf("add(%s, iota(%s, %v, axis=%d))", a, s.dtype, s.ints, s.axis)
