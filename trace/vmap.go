@@ -64,7 +64,10 @@ import (
 // which drops a fori_loop's static trip count (Params.Control.Trips,
 // Static) — a real rule keeps it (b.whileLoop with trips), or reverse
 // mode through a vmapped fori_loop or scan becomes JAX's dynamic-trip
-// DerivError.
+// DerivError. The real rules are batchWhile and batchCond
+// (vmap_control.go): they keep the trip count and use batchedResults,
+// which is exact for nested loops and conds where batchedOutputs is a
+// superset.
 //
 // Multi-result equations: the results a while or cond rule returns are
 // kept by the replay, and the program's result equations (OpResult) take
