@@ -103,6 +103,14 @@ func batchedResults(p *Program, in []bool) []bool {
 		env[v] = in[i]
 	}
 	for _, e := range p.Eqns {
+		if e.Op == OpResult {
+			// A result of a batched loop may be batched when its result 0
+			// is not.
+			if rs, ok := multi[e.Args[0]]; ok {
+				env[e.Out] = rs[e.Params.Control.Index]
+			}
+			continue
+		}
 		args := make([]bool, len(e.Args))
 		for i, a := range e.Args {
 			args[i] = env[a]
@@ -117,10 +125,6 @@ func batchedResults(p *Program, in []bool) []bool {
 		case OpCond:
 			rs := condBatched(e, args)
 			multi[e.Out], env[e.Out] = rs, rs[0]
-		case OpResult:
-			if rs, ok := multi[e.Args[0]]; ok {
-				env[e.Out] = rs[e.Params.Control.Index]
-			}
 		default:
 			env[e.Out] = true
 		}

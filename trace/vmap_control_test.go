@@ -144,11 +144,20 @@ func TestVmapNestedControl(t *testing.T) {
 			},
 		}, a[0])
 	}
+	foriInWhile := func(a []V) []V {
+		return trace.WhileLoop(func(c []V) V { return c[1].Lt(trace.Int(3)) }, func(c []V) []V {
+			x := trace.ForiLoop(trace.Int(0), trace.Int(2), func(i V, f []V) []V { return []V{f[0].Add(a[1].Mul(f[0]))} }, c[0].Minimum(a[1]))
+			return []V{x[0], c[1].Add(trace.Int(1))}
+		}, a[0], trace.Int(0).Astype(tensor.I32))
+	}
 	runVmapCases(t, []vmapCase{
 		{"scan cond while", nested, inAxes(0, 1), []*tensor.Array{f32(4, 2), f32(5, 4, 2)}},
 		{"scan cond while carry", nested, inAxes(-1, none), []*tensor.Array{f32(2, 4), f32(5, 2)}},
 		{"scan cond while xs", nested, inAxes(none, 0), []*tensor.Array{f32(2), f32(4, 5, 2)}},
 		{"switch fori", inSwitch, inAxes(0, 0), []*tensor.Array{f32(5, 3), randInts(r, tensor.I32, -1, 4, 5)}},
+		// The inner loop's result 0 (its counter) is unbatched, its
+		// result 1 batched: the outer loop's carry is batched by it.
+		{"while fori", foriInWhile, inAxes(none, 0), []*tensor.Array{f32(2), f32(3, 2)}},
 	})
 	// Vmap of Vmap through a loop.
 	inner := func(a []V) []V { return trace.Vmap(nested, trace.VmapOptions{InAxes: []int{0, 1}})(a...) }
