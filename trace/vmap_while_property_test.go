@@ -59,7 +59,7 @@ func TestVmapWhilePredicateProperty(t *testing.T) {
 			body[i] = r.IntN(len(ops))
 		}
 		inner, nested := r.IntN(2) == 0, r.IntN(5)
-		name := fmt.Sprintf("seed %d %s%v in_axes %v body %v cond %v nested %d", seed, d, shape, axes, body, inner, nested)
+		name := fmt.Sprintf("seed %d %s%v in_axes %s body %v cond %v nested %d", seed, d, shape, axesText(axes), body, inner, nested)
 		fn := func(a []V) []V {
 			return trace.WhileLoop(func(c []V) V {
 				return c[1].Lt(trace.Int(5)).And(c[0].Sum().Lt(a[2].Mul(trace.Float(4))))
