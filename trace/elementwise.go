@@ -62,9 +62,9 @@ func elementwise(op Op, xs ...Value) Value {
 	}
 	var cond Value
 	if op == OpSelect {
-		cond, xs, types = xs[0], xs[1:], types[1:]
+		cond, xs, types, shapes = xs[0], xs[1:], types[1:], shapes[1:]
 	}
-	common, err := b.resultType(types...)
+	common, err := b.rankedType(types, shapes)
 	if err != nil {
 		return b.opErr(name, err)
 	}
@@ -75,7 +75,14 @@ func elementwise(op Op, xs ...Value) Value {
 	info := op.Info()
 	switch {
 	case info.Inexact:
-		compute = b.cfg.Inexact(common)
+		if op == OpDiv {
+			compute, err = b.cfg.TrueDivType(common)
+		} else {
+			compute, err = b.cfg.FloatFuncType(common)
+		}
+		if err != nil {
+			return b.opErr(name, err)
+		}
 		if compute != common {
 			why = name + " computes in " + compute.String()
 		}
