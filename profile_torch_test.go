@@ -45,8 +45,7 @@ def run(key, f, meta=None):
 for ka, a in operands():
     for kb, b in operands():
         run('add %s %s' % (ka, kb), lambda: torch.result_type(a, b))
-        if ka[0] != 's' and kb[0] != 's':
-            run('where %s %s' % (ka, kb), lambda: torch.where(torch.tensor([True, False]), a, b))
+        run('where %s %s' % (ka, kb), lambda: torch.where(torch.tensor([True, False]), a, b))
         if ka[0] == 't' and kb[0] == 't':
             run('div %s %s' % (ka, kb), lambda: torch.true_divide(a, b))
 for d in dtypes:

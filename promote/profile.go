@@ -112,6 +112,10 @@ type Profile struct {
 	TrueDiv, FloatFunc, Mean                              FloatRule
 	Sum, Prod, Cumsum                                     AccumRule
 	Literal                                               LiteralRule
+	// WhereStrongScalars: where's branches take Python scalars as strong
+	// arrays of the default dtype of their kind (NumPy's np.where calls
+	// np.asarray: np.where(c, u8, 1) is i64), not as weak values.
+	WhereStrongScalars bool
 	// Notes says what Kiln chose where the source is silent.
 	Notes []string
 }
@@ -163,8 +167,9 @@ func baseProfile(r *RuleSet) Profile {
 	case NumPy:
 		p.Source = "NumPy 1.24 with np._set_promotion_state('weak') (NEP 50; NumPy 2's default): numpy/core/code_generators/generate_umath.py loops, np.add.reduce, np.mean"
 		p.TrueDiv, p.FloatFunc, p.Mean = FloatDefault, FloatSmallestSafe, FloatDefault
+		p.WhereStrongScalars = true
 		p.Notes = []string{"rank is ignored: under NEP 50 only Python scalars are weak; a 0-dim array is strong like any array",
-			"np.where converts a Python scalar with np.asarray, so it is strong there (np.where(c, u8, 1) → i64); Kiln's where keeps it weak (u8), as NEP 50's ufuncs do"}
+			"np.where is no ufunc: it converts a Python scalar with np.asarray, so the scalar is strong there (np.where(c, u8, 1) → i64), and so it is in Kiln's where under this profile"}
 	case Torch:
 		p.Source = "PyTorch 1.13: aten/src/ATen/native/TypeProperties.cpp (ResultTypeState, combine_categories), torch.get_default_dtype() = f32, sum/prod/cumsum of integral types → int64, mean refuses integers"
 		p.DefaultFloat, p.DefaultComplex = tensor.F32, tensor.C64
@@ -222,6 +227,7 @@ func (p Profile) Ops() [][2]string {
 		{"cumsum of ints", p.Cumsum.String()},
 		{"mean of ints", p.Mean.String()},
 		{"out-of-range int literal", p.Literal.String()},
+		{"where's scalar branches", map[bool]string{false: "weak, as in the binary ops", true: "strong arrays of the default dtypes"}[p.WhereStrongScalars]},
 	}
 }
 

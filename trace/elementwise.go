@@ -63,6 +63,12 @@ func elementwise(op Op, xs ...Value) Value {
 	var cond Value
 	if op == OpSelect {
 		cond, xs, types, shapes = xs[0], xs[1:], types[1:], shapes[1:]
+		if b.cfg.Profile().WhereStrongScalars {
+			types = append([]promote.Type(nil), types...)
+			for i := range types {
+				types[i].Weak = false
+			}
+		}
 	}
 	common, err := b.rankedType(types, shapes)
 	if err != nil {
