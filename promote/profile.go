@@ -323,7 +323,7 @@ func (c Config) floatFor(rule FloatRule, t Type, op string) (Type, error) {
 			out = tensor.F64
 		}
 	default:
-		return Type{}, &PromotionError{Op: op, Rules: c.RuleSet().name, Operands: []Type{t},
+		return Type{}, &PromotionError{Rules: c.RuleSet().name, Operands: []Type{t},
 			Msg: fmt.Sprintf("%s rules do not convert %s to a float for %s", c.RuleSet().name, d, op),
 			Fix: fmt.Sprintf("convert explicitly, e.g. astype(x, %s)", p.DefaultFloat)}
 	}
