@@ -70,8 +70,8 @@ const (
 	// AccumDefaultInt: bool and every integer, signed or not, give the
 	// default int (PyTorch: u8 sums to i64).
 	AccumDefaultInt
-	// AccumKeep: the operand's own dtype; integer sums wrap (jax.lax,
-	// TensorFlow).
+	// AccumKeep: the operand's own dtype, integer sums wrapping (jax.lax,
+	// TensorFlow); bool, which neither sums, counts in the default int.
 	AccumKeep
 )
 
@@ -89,7 +89,7 @@ const (
 )
 
 var floatRuleNames = [...]string{"by width (≤32-bit ints → f32, 64-bit → f64)", "by width (≤16-bit ints → f32, wider → f64)", "the default float", "the smallest float holding the int (8-bit → f16, 16-bit → f32, wider → f64)", "refused (convert explicitly)"}
-var accumRuleNames = [...]string{"narrow ints → the default int (unsigned → the default uint)", "bool and all ints → the default int", "the operand's dtype"}
+var accumRuleNames = [...]string{"narrow ints → the default int (unsigned → the default uint)", "bool and all ints → the default int", "the operand's dtype (bool → the default int)"}
 var literalRuleNames = [...]string{"error", "wrap"}
 var rankRuleNames = [...]string{"ignored (a 0-dim array is an array)", "categories (ndim ≥ 1 tensors, 0-dim tensors, Python scalars)"}
 
@@ -368,6 +368,10 @@ func (c Config) accum(rule AccumRule, t Type) Type {
 	case AccumDefaultInt:
 		if d == tensor.Bool || d.IsInteger() {
 			return Type{DType: p.DefaultInt, Weak: t.Weak && d != tensor.Bool}
+		}
+	case AccumKeep:
+		if d == tensor.Bool {
+			return Strong(p.DefaultInt)
 		}
 	}
 	return t
