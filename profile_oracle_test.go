@@ -28,7 +28,8 @@ import (
 //	s:K  a Python scalar of kind K (bool, int, float, complex): Kiln's literals
 //
 // Ops: add (promotion), where (the two branches; the condition is a rank-1
-// bool), div (true division), exp and sqrt (float functions), sum, prod,
+// bool), div (true division), exp, sqrt, sin, log, log2, tanh, atan2,
+// hypot and logaddexp (float functions), sum, prod,
 // cumsum and mean (reductions of a rank-1 operand), and lit V (a rank-1
 // operand plus the int literal V: the result's dtype and first element).
 // A result is a Kiln dtype name, "error", or a framework dtype Kiln lacks
@@ -162,6 +163,20 @@ func kilnResult(rules *promote.RuleSet, key string) (string, error) {
 			out = vals[0].Exp()
 		case "sqrt":
 			out = vals[0].Sqrt()
+		case "sin":
+			out = vals[0].Sin()
+		case "log":
+			out = vals[0].Log()
+		case "log2":
+			out = vals[0].Log2()
+		case "tanh":
+			out = vals[0].Tanh()
+		case "atan2":
+			out = vals[0].Atan2(vals[1])
+		case "hypot":
+			out = vals[0].Hypot(vals[1])
+		case "logaddexp":
+			out = vals[0].LogAddExp(vals[1])
 		case "sum":
 			out = vals[0].Sum()
 		case "prod":
@@ -212,8 +227,9 @@ func checkOracle(t *testing.T, rules *promote.RuleSet, cases []oracleCase, known
 			if got == "error" {
 				var pe *promote.PromotionError
 				var oe *promote.OverflowError
-				if !errors.As(err, &pe) && !errors.As(err, &oe) {
-					t.Errorf("%s: error %v is not a typed promotion or overflow error", c.key, err)
+				var de *trace.DTypeError
+				if !errors.As(err, &pe) && !errors.As(err, &oe) && !errors.As(err, &de) {
+					t.Errorf("%s: error %v is not a typed promotion, overflow or dtype error", c.key, err)
 				}
 			}
 			agree++

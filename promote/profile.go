@@ -2,6 +2,7 @@ package promote
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -116,6 +117,10 @@ type Profile struct {
 	// arrays of the default dtype of their kind (NumPy's np.where calls
 	// np.asarray: np.where(c, u8, 1) is i64), not as weak values.
 	WhereStrongScalars bool
+	// IntRefusingFuncs are float functions that refuse bool and integer
+	// operands instead of following FloatFunc (PyTorch's hypot and
+	// logaddexp have no integer kernels and no promotion to float).
+	IntRefusingFuncs []string
 	// Notes says what Kiln chose where the source is silent.
 	Notes []string
 }
@@ -177,6 +182,7 @@ func baseProfile(r *RuleSet) Profile {
 		p.TrueDiv, p.FloatFunc, p.Mean = FloatDefault, FloatDefault, FloatRefused
 		p.Sum, p.Prod, p.Cumsum = AccumDefaultInt, AccumDefaultInt, AccumDefaultInt
 		p.Literal = LiteralWrap
+		p.IntRefusingFuncs = []string{"hypot", "logaddexp"}
 		p.Notes = []string{"a float16 with a complex operand of a lower category gives PyTorch's complex32, which Kiln has no dtype for: a *PromotionError",
 			"PyTorch has no u16, u32 or u64 (1.13): those operands are errors, as in the table",
 			"Python scalar × Python scalar is torch.result_type's (1.0, 2.0 → f32); the seed table's weak × weak cells (f* × f* = f64) are older PyTorch's and are kept only as the table"}
@@ -227,6 +233,7 @@ func (p Profile) Ops() [][2]string {
 		{"cumsum of ints", p.Cumsum.String()},
 		{"mean of ints", p.Mean.String()},
 		{"out-of-range int literal", p.Literal.String()},
+		{"float functions refusing ints", strings.Join(p.IntRefusingFuncs, " ")},
 		{"where's scalar branches", map[bool]string{false: "weak, as in the binary ops", true: "strong arrays of the default dtypes"}[p.WhereStrongScalars]},
 	}
 }
@@ -344,6 +351,33 @@ func (c Config) TrueDivType(t Type) (Type, error) {
 // (lax, tensorflow).
 func (c Config) FloatFuncType(t Type) (Type, error) {
 	return c.floatFor(c.profile().FloatFunc, t, "a float function")
+}
+
+// FloatFuncTypeOf is FloatFuncType for the float function op (exp, atan2,
+// hypot, …) whose operands promoted to common. Ops the profile lists in
+// IntRefusingFuncs refuse bool and integers. Under FloatSmallestSafe (numpy) an all-integer op picks, as
+// NumPy's ufunc loop search does, the smallest float every strong operand
+// casts to safely — arctan2(u8, i8) is f16 although u8 ∨ i8 is i16; every
+// other rule looks at common alone.
+func (c Config) FloatFuncTypeOf(op string, common Type, operands ...Type) (Type, error) {
+	if slices.Contains(c.profile().IntRefusingFuncs, op) {
+		return c.floatFor(FloatRefused, common, op)
+	}
+	if c.profile().FloatFunc != FloatSmallestSafe || common.DType.IsInexact() || len(operands) < 2 {
+		return c.FloatFuncType(common)
+	}
+	var floats []Type
+	for _, o := range operands {
+		if o.Weak && !common.Weak {
+			continue // a Python int yields to the arrays
+		}
+		f, err := c.FloatFuncType(Type{DType: o.DType, Weak: common.Weak})
+		if err != nil {
+			return Type{}, err
+		}
+		floats = append(floats, f)
+	}
+	return c.ResultType(floats...)
 }
 
 // MeanType is the result type of mean: floats and complex keep their dtype

@@ -84,7 +84,7 @@ func elementwise(op Op, xs ...Value) Value {
 		if op == OpDiv {
 			compute, err = b.cfg.TrueDivType(common)
 		} else {
-			compute, err = b.cfg.FloatFuncType(common)
+			compute, err = b.cfg.FloatFuncTypeOf(name, common, types...)
 		}
 		if err != nil {
 			return b.opErr(name, err)

@@ -169,7 +169,7 @@ func composite(name string, p promotion, xs []Value, f func(xs []Value) Value) V
 	why := ""
 	switch {
 	case p&promoteInexact != 0 && !common.DType.IsInexact():
-		if common, err = b.cfg.FloatFuncType(common); err != nil {
+		if common, err = b.cfg.FloatFuncTypeOf(name, common, types...); err != nil {
 			return b.opErr(name, err)
 		}
 		why = name + " computes in " + common.String()
