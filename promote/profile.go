@@ -128,7 +128,20 @@ type Profile struct {
 // Profile returns the profile of the configured rule set. X32 narrows each
 // 64-bit default (i64, u64, f64, c128) to 32 bits in every profile, as
 // JAX's x64 flag does; PyTorch's f32 and c64 defaults are already 32-bit.
-func (c Config) Profile() Profile { return *c.profile() }
+func (c Config) Profile() Profile {
+	p := *c.profile()
+	p.IntRefusingFuncs, p.Notes = slices.Clone(p.IntRefusingFuncs), slices.Clone(p.Notes)
+	return p
+}
+
+// UsesRank reports whether the profile's promotion depends on operand
+// ranks (RankCategory: torch), so that callers with shapes should use
+// ResultTypeRanked.
+func (c Config) UsesRank() bool { return c.profile().Rank != RankIgnored }
+
+// WhereStrongScalars reports whether where's branches take Python scalars
+// as strong arrays (numpy: np.where calls np.asarray).
+func (c Config) WhereStrongScalars() bool { return c.profile().WhereStrongScalars }
 
 // profile is the cached profile of c's rule set and width.
 func (c Config) profile() *Profile {

@@ -91,7 +91,7 @@ func (b *builder) resultType(types ...promote.Type) (promote.Type, error) {
 // rank takes part in promotion (torch: a rank-0 strong array is a 0-dim
 // tensor, a category below arrays of rank ≥ 1) see each operand's rank.
 func (b *builder) rankedType(types []promote.Type, shapes [][]int) (promote.Type, error) {
-	if b.exact || b.cfg.Profile().Rank == promote.RankIgnored {
+	if b.exact || !b.cfg.UsesRank() {
 		return b.resultType(types...)
 	}
 	ops := make([]promote.Operand, len(types))

@@ -63,7 +63,7 @@ func elementwise(op Op, xs ...Value) Value {
 	var cond Value
 	if op == OpSelect {
 		cond, xs, types, shapes = xs[0], xs[1:], types[1:], shapes[1:]
-		if b.cfg.Profile().WhereStrongScalars {
+		if b.cfg.WhereStrongScalars() {
 			types = append([]promote.Type(nil), types...)
 			for i := range types {
 				types[i].Weak = false
