@@ -15,7 +15,7 @@ func init() {
 
 func runPromote(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("promote", "[--rules R] [--x32] [--json] T1 T2 ...\n\n"+
-		"Operands: a dtype (i8, f16, bfloat16), a weak kind at the default width\n"+
+		"Operands: a dtype (i8, f16, bfloat16), a weak kind at the rule set's default width\n"+
 		"(i* f* c*), or a dtype with a trailing * for a weak value (i16*); a dtype\n"+
 		"with [] is a rank-0 array (i8[]), which --rules torch promotes as a 0-dim\n"+
 		"tensor (the other operands are arrays of rank ≥ 1).", stderr)
@@ -35,6 +35,7 @@ func runPromote(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
+	cfg := promote.Config{Rules: rules, X32: *x32}
 	ranked := make([]promote.Operand, len(operands))
 	for i, s := range operands {
 		rank := 1
@@ -46,9 +47,17 @@ func runPromote(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "kiln promote: %v\n", err)
 			return 2
 		}
+		switch s { // a weak kind takes the profile's default width
+		case "i*":
+			t = promote.WeakOf(cfg.DefaultInt())
+		case "f*":
+			t = promote.WeakOf(cfg.DefaultFloat())
+		case "c*":
+			t = promote.WeakOf(cfg.DefaultComplex())
+		}
 		ranked[i] = promote.Operand{Type: t, Rank: rank}
 	}
-	result, err := promote.Config{Rules: rules, X32: *x32}.ResultTypeRanked(ranked...)
+	result, err := cfg.ResultTypeRanked(ranked...)
 	if err != nil {
 		if *asJSON {
 			writeJSONError(stdout, err)
