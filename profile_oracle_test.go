@@ -29,7 +29,7 @@ import (
 //
 // Ops: add (promotion), where (the two branches; the condition is a rank-1
 // bool), div (true division), exp, sqrt, sin, log, log2, tanh, atan2,
-// hypot and logaddexp (float functions), sum, prod,
+// hypot and logaddexp (float functions), sum, prod, cumprod,
 // cumsum and mean (reductions of a rank-1 operand), and lit V (a rank-1
 // operand plus the int literal V: the result's dtype and first element).
 // A result is a Kiln dtype name, "error", or a framework dtype Kiln lacks
@@ -183,6 +183,8 @@ func kilnResult(rules *promote.RuleSet, key string) (string, error) {
 			out = vals[0].Prod()
 		case "cumsum":
 			out = vals[0].Cumsum(0)
+		case "cumprod":
+			out = vals[0].Cumprod(0)
 		case "mean":
 			out = vals[0].Mean()
 		default:

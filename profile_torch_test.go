@@ -12,7 +12,7 @@ import (
 // kinds in every category, as add and as where's branches; true division of
 // every pair but scalar × scalar (which true_divide does not take); atan2,
 // hypot and logaddexp of every tensor pair; exp, sqrt, sin, log, log2,
-// tanh, sum, prod, cumsum and mean of every dtype;
+// tanh, sum, prod, cumsum, cumprod and mean of every dtype;
 // out-of-range int literals. Promotion is torch.result_type (what add
 // uses); every other op is run, on the meta device where PyTorch 1.13 has
 // no CPU kernel for the dtype (f16 exp, sqrt, prod, cumsum; bf16 prod).
@@ -56,9 +56,9 @@ for ka, a in operands():
                 run('%s %s %s' % (op, ka, kb), lambda: f(a, b), lambda: f(a.to('meta'), b.to('meta')))
 for d in dtypes:
     k = 't:' + names[d]
-    for op in ['exp', 'sqrt', 'sin', 'log', 'log2', 'tanh', 'sum', 'prod', 'cumsum', 'mean']:
+    for op in ['exp', 'sqrt', 'sin', 'log', 'log2', 'tanh', 'sum', 'prod', 'cumsum', 'cumprod', 'mean']:
         f = getattr(torch, op)
-        args = (0,) if op == 'cumsum' else ()
+        args = (0,) if op in ('cumsum', 'cumprod') else ()
         run(op + ' ' + k, lambda: f(torch.ones(2, dtype=d), *args),
             lambda: f(torch.ones(2, dtype=d, device='meta'), *args))
 for d in [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]:
@@ -75,7 +75,7 @@ for d in [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.i
 // skipped without python3-torch, required when KILN_REQUIRE_TORCH=1 (CI).
 // The only cases that differ are those where PyTorch gives complex32, which
 // Kiln has no dtype for; Kiln's answer there is a *PromotionError that says
-// so (docs/SPEC.md §2). On PyTorch 2918 cases, 2902 agree.
+// so (docs/SPEC.md §2). On PyTorch 1.13, 2914 of 2930 cases agree.
 func TestTorchProfile(t *testing.T) {
 	cases := runOracle(t, "torch", "python3-torch", "KILN_REQUIRE_TORCH", torchOracle)
 	checkOracle(t, promote.Torch, cases, func(key, want string) (string, string) {
