@@ -15,7 +15,8 @@ import (
 // out-of-range int literals.
 const numpyOracle = `
 import numpy as np
-np._set_promotion_state('weak')
+if hasattr(np, '_set_promotion_state'):  # NumPy 1.24-2.1; later NumPy is NEP 50 only
+    np._set_promotion_state('weak')
 names = {np.dtype(k): v for k, v in [('?', 'bool'), ('u1', 'u8'), ('u2', 'u16'), ('u4', 'u32'),
          ('u8', 'u64'), ('i1', 'i8'), ('i2', 'i16'), ('i4', 'i32'), ('i8', 'i64'), ('f2', 'f16'),
          ('f4', 'f32'), ('f8', 'f64'), ('c8', 'c64'), ('c16', 'c128')]}
