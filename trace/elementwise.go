@@ -74,7 +74,7 @@ func elementwise(op Op, xs ...Value) Value {
 	if err != nil {
 		return b.opErr(name, err)
 	}
-	compute, why := common, "promote "+joinTypes(types)+" -> "+common.String()+" ("+b.cfg.RuleSet().Name()+")"
+	compute, why := common, "promote "+b.joinOperands(types, shapes)+" -> "+common.String()+" ("+b.cfg.RuleSet().Name()+")"
 	if len(types) == 1 {
 		why = ""
 	}
@@ -240,6 +240,25 @@ func joinShapes(shapes [][]int) string {
 			s += " and "
 		}
 		s += shapeString(sh)
+	}
+	return s
+}
+
+// joinOperands is joinTypes, marking strong rank-0 operands "[]" where the
+// profile promotes them as their own category (torch: "u8, i8[]").
+func (b *builder) joinOperands(ts []promote.Type, shapes [][]int) string {
+	if !b.cfg.UsesRank() {
+		return joinTypes(ts)
+	}
+	s := ""
+	for i, t := range ts {
+		if i > 0 {
+			s += ", "
+		}
+		s += t.String()
+		if !t.Weak && len(shapes[i]) == 0 {
+			s += "[]"
+		}
 	}
 	return s
 }
