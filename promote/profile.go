@@ -39,8 +39,7 @@ type FloatRule uint8
 
 const (
 	// FloatByWidth: bool and integers of up to 32 bits give f32, 64-bit
-	// integers give f64 (the default float with 32-bit defaults); Kiln's
-	// rule for jax.numpy (docs/SPEC.md §2).
+	// integers give f64; Kiln's rule for jax.numpy (docs/SPEC.md §2).
 	FloatByWidth FloatRule = iota
 	// FloatTFDivide: bool and 8- and 16-bit integers give f32, 32- and
 	// 64-bit integers give f64 (TensorFlow's tf.math.truediv).
@@ -87,6 +86,8 @@ const (
 	// LiteralWrap: the literal wraps modulo 2^bits into the dtype, as a C
 	// cast does (PyTorch: a u8 tensor + 1000 adds 232).
 	LiteralWrap
+	// (No profile widens — u8 + 1000 → u16 is NumPy's legacy value-based
+	// casting, which NEP 50 and so the numpy profile replace.)
 )
 
 var floatRuleNames = [...]string{"by width (≤32-bit ints → f32, 64-bit → f64)", "by width (≤16-bit ints → f32, wider → f64)", "the default float", "the smallest float holding the int (8-bit → f16, 16-bit → f32, wider → f64)", "refused (convert explicitly)"}
@@ -198,7 +199,7 @@ func baseProfile(r *RuleSet) Profile {
 		p.IntRefusingFuncs = []string{"hypot", "logaddexp"}
 		p.Notes = []string{"a float16 with a complex operand of a lower category gives PyTorch's complex32, which Kiln has no dtype for: a *PromotionError",
 			"PyTorch has no u16, u32 or u64 (1.13): those operands are errors, as in the table",
-			"Python scalar × Python scalar is torch.result_type's (1.0, 2.0 → f32); the seed table's weak × weak cells (f* × f* = f64) are older PyTorch's and are kept only as the table"}
+			"Python scalar × Python scalar is torch.result_type's (1.0, 2.0 → f32, weak); the seed table's f* × f* = f64 and c* × c* = c128 disagree with PyTorch 1.13 and are kept only as the table (kiln table, kiln check)"}
 	case TensorFlow:
 		p.Source = "the seed table (jax-type-promotion-design.md, appendix); the rest is TensorFlow 2's documented ops, chosen by Kiln: tf.math.truediv, tf.reduce_sum, tf.convert_to_tensor"
 		p.DefaultInt, p.DefaultFloat = tensor.I32, tensor.F32
