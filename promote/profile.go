@@ -166,10 +166,15 @@ func (c Config) profile() *Profile {
 			profiles[r] = [2]*Profile{&p, &q}
 		}
 	})
-	if c.X32 {
-		return profiles[c.RuleSet()][1]
+	ps, ok := profiles[c.RuleSet()]
+	if !ok { // not a registered rule set: JAX's per-op rules
+		p := baseProfile(c.RuleSet())
+		return &p
 	}
-	return profiles[c.RuleSet()][0]
+	if c.X32 {
+		return ps[1]
+	}
+	return ps[0]
 }
 
 var (
