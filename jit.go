@@ -74,6 +74,9 @@ func Jit(fn any, opts ...Option) *Func {
 		t, err := adaptTree(fn)
 		if err == nil {
 			f.tree, f.fn, f.nin, f.err = t, t.flat, len(t.ins), nil
+			if t.variadic {
+				f.nin = -1
+			}
 		} else if err.Msg != "" {
 			f.err = err // why a parameter or result is not a tree
 		}
@@ -152,7 +155,7 @@ func (f *Func) convertArgs(vals []any, args []arg, w *flattener[*tensor.Array]) 
 	w.leaves = w.leaves[:0]
 	w.shape.reset()
 	for i, v := range vals {
-		if f.tree != nil && f.tree.ins[i].kind != nodeValue || f.tree == nil && f.nin < 0 && isTreeArg(v) {
+		if f.tree != nil && i < len(f.tree.ins) && f.tree.ins[i].kind != nodeValue || f.tree == nil && f.nin < 0 && isTreeArg(v) {
 			var err error
 			if args, err = f.convertTree(i, v, args, w); err != nil {
 				return nil, err
