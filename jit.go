@@ -63,7 +63,8 @@ type Stats struct {
 // may take any number of Value parameters (or one []Value, or ...Value)
 // and return one Value, several, or a []Value; parameters and results
 // may also be trees of Values (structs, slices, maps: see TreeFlatten),
-// which Run takes as trees of arrays and RunTree returns. Jit checks fn's shape at
+// which Run takes as trees of arrays and RunTree returns, the last
+// parameter of such a function possibly ...Value (GradTree's are). Jit checks fn's shape at
 // once: a fn of another shape gives a Func whose Err is a *FuncError, and
 // WithBackend(nil) one whose Err is an *ArgError, which every call of the
 // Func returns too — never a panic.
