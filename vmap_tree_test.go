@@ -192,6 +192,9 @@ func TestVmapTreeErrors(t *testing.T) {
 	if _, err := jitted.Run(&p, x); !errors.As(err, &fe) || !errors.As(jitted.Err(), &fe) {
 		t.Errorf("VmapTree of a *Func: Err %v, Run %v; want *kiln.FuncError", jitted.Err(), err)
 	}
+	if err := kiln.Jit(func(p layer[kiln.Value], n ...int) kiln.Value { return p.W }).Err(); !errors.As(err, &fe) {
+		t.Errorf("Jit of a function of a tree and ...int: %v, want a *kiln.FuncError", err)
+	}
 	var f any = fn // F is any: fn's own type is used
 	g, ok := kiln.VmapTree(f, kiln.InAxes(kiln.NoAxis, 0)).(func(layer[kiln.Value], kiln.Value) (layer[kiln.Value], kiln.Value))
 	if !ok {
@@ -235,4 +238,23 @@ func TestVmapTreeCacheKey(t *testing.T) {
 	if st := f.Stats(); st.Misses != 2 || st.Hits != 1 {
 		t.Errorf("stats %+v, want 2 misses and 1 hit", st)
 	}
+}
+
+// VmapTree of a function of Values alone is Vmap of it, bit for bit.
+func TestVmapTreeOfValues(t *testing.T) {
+	r := rand.New(rand.NewSource(6))
+	dot := func(x, y kiln.Value) kiln.Value { return x.Mul(y).Sum().Tanh() }
+	x, y := randF32(r, 1, 3, 5), randF32(r, 1, 5, 3)
+	got, err := kiln.Jit(kiln.VmapTree(dot, kiln.InAxes(0, 1))).Run(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := kiln.Jit(kiln.Vmap(dot, kiln.InAxes(0, 1))).Run(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Rank() != 1 || got.Dim(0) != 3 {
+		t.Fatalf("shape %v, want [3]", got.Shape())
+	}
+	equalArrays(t, "VmapTree vs Vmap", got, want)
 }
