@@ -9,7 +9,7 @@ import (
 
 // treeFlat is a function of trees as a transformation over flat Values
 // needs it — the helper Jit's tree path is built from (adaptTree,
-// treeCall, flattenResults), packaged for the others (Vmap):
+// treeCall, flattenResults), packaged for the others (VmapTree, vmap.go):
 //
 //	tf, err := newTreeFlat(fn, "vmap")         // fn's parameters and results
 //	leaves, counts, err := tf.leaves(args)     // trees of Values → leaves; counts per argument
@@ -41,8 +41,9 @@ func newTreeFlat(fn any, op string) (*treeFlat, error) {
 }
 
 // leaves flattens args — one per parameter, each a Value or a tree of
-// Values of the parameter's structure — into their leaves, and returns how
-// many each argument has.
+// Values of the parameter's structure, then one Value per argument of a
+// final ...Value parameter — into their leaves, and returns how many each
+// argument has.
 func (t *treeFlat) leaves(args []any) ([]Value, []int, error) {
 	if n := len(t.fn.ins); len(args) != n && !t.fn.variadic {
 		return nil, nil, treeError(t.op, fmt.Sprintf("the function takes %d arguments, got %d", n, len(args)))
