@@ -134,7 +134,15 @@
 //	perExample := kiln.Jit(kiln.Vmap(kiln.Grad(loss), kiln.InAxes(kiln.NoAxis, 0, 0)))
 //
 // A vmapped function may close over the Values around it, which every
-// example shares. Refusals (axes out of range, batched arguments of
+// example shares. VmapTree is Vmap of a function of trees (see Trees):
+// it returns a function of fn's own type, each argument's InAxes entry
+// applying to all its leaves and each result's OutAxes entry to all its
+// leaves (JAX's prefix rule; a tree of per-leaf axes is not taken), so
+// per-example gradients of a struct of parameters are
+//
+//	perExample := kiln.Jit(kiln.VmapTree(kiln.GradTree(loss), kiln.InAxes(kiln.NoAxis, 0, 0)))
+//
+// Refusals (axes out of range, batched arguments of
 // different sizes, a batched result with OutAxes NoAxis) are *VmapErrors
 // of the trace with JAX's wording; docs/SPEC.md §4 has the contract and
 // the rules.
@@ -160,7 +168,9 @@
 // Trees are accepted wherever Values travel: Jit's parameters and results
 // (Run and RunAll take trees and return their leaves; RunTree and
 // RunTreeInto fill trees), GradTree and ValueAndGradTree (the gradient is
-// a tree of the parameters' type), ForiLoopTree, WhileLoopTree, CondTree
+// a tree of the parameters' type), VmapTree (a function of fn's type,
+// every leaf batched; Jit takes it, the structure in its cache key),
+// ForiLoopTree, WhileLoopTree, CondTree
 // and ScanTree (carries, operands, xs and ys), package optim's InitTree
 // and StepTree. TreeFlatten, TreeLeaves, TreeUnflatten, TreeMap and
 // TreeMap2 are jax.tree_util's. The choices:

@@ -63,7 +63,8 @@ type Stats struct {
 // may take any number of Value parameters (or one []Value, or ...Value)
 // and return one Value, several, or a []Value; parameters and results
 // may also be trees of Values (structs, slices, maps: see TreeFlatten),
-// which Run takes as trees of arrays and RunTree returns. Jit checks fn's shape at
+// which Run takes as trees of arrays and RunTree returns, the last
+// parameter of such a function possibly ...Value (GradTree's are). Jit checks fn's shape at
 // once: a fn of another shape gives a Func whose Err is a *FuncError, and
 // WithBackend(nil) one whose Err is an *ArgError, which every call of the
 // Func returns too — never a panic.
@@ -74,6 +75,9 @@ func Jit(fn any, opts ...Option) *Func {
 		t, err := adaptTree(fn)
 		if err == nil {
 			f.tree, f.fn, f.nin, f.err = t, t.flat, len(t.ins), nil
+			if t.variadic {
+				f.nin = -1
+			}
 		} else if err.Msg != "" {
 			f.err = err // why a parameter or result is not a tree
 		}
@@ -152,7 +156,7 @@ func (f *Func) convertArgs(vals []any, args []arg, w *flattener[*tensor.Array]) 
 	w.leaves = w.leaves[:0]
 	w.shape.reset()
 	for i, v := range vals {
-		if f.tree != nil && f.tree.ins[i].kind != nodeValue || f.tree == nil && f.nin < 0 && isTreeArg(v) {
+		if f.tree != nil && i < len(f.tree.ins) && f.tree.ins[i].kind != nodeValue || f.tree == nil && f.nin < 0 && isTreeArg(v) {
 			var err error
 			if args, err = f.convertTree(i, v, args, w); err != nil {
 				return nil, err

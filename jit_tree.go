@@ -14,9 +14,10 @@ import (
 // trees: it is traced over the trees' leaves, the arguments' shapes
 // (their slices' lengths, their maps' keys) being part of the signature.
 type treeFunc struct {
-	v    reflect.Value
-	ins  []*typeInfo // per parameter; a Value parameter is a leaf
-	outs []*typeInfo // per result
+	v        reflect.Value
+	ins      []*typeInfo // per parameter but a final ...Value; a Value parameter is a leaf
+	outs     []*typeInfo // per result
+	variadic bool        // fn ends with ...Value: the leaves after ins' are its arguments
 }
 
 // treeOut is a traced function's results as trees: each result's type,
@@ -28,15 +29,17 @@ type treeOut struct {
 }
 
 // adaptTree accepts a function whose parameters and results are Values
-// or trees of Values (at least one result). Its *FuncError has a Msg
-// when a parameter or result is a composite type that is not a tree.
+// or trees of Values (at least one result), its last parameter possibly
+// ...Value (GradTree's functions). Its *FuncError has a Msg when a
+// parameter or result is a composite type that is not a tree.
 func adaptTree(fn any) (*treeFunc, *FuncError) {
 	v := reflect.ValueOf(fn)
 	if !v.IsValid() || v.Kind() != reflect.Func || v.IsNil() {
 		return nil, &FuncError{Type: fmt.Sprintf("%T", fn)}
 	}
 	t := v.Type()
-	if t.IsVariadic() || t.NumOut() == 0 {
+	variadic := t.IsVariadic()
+	if variadic && t.In(t.NumIn()-1) != valuesType || t.NumOut() == 0 {
 		return nil, &FuncError{Type: t.String()}
 	}
 	check := func(what string, i int, ti *typeInfo) *FuncError {
@@ -50,8 +53,12 @@ func adaptTree(fn any) (*treeFunc, *FuncError) {
 		}
 		return nil
 	}
-	tf := &treeFunc{v: v}
-	for i := range t.NumIn() {
+	tf := &treeFunc{v: v, variadic: variadic}
+	nin := t.NumIn()
+	if variadic {
+		nin--
+	}
+	for i := range nin {
 		ti := infoOf(t.In(i))
 		if err := check("parameter", i, ti); err != nil {
 			return nil, err
@@ -73,7 +80,7 @@ func adaptTree(fn any) (*treeFunc, *FuncError) {
 // their trees in out. A tree that does not fit fails the trace with a
 // *TreeError.
 func (tf *treeFunc) call(args []Value, st shape, out *treeOut) []Value {
-	in, err := treeCall(tf.v, tf.ins, args, st, "jit")
+	in, err := treeCall(tf, args, st, "jit")
 	if err != nil {
 		return []Value{trace.Failure(err)}
 	}
@@ -92,16 +99,16 @@ func (tf *treeFunc) flat(args []Value) []Value {
 	return tf.call(args, shape{}, &out)
 }
 
-// treeCall builds fn's arguments — parameters of types ins — from the
-// flat leaves args and the shape st of its tree parameters, in order, for
-// op. It is how a transformation over flat Values calls a function of
-// trees: Jit does, and so should Vmap, with the trees' in_axes flattened
-// beside their leaves (TreeFlatten of the in_axes tree, or one axis
-// repeated over each tree's leaves).
-func treeCall(fn reflect.Value, ins []*typeInfo, args []Value, st shape, op string) ([]reflect.Value, error) {
+// treeCall builds fn's arguments from the flat leaves args and the shape
+// st of its tree parameters, in order, for op: one per parameter of fn's
+// ins, then, when fn is variadic, one per leaf left. It is how a
+// transformation over flat Values calls a function of trees: Jit does,
+// and so does VmapTree, with each argument's axis repeated over its
+// leaves.
+func treeCall(fn *treeFunc, args []Value, st shape, op string) ([]reflect.Value, error) {
 	u := unflattener[Value]{leaves: args, shape: st}
-	in := make([]reflect.Value, len(ins))
-	for i, ti := range ins {
+	in := make([]reflect.Value, len(fn.ins))
+	for i, ti := range fn.ins {
 		v := reflect.New(ti.t)
 		if err := u.walk(ti, v.UnsafePointer()); err != nil {
 			err.Op, err.Pos = op, trace.CallerPos()
@@ -109,6 +116,12 @@ func treeCall(fn reflect.Value, ins []*typeInfo, args []Value, st shape, op stri
 			return nil, err
 		}
 		in[i] = v.Elem()
+	}
+	if fn.variadic {
+		for _, x := range u.leaves {
+			in = append(in, reflect.ValueOf(x))
+		}
+		u.leaves = nil
 	}
 	if len(u.leaves) != 0 {
 		return nil, treeError(op, fmt.Sprintf("%d leaves left over after the arguments", len(u.leaves)))

@@ -73,6 +73,7 @@ var depsPolicy = map[string][]string{
 	"examples/mixedprecision": {".", "tensor"},
 	"examples/mlp":            {".", "tensor"},
 	"examples/montecarlo":     {".", "tensor", "random"},
+	"examples/perexample":     {".", "tensor", "random"},
 	"examples/train":          {".", "tensor", "optim"},
 	"examples/recurrent":      {".", "tensor", "optim"},
 	"examples/softmax":        {".", "tensor"},

@@ -9,7 +9,7 @@ import (
 
 // treeFlat is a function of trees as a transformation over flat Values
 // needs it — the helper Jit's tree path is built from (adaptTree,
-// treeCall, flattenResults), packaged for the others (Vmap):
+// treeCall, flattenResults), packaged for the others (VmapTree, vmap.go):
 //
 //	tf, err := newTreeFlat(fn, "vmap")         // fn's parameters and results
 //	leaves, counts, err := tf.leaves(args)     // trees of Values → leaves; counts per argument
@@ -41,15 +41,29 @@ func newTreeFlat(fn any, op string) (*treeFlat, error) {
 }
 
 // leaves flattens args — one per parameter, each a Value or a tree of
-// Values of the parameter's structure — into their leaves, and returns how
-// many each argument has.
+// Values of the parameter's structure, then one Value per argument of a
+// final ...Value parameter — into their leaves, and returns how many each
+// argument has.
 func (t *treeFlat) leaves(args []any) ([]Value, []int, error) {
-	if len(args) != len(t.fn.ins) {
-		return nil, nil, treeError(t.op, fmt.Sprintf("the function takes %d arguments, got %d", len(t.fn.ins), len(args)))
+	if n := len(t.fn.ins); len(args) != n && !t.fn.variadic {
+		return nil, nil, treeError(t.op, fmt.Sprintf("the function takes %d arguments, got %d", n, len(args)))
+	} else if len(args) < n {
+		return nil, nil, treeError(t.op, fmt.Sprintf("the function takes at least %d arguments, got %d", n, len(args)))
 	}
 	var w flattener[Value]
 	counts := make([]int, len(args))
+	variadic := make([]Value, 0, len(args)-len(t.fn.ins))
 	for i, a := range args {
+		if i >= len(t.fn.ins) { // ...Value: one leaf each
+			x, ok := a.(Value)
+			if !ok {
+				err := treeError(t.op, fmt.Sprintf("argument %d is a %T for a ...kiln.Value parameter", i, a))
+				return nil, nil, err
+			}
+			variadic = append(variadic, x)
+			counts[i] = 1
+			continue
+		}
 		ti, p, err := treeOf(a)
 		if err == nil && !ti.sameSkeleton(t.fn.ins[i]) {
 			err = &TreeError{Msg: fmt.Sprintf("a %s for a parameter of type %s", ti.t, t.fn.ins[i].t)}
@@ -66,13 +80,13 @@ func (t *treeFlat) leaves(args []any) ([]Value, []int, error) {
 		counts[i] = len(w.leaves) - n
 	}
 	t.in = w.shape
-	return w.leaves, counts, nil
+	return append(w.leaves, variadic...), counts, nil
 }
 
 // flat is the function over leaves: it builds the arguments' trees from
 // them, calls fn and returns its results' leaves, recording their trees.
 func (t *treeFlat) flat(leaves []Value) []Value {
-	in, err := treeCall(t.fn.v, t.fn.ins, leaves, t.in, t.op)
+	in, err := treeCall(t.fn, leaves, t.in, t.op)
 	if err == nil {
 		var res []Value
 		if res, t.out, err = flattenResults(t.fn.v.Call(in), t.fn.outs, t.op); err == nil {

@@ -33,3 +33,35 @@ func ExampleVmap_perExampleGradients() {
 	fmt.Println(g)
 	// Output: f64[3,2,1] [[[2] [0]] [[0] [-2]] [[-2] [-2]]]
 }
+
+// VmapTree batches a function of trees: here a layer's parameters,
+// shared by every example (NoAxis), applied to a batch of inputs, with
+// a struct of results stacked leaf by leaf.
+func ExampleVmapTree() {
+	type Out[T kiln.Leaf] struct{ Y, Norm T }
+	layer := func(p Params[kiln.Value], x kiln.Value) Out[kiln.Value] {
+		y := x.Mul(p.W).Add(p.B)
+		return Out[kiln.Value]{Y: y, Norm: y.Square().Sum().Sqrt()}
+	}
+	f := kiln.Jit(kiln.VmapTree(layer, kiln.InAxes(kiln.NoAxis, 0)))
+	p := Params[*tensor.Array]{W: tensor.Must(tensor.FromSlice([]float32{1, 2})), B: tensor.Scalar(float32(1))}
+	x := tensor.Must(tensor.FromSlice([]float32{1, 1, 0, 1, 3, 0}, 3, 2)) // 3 examples
+	var out Out[*tensor.Array]
+	err := f.RunTree([]any{&out}, &p, x)
+	fmt.Println(out.Y, out.Norm, err)
+	// Output: f32[3,2] [[2 3] [1 3] [4 1]] f32[3] [3.6055512 3.1622777 4.1231055] <nil>
+}
+
+// Per-example gradients of a loss of a struct of parameters: the
+// gradient is the parameters' struct, each leaf with a batch axis.
+func ExampleVmapTree_perExampleGradients() {
+	loss := func(p Params[kiln.Value], xy ...kiln.Value) kiln.Value { // (w·x + b − y)²
+		return p.W.Mul(xy[0]).Add(p.B).Sub(xy[1]).Square().Sum()
+	}
+	perExample := kiln.Jit(kiln.VmapTree(kiln.GradTree(loss), kiln.InAxes(kiln.NoAxis, 0, 0)))
+	p := Params[*tensor.Array]{W: tensor.Scalar(2.0), B: tensor.Scalar(0.5)}
+	var g Params[*tensor.Array]
+	err := perExample.RunTree([]any{&g}, &p, []float64{1, 2}, []float64{2, 4})
+	fmt.Println("dW:", g.W, "dB:", g.B, err) // residuals 0.5, 0.5
+	// Output: dW: f64[2] [1 2] dB: f64[2] [1 1] <nil>
+}

@@ -11,6 +11,15 @@
 // (embedded from the seed documents), which need not be lattices; Check
 // finds out, with counterexamples.
 //
+// A rule set is also a profile of its framework (Profile, Config.Profile):
+// default dtypes, whether rank takes part in promotion (PyTorch's 0-dim
+// tensors, ResultTypeRanked), what true division, float functions, sum,
+// prod, cumsum and mean do to integers, and whether an out-of-range int
+// literal is an error or wraps. Each profile cites its source; the torch and
+// numpy profiles are tested against PyTorch and NumPy themselves
+// (profile_torch_test.go, profile_numpy_test.go in package kiln), and
+// docs/SPEC.md §2 lists them with the choices made for tensorflow and anvil.
+//
 // Choices where JAX and the spec are silent or differ:
 //   - Inexact ops map bool and integers of up to 32 bits to f32 and 64-bit
 //     integers to f64 (docs/SPEC.md §2); jax.numpy with x64 on would give f64 for all.

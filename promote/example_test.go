@@ -53,3 +53,46 @@ func ExampleCheckIntLiteral() {
 	// Output:
 	// promote: integer literal 1000 overflows i8 (range -128..127); write astype(x, wider dtype) first or use a literal in range
 }
+
+func ExampleConfig_ResultTypeRanked() {
+	torch := promote.Config{Rules: promote.Torch}
+	tensor1 := func(d tensor.DType) promote.Operand { return promote.Operand{Type: promote.Strong(d), Rank: 1} }
+	dim0 := func(d tensor.DType) promote.Operand { return promote.Operand{Type: promote.Strong(d)} }
+	fmt.Println(torch.ResultTypeRanked(tensor1(tensor.U8), dim0(tensor.I8)))    // same kind: the tensor wins
+	fmt.Println(torch.ResultTypeRanked(tensor1(tensor.U8), tensor1(tensor.I8))) // two tensors: the table
+	fmt.Println(torch.ResultTypeRanked(tensor1(tensor.I32), dim0(tensor.F64)))  // a higher kind promotes
+	fmt.Println(torch.ResultTypeRanked(tensor1(tensor.BF16), dim0(tensor.C128)))
+	lit := promote.Operand{Type: promote.WeakOf(tensor.F64)} // a Python float
+	fmt.Println(torch.ResultTypeRanked(tensor1(tensor.I64), lit))
+
+	numpy := promote.Config{Rules: promote.NumPy} // NEP 50: rank is ignored
+	fmt.Println(numpy.ResultTypeRanked(tensor1(tensor.U8), dim0(tensor.I8)))
+	// Output:
+	// u8 <nil>
+	// i16 <nil>
+	// f64 <nil>
+	// c64 <nil>
+	// f32 <nil>
+	// i16 <nil>
+}
+
+func ExampleConfig_Profile() {
+	for _, name := range []string{"jax", "numpy", "torch", "tensorflow"} {
+		r, _ := promote.Lookup(name)
+		c := promote.Config{Rules: r}
+		div, _ := c.TrueDivType(promote.Strong(tensor.I8))
+		exp := "refused"
+		if t, err := c.FloatFuncType(promote.Strong(tensor.I8)); err == nil {
+			exp = t.String()
+		}
+		_, meanErr := c.MeanType(promote.Strong(tensor.I8))
+		lit, err := c.IntLiteral(1000, tensor.U8)
+		fmt.Printf("%-10s default float %-4s i8/i8 %s  exp(i8) %-7s sum(u8) %s  mean(i8) refused %-5v u8+1000: %d %v\n",
+			name, c.DefaultFloat(), div, exp, c.SumType(promote.Strong(tensor.U8)), meanErr != nil, lit, err != nil)
+	}
+	// Output:
+	// jax        default float f64  i8/i8 f32  exp(i8) f32     sum(u8) u64  mean(i8) refused false u8+1000: 1000 true
+	// numpy      default float f64  i8/i8 f64  exp(i8) f16     sum(u8) u64  mean(i8) refused false u8+1000: 1000 true
+	// torch      default float f32  i8/i8 f32  exp(i8) f32     sum(u8) i64  mean(i8) refused true  u8+1000: 232 false
+	// tensorflow default float f32  i8/i8 f32  exp(i8) refused sum(u8) u8  mean(i8) refused true  u8+1000: 1000 true
+}

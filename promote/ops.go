@@ -6,8 +6,8 @@ import "github.com/kiln-go/kiln/tensor"
 // The tracer promotes an op's operands with ResultType first, then applies
 // one of these to the common type.
 
-// Inexact maps a type to the floating type an inexact op (true division,
-// sqrt, exp, log, sin, …) computes in: bool and integers of up to 32 bits
+// Inexact maps a type to the floating type of jax.numpy's
+// promote_args_inexact as Kiln defines it, whatever the profile: bool and integers of up to 32 bits
 // give f32, 64-bit integers give f64; floats and complex are unchanged. The
 // weak flag is kept, so a weak int literal gives a weak float.
 //
@@ -34,29 +34,6 @@ func (c Config) Numeric(t Type) Type {
 	}
 	return t
 }
-
-// SumType is the result type of sum: bool and signed integers narrower than
-// the default int give the default int, unsigned integers narrower than the
-// default uint give the default uint; other types are unchanged (f16 and
-// bf16 sums accumulate in f32 but return f16/bf16 — the tracer inserts the
-// converts). The weak flag is kept.
-func (c Config) SumType(t Type) Type {
-	d := t.DType
-	switch {
-	case d == tensor.Bool || (d.IsSigned() && d.Bits() < c.DefaultInt().Bits()):
-		return Type{DType: c.DefaultInt(), Weak: t.Weak && d != tensor.Bool}
-	case d.IsUnsigned() && d.Bits() < c.DefaultUint().Bits():
-		return Type{DType: c.DefaultUint(), Weak: t.Weak}
-	}
-	return t
-}
-
-// ProdType is the result type of prod: the same rule as SumType.
-func (c Config) ProdType(t Type) Type { return c.SumType(t) }
-
-// MeanType is the result type of mean: Inexact of the operand (f16 and bf16
-// means accumulate in f32 and round once; the tracer inserts the converts).
-func (c Config) MeanType(t Type) Type { return c.Inexact(t) }
 
 // IndexType is the dtype of argmax/argmin results: the default int.
 func (c Config) IndexType() tensor.DType { return c.DefaultInt() }

@@ -23,37 +23,22 @@ func (c Config) RuleSet() *RuleSet {
 	return c.Rules
 }
 
-// DefaultInt is the dtype of a weak int: i64, or i32 with X32.
-func (c Config) DefaultInt() tensor.DType {
-	if c.X32 {
-		return tensor.I32
-	}
-	return tensor.I64
-}
+// DefaultInt is the dtype of a weak int and of default-width integer
+// results: the profile's (i64 for jax, numpy and torch; i32 for tensorflow
+// and anvil), 32-bit with X32.
+func (c Config) DefaultInt() tensor.DType { return c.profile().DefaultInt }
 
-// DefaultUint is the default unsigned dtype: u64, or u32 with X32.
-func (c Config) DefaultUint() tensor.DType {
-	if c.X32 {
-		return tensor.U32
-	}
-	return tensor.U64
-}
+// DefaultUint is the default unsigned dtype: the profile's (u64; u32 for
+// anvil), 32-bit with X32.
+func (c Config) DefaultUint() tensor.DType { return c.profile().DefaultUint }
 
-// DefaultFloat is the dtype of a weak float: f64, or f32 with X32.
-func (c Config) DefaultFloat() tensor.DType {
-	if c.X32 {
-		return tensor.F32
-	}
-	return tensor.F64
-}
+// DefaultFloat is the dtype of a weak float: the profile's (f64 for jax and
+// numpy; f32 for torch, tensorflow and anvil), f32 with X32.
+func (c Config) DefaultFloat() tensor.DType { return c.profile().DefaultFloat }
 
-// DefaultComplex is the dtype of a weak complex: c128, or c64 with X32.
-func (c Config) DefaultComplex() tensor.DType {
-	if c.X32 {
-		return tensor.C64
-	}
-	return tensor.C128
-}
+// DefaultComplex is the dtype of a weak complex: the profile's (c128; c64
+// for torch), c64 with X32.
+func (c Config) DefaultComplex() tensor.DType { return c.profile().DefaultComplex }
 
 // kindNode is the lattice node a weak value of dtype d stands at: its weak
 // kind. A weak bool is just bool.
@@ -101,7 +86,8 @@ func (c Config) nodeType(n Node) Type {
 //     the default width.
 //
 // Promotion never yields a weak bool. Table-defined rule sets fold their
-// binary table from left to right; anvil treats weak operands as its
+// binary table from left to right, except torch, whose profile promotes by
+// PyTorch's categories (ResultTypeRanked, every strong operand of rank ≥ 1); anvil treats weak operands as its
 // ambiguous ones and always gives a strong result.
 func (c Config) ResultType(operands ...Type) (Type, error) {
 	r := c.RuleSet()
@@ -116,6 +102,13 @@ func (c Config) ResultType(operands ...Type) (Type, error) {
 	}
 	if r.anvil != nil {
 		return c.anvilResult(operands)
+	}
+	if c.profile().Rank == RankCategory { // torch: strong operands as tensors of rank ≥ 1
+		ranked := make([]Operand, len(operands))
+		for i, t := range operands {
+			ranked[i] = Operand{Type: t, Rank: 1}
+		}
+		return c.categoryResult(ranked)
 	}
 	if len(operands) == 1 {
 		return operands[0], nil

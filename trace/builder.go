@@ -92,6 +92,20 @@ func (b *builder) resultType(types ...promote.Type) (promote.Type, error) {
 	return b.cfg.ResultType(types...)
 }
 
+// rankedType is resultType for operands of known shapes: profiles where
+// rank takes part in promotion (torch: a rank-0 strong array is a 0-dim
+// tensor, a category below arrays of rank ≥ 1) see each operand's rank.
+func (b *builder) rankedType(types []promote.Type, shapes [][]int) (promote.Type, error) {
+	if b.exact || !b.cfg.UsesRank() {
+		return b.resultType(types...)
+	}
+	ops := make([]promote.Operand, len(types))
+	for i, t := range types {
+		ops[i] = promote.Operand{Type: t, Rank: len(shapes[i])}
+	}
+	return b.cfg.ResultTypeRanked(ops...)
+}
+
 // literal is a Python-like scalar not yet given its final dtype.
 type literal struct {
 	kind tensor.Kind // KindBool, KindInt, KindFloat or KindComplex
@@ -455,18 +469,21 @@ func shapeOf(x Value) []int {
 	return nil
 }
 
-// literalArray makes the rank-0 array of a literal at dtype d, checking
-// that an integer literal fits an integer dtype.
-func literalArray(l *literal, d tensor.DType) (*tensor.Array, error) {
+// literalArray makes the rank-0 array of a literal at dtype d; an integer
+// literal that does not fit an integer dtype is an error or wraps, as the
+// profile says (promote.Config.IntLiteral).
+func literalArray(cfg promote.Config, l *literal, d tensor.DType) (*tensor.Array, error) {
 	var src *tensor.Array
 	switch l.kind {
 	case tensor.KindInt:
+		i := l.i
 		if d.IsInteger() || d == tensor.Bool {
-			if err := promote.CheckIntLiteral(l.i, d); err != nil {
+			var err error
+			if i, err = cfg.IntLiteral(l.i, d); err != nil {
 				return nil, err
 			}
 		}
-		src = tensor.Scalar(l.i)
+		src = tensor.Scalar(i)
 	case tensor.KindFloat:
 		src = tensor.Scalar(l.f)
 	case tensor.KindComplex:
@@ -485,7 +502,7 @@ func (b *builder) to(x Value, t promote.Type, op, why string) *Var {
 		return nil
 	}
 	if x.lit != nil {
-		a, err := literalArray(x.lit, t.DType)
+		a, err := literalArray(b.cfg, x.lit, t.DType)
 		if err != nil {
 			b.opErr(op, err)
 			return nil

@@ -62,20 +62,33 @@ func elementwise(op Op, xs ...Value) Value {
 	}
 	var cond Value
 	if op == OpSelect {
-		cond, xs, types = xs[0], xs[1:], types[1:]
+		cond, xs, types, shapes = xs[0], xs[1:], types[1:], shapes[1:]
+		if b.cfg.WhereStrongScalars() {
+			types = append([]promote.Type(nil), types...)
+			for i := range types {
+				types[i].Weak = false
+			}
+		}
 	}
-	common, err := b.resultType(types...)
+	common, err := b.rankedType(types, shapes)
 	if err != nil {
 		return b.opErr(name, err)
 	}
-	compute, why := common, "promote "+joinTypes(types)+" -> "+common.String()+" ("+b.cfg.RuleSet().Name()+")"
+	compute, why := common, "promote "+b.joinOperands(types, shapes)+" -> "+common.String()+" ("+b.cfg.RuleSet().Name()+")"
 	if len(types) == 1 {
 		why = ""
 	}
 	info := op.Info()
 	switch {
 	case info.Inexact:
-		compute = b.cfg.Inexact(common)
+		if op == OpDiv {
+			compute, err = b.cfg.TrueDivType(common)
+		} else {
+			compute, err = b.cfg.FloatFuncTypeOf(name, common, types...)
+		}
+		if err != nil {
+			return b.opErr(name, err)
+		}
 		if compute != common {
 			why = name + " computes in " + compute.String()
 		}
@@ -230,6 +243,25 @@ func joinShapes(shapes [][]int) string {
 			s += " and "
 		}
 		s += shapeString(sh)
+	}
+	return s
+}
+
+// joinOperands is joinTypes, marking strong rank-0 operands "[]" where the
+// profile promotes them as their own category (torch: "u8, i8[]").
+func (b *builder) joinOperands(ts []promote.Type, shapes [][]int) string {
+	if !b.cfg.UsesRank() {
+		return joinTypes(ts)
+	}
+	s := ""
+	for i, t := range ts {
+		if i > 0 {
+			s += ", "
+		}
+		s += t.String()
+		if !t.Weak && len(shapes[i]) == 0 {
+			s += "[]"
+		}
 	}
 	return s
 }

@@ -116,7 +116,7 @@ func (b *builder) fillValue(op string, fill Value, d tensor.DType) *tensor.Array
 		b.opErr(op, fmt.Errorf("the fill value must be a literal (Int, Float, Complex or Bool), as JAX's static fill_value"))
 		return nil
 	}
-	a, err := literalArray(fill.lit, d)
+	a, err := literalArray(b.cfg, fill.lit, d)
 	if err != nil {
 		b.opErr(op, err)
 		return nil

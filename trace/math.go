@@ -155,20 +155,23 @@ func composite(name string, p promotion, xs []Value, f func(xs []Value) Value) V
 	}
 	xs = attachAll(b, name, xs)
 	types := make([]promote.Type, len(xs))
+	shapes := make([][]int, len(xs))
 	for i, x := range xs {
 		if b.err != nil || (x.v == nil && x.lit == nil) {
 			return Value{b: b}
 		}
-		types[i] = b.typeOf(x)
+		types[i], shapes[i] = b.typeOf(x), shapeOf(x)
 	}
-	common, err := b.cfg.ResultType(types...)
+	common, err := b.rankedType(types, shapes)
 	if err != nil {
 		return b.opErr(name, err)
 	}
 	why := ""
 	switch {
 	case p&promoteInexact != 0 && !common.DType.IsInexact():
-		common = b.cfg.Inexact(common)
+		if common, err = b.cfg.FloatFuncTypeOf(name, common, types...); err != nil {
+			return b.opErr(name, err)
+		}
 		why = name + " computes in " + common.String()
 	case p&promoteNumeric != 0 && common.DType == tensor.Bool:
 		common = b.cfg.Numeric(common)

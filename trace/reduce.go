@@ -122,7 +122,10 @@ func ReduceMean(x Value, axes []int, keepDims bool) Value {
 		if msg != "" {
 			return b.shapeErr("mean", msg, v.Shape)
 		}
-		out := b.cfg.MeanType(v.Type)
+		out, err := b.cfg.MeanType(v.Type)
+		if err != nil {
+			return b.opErr("mean", err)
+		}
 		acc := out
 		if acc.DType == tensor.F16 || acc.DType == tensor.BF16 {
 			acc.DType = tensor.F32

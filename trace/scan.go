@@ -15,9 +15,11 @@ import (
 // that tree's order — as XLA's parallel scans do — not a sequential
 // loop's, so they may differ from NumPy's in the last bits.
 //
-// Dtypes are JAX's: cumsum and cumprod of bool and of integers narrower
-// than the default accumulate in the default int (unsigned: the default
-// uint) unless dtype is given; cummax and cummin keep x's dtype.
+// Dtypes are the profile's (promote.Config.CumsumType): under jax and numpy
+// cumsum and cumprod of bool and of integers narrower than the default
+// accumulate in the default int (unsigned: the default uint), under torch
+// every integer in i64, unless dtype is given; cummax and cummin keep x's
+// dtype.
 
 // Cumsum is the running sum along axis (AxisNone: the flattened array).
 func (x Value) Cumsum(axis int, dtype ...tensor.DType) Value {
@@ -55,11 +57,7 @@ func cumulative(op string, x Value, axis int, dtype []tensor.DType) Value {
 		case set:
 			xv = xv.Astype(d)
 		case op == "cumsum" || op == "cumprod":
-			wide := b.cfg.DefaultInt()
-			if from.IsUnsigned() {
-				wide = b.cfg.DefaultUint()
-			}
-			if from == tensor.Bool || from.IsInteger() && from.Bits() < wide.Bits() {
+			if wide := b.cfg.CumsumType(v.Type).DType; wide != from {
 				xv = xv.Astype(wide)
 			}
 		case from.IsComplex():

@@ -91,6 +91,12 @@ type VmapOptions struct {
 	// one entry applies to every result. An unbatched result asked for
 	// with an axis is broadcast along it, as JAX does.
 	OutAxes []int
+	// OutAxesFor, when set, gives the out axes once fn is traced, from
+	// its number of results, and OutAxes is not used: a caller whose fn
+	// is a function of trees learns how many leaves each result has only
+	// then, and spreads each result's axis over its leaves (kiln's
+	// VmapTree). It must return none, one, or one axis per result.
+	OutAxesFor func(nout int) []int
 	// AxisSize is the batch size (jax.vmap's axis_size): required when no
 	// argument is batched, and equal to the batched arguments' size
 	// otherwise. Zero means not given.
@@ -244,6 +250,9 @@ func (b *builder) vmap(pos Pos, fn func([]Value) []Value, o VmapOptions, xs []Va
 		return inert(e, max(len(prog.Outputs), 1))
 	}
 	nout := len(prog.Outputs)
+	if o.OutAxesFor != nil {
+		o.OutAxes = o.OutAxesFor(nout)
+	}
 	outAxes := make([]int, nout)
 	switch len(o.OutAxes) {
 	case 0:

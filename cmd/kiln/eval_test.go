@@ -188,12 +188,34 @@ func TestEvalJSON(t *testing.T) {
 
 // TestEvalErrors checks each failure's exit status, --json kind and exact
 // message; trace errors point at the expression's column.
+// TestEvalRankProfiles: an argument of rank 0 (DTYPE[]:V or DTYPE:V) is a
+// 0-dim tensor, which --rules torch promotes as PyTorch does; literals are
+// Python scalars; the per-op rules are the profile's.
+func TestEvalRankProfiles(t *testing.T) {
+	runEvalCases(t, []evalCase{
+		{"torch: a 0-dim tensor of the same kind yields", []string{"--rules", "torch", "--arg", "x=u8[2]:1,2", "--arg", "y=i8[]:1", "x + y"}, "u8[2] [2 3]\n"},
+		{"torch: the same operands as tensors promote", []string{"--rules", "torch", "--arg", "x=u8[2]:1,2", "--arg", "y=i8[1]:1", "x + y"}, "i16[2] [2 3]\n"},
+		{"torch: f32 with an f64 0-dim is f32", []string{"--rules", "torch", "--arg", "x=f32[2]:1,2", "--arg", "y=f64:0.5", "x * y"}, "f32[2] [0.5 1]\n"},
+		{"torch: a higher-kind 0-dim promotes", []string{"--rules", "torch", "--arg", "x=i32[2]:1,2", "--arg", "y=f64[]:0.5", "x * y"}, "f64[2] [0.5 1]\n"},
+		{"torch: where sees ranks", []string{"--rules", "torch", "--arg", "x=u8[2]:1,2", "--arg", "y=i8[]:-1", "where(x > 1, x, y)"}, "u8[2] [255 2]\n"},
+		{"torch: an out-of-range literal wraps", []string{"--rules", "torch", "--arg", "x=u8[2]:1,2", "x + 1000"}, "u8[2] [233 234]\n"},
+		{"torch: true division of ints is f32", []string{"--rules", "torch", "--arg", "x=i64[2]:1,2", "x / x"}, "f32[2] [1 1]\n"},
+		{"torch: integer sums accumulate in i64", []string{"--rules", "torch", "--arg", "x=u8[2]:200,100", "sum(x)"}, "i64[] 300\n"},
+		{"numpy: exp of i8 is f16", []string{"--rules", "numpy", "--arg", "x=i8[1]:0", "exp(x)"}, "f16[1] [1]\n"},
+		{"numpy: a 0-dim array is an array", []string{"--rules", "numpy", "--arg", "x=u8[2]:1,2", "--arg", "y=i8[]:1", "x + y"}, "i16[2] [2 3]\n"},
+	})
+}
+
 func TestEvalErrors(t *testing.T) {
 	for _, c := range []struct {
 		name      string
 		args      []string
 		kind, msg string
 	}{
+		{"torch: mean of ints", []string{"--rules", "torch", "--arg", "x=i8[2]:1,2", "mean(x)"}, "promotion",
+			"trace: mean at <expr>:1:1: torch rules do not convert i8 to a float for mean; convert explicitly, e.g. astype(x, f32)"},
+		{"torch: f16 with a complex 0-dim", []string{"--rules", "torch", "--arg", "x=f16[2]:1,2", "--arg", "y=c64[]:1", "x + y"}, "promotion",
+			"trace: add at <expr>:1:3: PyTorch gives complex32 for f16 with a complex 0-dim tensor or scalar, and Kiln has no complex32; convert explicitly, e.g. astype(x, c64) for the f16 operand"},
 		{"literal overflow", []string{"--arg", "x=i8[2]:1,2", "x + 1000"}, "overflow",
 			"trace: add at <expr>:1:3: integer literal 1000 overflows i8 (range -128..127); write astype(x, wider dtype) first or use a literal in range"},
 		{"negative literal overflow", []string{"--arg", "x=i8[2]:1,2", "x + -129"}, "overflow",

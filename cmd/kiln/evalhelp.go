@@ -32,8 +32,10 @@ flags:
 	fs.PrintDefaults()
 	fmt.Fprint(w, `
 arguments (--arg NAME=SPEC):
-  SPEC is DTYPE[SHAPE]:VALUES, or DTYPE:VALUE for rank 0; a * after the dtype
-  makes the argument weak (i64*:3, f64*[2]:1,2). VALUES is
+  SPEC is DTYPE[SHAPE]:VALUES, or DTYPE:VALUE (DTYPE[]:VALUE) for rank 0; a *
+  after the dtype makes the argument weak (i64*:3, f64*[2]:1,2). Under
+  --rules torch a strong rank-0 argument is a 0-dim tensor and a literal in
+  EXPR a Python scalar: u8[2] + i8[] is u8, as in PyTorch. VALUES is
     a comma list   row-major; ints exact for integer dtypes; floats parsed as
                    float64 and rounded once to the dtype; nan inf -inf;
                    true false; complex 1+2j -0.5j

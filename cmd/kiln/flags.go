@@ -71,7 +71,7 @@ func rulesFlag(name string, stderr io.Writer) (*promote.RuleSet, bool) {
 }
 
 func rulesHelp() string {
-	return "promotion rules: " + strings.Join(promote.RuleNames(), ", ")
+	return "promotion rules, each its framework's profile (kiln table --rules R --ops): " + strings.Join(promote.RuleNames(), ", ")
 }
 
 // errorKind names an error's category for --json output: syntax (the

@@ -63,6 +63,42 @@ func TestTableMarkdown(t *testing.T) {
 	}
 }
 
+// TestTableOps checks that --ops prints each profile's per-op part, and
+// that the table part is still the seed table (TestTableMatchesSeedTables).
+func TestTableOps(t *testing.T) {
+	for _, c := range []struct {
+		rules string
+		x32   bool
+		want  []string
+	}{
+		{"jax", false, []string{"defaults (int uint float complex): i64 u64 f64 c128", "bool→f32 u8→f32 u16→f32 u32→f32 u64→f64"}},
+		{"jax", true, []string{"jax (x32)", "defaults (int uint float complex): i32 u32 f32 c64", "bool→i32 u8→u32"}},
+		{"numpy", false, []string{"rank:", "ignored", "bool→f16 u8→f16 u16→f32 u32→f64", "mean of ints:", "where's scalar branches:", "strong"}},
+		{"torch", false, []string{"categories", "i64→f32", "bool→i64 u8→i64", "bool→error", "out-of-range int literal:          wrap", "complex32"}},
+		{"tensorflow", false, []string{"i8→f32 i16→f32 i32→f64 i64→f64", "the operand's dtype", "note: tf.reduce_mean"}},
+		{"lax", false, []string{"refused", "source: jax.lax"}},
+		{"strict", false, []string{"defaults (int uint float complex): i64 u64 f64 c128"}},
+		{"anvil", false, []string{"defaults (int uint float complex): i32 u32 f32 c64", "i64→f32"}},
+	} {
+		args := []string{"table", "--ops", "--rules", c.rules}
+		if c.x32 {
+			args = append(args, "--x32")
+		}
+		out, errOut, status := kiln(args...)
+		if status != 0 {
+			t.Errorf("%v: status %d, %s", args, status, errOut)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: no %q in\n%s", args, w, out)
+			}
+		}
+		if !strings.Contains(out, "source: ") {
+			t.Errorf("%v: the profile cites no source:\n%s", args, out)
+		}
+	}
+}
+
 func TestCheck(t *testing.T) {
 	out, _, status := kiln("check", "--rules", "numpy")
 	if status != 0 || !strings.Contains(out, "not a lattice") || !strings.Contains(out, "(i8 ∨ u8) ∨ f16 = f32, but i8 ∨ (u8 ∨ f16) = f16") {
@@ -92,6 +128,13 @@ func TestPromote(t *testing.T) {
 		{[]string{"i8", "u8", "f16"}, "f16\n", 0},
 		{[]string{"--json", "u64", "i8"}, `{"dtype":"f64","weak":true}` + "\n", 0},
 		{[]string{"--rules", "numpy", "i8", "u8"}, "i16\n", 0},
+		{[]string{"--rules", "torch", "u8", "i8[]"}, "u8\n", 0},
+		{[]string{"--rules", "torch", "u8", "i8"}, "i16\n", 0},
+		{[]string{"--rules", "torch", "f32", "f64[]"}, "f32\n", 0},
+		{[]string{"--rules", "torch", "bf16", "c128[]"}, "c64\n", 0},
+		{[]string{"--rules", "torch", "i*", "f*"}, "f32*\n", 0},
+		{[]string{"--rules", "torch", "f16", "c*"}, "", 1},
+		{[]string{"--rules", "numpy", "u8", "i8[]"}, "i16\n", 0},
 		{[]string{"--rules", "strict", "i8", "f16"}, "", 1},
 		{[]string{"--rules", "nope", "i8"}, "", 2},
 		{[]string{"f17", "i8"}, "", 2},

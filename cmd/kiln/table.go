@@ -8,16 +8,17 @@ import (
 )
 
 func init() {
-	register("table", "print a rule set's whole promotion table (Markdown or TSV)", runTable)
+	register("table", "print a rule set's whole promotion table (Markdown or TSV), or with --ops its per-op profile", runTable)
 	register("check", "say whether a rule set is a lattice, with counterexamples", runCheck)
 }
 
 func runTable(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("table", "--rules R [--format md|tsv] [--x32] [--weak-rows]", stderr)
+	fs := newFlags("table", "--rules R [--format md|tsv] [--x32] [--weak-rows] [--ops]", stderr)
 	rulesName := fs.String("rules", "jax", rulesHelp())
 	format := fs.String("format", "md", "md (a Markdown table) or tsv (the layout of shared/tables)")
 	x32 := fs.Bool("x32", false, "the x32 variant of the JAX lattice")
 	weakRows := fs.Bool("weak-rows", false, "anvil: rows are ambiguous (literal) operands, columns known")
+	ops := fs.Bool("ops", false, "print the rule set's per-op profile instead of its table: defaults, rank rule, true division, float functions, sum/prod/cumsum/mean, out-of-range literals, sources")
 	pos, status := parseFlags(fs, args, stdout)
 	if status >= 0 {
 		return status
@@ -29,6 +30,10 @@ func runTable(args []string, stdout, stderr io.Writer) int {
 	rules, ok := rulesFlag(*rulesName, stderr)
 	if !ok {
 		return 2
+	}
+	if *ops {
+		fmt.Fprint(stdout, promote.Config{Rules: rules, X32: *x32}.Profile())
+		return 0
 	}
 	if *weakRows && rules != promote.Anvil {
 		fmt.Fprintln(stderr, "kiln table: --weak-rows applies to --rules anvil only (the other tables have weak columns i* f* c*)")

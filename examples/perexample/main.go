@@ -1,11 +1,12 @@
 // Command perexample trains a small classifier with differentially private
 // SGD (DP-SGD, Abadi et al. 2016), the standard use of per-example
 // gradients: every example's gradient is computed separately with
-// kiln.Vmap(kiln.Grad(loss)), clipped to an L2 norm of at most clip, summed,
-// and Gaussian noise of standard deviation noise·clip is added before the
-// mean is taken. Written by hand, per-example gradients need a batch axis
-// threaded through every op of the loss and its derivative; with Vmap the
-// loss is written for one example.
+// kiln.VmapTree(kiln.GradTree(loss)), clipped to an L2 norm of at most clip,
+// summed, and Gaussian noise of standard deviation noise·clip is added
+// before the mean is taken. Written by hand, per-example gradients need a
+// batch axis threaded through every op of the loss and its derivative;
+// with Vmap the loss is written for one example, and with trees its
+// parameters and their gradients are one struct, Params.
 //
 //	go run ./examples/perexample [-steps 300] [-batch 64] [-clip 1] [-noise 0.5]
 //
@@ -38,52 +39,60 @@ type config struct {
 	seed         uint64
 }
 
-// lossOne is the softmax cross-entropy of one example: x is f32[dim], y its
-// one-hot label f32[classes]. Vmap adds the batch axis.
-func lossOne(w1, b1, w2, b2, x, y kiln.Value) kiln.Value {
-	pre := x.MatMul(w1).Add(b1)
+// Params are the model's weights as a tree: Params[kiln.Value] inside
+// traced functions, Params[*tensor.Array] outside them, and a gradient is
+// a Params too.
+type Params[T kiln.Leaf] struct {
+	W1, B1, W2, B2 T
+}
+
+// lossOne is the softmax cross-entropy of one example: xy[0] is x,
+// f32[dim], xy[1] its one-hot label f32[classes]. Vmap adds the batch axis.
+func lossOne(p Params[kiln.Value], xy ...kiln.Value) kiln.Value {
+	x, y := xy[0], xy[1]
+	pre := x.MatMul(p.W1).Add(p.B1)
 	h := kiln.Where(pre.Gt(kiln.Int(0)), pre, kiln.Int(0))
-	z := h.MatMul(w2).Add(b2)
+	z := h.MatMul(p.W2).Add(p.B2)
 	m := kiln.StopGradient(z.Max())
 	lse := z.Sub(m).Exp().Sum().Log().Add(m)
 	return lse.Sub(z.Mul(y).Sum())
 }
 
-// perExampleGrads returns the gradients of lossOne with respect to the four
-// weights, one per example: each has a leading batch axis. The weights are
-// shared (not batched); x and y are batched on their first axis.
-var perExampleGrads = kiln.Vmap(kiln.Grad(lossOne, 0, 1, 2, 3),
-	kiln.InAxes(kiln.NoAxis, kiln.NoAxis, kiln.NoAxis, kiln.NoAxis, 0, 0))
+// perExampleGrads returns the gradient of lossOne with respect to the
+// weights, one per example: a Params whose every leaf has a leading batch
+// axis. The weights are shared (not batched); x and y are batched on their
+// first axis. It has GradTree's type, func(Params, ...Value) Params.
+var perExampleGrads = kiln.VmapTree(kiln.GradTree(lossOne), kiln.InAxes(kiln.NoAxis, 0, 0))
 
-// stepFunc returns DP-SGD's step for c: arguments w1 b1 w2 b2, x, y, the
-// step's noise key; results the new weights and the batch's mean
+// stepFunc returns DP-SGD's step for c: arguments the weights, x, y and
+// the step's noise key; results the new weights and the batch's mean
 // per-example gradient norm before clipping.
-func stepFunc(c config) func(a ...kiln.Value) []kiln.Value {
-	return func(a ...kiln.Value) []kiln.Value {
-		params, x, y, key := a[:4], a[4], a[5], a[6]
-		grads := perExampleGrads(append(append([]kiln.Value{}, params...), x, y)...)
+func stepFunc(c config) func(p Params[kiln.Value], x, y, key kiln.Value) (Params[kiln.Value], kiln.Value) {
+	return func(p Params[kiln.Value], x, y, key kiln.Value) (Params[kiln.Value], kiln.Value) {
+		grads := perExampleGrads(p, x, y)
 		norms := globalNorms(grads)
 		// Clip: scale each example's gradient by min(1, clip/‖g‖).
 		scale := kiln.Float(c.clip).Div(norms.Add(kiln.Float(1e-12))).Minimum(kiln.Float(1))
-		keys := random.Split(key, len(params))
-		out := make([]kiln.Value, 0, len(params)+1)
-		for i, p := range params {
-			g := grads[i]
+		keys := random.Split(key, 4)
+		i := 0 // TreeMap2 visits the leaves in order: W1, B1, W2, B2
+		next := kiln.TreeMap2(p, grads, func(w, g kiln.Value) kiln.Value {
 			s := scale.Reshape(append([]int{c.batch}, ones(len(g.Shape())-1)...)...)
 			sum := g.Mul(s).Sum(0)
-			noise := random.Normal(keys.Index(i), p.Shape(), p.DType()).Mul(kiln.Float(c.noise * c.clip))
+			noise := random.Normal(keys.Index(i), w.Shape(), w.DType()).Mul(kiln.Float(c.noise * c.clip))
+			i++
 			mean := sum.Add(noise).Div(kiln.Float(float64(c.batch)))
-			out = append(out, p.Sub(mean.Mul(kiln.Float(c.lr))))
-		}
-		return append(out, norms.Mean())
+			return w.Sub(mean.Mul(kiln.Float(c.lr)))
+		})
+		return next, norms.Mean()
 	}
 }
 
 // globalNorms is each example's gradient norm over all the weights:
 // √(Σ_params Σ g²) for every example, f32[batch].
-func globalNorms(grads []kiln.Value) kiln.Value {
+func globalNorms(grads Params[kiln.Value]) kiln.Value {
+	leaves, _ := kiln.TreeLeaves[kiln.Value](&grads) // a struct of four Values: no error
 	var sq kiln.Value
-	for i, g := range grads {
+	for i, g := range leaves {
 		axes := make([]int, len(g.Shape())-1)
 		for a := range axes {
 			axes[a] = a + 1
@@ -141,7 +150,7 @@ func (d dataset) batchOf(i, b int) (x, y *tensor.Array) {
 }
 
 // initParams draws w1 (He-normal), b1 = 0, w2 (Glorot-normal), b2 = 0.
-func initParams(seed uint64) []*tensor.Array {
+func initParams(seed uint64) Params[*tensor.Array] {
 	r := rand.New(rand.NewPCG(seed, 3))
 	normal := func(n int, std float64) []float32 {
 		out := make([]float32, n)
@@ -150,23 +159,23 @@ func initParams(seed uint64) []*tensor.Array {
 		}
 		return out
 	}
-	return []*tensor.Array{
-		must(tensor.FromSlice(normal(dim*hidden, math.Sqrt(2.0/dim)), dim, hidden)),
-		must(tensor.FromSlice(make([]float32, hidden), hidden)),
-		must(tensor.FromSlice(normal(hidden*classes, math.Sqrt(2.0/(hidden+classes))), hidden, classes)),
-		must(tensor.FromSlice(make([]float32, classes), classes)),
+	return Params[*tensor.Array]{
+		W1: must(tensor.FromSlice(normal(dim*hidden, math.Sqrt(2.0/dim)), dim, hidden)),
+		B1: must(tensor.FromSlice(make([]float32, hidden), hidden)),
+		W2: must(tensor.FromSlice(normal(hidden*classes, math.Sqrt(2.0/(hidden+classes))), hidden, classes)),
+		B2: must(tensor.FromSlice(make([]float32, classes), classes)),
 	}
 }
 
 // accuracy is the share of d's rows whose largest logit is their label.
-func accuracy(params []*tensor.Array, d dataset) (float64, error) {
-	f := kiln.Jit(func(w1, b1, w2, b2, x, y kiln.Value) kiln.Value {
-		pre := x.MatMul(w1).Add(b1)
-		z := kiln.Where(pre.Gt(kiln.Int(0)), pre, kiln.Int(0)).MatMul(w2).Add(b2)
+func accuracy(params Params[*tensor.Array], d dataset) (float64, error) {
+	f := kiln.Jit(func(p Params[kiln.Value], x, y kiln.Value) kiln.Value {
+		pre := x.MatMul(p.W1).Add(p.B1)
+		z := kiln.Where(pre.Gt(kiln.Int(0)), pre, kiln.Int(0)).MatMul(p.W2).Add(p.B2)
 		return z.ArgMax(1).Eq(y.ArgMax(1)).Astype(tensor.F64).Mean()
 	})
 	x, y := d.batchOf(0, d.n)
-	out, err := f.Run(params[0], params[1], params[2], params[3], x, y)
+	out, err := f.Run(&params, x, y)
 	if err != nil {
 		return 0, err
 	}
@@ -175,7 +184,7 @@ func accuracy(params []*tensor.Array, d dataset) (float64, error) {
 
 // train runs c's DP-SGD on d, calling report after every step with the
 // step number and the batch's mean per-example gradient norm.
-func train(c config, d dataset, report func(step int, norm float64)) ([]*tensor.Array, error) {
+func train(c config, d dataset, report func(step int, norm float64)) (Params[*tensor.Array], error) {
 	params := initParams(c.seed)
 	step := kiln.Jit(stepFunc(c))
 	key := random.Key(int64(c.seed))
@@ -184,15 +193,16 @@ func train(c config, d dataset, report func(step int, norm float64)) ([]*tensor.
 		x, y := d.batchOf(i, c.batch)
 		k, err := kiln.Eval(random.FoldIn(key, kiln.Int(int64(s))))
 		if err != nil {
-			return nil, err
+			return params, err
 		}
-		outs, err := step.RunAll(params[0], params[1], params[2], params[3], x, y, k)
-		if err != nil {
-			return nil, err
+		var next Params[*tensor.Array]
+		var norm *tensor.Array
+		if err := step.RunTree([]any{&next, &norm}, &params, x, y, k); err != nil {
+			return params, err
 		}
-		copy(params, outs[:4])
+		params = next
 		if report != nil {
-			report(s, float64(outs[4].Data().([]float32)[0]))
+			report(s, float64(norm.Data().([]float32)[0]))
 		}
 	}
 	return params, nil

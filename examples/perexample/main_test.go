@@ -9,23 +9,28 @@ import (
 )
 
 // TestPerExampleGradsMatchLoop: the vmapped per-example gradients equal a
-// Go loop of jitted Grad calls, one example at a time, bit for bit.
+// Go loop of jitted GradTree calls, one example at a time, bit for bit.
 func TestPerExampleGradsMatchLoop(t *testing.T) {
 	const b = 24
 	d := blobs(b, 1.2, 7)
 	params := initParams(7)
 	x, y := d.batchOf(0, b)
-	vmapped, err := kiln.Jit(perExampleGrads).RunAll(params[0], params[1], params[2], params[3], x, y)
-	if err != nil {
+	var tree Params[*tensor.Array]
+	if err := kiln.Jit(perExampleGrads).RunTree([]any{&tree}, &params, x, y); err != nil {
 		t.Fatal(err)
 	}
-	one := kiln.Jit(kiln.Grad(lossOne, 0, 1, 2, 3))
+	vmapped := leaves(t, &tree)
+	one := kiln.Jit(kiln.GradTree(lossOne))
 	for i := range b {
 		xi := must(tensor.FromSlice(d.x[i*dim:(i+1)*dim], dim))
 		yi := must(tensor.FromSlice(d.y[i*classes:(i+1)*classes], classes))
-		gs, err := one.RunAll(params[0], params[1], params[2], params[3], xi, yi)
-		if err != nil {
+		var g Params[*tensor.Array]
+		if err := one.RunTree([]any{&g}, &params, xi, yi); err != nil {
 			t.Fatal(err)
+		}
+		gs := leaves(t, &g)
+		if len(gs) != 4 || len(vmapped) != 4 {
+			t.Fatalf("%d and %d gradients, want 4", len(gs), len(vmapped))
 		}
 		for k, g := range gs {
 			want := g.Data().([]float32)
@@ -40,6 +45,16 @@ func TestPerExampleGradsMatchLoop(t *testing.T) {
 	}
 }
 
+// leaves are a Params' arrays in order: W1, B1, W2, B2.
+func leaves(t *testing.T, p *Params[*tensor.Array]) []*tensor.Array {
+	t.Helper()
+	l, err := kiln.TreeLeaves[*tensor.Array](p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 // TestClippedNormsBounded: after clipping, every example's gradient norm is
 // at most the bound (and unclipped ones are unchanged).
 func TestClippedNormsBounded(t *testing.T) {
@@ -47,17 +62,16 @@ func TestClippedNormsBounded(t *testing.T) {
 	d := blobs(b, 1.2, 9)
 	params := initParams(9)
 	x, y := d.batchOf(0, b)
-	f := kiln.Jit(func(w1, b1, w2, b2, x, y kiln.Value) []kiln.Value {
-		grads := perExampleGrads(w1, b1, w2, b2, x, y)
+	f := kiln.Jit(func(p Params[kiln.Value], x, y kiln.Value) (kiln.Value, kiln.Value) {
+		grads := perExampleGrads(p, x, y)
 		norms := globalNorms(grads)
 		scale := kiln.Float(clip).Div(norms.Add(kiln.Float(1e-12))).Minimum(kiln.Float(1))
-		clipped := make([]kiln.Value, len(grads))
-		for i, g := range grads {
-			clipped[i] = g.Mul(scale.Reshape(append([]int{b}, ones(len(g.Shape())-1)...)...))
-		}
-		return []kiln.Value{norms, globalNorms(clipped)}
+		clipped := kiln.TreeMap(grads, func(g kiln.Value) kiln.Value {
+			return g.Mul(scale.Reshape(append([]int{b}, ones(len(g.Shape())-1)...)...))
+		})
+		return norms, globalNorms(clipped)
 	})
-	outs, err := f.RunAll(params[0], params[1], params[2], params[3], x, y)
+	outs, err := f.RunAll(&params, x, y)
 	if err != nil {
 		t.Fatal(err)
 	}
