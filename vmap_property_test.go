@@ -1,7 +1,6 @@
 package kiln_test
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"math/rand"
@@ -9,7 +8,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -40,20 +38,12 @@ var (
 	vmapFrom = flag.Int64("vmap.from", 20_000_000, "first seed of TestVmapProperty's corpus")
 )
 
-// vmapRulesElsewhere are the ops whose batching rules are on another
-// branch: a program using one of them fails to vmap with a *VmapError
-// naming it, counted and logged rather than failed. None now (vmapext's
-// indexing, control-flow and convolution rules are merged).
-var vmapRulesElsewhere []trace.Op
-
 func TestVmapProperty(t *testing.T) {
 	n := *vmapN
 	if n <= 0 {
 		n = longtest.Pick(10000, 1000)
 	}
 	var ran, i atomic.Int64
-	var mu sync.Mutex
-	missing := map[string]int{}
 	next := func() (int64, bool) {
 		k := i.Add(1) - 1
 		if *vmapSeed >= 0 {
@@ -64,25 +54,13 @@ func TestVmapProperty(t *testing.T) {
 	start := time.Now()
 	forSeeds(t, next, func(seed int64) string {
 		defer ran.Add(1)
-		msg, miss := runVmapProperty(seed)
-		if miss != trace.OpInvalid {
-			mu.Lock()
-			missing[miss.String()]++
-			mu.Unlock()
-		}
-		return msg
+		return runVmapProperty(seed)
 	})
-	skipped := 0
-	for _, k := range missing {
-		skipped += k
-	}
-	t.Logf("%d programs in %v; %d not vmapped for a missing rule (vmapext): %v", ran.Load(), time.Since(start).Round(time.Millisecond), skipped, missing)
+	t.Logf("%d programs in %v", ran.Load(), time.Since(start).Round(time.Millisecond))
 }
 
-// runVmapProperty checks one seed; it returns a failure report, or "" and
-// the op whose batching rule is on the vmapext branch when the program
-// uses one.
-func runVmapProperty(seed int64) (msg string, missing trace.Op) {
+// runVmapProperty checks one seed; it returns a failure report, or "".
+func runVmapProperty(seed int64) (msg string) {
 	r := rand.New(rand.NewSource(seed))
 	mode := "plain"
 	if seed%4 == 0 {
@@ -98,7 +76,7 @@ func runVmapProperty(seed int64) (msg string, missing trace.Op) {
 	}()
 	p, err := c.Trace()
 	if err != nil {
-		return fmt.Sprintf("seed %d: progen drew a program that does not trace: %v (reproduce: %s)\n%s", seed, err, repro, c), trace.OpInvalid
+		return fmt.Sprintf("seed %d: progen drew a program that does not trace: %v (reproduce: %s)\n%s", seed, err, repro, c)
 	}
 
 	// The batch: example 0 is the case's arrays, the others new draws.
@@ -168,11 +146,7 @@ func runVmapProperty(seed int64) (msg string, missing trace.Op) {
 	fused := kiln.Jit(vf, opts...)
 	got, err := fused.RunAll(args(batch)...)
 	if err != nil {
-		var ve *kiln.VmapError
-		if errors.As(err, &ve) && slices.Contains(vmapRulesElsewhere, ve.Rule) && strings.Contains(ve.Msg, "no batching rule") {
-			return "", ve.Rule
-		}
-		return report("vmap failed: " + err.Error()), trace.OpInvalid
+		return report("vmap failed: " + err.Error())
 	}
 	if pv, err := fused.Trace(args(batch)...); err == nil {
 		fmt.Fprintf(&detail, "vmapped program:\n%s\n", pv)
@@ -182,38 +156,38 @@ func runVmapProperty(seed int64) (msg string, missing trace.Op) {
 	for b, ex := range examples {
 		want, err := single.RunAll(args(ex)...)
 		if err != nil {
-			return report(fmt.Sprintf("example %d failed: %v", b, err)), trace.OpInvalid
+			return report(fmt.Sprintf("example %d failed: %v", b, err))
 		}
 		if d := compareExample(got, want, outAxes, b); d != "" {
-			return report(fmt.Sprintf("fused: example %d: %s", b, d)), trace.OpInvalid
+			return report(fmt.Sprintf("fused: example %d: %s", b, d))
 		}
 	}
 	unfused, err := kiln.Jit(vf, append(opts, kiln.NoFusion())...).RunAll(args(batch)...)
 	if err != nil {
-		return report("vmap op by op failed: " + err.Error()), trace.OpInvalid
+		return report("vmap op by op failed: " + err.Error())
 	}
 	if d := diffResults(unfused, got, true); d != "" {
-		return report("vmap op by op differs from fused: " + d), trace.OpInvalid
+		return report("vmap op by op differs from fused: " + d)
 	}
 	// The reference evaluator, vmapped program and per example.
 	pv, err := fused.Trace(args(batch)...)
 	if err != nil {
-		return report("vmap trace failed: " + err.Error()), trace.OpInvalid
+		return report("vmap trace failed: " + err.Error())
 	}
 	refGot, err := reference.Eval(pv, batch, refOptions)
 	if err != nil {
-		return report("reference of the vmapped program failed: " + err.Error()), trace.OpInvalid
+		return report("reference of the vmapped program failed: " + err.Error())
 	}
 	for b, ex := range examples {
 		want, err := reference.Eval(p, ex, refOptions)
 		if err != nil {
-			return report(fmt.Sprintf("reference of example %d failed: %v", b, err)), trace.OpInvalid
+			return report(fmt.Sprintf("reference of example %d failed: %v", b, err))
 		}
 		if d := compareExample(refGot, want, outAxes, b); d != "" {
-			return report(fmt.Sprintf("reference: example %d: %s", b, d)), trace.OpInvalid
+			return report(fmt.Sprintf("reference: example %d: %s", b, d))
 		}
 	}
-	return "", trace.OpInvalid
+	return ""
 }
 
 // compareExample compares example b of batched results (along outAxes)

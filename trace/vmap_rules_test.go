@@ -5,17 +5,12 @@ import (
 	"testing"
 )
 
-// batchRulesElsewhere are the ops whose batching rules live on another
-// branch; none now (vmapext's indexing, control-flow and convolution
-// rules are vmap_index.go, vmap_control.go and vmap_conv.go).
-var batchRulesElsewhere []Op
-
 // TestEveryOpHasBatchRule checks the batching rules table: every op of
 // the op table has a rule (vmap.go says how to write one).
 func TestEveryOpHasBatchRule(t *testing.T) {
 	var missing []string
 	for op := OpInvalid + 1; op < numOps; op++ {
-		if batchRules[op] == nil && !slices.Contains(batchRulesElsewhere, op) {
+		if batchRules[op] == nil {
 			missing = append(missing, op.String())
 		}
 	}
