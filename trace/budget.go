@@ -37,7 +37,8 @@ func (e *BudgetError) Error() string {
 // *tensor.SizeError, or a *BudgetError. Trace checks the allocation limit
 // only.
 func TraceWithin(cfg promote.Config, limit int, inputs []Abstract, fn func(args []Value) []Value) (*Program, error) {
-	b := &builder{cfg: cfg, prog: &Program{Config: cfg}, budget: limit}
+	b := newBuilder(cfg, nil)
+	b.budget = limit
 	return b.trace(inputs, fn)
 }
 

@@ -218,7 +218,7 @@ func (b *builder) vmap(pos Pos, fn func([]Value) []Value, o VmapOptions, xs []Va
 	}
 	prog, captured, e := b.subTrace(inputs, fn)
 	if prog == nil {
-		return inert(b, 1)
+		return inert(e, 1)
 	}
 	// The replay goes where fn's trace ended up: b, or a trace inside it
 	// whose values fn uses (a loop body's induction variable).
