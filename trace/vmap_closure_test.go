@@ -174,3 +174,42 @@ func TestTransformClosureOverLeakedIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestTransformClosureInLoopInGrad checks a loop over the outer trace's x
+// inside a differentiated function, whose body vmaps over x with a
+// function closing over both the body's i and the differentiated
+// argument w: the vmap's function is traced in the body, the body in the
+// differentiated function's trace (not the outer one its operands come
+// from). f(w) = sum(c) for c = init + Σ_i x·i·sum(w), so ∇f = 3·sum(x)
+// everywhere.
+func TestTransformClosureInLoopInGrad(t *testing.T) {
+	x := tensor.Must(tensor.New(tensor.F32, []int{3}, []float32{1, 2, 3}))
+	for _, freeInit := range []bool{false, true} {
+		t.Run(map[bool]string{false: "init=x", true: "init=zeros"}[freeInit], func(t *testing.T) {
+			p, err := trace.Trace(promote.Config{}, []trace.Abstract{trace.AbstractOf(tensor.F32, []int{3})}, func(a []V) []V {
+				f := func(w []V) []V {
+					init := a[0]
+					if freeInit {
+						init = trace.Zeros([]int{3}, tensor.F32)
+					}
+					c := trace.ForiLoop(trace.Int(0), trace.Int(3), func(i V, carry []V) []V {
+						v := trace.Vmap(func(r []V) []V { return []V{r[0].Mul(i).Mul(w[0].Sum())} }, trace.VmapOptions{})(a[0])[0]
+						return []V{carry[0].Add(v)}
+					}, init)
+					return []V{c[0].Sum()}
+				}
+				return trace.Grad(f, trace.GradOptions{})(a[0])
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := reference.Eval(p, []*tensor.Array{x}, reference.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := got[0].Data().([]float32); len(g) != 3 || g[0] != 18 || g[1] != 18 || g[2] != 18 {
+				t.Errorf("got %v, want [18 18 18]", got[0])
+			}
+		})
+	}
+}
