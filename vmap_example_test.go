@@ -33,3 +33,18 @@ func ExampleVmap_perExampleGradients() {
 	fmt.Println(g)
 	// Output: f64[3,2,1] [[[2] [0]] [[0] [-2]] [[-2] [-2]]]
 }
+
+func ExampleAxisSize() {
+	// No argument is batched: AxisSize says how many examples there are,
+	// each a copy of the result. AxisSize(0) is an empty batch, as JAX's
+	// axis_size=0.
+	double := func(w kiln.Value) kiln.Value { return w.Mul(kiln.Float(2)) }
+	w, _ := tensor.FromSlice([]float32{1, 2})
+	for _, n := range []int{2, 0} {
+		out, err := kiln.Jit(kiln.Vmap(double, kiln.InAxes(kiln.NoAxis), kiln.AxisSize(n))).Run(w)
+		fmt.Println(out, err)
+	}
+	// Output:
+	// f32[2,2] [[2 4] [2 4]] <nil>
+	// f32[0,2] [] <nil>
+}
