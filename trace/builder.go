@@ -466,8 +466,13 @@ func builderOf(op string, xs ...Value) (*builder, bool) {
 //   - when x is in a probe and y's chain is older, the probe's op uses
 //     y's trace, or one enclosing it (wants): the probe fails.
 //
-// A probe that has ended (done) settles nothing: its values were leaked.
+// A probe that has ended (done) settles nothing: its values were leaked;
+// nor does a meeting of two traces of one tree (a branch's value used in
+// another branch).
 func floating(op, msg string, x, y *builder) *builder {
+	if x.root() == y.root() {
+		return nil
+	}
 	if py := y.probeRoot(); py != nil && !py.done {
 		if c := x.newerPart(py.seq); c != nil {
 			switch {
@@ -497,12 +502,17 @@ func floating(op, msg string, x, y *builder) *builder {
 	return nil
 }
 
-// probeRoot is the probe b's chain ends in, or nil.
-func (b *builder) probeRoot() *builder {
+// root is the outermost trace of b's chain.
+func (b *builder) root() *builder {
 	for ; b.parent != nil; b = b.parent {
 	}
-	if b.probe {
-		return b
+	return b
+}
+
+// probeRoot is the probe b's chain ends in, or nil.
+func (b *builder) probeRoot() *builder {
+	if r := b.root(); r.probe {
+		return r
 	}
 	return nil
 }

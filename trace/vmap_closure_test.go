@@ -213,3 +213,29 @@ func TestTransformClosureInLoopInGrad(t *testing.T) {
 		})
 	}
 }
+
+// TestBranchValueInOtherBranch checks that a value of one branch used in
+// the other (two traces of one tree, neither enclosing the other) fails
+// the trace, whether the cond's operand is traced or free (probed).
+func TestBranchValueInOtherBranch(t *testing.T) {
+	for _, free := range []bool{false, true} {
+		t.Run(map[bool]string{false: "traced", true: "free"}[free], func(t *testing.T) {
+			_, err := trace.Trace(promote.Config{}, []trace.Abstract{trace.AbstractOf(tensor.F32, []int{3})}, func(a []V) []V {
+				x := a[0]
+				if free {
+					x = trace.Zeros([]int{3}, tensor.F32)
+				}
+				var leaked V
+				// The false branch is traced first (it is branch 0).
+				out := trace.Cond(trace.Bool(true),
+					func(ops []V) []V { return []V{ops[0].Add(leaked)} },
+					func(ops []V) []V { leaked = ops[0].Mul(trace.Float(2)); return ops }, x)
+				return []V{out[0].Add(a[0])}
+			})
+			var oe *trace.OpError
+			if !errors.As(err, &oe) || !strings.Contains(err.Error(), "different traces") {
+				t.Fatalf("got %v, want the *OpError 'operands come from two different traces'", err)
+			}
+		})
+	}
+}
