@@ -43,11 +43,7 @@ func TraceWithin(cfg promote.Config, limit int, inputs []Abstract, fn func(args 
 }
 
 // budgetOf is the memory budget of b's outermost trace, or 0 for none.
-func (b *builder) budgetOf() int {
-	for ; b.parent != nil; b = b.parent {
-	}
-	return b.budget
-}
+func (b *builder) budgetOf() int { return b.root().budget }
 
 // checkConst checks, before a trace-time helper of op builds a constant of
 // n elements of dtype d (a count or index list), that it may be allocated:

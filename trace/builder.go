@@ -75,16 +75,6 @@ type builder struct {
 	budget int
 }
 
-// inProbe reports whether b is a probe or a trace inside one.
-func (b *builder) inProbe() bool {
-	for p := b; p != nil; p = p.parent {
-		if p.probe {
-			return true
-		}
-	}
-	return false
-}
-
 // newBuilder is a trace of cfg, a sub-trace of parent when it is not nil.
 func newBuilder(cfg promote.Config, parent *builder) *builder {
 	return &builder{cfg: cfg, prog: &Program{Config: cfg}, parent: parent, seq: traceSeq.Add(1)}
