@@ -47,8 +47,10 @@ func OutAxes(axes ...int) VmapOption {
 // AxisSize gives the batch size, as jax.vmap's axis_size: required when
 // no argument is batched (every InAxes is NoAxis), and then each result is
 // n copies; otherwise it must equal the batched arguments' size.
+// AxisSize(0) is an empty batch (JAX's axis_size=0): results with a batch
+// axis of size 0.
 func AxisSize(n int) VmapOption {
-	return func(o *VmapOptions) { o.AxisSize = n }
+	return func(o *VmapOptions) { o.AxisSize, o.HasAxisSize = n, true }
 }
 
 // Vmap returns fn vectorized over a batch axis of its arguments, as

@@ -65,3 +65,18 @@ func ExampleVmapTree_perExampleGradients() {
 	fmt.Println("dW:", g.W, "dB:", g.B, err) // residuals 0.5, 0.5
 	// Output: dW: f64[2] [1 2] dB: f64[2] [1 1] <nil>
 }
+
+func ExampleAxisSize() {
+	// No argument is batched: AxisSize says how many examples there are,
+	// each a copy of the result. AxisSize(0) is an empty batch, as JAX's
+	// axis_size=0.
+	double := func(w kiln.Value) kiln.Value { return w.Mul(kiln.Float(2)) }
+	w, _ := tensor.FromSlice([]float32{1, 2})
+	for _, n := range []int{2, 0} {
+		out, err := kiln.Jit(kiln.Vmap(double, kiln.InAxes(kiln.NoAxis), kiln.AxisSize(n))).Run(w)
+		fmt.Println(out, err)
+	}
+	// Output:
+	// f32[2,2] [[2 4] [2 4]] <nil>
+	// f32[0,2] [] <nil>
+}

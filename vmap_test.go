@@ -295,3 +295,28 @@ func TestVmapRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestVmapInLoopClosesOverIndex runs, compiled, JAX's
+//
+//	jit(lambda x: fori_loop(0, 3, lambda i, c: c + vmap(lambda r: r * i)(x) + grad(lambda w: sum(w * w * i) / 2)(x), zeros(3)))
+//
+// Vmap and Grad are called inside the loop's body on x, a value of the
+// outer trace, with functions closing over the body's i; the loop starts
+// from a free value, so it is first traced in a probe.
+func TestVmapInLoopClosesOverIndex(t *testing.T) {
+	f := kiln.Jit(func(x kiln.Value) kiln.Value {
+		return kiln.ForiLoop(kiln.Int(0), kiln.Int(3), func(i kiln.Value, c []kiln.Value) []kiln.Value {
+			v := kiln.Vmap(func(r kiln.Value) kiln.Value { return r.Mul(i) })(x)[0]
+			g := kiln.Grad(func(w kiln.Value) kiln.Value { return w.Mul(w).Mul(i).Sum().Div(kiln.Float(2)) })(x)[0]
+			return []kiln.Value{c[0].Add(v).Add(g)}
+		}, kiln.Zeros([]int{3}, tensor.F32))[0]
+	})
+	x, _ := tensor.FromSlice([]float32{1, 2, 3})
+	out, err := f.Run(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(out); got != "f32[3] [6 12 18]" {
+		t.Errorf("got %s, want f32[3] [6 12 18] (x·(0+1+2), twice)", got)
+	}
+}

@@ -24,10 +24,13 @@ type GradOptions struct {
 	HasAux bool
 }
 
-// traceFn traces fn as a sub-trace of b at args (values of b, or
-// literals) and returns its program and the values its inputs are bound
-// to: args, then the values of b it closes over.
-func (b *builder) traceFn(op string, fn func([]Value) []Value, args []Value) (*Program, []Value) {
+// traceFn traces fn as a sub-trace of the innermost trace being built
+// inside b (current) at args (values of b, or literals) and returns its
+// program, the values its inputs are bound to — args, then the values it
+// closes over — and the trace the transformation goes on in (placement:
+// b, or a trace inside b whose values fn uses; after an error, a failed
+// trace for the inert results).
+func (b *builder) traceFn(op string, fn func([]Value) []Value, args []Value) (*Program, []Value, *builder) {
 	abs := make([]Abstract, len(args))
 	vals := make([]Value, len(args))
 	for i, a := range args {
@@ -36,30 +39,37 @@ func (b *builder) traceFn(op string, fn func([]Value) []Value, args []Value) (*P
 			if b.err == nil {
 				b.opErr(op, fmt.Errorf("argument %d is not a value (the zero Value, or one made outside any expression)", i))
 			}
-			return nil, nil
+			return nil, nil, b
 		}
 		vals[i] = Value{b: b, v: v}
 		abs[i] = Abstract{Type: v.Type, Shape: v.Shape}
 	}
 	if fn == nil {
 		b.opErr(op, fmt.Errorf("a nil function"))
-		return nil, nil
+		return nil, nil, b
 	}
-	sub := &builder{cfg: b.cfg, prog: &Program{Config: b.cfg}, parent: b}
+	sub := newBuilder(b.cfg, b.current())
 	if err := sub.run(abs, fn); err != nil {
-		b.fail(err)
-		return nil, nil
+		sub.fail(err)
+		return nil, nil, sub.parent
 	}
-	return sub.prog, append(vals, sub.captured...)
+	return sub.prog, append(vals, sub.captured...), sub.placement(b)
 }
 
-// free runs a transformation of free values (no trace yet): it returns n
-// free values, the i-th replaying the transformation in the trace it meets
-// and taking its i-th result. n is learned by running it once in a
-// scratch trace.
+// free runs a transformation (or control-flow op) of free values (no
+// trace yet). It runs it once in a probe: when the functions it traces
+// use values of a real trace (floating), it is run in the innermost trace
+// being built there, where the Go code calling it runs; otherwise it
+// returns n free values (n learned from the probe), the i-th replaying the
+// transformation in the trace it meets and taking its i-th result.
 func free(args []Value, f func(b *builder, args []Value) []Value) []Value {
-	scratch := &builder{prog: &Program{}, probe: true}
-	n := len(f(scratch, attachAll(scratch, "transform", args)))
+	probe := newProbe()
+	n := len(f(probe, attachAll(probe, "transform", args)))
+	probe.done = true
+	if r := probe.wants; r != nil {
+		r = r.current()
+		return f(r, attachAll(r, "transform", args))
+	}
 	outs := make([]Value, n)
 	for i := range outs {
 		outs[i] = freeOp(func(b *builder) Value {
@@ -111,10 +121,12 @@ func jvpIn(b *builder, ok bool, fn func([]Value) []Value, primals, tangents []Va
 		b.opErr("jvp", fmt.Errorf("%d tangents for %d primals: give one tangent per primal", len(tangents), len(primals)))
 		return failed(1)
 	}
-	p, args := b.traceFn("jvp", fn, primals)
+	p, args, e := b.traceFn("jvp", fn, primals)
 	if p == nil {
+		b = e
 		return failed(1)
 	}
+	b = e // tangents, values of b or of traces enclosing it, are captured
 	ts := make([]Value, len(args))
 	for i, t := range tangents {
 		ts[i] = b.checkTangent("jvp", t, p.Inputs[i], i)
@@ -202,7 +214,8 @@ func vjpIn(b *builder, ok bool, fn func([]Value) []Value, primals []Value) ([]Va
 	if !ok || b.err != nil {
 		return inert(b, 1), failed
 	}
-	p, args := b.traceFn("vjp", fn, primals)
+	p, args, e := b.traceFn("vjp", fn, primals)
+	b = e
 	if p == nil {
 		return inert(b, 1), failed
 	}
@@ -212,10 +225,11 @@ func vjpIn(b *builder, ok bool, fn func([]Value) []Value, primals []Value) ([]Va
 	}
 	l := linearize(b, p, args, diff)
 	pullback := func(cts ...Value) []Value {
-		c, ok := builderOf("vjp", cts...)
-		if c == nil || l.b.encloses(c) {
-			c = l.b
-		}
+		// The innermost of the linearization's trace and the
+		// cotangents': the pullback may be called inside a trace nested
+		// in the former, on cotangents of it, or on cotangents of a trace
+		// enclosing it.
+		c, ok := builderOf("vjp", append([]Value{{b: l.b}}, cts...)...)
 		if !ok || c.err != nil {
 			return inert(c, len(primals))
 		}
@@ -306,7 +320,8 @@ func gradIn(b *builder, ok bool, fn func([]Value) []Value, o GradOptions, args [
 		}
 		diff[i] = b.typeOf(b.attach(args[i], name)).DType.IsInexact()
 	}
-	p, all := b.traceFn(name, fn, args)
+	p, all, e := b.traceFn(name, fn, args)
+	b = e
 	if p == nil || !b.checkGradOutput(name, o, p) {
 		return inert(b, nout)
 	}

@@ -17,7 +17,7 @@ type linearization struct {
 // linearize evaluates p at primals in b and records the tangent of every
 // output as a linear function of the tangents of the inputs diff marks.
 func linearize(b *builder, p *Program, primals []Value, diff []bool) *linearization {
-	tb := &builder{cfg: b.cfg, prog: &Program{Config: b.cfg}, parent: b}
+	tb := newBuilder(b.cfg, b)
 	tangents := make([]Value, len(primals))
 	l := &linearization{b: b, tb: tb}
 	for i, v := range p.Inputs {

@@ -37,16 +37,13 @@ func (e *BudgetError) Error() string {
 // *tensor.SizeError, or a *BudgetError. Trace checks the allocation limit
 // only.
 func TraceWithin(cfg promote.Config, limit int, inputs []Abstract, fn func(args []Value) []Value) (*Program, error) {
-	b := &builder{cfg: cfg, prog: &Program{Config: cfg}, budget: limit}
+	b := newBuilder(cfg, nil)
+	b.budget = limit
 	return b.trace(inputs, fn)
 }
 
 // budgetOf is the memory budget of b's outermost trace, or 0 for none.
-func (b *builder) budgetOf() int {
-	for ; b.parent != nil; b = b.parent {
-	}
-	return b.budget
-}
+func (b *builder) budgetOf() int { return b.root().budget }
 
 // checkConst checks, before a trace-time helper of op builds a constant of
 // n elements of dtype d (a count or index list), that it may be allocated:

@@ -3,6 +3,7 @@ package trace
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/kiln-go/kiln/promote"
 	"github.com/kiln-go/kiln/tensor"
@@ -35,8 +36,17 @@ type builder struct {
 	err  error
 
 	parent   *builder
-	captures map[*Var]*Var // parent's var → this trace's input
-	captured []Value       // the parent's values, in capture order
+	captures map[*Var]*Var // an enclosing trace's var → this trace's input
+	captured []Value       // the enclosing traces' values, in capture order
+	// active is the sub-trace whose function is running inside this
+	// trace's (run), nil when none: following it from any trace being
+	// built leads to the innermost one, where the Go code runs now
+	// (current) — JAX's dynamic trace.
+	active *builder
+	// seq orders traces by creation (a newer trace has a larger seq): it
+	// tells which part of two unrelated chains was built inside the other
+	// (floating).
+	seq uint64
 	// pos, when set, is the position of every equation emitted (the
 	// derivative of an equation is attributed to that equation's line).
 	pos *Pos
@@ -50,32 +60,66 @@ type builder struct {
 	// 32-bit mode two weak c128 values join to c64*; anvil makes two weak
 	// values strong), so a tangent always has its primal's type.
 	exact bool
-	// control marks the trace of a loop body or a branch (control.go):
-	// when its function uses a value of a trace nested deeper in its
-	// parent than itself (a loop inside a differentiated function, over
-	// the operands of the function around it), it moves under that trace
-	// (adopt), which is where its equation is then emitted.
-	control bool
 	// probe marks a scratch trace run to learn what free values would
-	// give (how many results, which types): it must never fail or write
-	// to a real trace. A loop or branch traced in it whose function uses a
-	// real trace's values records that trace in wants (the op belongs
-	// there) and fails the probe instead.
+	// give (how many results, which types), always an outermost trace: it
+	// must never fail or write to a real trace. Go code running inside it
+	// may meet values of a real trace (a loop from a literal whose body
+	// uses a traced x): the probe records in wants the trace it was run
+	// inside (where the op belongs), and fails instead (floating). done
+	// marks a probe whose run has ended.
 	probe bool
 	wants *builder
+	done  bool
 	// budget is the memory budget of an outermost trace (TraceWithin),
 	// bytes; 0: none.
 	budget int
 }
 
-// inProbe reports whether b is a probe or a trace inside one.
-func (b *builder) inProbe() bool {
-	for p := b; p != nil; p = p.parent {
-		if p.probe {
-			return true
+// newBuilder is a trace of cfg, a sub-trace of parent when it is not nil.
+func newBuilder(cfg promote.Config, parent *builder) *builder {
+	return &builder{cfg: cfg, prog: &Program{Config: cfg}, parent: parent, seq: traceSeq.Add(1)}
+}
+
+// newProbe is a probe trace (see builder.probe).
+func newProbe() *builder {
+	return &builder{prog: &Program{}, probe: true, seq: traceSeq.Add(1)}
+}
+
+// traceSeq numbers traces in creation order (builder.seq).
+var traceSeq atomic.Uint64
+
+// current is the innermost trace being built inside b: b, or the
+// sub-trace whose function is running in it, or that one's, and so on.
+// A transformation or control-flow op traces its functions there, as
+// JAX traces them in the innermost trace in use: they may close over any
+// value of it or of a trace enclosing it (a loop body's index, when the
+// op's operands come from outside the loop).
+func (b *builder) current() *builder {
+	for b.active != nil {
+		b = b.active
+	}
+	return b
+}
+
+// placement is where the equation holding a finished sub-trace's program
+// goes: the innermost of b (the trace of the op's operands) and the traces
+// of the values the sub-trace's function closed over. The sub-trace was
+// made in the innermost trace being built (current), which all of them
+// enclose; an op using no value of that trace goes out to the trace of
+// the values it uses, as it did before the op was called inside it (a
+// loop-invariant op stays out of the loop).
+func (sub *builder) placement(b *builder) *builder {
+	for p := sub.parent; p != nil; p = p.parent {
+		if p == b {
+			return p
+		}
+		for _, x := range sub.captured {
+			if x.b == p {
+				return p
+			}
 		}
 	}
-	return false
+	return sub.parent
 }
 
 // resultType is the promoted type of an op's operands.
@@ -183,8 +227,7 @@ func zeroOperand(op string, xs ...Value) (Value, bool) {
 // Trace traces fn over abstract inputs into a program. The first error of
 // the trace (a *ShapeError, *DTypeError or *OpError) is returned.
 func Trace(cfg promote.Config, inputs []Abstract, fn func(args []Value) []Value) (*Program, error) {
-	b := &builder{cfg: cfg, prog: &Program{Config: cfg}}
-	return b.trace(inputs, fn)
+	return newBuilder(cfg, nil).trace(inputs, fn)
 }
 
 // trace runs fn over inputs into b, a new outermost trace.
@@ -202,7 +245,14 @@ func (b *builder) trace(inputs []Abstract, fn func(args []Value) []Value) (*Prog
 }
 
 // run traces fn over inputs into b's program.
+//
+// While fn runs, b is its parent's active sub-trace (current).
 func (b *builder) run(inputs []Abstract, fn func(args []Value) []Value) error {
+	if p := b.parent; p != nil {
+		prev := p.active
+		p.active = b
+		defer func() { p.active = prev }()
+	}
 	args := make([]Value, len(inputs))
 	for i, in := range inputs {
 		if in.Type.DType == tensor.Bool {
@@ -351,33 +401,12 @@ func (b *builder) encloses(c *builder) bool {
 	return false
 }
 
-// adopt moves the nearest loop-body or branch trace of b's chain whose
-// parent encloses o (o is not in its own chain) under o, and reports
-// whether it did: a function traced for a control-flow op may use values
-// of a trace deeper than the op's operands (a loop's body closing over
-// the parameters of a differentiated function while its operands are the
-// enclosing program's), and its equation then belongs in that trace. The
-// values it captured so far belong to traces enclosing o, so they stay
-// valid.
-func (b *builder) adopt(o *builder) bool {
-	for c := b; c != nil; c = c.parent {
-		if c.control && c.parent != nil && c.parent.encloses(o) && c != o && !c.encloses(o) {
-			c.parent = o
-			return true
-		}
-		if c.control && c.parent != nil && c.parent.probe && !o.inProbe() && c.parent.wants == nil {
-			c.parent.wants = o // a probe's loop uses a real trace: the op belongs there
-		}
-	}
-	return false
-}
-
 // capture makes x, a traced value of a trace enclosing b, an input of b
-// (once per value), capturing it in the traces in between first.
+// (once per value). x is kept as it is (captured): whoever emits the
+// equation holding b's program attaches it in the trace that equation
+// goes to, capturing it there in turn when it must — not in every trace
+// in between, which may not need it (placement).
 func (b *builder) capture(x Value) *Var {
-	if x.b != b.parent {
-		x = Value{b: b.parent, v: b.parent.capture(x)}
-	}
 	if v, ok := b.captures[x.v]; ok {
 		return v
 	}
@@ -393,7 +422,8 @@ func (b *builder) capture(x Value) *Var {
 
 // builderOf finds the trace the operands belong to; nil when all are free.
 // Operands of a trace and of traces enclosing it belong to the innermost;
-// values of two unrelated traces are an error.
+// values of two unrelated traces are an error (unless a probe is
+// involved: floating).
 func builderOf(op string, xs ...Value) (*builder, bool) {
 	var b *builder
 	for _, x := range xs {
@@ -401,27 +431,124 @@ func builderOf(op string, xs ...Value) (*builder, bool) {
 		case x.b == nil || x.b == b:
 		case b == nil || b.encloses(x.b):
 			b = x.b
-		case x.b.encloses(b) || b.adopt(x.b):
-		case x.b.adopt(b):
-			b = x.b
+		case x.b.encloses(b):
 		default:
-			if x.b.inProbe() && !b.inProbe() {
-				b = x.b // the probe fails, never the real trace
+			const msg = "operands come from two different traces"
+			if f := floating(op, msg, b, x.b); f != nil {
+				return f, false
 			}
-			b.opErr(op, errors.New("operands come from two different traces"))
+			if f := floating(op, msg, x.b, b); f != nil {
+				return f, false
+			}
+			b.opErr(op, errors.New(msg))
 			return b, false
 		}
 	}
 	return b, true
 }
 
+// floating settles a meeting of x, a trace, with a value of y, a trace
+// neither enclosing nor enclosed by x, when it is a probe's doing: it
+// fails x's side — the probe, never a real trace — and returns x, or
+// returns nil when the meeting is an error of x's.
+//
+// A probe (builder.probe) is an outermost trace, though the Go code
+// tracing it runs inside some trace being built: that is the trace its op
+// belongs to, and the trace any value it may meet belongs to or encloses.
+// So a meeting of a probe's trace with an unrelated one tells:
+//
+//   - when the part of x's chain made after y's probe started (c, from
+//     seq) hangs from an older trace, that part was built inside the
+//     probe (a Vmap called in a probed loop body, on a value of the
+//     trace around the loop, whose function uses the body's index): the
+//     probe's op uses the trace c hangs from, which it records in wants
+//     (the op is then traced there). c moves under y — it was built
+//     inside it — so that failing it fails the probe, not the real trace
+//     it hung from;
+//   - when that part is a probe itself, started inside y's, that probe's
+//     op belongs in y (wants) and the probe fails;
+//   - when x is in a probe and y's chain is older, the probe's op uses
+//     y's trace, or one enclosing it (wants): the probe fails.
+//
+// A probe that has ended (done) settles nothing: its values were leaked;
+// nor does a meeting of two traces of one tree (a branch's value used in
+// another branch).
+func floating(op, msg string, x, y *builder) *builder {
+	if x.root() == y.root() {
+		return nil
+	}
+	if py := y.probeRoot(); py != nil && !py.done {
+		if c := x.newerPart(py.seq); c != nil {
+			switch {
+			case c.parent != nil:
+				if py.wants == nil {
+					py.wants = c.parent
+				}
+				c.parent = y
+				x.opErr(op, errors.New(msg))
+				return x
+			case c.probe:
+				if c.wants == nil {
+					c.wants = y
+				}
+				x.opErr(op, errors.New(msg))
+				return x
+			}
+		}
+	}
+	if px := x.probeRoot(); px != nil && !px.done {
+		if px.wants == nil {
+			px.wants = y.olderPart(px.seq)
+		}
+		x.opErr(op, errors.New(msg))
+		return x
+	}
+	return nil
+}
+
+// root is the outermost trace of b's chain.
+func (b *builder) root() *builder {
+	for ; b.parent != nil; b = b.parent {
+	}
+	return b
+}
+
+// probeRoot is the probe b's chain ends in, or nil.
+func (b *builder) probeRoot() *builder {
+	if r := b.root(); r.probe {
+		return r
+	}
+	return nil
+}
+
+// newerPart is the outermost trace of b's chain made after seq, or nil.
+func (b *builder) newerPart(seq uint64) *builder {
+	var c *builder
+	for p := b; p != nil && p.seq > seq; p = p.parent {
+		c = p
+	}
+	return c
+}
+
+// olderPart is the innermost trace of b's chain made before seq, or nil.
+func (b *builder) olderPart(seq uint64) *builder {
+	for p := b; p != nil; p = p.parent {
+		if p.seq < seq {
+			return p
+		}
+	}
+	return nil
+}
+
 // attach brings x into trace b: free expressions are replayed and free
-// constants become const equations; literals stay literals.
+// constants become const equations; literals stay literals. Values of a
+// trace enclosing b are captured; a value of any other trace is an
+// error (or, when a probe is involved, fails it: floating).
 func (b *builder) attach(x Value, op string) Value {
 	switch {
 	case x.b == b && (x.v != nil || x.lit != nil):
 		return x
-	case x.b != nil && x.b != b && (x.b.encloses(b) || b.adopt(x.b)):
+	case x.b != nil && x.b != b && x.b.encloses(b):
 		switch {
 		case x.v != nil:
 			return Value{b: b, v: b.capture(x)}
@@ -430,7 +557,11 @@ func (b *builder) attach(x Value, op string) Value {
 		}
 		return Value{b: b}
 	case x.b != nil && x.b != b:
-		return b.opErr(op, errors.New("a value from another trace was used"))
+		const msg = "a value from another trace was used"
+		if floating(op, msg, b, x.b) == nil {
+			b.opErr(op, errors.New(msg))
+		}
+		return Value{b: b}
 	case x.replay != nil:
 		return x.replay(b)
 	case x.lit != nil:
@@ -566,7 +697,8 @@ func (x Value) Shape() []int {
 
 // probe replays a free expression into a scratch trace to learn its type.
 func (x Value) probe() Value {
-	b := &builder{prog: &Program{}, probe: true}
+	b := newProbe()
+	defer func() { b.done = true }()
 	return x.replay(b)
 }
 

@@ -12,10 +12,11 @@ import (
 // Control flow, as jax.lax's: WhileLoop, ForiLoop, Cond, Switch and Scan
 // trace their functions once, as sub-programs (JAX's closed jaxprs) held
 // in the equation's Params.Control, instead of unrolling a Go loop into
-// the trace. A function may close over values of the enclosing trace: each
-// one it uses becomes an extra input of its sub-program (after the
-// declared ones) and an extra operand of the equation — the same closure
-// conversion Grad uses (builder.capture).
+// the trace. A function may close over values of the traces enclosing
+// it (doc.go: how transformations nest): each one it uses becomes an extra
+// input of its sub-program (after the declared ones) and an extra operand
+// of the equation — the same closure conversion Grad uses
+// (builder.capture).
 //
 // Equations. A control-flow op has several results, and an Eqn one Out:
 // the equation's Out is result 0, and each further result k is a
@@ -125,25 +126,28 @@ func abstracts(vs []*Var) []Abstract {
 	return out
 }
 
-// subTrace traces fn over inputs as a sub-trace of b, closing over b's
-// values; it returns the program (nil after an error) and the values of b
-// its captured inputs are bound to.
-//
-// The sub-trace may have moved under a trace deeper than b (adopt): its
-// parent on return is where the equation that holds it belongs.
+// subTrace traces fn over inputs as a sub-trace of the innermost trace
+// being built inside b (current), closing over its values and those of
+// the traces enclosing it; it returns the program (nil after an error),
+// the values its captured inputs are bound to, and the trace the equation
+// holding it belongs to (placement: b, or a trace inside b whose values
+// fn uses — a loop body's index, when the op's operands come from outside
+// the loop). After an error that trace is a failed one, for the op's
+// inert results.
 func (b *builder) subTrace(inputs []Abstract, fn func([]Value) []Value) (*Program, []Value, *builder) {
 	// A loop or branch a derivative rule builds (the reverse loop of a
 	// transpose) is traced in the rule's mode: its operands of one type
 	// keep it, so a cotangent accumulated in a carry is not promoted (two
 	// weak f32 join to f64 under strict promotion) and its equations are
 	// at the rule's position.
-	sub := &builder{cfg: b.cfg, prog: &Program{Config: b.cfg}, parent: b, control: true, exact: b.exact, pos: b.pos}
+	sub := newBuilder(b.cfg, b.current())
+	sub.exact, sub.pos = b.exact, b.pos
 	if err := sub.run(inputs, fn); err != nil {
-		b.fail(err)
-		return nil, nil, nil
+		sub.fail(err)
+		return nil, nil, sub.parent
 	}
 	sub.prog.NumVars = sub.nextID()
-	return sub.prog, sub.captured, sub.parent
+	return sub.prog, sub.captured, sub.placement(b)
 }
 
 // inTrace brings values of traces enclosing e into e, as vars.
@@ -207,19 +211,10 @@ func mismatch(t1 promote.Type, s1 []int, t2 promote.Type, s2 []int) string {
 }
 
 // controlValues runs op in the trace of xs, or — when every operand is
-// free — returns free values replaying it in the trace they meet.
-//
-// With free operands the functions may still use values of a real trace
-// (a loop from a literal over a traced x): a probe run finds out, and the
-// op is then traced in that trace.
+// free — returns free values replaying it in the trace they meet (free).
 func controlValues(op string, xs []Value, run func(b *builder, xs []Value) []Value) []Value {
 	b, ok := builderOf(op, xs...)
 	if b == nil {
-		probe := &builder{prog: &Program{}, probe: true}
-		run(probe, attachAll(probe, op, xs))
-		if r := probe.wants; r != nil {
-			return run(r, attachAll(r, op, xs))
-		}
 		return free(xs, run)
 	}
 	if !ok || b.err != nil {
@@ -258,7 +253,7 @@ func (b *builder) whileLoop(name string, pos Pos, cond func([]Value) Value, body
 	carry := abstracts(vs)
 	bodyProg, bodyCaps, e := b.traceBody(name, pos, body, carry, hidden)
 	if bodyProg == nil {
-		return inert(b, len(init))
+		return inert(e, len(init))
 	}
 	// The body may have promoted weak carries: bring the initial values
 	// to the carry's types.
@@ -270,7 +265,7 @@ func (b *builder) whileLoop(name string, pos Pos, cond func([]Value) Value, body
 	carry = abstracts(bodyProg.Inputs[:len(vs)])
 	condProg, condCaps, e := e.subTrace(carry, func(c []Value) []Value { return []Value{cond(c)} })
 	if condProg == nil {
-		return inert(b, len(init))
+		return inert(e, len(init))
 	}
 	if o := condProg.Outputs[0]; o.Type.DType != tensor.Bool || o.Rank() != 0 {
 		b.controlErr(name, pos, "cond_fun must return a boolean scalar, but got output type %s", o.TypeString())
@@ -302,11 +297,11 @@ func (b *builder) traceBody(name string, pos Pos, body func([]Value) []Value, ca
 	for attempt := 0; ; attempt++ {
 		p, caps, e := b.subTrace(carry, keepStrong(body, carry))
 		if p == nil {
-			return nil, nil, nil
+			return nil, nil, e
 		}
 		if len(p.Outputs) != len(carry) {
 			b.controlErr(name, pos, "%s body function carry input and carry output must have the same structure: the carry has %d components, the body returned %d", name, len(carry)-hidden, len(p.Outputs)-hidden)
-			return nil, nil, nil
+			return nil, nil, b
 		}
 		promoted := false
 		for i, o := range p.Outputs {
@@ -333,7 +328,7 @@ func (b *builder) traceBody(name string, pos Pos, body func([]Value) []Value, ca
 		if len(diffs) > 0 {
 			b.controlErr(name, pos, "%s body function carry input and carry output must have equal types (e.g. shapes and dtypes of arrays), but they differ: %s. Revise the function so that all output types (e.g. shapes and dtypes) match the corresponding input types",
 				name, strings.Join(diffs, "; "))
-			return nil, nil, nil
+			return nil, nil, b
 		}
 		return p, caps, e
 	}

@@ -94,7 +94,7 @@ func (b *builder) branches(name string, pos Pos, index *Var, fns []func([]Value)
 	in := abstracts(ops)
 	progs, caps, e := b.traceBranches(name, pos, fns, in)
 	if progs == nil {
-		return inert(b, 1)
+		return inert(e, 1)
 	}
 	// The equation goes where the branches' traces ended up (b, or a
 	// trace inside it whose values they use).
@@ -129,7 +129,7 @@ func (b *builder) traceBranches(name string, pos Pos, fns []func([]Value) []Valu
 	e := b // each branch is traced where the ones before it ended up
 	for i, f := range fns {
 		if progs[i], caps[i], e = e.subTrace(in, f); progs[i] == nil {
-			return nil, nil, nil
+			return nil, nil, e
 		}
 	}
 	what := func(i int) string {
@@ -146,7 +146,7 @@ func (b *builder) traceBranches(name string, pos Pos, fns []func([]Value) []Valu
 	for i, p := range progs[1:] {
 		if len(p.Outputs) != len(first) {
 			b.controlErr(name, pos, "%s must have the same number of values: %d and %d", what(i+1), len(first), len(p.Outputs))
-			return nil, nil, nil
+			return nil, nil, b
 		}
 		var diffs []string
 		for k, o := range p.Outputs {
@@ -159,7 +159,7 @@ func (b *builder) traceBranches(name string, pos Pos, fns []func([]Value) []Valu
 		}
 		if len(diffs) > 0 {
 			b.controlErr(name, pos, "%s must have identical types, got: %s", what(i+1), strings.Join(diffs, "; "))
-			return nil, nil, nil
+			return nil, nil, b
 		}
 	}
 	for _, p := range progs {

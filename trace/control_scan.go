@@ -107,9 +107,9 @@ func (b *builder) scan(pos Pos, f func(carry, x []Value) ([]Value, []Value), ini
 		ncOut = len(c)
 		return append(append([]Value{}, c...), y...)
 	}
-	probe, _, _ := b.subTrace(append(abstracts(cs), slices(xv)...), step)
+	probe, _, e := b.subTrace(append(abstracts(cs), slices(xv)...), step)
 	if probe == nil {
-		return inert(b, len(init))
+		return inert(e, len(init))
 	}
 	if ncOut != len(cs) {
 		return fail("scan body function carry input and carry output must have the same structure: the carry has %d components, the body returned %d", len(cs), max(ncOut, 0))
@@ -127,8 +127,8 @@ func (b *builder) scan(pos Pos, f func(carry, x []Value) ([]Value, []Value), ini
 		}
 	}
 	if promoted {
-		if probe, _, _ = b.subTrace(append(abstracts(cs), slices(xv)...), step); probe == nil {
-			return inert(b, len(init))
+		if probe, _, e = b.subTrace(append(abstracts(cs), slices(xv)...), step); probe == nil {
+			return inert(e, len(init))
 		}
 	}
 	ysT := probe.Outputs[ncOut:]

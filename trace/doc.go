@@ -149,6 +149,23 @@
 // trace: they are its constants. The derivative of an equation is
 // attributed to that equation's line.
 //
+// Transformations and control flow nest as JAX's traces do. The function
+// given to Grad, ValueAndGrad, JVP, VJP, Vmap or a control-flow op is
+// traced inside the innermost trace being built where the op is called (a
+// loop body's, a differentiated function's), whatever trace its operands
+// come from, so it may close over any Value in scope: a loop's index, the
+// argument of the function being differentiated around it. Values it uses
+// of enclosing traces become inputs of its program (closure conversion).
+// The op's equations go to the innermost of its operands' trace and the
+// traces of the values its function used — an op on values from outside
+// a loop body that uses nothing of the body is computed once, outside the
+// loop. A value of a trace that has ended (a loop index kept in a Go
+// variable and used after the loop) fails the trace with an *OpError, as
+// JAX's UnexpectedTracerError. An op whose operands are all free (literals,
+// Zeros) is first traced in a scratch probe to learn where it belongs: if
+// its functions use a traced value, it is traced in the innermost trace
+// being built around that value; if not, it gives free values.
+//
 // Choices, JAX's unless said otherwise:
 //   - A tangent or cotangent has its primal's dtype and weak flag. f16 and
 //     bf16 derivatives round after every op, as forward f16 code does, and

@@ -99,8 +99,15 @@ type VmapOptions struct {
 	OutAxesFor func(nout int) []int
 	// AxisSize is the batch size (jax.vmap's axis_size): required when no
 	// argument is batched, and equal to the batched arguments' size
-	// otherwise. Zero means not given.
+	// otherwise. An AxisSize of 0 counts as not given unless HasAxisSize
+	// is set.
 	AxisSize int
+	// HasAxisSize says AxisSize is given even when it is 0, as jax.vmap's
+	// axis_size=0: an empty batch, whose results have a batch axis of size
+	// 0 (an argument batched along an axis of size 0 gives the same). A
+	// nonzero AxisSize is given whether or not HasAxisSize is set, as
+	// ScanOptions' Length and HasLength.
+	HasAxisSize bool
 }
 
 // VmapError reports a Vmap that cannot be done: axes that do not fit the
@@ -160,8 +167,13 @@ func axisName(a int) string {
 	return fmt.Sprint(a)
 }
 
-// vmap is Vmap in trace b.
+// vmap is Vmap in trace b. Its errors are at pos, the caller's line, or
+// at the position WithPos (or a rule, or a free value's replay) has set
+// for b's equations: kiln eval's expression column.
 func (b *builder) vmap(pos Pos, fn func([]Value) []Value, o VmapOptions, xs []Value) []Value {
+	if b.pos != nil {
+		pos = *b.pos
+	}
 	fail := func(arg int, result bool, shapes [][]int, format string, a ...any) []Value {
 		b.fail(&VmapError{Op: "vmap", Pos: pos, Arg: arg, Result: result, Shapes: shapes, Msg: fmt.Sprintf(format, a...)})
 		return inert(b, 1)
@@ -208,12 +220,13 @@ func (b *builder) vmap(pos Pos, fn func([]Value) []Value, o VmapOptions, xs []Va
 				axes[first], first, vars[first].TypeString(), size, ax, i, v.TypeString(), v.Shape[ax])
 		}
 	}
+	given := o.HasAxisSize || o.AxisSize != 0
 	switch {
-	case size < 0 && o.AxisSize == 0:
-		return fail(-1, false, shapesOf(vars), "vmap must have at least one non-None value in in_axes, or an axis_size (AxisSize)")
+	case size < 0 && !given:
+		return fail(-1, false, shapesOf(vars), "vmap must have at least one non-None value in in_axes, or an axis_size")
 	case size < 0:
 		size = o.AxisSize
-	case o.AxisSize != 0 && o.AxisSize != size:
+	case given && o.AxisSize != size:
 		return fail(first, false, [][]int{vars[first].Shape}, "vmap got inconsistent sizes for array axes to be mapped: axis_size is %d, but axis %d of argument %d of type %s has size %d",
 			o.AxisSize, axes[first], first, vars[first].TypeString(), size)
 	}
@@ -227,7 +240,7 @@ func (b *builder) vmap(pos Pos, fn func([]Value) []Value, o VmapOptions, xs []Va
 	}
 	prog, captured, e := b.subTrace(inputs, fn)
 	if prog == nil {
-		return inert(b, 1)
+		return inert(e, 1)
 	}
 	// The replay goes where fn's trace ended up: b, or a trace inside it
 	// whose values fn uses (a loop body's induction variable).
@@ -271,7 +284,7 @@ func (b *builder) vmap(pos Pos, fn func([]Value) []Value, o VmapOptions, xs []Va
 		a := outAxes[k]
 		if a == NoAxis {
 			if r.batched {
-				return fail(k, true, [][]int{v.Shape}, "vmap has mapped output (result %d of type %s depends on the batch) but out_axes is None (NoAxis)", k, v.TypeString())
+				return fail(k, true, [][]int{v.Shape}, "vmap has mapped output but out_axes is None (result %d of type %s depends on the batch)", k, v.TypeString())
 			}
 			outs[k] = r.x
 			continue

@@ -176,6 +176,81 @@ func TestVmapOps(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { checkVmap(t, tc.fn, tc.o, tc.ins...) })
+		t.Run(tc.name+"/empty", func(t *testing.T) { checkVmapEmpty(t, tc.fn, tc.o, tc.ins...) })
+	}
+}
+
+// checkVmapEmpty checks Vmap(fn, o) on an empty batch (JAX allows one):
+// ins with their batch axes resized to 0, or axis_size=0 when none is
+// batched. Every result must have one example's type with a batch axis of
+// size 0 where o.OutAxes puts it (none for NoAxis), in a well-formed
+// program the reference evaluator runs.
+func checkVmapEmpty(t *testing.T, fn func([]V) []V, o trace.VmapOptions, ins ...*tensor.Array) {
+	t.Helper()
+	cfg := promote.Config{}
+	empty := make([]*tensor.Array, len(ins))
+	example := make([]trace.Abstract, len(ins))
+	batched := false
+	for i, x := range ins {
+		a := 0
+		switch {
+		case len(o.InAxes) == 1:
+			a = o.InAxes[0]
+		case len(o.InAxes) > 1:
+			a = o.InAxes[i]
+		}
+		shape := x.Shape()
+		empty[i], example[i] = x, trace.AbstractOf(x.DType(), shape)
+		if a == trace.NoAxis {
+			continue
+		}
+		if a < 0 {
+			a += len(shape)
+		}
+		batched = true
+		example[i].Shape = append(append([]int{}, shape[:a]...), shape[a+1:]...)
+		shape[a] = 0
+		empty[i] = tensor.Must(tensor.Zeros(x.DType(), shape...))
+	}
+	if !batched {
+		o.AxisSize, o.HasAxisSize = 0, true
+	}
+	pe, err := trace.Trace(cfg, example, fn)
+	if err != nil {
+		t.Fatalf("per-example trace: %v", err)
+	}
+	p, err := trace.Trace(cfg, abstractsOf(empty), func(a []V) []V { return trace.Vmap(fn, o)(a...) })
+	if err != nil {
+		t.Fatalf("vmap trace of an empty batch: %v", err)
+	}
+	if err := p.Check(); err != nil {
+		t.Fatalf("vmapped program: %v\n%v", err, p)
+	}
+	got, err := reference.Eval(p, empty, reference.Options{})
+	if err != nil {
+		t.Fatalf("vmapped eval: %v\n%v", err, p)
+	}
+	if len(got) != len(pe.Outputs) {
+		t.Fatalf("%d results, one example gives %d", len(got), len(pe.Outputs))
+	}
+	for k, w := range pe.Outputs {
+		a := 0
+		switch {
+		case len(o.OutAxes) == 1:
+			a = o.OutAxes[0]
+		case len(o.OutAxes) > 1:
+			a = o.OutAxes[k]
+		}
+		want := append([]int{}, w.Shape...)
+		if a != trace.NoAxis {
+			if a < 0 {
+				a += len(want) + 1
+			}
+			want = append(want[:a], append([]int{0}, want[a:]...)...)
+		}
+		if g := got[k]; g.DType() != w.Type.DType || !trace.ShapeEqual(g.Shape(), want) {
+			t.Errorf("result %d: %s%v, want %s%v", k, g.DType(), g.Shape(), w.Type.DType, want)
+		}
 	}
 }
 
@@ -297,6 +372,9 @@ func TestVmapErrors(t *testing.T) {
 		{"in_axes length", trace.VmapOptions{InAxes: []int{0, 0}}, []string{"f32[3]", "f32[3]", "f32[3]"}, f, "len(in_axes)=2, len(args)=3"},
 		{"no batched", trace.VmapOptions{InAxes: []int{trace.NoAxis}}, []string{"f32[3]"}, f, "at least one non-None"},
 		{"axis size differs", trace.VmapOptions{AxisSize: 4}, []string{"f32[3]"}, f, "axis_size is 4"},
+		{"axis size 0 differs", trace.VmapOptions{AxisSize: 0, HasAxisSize: true}, []string{"f32[3]"}, f, "axis_size is 0"},
+		{"axis size 0 not given", trace.VmapOptions{InAxes: []int{trace.NoAxis}, AxisSize: 0}, []string{"f32[3]"}, f, "or an axis_size"},
+		{"negative axis size", trace.VmapOptions{InAxes: []int{trace.NoAxis}, AxisSize: -1, HasAxisSize: true}, []string{"f32[3]"}, f, "axis_size -1 is negative"},
 		{"mapped out none", trace.VmapOptions{OutAxes: []int{trace.NoAxis}}, []string{"f32[3]"}, f, "out_axes is None"},
 		{"out axis range", trace.VmapOptions{OutAxes: []int{2}}, []string{"f32[3]"}, f, "out_axes 2 is out of range"},
 		{"out_axes length", trace.VmapOptions{OutAxes: []int{0, 0}}, []string{"f32[3]"}, f, "len(out_axes)=2"},
@@ -315,8 +393,17 @@ func TestVmapErrors(t *testing.T) {
 			}
 		})
 	}
+	// Under WithPos (kiln eval's expression columns), the error is at
+	// that position, as the equations built there are.
+	at := trace.Pos{File: "<expr>", Line: 1, Col: 7}
+	_, err := trace.Trace(promote.Config{}, []trace.Abstract{in(t, "f32[3]")}, func(a []V) []V {
+		return []V{trace.WithPos(a[0], at, func() V { return trace.Vmap(f, trace.VmapOptions{InAxes: []int{2}})(a...)[0] })}
+	})
+	if ve := (*trace.VmapError)(nil); !errors.As(err, &ve) || ve.Pos != at {
+		t.Errorf("error %v under WithPos(%v): want a *VmapError at %v", err, at, at)
+	}
 	// An error inside the function is the function's own.
-	_, err := trace.Trace(promote.Config{}, []trace.Abstract{in(t, "f32[3,2]")}, func(a []V) []V {
+	_, err = trace.Trace(promote.Config{}, []trace.Abstract{in(t, "f32[3,2]")}, func(a []V) []V {
 		return trace.Vmap(func(e []V) []V { return []V{e[0].Reshape(5)} }, trace.VmapOptions{})(a...)
 	})
 	var se *trace.ShapeError

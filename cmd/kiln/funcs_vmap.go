@@ -45,9 +45,7 @@ import (
 // library's (*trace.VmapError: an axis out of range, batched arguments of
 // different sizes, out_axes=None for a result that depends on the batch)
 // have that kind too. Both point at the vmap; an op vmap cannot batch, at
-// the call that made it. Unlike JAX, axis_size=0 is refused: the
-// library's VmapOptions reads 0 as "not given" (an empty batch of a
-// batched argument is fine).
+// the call that made it. axis_size=0 is an empty batch, as in JAX.
 
 // transform is one function transformation: its parameters, as in
 // function, the first of which is the function transformed.
@@ -121,7 +119,8 @@ type xform struct {
 	fun      *node
 	inAxes   []int // vmap: nil for 0, else one axis (every argument) or one per argument; trace.NoAxis for None
 	outAxes  []int // vmap: one axis per array of the results (or one for all); nil for 0
-	axisSize int   // vmap: 0 when not given
+	axisSize int   // vmap: axis_size, when hasSize
+	hasSize  bool  // vmap: axis_size was given (0 is an empty batch)
 	argnums  []int // grad, value_and_grad
 	argTuple bool  // argnums was a tuple: the gradients are one
 }
@@ -346,9 +345,7 @@ func (c *checker) bindTransform(n *node) (*xform, error) {
 		if x.axisSize, err = staticInt(a); err != nil {
 			return nil, err
 		}
-		if x.axisSize == 0 { // 0 is "not given" to trace.Vmap
-			return nil, vmapErr(a.col, "vmap: axis_size=0 is not supported (kiln.Vmap reads 0 as not given); an empty batch needs a batched argument of size 0")
-		}
+		x.hasSize = true
 	}
 	if a := given["argnums"]; a != nil {
 		x.argTuple = a.kind == nTuple
@@ -516,7 +513,7 @@ func (ev *evaluator) function(f *node) func([]trace.Value) []trace.Value {
 	inner := ev.function(x.fun)
 	switch x.name {
 	case "vmap":
-		v := trace.Vmap(inner, trace.VmapOptions{InAxes: x.inAxes, OutAxes: x.outAxes, AxisSize: x.axisSize})
+		v := trace.Vmap(inner, trace.VmapOptions{InAxes: x.inAxes, OutAxes: x.outAxes, AxisSize: x.axisSize, HasAxisSize: x.hasSize})
 		return func(xs []trace.Value) []trace.Value { return v(xs...) }
 	case "grad":
 		g := trace.Grad(inner, trace.GradOptions{Argnums: x.argnums})
