@@ -31,7 +31,7 @@ func writeReport(wr io.Writer, r *results, svgName string) error {
 	m := r.mach
 	p("## Machine\n\n| | |\n|---|---|\n")
 	p("| CPU | %s (%s) |\n| cores / GOMAXPROCS | %d / %d |\n| memory | %s |\n| OS | %s |\n", m.cpu, m.flags, m.cores, m.procs, m.memory, m.kernel)
-	p("| Kiln | %s |\n| Go | %s |\n| C compiler | %s |\n| NumPy | %s |\n| OpenBLAS peer | %s |\n", m.commit, m.goVersion, m.gcc, m.numpy, m.openblas)
+	p("| Kiln | %s |\n| Go | %s |\n| C compiler | %s |\n| NumPy | %s |\n| OpenBLAS peer | %s |\n| PyTorch | %s |\n", m.commit, m.goVersion, m.gcc, m.numpy, m.openblas, m.torch)
 	p("| load average (1 min) at start / end | %s / %s (%d cores: above %d, the peers shared the cores with other work) |\n\n", m.loadStart, m.loadEnd, m.cores, m.cores)
 
 	p("## Copy bandwidth: the memory-bound limit\n\n")
@@ -257,7 +257,7 @@ func writeNotes(b *strings.Builder, r *results) {
 	for _, peer := range peerNames {
 		fmt.Fprintf(b, "- **%s**: %s.\n", peer, peerDesc[peer])
 	}
-	for _, name := range []string{cPeer, cFastPeer, openblasPeer, numpyPeer} {
+	for _, name := range []string{cPeer, cFastPeer, openblasPeer, numpyPeer, torchPeer} {
 		if e := r.exts[name]; e != nil && e.why == "" {
 			fmt.Fprintf(b, "- %s ran as: `%s`.\n", name, e.note)
 		}
