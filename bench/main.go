@@ -10,9 +10,9 @@
 // RunInto; Run with fresh outputs; a fresh Jit's first Run), Kiln op by op
 // (kiln.NoFusion), gorgonia.org/tensor eager, gonum where it has the op, a
 // plain Go loop on 2 goroutines, a C -O3 -march=native loop compiled at run
-// time with gcc (when present) and NumPy in Debian's /usr/bin/python3
-// (when it has numpy). The C and NumPy peers run as subprocesses that time
-// themselves; no cgo. Every cell is the median of repeated runs after a
+// time with gcc (when present), and NumPy and PyTorch in Debian's
+// /usr/bin/python3 (when it has numpy and torch). The C, NumPy and PyTorch
+// peers run as subprocesses that time themselves; no cgo. Every cell is the median of repeated runs after a
 // warm-up, every peer's output is checked against Kiln fused's, and a peer
 // that cannot run says "missing" in the report, never a made-up number.
 //
@@ -48,7 +48,7 @@ func run(args []string, progress io.Writer) error {
 	runs := fs.Int("runs", 15, "timed runs per cell, at most (default 3 with -quick)")
 	budget := fs.Duration("budget", 3*time.Second, "after this much timed work a cell stops at 3 runs (300ms with -quick)")
 	cc := fs.String("cc", "gcc", "the C compiler for the C peer")
-	python := fs.String("python", "/usr/bin/python3", "the Python whose NumPy is the NumPy peer")
+	python := fs.String("python", "/usr/bin/python3", "the Python whose NumPy and PyTorch are the numpy and torch peers")
 	only := fs.String("only", "", "comma-separated workloads or families (E6) to run (default all: "+strings.Join(workloadIDs, ",")+")")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -139,14 +139,14 @@ func gbps(bytes, sec float64) float64 {
 
 // machine describes where the report was measured.
 type machine struct {
-	cpu, flags, kernel, memory string
-	cores, procs               int
-	goVersion                  string
-	gcc, numpy, openblas       string // versions, or why missing
-	cpuFlags                   []string
-	mhz                        float64 // /proc/cpuinfo's "cpu MHz" of the first core (0: unknown)
-	loadStart, loadEnd         string  // /proc/loadavg's 1-minute average
-	commit                     string  // the Kiln source measured
+	cpu, flags, kernel, memory  string
+	cores, procs                int
+	goVersion                   string
+	gcc, numpy, openblas, torch string // versions, or why missing
+	cpuFlags                    []string
+	mhz                         float64 // /proc/cpuinfo's "cpu MHz" of the first core (0: unknown)
+	loadStart, loadEnd          string  // /proc/loadavg's 1-minute average
+	commit                      string  // the Kiln source measured
 }
 
 func describeMachine() machine {

@@ -24,6 +24,9 @@ var peerC string
 //go:embed peers/peer.py
 var peerPy string
 
+//go:embed peers/peer_torch.py
+var peerTorchPy string
+
 // external is one subprocess peer.
 type external struct {
 	name    string
@@ -45,7 +48,7 @@ var extEnv = []string{"OMP_NUM_THREADS=2", "OMP_WAIT_POLICY=passive", "OPENBLAS_
 
 // buildC compiles peer.c twice (strict and -ffast-math) into dir.
 func buildC(cc, dir string) (strict, fast *external) {
-	strict = &external{name: cPeer, env: extEnv, only: set("copy", "E1", "E2", "E3", "E4", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6j", "E6k")}
+	strict = &external{name: cPeer, env: extEnv, only: set("copy", "E1", "E2", "E3", "E4", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6j", "E6k", "E8")}
 	fast = &external{name: cFastPeer, env: extEnv, only: set("E3")}
 	path, err := exec.LookPath(cc)
 	if err != nil {
@@ -152,12 +155,53 @@ func findNumPy(python, dir string) *external {
 	return e
 }
 
+// torchEnv is the PyTorch peer's environment (added to this process's):
+// extEnv's 2 threads, and the passive OpenMP wait policy in the spelling
+// issue 26 gives. PyTorch's intra-op pool is OpenMP's, whose idle threads
+// otherwise spin between ops; on a shared 2-core machine they take the
+// core the working thread needs. peer_torch.py also calls
+// torch.set_num_threads(2).
+var torchEnv = []string{"OMP_NUM_THREADS=2", "OMP_WAIT_POLICY=PASSIVE", "OPENBLAS_NUM_THREADS=2"}
+
+// torchWorkloads are the workloads the PyTorch peer runs (their names in
+// peer_torch.py are their ext names, as peer.py's).
+var torchWorkloads = []string{"E1", "E3", "E4", "E5a", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6k", "E6m", "E7", "E8"}
+
+// findTorch checks that python has PyTorch and writes peer_torch.py (and
+// peer.py, whose loader and timing loop it imports) into dir. The peer is
+// missing, and says why, when python cannot import torch.
+func findTorch(python, dir string) *external {
+	e := &external{name: torchPeer, env: torchEnv, only: set(torchWorkloads...)}
+	script := filepath.Join(dir, "peer_torch.py")
+	for name, src := range map[string]string{"peer.py": peerPy, "peer_torch.py": peerTorchPy} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			e.why = "missing: " + err.Error()
+			return e
+		}
+	}
+	ver, err := commandOutputEnv(e.environ(), python, script, "version")
+	if err != nil {
+		e.why = fmt.Sprintf("missing: %s has no PyTorch (%s)", python, lastLine(err.Error()))
+		return e
+	}
+	e.argv, e.version = []string{python, script}, ver
+	e.note = fmt.Sprintf("%s peer_torch.py with %s in its environment and torch.set_num_threads(2); PyTorch reports: %s", python, strings.Join(torchEnv, " "), ver)
+	return e
+}
+
 func set(ids ...string) map[string]bool {
 	m := map[string]bool{}
 	for _, id := range ids {
 		m[id] = true
 	}
 	return m
+}
+
+// lastLine is the last line of s: where Python puts the error of a
+// traceback.
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	return s[strings.LastIndex(s, "\n")+1:]
 }
 
 func firstLine(s string) string {

@@ -25,6 +25,7 @@ var peerColors = map[string]color.RGBA{
 	cPeer:        {214, 39, 40, 255},
 	cFastPeer:    {255, 127, 14, 255},
 	numpyPeer:    {127, 127, 127, 255},
+	torchPeer:    {140, 86, 75, 255},
 }
 
 const (

@@ -31,7 +31,7 @@ func writeReport(wr io.Writer, r *results, svgName string) error {
 	m := r.mach
 	p("## Machine\n\n| | |\n|---|---|\n")
 	p("| CPU | %s (%s) |\n| cores / GOMAXPROCS | %d / %d |\n| memory | %s |\n| OS | %s |\n", m.cpu, m.flags, m.cores, m.procs, m.memory, m.kernel)
-	p("| Kiln | %s |\n| Go | %s |\n| C compiler | %s |\n| NumPy | %s |\n| OpenBLAS peer | %s |\n", m.commit, m.goVersion, m.gcc, m.numpy, m.openblas)
+	p("| Kiln | %s |\n| Go | %s |\n| C compiler | %s |\n| NumPy | %s |\n| OpenBLAS peer | %s |\n| PyTorch | %s |\n", m.commit, m.goVersion, m.gcc, m.numpy, m.openblas, m.torch)
 	p("| load average (1 min) at start / end | %s / %s (%d cores: above %d, the peers shared the cores with other work) |\n\n", m.loadStart, m.loadEnd, m.cores, m.cores)
 
 	p("## Copy bandwidth: the memory-bound limit\n\n")
@@ -257,7 +257,7 @@ func writeNotes(b *strings.Builder, r *results) {
 	for _, peer := range peerNames {
 		fmt.Fprintf(b, "- **%s**: %s.\n", peer, peerDesc[peer])
 	}
-	for _, name := range []string{cPeer, cFastPeer, openblasPeer, numpyPeer} {
+	for _, name := range []string{cPeer, cFastPeer, openblasPeer, numpyPeer, torchPeer} {
 		if e := r.exts[name]; e != nil && e.why == "" {
 			fmt.Fprintf(b, "- %s ran as: `%s`.\n", name, e.note)
 		}
@@ -292,7 +292,7 @@ func writeNotes(b *strings.Builder, r *results) {
 	}
 }
 
-// target is one goal of issues 5, 11 and 12, judged on Kiln fused's
+// target is one goal of issues 5, 11, 12, 25 and 26, judged on Kiln fused's
 // median (or kiln's, when set). Exactly one kind applies:
 //   - peer set, minShare 0: Kiln's time over peer's at most maxRatio;
 //   - peer set, minShare > 0: Kiln's throughput at least minShare × the
@@ -302,11 +302,13 @@ func writeNotes(b *strings.Builder, r *results) {
 //     most maxRatio;
 //   - vsRow set, minShare > 0: Kiln's throughput (the row's flops per
 //     second) at least minShare × Kiln fused's on row vsRow;
+//   - peer set, report: Kiln's time over peer's, reported with no bound;
 //   - otherwise: Kiln's own time at most limit.
 type target struct {
 	id, peer, kiln, vsRow, text string
 	maxRatio, minShare          float64
 	limit                       time.Duration
+	report                      bool
 	// openBLAS: the peer is NumPy on OpenBLAS; with another BLAS under
 	// NumPy (Debian's reference libblas3 when libopenblas0 is not
 	// installed) the target cannot be judged.
@@ -334,10 +336,13 @@ var targets = []target{
 	{id: "E6i", vsRow: "E6a", maxRatio: 0.6, text: "E6i (issue 12): bf16 matmul with f32 accumulation ≤ 0.6 × Kiln's f32 matmul time (E6a)"},
 	{id: "E6j", vsRow: "E6a", maxRatio: 0.35, text: "E6j (issue 12): int8 matmul with i32 accumulation ≤ 0.35 × Kiln's f32 matmul time (E6a)"},
 	{id: "E6k", vsRow: "E6a", minShare: 0.8, text: "E6k (issue 12): conv 3×3 64→64 56×56 batch 8 f32 ≥ 0.8 × the f32 matmul's GFLOP/s (E6a)"},
+	{id: "E6k", peer: torchPeer, minShare: 1, text: "E6k (issue 26): conv 3×3 64→64 56×56 batch 8 f32 ≥ 1.0 × PyTorch+oneDNN channels-last throughput"},
 	{id: "E6l", vsRow: "E6a", maxRatio: 0.6, text: "E6l (issue 12): bf16 `a @ b` (bf16 result, f32 accumulation) ≤ 0.6 × Kiln's f32 matmul time (E6a)"},
 	{id: "E7", peer: numpyPeer, maxRatio: 1.0 / 3, openBLAS: true, text: "E7 (issue 11): training step ≥ 3× faster than NumPy + OpenBLAS"},
 	{id: "E7", peer: gomlxPeer, maxRatio: 1, text: "E7 (issue 11): training step faster than GoMLX (simplego)"},
+	{id: "E7", peer: torchPeer, report: true, text: "E7 (issue 26): training step against PyTorch (autograd, `torch.optim.Adam`), reported"},
 	{id: "E7c", vsRow: "E7i", maxRatio: 1.1, text: "E7c (issue 25): the training step with integer labels in checked mode ≤ 1.1 × its unchecked time (E7i)"},
+	{id: "E8", peer: cPeer, maxRatio: 1.2, text: "E8 (issue 26): Kiln's stencil step ≤ 1.2 × the C stencil's (-O3, 2 threads)"},
 	{id: "E10", peer: goLoop, maxRatio: 0.1, text: "E10 (issue 28): per-example gradients, `Jit(Vmap(Grad(loss)))` ≥ 10× faster than a Go loop of jitted `Grad` calls"},
 }
 
@@ -352,6 +357,9 @@ func writeTargets(b *strings.Builder, r *results) {
 		measured, verdict := judge(t, row, findRow(r, t.vsRow))
 		if t.openBLAS && !strings.Contains(strings.ToLower(r.mach.numpy), "openblas") {
 			measured, verdict = "not judged: NumPy's BLAS is not OpenBLAS (see Machine; install Debian's libopenblas0-pthread)", "unknown"
+		}
+		if c := row.cells[torchPeer]; t.report && t.peer == torchPeer && c != nil && c.measured() && !strings.Contains(strings.ToLower(r.mach.torch), "openblas") {
+			measured += "; PyTorch's GEMMs here are not OpenBLAS's (see Machine; install Debian's libopenblas0-pthread)"
 		}
 		fmt.Fprintf(b, "| %s | %s | %s |\n", t.text, measured, verdict)
 	}
@@ -428,6 +436,10 @@ func judge(t target, row, other *row) (measured, verdict string) {
 	v, ok := ratio(row, t.peer)
 	pr, paired := row.paired[t.peer]
 	switch {
+	case t.report && !ok:
+		return t.peer + " " + orDash(row.cells[t.peer].status), "not measured"
+	case t.report:
+		return fmt.Sprintf("Kiln ÷ %s = %.3g (%s)", t.peer, v, faster(v)), "reported (no bound)"
 	case t.minShare > 0 && paired && pr.err == "":
 		// The verdict is the alternating rounds' (see pairRounds).
 		share := 1 / pr.ratio
@@ -448,6 +460,15 @@ func judge(t target, row, other *row) (measured, verdict string) {
 		return msg, met(share >= t.minShare) + near(t.minShare/share)
 	}
 	return fmt.Sprintf("Kiln ÷ %s = %.3g (needs ≤ %.3g)", t.peer, v, t.maxRatio), met(v <= t.maxRatio) + near(v/t.maxRatio)
+}
+
+// faster says which of Kiln and the peer is faster, by how much, for a
+// time ratio v (Kiln's over the peer's).
+func faster(v float64) string {
+	if v <= 1 {
+		return fmt.Sprintf("Kiln %.3g× faster", 1/v)
+	}
+	return fmt.Sprintf("Kiln %.3g× slower", v)
 }
 
 // near flags a measurement within 15% of its bound, where the noise of a

@@ -10,8 +10,8 @@ import (
 	"github.com/kiln-go/kiln/tensor"
 )
 
-// TestQuickReport runs the generator in -quick mode with the C compiler
-// and NumPy made unavailable, and checks the report's structure: every
+// TestQuickReport runs the generator in -quick mode with the C compiler,
+// NumPy and PyTorch made unavailable, and checks the report's structure: every
 // workload has a row and the absent peers say "missing". It asserts
 // nothing about timings.
 func TestQuickReport(t *testing.T) {
@@ -43,13 +43,15 @@ func TestQuickReport(t *testing.T) {
 		"- C copy bandwidth: missing: ",
 		"- E6a openblas: missing: no C compiler",
 		"- E6f numpy: missing: ",
+		"- E6k torch: missing: ",
+		"- E7 torch: missing: ",
 		"| E6g (issue 12): dense layer",
 	} {
 		if !strings.Contains(report, want) {
 			t.Errorf("the report lacks %q", want)
 		}
 	}
-	if strings.Contains(report, "c-O3 ran as") || strings.Contains(report, "numpy ran as") || strings.Contains(report, "openblas ran as") {
+	if strings.Contains(report, "c-O3 ran as") || strings.Contains(report, "numpy ran as") || strings.Contains(report, "openblas ran as") || strings.Contains(report, "torch ran as") {
 		t.Error("the report describes a peer that was missing")
 	}
 	if strings.Contains(report, "**ERROR**") {

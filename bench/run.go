@@ -20,7 +20,7 @@ type options struct {
 	mm         matrixSizes // matrix orders for the E6 family
 	runs       int         // timed runs per cell, at most
 	budget     time.Duration
-	cc, python string // the C compiler and the Python with NumPy
+	cc, python string // the C compiler and the Python with NumPy and PyTorch
 	only       []string
 	command    string // the command line, for the report
 	progress   io.Writer
@@ -110,11 +110,12 @@ func runAll(opts options) (*results, error) {
 	c, cf := buildC(opts.cc, tmp)
 	ob := buildOpenBLAS(opts.cc, tmp)
 	np := findNumPy(opts.python, tmp)
-	for _, e := range []*external{c, cf, ob, np} {
+	tp := findTorch(opts.python, tmp)
+	for _, e := range []*external{c, cf, ob, np, tp} {
 		res.exts[e.name] = e
 	}
 	res.mach.gcc, res.mach.numpy = orWhy(c.version, c.why), orWhy(np.version, np.why)
-	res.mach.openblas = orWhy(ob.version, ob.why)
+	res.mach.openblas, res.mach.torch = orWhy(ob.version, ob.why), orWhy(tp.version, tp.why)
 	s := opts.schedule()
 	for _, id := range workloadIDs {
 		if len(opts.only) > 0 && !contains(opts.only, id) {

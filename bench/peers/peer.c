@@ -32,6 +32,9 @@
 // E1's scalars; bench/workloads.go spells the same values.
 #define E1_A 1.7
 #define E1_B 0.3
+// E8's step count and α; bench/e8.go spells the same values.
+#define E8_STEPS 1000
+#define E8_ALPHA 0.25f
 
 static double now_ns(void) {
 	struct timespec t;
@@ -230,6 +233,31 @@ static void conv(void) {
 	}
 }
 
+// e8 is E8: E8_STEPS steps of the periodic heat stencil
+// u[i] += α·((u[i−1] + u[i+1]) − 2·u[i]) from xf into two buffers of and
+// e8b, as bench/e8.go's e8GoStep rounds it: every op one f32 rounding
+// (-ffp-contract=off keeps the multiplies out of FMAs), so the result is
+// Kiln's bit for bit. One parallel region; each step's loop is split
+// statically over the threads, its implicit barrier the swap of buffers.
+static float *e8b;
+static void e8(void) {
+	float *u = of, *v = e8b;
+	const float a = E8_ALPHA;
+	memcpy(u, xf, n * sizeof *u);
+	#pragma omp parallel firstprivate(u, v)
+	for (int s = 0; s < E8_STEPS; s++) {
+		#pragma omp single nowait
+		{
+			v[0] = u[0] + a * ((u[n - 1] + u[1]) - 2.0f * u[0]);
+			v[n - 1] = u[n - 1] + a * ((u[n - 2] + u[0]) - 2.0f * u[n - 1]);
+		}
+		#pragma omp for simd schedule(static)
+		for (long i = 1; i < n - 1; i++) v[i] = u[i] + a * ((u[i - 1] + u[i + 1]) - 2.0f * u[i]);
+		float *t = u;
+		u = v, v = t;
+	}
+}
+
 #ifdef KILN_CBLAS
 // The OpenBLAS peer's E6: row-major C = A·B, alpha 1, beta 0; OpenBLAS
 // picks its kernel for the CPU (OPENBLAS_CORETYPE unset) and its threads
@@ -306,6 +334,9 @@ int main(int argc, char **argv) {
 		bf = load(dir, "w.bin", cv_k * cv_k * cv_c * cv_o * sizeof(float));
 		of = xalloc(cv_n * cv_h * cv_h * cv_o * sizeof(float)), fn = conv;
 		res = of, res_bytes = cv_n * cv_h * cv_h * cv_o * sizeof(float);
+	} else if (!strcmp(w, "E8") && n >= 2) {
+		xf = load(dir, "x.bin", n * sizeof(float)), of = xalloc(n * sizeof(float)), e8b = xalloc(n * sizeof(float)), fn = e8;
+		res = E8_STEPS % 2 ? e8b : of, res_bytes = n * sizeof(float);
 	} else {
 		fprintf(stderr, "peer: unknown workload %s\n", w);
 		return 2;

@@ -163,9 +163,21 @@ def main(argv):
         raise SystemExit(__doc__)
     name, n, runs, min_runs, budget = argv[1], int(argv[2]), int(argv[3]), int(argv[4]), float(argv[5]) * 1e6
     run, calls = workload(name, n, argv[6])
+    measure(run, calls, runs, min_runs, budget, argv[7])
+
+
+def measure(run, calls, runs, min_runs, budget, path, before=None, result=np.ascontiguousarray):
+    """Runs run once to warm up and then up to runs times (stopping after
+    min_runs once budget ns are spent), each after an untimed before() when
+    given; writes result(the last output) to path and prints "ok MEDIAN_NS
+    RUNS", the median per call. peer_torch.py times itself with it too."""
+    if before:
+        before()
     out = run()  # warm up
     times, spent = [], 0
     while len(times) < runs and (len(times) < min_runs or spent < budget):
+        if before:
+            before()
         start = time.perf_counter_ns()
         out = run()
         t = time.perf_counter_ns() - start
@@ -174,7 +186,7 @@ def main(argv):
     times.sort()
     k = len(times)
     med = times[k // 2] if k % 2 else (times[k // 2 - 1] + times[k // 2]) / 2
-    np.ascontiguousarray(out).tofile(argv[7])
+    np.ascontiguousarray(result(out)).tofile(path)
     print(f"ok {med / calls:.0f} {k}")
 
 
