@@ -436,9 +436,9 @@ func TestFloatFormatRules(t *testing.T) {
 	}
 }
 
-// TestFloatFormatSampledSweep converts every 4099th float32 bit pattern
-// (every pattern with KILN_LONG=1: TestFloatFormatMLDtypes holds the full
-// sweep to ml_dtypes) to every format and checks it against the reference.
+// TestFloatFormatSampledSweep converts every 4099th float32 bit pattern to
+// every format and checks it against the reference. (All 2³² patterns are
+// held to ml_dtypes by TestFloatFormatMLDtypesFull under KILN_LONG=1.)
 func TestFloatFormatSampledSweep(t *testing.T) {
 	for i, rr := range refRounders {
 		f := FloatFormat(i)
