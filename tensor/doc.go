@@ -28,6 +28,65 @@
 //     not limited; neither are Clone and Astype, whose sizes come from
 //     an array that already exists.
 //
+// # Narrow formats (foundation; not yet dtypes)
+//
+// FloatFormat and IntFormat are JAX's narrow number formats — the floats
+// f8e4m3fn f8e5m2 f8e4m3fnuz f8e5m2fnuz f8e4m3b11fnuz f8e3m4 f8e4m3
+// f8e8m0fnu f6e2m3fn f6e3m2fn f4e2m1fn and the integers i4 u4 i2 u2 — as
+// exact conversions between their bits and Go numbers. They are not DTypes
+// yet: no Array holds them, ParseDType does not know them, and nothing
+// computes or promotes with them. ParseFloatFormat and ParseIntFormat take
+// Kiln's names and JAX's (float8_e4m3fn, int4). A float value is its bits
+// in a uint8 (the 6- and 4-bit formats in the low bits, one per byte, as
+// ml_dtypes stores them; higher bits are ignored when read).
+//
+// A float format has a sign bit (not f8e8m0fnu), E exponent and M
+// mantissa bits and a bias: exponent field e ≥ 1 is ±2^(e−bias)·(1+m/2^M),
+// e = 0 the subnormal ±2^(1−bias)·m/2^M (f8e8m0fnu: every e is 2^(e−127)).
+// Its NaNEncoding says what is special:
+//
+//	ieee  f8e5m2 f8e4m3 f8e3m4                 all-ones exponent: ±Inf (m = 0), else NaN
+//	fn    f8e4m3fn                             no Inf; only S.1111.111 is NaN
+//	fnuz  f8e4m3fnuz f8e5m2fnuz f8e4m3b11fnuz  no Inf, no −0; 0x80 is the one NaN
+//	e8m0  f8e8m0fnu                            unsigned; no zero, no Inf; 0xFF is the one NaN
+//	none  f6e2m3fn f6e3m2fn f4e2m1fn           no NaN, no Inf
+//
+// Conversions are ml_dtypes' (include/float8.h ConvertImpl with its
+// defaults kSaturate=false, kTruncate=false, and mxfloat.h): what numpy's
+// x.astype(ml_dtypes.float8_e4m3fn) gives, held bit for bit to ml_dtypes'
+// own C++ in the tests (testdata/mldtypes).
+//
+//   - ToFloat32 and ToFloat64 are exact. A NaN widens to the quiet NaN with
+//     the encoding's sign bit (fnuz's 0x80 is −NaN); payloads are not kept.
+//   - FromFloat32 and FromFloat64 round to nearest, ties to even, once:
+//     from float64 directly, as ml_dtypes' C++ does (numpy's astype of a
+//     float64 array goes through float32 and may round twice).
+//   - Overflow — a magnitude that rounds above the largest finite — and
+//     ±Inf give ±Inf (ieee), NaN (fn, with the sign; fnuz 0x80; e8m0 0xFF),
+//     or ±largest for the none formats, which saturate (ml_dtypes' infinity()
+//     for them is the largest value).
+//   - NaN gives the format's quiet NaN (ieee: all-ones exponent, top
+//     mantissa bit; fn: S.1111.111) with the sign; fnuz 0x80; e8m0 0xFF. The
+//     none formats have no NaN and the MX spec leaves the conversion to the
+//     implementation: ml_dtypes gives −quiet_NaN(), whose encoding is −0's,
+//     so NaN gives −0 and −NaN +0.
+//   - Zero keeps its sign, except fnuz (always +0) and e8m0 (no zero:
+//     NaN); a negative value that underflows gives −0 (fnuz +0).
+//   - f8e8m0fnu: a negative number is NaN; between powers of two ties go
+//     up (every significand is 1, odd); below 2⁻¹²⁷ gives 2⁻¹²⁷; and in
+//     (2⁻¹²⁷, 2⁻¹²⁶) ml_dtypes gives 2⁻¹²⁶ even where 2⁻¹²⁷ is nearer — a
+//     quirk of its subnormal path, kept for agreement.
+//
+// Sub-byte integers: FromInt64 and FromUint64 wrap (keep the low bits, as
+// JAX's astype between integer types); FromFloat32 and FromFloat64 truncate
+// toward zero and saturate, NaN → 0, as every Kiln float → int convert
+// (docs/SPEC.md §3; ml_dtypes' C++ cast is undefined out of range). Packed
+// storage (PackInts, UnpackInts, PackedLen) holds 8/Bits values a byte,
+// the first in the lowest bits: ONNX's INT4/UINT4 layout, which PyTorch's
+// quint4x2 and Keras' pack_int4 share. ml_dtypes keeps one value a byte,
+// unpacked; XLA packs inside its own buffers (an xla/util.h PackIntN we
+// read puts the first value in the high bits), which no file exposes.
+//
 // # Array files
 //
 // The package reads and writes the files other engines exchange arrays
