@@ -162,8 +162,12 @@ func TestSmallProgramIsLean(t *testing.T) {
 	// compress/flate and hash/crc32 (their package-level tables) into
 	// every program, +72 KB; the .npz container is written by hand
 	// because archive/zip's init would link all of flate (+190 KB).
-	if fi.Size() > 8<<20+1<<19 {
-		t.Errorf("a kiln-only program is %.2f MiB, over 8.5 MiB", float64(fi.Size())/(1<<20))
+	// 8.5 MiB held until vmap (every op's batching rule), trees and the
+	// promotion profiles: +357 KB (8,585,573 → 8,942,371 bytes: trace +92 KB,
+	// kiln +33 KB, tensor's narrow formats +13 KB, promote +8 KB, the rest
+	// generic instantiations and reflect) — code, no new dependency.
+	if fi.Size() > 8<<20+3<<18 {
+		t.Errorf("a kiln-only program is %.2f MiB, over 8.75 MiB", float64(fi.Size())/(1<<20))
 	}
 	t.Logf("a kiln-only program: %.1f MiB", float64(fi.Size())/(1<<20))
 }
