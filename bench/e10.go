@@ -84,3 +84,8 @@ func newE10() *workload {
 	}
 	return w
 }
+
+// e10OutputElems is how many f32 values E10's per-example gradients hold
+// (w1, b1, w2 and b2 for each of the batch's examples): 9.8 MB that any
+// implementation must write, whatever it computes.
+const e10OutputElems = e7Batch * (e7In*e7Hidden + e7Hidden + e7Hidden*e7Classes + e7Classes)
