@@ -43,8 +43,10 @@ func PlanBuffers(m *Module) {
 	// The first output computed by a fusion (directly or through reshapes)
 	// owns an output buffer; other outputs are copied at run time.
 	outputIndex := map[*Instr]int{}
+	returned := map[*Instr]bool{} // read when the run returns: never freed
 	for i, o := range m.Outputs {
 		o = throughReshapes(o)
+		returned[o] = true
 		if _, ok := outputIndex[o]; !ok && o.Op != trace.OpParam && o.Op != trace.OpConst {
 			outputIndex[o] = i
 		}
@@ -52,7 +54,7 @@ func PlanBuffers(m *Module) {
 	var free []int // scratch buffers holding no live value
 	release := func(x *Instr) {
 		b, ok := p.Of[x]
-		if !ok || p.Buffers[b].Param >= 0 || p.Buffers[b].Output >= 0 || slices.Contains(free, b) {
+		if !ok || returned[x] || p.Buffers[b].Param >= 0 || p.Buffers[b].Output >= 0 || slices.Contains(free, b) {
 			return
 		}
 		free = append(free, b)

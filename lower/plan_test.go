@@ -59,3 +59,25 @@ func TestPlanBestFit(t *testing.T) {
 		t.Errorf("%d scratch buffers of %d elements and %d of %d, want 1 each (reused):\n%s", sizes[n*n], n*n, sizes[n], n, m.FusedString())
 	}
 }
+
+// TestPlanKeepsReturnedValues: a value the run returns — here a branch's
+// constant result, which a kernel of the branch materializes before the
+// others — is never freed for a later kernel's scratch, though no kernel
+// reads it.
+func TestPlanKeepsReturnedValues(t *testing.T) {
+	m := compile(t, []trace.Abstract{abs(tensor.F64), abs(tensor.F64, 4)}, lower.Options{}, func(a []trace.Value) []trace.Value {
+		return trace.Cond(a[0].Gt(trace.Float(0)), func(o []trace.Value) []trace.Value {
+			zero := trace.Scalar(o[0], 0)
+			return []trace.Value{zero, o[1].Mul(o[1].Sum())}
+		}, func(o []trace.Value) []trace.Value {
+			return []trace.Value{o[0], o[1]}
+		}, a[0], a[1])
+	})
+	for _, in := range m.Instrs {
+		for _, s := range in.Subs {
+			if err := s.Verify(); err != nil {
+				t.Errorf("%v\n%s", err, s.FusedString())
+			}
+		}
+	}
+}
