@@ -28,7 +28,7 @@ func linearize(b *builder, p *Program, primals []Value, diff []bool) *linearizat
 			l.ntan++
 		}
 	}
-	j := &jvp{b: b, tb: tb}
+	j := &jvp{b: b, tb: tb, lin: true}
 	l.outs, l.touts = j.run(p, primals, tangents)
 	return l
 }
@@ -52,11 +52,34 @@ func (l *linearization) transpose(b *builder, cts []Value) []Value {
 		env[v] = b.attach(l.tb.captured[i], "transpose")
 	}
 	// Equations that do not depend on a tangent (constants made by rules,
-	// ops on residuals) are evaluated forward, in b.
+	// ops on residuals) are evaluated forward, in b. A Checkpoint's
+	// recomputations (Params.Remat) and what reads them wait until the
+	// backward pass first needs them, so each is live only from there.
+	deferred := map[*Var]*Eqn{}
+	var primal func(v *Var) Value
+	primal = func(v *Var) Value {
+		if x, ok := env[v]; ok {
+			return x
+		}
+		e, ok := deferred[v]
+		if !ok {
+			return Value{}
+		}
+		args := make([]Value, len(e.Args))
+		for i, a := range e.Args {
+			args[i] = primal(a)
+		}
+		x := b.emitEqn(e, args)
+		env[v] = x
+		return x
+	}
 	for _, e := range lp.Eqns {
-		if slices.ContainsFunc(e.Args, func(a *Var) bool { return linear[a] }) {
+		switch {
+		case slices.ContainsFunc(e.Args, func(a *Var) bool { return linear[a] }):
 			linear[e.Out] = true
-		} else {
+		case e.Params.Remat || slices.ContainsFunc(e.Args, func(a *Var) bool { return deferred[a] != nil }):
+			deferred[e.Out] = e
+		default:
 			env[e.Out] = b.emitEqn(e, lookup(env, e.Args))
 		}
 	}
@@ -77,10 +100,27 @@ func (l *linearization) transpose(b *builder, cts []Value) []Value {
 	// A control-flow equation's results k ≥ 1 are result equations after
 	// it: their cotangents wait here, by its result 0, until it is reached.
 	results := map[*Var][]Value{}
+	customDone := map[*customLin]bool{}
 	for k := len(lp.Eqns) - 1; k >= 0 && b.err == nil; k-- {
 		e := lp.Eqns[k]
 		g, ok := ct[e.Out]
 		if !linear[e.Out] {
+			continue
+		}
+		if lc := e.Params.Mark.lin; lc != nil {
+			// A CustomVJP's stand-ins are consecutive: at the last, the
+			// cotangents of all its results are complete.
+			if !customDone[lc] {
+				customDone[lc] = true
+				cts := make([]Value, len(lc.outs))
+				for i, v := range lc.outs {
+					if v != nil {
+						cts[i] = ct[v]
+						delete(ct, v)
+					}
+				}
+				transposeCustom(b, lc, cts, primal, add)
+			}
 			continue
 		}
 		switch e.Op {
@@ -110,14 +150,14 @@ func (l *linearization) transpose(b *builder, cts []Value) []Value {
 				rs[0] = g
 			}
 			delete(ct, e.Out)
-			transposeControlEqn(b, e, rs, env, linear, add)
+			transposeControlEqn(b, e, rs, primal, linear, add)
 			continue
 		}
 		if !ok {
 			continue
 		}
 		delete(ct, e.Out)
-		transposeEqn(b, e, g, env, linear, add)
+		transposeEqn(b, e, g, primal, linear, add)
 	}
 	for i, v := range lp.Inputs[:l.ntan] {
 		if g, ok := ct[v]; ok {
@@ -129,11 +169,11 @@ func (l *linearization) transpose(b *builder, cts []Value) []Value {
 
 // transposeControlEqn is transposeEqn for a while or cond, with the
 // cotangents of all its results (zero Values where none).
-func transposeControlEqn(b *builder, e *Eqn, cts []Value, env map[*Var]Value, linear map[*Var]bool, add func(*Var, Value)) {
+func transposeControlEqn(b *builder, e *Eqn, cts []Value, primal func(*Var) Value, linear map[*Var]bool, add func(*Var, Value)) {
 	c := &Call{Eqn: e, In: make([]Value, len(e.Args)), Linear: make([]bool, len(e.Args)), lin: b}
 	for i, a := range e.Args {
 		if c.Linear[i] = linear[a]; !c.Linear[i] {
-			c.In[i] = env[a]
+			c.In[i] = primal(a)
 		}
 	}
 	restore := ruleMode(&e.Pos, b)
@@ -153,7 +193,7 @@ func transposeControlEqn(b *builder, e *Eqn, cts []Value, env map[*Var]Value, li
 
 // transposeEqn applies e's transpose rule to its result's cotangent g and
 // adds the operands' cotangents with add.
-func transposeEqn(b *builder, e *Eqn, g Value, env map[*Var]Value, linear map[*Var]bool, add func(*Var, Value)) {
+func transposeEqn(b *builder, e *Eqn, g Value, primal func(*Var) Value, linear map[*Var]bool, add func(*Var, Value)) {
 	r := RuleOf(e.Op)
 	if r.Transpose == nil {
 		b.derivErr(e, "cannot transpose: the op is not linear in a tangent (a bug in a JVP rule)")
@@ -162,7 +202,7 @@ func transposeEqn(b *builder, e *Eqn, g Value, env map[*Var]Value, linear map[*V
 	c := &Call{Eqn: e, In: make([]Value, len(e.Args)), Linear: make([]bool, len(e.Args)), lin: b}
 	for i, a := range e.Args {
 		if c.Linear[i] = linear[a]; !c.Linear[i] {
-			c.In[i] = env[a]
+			c.In[i] = primal(a)
 		}
 	}
 	restore := ruleMode(&e.Pos, b)

@@ -1,0 +1,269 @@
+package kiln_test
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// naiveLSE is log Σ exp(x) as written: its own derivative, exp(x)/Σexp(x),
+// is inf/inf = NaN where exp overflows.
+func naiveLSE(x kiln.Value) kiln.Value { return x.Exp().Sum().Log() }
+
+// customLSE is naiveLSE with a custom VJP whose fwd is the stable
+// logsumexp and whose bwd is the stable softmax; bwdCalls counts the
+// traces of bwd.
+func customLSE(bwdCalls *int) func(args ...kiln.Value) []kiln.Value {
+	return kiln.CustomVJP(naiveLSE,
+		func(p []kiln.Value) ([]kiln.Value, []kiln.Value) {
+			m := kiln.StopGradient(p[0].Max())
+			lse := p[0].Sub(m).Exp().Sum().Log().Add(m)
+			return []kiln.Value{lse}, []kiln.Value{p[0], lse}
+		},
+		func(res, cts []kiln.Value) []kiln.Value {
+			*bwdCalls++
+			x, lse := res[0], res[1]
+			return []kiln.Value{x.Sub(lse).Exp().Mul(cts[0])}
+		})
+}
+
+func f64Array(t *testing.T, xs ...float64) *tensor.Array {
+	t.Helper()
+	return tensor.Must(tensor.FromSlice(xs, len(xs)))
+}
+
+// TestCustomVJPLogSumExp: the gradient of a logsumexp with a custom VJP
+// is its bwd's — finite softmax weights where the naive function's own
+// derivative overflows to NaN — under Grad, ValueAndGrad, VJP and Jit, and
+// fn's value stands outside derivatives.
+func TestCustomVJPLogSumExp(t *testing.T) {
+	x := f64Array(t, 1000, 999, 998)
+	naive, err := kiln.Jit(kiln.Grad(naiveLSE)).Run(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := f64s(t, naive); !math.IsNaN(g[0]) {
+		t.Fatalf("the naive gradient is %v; the test needs it to overflow to NaN", g)
+	}
+	calls := 0
+	lse := customLSE(&calls)
+	z := math.Exp(0) + math.Exp(-1) + math.Exp(-2)
+	want := []float64{1 / z, math.Exp(-1) / z, math.Exp(-2) / z}
+	check := func(name string, got *tensor.Array, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for i, g := range f64s(t, got) {
+			if !near(g, want[i], 1e-12) { // exp(x − lse) with lse ≈ 1000.4: ulp(1000) ≈ 1e-13
+				t.Errorf("%s[%d] = %v, want %v (softmax)", name, i, g, want[i])
+			}
+		}
+	}
+	g, err := kiln.Jit(kiln.Grad(func(x kiln.Value) kiln.Value { return lse(x)[0] })).Run(x)
+	check("Jit(Grad)", g, err)
+	if calls != 1 {
+		t.Errorf("bwd traced %d times, want 1", calls)
+	}
+	outs, err := kiln.Jit(kiln.ValueAndGrad(func(x kiln.Value) kiln.Value { return lse(x)[0] })).RunAll(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := f64s(t, outs[0])[0]; !near(v, 1000+math.Log(z), 1e-15) {
+		t.Errorf("ValueAndGrad's value %v, want fwd's stable %v", v, 1000+math.Log(z))
+	}
+	check("ValueAndGrad", outs[1], nil)
+	vjp := func(x kiln.Value) kiln.Value {
+		_, pb := kiln.VJP(func(x kiln.Value) kiln.Value { return lse(x)[0] }, x)
+		return pb(kiln.Float(1))[0]
+	}
+	g, err = kiln.Jit(vjp).Run(x)
+	check("VJP", g, err)
+	// Outside derivatives fn itself runs: naive, it overflows.
+	v, err := kiln.Jit(func(x kiln.Value) kiln.Value { return lse(x)[0] }).Run(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f64s(t, v)[0]; !math.IsInf(got, 1) {
+		t.Errorf("the custom function's value outside derivatives is %v, want fn's (+Inf)", got)
+	}
+}
+
+// customSoftplus is log(1 + exp(x)) with the custom JVP t·σ(x), which
+// stays finite where exp overflows.
+func customSoftplus(x kiln.Value) kiln.Value {
+	return kiln.CustomJVP(func(x kiln.Value) kiln.Value { return x.Exp().Add(kiln.Float(1)).Log() },
+		func(p, t []kiln.Value) ([]kiln.Value, []kiln.Value) {
+			x := p[0]
+			y := x.Maximum(kiln.Float(0)).Add(x.Abs().Neg().Exp().Log1p())
+			return []kiln.Value{y}, []kiln.Value{t[0].Mul(x.Logistic())}
+		})(x)[0]
+}
+
+// TestCustomJVPSoftplus: a softplus with a custom JVP is differentiated
+// by its rule in forward mode (JVP), in reverse mode (Grad transposes the
+// rule's tangent) and to second order (the rule differentiated: σ'(x) =
+// σ(x)(1 − σ(x))), where the function's own derivative is NaN.
+func TestCustomJVPSoftplus(t *testing.T) {
+	x := f64Array(t, 1000, 0, -3)
+	sig := func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
+	xs := []float64{1000, 0, -3}
+	check := func(name string, got *tensor.Array, err error, want func(float64) float64) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for i, g := range f64s(t, got) {
+			if !near(g, want(xs[i]), 1e-14) {
+				t.Errorf("%s[%d] = %v, want %v", name, i, g, want(xs[i]))
+			}
+		}
+	}
+	jvp := func(x kiln.Value) []kiln.Value {
+		_, ts := kiln.JVP(customSoftplus, []kiln.Value{x}, []kiln.Value{kiln.OnesLike(x)})
+		return ts
+	}
+	g, err := kiln.Jit(func(x kiln.Value) kiln.Value { return jvp(x)[0] }).Run(x)
+	check("JVP", g, err, sig)
+	sum := func(x kiln.Value) kiln.Value { return customSoftplus(x).Sum() }
+	g, err = kiln.Jit(kiln.Grad(sum)).Run(x)
+	check("Grad", g, err, sig)
+	g, err = kiln.Jit(kiln.Grad(func(x kiln.Value) kiln.Value { return kiln.Grad(sum)(x)[0].Sum() })).Run(x)
+	check("Grad(Grad)", g, err, func(v float64) float64 { return sig(v) * (1 - sig(v)) })
+	// The value under a derivative is the rule's (stable); the naive
+	// function's overflows.
+	outs, err := kiln.Jit(kiln.ValueAndGrad(sum)).RunAll(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, want := f64s(t, outs[0])[0], 1000+math.Log(2)+math.Log1p(math.Exp(-3)); !near(v, want, 1e-15) {
+		t.Errorf("value %v, want %v", v, want)
+	}
+}
+
+// derivErr traces fn's Jit at args and returns its *trace.DerivError.
+func derivErr(t *testing.T, fn any, args ...any) *trace.DerivError {
+	t.Helper()
+	_, err := kiln.Jit(fn).RunAll(args...)
+	var de *trace.DerivError
+	if !errors.As(err, &de) {
+		t.Fatalf("got %v, want a *trace.DerivError", err)
+	}
+	if !strings.Contains(err.Error(), "custom_test.go:") {
+		t.Errorf("%v: does not name this file", err)
+	}
+	return de
+}
+
+// TestCustomRuleErrors: rules that break their contract, forward mode
+// through a custom VJP, and a closure over a differentiated value are
+// *trace.DerivErrors naming the op and the line applying the function.
+func TestCustomRuleErrors(t *testing.T) {
+	x := f64Array(t, 1, 2, 3)
+	sq := func(x kiln.Value) kiln.Value { return x.Mul(x).Sum() }
+	fwd := func(p []kiln.Value) ([]kiln.Value, []kiln.Value) { return []kiln.Value{sq(p[0])}, p }
+	bwds := map[string]struct {
+		bwd  func(res, cts []kiln.Value) []kiln.Value
+		want string
+	}{
+		"count": {func(res, cts []kiln.Value) []kiln.Value { return []kiln.Value{res[0], res[0]} }, "bwd returned 2 cotangents for a function of 1 arguments"},
+		"shape": {func(res, cts []kiln.Value) []kiln.Value { return []kiln.Value{res[0].Sum()} }, "bwd's cotangent 0 is f64[], but f64[3] is due"},
+		"dtype": {func(res, cts []kiln.Value) []kiln.Value { return []kiln.Value{res[0].Astype(tensor.F32)} }, "bwd's cotangent 0 is f32[3], but f64[3] is due"},
+	}
+	for name, c := range bwds {
+		f := kiln.CustomVJP(sq, fwd, c.bwd)
+		de := derivErr(t, kiln.Grad(func(x kiln.Value) kiln.Value { return f(x)[0] }), x)
+		if de.Op != "custom_vjp" || !strings.Contains(de.Msg, c.want) {
+			t.Errorf("%s: %v; want custom_vjp: %s", name, de, c.want)
+		}
+	}
+	f := kiln.CustomVJP(sq, fwd, func(res, cts []kiln.Value) []kiln.Value { return []kiln.Value{res[0].Mul(cts[0])} })
+	de := derivErr(t, func(x kiln.Value) []kiln.Value {
+		_, ts := kiln.JVP(func(x kiln.Value) kiln.Value { return f(x)[0] }, []kiln.Value{x}, []kiln.Value{x})
+		return ts
+	}, x)
+	if !strings.Contains(de.Msg, "forward-mode") {
+		t.Errorf("JVP of a custom_vjp: %v", de)
+	}
+	badJVP := kiln.CustomJVP(sq, func(p, ts []kiln.Value) ([]kiln.Value, []kiln.Value) {
+		return []kiln.Value{sq(p[0])}, []kiln.Value{ts[0]}
+	})
+	de = derivErr(t, kiln.Grad(func(x kiln.Value) kiln.Value { return badJVP(x)[0] }), x)
+	if de.Op != "custom_jvp" || !strings.Contains(de.Msg, "jvp rule's tangent 0 is f64[3], but f64[] is due") {
+		t.Errorf("a tangent of the wrong shape: %v", de)
+	}
+	// The rule knows only fn's arguments: a closure over a value being
+	// differentiated would get no derivative from it.
+	de = derivErr(t, kiln.Grad(func(x kiln.Value) kiln.Value {
+		y := x.Mul(kiln.Float(2))
+		g := kiln.CustomVJP(func(z kiln.Value) kiln.Value { return z.Mul(y).Sum() }, fwd, f64Bwd)
+		return g(x)[0]
+	}), x)
+	if !strings.Contains(de.Msg, "closes over a value being differentiated") {
+		t.Errorf("a closure: %v", de)
+	}
+	// A value of the function leaving it through a Go variable has no
+	// derivative once the rule replaced the function's.
+	de = derivErr(t, kiln.Grad(func(x kiln.Value) kiln.Value {
+		var leaked kiln.Value
+		g := kiln.CustomVJP(func(z kiln.Value) kiln.Value { leaked = z.Sin(); return z.Mul(z).Sum() }, fwd, f64Bwd)
+		return g(x)[0].Add(leaked.Sum())
+	}), x)
+	if !strings.Contains(de.Msg, "used outside it other than as its result") {
+		t.Errorf("a leaked value: %v", de)
+	}
+	// Kiln's reverse mode differentiates a loop body in forward mode, so a
+	// custom VJP inside one is refused, not differentiated some other way.
+	de = derivErr(t, kiln.Grad(func(x kiln.Value) kiln.Value {
+		return kiln.ForiLoop(kiln.Int(0), kiln.Int(2), func(i kiln.Value, c []kiln.Value) []kiln.Value {
+			return []kiln.Value{c[0].Add(f(c[0])[0])}
+		}, x)[0].Sum()
+	}), x)
+	if de.Op != "custom_vjp" || !strings.Contains(de.Msg, "loop body") {
+		t.Errorf("a custom_vjp in a loop body: %v", de)
+	}
+}
+
+func f64Bwd(res, cts []kiln.Value) []kiln.Value { return []kiln.Value{res[0].Mul(cts[0])} }
+
+// TestCustomNested: custom rules compose with each other and with
+// Checkpoint — a custom VJP inside a checkpointed function, a checkpoint
+// inside a custom JVP's function — and with Grad of Grad.
+func TestCustomNested(t *testing.T) {
+	x := f64Array(t, 1000, 999, 998)
+	calls := 0
+	lse := customLSE(&calls)
+	ck := kiln.Checkpoint(func(x kiln.Value) kiln.Value { return lse(x.Mul(kiln.Float(2)))[0].Mul(kiln.Float(3)) })
+	g, err := kiln.Jit(kiln.Grad(func(x kiln.Value) kiln.Value { return ck(x)[0] })).Run(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := 1 + math.Exp(-2) + math.Exp(-4)
+	for i, gi := range f64s(t, g) {
+		if want := 6 * math.Exp(-2*float64(i)) / z; !near(gi, want, 1e-12) {
+			t.Errorf("Grad(Checkpoint(custom_vjp))[%d] = %v, want %v", i, gi, want)
+		}
+	}
+	inner := kiln.CustomJVP(func(x kiln.Value) kiln.Value {
+		return kiln.Checkpoint(func(x kiln.Value) kiln.Value { return x.Sin() })(x)[0]
+	}, func(p, t []kiln.Value) ([]kiln.Value, []kiln.Value) {
+		return []kiln.Value{p[0].Sin()}, []kiln.Value{t[0].Mul(p[0].Cos())}
+	})
+	y := f64Array(t, 0.5, -1)
+	g, err = kiln.Jit(kiln.Grad(func(x kiln.Value) kiln.Value {
+		return kiln.Grad(func(x kiln.Value) kiln.Value { return inner(x)[0].Sum() })(x)[0].Sum()
+	})).Run(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, gi := range f64s(t, g) {
+		if want := -math.Sin([]float64{0.5, -1}[i]); !near(gi, want, 1e-15) {
+			t.Errorf("Grad(Grad(custom_jvp(checkpoint(sin))))[%d] = %v, want %v", i, gi, want)
+		}
+	}
+}
