@@ -136,6 +136,9 @@
 // A function being differentiated may close over values of the enclosing
 // trace: they are its constants. The derivative of an equation is
 // attributed to that equation's line.
+// Checkpoint, CustomJVP and CustomVJP (jax.checkpoint, jax.custom_jvp,
+// jax.custom_vjp) are regions of equations marked with their application
+// (Params.Mark; custom.go says how each derivative pass reads them).
 //
 // Choices, JAX's unless said otherwise:
 //   - A tangent or cotangent has its primal's dtype and weak flag. f16 and
