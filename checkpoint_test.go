@@ -2,6 +2,7 @@ package kiln_test
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/kiln-go/kiln"
@@ -165,6 +166,9 @@ func TestCheckpointTransparent(t *testing.T) {
 	mr, err := kiln.Jit(kiln.ValueAndGrad(g)).Lower(x)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if p, err := kiln.Jit(kiln.ValueAndGrad(g)).Trace(x); err != nil || !strings.Contains(p.String(), "# remat") {
+		t.Errorf("the traced program prints no recomputation (%v):\n%s", err, p)
 	}
 	if len(mr.Instrs) <= len(mp.Instrs) {
 		t.Errorf("the checkpointed ValueAndGrad has %d instructions, the plain one %d: nothing is recomputed", len(mr.Instrs), len(mp.Instrs))
