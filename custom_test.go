@@ -267,3 +267,39 @@ func TestCustomNested(t *testing.T) {
 		}
 	}
 }
+
+// TestCustomVJPArity: a custom VJP of two arguments (one an integer,
+// which gets no cotangent) and two results; bwd gets zeros for the result
+// the loss does not use and may return the zero Value for "none"; Grad
+// with respect to the float argument gives bwd's cotangent.
+func TestCustomVJPArity(t *testing.T) {
+	var seen []string
+	f := kiln.CustomVJP(func(x, n kiln.Value) []kiln.Value {
+		s := x.Mul(n.Astype(tensor.F64))
+		return []kiln.Value{s.Sum(), n.Add(kiln.Int(1))}
+	}, func(p []kiln.Value) ([]kiln.Value, []kiln.Value) {
+		s := p[0].Mul(p[1].Astype(tensor.F64))
+		return []kiln.Value{s.Sum(), p[1].Add(kiln.Int(1))}, p
+	}, func(res, cts []kiln.Value) []kiln.Value {
+		seen = append(seen, cts[0].Type().String()+"/"+cts[1].Type().String())
+		return []kiln.Value{kiln.OnesLike(res[0]).Mul(cts[0]).Mul(res[1].Astype(tensor.F64)).Mul(kiln.Float(2)), {}}
+	})
+	g, err := kiln.Jit(kiln.GradWith(func(x, n kiln.Value) []kiln.Value {
+		r := f(x, n)
+		return []kiln.Value{r[0], r[1]}
+	}, kiln.GradOptions{HasAux: true})).RunAll(f64Array(t, 1, 2, 3), tensor.Must(tensor.FromSlice([]int32{5})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range f64s(t, g[0]) {
+		if v != 10 { // bwd's 2·n, not the true derivative n
+			t.Errorf("gradient[%d] = %v, want bwd's 10", i, v)
+		}
+	}
+	if got := f64s(t, g[1]); len(got) != 1 || got[0] != 6 {
+		t.Errorf("aux = %v, want [6]", got)
+	}
+	if len(seen) != 1 || seen[0] != "f64/bool" {
+		t.Errorf("bwd got cotangents of types %v, want [f64/bool] (the integer result's is float0: bool zeros)", seen)
+	}
+}
