@@ -1,11 +1,15 @@
 package kiln_test
 
 import (
-	"math/rand/v2"
+	"fmt"
+	"math/rand"
+	randv2 "math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/internal/progen"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
 )
@@ -39,7 +43,7 @@ func deepMLP(depth int, remat bool) func(args []kiln.Value) []kiln.Value {
 }
 
 func mlpArgs(depth, batch, width int) []any {
-	r := rand.New(rand.NewPCG(1, 2))
+	r := randv2.New(randv2.NewPCG(1, 2))
 	randn := func(scale float32, shape ...int) *tensor.Array {
 		n := 1
 		for _, d := range shape {
@@ -186,5 +190,64 @@ func TestCheckpointTransparent(t *testing.T) {
 	}
 	if len(mr.Instrs) <= len(mp.Instrs) {
 		t.Errorf("the checkpointed ValueAndGrad has %d instructions, the plain one %d: nothing is recomputed", len(mr.Instrs), len(mp.Instrs))
+	}
+}
+
+// TestCheckpointPrograms: for random programs (package progen, with and
+// without loops and branches), the gradient of the program checkpointed —
+// the program alone, and the whole loss around the checkpointed program
+// (nested regions) — equals the plain gradient bit for bit, fused, with
+// the verifiers on; most of the checkpointed gradients do recompute.
+func TestCheckpointPrograms(t *testing.T) {
+	for _, mode := range []string{"plain", "control"} {
+		var next, compared, recomputed atomic.Int64
+		next.Store(7_000_000)
+		const n = 300
+		forSeeds(t, func() (int64, bool) {
+			seed := next.Add(1) - 1
+			return seed, compared.Load() < n && seed-7_000_000 < 10*n
+		}, func(seed int64) string {
+			c := progen.Generate(rand.New(rand.NewSource(seed)), withMode(progen.Options{Ops: differentiableOps()}, mode))
+			ck := *c
+			whole := kiln.Checkpoint(c.Fn)
+			ck.Fn = func(xs []kiln.Value) []kiln.Value { return whole(xs...) }
+			loss, argnums, ok := gradSetup(c, rand.New(rand.NewSource(^seed)))
+			if !ok {
+				return ""
+			}
+			lossCk, _, _ := gradSetup(&ck, rand.New(rand.NewSource(^seed)))
+			args, opts := caseArgs(c), append(caseOptions(c), kiln.Verify())
+			want, err := kiln.Jit(kiln.Grad(loss, argnums...), opts...).RunAll(args...)
+			if whileRefused(c, err) {
+				return ""
+			}
+			report := func(what string) string {
+				return fmt.Sprintf("checkpoint seed %d mode %s: %s\ncase:\n%s", seed, mode, what, c)
+			}
+			if err != nil {
+				return report("plain gradient: " + err.Error())
+			}
+			outer := kiln.Checkpoint(func(xs []kiln.Value) []kiln.Value { return []kiln.Value{lossCk(xs...)} })
+			nested := func(xs ...kiln.Value) kiln.Value { return outer(xs...)[0] }
+			for name, l := range map[string]func(xs ...kiln.Value) kiln.Value{"checkpointed": lossCk, "nested": nested} {
+				f := kiln.Jit(kiln.Grad(l, argnums...), opts...)
+				got, err := f.RunAll(args...)
+				if err != nil {
+					return report(name + " gradient: " + err.Error())
+				}
+				if d := diffResults(got, want, false); d != "" {
+					return report("the " + name + " gradient differs: " + d)
+				}
+				if p, _ := f.Trace(args...); name == "nested" && p != nil && strings.Contains(p.String(), "# remat") {
+					recomputed.Add(1)
+				}
+			}
+			compared.Add(1)
+			return ""
+		})
+		if compared.Load() < n || 2*recomputed.Load() < compared.Load() {
+			t.Errorf("%s: %d programs compared (want %d), %d recomputing (want most)", mode, compared.Load(), n, recomputed.Load())
+		}
+		t.Logf("%s: %d programs, %d recomputing", mode, compared.Load(), recomputed.Load())
 	}
 }
