@@ -2,11 +2,17 @@ package kiln_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"math/cmplx"
+	"math/rand"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/internal/progen"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
@@ -302,4 +308,98 @@ func TestCustomVJPArity(t *testing.T) {
 	if len(seen) != 1 || seen[0] != "f64/bool" {
 		t.Errorf("bwd got cotangents of types %v, want [f64/bool] (the integer result's is float0: bool zeros)", seen)
 	}
+}
+
+// TestCustomPrograms: over random programs (package progen, with and
+// without loops and branches), a CustomJVP
+// whose rule is the program's own JVP and a CustomVJP whose fwd and bwd
+// are its own VJP give the plain gradient, bit for bit, fused with the
+// verifiers on: the regions' plumbing (marks, stand-ins, transposition)
+// changes nothing when the rules restate the derivative.
+func TestCustomPrograms(t *testing.T) {
+	for _, mode := range []string{"plain", "control"} {
+		testCustomPrograms(t, mode)
+	}
+}
+
+func testCustomPrograms(t *testing.T, mode string) {
+	var next, compared atomic.Int64
+	next.Store(8_000_000)
+	const n = 300
+	forSeeds(t, func() (int64, bool) {
+		seed := next.Add(1) - 1
+		return seed, compared.Load() < n && seed-8_000_000 < 10*n
+	}, func(seed int64) string {
+		c := progen.Generate(rand.New(rand.NewSource(seed)), withMode(progen.Options{Ops: differentiableOps()}, mode))
+		var pullbacks []func(...kiln.Value) []kiln.Value // fwd's, for bwd: a closure, as residuals need not be Values
+		viaJVP := kiln.CustomJVP(c.Fn, func(p, ts []kiln.Value) ([]kiln.Value, []kiln.Value) { return kiln.JVP(c.Fn, p, ts) })
+		viaVJP := kiln.CustomVJP(c.Fn, func(p []kiln.Value) ([]kiln.Value, []kiln.Value) {
+			outs, pb := kiln.VJP(c.Fn, p...)
+			pullbacks = append(pullbacks, pb)
+			return outs, nil
+		}, func(_, cts []kiln.Value) []kiln.Value {
+			pb := pullbacks[len(pullbacks)-1]
+			return pb(cts...)
+		})
+		loss, argnums, ok := gradSetup(c, rand.New(rand.NewSource(^seed)))
+		if !ok {
+			return ""
+		}
+		args, opts := caseArgs(c), append(caseOptions(c), kiln.Verify())
+		want, err := kiln.Jit(kiln.Grad(loss, argnums...), opts...).RunAll(args...)
+		if err != nil {
+			return ""
+		}
+		report := func(what string) string {
+			return fmt.Sprintf("custom seed %d mode %s: %s\ncase:\n%s", seed, mode, what, c)
+		}
+		// A value returned twice gets the sum of its results' cotangents:
+		// the plain gradient adds them in the loss's backward order, the
+		// rules in result order — the same to rounding only.
+		p, _ := c.Trace()
+		repeats := false
+		for i, o := range p.Outputs {
+			repeats = repeats || slices.Contains(p.Outputs[:i], o)
+		}
+		for name, fn := range map[string]func(...kiln.Value) []kiln.Value{"custom_jvp": viaJVP, "custom_vjp": viaVJP} {
+			cc := *c
+			cc.Fn = func(xs []kiln.Value) []kiln.Value { return fn(xs...) }
+			l, _, _ := gradSetup(&cc, rand.New(rand.NewSource(^seed)))
+			got, err := kiln.Jit(kiln.Grad(l, argnums...), opts...).RunAll(args...)
+			if err != nil {
+				return report(name + ": " + err.Error())
+			}
+			if d := diffResults(got, want, false); d != "" && (!repeats || closeResults(got, want) != "") {
+				return report(name + " gradient differs: " + d)
+			}
+		}
+		compared.Add(1)
+		return ""
+	})
+	if compared.Load() < n {
+		t.Errorf("%s: only %d programs compared, want %d", mode, compared.Load(), n)
+	}
+}
+
+// closeResults compares results to a few roundings of their dtype (a
+// relative 1e-5 for f32 and c64, 1e-2 for f16 and bf16), NaN equal to NaN,
+// or says where they differ.
+func closeResults(got, want []*tensor.Array) string {
+	for i := range got {
+		tol := 1e-5
+		if d := want[i].DType(); d == tensor.F16 || d == tensor.BF16 {
+			tol = 1e-2
+		}
+		g, w := got[i].Astype(tensor.C128), want[i].Astype(tensor.C128)
+		for k := range g.Size() {
+			a, b := tensor.Index(g.Data(), k).(complex128), tensor.Index(w.Data(), k).(complex128)
+			if cmplx.IsNaN(a) && cmplx.IsNaN(b) || a == b {
+				continue
+			}
+			if cmplx.Abs(a-b) > tol*(cmplx.Abs(b)+1e-30) {
+				return fmt.Sprintf("result %d element %d: %v, want %v", i, k, a, b)
+			}
+		}
+	}
+	return ""
 }

@@ -290,7 +290,7 @@ func (j *jvp) custom(e *Eqn, in []Value) bool {
 			j.applyRule(st)
 		}
 		k := m.Out - 1
-		if st.outs != nil {
+		if st.outs != nil && !isZero(st.outs[k]) {
 			j.env[e.Out] = st.outs[k]
 		}
 		if st.tout != nil && !isZero(st.tout[k]) {
@@ -354,19 +354,8 @@ func (j *jvp) applyRule(st *customState) {
 	}
 	switch r.Kind {
 	case RegionCustomJVP:
-		ts := make([]Value, len(st.tan))
-		for i, t := range st.tan {
-			ts[i] = t
-			if isZero(t) {
-				ts[i] = zeroCotangent(j.tb, &Var{Type: r.In[i].Type, Shape: r.In[i].Shape})
-			}
-		}
-		outs, touts := r.jvp(append([]Value{}, st.prim...), ts)
+		outs, touts := j.customJVP(st)
 		if j.b.err != nil {
-			return
-		}
-		if len(outs) != len(r.Out) || len(touts) != len(r.Out) {
-			fail("the jvp rule returned %d results and %d tangents; the function has %d results (JAX: custom JVP rule must produce primal and tangent outputs with equal container structures)", len(outs), len(touts), len(r.Out))
 			return
 		}
 		st.outs = make([]Value, len(outs))
@@ -430,6 +419,84 @@ func (j *jvp) applyRule(st *customState) {
 			st.tout[k] = t
 		}
 	}
+}
+
+// customJVP runs a CustomJVP's rule: its results in b and their tangents
+// in tb (checked for number, not yet for type). In forward mode the rule
+// runs on the tangents. In reverse mode its tangents must land in the
+// linear program as something the transposition knows, so the rule is
+// traced as a function of primals and tangents and linearized with
+// respect to its tangent arguments at zero: as the rule is linear in
+// them, that derivative in the direction of the actual tangents is the
+// rule's tangent output — and the rule's own ops (a loop, a cond, a JVP
+// inside it) are linearized by their rules, its primal part computed in
+// b.
+func (j *jvp) customJVP(st *customState) ([]Value, []Value) {
+	r := st.r
+	nin, nout := len(r.In), len(r.Out)
+	zerosFor := func(b *builder, i int) Value {
+		return zeroCotangent(b, &Var{Type: r.In[i].Type, Shape: r.In[i].Shape})
+	}
+	counted := func(outs, touts []Value) bool {
+		if len(outs) == nout && len(touts) == nout {
+			return true
+		}
+		j.b.fail(&DerivError{Op: r.Kind.String(), Pos: r.Pos, Msg: fmt.Sprintf(
+			"the jvp rule returned %d results and %d tangents; the function has %d results (JAX: custom JVP rule must produce primal and tangent outputs with equal container structures)", len(outs), len(touts), nout)})
+		return false
+	}
+	if !j.lin {
+		ts := make([]Value, nin)
+		for i, t := range st.tan {
+			if ts[i] = t; isZero(t) {
+				ts[i] = zerosFor(j.tb, i)
+			}
+		}
+		outs, touts := r.jvp(append([]Value{}, st.prim...), ts)
+		if j.b.err != nil || !counted(outs, touts) {
+			return nil, nil
+		}
+		return outs, touts
+	}
+	rule := func(a []Value) []Value {
+		outs, touts := r.jvp(a[:nin], a[nin:])
+		if !counted(outs, touts) {
+			return []Value{{b: j.b}}
+		}
+		touts = append([]Value{}, touts...)
+		for k, t := range touts {
+			if isZero(t) || !r.Out[k].Type.DType.IsInexact() {
+				touts[k] = zeroCotangent(a[0].b, &Var{Type: r.Out[k].Type, Shape: r.Out[k].Shape})
+			}
+		}
+		return append(append([]Value{}, outs...), touts...)
+	}
+	at := append([]Value{}, st.prim...)
+	for i := range nin {
+		at = append(at, zerosFor(j.b, i))
+	}
+	p, args := j.b.traceFn(r.Kind.String(), rule, at)
+	if p == nil || j.b.err != nil {
+		return nil, nil
+	}
+	if len(p.Outputs) != 2*nout {
+		j.b.fail(&DerivError{Op: r.Kind.String(), Pos: r.Pos, Msg: "internal error: the jvp rule's trace has the wrong number of results"})
+		return nil, nil
+	}
+	dirs := make([]Value, len(args))
+	copy(dirs[nin:], st.tan)
+	sub := &jvp{b: j.b, tb: j.tb, lin: true}
+	vals, tans := sub.run(p, args, dirs)
+	if j.b.err != nil {
+		return nil, nil
+	}
+	touts := tans[nout:]
+	for k, t := range touts {
+		if isZero(t) {
+			touts[k] = zeroCotangent(j.tb, p.Outputs[nout+k])
+		}
+	}
+	return vals[:nout], touts
 }
 
 // ruleValueIn checks a value a rule returned for something of type want,
