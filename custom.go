@@ -57,7 +57,10 @@ func CustomJVP(fn any, jvp func(primals, tangents []Value) (outs, tangentsOut []
 // *trace.DerivError, as JAX refuses forward mode through custom_vjp;
 // so is a bwd returning the wrong number of cotangents or a dtype or shape
 // other than the argument's, naming custom_vjp and the line applying fn.
-// Outside derivatives fn runs. As with CustomJVP, the rule travels with
+// Outside derivatives fn runs. Rules compute from their arguments (and
+// constants): a Value of the traced function captured by a Go closure
+// belongs to a trace the rule does not run in, an error of the trace.
+// As with CustomJVP, the rule travels with
 // fn's equations; a transformation that rewrites them to other shapes
 // (vmap) leaves fn's own ops to be differentiated.
 //

@@ -213,6 +213,18 @@ func TestCustomRuleErrors(t *testing.T) {
 	if !strings.Contains(de.Msg, "closes over a value being differentiated") {
 		t.Errorf("a closure: %v", de)
 	}
+	// Returning a closed-over value being differentiated is a closure too.
+	de = derivErr(t, kiln.Grad(func(x kiln.Value) kiln.Value {
+		y := x.Mul(kiln.Float(2))
+		g := kiln.CustomVJP(func(z kiln.Value) []kiln.Value { return []kiln.Value{z.Sum(), y} }, func(p []kiln.Value) ([]kiln.Value, []kiln.Value) {
+			return []kiln.Value{p[0].Sum(), p[0].Mul(kiln.Float(2))}, p // rules see only their arguments
+		}, func(res, cts []kiln.Value) []kiln.Value { return []kiln.Value{kiln.OnesLike(res[0]).Mul(cts[0])} })
+		r := g(x)
+		return r[0].Add(r[1].Sum())
+	}), x)
+	if !strings.Contains(de.Msg, "closes over a value being differentiated") {
+		t.Errorf("a closed-over result: %v", de)
+	}
 	// A value of the function leaving it through a Go variable has no
 	// derivative once the rule replaced the function's.
 	de = derivErr(t, kiln.Grad(func(x kiln.Value) kiln.Value {
@@ -222,6 +234,19 @@ func TestCustomRuleErrors(t *testing.T) {
 	}), x)
 	if !strings.Contains(de.Msg, "used outside it other than as its result") {
 		t.Errorf("a leaked value: %v", de)
+	}
+	// Without a tangent reaching the function, nothing was replaced: a
+	// leaked value is an ordinary one (its derivative is zero).
+	var leaked kiln.Value
+	g := kiln.CustomVJP(func(z kiln.Value) kiln.Value { leaked = z.Sin(); return z.Mul(z).Sum() }, fwd, f64Bwd)
+	out, err := kiln.Jit(kiln.Grad(func(x, w kiln.Value) kiln.Value { return g(x)[0].Add(leaked.Mul(w).Sum()) }, 1)).Run(x, x)
+	if err != nil {
+		t.Fatalf("a leaked value with no tangent: %v", err)
+	}
+	for i, v := range f64s(t, out) {
+		if want := math.Sin(float64(i + 1)); !near(v, want, 1e-15) {
+			t.Errorf("gradient[%d] = %v, want sin(x) = %v", i, v, want)
+		}
 	}
 	// Kiln's reverse mode differentiates a loop body in forward mode, so a
 	// custom VJP inside one is refused, not differentiated some other way.
@@ -253,6 +278,22 @@ func TestCustomNested(t *testing.T) {
 	for i, gi := range f64s(t, g) {
 		if want := 6 * math.Exp(-2*float64(i)) / z; !near(gi, want, 1e-12) {
 			t.Errorf("Grad(Checkpoint(custom_vjp))[%d] = %v, want %v", i, gi, want)
+		}
+	}
+	// The custom function's result carried by a loop: the loop's
+	// transposition hands its cotangent to bwd.
+	g, err = kiln.Jit(kiln.Grad(func(x kiln.Value) kiln.Value {
+		return kiln.ForiLoop(kiln.Int(0), kiln.Int(3), func(i kiln.Value, c []kiln.Value) []kiln.Value {
+			return []kiln.Value{c[0].Mul(kiln.Float(2))}
+		}, lse(x)[0])[0]
+	})).Run(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z1 := 1 + math.Exp(-1) + math.Exp(-2)
+	for i, gi := range f64s(t, g) {
+		if want := 8 * math.Exp(-float64(i)) / z1; !near(gi, want, 1e-12) {
+			t.Errorf("Grad(loop(custom_vjp))[%d] = %v, want %v", i, gi, want)
 		}
 	}
 	inner := kiln.CustomJVP(func(x kiln.Value) kiln.Value {

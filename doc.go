@@ -98,7 +98,9 @@
 // or a dtype or shape other than the function's, a function closing over
 // a value being differentiated (pass it as an argument) and a value of
 // the function escaping other than as a result are *trace.DerivErrors
-// naming the op and the line that applied the function.
+// naming the op and the line that applied the function. Rules compute from
+// their arguments and constants only (pass a value as an argument rather
+// than capture it in a Go closure).
 //
 // The rules travel with the function's equations (each carries its
 // region, trace.Params.Mark), not in a side table, so Jit, nesting and

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"slices"
 )
 
 // Checkpoint, CustomJVP and CustomVJP (jax.checkpoint, jax.custom_jvp,
@@ -281,10 +282,21 @@ func (j *jvp) custom(e *Eqn, in []Value) bool {
 	out := j.b.emitEqn(e, in)
 	j.env[e.Out] = out
 	st.vars[e.Out] = true
-	switch {
-	case m.Region == st.r && m.In > 0:
+	if m.Region == st.r && m.In > 0 {
 		st.prim[m.In-1], st.tan[m.In-1] = in[0], j.tenv[e.Args[0]]
-	case m.Region == st.r && m.Out > 0:
+		return true
+	}
+	// The function's equations and its results read its arguments, its
+	// own values, and values from outside it, which must carry no
+	// tangent: the rule knows nothing of them.
+	for _, a := range e.Args {
+		if t, ok := j.tenv[a]; ok && !isZero(t) && !st.vars[a] {
+			j.b.fail(&DerivError{Op: st.r.Kind.String(), Pos: st.r.Pos, Msg: fmt.Sprintf(
+				"the function closes over a value being differentiated (%s at %s reads %s from outside it); the rule only gives derivatives with respect to its arguments: pass the value as an argument (JAX: jax.closure_convert)", e.Op, e.Pos, a.TypeString())})
+			return true
+		}
+	}
+	if m.Region == st.r && m.Out > 0 {
 		if !st.done {
 			st.done = true
 			j.applyRule(st)
@@ -296,14 +308,11 @@ func (j *jvp) custom(e *Eqn, in []Value) bool {
 		if st.tout != nil && !isZero(st.tout[k]) {
 			j.tenv[e.Out] = st.tout[k]
 		}
-	default:
-		for _, a := range e.Args {
-			if t, ok := j.tenv[a]; ok && !isZero(t) && !st.vars[a] {
-				j.b.fail(&DerivError{Op: st.r.Kind.String(), Pos: st.r.Pos, Msg: fmt.Sprintf(
-					"the function closes over a value being differentiated (%s at %s reads %s from outside it); the rule only gives derivatives with respect to its arguments: pass the value as an argument (JAX: jax.closure_convert)", e.Op, e.Pos, a.TypeString())})
-				return true
-			}
-		}
+		return true
+	}
+	if slices.ContainsFunc(st.tan, func(t Value) bool { return !isZero(t) }) {
+		// The rule replaces this value's derivative, which is never
+		// computed: it must not be read outside the function.
 		if j.opaque == nil {
 			j.opaque = map[*Var]*Region{}
 		}
