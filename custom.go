@@ -64,10 +64,9 @@ func CustomJVP(fn any, jvp func(primals, tangents []Value) (outs, tangentsOut []
 // fn's equations; a transformation that rewrites them to other shapes
 // (vmap) leaves fn's own ops to be differentiated.
 //
-// Reverse mode through a loop body or cond branch differentiates the body
-// in forward mode, so a CustomVJP inside one is refused there (a
-// *trace.DerivError); use CustomJVP, or apply the function outside the
-// loop.
+// Inside a loop body or cond branch, Grad uses bwd too; the loop's or
+// cond's primal pass there computes fn itself (not fwd), so fwd must
+// compute what fn does, as JAX's contract has it.
 func CustomVJP(fn any, fwd func(primals []Value) (outs, residuals []Value), bwd func(residuals, cts []Value) []Value) func(args ...Value) []Value {
 	g, err := adaptTransformed(fn, "custom_vjp")
 	if err != nil {

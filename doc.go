@@ -109,9 +109,9 @@
 // rule, and the function's own ops are differentiated: correct for the
 // function as written, without the rule's numerics, never a rule applied
 // to values it was not written for (JAX batches fwd and bwd instead).
-// Kiln's reverse mode differentiates loop bodies and cond branches in
-// forward mode, so a CustomVJP inside one is a *trace.DerivError under
-// Grad (a CustomJVP works there).
+// Inside a loop body or cond branch, reverse mode uses the rules too; the
+// loop's primal pass computes the function itself there, so a fwd must
+// compute what its function does (JAX's contract).
 //
 // # Checked mode
 //

@@ -116,6 +116,22 @@ func (j *jvp) run(p *Program, primals, tangents []Value) ([]Value, []Value) {
 		if j.custom(e, in) || j.escaped(e, e.Args) || j.control(e, in) {
 			continue
 		}
+		if e.Params.Mark.lin != nil {
+			// A CustomVJP's stand-in, in a linear program being traced
+			// (forward: kept, for the linearization to come) or
+			// linearized (at zero, as vjpOf does: its value, linear in
+			// its tangent operands, is zero — and an invalid op must not
+			// reach a program that is run).
+			if j.lin {
+				j.env[e.Out] = zerosOf(j.b, e.Out.Type, e.Out.Shape)
+			} else {
+				j.env[e.Out] = j.b.emitEqn(e, in)
+			}
+			if t := j.standInJVP(e, in); !isZero(t) {
+				j.tenv[e.Out] = t
+			}
+			continue
+		}
 		out := j.b.emitEqn(e, in)
 		j.env[e.Out] = out
 		if c := checkpointOf(e); c != nil && j.lin && e.Op.Info().Class != ClassControl {

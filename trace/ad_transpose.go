@@ -17,7 +17,7 @@ type linearization struct {
 // linearize evaluates p at primals in b and records the tangent of every
 // output as a linear function of the tangents of the inputs diff marks.
 func linearize(b *builder, p *Program, primals []Value, diff []bool) *linearization {
-	tb := &builder{cfg: b.cfg, prog: &Program{Config: b.cfg}, parent: b}
+	tb := &builder{cfg: b.cfg, prog: &Program{Config: b.cfg}, parent: b, linear: true}
 	tangents := make([]Value, len(primals))
 	l := &linearization{b: b, tb: tb}
 	for i, v := range p.Inputs {
@@ -100,27 +100,23 @@ func (l *linearization) transpose(b *builder, cts []Value) []Value {
 	// A control-flow equation's results k ≥ 1 are result equations after
 	// it: their cotangents wait here, by its result 0, until it is reached.
 	results := map[*Var][]Value{}
-	customDone := map[*customLin]bool{}
 	for k := len(lp.Eqns) - 1; k >= 0 && b.err == nil; k-- {
 		e := lp.Eqns[k]
 		g, ok := ct[e.Out]
 		if !linear[e.Out] {
 			continue
 		}
-		if lc := e.Params.Mark.lin; lc != nil {
+		if e.Params.Mark.lin != nil {
 			// A CustomVJP's stand-ins are consecutive: at the last, the
 			// cotangents of all its results are complete.
-			if !customDone[lc] {
-				customDone[lc] = true
-				cts := make([]Value, len(lc.outs))
-				for i, v := range lc.outs {
-					if v != nil {
-						cts[i] = ct[v]
-						delete(ct, v)
-					}
-				}
-				transposeCustom(b, lc, cts, primal, add)
+			group := standIns(lp.Eqns, k)
+			cts := make([]Value, len(e.Params.Mark.Region.Out))
+			for _, s := range group {
+				cts[s.Params.Mark.Out-1] = ct[s.Out]
+				delete(ct, s.Out)
 			}
+			transposeCustom(b, group, cts, primal, add)
+			k -= len(group) - 1
 			continue
 		}
 		switch e.Op {

@@ -67,6 +67,21 @@ type builder struct {
 	// remat marks the equations emitted as recomputations (Params.Remat):
 	// set while reverse mode recomputes a Checkpoint's values.
 	remat bool
+	// linear marks the tangent trace of a linearization: the traces
+	// inside it (a loop body's tangent program) hold linear programs too,
+	// which reverse mode transposes (a CustomVJP's stand-ins may go there).
+	linear bool
+}
+
+// inLinear reports whether b is the tangent trace of a linearization or a
+// trace inside one.
+func (b *builder) inLinear() bool {
+	for p := b; p != nil; p = p.parent {
+		if p.linear {
+			return true
+		}
+	}
+	return false
 }
 
 // inProbe reports whether b is a probe or a trace inside one.

@@ -26,7 +26,9 @@ import (
 //     CustomVJP's fwd gives the results and residuals, and a stand-in
 //     equation per result takes the tangents into the linear program,
 //     whose transpose is the bwd (transposeCustom). Forward mode through a
-//     CustomVJP is a *DerivError, as in JAX.
+//     CustomVJP is a *DerivError, as in JAX — except in the tangent
+//     program of a linearization (a loop body's, which reverse mode
+//     builds in forward mode), where the stand-ins go too.
 //   - A region is used only when all its marks are there with the types
 //     they were traced with. A transformation that drops or reshapes them
 //     (vmap batching the function's ops) leaves the function's own ops to
@@ -250,6 +252,9 @@ func customRegions(p *Program) map[*Region]*customState {
 
 // customOf is the outermost custom region whose rules apply that e is in.
 func (j *jvp) customOf(e *Eqn) *customState {
+	if e.Params.Mark.lin != nil {
+		return nil // a stand-in (run) is no equation of the function
+	}
 	var st *customState
 	for r := e.Params.Mark.Region; r != nil; r = r.Parent {
 		if s := j.customs[r]; s != nil {
@@ -261,6 +266,9 @@ func (j *jvp) customOf(e *Eqn) *customState {
 
 // checkpointOf is the outermost Checkpoint region e is in.
 func checkpointOf(e *Eqn) *Region {
+	if e.Params.Mark.lin != nil {
+		return nil
+	}
 	var c *Region
 	for r := e.Params.Mark.Region; r != nil; r = r.Parent {
 		if r.Kind == RegionCheckpoint {
@@ -381,8 +389,8 @@ func (j *jvp) applyRule(st *customState) {
 			}
 		}
 	case RegionCustomVJP:
-		if !j.lin {
-			fail("can't apply forward-mode autodiff (jvp) to a custom_vjp function (reverse mode through a loop body or a cond branch differentiates it in forward mode: apply the function outside the loop, or give it a CustomJVP)")
+		if !j.lin && !j.tb.inLinear() {
+			fail("can't apply forward-mode autodiff (jvp) to a custom_vjp function")
 			return
 		}
 		outs, res := r.fwd(append([]Value{}, st.prim...))
@@ -399,33 +407,37 @@ func (j *jvp) applyRule(st *customState) {
 				return
 			}
 		}
-		lc := &customLin{r: r, tb: j.tb, ins: make([]*Var, len(r.In)), outs: make([]*Var, len(r.Out))}
-		for _, x := range res {
-			x = j.b.attach(x, "custom_vjp")
-			if x.v == nil && x.lit == nil {
-				fail("residual is not a value of the function's trace (the zero Value, or one made outside any expression)")
-				return
-			}
-			lc.res = append(lc.res, x)
-		}
+		// The stand-ins read the arguments' tangents, then the residuals
+		// (primal values: the transposition gives them to bwd).
+		lc := &customLin{r: r}
 		var args []*Var
 		for i, t := range st.tan {
 			if isZero(t) {
 				continue
 			}
-			if lc.ins[i] = j.tb.bindVar(t, &Var{Type: r.In[i].Type, Shape: r.In[i].Shape}, "custom_vjp"); lc.ins[i] == nil {
+			v := j.tb.bindVar(t, &Var{Type: r.In[i].Type, Shape: r.In[i].Shape}, "custom_vjp")
+			if v == nil {
 				return
 			}
-			args = append(args, lc.ins[i])
+			lc.lins = append(lc.lins, i)
+			args = append(args, v)
+		}
+		for _, x := range res {
+			x = j.tb.attach(x, "custom_vjp")
+			v := j.tb.materialize(x, "custom_vjp")
+			if v == nil {
+				if j.b.err == nil {
+					fail("a residual is not a value (the zero Value, or one made outside any expression)")
+				}
+				return
+			}
+			args = append(args, v)
 		}
 		st.tout = make([]Value, len(r.Out))
 		for k, o := range r.Out {
-			if !o.Type.DType.IsInexact() {
-				continue
+			if o.Type.DType.IsInexact() {
+				st.tout[k] = j.tb.emit(OpInvalid, args, o.Type, o.Shape, Params{Mark: Mark{Region: r, Out: k + 1, lin: lc}}, "custom_vjp")
 			}
-			t := j.tb.emit(OpInvalid, args, o.Type, o.Shape, Params{Mark: Mark{Region: r, Out: k + 1, lin: lc}}, "custom_vjp")
-			lc.outs[k] = t.v
-			st.tout[k] = t
 		}
 	}
 }
@@ -533,36 +545,51 @@ func ruleValueIn(in *builder, r *Region, what string, k int, x Value, want Abstr
 }
 
 // customLin is a CustomVJP in a linear program: stand-in equations (op
-// invalid, one per inexact result, reading the arguments' tangents) whose
-// transpose is the bwd rule at the residuals.
+// invalid, one per inexact result, consecutive) reading the tangents of
+// the arguments lins lists, then the residuals; their transpose is bwd at
+// the residuals (transposeCustom). A stand-in is linear in its tangent
+// operands: its JVP is a stand-in over their tangents (standInJVP), so a
+// linear program holding one (a loop body's tangent program, which
+// reverse mode through the loop linearizes again) is itself
+// differentiable.
 type customLin struct {
 	r    *Region
-	tb   *builder // the linear program's trace
-	res  []Value  // the residuals, in the primal trace
-	ins  []*Var   // per argument, its tangent in the linear program (nil: zero)
-	outs []*Var   // per result, its stand-in (nil: not inexact)
+	lins []int // the arguments whose tangents the stand-ins read, in order
 }
 
-// transposeCustom runs a CustomVJP's bwd for the cotangents of its results
-// (zero Values where none) and adds the arguments' cotangents.
-func transposeCustom(b *builder, lc *customLin, cts []Value, primal func(*Var) Value, add func(*Var, Value)) {
-	r := lc.r
+// standIns is the group of stand-ins of one CustomVJP application ending
+// at eqns[k]: the consecutive stand-ins of lc before it, one per result.
+func standIns(eqns []*Eqn, k int) []*Eqn {
+	lc := eqns[k].Params.Mark.lin
+	seen := map[int]bool{}
+	i := k
+	for i >= 0 && eqns[i].Params.Mark.lin == lc && !seen[eqns[i].Params.Mark.Out] {
+		seen[eqns[i].Params.Mark.Out] = true
+		i--
+	}
+	return eqns[i+1 : k+1]
+}
+
+// transposeCustom runs a CustomVJP's bwd for the cotangents of the
+// results of a group of stand-ins (cts[k] for result k, zero Values where
+// none) and adds the arguments' cotangents to the stand-ins' tangent
+// operands.
+func transposeCustom(b *builder, group []*Eqn, cts []Value, primal func(*Var) Value, add func(*Var, Value)) {
+	e0 := group[0]
+	lc, r := e0.Params.Mark.lin, e0.Params.Mark.Region
 	fail := func(format string, a ...any) {
 		b.fail(&DerivError{Op: r.Kind.String(), Pos: r.Pos, Msg: fmt.Sprintf(format, a...)})
 	}
-	seeds := make([]Value, len(cts))
-	for k, ct := range cts {
-		seeds[k] = ct
-		if isZero(ct) {
+	seeds := make([]Value, len(r.Out))
+	for k := range seeds {
+		seeds[k] = cts[k]
+		if isZero(seeds[k]) {
 			seeds[k] = zeroCotangent(b, &Var{Type: r.Out[k].Type, Shape: r.Out[k].Shape})
 		}
 	}
-	res := make([]Value, len(lc.res))
-	for i, x := range lc.res {
-		if x.b != nil && x.v != nil && x.b == lc.tb {
-			x = primal(x.v) // a value of the linear program: a recomputation
-		}
-		res[i] = b.attach(x, "custom_vjp")
+	res := make([]Value, 0, len(e0.Args)-len(lc.lins))
+	for _, a := range e0.Args[len(lc.lins):] {
+		res = append(res, b.attach(primal(a), "custom_vjp"))
 	}
 	gs := r.bwd(res, seeds)
 	if b.err != nil {
@@ -572,6 +599,10 @@ func transposeCustom(b *builder, lc *customLin, cts []Value, primal func(*Var) V
 		fail("bwd returned %d cotangents for a function of %d arguments (JAX: custom VJP bwd rule must produce a tuple of length equal to the number of arguments to the primal function)", len(gs), len(r.In))
 		return
 	}
+	tangentOf := map[int]*Var{}
+	for k, i := range lc.lins {
+		tangentOf[i] = e0.Args[k]
+	}
 	for i, g := range gs {
 		if isZero(g) || !r.In[i].Type.DType.IsInexact() {
 			continue // None, or JAX's float0 for an integer argument
@@ -580,8 +611,34 @@ func transposeCustom(b *builder, lc *customLin, cts []Value, primal func(*Var) V
 		if b.err != nil {
 			return
 		}
-		if lc.ins[i] != nil {
-			add(lc.ins[i], g)
+		if v := tangentOf[i]; v != nil {
+			add(v, g)
 		}
 	}
+}
+
+// standInJVP is the tangent of a stand-in: a stand-in over its tangent
+// operands' tangents (zeros where none) and the same residuals, in tb; a
+// zero Value when no tangent reaches it.
+func (j *jvp) standInJVP(e *Eqn, in []Value) Value {
+	nl := len(e.Params.Mark.lin.lins)
+	args := make([]*Var, len(e.Args))
+	any := false
+	for i, a := range e.Args {
+		x := in[i]
+		if i < nl {
+			if x = j.tenv[a]; isZero(x) {
+				x = zerosOf(j.tb, a.Type, a.Shape)
+			} else {
+				any = true
+			}
+		}
+		if args[i] = j.tb.bindVar(x, a, "custom_vjp"); args[i] == nil {
+			return Value{}
+		}
+	}
+	if !any {
+		return Value{}
+	}
+	return j.tb.emit(OpInvalid, args, e.Out.Type, e.Out.Shape, e.Params, e.Why)
 }
