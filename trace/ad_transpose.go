@@ -79,6 +79,12 @@ func (l *linearization) transpose(b *builder, cts []Value) []Value {
 			linear[e.Out] = true
 		case e.Params.Remat || slices.ContainsFunc(e.Args, func(a *Var) bool { return deferred[a] != nil }):
 			deferred[e.Out] = e
+		case e.Params.Mark.lin != nil:
+			// Only bwd knows a CustomVJP, as a transpose: its value at
+			// operands that are not tangents cannot be computed.
+			b.fail(&DerivError{Op: "custom_vjp", Pos: e.Params.Mark.Region.Pos,
+				Msg: "its tangent input is no tangent (a value that does not depend on the differentiated arguments — a custom_jvp rule's constant tangent?): it cannot be evaluated"})
+			return res
 		default:
 			env[e.Out] = b.emitEqn(e, lookup(env, e.Args))
 		}
