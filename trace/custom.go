@@ -22,7 +22,8 @@ import (
 //
 //   - forward mode (JVP) and linearization run the region's equations for
 //     their values but not their derivative rules; at the first result
-//     mark, a CustomJVP's rule gives the results and their tangents, a
+//     mark, a CustomJVP's rule gives the results and their tangents (in
+//     reverse mode the rule linearized in its tangent arguments), a
 //     CustomVJP's fwd gives the results and residuals, and a stand-in
 //     equation per result takes the tangents into the linear program,
 //     whose transpose is the bwd (transposeCustom). Forward mode through a
@@ -90,8 +91,10 @@ type Mark struct {
 
 // Checkpoint returns fn with its values recomputed in reverse mode instead
 // of stored (jax.checkpoint, jax.remat, with no policy: everything inside
-// is recomputed). Its values, derivatives and higher derivatives are fn's,
-// bit for bit; what changes is that a gradient keeps only fn's arguments
+// is recomputed). Its values and first derivatives are fn's bit for bit,
+// higher derivatives to rounding (recomputed values collect cotangents of
+// their own, summed in another order); what changes is that a gradient
+// keeps only fn's arguments
 // (and the values it closes over) from the forward pass to the backward
 // pass and recomputes the rest there, trading time for memory. Control
 // flow inside fn (a loop, a cond) is stored, not recomputed.
