@@ -72,8 +72,11 @@ var traceInternalTypes = map[string]string{
 	"Hoisted":       "a hoisted weak scalar, for the root package's compiler pass",
 	"IndexParams":   "a gather/scatter equation's parameters, for lowering",
 	"OpInfo":        "an op's row of the op table, for lowering and tools",
+	"Mark":          "an equation's place in a Checkpoint/CustomJVP/CustomVJP application (Params.Mark), for transformations",
 	"Params":        "an equation's parameters, for lowering",
 	"Program":       "a traced program, for lowering and tools (Func.Trace returns it)",
+	"Region":        "one application of Checkpoint/CustomJVP/CustomVJP, which its equations' marks point to, for transformations",
+	"RegionKind":    "what a Region is, for transformations and program printing",
 	"Rule":          "an op's derivative rule, for transformations",
 	"SortParams":    "a sort equation's parameters, for lowering",
 	"Var":           "a program's variable, for lowering and tools",
@@ -90,9 +93,10 @@ var (
 		"VerifyEnv": "the environment variable's name, for the root package and tests",
 	}
 	internalValueTypes = map[string]string{
-		"CheckKind": "the verifier's kinds (internal, above)",
-		"Class":     "the op table's classes (internal, above)",
-		"Domain":    "the op table's domains (internal, above)",
+		"CheckKind":  "the verifier's kinds (internal, above)",
+		"Class":      "the op table's classes (internal, above)",
+		"RegionKind": "the kinds of Region (internal, above)",
+		"Domain":     "the op table's domains (internal, above)",
 	}
 )
 

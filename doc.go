@@ -99,8 +99,8 @@
 //   - Control flow, traced once and not unrolled: ForiLoop WhileLoop Cond
 //     Switch Scan (ScanOptions).
 //   - Transformations and running: Grad GradWith ValueAndGrad
-//     ValueAndGradWith VJP JVP; Vmap (InAxes OutAxes AxisSize NoAxis,
-//     VmapOptions); Jit Eval EvalAll.
+//     ValueAndGradWith VJP JVP; Checkpoint CustomJVP CustomVJP; Vmap
+//     (InAxes OutAxes AxisSize NoAxis, VmapOptions); Jit Eval EvalAll.
 //   - Random bits: Threefry2x32 (package random's samplers).
 //   - The errors of ops, each with the op and the user's Pos (errors.As
 //     finds them): ShapeError DTypeError OpError OperandError DerivError
@@ -201,6 +201,48 @@
 //     at precomputed offsets: a RunTreeInto loop with trees passed by
 //     pointer allocates nothing (one passed by value is copied once; a
 //     map's keys are sorted on every call).
+//
+// # Checkpoints and custom derivatives
+//
+// Checkpoint is jax.checkpoint (jax.remat, no policy): reverse mode keeps
+// only the function's arguments from the forward pass and recomputes the
+// rest where the backward pass first needs it. Gradients are unchanged
+// bit for bit (second derivatives agree to rounding: the recomputed values
+// collect cotangents of their own); lower.MemoryNeed of the compiled
+// module shows what it saves (TestCheckpointMemory: a deep residual MLP's
+// Jit(Grad) holds 30% less). Loops and conds inside are stored.
+//
+// CustomJVP and CustomVJP are jax.custom_jvp and jax.custom_vjp, for
+// derivatives that are stabler, cheaper or deliberately different from
+// the ops' own (logsumexp's softmax, softplus's σ, a straight-through
+// estimator):
+//
+//	lse := kiln.CustomVJP(naiveLSE,
+//		func(p []kiln.Value) (outs, res []kiln.Value) { … return []kiln.Value{y}, []kiln.Value{p[0], y} },
+//		func(res, cts []kiln.Value) []kiln.Value { return []kiln.Value{res[0].Sub(res[1]).Exp().Mul(cts[0])} })
+//
+// As in JAX: JVP through a CustomVJP is refused; a CustomJVP's tangents
+// are transposed for reverse mode, so they must be linear in the input
+// tangents; higher derivatives differentiate the rules; outside
+// derivatives the function itself runs, and under a derivative the rule's
+// primal results are used. A rule returning the wrong number of values,
+// or a dtype or shape other than the function's, a function closing over
+// a value being differentiated (pass it as an argument) and a value of
+// the function escaping other than as a result are *trace.DerivErrors
+// naming the op and the line that applied the function. Rules compute from
+// their arguments and constants only (pass a value as an argument rather
+// than capture it in a Go closure).
+//
+// The rules travel with the function's equations (each carries its
+// region, trace.Params.Mark), not in a side table, so Jit, nesting and
+// every transformation that copies equations keep them. One that rewrites
+// the function's ops to other shapes — vmap batching them — drops the
+// rule, and the function's own ops are differentiated: correct for the
+// function as written, without the rule's numerics, never a rule applied
+// to values it was not written for (JAX batches fwd and bwd instead).
+// Inside a loop body or cond branch, reverse mode uses the rules too; the
+// loop's primal pass computes the function itself there, so a fwd must
+// compute what its function does (JAX's contract).
 //
 // # Checked mode
 //

@@ -12,8 +12,10 @@ import (
 // programKey identifies a program up to its input data, for Eval's cache:
 // every input's and equation's type and shape, every equation's op,
 // operands and parameters (rank-0 constants by their bits, so 0.0 and
-// -0.0 and NaN payloads stay apart), the outputs. Positions and notes are
-// left out: they do not change what runs. The key is appended to b.
+// -0.0 and NaN payloads stay apart), the outputs. Positions, notes and
+// region marks (trace.Params.Mark: which Checkpoint or custom function an
+// equation was traced in) are left out: they do not change what runs. The
+// key is appended to b.
 //
 // Parameters are encoded by reflection over every field of trace.Params,
 // so a field added to it later is part of the key without anyone
@@ -35,7 +37,9 @@ func programKey(b []byte, p *trace.Program) (_ []byte, ok bool) {
 			b = append(b, ',')
 		}
 		b = append(b, '{')
-		if b, ok = appendValue(b, reflect.ValueOf(&e.Params).Elem()); !ok {
+		params := e.Params
+		params.Mark = trace.Mark{} // like a position: what runs is the same
+		if b, ok = appendValue(b, reflect.ValueOf(&params).Elem()); !ok {
 			return b, false
 		}
 		b = append(b, "}\n"...)

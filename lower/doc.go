@@ -40,7 +40,8 @@
 //     GEMMs split into column bands and the int8/bf16 GEMMs.
 //  7. PlanBuffers: parameters are the caller's read-only arrays; each output
 //     gets a buffer of its own; other results reuse dead scratch buffers of
-//     the same dtype and sufficient size (liveness over the fusion order).
+//     the same dtype and sufficient size (liveness per value over the
+//     fusion order: a buffer is free after its value's last reader).
 //
 // Module.Verify checks the invariants the backends rely on (dependency
 // order, each instruction's typing rule from trace's op table, explicit

@@ -14,6 +14,16 @@ import (
 // outputs share scratch buffers once their value is dead. A reshape
 // aliases its operand's buffer. Constants need no buffer: kernels read
 // their value directly.
+//
+// Liveness is kept per value: a value (through the reshapes aliasing it)
+// is dead after the last fusion reading it, or right after the fusion
+// computing it when none does, and its scratch buffer is then free for a
+// later fusion's result of its dtype — the smallest free buffer with room,
+// so large buffers stay for large values, and none more than tightFit
+// times the value's size (a scalar takes a new buffer of its own rather
+// than a matrix's, which a later matrix would then lack). A fusion's results never take
+// the buffer of one of its own inputs: buffers are freed only after the
+// fusion has been given its outputs.
 func PlanBuffers(m *Module) {
 	p := &Plan{Of: map[*Instr]int{}}
 	newBuf := func(in *Instr, param, output int) int {
@@ -23,29 +33,31 @@ func PlanBuffers(m *Module) {
 	for _, in := range m.Params {
 		p.Of[in] = newBuf(in, in.Param, -1)
 	}
-	// lastUse[b] is the index of the last fusion reading buffer b.
-	lastUse := map[int]int{}
-	var free []int
-	step := func(fi int, f *Fusion) {
-		for _, in := range f.Inputs {
-			if b, ok := p.bufferOf(in); ok {
-				lastUse[b] = fi
-			}
-		}
-	}
+	// lastRead[x] is the index of the last fusion reading value x.
+	lastRead := map[*Instr]int{}
 	for fi, f := range m.Fusions {
-		step(fi, f)
+		for _, in := range f.Inputs {
+			lastRead[throughReshapes(in)] = fi
+		}
 	}
 	// The first output computed by a fusion (directly or through reshapes)
 	// owns an output buffer; other outputs are copied at run time.
 	outputIndex := map[*Instr]int{}
+	returned := map[*Instr]bool{} // read when the run returns: never freed
 	for i, o := range m.Outputs {
-		for o.Op == trace.OpReshape {
-			o = o.Args[0]
-		}
+		o = throughReshapes(o)
+		returned[o] = true
 		if _, ok := outputIndex[o]; !ok && o.Op != trace.OpParam && o.Op != trace.OpConst {
 			outputIndex[o] = i
 		}
+	}
+	var free []int // scratch buffers holding no live value
+	release := func(x *Instr) {
+		b, ok := p.Of[x]
+		if !ok || returned[x] || p.Buffers[b].Param >= 0 || p.Buffers[b].Output >= 0 || slices.Contains(free, b) {
+			return
+		}
+		free = append(free, b)
 	}
 	for fi, f := range m.Fusions {
 		for _, root := range f.Outputs { // one but for control fusions
@@ -53,26 +65,32 @@ func PlanBuffers(m *Module) {
 				p.Of[root] = newBuf(root, -1, oi)
 				continue
 			}
-			b := -1
+			best := -1
 			for i, c := range free {
-				if buf := p.Buffers[c]; buf.DType == root.DType && buf.Size >= root.Size() {
-					b = c
-					free = slices.Delete(free, i, i+1)
-					break
+				buf := p.Buffers[c]
+				if buf.DType == root.DType && buf.Size >= root.Size() && (best < 0 || buf.Size < p.Buffers[free[best]].Size) {
+					best = i
 				}
 			}
-			if b < 0 {
-				b = newBuf(root, -1, -1)
+			if best < 0 || p.Buffers[free[best]].Size > tightFit*max(root.Size(), 1) {
+				p.Of[root] = newBuf(root, -1, -1)
+				continue
 			}
-			p.Of[root] = b
+			p.Of[root] = free[best]
+			free = slices.Delete(free, best, best+1)
 		}
-		// Buffers whose last reader is this fusion are free for later ones.
-		for b, last := range lastUse {
-			if last == fi && p.Buffers[b].Param < 0 && p.Buffers[b].Output < 0 && !slices.Contains(free, b) {
-				free = append(free, b)
+		// Values whose last reader is this fusion, and results no fusion
+		// reads, are dead: their buffers are free for later fusions.
+		for _, in := range f.Inputs {
+			if x := throughReshapes(in); lastRead[x] == fi {
+				release(x)
 			}
 		}
-		slices.Sort(free)
+		for _, root := range f.Outputs {
+			if _, read := lastRead[root]; !read {
+				release(root)
+			}
+		}
 	}
 	// Reshapes alias their operand.
 	for _, in := range m.Instrs {
@@ -84,6 +102,10 @@ func PlanBuffers(m *Module) {
 	}
 	m.Plan = p
 }
+
+// tightFit bounds how many times a value's size the scratch buffer it
+// reuses may be.
+const tightFit = 4
 
 // bufferOf follows reshapes to the buffer holding in's data; constants and
 // values not yet assigned have none.

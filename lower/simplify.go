@@ -317,6 +317,9 @@ func cseKey(in *Instr) string {
 	if p.KeepDims {
 		b = append(b, 'k')
 	}
+	if p.Remat {
+		b = append(b, 'r') // a checkpoint's recomputation is not its forward twin (trace.Params.Remat)
+	}
 	if p.Value != nil {
 		b = append(b, constKey(p.Value)...)
 	}

@@ -16,6 +16,18 @@ type jvp struct {
 	// ctrl holds every result of a differentiated control-flow equation,
 	// by its result 0, for its result equations.
 	ctrl map[*Var][2][]Value
+	// lin is set for linearization (reverse mode): Checkpoints are
+	// recomputed in tb, and CustomVJPs' rules apply.
+	lin bool
+	// customs are the program's custom regions whose rules apply;
+	// opaque, the values of those whose derivatives a rule replaced
+	// (custom.go).
+	customs map[*Region]*customState
+	opaque  map[*Var]*Region
+	// remat holds the recomputations in tb of values of Checkpoints, and
+	// rematIn the Checkpoint each belongs to.
+	remat   map[*Var]Value
+	rematIn map[*Var]*Region
 }
 
 // bindVar gives x, a value of trace b or a literal, as a var of exactly
@@ -95,21 +107,67 @@ func (j *jvp) run(p *Program, primals, tangents []Value) ([]Value, []Value) {
 			j.tenv[v] = tangents[i]
 		}
 	}
+	j.customs = customRegions(p)
 	for _, e := range p.Eqns {
 		if j.b.err != nil {
 			break
 		}
 		in := lookup(j.env, e.Args)
-		if j.control(e, in) {
+		if j.custom(e, in) || j.escaped(e, e.Args) || j.control(e, in) {
+			continue
+		}
+		if e.Params.Mark.lin != nil {
+			// A CustomVJP's stand-in, in a linear program being traced
+			// (forward: kept, for the linearization to come) or
+			// linearized (at zero, as vjpOf does: its value, linear in
+			// its tangent operands, is zero — and an invalid op must not
+			// reach a program that is run).
+			if j.lin {
+				j.env[e.Out] = zerosOf(j.b, e.Out.Type, e.Out.Shape)
+			} else {
+				j.env[e.Out] = j.b.emitEqn(e, in)
+			}
+			if t := j.standInJVP(e, in); !isZero(t) {
+				j.tenv[e.Out] = t
+			}
 			continue
 		}
 		out := j.b.emitEqn(e, in)
 		j.env[e.Out] = out
+		if c := checkpointOf(e); c != nil && j.lin && e.Op.Info().Class != ClassControl {
+			in, out = j.recompute(c, e, in)
+		}
 		if t := j.tangent(e, in, out); !isZero(t) {
 			j.tenv[e.Out] = t
 		}
 	}
+	j.escaped(nil, p.Outputs)
 	return lookup(j.env, p.Outputs), lookup(j.tenv, p.Outputs)
+}
+
+// recompute emits e again in tb, over the recomputations of the values of
+// Checkpoint c it reads and the stored values of the others, and returns
+// the operands and result the derivative rule then uses: the rule's own
+// operations on them are recomputations too (marked Params.Remat), which
+// the transposition emits where the backward pass first needs them.
+func (j *jvp) recompute(c *Region, e *Eqn, in []Value) ([]Value, Value) {
+	if j.remat == nil {
+		j.remat, j.rematIn = map[*Var]Value{}, map[*Var]*Region{}
+	}
+	rin := make([]Value, len(in))
+	for i, a := range e.Args {
+		if j.rematIn[a] == c {
+			rin[i] = j.remat[a]
+		} else {
+			rin[i] = in[i]
+		}
+	}
+	saved := j.tb.remat
+	j.tb.remat = true
+	defer func() { j.tb.remat = saved }()
+	out := j.tb.emitEqn(e, rin)
+	j.remat[e.Out], j.rematIn[e.Out] = out, c
+	return rin, out
 }
 
 // tangent applies e's JVP rule, or returns a zero Value when the tangent

@@ -18,6 +18,7 @@ type linearization struct {
 // output as a linear function of the tangents of the inputs diff marks.
 func linearize(b *builder, p *Program, primals []Value, diff []bool) *linearization {
 	tb := newBuilder(b.cfg, b)
+	tb.linear = true
 	tangents := make([]Value, len(primals))
 	l := &linearization{b: b, tb: tb}
 	for i, v := range p.Inputs {
@@ -28,7 +29,7 @@ func linearize(b *builder, p *Program, primals []Value, diff []bool) *linearizat
 			l.ntan++
 		}
 	}
-	j := &jvp{b: b, tb: tb}
+	j := &jvp{b: b, tb: tb, lin: true}
 	l.outs, l.touts = j.run(p, primals, tangents)
 	return l
 }
@@ -52,11 +53,40 @@ func (l *linearization) transpose(b *builder, cts []Value) []Value {
 		env[v] = b.attach(l.tb.captured[i], "transpose")
 	}
 	// Equations that do not depend on a tangent (constants made by rules,
-	// ops on residuals) are evaluated forward, in b.
+	// ops on residuals) are evaluated forward, in b. A Checkpoint's
+	// recomputations (Params.Remat) and what reads them wait until the
+	// backward pass first needs them, so each is live only from there.
+	deferred := map[*Var]*Eqn{}
+	var primal func(v *Var) Value
+	primal = func(v *Var) Value {
+		if x, ok := env[v]; ok {
+			return x
+		}
+		e, ok := deferred[v]
+		if !ok {
+			return Value{}
+		}
+		args := make([]Value, len(e.Args))
+		for i, a := range e.Args {
+			args[i] = primal(a)
+		}
+		x := b.emitEqn(e, args)
+		env[v] = x
+		return x
+	}
 	for _, e := range lp.Eqns {
-		if slices.ContainsFunc(e.Args, func(a *Var) bool { return linear[a] }) {
+		switch {
+		case slices.ContainsFunc(e.Args, func(a *Var) bool { return linear[a] }):
 			linear[e.Out] = true
-		} else {
+		case e.Params.Remat || slices.ContainsFunc(e.Args, func(a *Var) bool { return deferred[a] != nil }):
+			deferred[e.Out] = e
+		case e.Params.Mark.lin != nil:
+			// Only bwd knows a CustomVJP, as a transpose: its value at
+			// operands that are not tangents cannot be computed.
+			b.fail(&DerivError{Op: "custom_vjp", Pos: e.Params.Mark.Region.Pos,
+				Msg: "its tangent input is no tangent (a value that does not depend on the differentiated arguments — a custom_jvp rule's constant tangent?): it cannot be evaluated"})
+			return res
+		default:
 			env[e.Out] = b.emitEqn(e, lookup(env, e.Args))
 		}
 	}
@@ -81,6 +111,19 @@ func (l *linearization) transpose(b *builder, cts []Value) []Value {
 		e := lp.Eqns[k]
 		g, ok := ct[e.Out]
 		if !linear[e.Out] {
+			continue
+		}
+		if e.Params.Mark.lin != nil {
+			// A CustomVJP's stand-ins are consecutive: at the last, the
+			// cotangents of all its results are complete.
+			group := standIns(lp.Eqns, k)
+			cts := make([]Value, len(e.Params.Mark.Region.Out))
+			for _, s := range group {
+				cts[s.Params.Mark.Out-1] = ct[s.Out]
+				delete(ct, s.Out)
+			}
+			transposeCustom(b, group, cts, primal, add)
+			k -= len(group) - 1
 			continue
 		}
 		switch e.Op {
@@ -110,14 +153,14 @@ func (l *linearization) transpose(b *builder, cts []Value) []Value {
 				rs[0] = g
 			}
 			delete(ct, e.Out)
-			transposeControlEqn(b, e, rs, env, linear, add)
+			transposeControlEqn(b, e, rs, primal, linear, add)
 			continue
 		}
 		if !ok {
 			continue
 		}
 		delete(ct, e.Out)
-		transposeEqn(b, e, g, env, linear, add)
+		transposeEqn(b, e, g, primal, linear, add)
 	}
 	for i, v := range lp.Inputs[:l.ntan] {
 		if g, ok := ct[v]; ok {
@@ -129,11 +172,11 @@ func (l *linearization) transpose(b *builder, cts []Value) []Value {
 
 // transposeControlEqn is transposeEqn for a while or cond, with the
 // cotangents of all its results (zero Values where none).
-func transposeControlEqn(b *builder, e *Eqn, cts []Value, env map[*Var]Value, linear map[*Var]bool, add func(*Var, Value)) {
+func transposeControlEqn(b *builder, e *Eqn, cts []Value, primal func(*Var) Value, linear map[*Var]bool, add func(*Var, Value)) {
 	c := &Call{Eqn: e, In: make([]Value, len(e.Args)), Linear: make([]bool, len(e.Args)), lin: b}
 	for i, a := range e.Args {
 		if c.Linear[i] = linear[a]; !c.Linear[i] {
-			c.In[i] = env[a]
+			c.In[i] = primal(a)
 		}
 	}
 	restore := ruleMode(&e.Pos, b)
@@ -153,7 +196,7 @@ func transposeControlEqn(b *builder, e *Eqn, cts []Value, env map[*Var]Value, li
 
 // transposeEqn applies e's transpose rule to its result's cotangent g and
 // adds the operands' cotangents with add.
-func transposeEqn(b *builder, e *Eqn, g Value, env map[*Var]Value, linear map[*Var]bool, add func(*Var, Value)) {
+func transposeEqn(b *builder, e *Eqn, g Value, primal func(*Var) Value, linear map[*Var]bool, add func(*Var, Value)) {
 	r := RuleOf(e.Op)
 	if r.Transpose == nil {
 		b.derivErr(e, "cannot transpose: the op is not linear in a tangent (a bug in a JVP rule)")
@@ -162,7 +205,7 @@ func transposeEqn(b *builder, e *Eqn, g Value, env map[*Var]Value, linear map[*V
 	c := &Call{Eqn: e, In: make([]Value, len(e.Args)), Linear: make([]bool, len(e.Args)), lin: b}
 	for i, a := range e.Args {
 		if c.Linear[i] = linear[a]; !c.Linear[i] {
-			c.In[i] = env[a]
+			c.In[i] = primal(a)
 		}
 	}
 	restore := ruleMode(&e.Pos, b)

@@ -73,6 +73,27 @@ type builder struct {
 	// budget is the memory budget of an outermost trace (TraceWithin),
 	// bytes; 0: none.
 	budget int
+	// region is the Checkpoint, CustomJVP or CustomVJP application being
+	// traced into b: the equations emitted get it as their Mark (custom.go).
+	region *Region
+	// remat marks the equations emitted as recomputations (Params.Remat):
+	// set while reverse mode recomputes a Checkpoint's values.
+	remat bool
+	// linear marks the tangent trace of a linearization: the traces
+	// inside it (a loop body's tangent program) hold linear programs too,
+	// which reverse mode transposes (a CustomVJP's stand-ins may go there).
+	linear bool
+}
+
+// inLinear reports whether b is the tangent trace of a linearization or a
+// trace inside one.
+func (b *builder) inLinear() bool {
+	for p := b; p != nil; p = p.parent {
+		if p.linear {
+			return true
+		}
+	}
+	return false
 }
 
 // newBuilder is a trace of cfg, a sub-trace of parent when it is not nil.
@@ -369,6 +390,12 @@ func (b *builder) emit(op Op, args []*Var, t promote.Type, shape []int, p Params
 	}
 	if msg, err := checkShape(t.DType, shape); msg != "" {
 		return b.fail(&ShapeError{Op: op.String(), Pos: pos, Shapes: [][]int{shape}, Msg: "the result " + msg, Err: err})
+	}
+	if p.Mark.Region == nil && b.region != nil {
+		p.Mark.Region = b.region
+	}
+	if b.remat {
+		p.Remat = true
 	}
 	out := b.newVar(t, shape)
 	b.prog.Eqns = append(b.prog.Eqns, &Eqn{Op: op, Args: args, Out: out, Params: p, Pos: pos, Why: why})

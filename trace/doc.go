@@ -148,6 +148,9 @@
 // A function being differentiated may close over values of the enclosing
 // trace: they are its constants. The derivative of an equation is
 // attributed to that equation's line.
+// Checkpoint, CustomJVP and CustomVJP (jax.checkpoint, jax.custom_jvp,
+// jax.custom_vjp) are regions of equations marked with their application
+// (Params.Mark; custom.go says how each derivative pass reads them).
 //
 // Transformations and control flow nest as JAX's traces do. The function
 // given to Grad, ValueAndGrad, JVP, VJP, Vmap or a control-flow op is

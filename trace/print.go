@@ -91,8 +91,27 @@ func (e *Eqn) format(name func(*Var) string) string {
 		if pos := e.Pos.String(); pos != "" {
 			b.WriteString(" at " + pos)
 		}
+	} else if n := e.markNote(); n != "" {
+		b.WriteString("    # " + n)
 	}
 	return b.String()
+}
+
+// markNote says what a region mark or a recomputation is (custom.go), or
+// "".
+func (e *Eqn) markNote() string {
+	m := e.Params.Mark
+	switch {
+	case e.Params.Remat:
+		return "remat"
+	case m.Region == nil:
+		return ""
+	case m.In > 0:
+		return fmt.Sprintf("%s argument %d", m.Region.Kind, m.In-1)
+	case m.Out > 0:
+		return fmt.Sprintf("%s result %d", m.Region.Kind, m.Out-1)
+	}
+	return ""
 }
 
 func (e *Eqn) paramString() string {

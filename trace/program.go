@@ -75,6 +75,17 @@ type Params struct {
 	HasPreferred bool
 	Sort         SortParams // sort (sort.go)
 	Conv         ConvParams // conv_general_dilated (conv.go)
+	// Mark places the equation in the Checkpoint, CustomJVP or CustomVJP
+	// application it was traced in (custom.go); copies of the equation
+	// keep it, so the region survives every transformation that copies
+	// equations. It never changes the equation's value.
+	Mark Mark
+	// Remat: reverse mode emitted the equation to recompute a value of a
+	// Checkpoint in the backward pass. It computes what its forward twin
+	// computed, but CSE keeps the two apart: merged, the forward value
+	// would be stored until the backward pass, which is what Checkpoint
+	// avoids.
+	Remat bool
 }
 
 // Pos is the position in the user's source that created an Eqn. Col is
