@@ -159,14 +159,6 @@ type vmapper struct {
 	multi map[*Var][]batched
 }
 
-// axisName prints an axis of in_axes or out_axes, NoAxis as JAX's None.
-func axisName(a int) string {
-	if a == NoAxis {
-		return "None"
-	}
-	return fmt.Sprint(a)
-}
-
 // vmap is Vmap in trace b. Its errors are at pos, the caller's line, or
 // at the position WithPos (or a rule, or a free value's replay) has set
 // for b's equations: kiln eval's expression column.
