@@ -22,10 +22,10 @@ func init() {
 	batchRules[OpReshape] = batchReshape
 	batchRules[OpTranspose] = batchTranspose
 	batchRules[OpSlice] = batchSlice
-	batchRules[OpConcat] = batchConcat
+	batchRules[OpConcat] = batchAlongAxis
 	batchRules[OpRev] = batchRev
 	batchRules[OpDot] = batchDot
-	batchRules[OpSort] = batchSort
+	batchRules[OpSort] = batchAlongAxis
 }
 
 // shifted is axes, each one more (the batch axis comes first), after
@@ -105,8 +105,11 @@ func batchSlice(c *batchCall) ([]Value, []bool) {
 	return single(c.Emit(e.Op, e.Out.Type, c.BatchShape(e.Out.Shape), p, c.In[0]), true)
 }
 
-// batchConcat: unbatched operands are broadcast along the batch axis.
-func batchConcat(c *batchCall) ([]Value, []bool) {
+// batchAlongAxis is the rule of the ops over one axis of all their
+// operands (concatenate, sort): every operand is batched — an unbatched
+// one broadcast along the batch axis (a sort permutes its operands
+// together) — and the axis moves past the batch axis.
+func batchAlongAxis(c *batchCall) ([]Value, []bool) {
 	e := c.Eqn
 	p := e.Params
 	p.Axis++
@@ -122,19 +125,6 @@ func batchRev(c *batchCall) ([]Value, []bool) {
 	p := e.Params
 	p.Axes = shifted(nil, p.Axes)
 	return single(c.Emit(e.Op, e.Out.Type, c.BatchShape(e.Out.Shape), p, c.In[0]), true)
-}
-
-// batchSort: every operand is batched (the sort permutes them together),
-// and the sorted dimension moves past the batch axis.
-func batchSort(c *batchCall) ([]Value, []bool) {
-	e := c.Eqn
-	p := e.Params
-	p.Axis++
-	args := make([]Value, len(c.In))
-	for i := range args {
-		args[i] = c.Batch(i)
-	}
-	return single(c.Emit(e.Op, e.Out.Type, c.BatchShape(e.Out.Shape), p, args...), true)
 }
 
 // batchDot is JAX's _dot_general_batch_rule: with both operands batched
