@@ -323,6 +323,7 @@ func (f *Func) RunTreeIntoContext(ctx context.Context, outs []any, args ...any) 
 	w := &c.outs
 	w.leaves = w.leaves[:0]
 	w.shape.reset()
+	w.path = w.path[:0]
 	for i, out := range outs {
 		if err := flattenArgs(w, o.infos, i, out); err != nil {
 			err.Op, err.Pos = "jit", trace.CallerPos()
