@@ -156,3 +156,55 @@ func TestReviewTreeRunTreeIntoAllocs(t *testing.T) {
 		t.Errorf("RunTreeInto allocates %.1f times per call", allocs)
 	}
 }
+
+type reviewKids[T kiln.Leaf] struct {
+	W    T
+	Kids []reviewKids[T]
+}
+
+type reviewDict[T kiln.Leaf] map[string]reviewDict[T]
+
+// TestReviewTreeSliceAndMapCycles: cycles through a slice and through a
+// map are *TreeErrors too; a subtree shared twice (a DAG, the same slice
+// data reached by two paths, or a shorter slice of it) is not a cycle.
+func TestReviewTreeSliceAndMapCycles(t *testing.T) {
+	var te *kiln.TreeError
+	s := make([]reviewKids[*tensor.Array], 1)
+	s[0] = reviewKids[*tensor.Array]{W: tv(1), Kids: s}
+	if _, err := kiln.TreeLeaves[*tensor.Array](s); !errors.As(err, &te) {
+		t.Errorf("a slice containing itself: err = %v, want a *TreeError", err)
+	}
+	m := reviewDict[*tensor.Array]{}
+	m["a"] = m
+	if _, err := kiln.TreeLeaves[*tensor.Array](m); !errors.As(err, &te) {
+		t.Errorf("a map containing itself: err = %v, want a *TreeError", err)
+	}
+	// A DAG: s2 = [a, b], b.Kids = s2[0:1] = [a]; a's subtree is seen twice.
+	s2 := []reviewKids[*tensor.Array]{{W: tv(1)}, {W: tv(2)}}
+	s2[1].Kids = s2[0:1]
+	root := reviewKids[*tensor.Array]{W: tv(0), Kids: s2}
+	leaves, err := kiln.TreeLeaves[*tensor.Array](root)
+	if err != nil || len(leaves) != 4 {
+		t.Errorf("a shared subtree: %d leaves, err = %v; want 4 leaves, no error", len(leaves), err)
+	}
+	// A pointer to a struct and a pointer to its first field share an
+	// address: not a cycle.
+	type inner[T kiln.Leaf] struct{ W T }
+	type outer[T kiln.Leaf] struct {
+		In inner[T]
+		P  *inner[T]
+	}
+	o := &outer[*tensor.Array]{In: inner[*tensor.Array]{W: tv(1)}}
+	o.P = &o.In
+	if leaves, err := kiln.TreeLeaves[*tensor.Array](o); err != nil || len(leaves) != 2 {
+		t.Errorf("a pointer to a struct's first field: %d leaves, err = %v; want 2, none", len(leaves), err)
+	}
+	// A Func that refused a cycle runs the next, acyclic, tree.
+	f := kiln.Jit(func(k reviewKids[kiln.Value]) kiln.Value { return k.W })
+	if _, err := f.Run(s[0]); err == nil {
+		t.Errorf("Run of a cycle: no error")
+	}
+	if out, err := f.Run(root); err != nil || out.Data().([]float32)[0] != 0 {
+		t.Errorf("Run after a cycle: %v %v", out, err)
+	}
+}
