@@ -67,7 +67,9 @@ func AxisSize(n int) VmapOption {
 // differentiate it (Grad(Vmap(f))), vmap it again, or vmap a gradient —
 // Jit(Vmap(Grad(loss), InAxes(NoAxis, 0, 0))) is per-example gradients.
 // fn may close over the Values around it; they are shared by every
-// example. A fn of trees is taken over its leaves, an axis per leaf, as
+// example. Of a *Func, its function is taken, not its options (Checked,
+// NoFusion, Rules…): give them to the Jit that runs the batched function,
+// as for Grad. A fn of trees is taken over its leaves, an axis per leaf, as
 // Grad takes it; VmapTree batches it keeping its trees (and its type).
 //
 // Refusals are JAX's, as a *VmapError of the trace: axes out of range,
