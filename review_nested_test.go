@@ -131,3 +131,46 @@ func TestReviewLeakedValues(t *testing.T) {
 		})
 	}
 }
+
+// TestReviewNestedPlacement: transformations inside control-flow bodies
+// closing over the bodies' values: a vmap in a while's predicate, a grad
+// inside a vmap inside a cond branch closing over the Jit's argument, and
+// a vmap of a scan body's x; each against the value worked by hand.
+func TestReviewNestedPlacement(t *testing.T) {
+	// while sum(vmap(x ↦ x·c)(v)) < 100: c += 1; v fixed [1, 2] → c
+	// stops at the first c with 3c ≥ 100: 34.
+	f := kiln.Jit(func(v, c0 kiln.Value) kiln.Value {
+		return kiln.WhileLoop(func(c []kiln.Value) kiln.Value {
+			return kiln.Vmap(func(x kiln.Value) kiln.Value { return x.Mul(c[0]) })(v)[0].Sum().Lt(kiln.Int(100))
+		}, func(c []kiln.Value) []kiln.Value { return []kiln.Value{c[0].Add(kiln.Int(1))} }, c0)[0]
+	})
+	got, err := f.Run(rf32([]int{2}, 1, 2), tensor.Scalar(float32(0)))
+	if err != nil || got.Data().([]float32)[0] != 34 {
+		t.Errorf("vmap in a while predicate: %v %v, want 34", got, err)
+	}
+	// cond(p, xs ↦ vmap(x ↦ grad(v ↦ w·v³)(x))(xs), xs ↦ xs): 3·w·x².
+	g := kiln.Jit(func(p, w, xs kiln.Value) kiln.Value {
+		return kiln.Cond(p, func(o []kiln.Value) []kiln.Value {
+			return kiln.Vmap(func(x kiln.Value) kiln.Value {
+				return kiln.Grad(func(v kiln.Value) kiln.Value { return w.Mul(v).Mul(v).Mul(v) })(x)[0]
+			})(o[0])
+		}, func(o []kiln.Value) []kiln.Value { return o }, xs)[0]
+	})
+	got, err = g.Run(tensor.Scalar(true), tensor.Scalar(float32(2)), rf32([]int{3}, 1, 2, 3))
+	if err != nil || fmt.Sprint(got.Data()) != "[6 24 54]" {
+		t.Errorf("grad in vmap in a cond branch: %v %v, want [6 24 54]", got, err)
+	}
+	// scan over rows r: carry += sum(vmap(e ↦ e·r[0])(r)).
+	h := kiln.Jit(func(m kiln.Value) kiln.Value {
+		c, _ := kiln.Scan(func(c, xs []kiln.Value) ([]kiln.Value, []kiln.Value) {
+			r := xs[0]
+			s := kiln.Vmap(func(e kiln.Value) kiln.Value { return e.Mul(r.Index(0)) })(r)[0].Sum()
+			return []kiln.Value{c[0].Add(s)}, []kiln.Value{s}
+		}, []kiln.Value{kiln.Const(tensor.Scalar(float32(0)))}, []kiln.Value{m})
+		return c[0]
+	})
+	got, err = h.Run(rf32([]int{2, 2}, 1, 2, 3, 4)) // 1·(1+2) + 3·(3+4) = 24
+	if err != nil || got.Data().([]float32)[0] != 24 {
+		t.Errorf("vmap in a scan body over its x: %v %v, want 24", got, err)
+	}
+}
