@@ -1,6 +1,7 @@
 package kiln_test
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"testing"
@@ -124,10 +125,10 @@ func TestReviewLeakedValues(t *testing.T) {
 				}()
 				out, err = mk().Run(x)
 			}()
-			if err == nil {
-				t.Errorf("no error; result %v", out)
+			var oe *kiln.OpError
+			if !errors.As(err, &oe) {
+				t.Errorf("err = %v (result %v), want a *OpError", err, out)
 			}
-			t.Log(err)
 		})
 	}
 }
