@@ -175,3 +175,40 @@ func TestReviewNestedPlacement(t *testing.T) {
 		t.Errorf("vmap in a scan body over its x: %v %v, want 24", got, err)
 	}
 }
+
+// TestReviewRunInsideTrace: running another Func, or Eval, on a value of
+// the trace being built (JAX would stage it; Kiln runs concretely) is an
+// error, not a panic or a deadlock; running it on concrete arrays works.
+func TestReviewRunInsideTrace(t *testing.T) {
+	var innerErr, evalErr, okErr error
+	var ok *tensor.Array
+	f1 := kiln.Jit(func(x kiln.Value) kiln.Value {
+		f2 := kiln.Jit(func(y kiln.Value) kiln.Value { return y.Add(x) })
+		_, innerErr = f2.Run(rf32([]int{3}, 1, 2, 3))
+		_, evalErr = kiln.Eval(x.Mul(kiln.Int(2)))
+		ok, okErr = kiln.Jit(func(y kiln.Value) kiln.Value { return y.Mul(kiln.Int(2)) }).Run(rf32([]int{1}, 4))
+		return x
+	})
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if e := recover(); e != nil {
+				done <- fmt.Errorf("panic: %v", e)
+			}
+		}()
+		_, err := f1.Run(rf32([]int{3}, 1, 2, 3))
+		done <- err
+	}()
+	if err := <-done; err != nil {
+		t.Fatalf("outer run: %v", err)
+	}
+	if innerErr == nil {
+		t.Errorf("Run of a Func closing over the outer trace's value: no error")
+	}
+	if evalErr == nil {
+		t.Errorf("Eval of a traced value: no error")
+	}
+	if okErr != nil || ok.Data().([]float32)[0] != 8 {
+		t.Errorf("a concrete Run inside a trace: %v %v", ok, okErr)
+	}
+}
