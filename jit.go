@@ -155,6 +155,7 @@ func (f *Func) convertArgs(vals []any, args []arg, w *flattener[*tensor.Array]) 
 	args = args[:0]
 	w.leaves = w.leaves[:0]
 	w.shape.reset()
+	w.path = w.path[:0]
 	for i, v := range vals {
 		if f.tree != nil && i < len(f.tree.ins) && f.tree.ins[i].kind != nodeValue || f.tree == nil && f.nin < 0 && isTreeArg(v) {
 			var err error

@@ -50,6 +50,10 @@ func adaptTree(fn any) (*treeFunc, *FuncError) {
 			return &FuncError{Type: t.String(), Msg: fmt.Sprintf("%s %d is not a tree of kiln.Values: %s", what, i, ti.err)}
 		case ti.err != "":
 			return &FuncError{Type: t.String()}
+		case ti.kind >= nodeStruct:
+			if path, ok := arrayLeafPath(ti, map[*typeInfo]bool{}); ok {
+				return &FuncError{Type: t.String(), Msg: fmt.Sprintf("%s %d has a *tensor.Array leaf (%s): a traced function's trees hold kiln.Values (Run's trees hold the arrays)", what, i, path)}
+			}
 		}
 		return nil
 	}
@@ -323,6 +327,7 @@ func (f *Func) RunTreeIntoContext(ctx context.Context, outs []any, args ...any) 
 	w := &c.outs
 	w.leaves = w.leaves[:0]
 	w.shape.reset()
+	w.path = w.path[:0]
 	for i, out := range outs {
 		if err := flattenArgs(w, o.infos, i, out); err != nil {
 			err.Op, err.Pos = "jit", trace.CallerPos()
@@ -334,4 +339,30 @@ func (f *Func) RunTreeIntoContext(ctx context.Context, outs []any, args ...any) 
 		return &ArgError{Index: -1, Output: true, Msg: te.Error(), Err: te}
 	}
 	return asArgError(runIntoContext(ctx, sh.exe, w.leaves, c.inputs))
+}
+
+// arrayLeafPath is the path of a *tensor.Array leaf in trees of type ti
+// (".B", "[]", ".M[]"), if they may hold one.
+func arrayLeafPath(ti *typeInfo, seen map[*typeInfo]bool) (string, bool) {
+	if seen[ti] {
+		return "", false
+	}
+	seen[ti] = true
+	switch ti.kind {
+	case nodeArray:
+		return "", true
+	case nodeStruct:
+		for _, f := range ti.fields {
+			if p, ok := arrayLeafPath(f.info, seen); ok {
+				return "." + f.name + p, true
+			}
+		}
+	case nodeArrayN, nodeSlice, nodeMap:
+		if p, ok := arrayLeafPath(ti.elem, seen); ok {
+			return "[]" + p, true
+		}
+	case nodePtr:
+		return arrayLeafPath(ti.elem, seen)
+	}
+	return "", false
 }

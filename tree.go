@@ -351,6 +351,29 @@ func (s shape) clone() shape { return shape{dims: slices.Clone(s.dims), keys: sl
 type flattener[L Leaf] struct {
 	leaves []L
 	shape  shape
+	path   []pathNode // the pointers, slices and maps being walked
+}
+
+// pathNode is a pointer's target, a slice (its data and length) or a map
+// on the path from a tree's root to the node being walked: meeting one
+// again is a cycle, and the walk would never end.
+type pathNode struct {
+	p  unsafe.Pointer
+	n  int
+	ti *typeInfo
+}
+
+// enter pushes a node on the path, or reports a cycle when it is on it.
+// The caller pops it (w.path = w.path[:len(w.path)-1]) when done; a walk
+// that fails leaves it, and the next walk starts from an empty path.
+func (w *flattener[L]) enter(ti *typeInfo, p unsafe.Pointer, n int) *TreeError {
+	for _, e := range w.path {
+		if e.p == p && e.n == n && e.ti == ti {
+			return &TreeError{Msg: fmt.Sprintf("a cycle: this %s is a subtree of itself", ti.t)}
+		}
+	}
+	w.path = append(w.path, pathNode{p, n, ti})
+	return nil
 }
 
 // walk appends the leaves of the tree of type ti at p. A wrong tree is a
@@ -386,16 +409,26 @@ func (w *flattener[L]) walk(ti *typeInfo, p unsafe.Pointer) *TreeError {
 	case nodeSlice:
 		s := (*sliceHeader)(p)
 		w.shape.dims = append(w.shape.dims, s.len)
+		if s.len == 0 {
+			return nil
+		}
+		if err := w.enter(ti, s.data, s.len); err != nil {
+			return err
+		}
 		for i := range s.len {
 			if err := w.walk(ti.elem, unsafe.Add(s.data, uintptr(i)*ti.elem.t.Size())); err != nil {
 				err.Path = "[" + strconv.Itoa(i) + "]" + err.Path
 				return err
 			}
 		}
+		w.path = w.path[:len(w.path)-1]
 	case nodeMap:
 		m := reflect.NewAt(ti.t, p).Elem()
 		if m.IsNil() {
 			return &TreeError{Msg: fmt.Sprintf("nil %s", ti.t)}
+		}
+		if err := w.enter(ti, m.UnsafePointer(), 0); err != nil {
+			return err
 		}
 		keys := sortedKeys(m)
 		w.shape.dims = append(w.shape.dims, len(keys))
@@ -409,12 +442,19 @@ func (w *flattener[L]) walk(ti *typeInfo, p unsafe.Pointer) *TreeError {
 				return err
 			}
 		}
+		w.path = w.path[:len(w.path)-1]
 	case nodePtr:
 		q := *(*unsafe.Pointer)(p)
 		if q == nil {
 			return &TreeError{Msg: fmt.Sprintf("nil %s", ti.t)}
 		}
-		return w.walk(ti.elem, q)
+		if err := w.enter(ti, q, 0); err != nil {
+			return err
+		}
+		if err := w.walk(ti.elem, q); err != nil {
+			return err
+		}
+		w.path = w.path[:len(w.path)-1]
 	}
 	return nil
 }

@@ -67,7 +67,9 @@ func AxisSize(n int) VmapOption {
 // differentiate it (Grad(Vmap(f))), vmap it again, or vmap a gradient —
 // Jit(Vmap(Grad(loss), InAxes(NoAxis, 0, 0))) is per-example gradients.
 // fn may close over the Values around it; they are shared by every
-// example. A fn of trees is taken over its leaves, an axis per leaf, as
+// example. Of a *Func, its function is taken, not its options (Checked,
+// NoFusion, Rules…): give them to the Jit that runs the batched function,
+// as for Grad. A fn of trees is taken over its leaves, an axis per leaf, as
 // Grad takes it; VmapTree batches it keeping its trees (and its type).
 //
 // Refusals are JAX's, as a *VmapError of the trace: axes out of range,
@@ -131,15 +133,16 @@ func VmapTree[F any](fn F, opts ...VmapOption) F {
 		}
 		return fn
 	}
-	fail := func(err error) []reflect.Value {
+	failWith := func(x Value) []reflect.Value {
 		out := make([]reflect.Value, ft.NumOut())
 		for i := range out {
 			v := reflect.New(ft.Out(i)).Elem()
-			fillFailure(ft.Out(i), v, trace.Failure(err), map[reflect.Type]bool{})
+			fillFailure(ft.Out(i), v, x, map[reflect.Type]bool{})
 			out[i] = v
 		}
 		return out
 	}
+	fail := func(err error) []reflect.Value { return failWith(trace.Failure(err)) }
 	if _, err := newTreeFlat(fn, "vmap"); err != nil {
 		return reflect.MakeFunc(ft, func([]reflect.Value) []reflect.Value { return fail(err) }).Interface().(F)
 	}
@@ -187,7 +190,14 @@ func VmapTree[F any](fn F, opts ...VmapOption) F {
 				return spreadAxes(o.OutAxes, tf.out.counts)
 			}
 		}
-		res, err := tf.results(trace.Vmap(tf.flat, vo)(leaves...))
+		flat := trace.Vmap(tf.flat, vo)(leaves...)
+		if tf.err == nil && tf.out.infos == nil && len(flat) > 0 {
+			// vmap failed before calling fn (no batch size, say) and its
+			// error is in flat, perhaps not yet in a trace (when no
+			// argument has a leaf): every leaf of the results is it.
+			return failWith(flat[0])
+		}
+		res, err := tf.results(flat)
 		if err != nil {
 			return fail(err)
 		}

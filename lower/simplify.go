@@ -329,6 +329,13 @@ func cseKey(in *Instr) string {
 	if in.Op == trace.OpSort {
 		b = append(b, p.Sort.String()...)
 	}
+	if in.Op == trace.OpConv {
+		b = append(b, p.Conv.String()...) // two layouts of one product are two values
+	}
+	if p.HasPreferred {
+		b = append(b, 'p')
+		num(int(p.Preferred))
+	}
 	return string(b)
 }
 
