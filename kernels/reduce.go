@@ -38,6 +38,7 @@ type reduceKernel struct {
 	outDT   tensor.DType
 	store   unaryFn // results (compute form, or int64 for arg) → buffer
 	slot    int     // index of the partials scratch in the run state
+	sq      *sqDiff // the body is (x − c)² and the reduction a sum: see sqDiff
 }
 
 func (x *cpuExec) compileReduce(f *lower.Fusion) (kernel, error) {
@@ -90,6 +91,9 @@ func (x *cpuExec) compileReduce(f *lower.Fusion) (kernel, error) {
 	}
 	if k.red == nil && k.arg == nil {
 		return nil, fmt.Errorf("kernels: cpu has no %s for %s", root.Op, od)
+	}
+	if root.Op == trace.OpReduceSum && !x.cpu.noFuse {
+		k.sq = b.sqDiff(od)
 	}
 	if k.r <= groupElems {
 		k.per = max(1, groupElems/max(k.r, 1))
@@ -184,8 +188,12 @@ func (k *reduceKernel) runRange(rs *runState, w *worker, lo, hi int) {
 			o, g := c/k.ngroups, c%k.ngroups
 			start := o*k.r + g*groupElems
 			n := min(groupElems, k.r-g*groupElems)
-			vals := w.eval(k.body, rs.srcs, start, n)
 			dst := unsafe.Pointer(&parts[c*k.accSize])
+			if k.sq != nil && n >= sqDiffMin {
+				k.sq.group(dst, w, rs.srcs, start, n)
+				continue
+			}
+			vals := w.eval(k.body, rs.srcs, start, n)
 			if k.arg != nil {
 				k.arg.seg(view[int64](unsafe.Pointer(&partIdx[c*8]), 1), dst, vals, 1, n)
 			} else {
@@ -218,8 +226,12 @@ func (k *reduceKernel) spanPartial(w *worker, rs *runState, c int, dst unsafe.Po
 		g := g0 + i
 		start := o*k.r + g*groupElems
 		n := min(groupElems, k.r-g*groupElems)
-		v := w.eval(k.body, rs.srcs, start, n)
 		at := unsafe.Add(vals, i*k.accSize)
+		if k.sq != nil && n >= sqDiffMin {
+			k.sq.group(at, w, rs.srcs, start, n)
+			continue
+		}
+		v := w.eval(k.body, rs.srcs, start, n)
 		if k.arg != nil {
 			k.arg.seg(idx[i:i+1], at, v, 1, n)
 		} else {

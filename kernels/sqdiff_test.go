@@ -1,0 +1,86 @@
+package kernels
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
+)
+
+// A sum of (x − c)² runs fused (sqdiff.go): its reduce kernel takes the
+// fused path, and its results are the bits of the unfused body's, for
+// f64 and f32, at lengths with and without a short last group, on ordinary
+// values and on values full of specials, with one and several workers and
+// with spans of groups forced (maxParts).
+func TestSqDiffSum(t *testing.T) {
+	defer func(m int) { maxParts = m }(maxParts)
+	progs := []struct {
+		name string
+		ins  int
+		fn   func(a []trace.Value) []trace.Value
+	}{
+		{"variance", 1, func(a []trace.Value) []trace.Value {
+			return []trace.Value{a[0].Sub(a[0].Mean()).Pow(trace.Int(2)).Sum()}
+		}},
+		{"mean-of-squares", 1, func(a []trace.Value) []trace.Value {
+			d := a[0].Sub(a[0].Sum().Mul(trace.Float(0.75)))
+			return []trace.Value{d.Mul(d).Mean()}
+		}},
+	}
+	normal := func(d tensor.DType, seed uint64, n int) *tensor.Array {
+		r := rand.New(rand.NewPCG(seed, 3))
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = 3 + r.NormFloat64()*math.Pow(10, float64(r.IntN(7)-3))
+		}
+		a, _ := tensor.FromSlice(v, n)
+		return a.Astype(d)
+	}
+	for _, d := range []tensor.DType{tensor.F64, tensor.F32} {
+		for _, n := range []int{1000, 5000, 3 * 1024, 1<<15 + 7, 1<<15 + 300} {
+			for _, p := range progs {
+				dts := []tensor.DType{d}
+				maxParts = 1 << 17
+				ref := compileWith(t, &CPU{opts: NewCPU(CPUOptions{}).opts, noFuse: true}, dts, n, p.fn)
+				for _, in := range []*tensor.Array{normal(d, uint64(n), n), specialInput(d, uint64(n), n)} {
+					want, err := ref.Run([]*tensor.Array{in})
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, c := range []struct {
+						opts  CPUOptions
+						parts int
+					}{{CPUOptions{}, 1 << 17}, {CPUOptions{ParallelMin: 1, Workers: 3}, 1 << 17}, {CPUOptions{ParallelMin: 1, Workers: 2}, 1}} {
+						maxParts = c.parts
+						x := compileWith(t, NewCPU(c.opts), dts, n, p.fn)
+						fused := 0
+						for _, k := range x.kernels {
+							if k, ok := k.(*reduceKernel); ok && k.sq != nil {
+								fused++
+							}
+						}
+						if fused != 1 {
+							t.Errorf("%s %s n=%d: %d reductions of (x − c)² fused, want 1", p.name, d, n, fused)
+						}
+						got, err := x.Run([]*tensor.Array{in})
+						if err != nil {
+							t.Fatal(err)
+						}
+						if g, w := got[0].Astype(tensor.F64), want[0].Astype(tensor.F64); !sameBitsOrNaN(g, w) {
+							t.Errorf("%s %s n=%d %+v parts %d: %v, unfused %v", p.name, d, n, c.opts, c.parts, g, w)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// sameBitsOrNaN: two f64 scalars with the same bits, or both NaN.
+func sameBitsOrNaN(a, b *tensor.Array) bool {
+	x, _ := tensor.Data[float64](a)
+	y, _ := tensor.Data[float64](b)
+	return math.Float64bits(x[0]) == math.Float64bits(y[0]) || (x[0] != x[0] && y[0] != y[0])
+}
