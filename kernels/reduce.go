@@ -36,9 +36,9 @@ type reduceKernel struct {
 	accSize int // bytes of one accumulator (compute form of the operand)
 	out     int // buffer of the result
 	outDT   tensor.DType
-	store   unaryFn // results (compute form, or int64 for arg) → buffer
-	slot    int     // index of the partials scratch in the run state
-	sq      *sqDiff // the body is (x − c)² and the reduction a sum: see sqDiff
+	store   unaryFn   // results (compute form, or int64 for arg) → buffer
+	slot    int       // index of the partials scratch in the run state
+	fast    *leafPass // whole groups straight from the input (see leafPass); nil if not
 }
 
 func (x *cpuExec) compileReduce(f *lower.Fusion) (kernel, error) {
@@ -93,7 +93,7 @@ func (x *cpuExec) compileReduce(f *lower.Fusion) (kernel, error) {
 		return nil, fmt.Errorf("kernels: cpu has no %s for %s", root.Op, od)
 	}
 	if root.Op == trace.OpReduceSum && !x.cpu.noFuse {
-		k.sq = b.sqDiff(od)
+		k.fast = b.leafPass(od)
 	}
 	if k.r <= groupElems {
 		k.per = max(1, groupElems/max(k.r, 1))
@@ -189,8 +189,9 @@ func (k *reduceKernel) runRange(rs *runState, w *worker, lo, hi int) {
 			start := o*k.r + g*groupElems
 			n := min(groupElems, k.r-g*groupElems)
 			dst := unsafe.Pointer(&parts[c*k.accSize])
-			if k.sq != nil && n >= sqDiffMin {
-				k.sq.group(dst, w, rs.srcs, start, n)
+			if m := min(hi-c, k.r/groupElems-g, leafBatch); k.fast != nil && m > 0 {
+				k.fast.groups(dst, w, rs.srcs, start, m) // chunks c … c+m−1: whole groups of output o
+				c += m - 1
 				continue
 			}
 			vals := w.eval(k.body, rs.srcs, start, n)
@@ -222,13 +223,14 @@ func (k *reduceKernel) spanPartial(w *worker, rs *runState, c int, dst unsafe.Po
 	}
 	idx := view[int64](unsafe.Pointer(unsafe.SliceData(w.spanBuf)), cnt)
 	vals := unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.spanBuf)), cnt*8)
-	for i := range cnt {
+	for i := 0; i < cnt; i++ {
 		g := g0 + i
 		start := o*k.r + g*groupElems
 		n := min(groupElems, k.r-g*groupElems)
 		at := unsafe.Add(vals, i*k.accSize)
-		if k.sq != nil && n >= sqDiffMin {
-			k.sq.group(at, w, rs.srcs, start, n)
+		if m := min(cnt-i, k.r/groupElems-g, leafBatch); k.fast != nil && m > 0 {
+			k.fast.groups(at, w, rs.srcs, start, m) // groups g … g+m−1, whole
+			i += m - 1
 			continue
 		}
 		v := w.eval(k.body, rs.srcs, start, n)

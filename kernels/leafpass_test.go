@@ -9,24 +9,27 @@ import (
 	"github.com/kiln-go/kiln/trace"
 )
 
-// A sum of (x − c)² runs fused (sqdiff.go): its reduce kernel takes the
-// fused path, and its results are the bits of the unfused body's, for
-// f64 and f32, at lengths with and without a short last group, on ordinary
-// values and on values full of specials, with one and several workers and
-// with spans of groups forced (maxParts).
-func TestSqDiffSum(t *testing.T) {
+// Sums of x and of (x − c)² take the leaf pass (leafpass.go), and their
+// results are the bits of the unfused body's, for f64 and f32, at lengths
+// with and without a short last group, on ordinary values and on values
+// full of specials, with one and several workers and with spans of groups
+// forced (maxParts).
+func TestLeafPass(t *testing.T) {
 	defer func(m int) { maxParts = m }(maxParts)
 	progs := []struct {
 		name string
-		ins  int
+		fast int // reductions taking the leaf pass: the sum of x, and of (x − c)²
 		fn   func(a []trace.Value) []trace.Value
 	}{
-		{"variance", 1, func(a []trace.Value) []trace.Value {
+		{"variance", 2, func(a []trace.Value) []trace.Value {
 			return []trace.Value{a[0].Sub(a[0].Mean()).Pow(trace.Int(2)).Sum()}
 		}},
-		{"mean-of-squares", 1, func(a []trace.Value) []trace.Value {
+		{"mean-of-squares", 2, func(a []trace.Value) []trace.Value {
 			d := a[0].Sub(a[0].Sum().Mul(trace.Float(0.75)))
 			return []trace.Value{d.Mul(d).Mean()}
+		}},
+		{"sum", 1, func(a []trace.Value) []trace.Value {
+			return []trace.Value{a[0].Sum()}
 		}},
 	}
 	normal := func(d tensor.DType, seed uint64, n int) *tensor.Array {
@@ -55,14 +58,17 @@ func TestSqDiffSum(t *testing.T) {
 					}{{CPUOptions{}, 1 << 17}, {CPUOptions{ParallelMin: 1, Workers: 3}, 1 << 17}, {CPUOptions{ParallelMin: 1, Workers: 2}, 1}} {
 						maxParts = c.parts
 						x := compileWith(t, NewCPU(c.opts), dts, n, p.fn)
-						fused := 0
+						fused, sums := 0, 0
 						for _, k := range x.kernels {
-							if k, ok := k.(*reduceKernel); ok && k.sq != nil {
+							if k, ok := k.(*reduceKernel); ok && k.fast != nil {
 								fused++
+								if k.fast.c < 0 {
+									sums++
+								}
 							}
 						}
-						if fused != 1 {
-							t.Errorf("%s %s n=%d: %d reductions of (x − c)² fused, want 1", p.name, d, n, fused)
+						if fused != p.fast || sums != 1 {
+							t.Errorf("%s %s n=%d: %d reductions take the leaf pass (%d plain sums), want %d (1)", p.name, d, n, fused, sums, p.fast)
 						}
 						got, err := x.Run([]*tensor.Array{in})
 						if err != nil {
