@@ -48,6 +48,13 @@
 //     +0, as in NumPy and in XLA's reduce from 0; the sum of nothing is +0
 //     (integers: 0), the product of nothing 1.
 //
+// The CPU backend evaluates a reduction's elementwise body a group of 1024
+// values at a time into per-worker registers and sums those. A float sum
+// of an input x, or of (x − c)² with c loop-invariant (a variance's second
+// pass), instead computes its leaves straight from x, several groups per
+// call, the values in vector registers (leafpass.go): one read of x per
+// pass, the same leaves and tree, so the same bits.
+//
 // Which NaN an operation returns — its sign and payload — is not part of
 // the contract: fused and op-by-op evaluation may return different NaNs
 // (x86 hands back one operand's NaN, and fusion can swap operands), and

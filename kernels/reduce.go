@@ -36,8 +36,9 @@ type reduceKernel struct {
 	accSize int // bytes of one accumulator (compute form of the operand)
 	out     int // buffer of the result
 	outDT   tensor.DType
-	store   unaryFn // results (compute form, or int64 for arg) → buffer
-	slot    int     // index of the partials scratch in the run state
+	store   unaryFn   // results (compute form, or int64 for arg) → buffer
+	slot    int       // index of the partials scratch in the run state
+	fast    *leafPass // whole groups straight from the input (see leafPass); nil if not
 }
 
 func (x *cpuExec) compileReduce(f *lower.Fusion) (kernel, error) {
@@ -90,6 +91,9 @@ func (x *cpuExec) compileReduce(f *lower.Fusion) (kernel, error) {
 	}
 	if k.red == nil && k.arg == nil {
 		return nil, fmt.Errorf("kernels: cpu has no %s for %s", root.Op, od)
+	}
+	if root.Op == trace.OpReduceSum && !x.cpu.noFuse {
+		k.fast = b.leafPass(od)
 	}
 	if k.r <= groupElems {
 		k.per = max(1, groupElems/max(k.r, 1))
@@ -184,8 +188,13 @@ func (k *reduceKernel) runRange(rs *runState, w *worker, lo, hi int) {
 			o, g := c/k.ngroups, c%k.ngroups
 			start := o*k.r + g*groupElems
 			n := min(groupElems, k.r-g*groupElems)
-			vals := w.eval(k.body, rs.srcs, start, n)
 			dst := unsafe.Pointer(&parts[c*k.accSize])
+			if m := min(hi-c, k.r/groupElems-g, leafBatch); k.fast != nil && m > 0 {
+				k.fast.groups(dst, w, rs.srcs, start, m) // chunks c … c+m−1: whole groups of output o
+				c += m - 1
+				continue
+			}
+			vals := w.eval(k.body, rs.srcs, start, n)
 			if k.arg != nil {
 				k.arg.seg(view[int64](unsafe.Pointer(&partIdx[c*8]), 1), dst, vals, 1, n)
 			} else {
@@ -214,12 +223,17 @@ func (k *reduceKernel) spanPartial(w *worker, rs *runState, c int, dst unsafe.Po
 	}
 	idx := view[int64](unsafe.Pointer(unsafe.SliceData(w.spanBuf)), cnt)
 	vals := unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.spanBuf)), cnt*8)
-	for i := range cnt {
+	for i := 0; i < cnt; i++ {
 		g := g0 + i
 		start := o*k.r + g*groupElems
 		n := min(groupElems, k.r-g*groupElems)
-		v := w.eval(k.body, rs.srcs, start, n)
 		at := unsafe.Add(vals, i*k.accSize)
+		if m := min(cnt-i, k.r/groupElems-g, leafBatch); k.fast != nil && m > 0 {
+			k.fast.groups(at, w, rs.srcs, start, m) // groups g … g+m−1, whole
+			i += m - 1
+			continue
+		}
+		v := w.eval(k.body, rs.srcs, start, n)
 		if k.arg != nil {
 			k.arg.seg(idx[i:i+1], at, v, 1, n)
 		} else {

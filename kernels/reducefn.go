@@ -163,9 +163,20 @@ func sumLeaves[T number](dst, x []T) {
 }
 
 // treeCombine combines partial results of aligned groups with the same tree.
+// Eight partials (a whole group's leaves, and the bottom of a long list of
+// groups' partials) are combined written out, the recursion's additions in
+// its order: E4's two passes spent 6% of their time in these calls, 15 per
+// group.
 func treeCombine[T number](p []T, prod bool) T {
-	if len(p) == 1 {
+	switch len(p) {
+	case 1:
 		return p[0]
+	case 8:
+		p = p[:8:8]
+		if prod {
+			return ((p[0] * p[1]) * (p[2] * p[3])) * ((p[4] * p[5]) * (p[6] * p[7]))
+		}
+		return ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]))
 	}
 	k := splitPoint(len(p))
 	a, b := treeCombine(p[:k], prod), treeCombine(p[k:], prod)

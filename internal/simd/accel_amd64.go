@@ -1504,6 +1504,26 @@ func sumLeavesF32Accel(dst, x []float32) int {
 	return 0
 }
 
+func sumLeavesSqDiffF64Accel(dst, x []float64, c float64) int {
+	switch tier {
+	case AVX512:
+		return sumLeavesSqDiffF64AVX2(dst, x, c)
+	case AVX2:
+		return sumLeavesSqDiffF64AVX2(dst, x, c)
+	}
+	return 0
+}
+
+func sumLeavesSqDiffF32Accel(dst, x []float32, c float32) int {
+	switch tier {
+	case AVX512:
+		return sumLeavesSqDiffF32AVX2(dst, x, c)
+	case AVX2:
+		return sumLeavesSqDiffF32AVX2(dst, x, c)
+	}
+	return 0
+}
+
 func addRoundF16H1Accel(dst []float32, a []uint16, b []float32) int {
 	switch tier {
 	case AVX512:

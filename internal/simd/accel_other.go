@@ -304,6 +304,10 @@ func sumLeavesF64Accel(dst, x []float64) int { return 0 }
 
 func sumLeavesF32Accel(dst, x []float32) int { return 0 }
 
+func sumLeavesSqDiffF64Accel(dst, x []float64, c float64) int { return 0 }
+
+func sumLeavesSqDiffF32Accel(dst, x []float32, c float32) int { return 0 }
+
 func addRoundF16H1Accel(dst []float32, a []uint16, b []float32) int { return 0 }
 
 func addToF16H1Accel(dst []uint16, a []uint16, b []float32) int { return 0 }

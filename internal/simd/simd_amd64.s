@@ -22926,6 +22926,1292 @@ sumLeavesF32AVX2_done:
 	MOVQ CX, ret+48(FP)
 	RET
 
+// func sumLeavesSqDiffF64AVX2(dst []float64, x []float64, c float64) int
+// Requires: AVX, AVX2, CMOV, MMX+, SSE2
+TEXT ·sumLeavesSqDiffF64AVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         x_len+32(FP), CX
+	MOVQ         dst_base+0(FP), DX
+	MOVQ         x_base+24(FP), BX
+	MOVSD        c+48(FP), X0
+	VBROADCASTSD X0, Y0
+	SHRQ         $0x07, CX
+	CMPQ         CX, AX
+	CMOVQLT      CX, AX
+	ANDQ         $-4, AX
+	XORQ         CX, CX
+
+sumLeavesSqDiffF64AVX2_loop:
+	CMPQ         CX, AX
+	JAE          sumLeavesSqDiffF64AVX2_done
+	VMOVUPS      (BX), Y1
+	VSUBPD       Y0, Y1, Y1
+	VMULPD       Y1, Y1, Y1
+	VMOVUPS      32(BX), Y2
+	VSUBPD       Y0, Y2, Y2
+	VMULPD       Y2, Y2, Y2
+	VMOVUPS      1024(BX), Y3
+	VSUBPD       Y0, Y3, Y3
+	VMULPD       Y3, Y3, Y3
+	VMOVUPS      1056(BX), Y4
+	VSUBPD       Y0, Y4, Y4
+	VMULPD       Y4, Y4, Y4
+	VMOVUPS      2048(BX), Y5
+	VSUBPD       Y0, Y5, Y5
+	VMULPD       Y5, Y5, Y5
+	VMOVUPS      2080(BX), Y6
+	VSUBPD       Y0, Y6, Y6
+	VMULPD       Y6, Y6, Y6
+	VMOVUPS      3072(BX), Y7
+	VSUBPD       Y0, Y7, Y7
+	VMULPD       Y7, Y7, Y7
+	VMOVUPS      3104(BX), Y8
+	VSUBPD       Y0, Y8, Y8
+	VMULPD       Y8, Y8, Y8
+	VMOVUPS      64(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y1, Y1
+	VMOVUPS      96(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y2, Y2
+	PREFETCHT0   8192(BX)
+	VMOVUPS      1088(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y3, Y3
+	VMOVUPS      1120(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y4, Y4
+	PREFETCHT0   8256(BX)
+	VMOVUPS      2112(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y5, Y5
+	VMOVUPS      2144(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y6, Y6
+	PREFETCHT0   8320(BX)
+	VMOVUPS      3136(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	VMOVUPS      3168(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y8, Y8
+	PREFETCHT0   8384(BX)
+	VMOVUPS      128(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y1, Y1
+	VMOVUPS      160(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y2, Y2
+	PREFETCHT0   8448(BX)
+	VMOVUPS      1152(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y3, Y3
+	VMOVUPS      1184(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y4, Y4
+	PREFETCHT0   8512(BX)
+	VMOVUPS      2176(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y5, Y5
+	VMOVUPS      2208(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y6, Y6
+	PREFETCHT0   8576(BX)
+	VMOVUPS      3200(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	VMOVUPS      3232(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y8, Y8
+	PREFETCHT0   8640(BX)
+	VMOVUPS      192(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y1, Y1
+	VMOVUPS      224(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y2, Y2
+	PREFETCHT0   8704(BX)
+	VMOVUPS      1216(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y3, Y3
+	VMOVUPS      1248(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y4, Y4
+	PREFETCHT0   8768(BX)
+	VMOVUPS      2240(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y5, Y5
+	VMOVUPS      2272(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y6, Y6
+	PREFETCHT0   8832(BX)
+	VMOVUPS      3264(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	VMOVUPS      3296(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y8, Y8
+	PREFETCHT0   8896(BX)
+	VMOVUPS      256(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y1, Y1
+	VMOVUPS      288(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y2, Y2
+	PREFETCHT0   8960(BX)
+	VMOVUPS      1280(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y3, Y3
+	VMOVUPS      1312(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y4, Y4
+	PREFETCHT0   9024(BX)
+	VMOVUPS      2304(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y5, Y5
+	VMOVUPS      2336(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y6, Y6
+	PREFETCHT0   9088(BX)
+	VMOVUPS      3328(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	VMOVUPS      3360(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y8, Y8
+	PREFETCHT0   9152(BX)
+	VMOVUPS      320(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y1, Y1
+	VMOVUPS      352(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y2, Y2
+	PREFETCHT0   9216(BX)
+	VMOVUPS      1344(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y3, Y3
+	VMOVUPS      1376(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y4, Y4
+	PREFETCHT0   9280(BX)
+	VMOVUPS      2368(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y5, Y5
+	VMOVUPS      2400(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y6, Y6
+	PREFETCHT0   9344(BX)
+	VMOVUPS      3392(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	VMOVUPS      3424(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y8, Y8
+	PREFETCHT0   9408(BX)
+	VMOVUPS      384(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y1, Y1
+	VMOVUPS      416(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y2, Y2
+	PREFETCHT0   9472(BX)
+	VMOVUPS      1408(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y3, Y3
+	VMOVUPS      1440(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y4, Y4
+	PREFETCHT0   9536(BX)
+	VMOVUPS      2432(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y5, Y5
+	VMOVUPS      2464(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y6, Y6
+	PREFETCHT0   9600(BX)
+	VMOVUPS      3456(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	VMOVUPS      3488(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y8, Y8
+	PREFETCHT0   9664(BX)
+	VMOVUPS      448(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y1, Y1
+	VMOVUPS      480(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y2, Y2
+	PREFETCHT0   9728(BX)
+	VMOVUPS      1472(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y3, Y3
+	VMOVUPS      1504(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y4, Y4
+	PREFETCHT0   9792(BX)
+	VMOVUPS      2496(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y5, Y5
+	VMOVUPS      2528(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y6, Y6
+	PREFETCHT0   9856(BX)
+	VMOVUPS      3520(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	VMOVUPS      3552(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y8, Y8
+	PREFETCHT0   9920(BX)
+	VMOVUPS      512(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y1, Y1
+	VMOVUPS      544(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y2, Y2
+	PREFETCHT0   9984(BX)
+	VMOVUPS      1536(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y3, Y3
+	VMOVUPS      1568(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y4, Y4
+	PREFETCHT0   10048(BX)
+	VMOVUPS      2560(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y5, Y5
+	VMOVUPS      2592(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y6, Y6
+	PREFETCHT0   10112(BX)
+	VMOVUPS      3584(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	VMOVUPS      3616(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y8, Y8
+	PREFETCHT0   10176(BX)
+	VMOVUPS      576(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y1, Y1
+	VMOVUPS      608(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y2, Y2
+	PREFETCHT0   10240(BX)
+	VMOVUPS      1600(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y3, Y3
+	VMOVUPS      1632(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y4, Y4
+	PREFETCHT0   10304(BX)
+	VMOVUPS      2624(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y5, Y5
+	VMOVUPS      2656(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y6, Y6
+	PREFETCHT0   10368(BX)
+	VMOVUPS      3648(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	VMOVUPS      3680(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y8, Y8
+	PREFETCHT0   10432(BX)
+	VMOVUPS      640(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y1, Y1
+	VMOVUPS      672(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y2, Y2
+	PREFETCHT0   10496(BX)
+	VMOVUPS      1664(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y3, Y3
+	VMOVUPS      1696(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y4, Y4
+	PREFETCHT0   10560(BX)
+	VMOVUPS      2688(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y5, Y5
+	VMOVUPS      2720(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y6, Y6
+	PREFETCHT0   10624(BX)
+	VMOVUPS      3712(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	VMOVUPS      3744(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y8, Y8
+	PREFETCHT0   10688(BX)
+	VMOVUPS      704(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y1, Y1
+	VMOVUPS      736(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y2, Y2
+	PREFETCHT0   10752(BX)
+	VMOVUPS      1728(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y3, Y3
+	VMOVUPS      1760(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y4, Y4
+	PREFETCHT0   10816(BX)
+	VMOVUPS      2752(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y5, Y5
+	VMOVUPS      2784(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y6, Y6
+	PREFETCHT0   10880(BX)
+	VMOVUPS      3776(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	VMOVUPS      3808(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y8, Y8
+	PREFETCHT0   10944(BX)
+	VMOVUPS      768(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y1, Y1
+	VMOVUPS      800(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y2, Y2
+	PREFETCHT0   11008(BX)
+	VMOVUPS      1792(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y3, Y3
+	VMOVUPS      1824(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y4, Y4
+	PREFETCHT0   11072(BX)
+	VMOVUPS      2816(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y5, Y5
+	VMOVUPS      2848(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y6, Y6
+	PREFETCHT0   11136(BX)
+	VMOVUPS      3840(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	VMOVUPS      3872(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y8, Y8
+	PREFETCHT0   11200(BX)
+	VMOVUPS      832(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y1, Y1
+	VMOVUPS      864(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y2, Y2
+	PREFETCHT0   11264(BX)
+	VMOVUPS      1856(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y3, Y3
+	VMOVUPS      1888(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y4, Y4
+	PREFETCHT0   11328(BX)
+	VMOVUPS      2880(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y5, Y5
+	VMOVUPS      2912(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y6, Y6
+	PREFETCHT0   11392(BX)
+	VMOVUPS      3904(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	VMOVUPS      3936(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y8, Y8
+	PREFETCHT0   11456(BX)
+	VMOVUPS      896(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y1, Y1
+	VMOVUPS      928(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y2, Y2
+	PREFETCHT0   11520(BX)
+	VMOVUPS      1920(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y3, Y3
+	VMOVUPS      1952(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y4, Y4
+	PREFETCHT0   11584(BX)
+	VMOVUPS      2944(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y5, Y5
+	VMOVUPS      2976(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y6, Y6
+	PREFETCHT0   11648(BX)
+	VMOVUPS      3968(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	VMOVUPS      4000(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y8, Y8
+	PREFETCHT0   11712(BX)
+	VMOVUPS      960(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y1, Y1
+	VMOVUPS      992(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y2, Y2
+	PREFETCHT0   11776(BX)
+	VMOVUPS      1984(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y3, Y3
+	VMOVUPS      2016(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y4, Y4
+	PREFETCHT0   11840(BX)
+	VMOVUPS      3008(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y5, Y5
+	VMOVUPS      3040(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y6, Y6
+	PREFETCHT0   11904(BX)
+	VMOVUPS      4032(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	VMOVUPS      4064(BX), Y9
+	VSUBPD       Y0, Y9, Y9
+	VMULPD       Y9, Y9, Y9
+	VADDPD       Y9, Y8, Y8
+	PREFETCHT0   11968(BX)
+	PREFETCHT0   12032(BX)
+	PREFETCHT0   12096(BX)
+	PREFETCHT0   12160(BX)
+	PREFETCHT0   12224(BX)
+	VPERMILPD    $0x05, Y1, Y9
+	VADDPD       Y9, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X9
+	VADDSD       X9, X1, X9
+	VPERMILPD    $0x05, Y2, Y1
+	VADDPD       Y1, Y2, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDSD       X2, X1, X2
+	VADDSD       X2, X9, X9
+	VMOVSD       X9, (DX)(CX*8)
+	VPERMILPD    $0x05, Y3, Y1
+	VADDPD       Y1, Y3, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDSD       X2, X1, X2
+	VPERMILPD    $0x05, Y4, Y1
+	VADDPD       Y1, Y4, Y1
+	VEXTRACTF128 $0x01, Y1, X3
+	VADDSD       X3, X1, X3
+	VADDSD       X3, X2, X2
+	VMOVSD       X2, 8(DX)(CX*8)
+	VPERMILPD    $0x05, Y5, Y1
+	VADDPD       Y1, Y5, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDSD       X2, X1, X2
+	VPERMILPD    $0x05, Y6, Y1
+	VADDPD       Y1, Y6, Y1
+	VEXTRACTF128 $0x01, Y1, X3
+	VADDSD       X3, X1, X3
+	VADDSD       X3, X2, X2
+	VMOVSD       X2, 16(DX)(CX*8)
+	VPERMILPD    $0x05, Y7, Y1
+	VADDPD       Y1, Y7, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDSD       X2, X1, X2
+	VPERMILPD    $0x05, Y8, Y1
+	VADDPD       Y1, Y8, Y1
+	VEXTRACTF128 $0x01, Y1, X3
+	VADDSD       X3, X1, X3
+	VADDSD       X3, X2, X2
+	VMOVSD       X2, 24(DX)(CX*8)
+	ADDQ         $0x00001000, BX
+	ADDQ         $0x04, CX
+	JMP          sumLeavesSqDiffF64AVX2_loop
+
+sumLeavesSqDiffF64AVX2_done:
+	VZEROUPPER
+	MOVQ CX, ret+56(FP)
+	RET
+
+// func sumLeavesSqDiffF32AVX2(dst []float32, x []float32, c float32) int
+// Requires: AVX, AVX2, CMOV, MMX+, SSE
+TEXT ·sumLeavesSqDiffF32AVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_len+8(FP), AX
+	MOVQ         x_len+32(FP), CX
+	MOVQ         dst_base+0(FP), DX
+	MOVQ         x_base+24(FP), BX
+	MOVSS        c+48(FP), X0
+	VBROADCASTSS X0, Y0
+	SHRQ         $0x07, CX
+	CMPQ         CX, AX
+	CMOVQLT      CX, AX
+	ANDQ         $-8, AX
+	XORQ         CX, CX
+
+sumLeavesSqDiffF32AVX2_loop:
+	CMPQ         CX, AX
+	JAE          sumLeavesSqDiffF32AVX2_done
+	VMOVUPS      (BX), Y1
+	VSUBPS       Y0, Y1, Y1
+	VMULPS       Y1, Y1, Y1
+	VMOVUPS      512(BX), Y2
+	VSUBPS       Y0, Y2, Y2
+	VMULPS       Y2, Y2, Y2
+	VMOVUPS      1024(BX), Y3
+	VSUBPS       Y0, Y3, Y3
+	VMULPS       Y3, Y3, Y3
+	VMOVUPS      1536(BX), Y4
+	VSUBPS       Y0, Y4, Y4
+	VMULPS       Y4, Y4, Y4
+	VMOVUPS      2048(BX), Y5
+	VSUBPS       Y0, Y5, Y5
+	VMULPS       Y5, Y5, Y5
+	VMOVUPS      2560(BX), Y6
+	VSUBPS       Y0, Y6, Y6
+	VMULPS       Y6, Y6, Y6
+	VMOVUPS      3072(BX), Y7
+	VSUBPS       Y0, Y7, Y7
+	VMULPS       Y7, Y7, Y7
+	VMOVUPS      3584(BX), Y8
+	VSUBPS       Y0, Y8, Y8
+	VMULPS       Y8, Y8, Y8
+	VMOVUPS      32(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y1, Y1
+	PREFETCHT0   8192(BX)
+	VMOVUPS      544(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y2, Y2
+	PREFETCHT0   8256(BX)
+	VMOVUPS      1056(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y3, Y3
+	PREFETCHT0   8320(BX)
+	VMOVUPS      1568(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y4, Y4
+	PREFETCHT0   8384(BX)
+	VMOVUPS      2080(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y5, Y5
+	PREFETCHT0   8448(BX)
+	VMOVUPS      2592(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y6, Y6
+	PREFETCHT0   8512(BX)
+	VMOVUPS      3104(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y7, Y7
+	PREFETCHT0   8576(BX)
+	VMOVUPS      3616(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	PREFETCHT0   8640(BX)
+	VMOVUPS      64(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y1, Y1
+	PREFETCHT0   8704(BX)
+	VMOVUPS      576(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y2, Y2
+	PREFETCHT0   8768(BX)
+	VMOVUPS      1088(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y3, Y3
+	PREFETCHT0   8832(BX)
+	VMOVUPS      1600(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y4, Y4
+	PREFETCHT0   8896(BX)
+	VMOVUPS      2112(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y5, Y5
+	PREFETCHT0   8960(BX)
+	VMOVUPS      2624(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y6, Y6
+	PREFETCHT0   9024(BX)
+	VMOVUPS      3136(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y7, Y7
+	PREFETCHT0   9088(BX)
+	VMOVUPS      3648(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	PREFETCHT0   9152(BX)
+	VMOVUPS      96(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y1, Y1
+	PREFETCHT0   9216(BX)
+	VMOVUPS      608(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y2, Y2
+	PREFETCHT0   9280(BX)
+	VMOVUPS      1120(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y3, Y3
+	PREFETCHT0   9344(BX)
+	VMOVUPS      1632(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y4, Y4
+	PREFETCHT0   9408(BX)
+	VMOVUPS      2144(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y5, Y5
+	PREFETCHT0   9472(BX)
+	VMOVUPS      2656(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y6, Y6
+	PREFETCHT0   9536(BX)
+	VMOVUPS      3168(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y7, Y7
+	PREFETCHT0   9600(BX)
+	VMOVUPS      3680(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	PREFETCHT0   9664(BX)
+	VMOVUPS      128(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y1, Y1
+	PREFETCHT0   9728(BX)
+	VMOVUPS      640(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y2, Y2
+	PREFETCHT0   9792(BX)
+	VMOVUPS      1152(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y3, Y3
+	PREFETCHT0   9856(BX)
+	VMOVUPS      1664(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y4, Y4
+	PREFETCHT0   9920(BX)
+	VMOVUPS      2176(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y5, Y5
+	PREFETCHT0   9984(BX)
+	VMOVUPS      2688(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y6, Y6
+	PREFETCHT0   10048(BX)
+	VMOVUPS      3200(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y7, Y7
+	PREFETCHT0   10112(BX)
+	VMOVUPS      3712(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	PREFETCHT0   10176(BX)
+	VMOVUPS      160(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y1, Y1
+	PREFETCHT0   10240(BX)
+	VMOVUPS      672(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y2, Y2
+	PREFETCHT0   10304(BX)
+	VMOVUPS      1184(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y3, Y3
+	PREFETCHT0   10368(BX)
+	VMOVUPS      1696(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y4, Y4
+	PREFETCHT0   10432(BX)
+	VMOVUPS      2208(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y5, Y5
+	PREFETCHT0   10496(BX)
+	VMOVUPS      2720(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y6, Y6
+	PREFETCHT0   10560(BX)
+	VMOVUPS      3232(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y7, Y7
+	PREFETCHT0   10624(BX)
+	VMOVUPS      3744(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	PREFETCHT0   10688(BX)
+	VMOVUPS      192(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y1, Y1
+	PREFETCHT0   10752(BX)
+	VMOVUPS      704(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y2, Y2
+	PREFETCHT0   10816(BX)
+	VMOVUPS      1216(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y3, Y3
+	PREFETCHT0   10880(BX)
+	VMOVUPS      1728(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y4, Y4
+	PREFETCHT0   10944(BX)
+	VMOVUPS      2240(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y5, Y5
+	PREFETCHT0   11008(BX)
+	VMOVUPS      2752(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y6, Y6
+	PREFETCHT0   11072(BX)
+	VMOVUPS      3264(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y7, Y7
+	PREFETCHT0   11136(BX)
+	VMOVUPS      3776(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	PREFETCHT0   11200(BX)
+	VMOVUPS      224(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y1, Y1
+	PREFETCHT0   11264(BX)
+	VMOVUPS      736(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y2, Y2
+	PREFETCHT0   11328(BX)
+	VMOVUPS      1248(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y3, Y3
+	PREFETCHT0   11392(BX)
+	VMOVUPS      1760(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y4, Y4
+	PREFETCHT0   11456(BX)
+	VMOVUPS      2272(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y5, Y5
+	PREFETCHT0   11520(BX)
+	VMOVUPS      2784(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y6, Y6
+	PREFETCHT0   11584(BX)
+	VMOVUPS      3296(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y7, Y7
+	PREFETCHT0   11648(BX)
+	VMOVUPS      3808(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	PREFETCHT0   11712(BX)
+	VMOVUPS      256(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y1, Y1
+	PREFETCHT0   11776(BX)
+	VMOVUPS      768(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y2, Y2
+	PREFETCHT0   11840(BX)
+	VMOVUPS      1280(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y3, Y3
+	PREFETCHT0   11904(BX)
+	VMOVUPS      1792(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y4, Y4
+	PREFETCHT0   11968(BX)
+	VMOVUPS      2304(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y5, Y5
+	PREFETCHT0   12032(BX)
+	VMOVUPS      2816(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y6, Y6
+	PREFETCHT0   12096(BX)
+	VMOVUPS      3328(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y7, Y7
+	PREFETCHT0   12160(BX)
+	VMOVUPS      3840(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	PREFETCHT0   12224(BX)
+	VMOVUPS      288(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y1, Y1
+	VMOVUPS      800(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y2, Y2
+	VMOVUPS      1312(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y3, Y3
+	VMOVUPS      1824(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y4, Y4
+	VMOVUPS      2336(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y5, Y5
+	VMOVUPS      2848(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y6, Y6
+	VMOVUPS      3360(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y7, Y7
+	VMOVUPS      3872(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	VMOVUPS      320(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y1, Y1
+	VMOVUPS      832(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y2, Y2
+	VMOVUPS      1344(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y3, Y3
+	VMOVUPS      1856(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y4, Y4
+	VMOVUPS      2368(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y5, Y5
+	VMOVUPS      2880(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y6, Y6
+	VMOVUPS      3392(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y7, Y7
+	VMOVUPS      3904(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	VMOVUPS      352(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y1, Y1
+	VMOVUPS      864(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y2, Y2
+	VMOVUPS      1376(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y3, Y3
+	VMOVUPS      1888(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y4, Y4
+	VMOVUPS      2400(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y5, Y5
+	VMOVUPS      2912(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y6, Y6
+	VMOVUPS      3424(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y7, Y7
+	VMOVUPS      3936(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	VMOVUPS      384(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y1, Y1
+	VMOVUPS      896(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y2, Y2
+	VMOVUPS      1408(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y3, Y3
+	VMOVUPS      1920(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y4, Y4
+	VMOVUPS      2432(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y5, Y5
+	VMOVUPS      2944(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y6, Y6
+	VMOVUPS      3456(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y7, Y7
+	VMOVUPS      3968(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	VMOVUPS      416(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y1, Y1
+	VMOVUPS      928(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y2, Y2
+	VMOVUPS      1440(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y3, Y3
+	VMOVUPS      1952(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y4, Y4
+	VMOVUPS      2464(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y5, Y5
+	VMOVUPS      2976(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y6, Y6
+	VMOVUPS      3488(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y7, Y7
+	VMOVUPS      4000(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	VMOVUPS      448(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y1, Y1
+	VMOVUPS      960(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y2, Y2
+	VMOVUPS      1472(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y3, Y3
+	VMOVUPS      1984(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y4, Y4
+	VMOVUPS      2496(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y5, Y5
+	VMOVUPS      3008(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y6, Y6
+	VMOVUPS      3520(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y7, Y7
+	VMOVUPS      4032(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	VMOVUPS      480(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y1, Y1
+	VMOVUPS      992(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y2, Y2
+	VMOVUPS      1504(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y3, Y3
+	VMOVUPS      2016(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y4, Y4
+	VMOVUPS      2528(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y5, Y5
+	VMOVUPS      3040(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y6, Y6
+	VMOVUPS      3552(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y7, Y7
+	VMOVUPS      4064(BX), Y9
+	VSUBPS       Y0, Y9, Y9
+	VMULPS       Y9, Y9, Y9
+	VADDPS       Y9, Y8, Y8
+	VPERMILPS    $0xb1, Y1, Y9
+	VADDPS       Y9, Y1, Y1
+	VPERMILPS    $0x4e, Y1, Y9
+	VADDPS       Y9, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X9
+	VADDSS       X9, X1, X9
+	VMOVSS       X9, (DX)(CX*4)
+	VPERMILPS    $0xb1, Y2, Y1
+	VADDPS       Y1, Y2, Y1
+	VPERMILPS    $0x4e, Y1, Y2
+	VADDPS       Y2, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDSS       X2, X1, X2
+	VMOVSS       X2, 4(DX)(CX*4)
+	VPERMILPS    $0xb1, Y3, Y1
+	VADDPS       Y1, Y3, Y1
+	VPERMILPS    $0x4e, Y1, Y2
+	VADDPS       Y2, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDSS       X2, X1, X2
+	VMOVSS       X2, 8(DX)(CX*4)
+	VPERMILPS    $0xb1, Y4, Y1
+	VADDPS       Y1, Y4, Y1
+	VPERMILPS    $0x4e, Y1, Y2
+	VADDPS       Y2, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDSS       X2, X1, X2
+	VMOVSS       X2, 12(DX)(CX*4)
+	VPERMILPS    $0xb1, Y5, Y1
+	VADDPS       Y1, Y5, Y1
+	VPERMILPS    $0x4e, Y1, Y2
+	VADDPS       Y2, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDSS       X2, X1, X2
+	VMOVSS       X2, 16(DX)(CX*4)
+	VPERMILPS    $0xb1, Y6, Y1
+	VADDPS       Y1, Y6, Y1
+	VPERMILPS    $0x4e, Y1, Y2
+	VADDPS       Y2, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDSS       X2, X1, X2
+	VMOVSS       X2, 20(DX)(CX*4)
+	VPERMILPS    $0xb1, Y7, Y1
+	VADDPS       Y1, Y7, Y1
+	VPERMILPS    $0x4e, Y1, Y2
+	VADDPS       Y2, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDSS       X2, X1, X2
+	VMOVSS       X2, 24(DX)(CX*4)
+	VPERMILPS    $0xb1, Y8, Y1
+	VADDPS       Y1, Y8, Y1
+	VPERMILPS    $0x4e, Y1, Y2
+	VADDPS       Y2, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDSS       X2, X1, X2
+	VMOVSS       X2, 28(DX)(CX*4)
+	ADDQ         $0x00001000, BX
+	ADDQ         $0x08, CX
+	JMP          sumLeavesSqDiffF32AVX2_loop
+
+sumLeavesSqDiffF32AVX2_done:
+	VZEROUPPER
+	MOVQ CX, ret+56(FP)
+	RET
+
 // func addRoundF16H1AVX2(dst []float32, a []uint16, b []float32) int
 // Requires: AVX, F16C
 TEXT ·addRoundF16H1AVX2(SB), NOSPLIT, $0-80

@@ -893,6 +893,12 @@ func sumLeavesF64AVX2(dst []float64, x []float64) int
 func sumLeavesF32AVX2(dst []float32, x []float32) int
 
 //go:noescape
+func sumLeavesSqDiffF64AVX2(dst []float64, x []float64, c float64) int
+
+//go:noescape
+func sumLeavesSqDiffF32AVX2(dst []float32, x []float32, c float32) int
+
+//go:noescape
 func addRoundF16H1AVX2(dst []float32, a []uint16, b []float32) int
 
 //go:noescape

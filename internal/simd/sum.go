@@ -49,3 +49,34 @@ func SumLeavesF32(dst, x []float32) {
 
 // leafElems is the length of a full leaf of the summation tree.
 const leafElems = 128
+
+// SumLeavesSqDiffF64 sums the leaves of the values (x[i] − c)²:
+// dst[k] = SumLeafF64(v[128k : min(128k+128, len(x))]) for k < len(dst),
+// where v[i] is SubScalarF64's x[i] − c multiplied by itself (MulF64),
+// bit for bit, NaNs included. Full leaves run without writing v (a
+// variance's second pass, sum((x − mean)²), reads x once); the rest go
+// through those kernels.
+func SumLeavesSqDiffF64(dst, x []float64, c float64) {
+	k := sumLeavesSqDiffF64Accel(dst, x, c)
+	var v [leafElems]float64
+	for ; k < len(dst); k++ {
+		leaf := x[k*leafElems : min(k*leafElems+leafElems, len(x))]
+		d := v[:len(leaf)]
+		SubScalarF64(d, leaf, c)
+		MulF64(d, d, d)
+		dst[k] = SumLeafF64(d)
+	}
+}
+
+// SumLeavesSqDiffF32 is SumLeavesSqDiffF64 for float32.
+func SumLeavesSqDiffF32(dst, x []float32, c float32) {
+	k := sumLeavesSqDiffF32Accel(dst, x, c)
+	var v [leafElems]float32
+	for ; k < len(dst); k++ {
+		leaf := x[k*leafElems : min(k*leafElems+leafElems, len(x))]
+		d := v[:len(leaf)]
+		SubScalarF32(d, leaf, c)
+		MulF32(d, d, d)
+		dst[k] = SumLeafF32(d)
+	}
+}

@@ -320,3 +320,71 @@ var (
 	sink64 float64
 	sink32 float32
 )
+
+// TestSumLeavesSqDiff: SumLeavesSqDiffF64 and SumLeavesSqDiffF32 give, on
+// every leaf, the bits of SubScalar, then Mul of the result by itself,
+// then SumLeaf (NaN payloads included: of x's values and of c), for
+// lengths around every count of leaves up to 10, at every tier, with a dst
+// longer or shorter than the leaves.
+func TestSumLeavesSqDiff(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	gens64, gens32 := sumGens64(), sumGens32()
+	cs := []float64{0, 3, -1.5e-3, math.Inf(1), math.Float64frombits(0x7ff8_0000_0000_0123)}
+	for _, tier := range simd.Available() {
+		restore := simd.SetLevel(tier)
+		for leaves := 0; leaves <= 10; leaves++ {
+			for _, extra := range []int{-127, -1, 0, 1, 65} {
+				n := leaves*128 + extra
+				if n < 0 {
+					continue
+				}
+				nd := (n + 127) / 128
+				for _, gname := range []string{"mixed", "rare-specials", "specials"} {
+					for _, c := range cs {
+						off := 8 * r.IntN(3)
+						x := sumSlice[float64](n, off)
+						gens64[gname](r, x)
+						v := make([]float64, n)
+						simd.SubScalarF64(v, x, c)
+						simd.MulF64(v, v, v)
+						for _, d := range []int{nd, max(nd-2, 0)} {
+							dst := make([]float64, d+1)
+							dst[d] = 42
+							simd.SumLeavesSqDiffF64(dst[:d], x, c)
+							for k := range d {
+								want := simd.SumLeafF64(v[k*128 : min(k*128+128, n)])
+								if math.Float64bits(dst[k]) != math.Float64bits(want) {
+									t.Fatalf("%v f64 %s c=%v n=%d off=%d leaf %d: %#016x, the three kernels give %#016x", tier, gname, c, n, off, k, math.Float64bits(dst[k]), math.Float64bits(want))
+								}
+							}
+							if dst[d] != 42 {
+								t.Fatalf("%v f64 n=%d: wrote past dst", tier, n)
+							}
+						}
+						c32 := float32(c)
+						y := sumSlice[float32](n, off/2)
+						gens32[gname](r, y)
+						w := make([]float32, n)
+						simd.SubScalarF32(w, y, c32)
+						simd.MulF32(w, w, w)
+						for _, d := range []int{nd, max(nd-3, 0)} {
+							dst := make([]float32, d+1)
+							dst[d] = 42
+							simd.SumLeavesSqDiffF32(dst[:d], y, c32)
+							for k := range d {
+								want := simd.SumLeafF32(w[k*128 : min(k*128+128, n)])
+								if math.Float32bits(dst[k]) != math.Float32bits(want) {
+									t.Fatalf("%v f32 %s c=%v n=%d off=%d leaf %d: %#08x, the three kernels give %#08x", tier, gname, c32, n, off, k, math.Float32bits(dst[k]), math.Float32bits(want))
+								}
+							}
+							if dst[d] != 42 {
+								t.Fatalf("%v f32 n=%d: wrote past dst", tier, n)
+							}
+						}
+					}
+				}
+			}
+		}
+		restore()
+	}
+}

@@ -43,6 +43,18 @@ func registerSum() {
 		}
 		sumLeaves(s, f32, 8)
 	})
+	add("sumLeavesSqDiffF64", "dst, x []float64, c float64", func(s isa) {
+		if s.evex {
+			return
+		}
+		sumLeavesSqDiff(s, f64, 4)
+	})
+	add("sumLeavesSqDiffF32", "dst, x []float32, c float32", func(s isa) {
+		if s.evex {
+			return
+		}
+		sumLeavesSqDiff(s, f32, 8)
+	})
 }
 
 // sumLeaves sums full leaves of x, per leaves at a time, into dst: one
@@ -81,6 +93,84 @@ func sumLeaves(s isa, t floatType, per int) {
 		for l := range accs {
 			for h, a := range accs[l] {
 				t.add(Mem{Base: px, Disp: l*leafBytes + g*8*t.size + 32*h}, a, a) // r += x[8g : 8g+8]
+			}
+			if prefetchAhead > 0 && pf < per*leafBytes {
+				PREFETCHT0(Mem{Base: px, Disp: prefetchAhead*per*leafBytes + pf})
+				pf += 64
+			}
+		}
+	}
+	for ; prefetchAhead > 0 && pf < per*leafBytes; pf += 64 {
+		PREFETCHT0(Mem{Base: px, Disp: prefetchAhead*per*leafBytes + pf})
+	}
+	for l := range accs {
+		sum := combineLanes(t, accs[l])
+		if t.size == 8 {
+			VMOVSD(sum, Mem{Base: pd, Index: k, Scale: 8, Disp: 8 * l})
+		} else {
+			VMOVSS(sum, Mem{Base: pd, Index: k, Scale: 4, Disp: 4 * l})
+		}
+	}
+	ADDQ(U32(per*leafBytes), px)
+	ADDQ(U8(per), k)
+	JMP(LabelRef(name + "_loop"))
+	Label(name + "_done")
+	VZEROUPPER()
+	Store(k, ReturnIndex(0))
+	RET()
+}
+
+// sumLeavesSqDiff is sumLeaves of the values (x[i] − c)², each rounded as
+// the two kernels computing them would (subScalar's x[i] − c with x[i] as
+// src1, then the product of that with itself), without writing them: the
+// leaf's lanes start at the first eight values and add the rest with the
+// accumulator as src1, as sumLeaves does. It is a variance's second pass,
+// sum((x − mean)²), in one read of x.
+func sumLeavesSqDiff(s isa, t floatType, per int) {
+	text(s)
+	name := current.name + s.name
+	nd := Load(Param("dst").Len(), GP64())
+	nx := Load(Param("x").Len(), GP64())
+	pd := Load(Param("dst").Base(), GP64())
+	px := Load(Param("x").Base(), GP64())
+	c := YMM()
+	if t.size == 8 {
+		VBROADCASTSD(Load(Param("c"), XMM()), c)
+	} else {
+		VBROADCASTSS(Load(Param("c"), XMM()), c)
+	}
+	SHRQ(U8(7), nx) // full leaves
+	CMPQ(nx, nd)
+	CMOVQLT(nx, nd) // nd = min(nd, full leaves)
+	ANDQ(I32(-per), nd)
+	k := GP64()
+	XORQ(k, k)
+	leafBytes := leafElems * t.size
+	ymms := 8 / (32 / t.size) // YMM registers per leaf: 2 (f64) or 1 (f32)
+	// term writes (x[at] − c)² for the YMM of values at m into dst.
+	term := func(m Mem, dst reg.VecVirtual) {
+		VMOVUPS(m, dst)
+		t.sub(c, dst, dst)
+		t.mul(dst, dst, dst)
+	}
+	Label(name + "_loop")
+	CMPQ(k, nd)
+	JAE(LabelRef(name + "_done"))
+	accs := make([][]reg.VecVirtual, per)
+	for l := range accs {
+		for h := range ymms {
+			a := YMM()
+			term(Mem{Base: px, Disp: l*leafBytes + 32*h}, a)
+			accs[l] = append(accs[l], a)
+		}
+	}
+	pf := 0
+	for g := 1; g < leafElems/8; g++ {
+		for l := range accs {
+			for h, a := range accs[l] {
+				v := YMM()
+				term(Mem{Base: px, Disp: l*leafBytes + g*8*t.size + 32*h}, v)
+				t.add(v, a, a) // r += (x[8g : 8g+8] − c)²
 			}
 			if prefetchAhead > 0 && pf < per*leafBytes {
 				PREFETCHT0(Mem{Base: px, Disp: prefetchAhead*per*leafBytes + pf})
