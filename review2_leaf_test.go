@@ -1,0 +1,65 @@
+package kiln_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/tensor"
+)
+
+// review2Data is n f64 values, deterministic and varied.
+func review2Data(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = math.Sin(float64(i)*0.37)*3 + float64(i%7)
+	}
+	return v
+}
+
+// TestReview2LeafPassSums: sums long enough for the leaf pass (more than
+// one 1,024-value group per output), of x and of (x − c)² with c per row
+// (a broadcast, not a scalar), a parameter scalar, over the last axis and
+// over the first, equal their unfused runs bit for bit.
+func TestReview2LeafPassSums(t *testing.T) {
+	const rows, cols = 3, 5000
+	x := tensor.Must(tensor.FromSlice(review2Data(rows*cols), rows, cols))
+	xt := tensor.Must(tensor.FromSlice(review2Data(rows*cols), cols, rows))
+	c := tensor.Must(tensor.FromSlice([]float64{1.5}, 1))
+	cases := map[string]struct {
+		f    any
+		args []any
+	}{
+		"sum rows": {func(x kiln.Value) kiln.Value { return x.Sum(1) }, []any{x}},
+		"sum cols": {func(x kiln.Value) kiln.Value { return x.Sum(0) }, []any{xt}},
+		"sq diff row mean": {func(x kiln.Value) kiln.Value {
+			d := x.Sub(x.Mean(1).Reshape(rows, 1))
+			return d.Mul(d).Sum(1)
+		}, []any{x}},
+		"sq diff col mean": {func(x kiln.Value) kiln.Value {
+			d := x.Sub(x.Mean(0).Reshape(1, rows))
+			return d.Mul(d).Sum(0)
+		}, []any{xt}},
+		"sq diff param": {func(x, c kiln.Value) kiln.Value {
+			d := x.Sub(c.Reshape())
+			return d.Mul(d).Sum(1)
+		}, []any{x, c}},
+		"sq diff iota": {func(x kiln.Value) kiln.Value {
+			d := x.Sub(kiln.Arange(0, rows, 1).Astype(x.DType()).Reshape(rows, 1))
+			return d.Mul(d).Sum(1)
+		}, []any{x}},
+	}
+	for name, tc := range cases {
+		want, err := kiln.Jit(tc.f, kiln.NoFusion()).Run(tc.args...)
+		if err != nil {
+			t.Fatalf("%s unfused: %v", name, err)
+		}
+		got, err := kiln.Jit(tc.f).Run(tc.args...)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !tensor.Equal(got, want) {
+			t.Errorf("%s: fused %v, unfused %v", name, got, want)
+		}
+	}
+}
