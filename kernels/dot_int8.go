@@ -79,8 +79,8 @@ func (x *cpuExec) int8Operand(dot *lower.Fusion, in *lower.Instr, res, d tensor.
 
 // keptUntil reports whether src's data is still in place when fusion
 // dot runs, given that it was read by the fusion computing conv: src is a
-// constant or a parameter, or no fusion from conv's to dot's writes its
-// buffer.
+// constant or a parameter, or no fusion from conv's to dot's, dot's
+// included, writes its buffer.
 func (x *cpuExec) keptUntil(src, conv *lower.Instr, dot *lower.Fusion) bool {
 	for src.Op == trace.OpReshape {
 		src = src.Args[0]
@@ -94,19 +94,23 @@ func (x *cpuExec) keptUntil(src, conv *lower.Instr, dot *lower.Fusion) bool {
 	}
 	from := -1
 	for i, f := range x.m.Fusions {
-		if f == dot {
-			return from >= 0
-		}
 		if slices.Contains(f.Instrs, conv) || slices.Contains(f.Outputs, conv) {
 			from = i
 		}
 		if from < 0 {
 			continue
 		}
+		// dot's own results count: src is not among its inputs, so the
+		// planner may give one of them src's freed buffer (an epilogue
+		// narrowing an f16 product back to f16), which the kernel would
+		// write while its GEMM still reads src.
 		for _, o := range f.Outputs {
 			if b, ok := x.m.Plan.Of[o]; ok && b == buf && o != src {
 				return false
 			}
+		}
+		if f == dot {
+			return true
 		}
 	}
 	return false
