@@ -198,7 +198,7 @@ func TestReview2CustomVJPLiteralCotangents(t *testing.T) {
 	sq := func(x kiln.Value) kiln.Value { return x.Mul(x).Sum() }
 	fwd := func(p []kiln.Value) ([]kiln.Value, []kiln.Value) { return []kiln.Value{sq(p[0])}, nil }
 	lit := kiln.CustomVJP(sq, fwd, func(_, cts []kiln.Value) []kiln.Value { return []kiln.Value{kiln.Float(2)} })
-	s := tensor.Must(tensor.FromSlice([]float32{1.5}))
+	s := tensor.Scalar(float32(1.5))
 	g, err := kiln.Jit(kiln.Grad(func(x kiln.Value) kiln.Value { return lit(x)[0] })).Run(s)
 	if err != nil {
 		t.Fatalf("weak literal cotangent of an f32 scalar: %v", err)
