@@ -524,8 +524,8 @@ func (j *jvp) customJVP(st *customState) ([]Value, []Value) {
 }
 
 // ruleValueIn checks a value a rule returned for something of type want,
-// and gives it in trace in (a literal takes want's type, a value differing
-// only in the weak flag takes want's).
+// and gives it in trace in (a literal takes want's type when want is a
+// scalar, a value differing only in the weak flag takes want's).
 func ruleValueIn(in *builder, r *Region, what string, k int, x Value, want Abstract) Value {
 	fail := func(format string, a ...any) Value {
 		return in.fail(&DerivError{Op: r.Kind.String(), Pos: r.Pos, Msg: fmt.Sprintf(format, a...)})
@@ -535,6 +535,10 @@ func ruleValueIn(in *builder, r *Region, what string, k int, x Value, want Abstr
 		return Value{b: in}
 	}
 	if x.lit != nil {
+		if len(want.Shape) != 0 { // a literal is a scalar: it takes want's dtype, not its shape
+			return fail("%s %d is a scalar literal, but %s[%s] is due (JAX: the rule must produce outputs with the same shapes and dtypes)",
+				what, k, want.Type, joinInts(want.Shape, ","))
+		}
 		return Value{b: in, v: in.to(x, want.Type, r.Kind.String(), "")}
 	}
 	if x.v == nil {
