@@ -6,9 +6,10 @@ import "github.com/kiln-go/kiln/trace"
 // backward pass instead of stored, as jax.checkpoint (jax.remat) with no
 // policy: Grad, ValueAndGrad and VJP keep only fn's arguments and the
 // values it closes over from the forward pass, and recompute the rest
-// where the backward pass first needs it. Values, gradients and higher
-// derivatives are fn's bit for bit; a run holds less memory and does more
-// work (lower.MemoryNeed of the compiled module measures it). fn is any
+// where the backward pass first needs it. Values and gradients are fn's
+// bit for bit, higher derivatives to rounding (recomputed values collect
+// cotangents of their own, summed in another order); a run holds less
+// memory and does more work (lower.MemoryNeed of the compiled module measures it). fn is any
 // function Jit takes. Loops and conds inside fn are stored, not
 // recomputed. Outside reverse mode, Checkpoint(fn) is fn.
 //
