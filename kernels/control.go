@@ -106,7 +106,8 @@ func (x *cpuExec) compileControl(f *lower.Fusion) (kernel, error) {
 
 // inPlaceCarries marks the carries i whose body result is a
 // dynamic_update_slice of the carry itself written to output i's own
-// buffer, where every other reader of the carry runs in an earlier kernel:
+// buffer, where every other reader of the carry (a product reading past
+// a convert of it included) runs in an earlier kernel:
 // the update can then happen in the carry's buffer (the kernel skips the
 // copy of an operand onto itself). Scan's stacked outputs are such
 // carries, and so are reverse mode's accumulated cotangents of a scan's
@@ -132,7 +133,9 @@ func inPlaceCarries(body *lower.Module, n int) []bool {
 		}
 	}
 	// readers are the instructions reading in's buffer: its users, and
-	// through reshapes (which alias it) theirs.
+	// through reshapes (which alias it) theirs — and the products reading
+	// a widening convert of it, which may read past the convert, straight
+	// from in's buffer (halfOperand, int8Operand).
 	var readers func(in *lower.Instr) []*lower.Instr
 	readers = func(in *lower.Instr) []*lower.Instr {
 		var out []*lower.Instr
@@ -145,6 +148,13 @@ func inPlaceCarries(body *lower.Module, n int) []bool {
 				continue
 			}
 			out = append(out, u)
+			if u.Op == trace.OpConvert {
+				for _, d := range users[u] {
+					if d.Op.Info().Class == trace.ClassDot {
+						out = append(out, d)
+					}
+				}
+			}
 		}
 		return out
 	}
