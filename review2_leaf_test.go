@@ -63,3 +63,51 @@ func TestReview2LeafPassSums(t *testing.T) {
 		}
 	}
 }
+
+// TestReview2LeafPassScalarChanges: the (x − c)² leaf pass keeps c in a
+// register filled per worker; runs of one Func with another c (a
+// parameter, and the mean of another x) must use the new c, one run after
+// another and with workers reused.
+func TestReview2LeafPassScalarChanges(t *testing.T) {
+	const n = 5000
+	sq := func(x, c kiln.Value) kiln.Value {
+		d := x.Sub(c)
+		return d.Mul(d).Sum()
+	}
+	variance := func(x kiln.Value) kiln.Value {
+		d := x.Sub(x.Mean())
+		return d.Mul(d).Sum()
+	}
+	fs, us := kiln.Jit(sq), kiln.Jit(sq, kiln.NoFusion())
+	fv, uv := kiln.Jit(variance), kiln.Jit(variance, kiln.NoFusion())
+	for i, cv := range []float64{1.5, -2.25, 1e3, 1.5} {
+		data := review2Data(n)
+		for j := range data {
+			data[j] *= float64(i + 1)
+		}
+		x := tensor.Must(tensor.FromSlice(data, n))
+		c := tensor.Scalar(cv)
+		got, err := fs.Run(x, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := us.Run(x, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tensor.Equal(got, want) {
+			t.Errorf("run %d, c = %v: %v, unfused %v", i, cv, got, want)
+		}
+		got, err = fv.Run(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err = uv.Run(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tensor.Equal(got, want) {
+			t.Errorf("run %d: variance %v, unfused %v", i, got, want)
+		}
+	}
+}
