@@ -108,7 +108,9 @@ func DynamicUpdateSlice(x, update Value, starts []Value) Value {
 				return b.shapeErr(op, fmt.Sprintf("update %s does not fit in operand %s (dim %d)", shapeString(us), shapeString(v.Shape), i), v.Shape, us)
 			}
 		}
-		if common, err := b.cfg.ResultType(v.Type, ut); err != nil || common.DType != v.Type.DType {
+		// One dtype needs no promotion: two weak complex values of one
+		// dtype join to the default complex type, which may be another.
+		if common, err := b.cfg.ResultType(v.Type, ut); ut.DType != v.Type.DType && (err != nil || common.DType != v.Type.DType) {
 			return b.dtypeErr(op, fmt.Sprintf("the update is %s, the operand %s: lax.dynamic_update_slice needs one dtype; convert with astype(update, %s)", ut, v.Type, v.Type.DType), v.Type, ut)
 		}
 		u := b.to(xs[1], v.Type, op, "")
