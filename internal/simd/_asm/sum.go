@@ -63,61 +63,10 @@ func registerSum() {
 // min(len(dst), len(x)/128) rounded down to a multiple of per leaves and
 // returns that count; the Go wrapper does the rest.
 func sumLeaves(s isa, t floatType, per int) {
-	text(s)
-	name := current.name + s.name
-	nd := Load(Param("dst").Len(), GP64())
-	nx := Load(Param("x").Len(), GP64())
-	pd := Load(Param("dst").Base(), GP64())
-	px := Load(Param("x").Base(), GP64())
-	SHRQ(U8(7), nx) // full leaves
-	CMPQ(nx, nd)
-	CMOVQLT(nx, nd) // nd = min(nd, full leaves)
-	ANDQ(I32(-per), nd)
-	k := GP64()
-	XORQ(k, k)
-	leafBytes := leafElems * t.size
-	ymms := 8 / (32 / t.size) // YMM registers per leaf: 2 (f64) or 1 (f32)
-	Label(name + "_loop")
-	CMPQ(k, nd)
-	JAE(LabelRef(name + "_done"))
-	accs := make([][]reg.VecVirtual, per)
-	for l := range accs {
-		for h := range ymms {
-			a := YMM()
-			VMOVUPS(Mem{Base: px, Disp: l*leafBytes + 32*h}, a)
-			accs[l] = append(accs[l], a)
-		}
-	}
-	pf := 0
-	for g := 1; g < leafElems/8; g++ {
-		for l := range accs {
-			for h, a := range accs[l] {
-				t.add(Mem{Base: px, Disp: l*leafBytes + g*8*t.size + 32*h}, a, a) // r += x[8g : 8g+8]
-			}
-			if prefetchAhead > 0 && pf < per*leafBytes {
-				PREFETCHT0(Mem{Base: px, Disp: prefetchAhead*per*leafBytes + pf})
-				pf += 64
-			}
-		}
-	}
-	for ; prefetchAhead > 0 && pf < per*leafBytes; pf += 64 {
-		PREFETCHT0(Mem{Base: px, Disp: prefetchAhead*per*leafBytes + pf})
-	}
-	for l := range accs {
-		sum := combineLanes(t, accs[l])
-		if t.size == 8 {
-			VMOVSD(sum, Mem{Base: pd, Index: k, Scale: 8, Disp: 8 * l})
-		} else {
-			VMOVSS(sum, Mem{Base: pd, Index: k, Scale: 4, Disp: 4 * l})
-		}
-	}
-	ADDQ(U32(per*leafBytes), px)
-	ADDQ(U8(per), k)
-	JMP(LabelRef(name + "_loop"))
-	Label(name + "_done")
-	VZEROUPPER()
-	Store(k, ReturnIndex(0))
-	RET()
+	leafLoop(s, t, per, leafForm{
+		first: func(m Mem, a reg.VecVirtual) { VMOVUPS(m, a) },
+		next:  func(m Mem, a reg.VecVirtual) { t.add(m, a, a) }, // r += x[8g : 8g+8]
+	})
 }
 
 // sumLeavesSqDiff is sumLeaves of the values (x[i] − c)², each rounded as
@@ -127,17 +76,51 @@ func sumLeaves(s isa, t floatType, per int) {
 // accumulator as src1, as sumLeaves does. It is a variance's second pass,
 // sum((x − mean)²), in one read of x.
 func sumLeavesSqDiff(s isa, t floatType, per int) {
+	var c reg.VecVirtual
+	// term writes (x[at] − c)² for the YMM of values at m into dst.
+	term := func(m Mem, dst reg.VecVirtual) {
+		VMOVUPS(m, dst)
+		t.sub(c, dst, dst)
+		t.mul(dst, dst, dst)
+	}
+	leafLoop(s, t, per, leafForm{
+		setup: func() {
+			c = YMM()
+			if t.size == 8 {
+				VBROADCASTSD(Load(Param("c"), XMM()), c)
+			} else {
+				VBROADCASTSS(Load(Param("c"), XMM()), c)
+			}
+		},
+		first: term,
+		next: func(m Mem, a reg.VecVirtual) {
+			v := YMM()
+			term(m, v)
+			t.add(v, a, a) // r += (x[8g : 8g+8] − c)²
+		},
+	})
+}
+
+// leafForm is what a leaf-sum kernel adds up: setup (may be nil) loads its
+// other parameters; first starts a leaf's accumulator at the YMM of values
+// at m, next adds the YMM at m into it.
+type leafForm struct {
+	setup       func()
+	first, next func(m Mem, a reg.VecVirtual)
+}
+
+// leafLoop is the body of the leaf-sum kernels: full leaves, per at a
+// time, each a YMM accumulator chain (two for f64) combined by
+// combineLanes into dst; it returns how many leaves it did.
+func leafLoop(s isa, t floatType, per int, f leafForm) {
 	text(s)
 	name := current.name + s.name
 	nd := Load(Param("dst").Len(), GP64())
 	nx := Load(Param("x").Len(), GP64())
 	pd := Load(Param("dst").Base(), GP64())
 	px := Load(Param("x").Base(), GP64())
-	c := YMM()
-	if t.size == 8 {
-		VBROADCASTSD(Load(Param("c"), XMM()), c)
-	} else {
-		VBROADCASTSS(Load(Param("c"), XMM()), c)
+	if f.setup != nil {
+		f.setup()
 	}
 	SHRQ(U8(7), nx) // full leaves
 	CMPQ(nx, nd)
@@ -147,12 +130,6 @@ func sumLeavesSqDiff(s isa, t floatType, per int) {
 	XORQ(k, k)
 	leafBytes := leafElems * t.size
 	ymms := 8 / (32 / t.size) // YMM registers per leaf: 2 (f64) or 1 (f32)
-	// term writes (x[at] − c)² for the YMM of values at m into dst.
-	term := func(m Mem, dst reg.VecVirtual) {
-		VMOVUPS(m, dst)
-		t.sub(c, dst, dst)
-		t.mul(dst, dst, dst)
-	}
 	Label(name + "_loop")
 	CMPQ(k, nd)
 	JAE(LabelRef(name + "_done"))
@@ -160,7 +137,7 @@ func sumLeavesSqDiff(s isa, t floatType, per int) {
 	for l := range accs {
 		for h := range ymms {
 			a := YMM()
-			term(Mem{Base: px, Disp: l*leafBytes + 32*h}, a)
+			f.first(Mem{Base: px, Disp: l*leafBytes + 32*h}, a)
 			accs[l] = append(accs[l], a)
 		}
 	}
@@ -168,9 +145,7 @@ func sumLeavesSqDiff(s isa, t floatType, per int) {
 	for g := 1; g < leafElems/8; g++ {
 		for l := range accs {
 			for h, a := range accs[l] {
-				v := YMM()
-				term(Mem{Base: px, Disp: l*leafBytes + g*8*t.size + 32*h}, v)
-				t.add(v, a, a) // r += (x[8g : 8g+8] − c)²
+				f.next(Mem{Base: px, Disp: l*leafBytes + g*8*t.size + 32*h}, a)
 			}
 			if prefetchAhead > 0 && pf < per*leafBytes {
 				PREFETCHT0(Mem{Base: px, Disp: prefetchAhead*per*leafBytes + pf})
