@@ -215,6 +215,10 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 		}
 		return
 	}
+	if g.K == 1 && a16 == nil && b16 == nil {
+		g.outer(mr, ncMax, ws, a, bm, c, b, i0, i1, j0, j1, fin)
+		return
+	}
 	ws.growB(min(kcMax, g.K) * ceilDiv(min(ncMax, j1-j0), nr) * nr)
 	for jc := j0; jc < j1; jc += ncMax {
 		nb := min(ncMax, j1-jc)
@@ -273,6 +277,72 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 		}
 	}
 }
+
+// outer computes rows [i0, i1) × columns [j0, j1) of batch b of a product
+// with one contracting step (K = 1: vmap's per-example weight gradients
+// are such outer products) straight into c, each element stored once:
+// c[i, j] = fma(a[i, 0], b[0, j], +0), the in-order chain of the package
+// doc run for its one step (simd.OuterF32), with no packing, no tile and
+// no accumulator to zero. b's row and a's column are read in place when
+// contiguous, else gathered first (ws); with a Finisher, rows go in
+// blocks of mr by up to nc columns, as the GEMM's.
+func (g *Call[T]) outer(mr, nc int, ws *workspace[T], a, bm, c []T, b, i0, i1, j0, j1 int, fin Finisher) {
+	var brow []T
+	if g.ColB == 1 {
+		brow = bm[j0:j1]
+	} else {
+		ws.growB(j1 - j0)
+		brow = ws.b[:j1-j0]
+		for j := range brow {
+			brow[j] = bm[(j0+j)*g.ColB]
+		}
+	}
+	// Without a Finisher the rows go in larger blocks (up to outerBlock
+	// bytes of c, and what ws.a holds when gathered): E10's 64×128 and
+	// 128×10 gradients then take one kernel call per example, not 6 and 11.
+	rows := mr
+	if fin == nil {
+		rows = max(mr, min(len(ws.a), outerBlock/(int(unsafe.Sizeof(T(0)))*max(1, g.LDC))))
+	}
+	for ic := i0; ic < i1; ic += rows {
+		if g.Stop != nil && g.Stop.Load() {
+			return // the run was cancelled: c holds unspecified values
+		}
+		mb := min(rows, i1-ic)
+		var acol []T
+		if g.RowA == 1 {
+			acol = a[ic : ic+mb]
+		} else {
+			acol = ws.a[:mb]
+			for r := range acol {
+				acol[r] = a[(ic+r)*g.RowA]
+			}
+		}
+		for jc := j0; jc < j1; jc += nc {
+			nb := min(nc, j1-jc)
+			outerRows(c[ic*g.LDC+jc:], acol, brow[jc-j0:jc-j0+nb], g.LDC)
+			if fin != nil {
+				fin.Finished(b, ic, ic+mb, jc, jc+nb)
+			}
+		}
+	}
+}
+
+// outerBlock is the most bytes of c outer writes between two looks at
+// Stop when it has no Finisher to tell of MR-row blocks.
+const outerBlock = 256 << 10
+
+// outerRows is simd.OuterF32 or OuterF64, as T is.
+func outerRows[T Float](dst, a, b []T, ldc int) {
+	if unsafe.Sizeof(T(0)) == 4 {
+		simd.OuterF32(as[float32](dst), as[float32](a), as[float32](b), ldc)
+		return
+	}
+	simd.OuterF64(as[float64](dst), as[float64](a), as[float64](b), ldc)
+}
+
+// as views a slice of T as one of U, the same type (T's size picked it).
+func as[U, T Float](s []T) []U { return unsafe.Slice((*U)(unsafe.Pointer(unsafe.SliceData(s))), len(s)) }
 
 // edge runs the kernel on a partial tile (mb×nbr of the kernel's MR×NR)
 // through the buffer tile.

@@ -70,3 +70,43 @@ func TestOuterProductZeros(t *testing.T) {
 		t.Fatal("no zero product was checked")
 	}
 }
+
+// TestOuterProductStrided: a product with one contracting step whose a
+// column and b row are not contiguous (a read every RowA, b every ColB:
+// gathered before the outer-product kernel runs) gives the definition's
+// bits too, with c's row gaps untouched, whole and split, on every tier;
+// a tall one takes several row blocks.
+func TestOuterProductStrided(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	fill := func(n int) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64())
+			if rng.IntN(4) == 0 {
+				x[i] = float32(math.Copysign(0, -1))
+			}
+		}
+		return x
+	}
+	for _, tier := range simd.Available() {
+		restore := simd.SetLevel(tier)
+		for _, s := range [][2]int{{1, 1}, {5, 17}, {40, 33}, {3000, 24}} {
+			for _, rowA := range []int{1, 3} {
+				for _, colB := range []int{1, 2} {
+					for _, parts := range []int{0, 2, 5} {
+						m, n, batch := s[0], s[1], 2
+						g := &Call[float32]{Batch: batch, M: m, N: n, K: 1,
+							A: fill(batch * m * rowA), BatchA: m * rowA, RowA: rowA, ColA: 1,
+							B: fill(batch * n * colB), BatchB: n * colB, RowB: n * colB, ColB: colB,
+							LDC: n + 2}
+						g.BatchC = m * g.LDC
+						g.C = fill(batch * g.BatchC)
+						name := fmt.Sprintf("%v %dx%d rowA=%d colB=%d parts=%d", tier, m, n, rowA, colB, parts)
+						verify(t, name, g, g.C, naive(g, numerics.FMA32), parts)
+					}
+				}
+			}
+		}
+		restore()
+	}
+}

@@ -2488,3 +2488,43 @@ func cpack4x4F64Accel(dst, src []float64, rs, kb int) {
 		cpack4x4F64AVX2(dst, src, rs, kb)
 	}
 }
+
+func outerF32Accel(dst, a, b []float32, ldc int) int {
+	switch tier {
+	case AVX512:
+		return outerF32AVX512(dst, a, b, ldc)
+	case AVX2:
+		return outerF32AVX2(dst, a, b, ldc)
+	}
+	return 0
+}
+
+func outerNTF32Accel(dst, a, b []float32, ldc int) int {
+	switch tier {
+	case AVX512:
+		return outerNTF32AVX512(dst, a, b, ldc)
+	case AVX2:
+		return outerNTF32AVX2(dst, a, b, ldc)
+	}
+	return 0
+}
+
+func outerF64Accel(dst, a, b []float64, ldc int) int {
+	switch tier {
+	case AVX512:
+		return outerF64AVX512(dst, a, b, ldc)
+	case AVX2:
+		return outerF64AVX2(dst, a, b, ldc)
+	}
+	return 0
+}
+
+func outerNTF64Accel(dst, a, b []float64, ldc int) int {
+	switch tier {
+	case AVX512:
+		return outerNTF64AVX512(dst, a, b, ldc)
+	case AVX2:
+		return outerNTF64AVX2(dst, a, b, ldc)
+	}
+	return 0
+}

@@ -518,3 +518,11 @@ func cpack4x8F32Accel(dst, src []float32, rs, kb int) {}
 func cpack4x16F64Accel(dst, src []float64, rs, kb int) {}
 
 func cpack4x4F64Accel(dst, src []float64, rs, kb int) {}
+
+func outerF32Accel(dst, a, b []float32, ldc int) int { return 0 }
+
+func outerNTF32Accel(dst, a, b []float32, ldc int) int { return 0 }
+
+func outerF64Accel(dst, a, b []float64, ldc int) int { return 0 }
+
+func outerNTF64Accel(dst, a, b []float64, ldc int) int { return 0 }

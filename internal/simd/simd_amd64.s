@@ -41340,3 +41340,515 @@ cpack4x4F64AVX2_loop:
 cpack4x4F64AVX2_done:
 	VZEROUPPER
 	RET
+
+// func outerF32AVX2(dst []float32, a []float32, b []float32, ldc int) int
+// Requires: AVX, AVX2, FMA3
+TEXT ·outerF32AVX2(SB), NOSPLIT, $0-88
+	MOVQ  a_len+32(FP), AX
+	MOVQ  b_len+56(FP), CX
+	MOVQ  dst_base+0(FP), DX
+	MOVQ  a_base+24(FP), BX
+	MOVQ  b_base+48(FP), SI
+	MOVQ  ldc+72(FP), DI
+	SHLQ  $0x02, DI
+	ANDQ  $0xfffffff8, CX
+	XORQ  R8, R8
+	TESTQ CX, CX
+	JZ    outerF32AVX2_done
+
+outerF32AVX2_row:
+	CMPQ         R8, AX
+	JAE          outerF32AVX2_done
+	VBROADCASTSS (BX)(R8*4), Y0
+	XORQ         R9, R9
+
+outerF32AVX2_u:
+	MOVQ        CX, R10
+	SUBQ        R9, R10
+	CMPQ        R10, $0x00000020
+	JB          outerF32AVX2_1
+	VPXOR       Y1, Y1, Y1
+	VFMADD231PS (SI)(R9*4), Y0, Y1
+	VPXOR       Y2, Y2, Y2
+	VFMADD231PS 32(SI)(R9*4), Y0, Y2
+	VPXOR       Y3, Y3, Y3
+	VFMADD231PS 64(SI)(R9*4), Y0, Y3
+	VPXOR       Y4, Y4, Y4
+	VFMADD231PS 96(SI)(R9*4), Y0, Y4
+	VMOVUPS     Y1, (DX)(R9*4)
+	VMOVUPS     Y2, 32(DX)(R9*4)
+	VMOVUPS     Y3, 64(DX)(R9*4)
+	VMOVUPS     Y4, 96(DX)(R9*4)
+	ADDQ        $0x00000020, R9
+	JMP         outerF32AVX2_u
+
+outerF32AVX2_1:
+	CMPQ        R9, CX
+	JAE         outerF32AVX2_tail
+	VPXOR       Y1, Y1, Y1
+	VFMADD231PS (SI)(R9*4), Y0, Y1
+	VMOVUPS     Y1, (DX)(R9*4)
+	ADDQ        $0x00000008, R9
+	JMP         outerF32AVX2_1
+
+outerF32AVX2_tail:
+	ADDQ DI, DX
+	INCQ R8
+	JMP  outerF32AVX2_row
+
+outerF32AVX2_done:
+	VZEROUPPER
+	MOVQ CX, ret+80(FP)
+	RET
+
+// func outerF32AVX512(dst []float32, a []float32, b []float32, ldc int) int
+// Requires: AVX, AVX512F, BMI2
+TEXT ·outerF32AVX512(SB), NOSPLIT, $0-88
+	MOVQ  a_len+32(FP), AX
+	MOVQ  b_len+56(FP), CX
+	MOVQ  dst_base+0(FP), DX
+	MOVQ  a_base+24(FP), BX
+	MOVQ  b_base+48(FP), SI
+	MOVQ  ldc+72(FP), DI
+	SHLQ  $0x02, DI
+	MOVQ  CX, R8
+	ANDQ  $0xfffffff0, R8
+	MOVQ  CX, R9
+	ANDQ  $0x0000000f, R9
+	MOVQ  $0x00000001, R10
+	SHLXQ R9, R10, R10
+	DECQ  R10
+	KMOVW R10, K1
+	XORQ  R9, R9
+
+outerF32AVX512_row:
+	CMPQ         R9, AX
+	JAE          outerF32AVX512_done
+	VBROADCASTSS (BX)(R9*4), Z0
+	XORQ         R10, R10
+
+outerF32AVX512_u:
+	MOVQ        R8, R11
+	SUBQ        R10, R11
+	CMPQ        R11, $0x00000040
+	JB          outerF32AVX512_1
+	VPXORD      Z1, Z1, Z1
+	VFMADD231PS (SI)(R10*4), Z0, Z1
+	VPXORD      Z2, Z2, Z2
+	VFMADD231PS 64(SI)(R10*4), Z0, Z2
+	VPXORD      Z3, Z3, Z3
+	VFMADD231PS 128(SI)(R10*4), Z0, Z3
+	VPXORD      Z4, Z4, Z4
+	VFMADD231PS 192(SI)(R10*4), Z0, Z4
+	VMOVUPS     Z1, (DX)(R10*4)
+	VMOVUPS     Z2, 64(DX)(R10*4)
+	VMOVUPS     Z3, 128(DX)(R10*4)
+	VMOVUPS     Z4, 192(DX)(R10*4)
+	ADDQ        $0x00000040, R10
+	JMP         outerF32AVX512_u
+
+outerF32AVX512_1:
+	CMPQ        R10, R8
+	JAE         outerF32AVX512_tail
+	VPXORD      Z5, Z5, Z5
+	VFMADD231PS (SI)(R10*4), Z0, Z5
+	VMOVUPS     Z5, (DX)(R10*4)
+	ADDQ        $0x00000010, R10
+	JMP         outerF32AVX512_1
+
+outerF32AVX512_tail:
+	VPXORD      Z6, Z6, Z6
+	VFMADD231PS (SI)(R10*4), Z0, K1, Z6
+	VMOVUPS     Z6, K1, (DX)(R10*4)
+	ADDQ        DI, DX
+	INCQ        R9
+	JMP         outerF32AVX512_row
+
+outerF32AVX512_done:
+	VZEROUPPER
+	MOVQ CX, ret+80(FP)
+	RET
+
+// func outerNTF32AVX2(dst []float32, a []float32, b []float32, ldc int) int
+// Requires: AVX, AVX2, FMA3
+TEXT ·outerNTF32AVX2(SB), NOSPLIT, $0-88
+	MOVQ  a_len+32(FP), AX
+	MOVQ  b_len+56(FP), CX
+	MOVQ  dst_base+0(FP), DX
+	MOVQ  a_base+24(FP), BX
+	MOVQ  b_base+48(FP), SI
+	MOVQ  ldc+72(FP), DI
+	SHLQ  $0x02, DI
+	ANDQ  $0xfffffff8, CX
+	XORQ  R8, R8
+	TESTQ CX, CX
+	JZ    outerNTF32AVX2_done
+
+outerNTF32AVX2_row:
+	CMPQ         R8, AX
+	JAE          outerNTF32AVX2_done
+	VBROADCASTSS (BX)(R8*4), Y0
+	XORQ         R9, R9
+
+outerNTF32AVX2_u:
+	MOVQ        CX, R10
+	SUBQ        R9, R10
+	CMPQ        R10, $0x00000020
+	JB          outerNTF32AVX2_1
+	VPXOR       Y1, Y1, Y1
+	VFMADD231PS (SI)(R9*4), Y0, Y1
+	VPXOR       Y2, Y2, Y2
+	VFMADD231PS 32(SI)(R9*4), Y0, Y2
+	VPXOR       Y3, Y3, Y3
+	VFMADD231PS 64(SI)(R9*4), Y0, Y3
+	VPXOR       Y4, Y4, Y4
+	VFMADD231PS 96(SI)(R9*4), Y0, Y4
+	VMOVNTPS    Y1, (DX)(R9*4)
+	VMOVNTPS    Y2, 32(DX)(R9*4)
+	VMOVNTPS    Y3, 64(DX)(R9*4)
+	VMOVNTPS    Y4, 96(DX)(R9*4)
+	ADDQ        $0x00000020, R9
+	JMP         outerNTF32AVX2_u
+
+outerNTF32AVX2_1:
+	CMPQ        R9, CX
+	JAE         outerNTF32AVX2_tail
+	VPXOR       Y1, Y1, Y1
+	VFMADD231PS (SI)(R9*4), Y0, Y1
+	VMOVNTPS    Y1, (DX)(R9*4)
+	ADDQ        $0x00000008, R9
+	JMP         outerNTF32AVX2_1
+
+outerNTF32AVX2_tail:
+	ADDQ DI, DX
+	INCQ R8
+	JMP  outerNTF32AVX2_row
+
+outerNTF32AVX2_done:
+	VZEROUPPER
+	MOVQ CX, ret+80(FP)
+	RET
+
+// func outerNTF32AVX512(dst []float32, a []float32, b []float32, ldc int) int
+// Requires: AVX, AVX512F, BMI2
+TEXT ·outerNTF32AVX512(SB), NOSPLIT, $0-88
+	MOVQ  a_len+32(FP), AX
+	MOVQ  b_len+56(FP), CX
+	MOVQ  dst_base+0(FP), DX
+	MOVQ  a_base+24(FP), BX
+	MOVQ  b_base+48(FP), SI
+	MOVQ  ldc+72(FP), DI
+	SHLQ  $0x02, DI
+	MOVQ  CX, R8
+	ANDQ  $0xfffffff0, R8
+	MOVQ  CX, R9
+	ANDQ  $0x0000000f, R9
+	MOVQ  $0x00000001, R10
+	SHLXQ R9, R10, R10
+	DECQ  R10
+	KMOVW R10, K1
+	XORQ  R9, R9
+
+outerNTF32AVX512_row:
+	CMPQ         R9, AX
+	JAE          outerNTF32AVX512_done
+	VBROADCASTSS (BX)(R9*4), Z0
+	XORQ         R10, R10
+
+outerNTF32AVX512_u:
+	MOVQ        R8, R11
+	SUBQ        R10, R11
+	CMPQ        R11, $0x00000040
+	JB          outerNTF32AVX512_1
+	VPXORD      Z1, Z1, Z1
+	VFMADD231PS (SI)(R10*4), Z0, Z1
+	VPXORD      Z2, Z2, Z2
+	VFMADD231PS 64(SI)(R10*4), Z0, Z2
+	VPXORD      Z3, Z3, Z3
+	VFMADD231PS 128(SI)(R10*4), Z0, Z3
+	VPXORD      Z4, Z4, Z4
+	VFMADD231PS 192(SI)(R10*4), Z0, Z4
+	VMOVNTPS    Z1, (DX)(R10*4)
+	VMOVNTPS    Z2, 64(DX)(R10*4)
+	VMOVNTPS    Z3, 128(DX)(R10*4)
+	VMOVNTPS    Z4, 192(DX)(R10*4)
+	ADDQ        $0x00000040, R10
+	JMP         outerNTF32AVX512_u
+
+outerNTF32AVX512_1:
+	CMPQ        R10, R8
+	JAE         outerNTF32AVX512_tail
+	VPXORD      Z5, Z5, Z5
+	VFMADD231PS (SI)(R10*4), Z0, Z5
+	VMOVNTPS    Z5, (DX)(R10*4)
+	ADDQ        $0x00000010, R10
+	JMP         outerNTF32AVX512_1
+
+outerNTF32AVX512_tail:
+	VPXORD      Z6, Z6, Z6
+	VFMADD231PS (SI)(R10*4), Z0, K1, Z6
+	VMOVUPS     Z6, K1, (DX)(R10*4)
+	ADDQ        DI, DX
+	INCQ        R9
+	JMP         outerNTF32AVX512_row
+
+outerNTF32AVX512_done:
+	VZEROUPPER
+	MOVQ CX, ret+80(FP)
+	RET
+
+// func outerF64AVX2(dst []float64, a []float64, b []float64, ldc int) int
+// Requires: AVX, AVX2, FMA3
+TEXT ·outerF64AVX2(SB), NOSPLIT, $0-88
+	MOVQ  a_len+32(FP), AX
+	MOVQ  b_len+56(FP), CX
+	MOVQ  dst_base+0(FP), DX
+	MOVQ  a_base+24(FP), BX
+	MOVQ  b_base+48(FP), SI
+	MOVQ  ldc+72(FP), DI
+	SHLQ  $0x03, DI
+	ANDQ  $0xfffffffc, CX
+	XORQ  R8, R8
+	TESTQ CX, CX
+	JZ    outerF64AVX2_done
+
+outerF64AVX2_row:
+	CMPQ         R8, AX
+	JAE          outerF64AVX2_done
+	VBROADCASTSD (BX)(R8*8), Y0
+	XORQ         R9, R9
+
+outerF64AVX2_u:
+	MOVQ        CX, R10
+	SUBQ        R9, R10
+	CMPQ        R10, $0x00000010
+	JB          outerF64AVX2_1
+	VPXOR       Y1, Y1, Y1
+	VFMADD231PD (SI)(R9*8), Y0, Y1
+	VPXOR       Y2, Y2, Y2
+	VFMADD231PD 32(SI)(R9*8), Y0, Y2
+	VPXOR       Y3, Y3, Y3
+	VFMADD231PD 64(SI)(R9*8), Y0, Y3
+	VPXOR       Y4, Y4, Y4
+	VFMADD231PD 96(SI)(R9*8), Y0, Y4
+	VMOVUPD     Y1, (DX)(R9*8)
+	VMOVUPD     Y2, 32(DX)(R9*8)
+	VMOVUPD     Y3, 64(DX)(R9*8)
+	VMOVUPD     Y4, 96(DX)(R9*8)
+	ADDQ        $0x00000010, R9
+	JMP         outerF64AVX2_u
+
+outerF64AVX2_1:
+	CMPQ        R9, CX
+	JAE         outerF64AVX2_tail
+	VPXOR       Y1, Y1, Y1
+	VFMADD231PD (SI)(R9*8), Y0, Y1
+	VMOVUPD     Y1, (DX)(R9*8)
+	ADDQ        $0x00000004, R9
+	JMP         outerF64AVX2_1
+
+outerF64AVX2_tail:
+	ADDQ DI, DX
+	INCQ R8
+	JMP  outerF64AVX2_row
+
+outerF64AVX2_done:
+	VZEROUPPER
+	MOVQ CX, ret+80(FP)
+	RET
+
+// func outerF64AVX512(dst []float64, a []float64, b []float64, ldc int) int
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·outerF64AVX512(SB), NOSPLIT, $0-88
+	MOVQ  a_len+32(FP), AX
+	MOVQ  b_len+56(FP), CX
+	MOVQ  dst_base+0(FP), DX
+	MOVQ  a_base+24(FP), BX
+	MOVQ  b_base+48(FP), SI
+	MOVQ  ldc+72(FP), DI
+	SHLQ  $0x03, DI
+	MOVQ  CX, R8
+	ANDQ  $0xfffffff8, R8
+	MOVQ  CX, R9
+	ANDQ  $0x00000007, R9
+	MOVQ  $0x00000001, R10
+	SHLXQ R9, R10, R10
+	DECQ  R10
+	KMOVB R10, K1
+	XORQ  R9, R9
+
+outerF64AVX512_row:
+	CMPQ         R9, AX
+	JAE          outerF64AVX512_done
+	VBROADCASTSD (BX)(R9*8), Z0
+	XORQ         R10, R10
+
+outerF64AVX512_u:
+	MOVQ        R8, R11
+	SUBQ        R10, R11
+	CMPQ        R11, $0x00000020
+	JB          outerF64AVX512_1
+	VPXORD      Z1, Z1, Z1
+	VFMADD231PD (SI)(R10*8), Z0, Z1
+	VPXORD      Z2, Z2, Z2
+	VFMADD231PD 64(SI)(R10*8), Z0, Z2
+	VPXORD      Z3, Z3, Z3
+	VFMADD231PD 128(SI)(R10*8), Z0, Z3
+	VPXORD      Z4, Z4, Z4
+	VFMADD231PD 192(SI)(R10*8), Z0, Z4
+	VMOVUPD     Z1, (DX)(R10*8)
+	VMOVUPD     Z2, 64(DX)(R10*8)
+	VMOVUPD     Z3, 128(DX)(R10*8)
+	VMOVUPD     Z4, 192(DX)(R10*8)
+	ADDQ        $0x00000020, R10
+	JMP         outerF64AVX512_u
+
+outerF64AVX512_1:
+	CMPQ        R10, R8
+	JAE         outerF64AVX512_tail
+	VPXORD      Z5, Z5, Z5
+	VFMADD231PD (SI)(R10*8), Z0, Z5
+	VMOVUPD     Z5, (DX)(R10*8)
+	ADDQ        $0x00000008, R10
+	JMP         outerF64AVX512_1
+
+outerF64AVX512_tail:
+	VPXORD      Z6, Z6, Z6
+	VFMADD231PD (SI)(R10*8), Z0, K1, Z6
+	VMOVUPD     Z6, K1, (DX)(R10*8)
+	ADDQ        DI, DX
+	INCQ        R9
+	JMP         outerF64AVX512_row
+
+outerF64AVX512_done:
+	VZEROUPPER
+	MOVQ CX, ret+80(FP)
+	RET
+
+// func outerNTF64AVX2(dst []float64, a []float64, b []float64, ldc int) int
+// Requires: AVX, AVX2, FMA3
+TEXT ·outerNTF64AVX2(SB), NOSPLIT, $0-88
+	MOVQ  a_len+32(FP), AX
+	MOVQ  b_len+56(FP), CX
+	MOVQ  dst_base+0(FP), DX
+	MOVQ  a_base+24(FP), BX
+	MOVQ  b_base+48(FP), SI
+	MOVQ  ldc+72(FP), DI
+	SHLQ  $0x03, DI
+	ANDQ  $0xfffffffc, CX
+	XORQ  R8, R8
+	TESTQ CX, CX
+	JZ    outerNTF64AVX2_done
+
+outerNTF64AVX2_row:
+	CMPQ         R8, AX
+	JAE          outerNTF64AVX2_done
+	VBROADCASTSD (BX)(R8*8), Y0
+	XORQ         R9, R9
+
+outerNTF64AVX2_u:
+	MOVQ        CX, R10
+	SUBQ        R9, R10
+	CMPQ        R10, $0x00000010
+	JB          outerNTF64AVX2_1
+	VPXOR       Y1, Y1, Y1
+	VFMADD231PD (SI)(R9*8), Y0, Y1
+	VPXOR       Y2, Y2, Y2
+	VFMADD231PD 32(SI)(R9*8), Y0, Y2
+	VPXOR       Y3, Y3, Y3
+	VFMADD231PD 64(SI)(R9*8), Y0, Y3
+	VPXOR       Y4, Y4, Y4
+	VFMADD231PD 96(SI)(R9*8), Y0, Y4
+	VMOVNTPS    Y1, (DX)(R9*8)
+	VMOVNTPS    Y2, 32(DX)(R9*8)
+	VMOVNTPS    Y3, 64(DX)(R9*8)
+	VMOVNTPS    Y4, 96(DX)(R9*8)
+	ADDQ        $0x00000010, R9
+	JMP         outerNTF64AVX2_u
+
+outerNTF64AVX2_1:
+	CMPQ        R9, CX
+	JAE         outerNTF64AVX2_tail
+	VPXOR       Y1, Y1, Y1
+	VFMADD231PD (SI)(R9*8), Y0, Y1
+	VMOVNTPS    Y1, (DX)(R9*8)
+	ADDQ        $0x00000004, R9
+	JMP         outerNTF64AVX2_1
+
+outerNTF64AVX2_tail:
+	ADDQ DI, DX
+	INCQ R8
+	JMP  outerNTF64AVX2_row
+
+outerNTF64AVX2_done:
+	VZEROUPPER
+	MOVQ CX, ret+80(FP)
+	RET
+
+// func outerNTF64AVX512(dst []float64, a []float64, b []float64, ldc int) int
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·outerNTF64AVX512(SB), NOSPLIT, $0-88
+	MOVQ  a_len+32(FP), AX
+	MOVQ  b_len+56(FP), CX
+	MOVQ  dst_base+0(FP), DX
+	MOVQ  a_base+24(FP), BX
+	MOVQ  b_base+48(FP), SI
+	MOVQ  ldc+72(FP), DI
+	SHLQ  $0x03, DI
+	MOVQ  CX, R8
+	ANDQ  $0xfffffff8, R8
+	MOVQ  CX, R9
+	ANDQ  $0x00000007, R9
+	MOVQ  $0x00000001, R10
+	SHLXQ R9, R10, R10
+	DECQ  R10
+	KMOVB R10, K1
+	XORQ  R9, R9
+
+outerNTF64AVX512_row:
+	CMPQ         R9, AX
+	JAE          outerNTF64AVX512_done
+	VBROADCASTSD (BX)(R9*8), Z0
+	XORQ         R10, R10
+
+outerNTF64AVX512_u:
+	MOVQ        R8, R11
+	SUBQ        R10, R11
+	CMPQ        R11, $0x00000020
+	JB          outerNTF64AVX512_1
+	VPXORD      Z1, Z1, Z1
+	VFMADD231PD (SI)(R10*8), Z0, Z1
+	VPXORD      Z2, Z2, Z2
+	VFMADD231PD 64(SI)(R10*8), Z0, Z2
+	VPXORD      Z3, Z3, Z3
+	VFMADD231PD 128(SI)(R10*8), Z0, Z3
+	VPXORD      Z4, Z4, Z4
+	VFMADD231PD 192(SI)(R10*8), Z0, Z4
+	VMOVNTPS    Z1, (DX)(R10*8)
+	VMOVNTPS    Z2, 64(DX)(R10*8)
+	VMOVNTPS    Z3, 128(DX)(R10*8)
+	VMOVNTPS    Z4, 192(DX)(R10*8)
+	ADDQ        $0x00000020, R10
+	JMP         outerNTF64AVX512_u
+
+outerNTF64AVX512_1:
+	CMPQ        R10, R8
+	JAE         outerNTF64AVX512_tail
+	VPXORD      Z5, Z5, Z5
+	VFMADD231PD (SI)(R10*8), Z0, Z5
+	VMOVNTPS    Z5, (DX)(R10*8)
+	ADDQ        $0x00000008, R10
+	JMP         outerNTF64AVX512_1
+
+outerNTF64AVX512_tail:
+	VPXORD      Z6, Z6, Z6
+	VFMADD231PD (SI)(R10*8), Z0, K1, Z6
+	VMOVUPD     Z6, K1, (DX)(R10*8)
+	ADDQ        DI, DX
+	INCQ        R9
+	JMP         outerNTF64AVX512_row
+
+outerNTF64AVX512_done:
+	VZEROUPPER
+	MOVQ CX, ret+80(FP)
+	RET

@@ -99,6 +99,7 @@ func main() {
 	registerInterleaveBF16()
 	registerCGEMM()
 	registerCGEMMPack()
+	registerOuter()
 	for _, k := range kernels {
 		for _, s := range []isa{avx2, avx512} {
 			before := current

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// registerOuter adds the outer-product kernels: a product with a single
+// contracting step (vmap's per-example weight gradients g_i ⊗ h_i) is
+// c[i, j] = fma(a[i], b[j], +0) — the GEMM's in-order definition for
+// k = 1 — written straight into c's rows, each element stored once. The
+// "NT" forms stream the rows' whole vectors past the caches (a 64-byte
+// aligned dst and row stride, checked by the Go wrapper; unfenced: the
+// caller fences once).
+func registerOuter() {
+	for _, t := range []floatType{f32, f64} {
+		for _, nt := range []bool{false, true} {
+			name := "outer" + ntSuffix(nt) + t.suffix
+			add(name, "dst, a, b []"+t.gotype+", ldc int", func(s isa) { outer(s, t, nt) }).
+				handWritten("Outer" + ntSuffix(nt) + t.suffix)
+		}
+	}
+}
+
+// outer emits, for every row i < len(a), dst[i*ldc+j] = a[i]·b[j] + (+0)
+// as one fused multiply-add, for j < len(b) on AVX-512 (the last partial
+// vector of each row under a mask, whose masked-off lanes are neither
+// read nor written) and for the whole vectors of b on AVX2. It returns
+// how many leading columns of every row it wrote: len(b), or its whole
+// vectors on AVX2 (the Go twin does the rest).
+func outer(s isa, t floatType, nt bool) {
+	text(s)
+	name := current.name + s.name
+	lanes := s.bytes / t.size
+	bcast, fma, move := VBROADCASTSS, VFMADD231PS, VMOVUPS
+	if t.size == 8 {
+		bcast, fma, move = VBROADCASTSD, VFMADD231PD, VMOVUPD // a masked store's lanes are its elements
+	}
+	m := Load(Param("a").Len(), GP64())
+	n := Load(Param("b").Len(), GP64())
+	dp := Load(Param("dst").Base(), GP64())
+	ap := Load(Param("a").Base(), GP64())
+	bp := Load(Param("b").Base(), GP64())
+	rowBytes := Load(Param("ldc"), GP64())
+	SHLQ(U8(log2(t.size)), rowBytes)
+	nv := GP64() // columns in whole vectors
+	MOVQ(n, nv)
+	ANDQ(U32(^uint32(lanes-1)), nv)
+	var mask reg.Register
+	if s.evex {
+		// The mask of the last partial vector: its (n mod lanes) low lanes.
+		r, one := GP64(), GP64()
+		MOVQ(n, r)
+		ANDQ(U32(lanes-1), r)
+		MOVQ(U32(1), one)
+		SHLXQ(r, one, one)
+		DECQ(one)
+		mask = K()
+		if t.size == 4 {
+			KMOVW(one.As32(), mask)
+		} else {
+			KMOVB(one.As32(), mask)
+		}
+	}
+	store := func(v reg.VecVirtual, at Mem) {
+		if nt {
+			VMOVNTPS(v, at)
+		} else {
+			move(v, at)
+		}
+	}
+	i, j := GP64(), GP64()
+	XORQ(i, i)
+	if !s.evex {
+		TESTQ(nv, nv)
+		JZ(LabelRef(name + "_done")) // no whole vector: the twin does it all
+	}
+	Label(name + "_row")
+	CMPQ(i, m)
+	JAE(LabelRef(name + "_done"))
+	av := s.vec()
+	bcast(Mem{Base: ap, Index: i, Scale: uint8(t.size)}, av)
+	XORQ(j, j)
+	col := func(k int) Mem { return Mem{Base: bp, Index: j, Scale: uint8(t.size), Disp: k * s.bytes} }
+	out := func(k int) Mem { return Mem{Base: dp, Index: j, Scale: uint8(t.size), Disp: k * s.bytes} }
+	rem := GP64()
+	const unroll = 4
+	Label(name + "_u")
+	MOVQ(nv, rem)
+	SUBQ(j, rem)
+	CMPQ(rem, U32(unroll*lanes))
+	JB(LabelRef(name + "_1"))
+	ds := make([]reg.VecVirtual, unroll)
+	for k := range ds {
+		ds[k] = s.vec()
+		s.xor(ds[k], ds[k], ds[k]) // +0, the chain's start
+		fma(col(k), av, ds[k])
+	}
+	for k, d := range ds {
+		store(d, out(k))
+	}
+	ADDQ(U32(unroll*lanes), j)
+	JMP(LabelRef(name + "_u"))
+	Label(name + "_1")
+	CMPQ(j, nv)
+	JAE(LabelRef(name + "_tail"))
+	d := s.vec()
+	s.xor(d, d, d)
+	fma(col(0), av, d)
+	store(d, out(0))
+	ADDQ(U32(lanes), j)
+	JMP(LabelRef(name + "_1"))
+	Label(name + "_tail")
+	if s.evex {
+		// Masked-off lanes are not read (no fault past b's end) and not
+		// written; a mask of no lanes does nothing.
+		v := s.vec()
+		s.xor(v, v, v)
+		fma(col(0), av, mask, v)
+		move(v, mask, out(0)) // a normal store: streaming ones take no mask
+	}
+	ADDQ(rowBytes, dp)
+	INCQ(i)
+	JMP(LabelRef(name + "_row"))
+	Label(name + "_done")
+	VZEROUPPER()
+	if s.evex {
+		Store(n, ReturnIndex(0))
+	} else {
+		Store(nv, ReturnIndex(0))
+	}
+	RET()
+}
+
+func log2(n int) uint8 {
+	switch n {
+	case 4:
+		return 2
+	case 8:
+		return 3
+	}
+	panic(fmt.Sprintf("log2 of %d", n))
+}
