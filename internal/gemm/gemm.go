@@ -342,7 +342,9 @@ func outerRows[T Float](dst, a, b []T, ldc int) {
 }
 
 // as views a slice of T as one of U, the same type (T's size picked it).
-func as[U, T Float](s []T) []U { return unsafe.Slice((*U)(unsafe.Pointer(unsafe.SliceData(s))), len(s)) }
+func as[U, T Float](s []T) []U {
+	return unsafe.Slice((*U)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
+}
 
 // edge runs the kernel on a partial tile (mb×nbr of the kernel's MR×NR)
 // through the buffer tile.
