@@ -2499,32 +2499,12 @@ func outerF32Accel(dst, a, b []float32, ldc int) int {
 	return 0
 }
 
-func outerNTF32Accel(dst, a, b []float32, ldc int) int {
-	switch tier {
-	case AVX512:
-		return outerNTF32AVX512(dst, a, b, ldc)
-	case AVX2:
-		return outerNTF32AVX2(dst, a, b, ldc)
-	}
-	return 0
-}
-
 func outerF64Accel(dst, a, b []float64, ldc int) int {
 	switch tier {
 	case AVX512:
 		return outerF64AVX512(dst, a, b, ldc)
 	case AVX2:
 		return outerF64AVX2(dst, a, b, ldc)
-	}
-	return 0
-}
-
-func outerNTF64Accel(dst, a, b []float64, ldc int) int {
-	switch tier {
-	case AVX512:
-		return outerNTF64AVX512(dst, a, b, ldc)
-	case AVX2:
-		return outerNTF64AVX2(dst, a, b, ldc)
 	}
 	return 0
 }

@@ -521,8 +521,4 @@ func cpack4x4F64Accel(dst, src []float64, rs, kb int) {}
 
 func outerF32Accel(dst, a, b []float32, ldc int) int { return 0 }
 
-func outerNTF32Accel(dst, a, b []float32, ldc int) int { return 0 }
-
 func outerF64Accel(dst, a, b []float64, ldc int) int { return 0 }
-
-func outerNTF64Accel(dst, a, b []float64, ldc int) int { return 0 }

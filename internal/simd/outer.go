@@ -3,7 +3,6 @@ package simd
 import (
 	"fmt"
 	"math"
-	"unsafe"
 )
 
 // Outer products: a matrix product with a single contracting step (vmap's
@@ -30,35 +29,6 @@ func OuterF32(dst, a, b []float32, ldc int) {
 // OuterF64 is OuterF32 for float64.
 func OuterF64(dst, a, b []float64, ldc int) {
 	outerRows(dst, a, b, ldc, outerF64Accel, fmaZero64)
-}
-
-// OuterNTF32 is OuterF32 writing the whole vectors of each row with
-// non-temporal stores, which bypass the caches and skip the read for
-// ownership, when dst is 64-byte aligned and its rows are a multiple of
-// 64 bytes apart (otherwise it is OuterF32). The stores are not fenced:
-// call Fence after the last call, before another goroutine reads dst. The
-// bits are OuterF32's.
-func OuterNTF32(dst, a, b []float32, ldc int) {
-	if streamable(unsafe.Pointer(unsafe.SliceData(dst)), ldc*4) {
-		outerRows(dst, a, b, ldc, outerNTF32Accel, fmaZero32)
-		return
-	}
-	OuterF32(dst, a, b, ldc)
-}
-
-// OuterNTF64 is OuterNTF32 for float64.
-func OuterNTF64(dst, a, b []float64, ldc int) {
-	if streamable(unsafe.Pointer(unsafe.SliceData(dst)), ldc*8) {
-		outerRows(dst, a, b, ldc, outerNTF64Accel, fmaZero64)
-		return
-	}
-	OuterF64(dst, a, b, ldc)
-}
-
-// streamable reports whether rows rowBytes apart from p all start on a
-// 64-byte boundary, as streaming vector stores need.
-func streamable(p unsafe.Pointer, rowBytes int) bool {
-	return uintptr(p)%64 == 0 && rowBytes%64 == 0
 }
 
 // outerRows checks the shapes, runs the assembly (accel) and finishes the

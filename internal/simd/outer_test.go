@@ -25,7 +25,7 @@ func fmaRef32(x, y float32) float32 { return float32(math.FMA(float64(x), float6
 // fma(a[i], b[j], +0) element by element, bit for bit (any NaN for a
 // NaN), for rows shorter than, equal to and longer than a vector, row
 // strides past the row (the gaps untouched), and aligned and unaligned
-// dst (the NT forms then store normally).
+// dst.
 func TestOuter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(28, 10))
 	pick := func() float64 {
@@ -57,14 +57,13 @@ func TestOuter(t *testing.T) {
 						for _, k32 := range []struct {
 							name string
 							f    func(dst, a, b []float32, ldc int)
-						}{{"OuterF32", simd.OuterF32}, {"OuterNTF32", simd.OuterNTF32}} {
+						}{{"OuterF32", simd.OuterF32}} {
 							buf := aligned32(off + m*ldc + 16)
 							for i := range buf {
 								buf[i] = sentinel
 							}
 							dst := buf[off : off+(m-1)*ldc+n]
 							k32.f(dst, a32, b32, ldc)
-							simd.Fence()
 							for i := range buf {
 								r, c := (i-off)/ldc, (i-off)%ldc
 								want := float32(sentinel)
@@ -85,14 +84,13 @@ func TestOuter(t *testing.T) {
 						for _, k64 := range []struct {
 							name string
 							f    func(dst, a, b []float64, ldc int)
-						}{{"OuterF64", simd.OuterF64}, {"OuterNTF64", simd.OuterNTF64}} {
+						}{{"OuterF64", simd.OuterF64}} {
 							buf := aligned64f(off + m*ldc + 8)
 							for i := range buf {
 								buf[i] = sentinel
 							}
 							dst := buf[off : off+(m-1)*ldc+n]
 							k64.f(dst, a64, b64, ldc)
-							simd.Fence()
 							for i := range buf {
 								r, c := (i-off)/ldc, (i-off)%ldc
 								want := float64(sentinel)
@@ -170,7 +168,7 @@ func TestOuterBounds(t *testing.T) {
 	dst := make([]float32, 10)
 	mustPanic("short dst", func() { simd.OuterF32(dst, make([]float32, 3), make([]float32, 4), 4) })
 	mustPanic("overlapping rows", func() { simd.OuterF32(dst, make([]float32, 2), make([]float32, 4), 3) })
-	mustPanic("short dst NT", func() { simd.OuterNTF64(make([]float64, 7), make([]float64, 2), make([]float64, 4), 4) })
+	mustPanic("short dst f64", func() { simd.OuterF64(make([]float64, 7), make([]float64, 2), make([]float64, 4), 4) })
 	simd.OuterF32(dst[:0], nil, []float32{1}, 1)
 	simd.OuterF32(dst[:0], []float32{1}, nil, 1)
 	for i, v := range dst {
@@ -195,9 +193,8 @@ func aligned64f(n int) []float64 {
 	return s[k : k+n]
 }
 
-// BenchmarkOuter times E10's per-example weight gradient (64×128 rows of
-// a 256-example batch, f32, 8 MiB) written with normal and with streaming
-// stores, on one goroutine.
+// BenchmarkOuter times E10's per-example weight gradients (64×128 rows
+// per example, f32, 8 MiB for its batch of 256) on one goroutine.
 func BenchmarkOuter(b *testing.B) {
 	const batch, m, n = 256, 64, 128
 	dst := aligned32(batch * m * n)
@@ -208,18 +205,10 @@ func BenchmarkOuter(b *testing.B) {
 	for i := range bv {
 		bv[i] = float32(i%5) + 0.5
 	}
-	for _, k := range []struct {
-		name string
-		f    func(dst, a, b []float32, ldc int)
-	}{{"plain", simd.OuterF32}, {"nt", simd.OuterNTF32}} {
-		b.Run(k.name, func(b *testing.B) {
-			b.SetBytes(int64(4 * len(dst)))
-			for b.Loop() {
-				for e := range batch {
-					k.f(dst[e*m*n:(e+1)*m*n], a[e*m:(e+1)*m], bv[e*n:(e+1)*n], n)
-				}
-				simd.Fence()
-			}
-		})
+	b.SetBytes(int64(4 * len(dst)))
+	for b.Loop() {
+		for e := range batch {
+			simd.OuterF32(dst[e*m*n:(e+1)*m*n], a[e*m:(e+1)*m], bv[e*n:(e+1)*n], n)
+		}
 	}
 }

@@ -1439,19 +1439,7 @@ func outerF32AVX2(dst []float32, a []float32, b []float32, ldc int) int
 func outerF32AVX512(dst []float32, a []float32, b []float32, ldc int) int
 
 //go:noescape
-func outerNTF32AVX2(dst []float32, a []float32, b []float32, ldc int) int
-
-//go:noescape
-func outerNTF32AVX512(dst []float32, a []float32, b []float32, ldc int) int
-
-//go:noescape
 func outerF64AVX2(dst []float64, a []float64, b []float64, ldc int) int
 
 //go:noescape
 func outerF64AVX512(dst []float64, a []float64, b []float64, ldc int) int
-
-//go:noescape
-func outerNTF64AVX2(dst []float64, a []float64, b []float64, ldc int) int
-
-//go:noescape
-func outerNTF64AVX512(dst []float64, a []float64, b []float64, ldc int) int

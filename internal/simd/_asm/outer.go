@@ -11,17 +11,15 @@ import (
 // registerOuter adds the outer-product kernels: a product with a single
 // contracting step (vmap's per-example weight gradients g_i ⊗ h_i) is
 // c[i, j] = fma(a[i], b[j], +0) — the GEMM's in-order definition for
-// k = 1 — written straight into c's rows, each element stored once. The
-// "NT" forms stream the rows' whole vectors past the caches (a 64-byte
-// aligned dst and row stride, checked by the Go wrapper; unfenced: the
-// caller fences once).
+// k = 1 — written straight into c's rows, each element stored once, with
+// normal stores: streaming ones measured 2.5-7× slower for E10's 8 MiB of
+// gradients on a Zen 5 (the output, reused run after run, stays in L3,
+// which they bypass for a DRAM write of 9-27 GB/s) and no faster at 64
+// MiB (BenchmarkOuter/nt at commit 9a9fcea, under load 3.6-6.9).
 func registerOuter() {
 	for _, t := range []floatType{f32, f64} {
-		for _, nt := range []bool{false, true} {
-			name := "outer" + ntSuffix(nt) + t.suffix
-			add(name, "dst, a, b []"+t.gotype+", ldc int", func(s isa) { outer(s, t, nt) }).
-				handWritten("Outer" + ntSuffix(nt) + t.suffix)
-		}
+		add("outer"+t.suffix, "dst, a, b []"+t.gotype+", ldc int", func(s isa) { outer(s, t) }).
+			handWritten("Outer" + t.suffix)
 	}
 }
 
@@ -31,7 +29,7 @@ func registerOuter() {
 // read nor written) and for the whole vectors of b on AVX2. It returns
 // how many leading columns of every row it wrote: len(b), or its whole
 // vectors on AVX2 (the Go twin does the rest).
-func outer(s isa, t floatType, nt bool) {
+func outer(s isa, t floatType) {
 	text(s)
 	name := current.name + s.name
 	lanes := s.bytes / t.size
@@ -65,13 +63,6 @@ func outer(s isa, t floatType, nt bool) {
 			KMOVB(one.As32(), mask)
 		}
 	}
-	store := func(v reg.VecVirtual, at Mem) {
-		if nt {
-			VMOVNTPS(v, at)
-		} else {
-			move(v, at)
-		}
-	}
 	i, j := GP64(), GP64()
 	XORQ(i, i)
 	if !s.evex {
@@ -100,7 +91,7 @@ func outer(s isa, t floatType, nt bool) {
 		fma(col(k), av, ds[k])
 	}
 	for k, d := range ds {
-		store(d, out(k))
+		move(d, out(k))
 	}
 	ADDQ(U32(unroll*lanes), j)
 	JMP(LabelRef(name + "_u"))
@@ -110,7 +101,7 @@ func outer(s isa, t floatType, nt bool) {
 	d := s.vec()
 	s.xor(d, d, d)
 	fma(col(0), av, d)
-	store(d, out(0))
+	move(d, out(0))
 	ADDQ(U32(lanes), j)
 	JMP(LabelRef(name + "_1"))
 	Label(name + "_tail")
@@ -120,7 +111,7 @@ func outer(s isa, t floatType, nt bool) {
 		v := s.vec()
 		s.xor(v, v, v)
 		fma(col(0), av, mask, v)
-		move(v, mask, out(0)) // a normal store: streaming ones take no mask
+		move(v, mask, out(0))
 	}
 	ADDQ(rowBytes, dp)
 	INCQ(i)
