@@ -41420,6 +41420,19 @@ TEXT ·outerF32AVX512(SB), NOSPLIT, $0-88
 	DECQ  R10
 	KMOVW R10, K1
 	XORQ  R9, R9
+	TESTQ R8, R8
+	JNZ   outerF32AVX512_row
+
+outerF32AVX512_short:
+	CMPQ         R9, AX
+	JAE          outerF32AVX512_done
+	VBROADCASTSS (BX)(R9*4), Z0
+	VPXORD       Z1, Z1, Z1
+	VFMADD231PS  (SI), Z0, K1, Z1
+	VMOVUPS      Z1, K1, (DX)
+	ADDQ         DI, DX
+	INCQ         R9
+	JMP          outerF32AVX512_short
 
 outerF32AVX512_row:
 	CMPQ         R9, AX
@@ -41548,6 +41561,19 @@ TEXT ·outerF64AVX512(SB), NOSPLIT, $0-88
 	DECQ  R10
 	KMOVB R10, K1
 	XORQ  R9, R9
+	TESTQ R8, R8
+	JNZ   outerF64AVX512_row
+
+outerF64AVX512_short:
+	CMPQ         R9, AX
+	JAE          outerF64AVX512_done
+	VBROADCASTSD (BX)(R9*8), Z0
+	VPXORD       Z1, Z1, Z1
+	VFMADD231PD  (SI), Z0, K1, Z1
+	VMOVUPD      Z1, K1, (DX)
+	ADDQ         DI, DX
+	INCQ         R9
+	JMP          outerF64AVX512_short
 
 outerF64AVX512_row:
 	CMPQ         R9, AX

@@ -65,9 +65,26 @@ func outer(s isa, t floatType) {
 	}
 	i, j := GP64(), GP64()
 	XORQ(i, i)
+	TESTQ(nv, nv)
 	if !s.evex {
-		TESTQ(nv, nv)
 		JZ(LabelRef(name + "_done")) // no whole vector: the twin does it all
+	} else {
+		// Rows shorter than a vector (E10's 128×10 gradients) take a
+		// loop of their own: a row is then a broadcast, a masked FMA
+		// and a masked store, where the general loop's column bookkeeping
+		// cost it as much again.
+		JNZ(LabelRef(name + "_row"))
+		Label(name + "_short")
+		CMPQ(i, m)
+		JAE(LabelRef(name + "_done"))
+		av, v := s.vec(), s.vec()
+		bcast(Mem{Base: ap, Index: i, Scale: uint8(t.size)}, av)
+		s.xor(v, v, v)
+		fma(Mem{Base: bp}, av, mask, v)
+		move(v, mask, Mem{Base: dp})
+		ADDQ(rowBytes, dp)
+		INCQ(i)
+		JMP(LabelRef(name + "_short"))
 	}
 	Label(name + "_row")
 	CMPQ(i, m)
