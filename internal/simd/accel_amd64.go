@@ -2508,3 +2508,11 @@ func outerF64Accel(dst, a, b []float64, ldc int) int {
 	}
 	return 0
 }
+
+func outerFlatF32Accel(dst, a, b, pat []float32, div, mod []int32, rows, periods int) int {
+	switch tier {
+	case AVX512:
+		return outerFlatF32AVX512(dst, a, b, pat, div, mod, rows, periods)
+	}
+	return 0
+}

@@ -522,3 +522,5 @@ func cpack4x4F64Accel(dst, src []float64, rs, kb int) {}
 func outerF32Accel(dst, a, b []float32, ldc int) int { return 0 }
 
 func outerF64Accel(dst, a, b []float64, ldc int) int { return 0 }
+
+func outerFlatF32Accel(dst, a, b, pat []float32, div, mod []int32, rows, periods int) int { return 0 }

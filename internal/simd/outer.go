@@ -21,10 +21,51 @@ import (
 // OuterF32 sets dst[i*ldc+j] = fma(a[i], b[j], +0) for every i < len(a)
 // and j < len(b), leaving the ldc−len(b) elements after each row alone.
 // It panics, as an index out of range does, if ldc < len(b) (with more
-// than one row) or dst is shorter than (len(a)−1)·ldc + len(b).
+// than one row) or dst is shorter than (len(a)−1)·ldc + len(b). dst must
+// not overlap a or b.
 func OuterF32(dst, a, b []float32, ldc int) {
+	if n := len(b); n < 16 && ldc == n && len(a) > 1 && tier == AVX512 {
+		// Rows shorter than a vector with no gaps (E10's 128×10
+		// gradients): whole vectors of the flat run first, in whole
+		// periods of its pattern (outerFlatF32); outerRows does the rest.
+		dst = dst[:len(a)*n] // before the assembly: a short dst panics
+		done := outerFlat(dst, a, b)
+		dst, a = dst[done*n:], a[done:]
+	}
 	outerRows(dst, a, b, ldc, outerF32Accel, fmaZero32)
 }
+
+// outerFlat runs outerFlatF32 on the whole periods of the run of len(a)
+// rows of n = len(b) < 16 elements each at dst, and returns the rows it
+// did: a period is lcm(n, 16) elements, 16/gcd(n, 16) rows.
+func outerFlat(dst, a, b []float32) int {
+	n := len(b)
+	t := &flatTables[n]
+	rows := len(t.div) / n
+	periods := len(a) / rows
+	if periods == 0 {
+		return 0
+	}
+	var pat [16 * 15]float32 // b laid out as a period: the kernel writes it
+	return outerFlatF32Accel(dst[:periods*len(t.div)], a[:periods*rows], b, pat[:len(t.div)], t.div, t.mod, rows, periods)
+}
+
+// flatTables[n] holds e/n and e%n for the lcm(n, 16) elements of a period
+// of rows of n (outerFlat).
+var flatTables = func() (ts [16]struct{ div, mod []int32 }) {
+	for n := 1; n < 16; n++ {
+		g := 16
+		for x := n; x != 0; g, x = x, g%x {
+		}
+		l := 16 * n / g
+		t := &ts[n]
+		t.div, t.mod = make([]int32, l), make([]int32, l)
+		for e := range l {
+			t.div[e], t.mod[e] = int32(e/n), int32(e%n)
+		}
+	}
+	return ts
+}()
 
 // OuterF64 is OuterF32 for float64.
 func OuterF64(dst, a, b []float64, ldc int) {

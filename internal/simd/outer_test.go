@@ -38,8 +38,8 @@ func TestOuter(t *testing.T) {
 	zeros, negZeros := 0, 0
 	for _, tier := range simd.Available() {
 		restore := simd.SetLevel(tier)
-		for _, m := range []int{1, 2, 5, 13} {
-			for _, n := range []int{1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 64, 70, 128, 131} {
+		for _, m := range []int{1, 2, 5, 13, 40} {
+			for _, n := range []int{1, 3, 6, 7, 8, 9, 10, 12, 15, 16, 17, 31, 33, 64, 70, 128, 131} {
 				for _, pad := range []int{0, 3, 16 - n%16} {
 					for _, off := range []int{0, 1} {
 						ldc := n + pad

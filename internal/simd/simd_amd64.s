@@ -41622,3 +41622,69 @@ outerF64AVX512_done:
 	VZEROUPPER
 	MOVQ CX, ret+80(FP)
 	RET
+
+// func outerFlatF32AVX512(dst []float32, a []float32, b []float32, pat []float32, div []int32, mod []int32, rows int, periods int) int
+// Requires: AVX, AVX512F, BMI2
+TEXT ·outerFlatF32AVX512(SB), NOSPLIT, $0-168
+	MOVQ      pat_len+80(FP), AX
+	MOVQ      b_len+56(FP), CX
+	MOVQ      dst_base+0(FP), DX
+	MOVQ      a_base+24(FP), BX
+	MOVQ      b_base+48(FP), SI
+	MOVQ      pat_base+72(FP), DI
+	MOVQ      div_base+96(FP), R8
+	MOVQ      mod_base+120(FP), R9
+	MOVQ      rows+144(FP), R10
+	MOVQ      periods+152(FP), R11
+	MOVQ      $0x00000001, R12
+	SHLXQ     CX, R12, R12
+	DECQ      R12
+	KMOVW     R12, K1
+	VMOVUPS.Z (SI), K1, Z0
+	MOVQ      $0x00000001, CX
+	SHLXQ     R10, CX, CX
+	DECQ      CX
+	KMOVW     CX, K1
+	SHLQ      $0x02, AX
+	XORQ      CX, CX
+
+outerFlatF32AVX512_pat:
+	CMPQ      CX, AX
+	JAE       outerFlatF32AVX512_body
+	VMOVDQU32 (R9)(CX*1), Z1
+	VPERMPS   Z0, Z1, Z1
+	VMOVUPS   Z1, (DI)(CX*1)
+	ADDQ      $0x00000040, CX
+	JMP       outerFlatF32AVX512_pat
+
+outerFlatF32AVX512_body:
+	XORQ SI, SI
+
+outerFlatF32AVX512_period:
+	CMPQ      SI, R11
+	JAE       outerFlatF32AVX512_done
+	VMOVUPS.Z (BX), K1, Z0
+	XORQ      CX, CX
+
+outerFlatF32AVX512_vec:
+	CMPQ        CX, AX
+	JAE         outerFlatF32AVX512_next
+	VMOVDQU32   (R8)(CX*1), Z1
+	VPERMPS     Z0, Z1, Z1
+	VPXORD      Z2, Z2, Z2
+	VFMADD231PS (DI)(CX*1), Z1, Z2
+	VMOVUPS     Z2, (DX)(CX*1)
+	ADDQ        $0x00000040, CX
+	JMP         outerFlatF32AVX512_vec
+
+outerFlatF32AVX512_next:
+	ADDQ AX, DX
+	LEAQ (BX)(R10*4), BX
+	INCQ SI
+	JMP  outerFlatF32AVX512_period
+
+outerFlatF32AVX512_done:
+	IMULQ R11, R10
+	VZEROUPPER
+	MOVQ  R10, ret+160(FP)
+	RET

@@ -1443,3 +1443,6 @@ func outerF64AVX2(dst []float64, a []float64, b []float64, ldc int) int
 
 //go:noescape
 func outerF64AVX512(dst []float64, a []float64, b []float64, ldc int) int
+
+//go:noescape
+func outerFlatF32AVX512(dst []float32, a []float32, b []float32, pat []float32, div []int32, mod []int32, rows int, periods int) int

@@ -100,6 +100,7 @@ func main() {
 	registerCGEMM()
 	registerCGEMMPack()
 	registerOuter()
+	registerOuterFlat()
 	for _, k := range kernels {
 		for _, s := range []isa{avx2, avx512} {
 			before := current

@@ -152,3 +152,88 @@ func log2(n int) uint8 {
 	}
 	panic(fmt.Sprintf("log2 of %d", n))
 }
+
+// registerOuterFlat adds outerFlatF32 (AVX-512 only): the outer product
+// of rows shorter than a vector stored with no gaps (ldc = n), written as
+// the flat run of elements it is, in whole vectors. Element e of the run
+// is a[e/n]·b[e%n]; the run repeats its pattern every period of
+// lcm(n, 16) elements (rows = lcm/n rows of a). div and mod hold e/n and
+// e%n for a period's elements: the kernel first lays b out as the period
+// (pat[v] = VPERMPS(mod[v], b)), then writes vector v of period p as
+// VPERMPS(div[v], a[p·rows:]) · pat[v] + (+0) — full stores, each
+// element once. It does periods whole periods and returns the rows done.
+func registerOuterFlat() {
+	add("outerFlatF32", "dst, a, b, pat []float32, div, mod []int32, rows, periods int", func(s isa) {
+		if !s.evex {
+			return
+		}
+		text(s)
+		name := current.name + s.name
+		L := Load(Param("pat").Len(), GP64())
+		n := Load(Param("b").Len(), GP64())
+		dp := Load(Param("dst").Base(), GP64())
+		ap := Load(Param("a").Base(), GP64())
+		bp := Load(Param("b").Base(), GP64())
+		pp := Load(Param("pat").Base(), GP64())
+		dv := Load(Param("div").Base(), GP64())
+		md := Load(Param("mod").Base(), GP64())
+		rows := Load(Param("rows"), GP64())
+		periods := Load(Param("periods"), GP64())
+		// low is the mask of the low k lanes: reads under it stop at the
+		// end of b, and of a's rows of a period.
+		low := func(k reg.Register) reg.Register {
+			one := GP64()
+			MOVQ(U32(1), one)
+			SHLXQ(k, one, one)
+			DECQ(one)
+			mask := K()
+			KMOVW(one.As32(), mask)
+			return mask
+		}
+		B := ZMM()
+		VMOVUPS_Z(Mem{Base: bp}, low(n), B)
+		rowMask := low(rows)
+		SHLQ(U8(2), L) // bytes per period
+		v := GP64()
+		XORQ(v, v)
+		Label(name + "_pat")
+		CMPQ(v, L)
+		JAE(LabelRef(name + "_body"))
+		ix, x := ZMM(), ZMM()
+		VMOVDQU32(Mem{Base: md, Index: v, Scale: 1}, ix)
+		VPERMPS(B, ix, x)
+		VMOVUPS(x, Mem{Base: pp, Index: v, Scale: 1})
+		ADDQ(U32(64), v)
+		JMP(LabelRef(name + "_pat"))
+		Label(name + "_body")
+		p := GP64()
+		XORQ(p, p)
+		Label(name + "_period")
+		CMPQ(p, periods)
+		JAE(LabelRef(name + "_done"))
+		A := ZMM()
+		VMOVUPS_Z(Mem{Base: ap}, rowMask, A)
+		XORQ(v, v)
+		Label(name + "_vec")
+		CMPQ(v, L)
+		JAE(LabelRef(name + "_next"))
+		iy, av, d := ZMM(), ZMM(), ZMM()
+		VMOVDQU32(Mem{Base: dv, Index: v, Scale: 1}, iy)
+		VPERMPS(A, iy, av)
+		VPXORD(d, d, d)
+		VFMADD231PS(Mem{Base: pp, Index: v, Scale: 1}, av, d)
+		VMOVUPS(d, Mem{Base: dp, Index: v, Scale: 1})
+		ADDQ(U32(64), v)
+		JMP(LabelRef(name + "_vec"))
+		Label(name + "_next")
+		ADDQ(L, dp)
+		LEAQ(Mem{Base: ap, Index: rows, Scale: 4}, ap)
+		INCQ(p)
+		JMP(LabelRef(name + "_period"))
+		Label(name + "_done")
+		IMULQ(periods, rows)
+		VZEROUPPER()
+		Store(rows, ReturnIndex(0))
+		RET()
+	}).handWritten("OuterF32")
+}
