@@ -194,7 +194,13 @@ func BenchmarkE7(b *testing.B) {
 // BenchmarkE10OutputWrite is E10's floor on this machine: writing its
 // 9.8 MB of per-example gradients, nothing computed, zeroed by the
 // runtime's memclr on 2 goroutines (as the kernels run). E10's 10× target over the go-loop is below it when
-// the loop takes less than 10× this time.
+// the loop takes less than 10× this time. On a CPU with ERMS (Zen 5)
+// memclr is REP STOSQ, which may skip the read for ownership; the
+// outer-product kernel's vector stores wrote E10's 8 MiB w1 gradient at
+// the same 35-67 GB/s on one goroutine (internal/simd BenchmarkOuter),
+// and streaming (non-temporal) stores at 9-27 GB/s: the output, reused
+// run after run, stays in L3, which they bypass (see
+// internal/simd/_asm/outer.go).
 func BenchmarkE10OutputWrite(b *testing.B) {
 	out := make([]float32, e10OutputElems)
 	b.SetBytes(int64(4 * len(out)))
