@@ -109,9 +109,26 @@ func (g *Call[T]) PartBounds(p, parts int) (b, i0, i1, j0, j1 int) {
 func (g *Call[T]) RunPartThen(p, parts int, fin Finisher) {
 	k := kernelFor[T](g.N)
 	b, i0, i1, j0, j1 := partOf(g.Batch, g.M, g.N, k.MR, k.NR, p, parts)
+	if g.outerInPlace() {
+		// No packing buffer to borrow: E10's 2×256 pieces, each one
+		// example's outer product, spent a fifth of their time (about
+		// 45 ns a piece) on the workspace pool and block sizes.
+		nc := j1 - j0
+		if fin != nil {
+			_, nc = blocking(k)
+		}
+		g.outer(k.MR, nc, nil, g.A[b*g.BatchA:], g.B[b*g.BatchB:], g.C[b*g.BatchC:], b, i0, i1, j0, j1, fin)
+		return
+	}
 	ws := getWorkspace[T]()
 	defer putWorkspace(ws)
 	g.block(k, ws, b, i0, i1, j0, j1, fin)
+}
+
+// outerInPlace reports whether g is an outer product (K = 1) whose a
+// column and b row outer reads in place, needing no workspace.
+func (g *Call[T]) outerInPlace() bool {
+	return g.K == 1 && g.A16 == nil && g.B16 == nil && g.RowA == 1 && g.ColB == 1
 }
 
 // splitParts is how many pieces a batched product of m×n results in
@@ -284,8 +301,8 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 // c[i, j] = fma(a[i, 0], b[0, j], +0), the in-order chain of the package
 // doc run for its one step (simd.OuterF32), with no packing, no tile and
 // no accumulator to zero. b's row and a's column are read in place when
-// contiguous, else gathered first (ws); with a Finisher, rows go in
-// blocks of mr by up to nc columns, as the GEMM's.
+// contiguous (ws may then be nil), else gathered first (ws); with a
+// Finisher, rows go in blocks of mr by up to nc columns, as the GEMM's.
 func (g *Call[T]) outer(mr, nc int, ws *workspace[T], a, bm, c []T, b, i0, i1, j0, j1 int, fin Finisher) {
 	var brow []T
 	if g.ColB == 1 {
@@ -302,7 +319,10 @@ func (g *Call[T]) outer(mr, nc int, ws *workspace[T], a, bm, c []T, b, i0, i1, j
 	// 128×10 gradients then take one kernel call per example, not 6 and 11.
 	rows := mr
 	if fin == nil {
-		rows = max(mr, min(len(ws.a), outerBlock/(int(unsafe.Sizeof(T(0)))*max(1, g.LDC))))
+		rows = max(mr, outerBlock/(int(unsafe.Sizeof(T(0)))*max(1, g.LDC)))
+		if g.RowA != 1 {
+			rows = min(rows, len(ws.a))
+		}
 	}
 	for ic := i0; ic < i1; ic += rows {
 		if g.Stop != nil && g.Stop.Load() {
