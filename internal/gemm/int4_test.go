@@ -107,7 +107,7 @@ func TestGemmI4(t *testing.T) {
 
 // BenchmarkGemmI4 is the int4 × int8 product (a's nibbles unpacked in the
 // packing) and the int8 × int4 one against the int8 product of the same
-// size, on one goroutine at the active tier, in one loop that alternates
+// size (and int8 × int4 with b stored transposed against int8 × int8 so), on one goroutine at the active tier, in one loop that alternates
 // them so load on the machine falls on each alike: i4/i8 is the ratio of
 // their fastest times (target ≤ 1/0.9).
 //
@@ -130,9 +130,14 @@ func BenchmarkGemmI4(b *testing.B) {
 				B: bytesOfInt8(b8), RowB: n, ColB: 1, BKind: Int8, C: c, LDC: n}
 			gb := &I4Call{Batch: 1, M: n, N: n, K: n, A: bytesOfInt8(a8), RowA: n, ColA: 1, AKind: Int8,
 				B: b4, RowB: n, ColB: 1, BKind: Int4, C: c, LDC: n}
-			best := [3]time.Duration{time.Hour, time.Hour, time.Hour}
+			// b stored transposed (n×k, as weights often are).
+			g8t := *g8
+			g8t.RowB, g8t.ColB = 1, n
+			gbt := *gb
+			gbt.RowB, gbt.ColB = 1, n
+			best := [5]time.Duration{time.Hour, time.Hour, time.Hour, time.Hour, time.Hour}
 			for b.Loop() {
-				for i, run := range []func(){g8.Run, ga.Run, gb.Run} {
+				for i, run := range []func(){g8.Run, ga.Run, gb.Run, g8t.Run, gbt.Run} {
 					t0 := time.Now()
 					run()
 					best[i] = min(best[i], time.Since(t0))
@@ -140,6 +145,7 @@ func BenchmarkGemmI4(b *testing.B) {
 			}
 			b.ReportMetric(best[1].Seconds()/best[0].Seconds(), "i4×i8/i8")
 			b.ReportMetric(best[2].Seconds()/best[0].Seconds(), "i8×i4/i8")
+			b.ReportMetric(best[4].Seconds()/best[3].Seconds(), "i8×i4ᵀ/i8×i8ᵀ")
 			b.ReportMetric(2*float64(n*n*n)/best[0].Seconds()/1e9, "i8-GOP/s")
 			b.ReportMetric(2*float64(n*n*n)/best[1].Seconds()/1e9, "i4×i8-GOP/s")
 		})
