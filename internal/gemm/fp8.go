@@ -87,13 +87,23 @@ func (g *FP8Call) widened(b, i0, i1, j0, j1 int) {
 	}
 	a, bm := (*buf)[:m*kk], (*buf)[m*kk:m*kk+kk*n]
 	for i := range m {
+		at := b*g.BatchA + (i0+i)*g.RowA
+		if g.ColA == 1 {
+			simd.LookupU16(a[i*kk:(i+1)*kk], g.A[at:at+kk], g.ATable)
+			continue
+		}
 		for l := range kk {
-			a[i*kk+l] = g.ATable[g.A[b*g.BatchA+(i0+i)*g.RowA+l*g.ColA]]
+			a[i*kk+l] = g.ATable[g.A[at+l*g.ColA]]
 		}
 	}
 	for l := range kk {
+		at := b*g.BatchB + l*g.RowB + j0*g.ColB
+		if g.ColB == 1 {
+			simd.LookupU16(bm[l*n:(l+1)*n], g.B[at:at+n], g.BTable)
+			continue
+		}
 		for j := range n {
-			bm[l*n+j] = g.BTable[g.B[b*g.BatchB+l*g.RowB+(j0+j)*g.ColB]]
+			bm[l*n+j] = g.BTable[g.B[at+j*g.ColB]]
 		}
 	}
 	call := BF16Call{Batch: 1, M: m, N: n, K: kk, A: a, RowA: kk, ColA: 1, B: bm, RowB: n, ColB: 1,
