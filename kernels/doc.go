@@ -150,6 +150,13 @@
 // with it only within rounding. conv_general_dilated keeps the in-order
 // f32 rule for bf16 (below).
 //
+// Narrow operands (NarrowMatMul; dot_general of the narrow dtypes)
+// reuse those GEMMs, unpacked while packed: 8-bit float codes through a
+// table of their bf16 bits into the bf16 GEMM (FP8OnBF16 says for which
+// format pairs the bf16 rule is then their exact dot — all fp8 pairs but
+// f8e8m0fnu's, which widen to f32), 4-bit integers to bytes into the
+// int8 GEMM, whose wrapping int32 sums are exact in any order.
+//
 // # Fused epilogues
 //
 // lower.FuseEpilogues moves a dot_general's or conv_general_dilated's

@@ -95,44 +95,59 @@ var bf16Pool = sync.Pool{New: func() any {
 }}
 
 func (g *BF16Call) block(ws *bf16Workspace, bi, i0, i1, j0, j1 int) {
+	bf16Blocks(g, ws, g.C[bi*g.BatchC:], g.LDC, g.K, bi, i0, i1, j0, j1, g.Stop)
+}
+
+// bf16Source is what the bf16 blocking loop (bf16Blocks) packs its panels
+// from: BF16Call's bf16 operands, or FP8Call's 8-bit floats unpacked to
+// bf16 on the way (each packs batch bi's operands, as BF16Call.packA and
+// packB lay out their panels).
+type bf16Source interface {
+	packA(dst []uint32, bi, ic, mb, pc, kb int)
+	packB(dst []uint32, bi, pc, kb, jc, nb int)
+}
+
+// bf16Blocks computes rows [i0, i1) × columns [j0, j1) of c (batch bi's
+// result, row stride ldc) over kk k values on the bf16 micro-kernel,
+// packing the panels from src.
+func bf16Blocks(src bf16Source, ws *bf16Workspace, c []float32, ldc, kk, bi, i0, i1, j0, j1 int, stop *atomic.Bool) {
 	k, _ := simd.GemmBF16()
 	kcMax, ncMax := bf16Blocking()
-	a, bm, c := g.A[bi*g.BatchA:], g.B[bi*g.BatchB:], g.C[bi*g.BatchC:]
-	if g.K == 0 {
+	if kk == 0 {
 		for i := i0; i < i1; i++ {
-			clear(c[i*g.LDC+j0 : i*g.LDC+j1])
+			clear(c[i*ldc+j0 : i*ldc+j1])
 		}
 		return
 	}
 	for jc := j0; jc < j1; jc += ncMax {
 		nb := min(ncMax, j1-jc)
-		for pc := 0; pc < g.K; pc += kcMax {
-			kb := min(kcMax, g.K-pc)
+		for pc := 0; pc < kk; pc += kcMax {
+			kb := min(kcMax, kk-pc)
 			kb2 := ceilDiv(kb, 2)
-			g.packB(ws.b, bm, pc, kb, jc, nb)
+			src.packB(ws.b, bi, pc, kb, jc, nb)
 			for ic := i0; ic < i1; ic += bf16MR {
-				if g.Stop != nil && g.Stop.Load() {
+				if stop != nil && stop.Load() {
 					return // the run was cancelled: c holds unspecified values
 				}
 				mb := min(bf16MR, i1-ic)
-				g.packA(ws.a, a, ic, mb, pc, kb)
+				src.packA(ws.a, bi, ic, mb, pc, kb)
 				ap := ws.a[:kb2*bf16MR] // row r at ap[r*kb2:]
 				for jr := 0; jr < nb; jr += bf16NR {
 					nbr := min(bf16NR, nb-jr)
 					bp := ws.b[jr*kb2 : (jr+bf16NR)*kb2]
-					off := ic*g.LDC + jc + jr
+					off := ic*ldc + jc + jr
 					if mb == bf16MR && nbr == bf16NR {
-						k.Run(kb2, ap, kb2, bp, c[off:off+(bf16MR-1)*g.LDC+bf16NR], g.LDC, pc > 0)
+						k.Run(kb2, ap, kb2, bp, c[off:off+(bf16MR-1)*ldc+bf16NR], ldc, pc > 0)
 						continue
 					}
 					if pc > 0 {
 						for r := range mb {
-							copy(ws.tile[r*bf16NR:r*bf16NR+nbr], c[off+r*g.LDC:off+r*g.LDC+nbr])
+							copy(ws.tile[r*bf16NR:r*bf16NR+nbr], c[off+r*ldc:off+r*ldc+nbr])
 						}
 					}
 					k.Run(kb2, ap, kb2, bp, ws.tile, bf16NR, pc > 0)
 					for r := range mb {
-						copy(c[off+r*g.LDC:off+r*g.LDC+nbr], ws.tile[r*bf16NR:r*bf16NR+nbr])
+						copy(c[off+r*ldc:off+r*ldc+nbr], ws.tile[r*bf16NR:r*bf16NR+nbr])
 					}
 				}
 			}
@@ -140,10 +155,11 @@ func (g *BF16Call) block(ws *bf16Workspace, bi, i0, i1, j0, j1 int) {
 	}
 }
 
-// packB packs columns [jc, jc+nb) × k [pc, pc+kb) of b as 32-column
+// packB packs columns [jc, jc+nb) × k [pc, pc+kb) of batch bi's b as 32-column
 // panels of words (k values 2l and 2l+1 of one column), zero past the
 // edges: panel p at dst[p*kb2*32:], step l of it at [l*32:].
-func (g *BF16Call) packB(dst []uint32, b []uint16, pc, kb, jc, nb int) {
+func (g *BF16Call) packB(dst []uint32, bi, pc, kb, jc, nb int) {
+	b := g.B[bi*g.BatchB:]
 	kb2 := ceilDiv(kb, 2)
 	for jp := 0; jp < nb; jp += bf16NR {
 		w := min(bf16NR, nb-jp)
@@ -169,11 +185,12 @@ func (g *BF16Call) packB(dst []uint32, b []uint16, pc, kb, jc, nb int) {
 	}
 }
 
-// packA packs rows [ic, ic+mb) × k [pc, pc+kb) of a as one row-major
+// packA packs rows [ic, ic+mb) × k [pc, pc+kb) of batch bi's a as one row-major
 // panel of words (k values 2l and 2l+1 of row r at dst[r*kb2+l]), zero
 // past the edges. A row-major a's rows are copies: two bf16s as stored are
 // the word, little-endian.
-func (g *BF16Call) packA(dst []uint32, a []uint16, ic, mb, pc, kb int) {
+func (g *BF16Call) packA(dst []uint32, bi, ic, mb, pc, kb int) {
+	a := g.A[bi*g.BatchA:]
 	kb2 := ceilDiv(kb, 2)
 	dst = dst[:bf16MR*kb2]
 	if mb < bf16MR {

@@ -33,6 +33,14 @@
 // part: their micro-kernels keep a tile's real and imaginary sums in
 // separate registers, b packed with its real and imaginary parts apart.
 //
+// Narrow operands are unpacked while packed, too: FP8Call reads 8-bit
+// float codes through a table of their bf16 bits into BF16Call's panels
+// (simd.LookupU16), so its results are BF16Call's on those values, and
+// I4Call reads 4-bit integers (two a byte, the low nibble first) into
+// I8Call's (simd.UnpackI4, UnpackU4), its results I8Call's on the
+// unpacked values; both share their wide twin's blocking loop
+// (bf16Blocks, i8Blocks) and micro-kernel.
+//
 // Binary16 operands (Call.A16, Call.B16) are read as stored: packing
 // widens them to the kernel's type, exactly, with F16C's VCVTPH2PS on
 // runs along a contiguous dimension (simd.F16ToF32Runs), so an f16

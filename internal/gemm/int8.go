@@ -87,44 +87,59 @@ var i8Pool = sync.Pool{New: func() any {
 }}
 
 func (g *I8Call) block(ws *i8Workspace, bi, i0, i1, j0, j1 int) {
+	i8Blocks(g, ws, g.C[bi*g.BatchC:], g.LDC, g.K, bi, i0, i1, j0, j1, g.Stop)
+}
+
+// i8Source is what the int8 blocking loop (i8Blocks) packs its panels
+// from: I8Call's int8 operands, or I4Call's 4-bit ones unpacked on the
+// way (each packs batch bi's operands as I8Call.packA and packB lay out
+// their panels, packB leaving the block's correction in ws.corr).
+type i8Source interface {
+	packA(dst []uint8, bi, ic, mb, pc, kb int)
+	packB(ws *i8Workspace, bi, pc, kb, jc, nb int)
+}
+
+// i8Blocks computes rows [i0, i1) × columns [j0, j1) of c (batch bi's
+// result, row stride ldc) over kk k values on the int8 micro-kernel,
+// packing the panels from src.
+func i8Blocks(src i8Source, ws *i8Workspace, c []int32, ldc, kk, bi, i0, i1, j0, j1 int, stop *atomic.Bool) {
 	k, _ := simd.GemmI8()
-	a, bm, c := g.A[bi*g.BatchA:], g.B[bi*g.BatchB:], g.C[bi*g.BatchC:]
-	if g.K == 0 {
+	if kk == 0 {
 		for i := i0; i < i1; i++ {
-			clear(c[i*g.LDC+j0 : i*g.LDC+j1])
+			clear(c[i*ldc+j0 : i*ldc+j1])
 		}
 		return
 	}
 	for jc := j0; jc < j1; jc += i8NC {
 		nb := min(i8NC, j1-jc)
-		for pc := 0; pc < g.K; pc += i8KC {
-			kb := min(i8KC, g.K-pc)
+		for pc := 0; pc < kk; pc += i8KC {
+			kb := min(i8KC, kk-pc)
 			kb4 := ceilDiv(kb, 4)
-			g.packB(ws, bm, pc, kb, jc, nb)
+			src.packB(ws, bi, pc, kb, jc, nb)
 			for ic := i0; ic < i1; ic += i8MR {
-				if g.Stop != nil && g.Stop.Load() {
+				if stop != nil && stop.Load() {
 					return // the run was cancelled: c holds unspecified values
 				}
 				mb := min(i8MR, i1-ic)
-				g.packA(ws.a, a, ic, mb, pc, kb)
+				src.packA(ws.a, bi, ic, mb, pc, kb)
 				ap := ws.a[:kb4*i8MR*4]
 				for jr := 0; jr < nb; jr += i8NR {
 					nbr := min(i8NR, nb-jr)
 					bp := ws.b[jr*kb4*4 : (jr+i8NR)*kb4*4]
-					off := ic*g.LDC + jc + jr
-					dst, ldc := c[off:], g.LDC
+					off := ic*ldc + jc + jr
+					dst, ldt := c[off:], ldc
 					if mb < i8MR || nbr < i8NR {
-						dst, ldc = ws.tile, i8NR
+						dst, ldt = ws.tile, i8NR
 						if pc > 0 {
 							for r := range mb {
-								copy(ws.tile[r*i8NR:r*i8NR+nbr], c[off+r*g.LDC:off+r*g.LDC+nbr])
+								copy(ws.tile[r*i8NR:r*i8NR+nbr], c[off+r*ldc:off+r*ldc+nbr])
 							}
 						}
 					}
-					k.Run(kb4, ap, bp, dst[:(i8MR-1)*ldc+i8NR], ldc, pc > 0, ws.corr[jr:jr+i8NR])
+					k.Run(kb4, ap, bp, dst[:(i8MR-1)*ldt+i8NR], ldt, pc > 0, ws.corr[jr:jr+i8NR])
 					if mb < i8MR || nbr < i8NR {
 						for r := range mb {
-							copy(c[off+r*g.LDC:off+r*g.LDC+nbr], ws.tile[r*i8NR:r*i8NR+nbr])
+							copy(c[off+r*ldc:off+r*ldc+nbr], ws.tile[r*i8NR:r*i8NR+nbr])
 						}
 					}
 				}
@@ -133,14 +148,15 @@ func (g *I8Call) block(ws *i8Workspace, bi, i0, i1, j0, j1 int) {
 	}
 }
 
-// packB packs columns [jc, jc+nb) × k [pc, pc+kb) of b as 32-column
+// packB packs columns [jc, jc+nb) × k [pc, pc+kb) of batch bi's b as 32-column
 // panels of dwords (four k values of one column), zero past the edges, and
 // sums the block's columns for the correction (zero past the last
 // column). Four contiguous rows of b are interleaved across all panels at
 // once (simd.InterleaveI8x4); the last rows of a k block that is no
 // multiple of 4 go value by value. A transposed b (columns contiguous)
 // goes panel by panel (packTransposedB).
-func (g *I8Call) packB(ws *i8Workspace, b []int8, pc, kb, jc, nb int) {
+func (g *I8Call) packB(ws *i8Workspace, bi, pc, kb, jc, nb int) {
+	b := g.B[bi*g.BatchB:]
 	kb4 := ceilDiv(kb, 4)
 	stride := kb4 * i8NR * 4 // bytes from one panel to the next
 	corr := ws.corr[:ceilDiv(nb, i8NR)*i8NR]
@@ -231,11 +247,12 @@ func (g *I8Call) packTransposedB(ws *i8Workspace, b []int8, pc, kb, jc, nb int) 
 	}
 }
 
-// packA packs rows [ic, ic+mb) × k [pc, pc+kb) of a (offset by 128 unless
+// packA packs rows [ic, ic+mb) × k [pc, pc+kb) of batch bi's a (offset by 128 unless
 // AUnsigned) as
 // one panel of dwords (four k values of one row), zero past the edges: a
 // row-major a four bytes at a time.
-func (g *I8Call) packA(dst []uint8, a []int8, ic, mb, pc, kb int) {
+func (g *I8Call) packA(dst []uint8, bi, ic, mb, pc, kb int) {
+	a := g.A[bi*g.BatchA:]
 	kb4 := ceilDiv(kb, 4)
 	words := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(dst))), kb4*i8MR)
 	if mb < i8MR {

@@ -2425,6 +2425,34 @@ func interleaveBF16Accel(dst []uint32, lo, hi []uint16) int {
 	return 0
 }
 
+func unpackU4Accel(dst []int8, src []uint8) int {
+	switch tier {
+	case AVX512:
+		return unpackU4AVX512(dst, src)
+	case AVX2:
+		return unpackU4AVX2(dst, src)
+	}
+	return 0
+}
+
+func unpackI4Accel(dst []int8, src []uint8) int {
+	switch tier {
+	case AVX512:
+		return unpackI4AVX512(dst, src)
+	case AVX2:
+		return unpackI4AVX2(dst, src)
+	}
+	return 0
+}
+
+func lookupU16Accel(dst []uint16, src []uint8, tab *[256]uint16) int {
+	switch tier {
+	case AVX512:
+		return lookupU16AVX512(dst, src, tab)
+	}
+	return 0
+}
+
 func cgemm4x32F32Accel(kc int, a, b, c []float32, ldc int, load bool) {
 	switch tier {
 	case AVX512:

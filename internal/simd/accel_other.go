@@ -503,6 +503,12 @@ func gemm12x32BF16Accel(kc2 int, a []uint32, ra int, b []uint32, c []float32, ld
 
 func interleaveBF16Accel(dst []uint32, lo, hi []uint16) int { return 0 }
 
+func unpackU4Accel(dst []int8, src []uint8) int { return 0 }
+
+func unpackI4Accel(dst []int8, src []uint8) int { return 0 }
+
+func lookupU16Accel(dst []uint16, src []uint8, tab *[256]uint16) int { return 0 }
+
 func cgemm4x32F32Accel(kc int, a, b, c []float32, ldc int, load bool) {}
 
 func cgemm4x8F32Accel(kc int, a, b, c []float32, ldc int, load bool) {}

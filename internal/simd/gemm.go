@@ -331,3 +331,27 @@ func interleaveBF16Go(dst []uint32, lo, hi []uint16) {
 		dst[i] = uint32(lo[i]) | uint32(hi[i])<<16
 	}
 }
+
+// unpackU4Go is UnpackU4's Go twin.
+func unpackU4Go(dst []int8, src []uint8) {
+	dst = dst[:2*len(src)]
+	for i, b := range src {
+		dst[2*i], dst[2*i+1] = int8(b&0xf), int8(b>>4)
+	}
+}
+
+// unpackI4Go is UnpackI4's Go twin.
+func unpackI4Go(dst []int8, src []uint8) {
+	dst = dst[:2*len(src)]
+	for i, b := range src {
+		dst[2*i], dst[2*i+1] = int8(b<<4)>>4, int8(b)>>4
+	}
+}
+
+// lookupU16Go is LookupU16's Go twin.
+func lookupU16Go(dst []uint16, src []uint8, tab *[256]uint16) {
+	src = src[:len(dst)]
+	for i, c := range src {
+		dst[i] = tab[c]
+	}
+}

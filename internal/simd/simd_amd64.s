@@ -40585,6 +40585,484 @@ interleaveBF16AVX512_done:
 	MOVQ SI, ret+72(FP)
 	RET
 
+// func unpackU4AVX2(dst []int8, src []uint8) int
+// Requires: AVX, AVX2
+TEXT ·unpackU4AVX2(SB), NOSPLIT, $0-56
+	MOVQ src_len+32(FP), AX
+	MOVQ src_base+24(FP), CX
+	MOVQ dst_base+0(FP), DX
+	XORQ BX, BX
+
+unpackU4AVX2_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        unpackU4AVX2_loop1
+	VMOVUPS   (CX)(BX*1), X0
+	VPMOVZXBW X0, Y0
+	VPSLLW    $0x04, Y0, Y1
+	VPOR      Y0, Y1, Y0
+	VPAND     nib0f<>+0(SB), Y0, Y0
+	VMOVUPS   16(CX)(BX*1), X1
+	VPMOVZXBW X1, Y1
+	VPSLLW    $0x04, Y1, Y2
+	VPOR      Y1, Y2, Y1
+	VPAND     nib0f<>+0(SB), Y1, Y1
+	VMOVUPS   32(CX)(BX*1), X2
+	VPMOVZXBW X2, Y2
+	VPSLLW    $0x04, Y2, Y3
+	VPOR      Y2, Y3, Y2
+	VPAND     nib0f<>+0(SB), Y2, Y2
+	VMOVUPS   48(CX)(BX*1), X3
+	VPMOVZXBW X3, Y3
+	VPSLLW    $0x04, Y3, Y4
+	VPOR      Y3, Y4, Y3
+	VPAND     nib0f<>+0(SB), Y3, Y3
+	VMOVUPS   Y0, (DX)(BX*2)
+	VMOVUPS   Y1, 32(DX)(BX*2)
+	VMOVUPS   Y2, 64(DX)(BX*2)
+	VMOVUPS   Y3, 96(DX)(BX*2)
+	ADDQ      $0x00000040, BX
+	JMP       unpackU4AVX2_loopU
+
+unpackU4AVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        unpackU4AVX2_done
+	VMOVUPS   (CX)(BX*1), X0
+	VPMOVZXBW X0, Y0
+	VPSLLW    $0x04, Y0, Y1
+	VPOR      Y0, Y1, Y0
+	VPAND     nib0f<>+0(SB), Y0, Y0
+	VMOVUPS   Y0, (DX)(BX*2)
+	ADDQ      $0x00000010, BX
+	JMP       unpackU4AVX2_loop1
+
+unpackU4AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+DATA nib0f<>+0(SB)/2, $0x0f0f
+DATA nib0f<>+2(SB)/2, $0x0f0f
+DATA nib0f<>+4(SB)/2, $0x0f0f
+DATA nib0f<>+6(SB)/2, $0x0f0f
+DATA nib0f<>+8(SB)/2, $0x0f0f
+DATA nib0f<>+10(SB)/2, $0x0f0f
+DATA nib0f<>+12(SB)/2, $0x0f0f
+DATA nib0f<>+14(SB)/2, $0x0f0f
+DATA nib0f<>+16(SB)/2, $0x0f0f
+DATA nib0f<>+18(SB)/2, $0x0f0f
+DATA nib0f<>+20(SB)/2, $0x0f0f
+DATA nib0f<>+22(SB)/2, $0x0f0f
+DATA nib0f<>+24(SB)/2, $0x0f0f
+DATA nib0f<>+26(SB)/2, $0x0f0f
+DATA nib0f<>+28(SB)/2, $0x0f0f
+DATA nib0f<>+30(SB)/2, $0x0f0f
+DATA nib0f<>+32(SB)/2, $0x0f0f
+DATA nib0f<>+34(SB)/2, $0x0f0f
+DATA nib0f<>+36(SB)/2, $0x0f0f
+DATA nib0f<>+38(SB)/2, $0x0f0f
+DATA nib0f<>+40(SB)/2, $0x0f0f
+DATA nib0f<>+42(SB)/2, $0x0f0f
+DATA nib0f<>+44(SB)/2, $0x0f0f
+DATA nib0f<>+46(SB)/2, $0x0f0f
+DATA nib0f<>+48(SB)/2, $0x0f0f
+DATA nib0f<>+50(SB)/2, $0x0f0f
+DATA nib0f<>+52(SB)/2, $0x0f0f
+DATA nib0f<>+54(SB)/2, $0x0f0f
+DATA nib0f<>+56(SB)/2, $0x0f0f
+DATA nib0f<>+58(SB)/2, $0x0f0f
+DATA nib0f<>+60(SB)/2, $0x0f0f
+DATA nib0f<>+62(SB)/2, $0x0f0f
+GLOBL nib0f<>(SB), RODATA|NOPTR, $64
+
+// func unpackU4AVX512(dst []int8, src []uint8) int
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·unpackU4AVX512(SB), NOSPLIT, $0-56
+	MOVQ src_len+32(FP), AX
+	MOVQ src_base+24(FP), CX
+	MOVQ dst_base+0(FP), DX
+	XORQ BX, BX
+
+unpackU4AVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000080
+	JB        unpackU4AVX512_loop1
+	VMOVUPS   (CX)(BX*1), Y0
+	VPMOVZXBW Y0, Z0
+	VPSLLW    $0x04, Z0, Z1
+	VPORD     Z0, Z1, Z0
+	VPANDD    nib0f<>+0(SB), Z0, Z0
+	VMOVUPS   32(CX)(BX*1), Y1
+	VPMOVZXBW Y1, Z1
+	VPSLLW    $0x04, Z1, Z2
+	VPORD     Z1, Z2, Z1
+	VPANDD    nib0f<>+0(SB), Z1, Z1
+	VMOVUPS   64(CX)(BX*1), Y2
+	VPMOVZXBW Y2, Z2
+	VPSLLW    $0x04, Z2, Z3
+	VPORD     Z2, Z3, Z2
+	VPANDD    nib0f<>+0(SB), Z2, Z2
+	VMOVUPS   96(CX)(BX*1), Y3
+	VPMOVZXBW Y3, Z3
+	VPSLLW    $0x04, Z3, Z4
+	VPORD     Z3, Z4, Z3
+	VPANDD    nib0f<>+0(SB), Z3, Z3
+	VMOVUPS   Z0, (DX)(BX*2)
+	VMOVUPS   Z1, 64(DX)(BX*2)
+	VMOVUPS   Z2, 128(DX)(BX*2)
+	VMOVUPS   Z3, 192(DX)(BX*2)
+	ADDQ      $0x00000080, BX
+	JMP       unpackU4AVX512_loopU
+
+unpackU4AVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000020
+	JB        unpackU4AVX512_done
+	VMOVUPS   (CX)(BX*1), Y0
+	VPMOVZXBW Y0, Z0
+	VPSLLW    $0x04, Z0, Z1
+	VPORD     Z0, Z1, Z0
+	VPANDD    nib0f<>+0(SB), Z0, Z0
+	VMOVUPS   Z0, (DX)(BX*2)
+	ADDQ      $0x00000020, BX
+	JMP       unpackU4AVX512_loop1
+
+unpackU4AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+// func unpackI4AVX2(dst []int8, src []uint8) int
+// Requires: AVX, AVX2
+TEXT ·unpackI4AVX2(SB), NOSPLIT, $0-56
+	MOVQ src_len+32(FP), AX
+	MOVQ src_base+24(FP), CX
+	MOVQ dst_base+0(FP), DX
+	XORQ BX, BX
+
+unpackI4AVX2_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        unpackI4AVX2_loop1
+	VMOVUPS   (CX)(BX*1), X0
+	VPMOVZXBW X0, Y0
+	VPSLLW    $0x04, Y0, Y1
+	VPOR      Y0, Y1, Y0
+	VPAND     nib0f<>+0(SB), Y0, Y0
+	VPXOR     nib08<>+0(SB), Y0, Y0
+	VPSUBB    nib08<>+0(SB), Y0, Y0
+	VMOVUPS   16(CX)(BX*1), X1
+	VPMOVZXBW X1, Y1
+	VPSLLW    $0x04, Y1, Y2
+	VPOR      Y1, Y2, Y1
+	VPAND     nib0f<>+0(SB), Y1, Y1
+	VPXOR     nib08<>+0(SB), Y1, Y1
+	VPSUBB    nib08<>+0(SB), Y1, Y1
+	VMOVUPS   32(CX)(BX*1), X2
+	VPMOVZXBW X2, Y2
+	VPSLLW    $0x04, Y2, Y3
+	VPOR      Y2, Y3, Y2
+	VPAND     nib0f<>+0(SB), Y2, Y2
+	VPXOR     nib08<>+0(SB), Y2, Y2
+	VPSUBB    nib08<>+0(SB), Y2, Y2
+	VMOVUPS   48(CX)(BX*1), X3
+	VPMOVZXBW X3, Y3
+	VPSLLW    $0x04, Y3, Y4
+	VPOR      Y3, Y4, Y3
+	VPAND     nib0f<>+0(SB), Y3, Y3
+	VPXOR     nib08<>+0(SB), Y3, Y3
+	VPSUBB    nib08<>+0(SB), Y3, Y3
+	VMOVUPS   Y0, (DX)(BX*2)
+	VMOVUPS   Y1, 32(DX)(BX*2)
+	VMOVUPS   Y2, 64(DX)(BX*2)
+	VMOVUPS   Y3, 96(DX)(BX*2)
+	ADDQ      $0x00000040, BX
+	JMP       unpackI4AVX2_loopU
+
+unpackI4AVX2_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000010
+	JB        unpackI4AVX2_done
+	VMOVUPS   (CX)(BX*1), X0
+	VPMOVZXBW X0, Y0
+	VPSLLW    $0x04, Y0, Y1
+	VPOR      Y0, Y1, Y0
+	VPAND     nib0f<>+0(SB), Y0, Y0
+	VPXOR     nib08<>+0(SB), Y0, Y0
+	VPSUBB    nib08<>+0(SB), Y0, Y0
+	VMOVUPS   Y0, (DX)(BX*2)
+	ADDQ      $0x00000010, BX
+	JMP       unpackI4AVX2_loop1
+
+unpackI4AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+DATA nib08<>+0(SB)/2, $0x0808
+DATA nib08<>+2(SB)/2, $0x0808
+DATA nib08<>+4(SB)/2, $0x0808
+DATA nib08<>+6(SB)/2, $0x0808
+DATA nib08<>+8(SB)/2, $0x0808
+DATA nib08<>+10(SB)/2, $0x0808
+DATA nib08<>+12(SB)/2, $0x0808
+DATA nib08<>+14(SB)/2, $0x0808
+DATA nib08<>+16(SB)/2, $0x0808
+DATA nib08<>+18(SB)/2, $0x0808
+DATA nib08<>+20(SB)/2, $0x0808
+DATA nib08<>+22(SB)/2, $0x0808
+DATA nib08<>+24(SB)/2, $0x0808
+DATA nib08<>+26(SB)/2, $0x0808
+DATA nib08<>+28(SB)/2, $0x0808
+DATA nib08<>+30(SB)/2, $0x0808
+DATA nib08<>+32(SB)/2, $0x0808
+DATA nib08<>+34(SB)/2, $0x0808
+DATA nib08<>+36(SB)/2, $0x0808
+DATA nib08<>+38(SB)/2, $0x0808
+DATA nib08<>+40(SB)/2, $0x0808
+DATA nib08<>+42(SB)/2, $0x0808
+DATA nib08<>+44(SB)/2, $0x0808
+DATA nib08<>+46(SB)/2, $0x0808
+DATA nib08<>+48(SB)/2, $0x0808
+DATA nib08<>+50(SB)/2, $0x0808
+DATA nib08<>+52(SB)/2, $0x0808
+DATA nib08<>+54(SB)/2, $0x0808
+DATA nib08<>+56(SB)/2, $0x0808
+DATA nib08<>+58(SB)/2, $0x0808
+DATA nib08<>+60(SB)/2, $0x0808
+DATA nib08<>+62(SB)/2, $0x0808
+GLOBL nib08<>(SB), RODATA|NOPTR, $64
+
+// func unpackI4AVX512(dst []int8, src []uint8) int
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·unpackI4AVX512(SB), NOSPLIT, $0-56
+	MOVQ src_len+32(FP), AX
+	MOVQ src_base+24(FP), CX
+	MOVQ dst_base+0(FP), DX
+	XORQ BX, BX
+
+unpackI4AVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000080
+	JB        unpackI4AVX512_loop1
+	VMOVUPS   (CX)(BX*1), Y0
+	VPMOVZXBW Y0, Z0
+	VPSLLW    $0x04, Z0, Z1
+	VPORD     Z0, Z1, Z0
+	VPANDD    nib0f<>+0(SB), Z0, Z0
+	VPXORD    nib08<>+0(SB), Z0, Z0
+	VPSUBB    nib08<>+0(SB), Z0, Z0
+	VMOVUPS   32(CX)(BX*1), Y1
+	VPMOVZXBW Y1, Z1
+	VPSLLW    $0x04, Z1, Z2
+	VPORD     Z1, Z2, Z1
+	VPANDD    nib0f<>+0(SB), Z1, Z1
+	VPXORD    nib08<>+0(SB), Z1, Z1
+	VPSUBB    nib08<>+0(SB), Z1, Z1
+	VMOVUPS   64(CX)(BX*1), Y2
+	VPMOVZXBW Y2, Z2
+	VPSLLW    $0x04, Z2, Z3
+	VPORD     Z2, Z3, Z2
+	VPANDD    nib0f<>+0(SB), Z2, Z2
+	VPXORD    nib08<>+0(SB), Z2, Z2
+	VPSUBB    nib08<>+0(SB), Z2, Z2
+	VMOVUPS   96(CX)(BX*1), Y3
+	VPMOVZXBW Y3, Z3
+	VPSLLW    $0x04, Z3, Z4
+	VPORD     Z3, Z4, Z3
+	VPANDD    nib0f<>+0(SB), Z3, Z3
+	VPXORD    nib08<>+0(SB), Z3, Z3
+	VPSUBB    nib08<>+0(SB), Z3, Z3
+	VMOVUPS   Z0, (DX)(BX*2)
+	VMOVUPS   Z1, 64(DX)(BX*2)
+	VMOVUPS   Z2, 128(DX)(BX*2)
+	VMOVUPS   Z3, 192(DX)(BX*2)
+	ADDQ      $0x00000080, BX
+	JMP       unpackI4AVX512_loopU
+
+unpackI4AVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000020
+	JB        unpackI4AVX512_done
+	VMOVUPS   (CX)(BX*1), Y0
+	VPMOVZXBW Y0, Z0
+	VPSLLW    $0x04, Z0, Z1
+	VPORD     Z0, Z1, Z0
+	VPANDD    nib0f<>+0(SB), Z0, Z0
+	VPXORD    nib08<>+0(SB), Z0, Z0
+	VPSUBB    nib08<>+0(SB), Z0, Z0
+	VMOVUPS   Z0, (DX)(BX*2)
+	ADDQ      $0x00000020, BX
+	JMP       unpackI4AVX512_loop1
+
+unpackI4AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+48(FP)
+	RET
+
+// func lookupU16AVX512(dst []uint16, src []uint8, tab *[256]uint16) int
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·lookupU16AVX512(SB), NOSPLIT, $0-64
+	MOVQ      dst_len+8(FP), AX
+	MOVQ      dst_base+0(FP), CX
+	MOVQ      src_base+24(FP), DX
+	MOVQ      tab+48(FP), BX
+	VMOVDQU64 (BX), Z0
+	VMOVDQU64 64(BX), Z1
+	VMOVDQU64 128(BX), Z2
+	VMOVDQU64 192(BX), Z3
+	VMOVDQU64 256(BX), Z4
+	VMOVDQU64 320(BX), Z5
+	VMOVDQU64 384(BX), Z6
+	VMOVDQU64 448(BX), Z7
+	XORQ      BX, BX
+
+lookupU16AVX512_loopU:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000040
+	JB        lookupU16AVX512_loop1
+	VMOVUPS   (DX)(BX*1), Y8
+	VPMOVZXBW Y8, Z8
+	VMOVDQA64 Z8, Z18
+	VPERMI2W  Z1, Z0, Z18
+	VMOVDQA64 Z8, Z19
+	VPERMI2W  Z3, Z2, Z19
+	VMOVDQA64 Z8, Z20
+	VPERMI2W  Z5, Z4, Z20
+	VMOVDQA64 Z8, Z21
+	VPERMI2W  Z7, Z6, Z21
+	VPTESTMW  bit6w<>+0(SB), Z8, K1
+	VPTESTMW  bit7w<>+0(SB), Z8, K2
+	VPBLENDMW Z19, Z18, K1, Z9
+	VPBLENDMW Z21, Z20, K1, Z10
+	VPBLENDMW Z10, Z9, K2, Z11
+	VMOVUPS   32(DX)(BX*1), Y8
+	VPMOVZXBW Y8, Z8
+	VMOVDQA64 Z8, Z18
+	VPERMI2W  Z1, Z0, Z18
+	VMOVDQA64 Z8, Z19
+	VPERMI2W  Z3, Z2, Z19
+	VMOVDQA64 Z8, Z20
+	VPERMI2W  Z5, Z4, Z20
+	VMOVDQA64 Z8, Z21
+	VPERMI2W  Z7, Z6, Z21
+	VPTESTMW  bit6w<>+0(SB), Z8, K1
+	VPTESTMW  bit7w<>+0(SB), Z8, K2
+	VPBLENDMW Z19, Z18, K1, Z12
+	VPBLENDMW Z21, Z20, K1, Z13
+	VPBLENDMW Z13, Z12, K2, Z14
+	VMOVUPS   Z11, (CX)(BX*2)
+	VMOVUPS   Z14, 64(CX)(BX*2)
+	ADDQ      $0x00000040, BX
+	JMP       lookupU16AVX512_loopU
+
+lookupU16AVX512_loop1:
+	MOVQ      AX, SI
+	SUBQ      BX, SI
+	CMPQ      SI, $0x00000020
+	JB        lookupU16AVX512_done
+	VMOVUPS   (DX)(BX*1), Y8
+	VPMOVZXBW Y8, Z8
+	VMOVDQA64 Z8, Z9
+	VPERMI2W  Z1, Z0, Z9
+	VMOVDQA64 Z8, Z10
+	VPERMI2W  Z3, Z2, Z10
+	VMOVDQA64 Z8, Z11
+	VPERMI2W  Z5, Z4, Z11
+	VMOVDQA64 Z8, Z12
+	VPERMI2W  Z7, Z6, Z12
+	VPTESTMW  bit6w<>+0(SB), Z8, K1
+	VPTESTMW  bit7w<>+0(SB), Z8, K2
+	VPBLENDMW Z10, Z9, K1, Z15
+	VPBLENDMW Z12, Z11, K1, Z16
+	VPBLENDMW Z16, Z15, K2, Z17
+	VMOVUPS   Z17, (CX)(BX*2)
+	ADDQ      $0x00000020, BX
+	JMP       lookupU16AVX512_loop1
+
+lookupU16AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+56(FP)
+	RET
+
+DATA bit6w<>+0(SB)/2, $0x0040
+DATA bit6w<>+2(SB)/2, $0x0040
+DATA bit6w<>+4(SB)/2, $0x0040
+DATA bit6w<>+6(SB)/2, $0x0040
+DATA bit6w<>+8(SB)/2, $0x0040
+DATA bit6w<>+10(SB)/2, $0x0040
+DATA bit6w<>+12(SB)/2, $0x0040
+DATA bit6w<>+14(SB)/2, $0x0040
+DATA bit6w<>+16(SB)/2, $0x0040
+DATA bit6w<>+18(SB)/2, $0x0040
+DATA bit6w<>+20(SB)/2, $0x0040
+DATA bit6w<>+22(SB)/2, $0x0040
+DATA bit6w<>+24(SB)/2, $0x0040
+DATA bit6w<>+26(SB)/2, $0x0040
+DATA bit6w<>+28(SB)/2, $0x0040
+DATA bit6w<>+30(SB)/2, $0x0040
+DATA bit6w<>+32(SB)/2, $0x0040
+DATA bit6w<>+34(SB)/2, $0x0040
+DATA bit6w<>+36(SB)/2, $0x0040
+DATA bit6w<>+38(SB)/2, $0x0040
+DATA bit6w<>+40(SB)/2, $0x0040
+DATA bit6w<>+42(SB)/2, $0x0040
+DATA bit6w<>+44(SB)/2, $0x0040
+DATA bit6w<>+46(SB)/2, $0x0040
+DATA bit6w<>+48(SB)/2, $0x0040
+DATA bit6w<>+50(SB)/2, $0x0040
+DATA bit6w<>+52(SB)/2, $0x0040
+DATA bit6w<>+54(SB)/2, $0x0040
+DATA bit6w<>+56(SB)/2, $0x0040
+DATA bit6w<>+58(SB)/2, $0x0040
+DATA bit6w<>+60(SB)/2, $0x0040
+DATA bit6w<>+62(SB)/2, $0x0040
+GLOBL bit6w<>(SB), RODATA|NOPTR, $64
+
+DATA bit7w<>+0(SB)/2, $0x0080
+DATA bit7w<>+2(SB)/2, $0x0080
+DATA bit7w<>+4(SB)/2, $0x0080
+DATA bit7w<>+6(SB)/2, $0x0080
+DATA bit7w<>+8(SB)/2, $0x0080
+DATA bit7w<>+10(SB)/2, $0x0080
+DATA bit7w<>+12(SB)/2, $0x0080
+DATA bit7w<>+14(SB)/2, $0x0080
+DATA bit7w<>+16(SB)/2, $0x0080
+DATA bit7w<>+18(SB)/2, $0x0080
+DATA bit7w<>+20(SB)/2, $0x0080
+DATA bit7w<>+22(SB)/2, $0x0080
+DATA bit7w<>+24(SB)/2, $0x0080
+DATA bit7w<>+26(SB)/2, $0x0080
+DATA bit7w<>+28(SB)/2, $0x0080
+DATA bit7w<>+30(SB)/2, $0x0080
+DATA bit7w<>+32(SB)/2, $0x0080
+DATA bit7w<>+34(SB)/2, $0x0080
+DATA bit7w<>+36(SB)/2, $0x0080
+DATA bit7w<>+38(SB)/2, $0x0080
+DATA bit7w<>+40(SB)/2, $0x0080
+DATA bit7w<>+42(SB)/2, $0x0080
+DATA bit7w<>+44(SB)/2, $0x0080
+DATA bit7w<>+46(SB)/2, $0x0080
+DATA bit7w<>+48(SB)/2, $0x0080
+DATA bit7w<>+50(SB)/2, $0x0080
+DATA bit7w<>+52(SB)/2, $0x0080
+DATA bit7w<>+54(SB)/2, $0x0080
+DATA bit7w<>+56(SB)/2, $0x0080
+DATA bit7w<>+58(SB)/2, $0x0080
+DATA bit7w<>+60(SB)/2, $0x0080
+DATA bit7w<>+62(SB)/2, $0x0080
+GLOBL bit7w<>(SB), RODATA|NOPTR, $64
+
 // func cgemm4x32F32AVX512(kc int, a []float32, b []float32, c []float32, ldc int, load bool)
 // Requires: AVX, AVX512F
 TEXT ·cgemm4x32F32AVX512(SB), NOSPLIT, $0-89

@@ -1409,6 +1409,21 @@ func interleaveBF16AVX2(dst []uint32, lo []uint16, hi []uint16) int
 func interleaveBF16AVX512(dst []uint32, lo []uint16, hi []uint16) int
 
 //go:noescape
+func unpackU4AVX2(dst []int8, src []uint8) int
+
+//go:noescape
+func unpackU4AVX512(dst []int8, src []uint8) int
+
+//go:noescape
+func unpackI4AVX2(dst []int8, src []uint8) int
+
+//go:noescape
+func unpackI4AVX512(dst []int8, src []uint8) int
+
+//go:noescape
+func lookupU16AVX512(dst []uint16, src []uint8, tab *[256]uint16) int
+
+//go:noescape
 func cgemm4x32F32AVX512(kc int, a []float32, b []float32, c []float32, ldc int, load bool)
 
 //go:noescape

@@ -1686,3 +1686,28 @@ func InterleaveBF16(dst []uint32, lo, hi []uint16) {
 	dst, lo, hi = dst[n:], lo[n:], hi[n:]
 	interleaveBF16Go(dst, lo, hi)
 }
+
+// UnpackU4 sets dst[2i] and dst[2i+1] to the low and high nibbles of
+// src[i], as unsigned 4-bit values (dst holds 2·len(src) bytes).
+func UnpackU4(dst []int8, src []uint8) {
+	dst = dst[:2*len(src)]
+	n := unpackU4Accel(dst, src)
+	unpackU4Go(dst[2*n:], src[n:])
+}
+
+// UnpackI4 sets dst[2i] and dst[2i+1] to the low and high nibbles of
+// src[i], as two's-complement 4-bit values (dst holds 2·len(src) bytes).
+func UnpackI4(dst []int8, src []uint8) {
+	dst = dst[:2*len(src)]
+	n := unpackI4Accel(dst, src)
+	unpackI4Go(dst[2*n:], src[n:])
+}
+
+// LookupU16 sets dst[i] = tab[src[i]] for i < len(dst) (src holds at least
+// len(dst) bytes): the bf16 GEMM's unpacking of 8-bit float codes to their
+// bf16 bits.
+func LookupU16(dst []uint16, src []uint8, tab *[256]uint16) {
+	src = src[:len(dst)]
+	n := lookupU16Accel(dst, src, tab)
+	lookupU16Go(dst[n:], src[n:], tab)
+}

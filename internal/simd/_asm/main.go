@@ -97,6 +97,7 @@ func main() {
 	registerWidenF16Runs()
 	registerGEMMBF16()
 	registerInterleaveBF16()
+	registerUnpackNarrow()
 	registerCGEMM()
 	registerCGEMMPack()
 	registerOuter()
