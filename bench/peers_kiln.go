@@ -69,12 +69,12 @@ func kilnImpl(w *workload, peer string) (im impl, ok bool, err error) {
 	case kilnRun:
 		f := kiln.Jit(w.fn, w.opts...)
 		var outs []*tensor.Array
-		im = impl{result: func() any { return outs[0].Data() }}
+		im = impl{result: func() any { return w.joined(outs) }}
 		im.run, im.steps = w.repeat(func() (err error) { outs, err = f.RunAll(w.args...); return err })
 	case kilnRelease:
 		f := kiln.Jit(w.fn, w.opts...)
 		var outs []*tensor.Array
-		im = impl{result: func() any { return outs[0].Data() }}
+		im = impl{result: func() any { return w.joined(outs) }}
 		im.run, im.steps = w.repeat(func() (err error) {
 			for _, o := range outs {
 				f.Release(o)
@@ -143,7 +143,7 @@ func runIntoImpl(w *workload, opts ...kiln.Option) (impl, error) {
 			return impl{}, err
 		}
 	}
-	im := impl{result: func() any { return dst[0].Data() }}
+	im := impl{result: func() any { return w.joined(dst) }}
 	im.run, im.steps = w.repeat(func() error { return f.RunInto(dst, w.args...) })
 	return im, nil
 }
@@ -156,6 +156,24 @@ func compileImpl(w *workload, opts ...kiln.Option) impl {
 			outs, err = kiln.Jit(w.fn, opts...).RunAll(w.args...)
 			return err
 		},
-		result: func() any { return outs[0].Data() },
+		result: func() any { return w.joined(outs) },
 	}
+}
+
+// joined is a run's result to check: its first output's data, or, for a
+// workload whose result is several f32 outputs (w.parts), their elements
+// one after another.
+func (w *workload) joined(outs []*tensor.Array) any {
+	if len(w.parts) == 0 {
+		return outs[0].Data()
+	}
+	var all []float32
+	for _, o := range outs {
+		d, ok := o.Data().([]float32)
+		if !ok {
+			return o.Data() // compare reports the type it cannot check
+		}
+		all = append(all, d...)
+	}
+	return all
 }

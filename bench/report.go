@@ -337,6 +337,7 @@ var targets = []target{
 	{id: "E6j", vsRow: "E6a", maxRatio: 0.35, text: "E6j (issue 12): int8 matmul with i32 accumulation ≤ 0.35 × Kiln's f32 matmul time (E6a)"},
 	{id: "E6k", vsRow: "E6a", minShare: 0.8, text: "E6k (issue 12): conv 3×3 64→64 56×56 batch 8 f32 ≥ 0.8 × the f32 matmul's GFLOP/s (E6a)"},
 	{id: "E6k", peer: torchPeer, minShare: 1, text: "E6k (issue 26): conv 3×3 64→64 56×56 batch 8 f32 ≥ 1.0 × PyTorch+oneDNN channels-last throughput"},
+	{id: "E6kb", peer: torchPeer, minShare: 1, text: "E6kb (issue 26): E6k's backward pass (input and kernel cotangents) ≥ 1.0 × PyTorch+oneDNN channels-last throughput"},
 	{id: "E6l", vsRow: "E6a", maxRatio: 0.6, text: "E6l (issue 12): bf16 `a @ b` (bf16 result, f32 accumulation) ≤ 0.6 × Kiln's f32 matmul time (E6a)"},
 	{id: "E7", peer: numpyPeer, maxRatio: 1.0 / 3, openBLAS: true, text: "E7 (issue 11): training step ≥ 3× faster than NumPy + OpenBLAS"},
 	{id: "E7", peer: gomlxPeer, maxRatio: 1, text: "E7 (issue 11): training step faster than GoMLX (simplego)"},

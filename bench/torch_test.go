@@ -95,7 +95,7 @@ func TestTorchEnviron(t *testing.T) {
 // on a loaded machine). It asserts nothing about the times.
 func TestTorchPeer(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts a Python with PyTorch for each of 6 workloads")
+		t.Skip("starts a Python with PyTorch for each of 7 workloads")
 	}
 	dir := t.TempDir()
 	e := torchOrSkip(t, dir)
@@ -104,7 +104,7 @@ func TestTorchPeer(t *testing.T) {
 			t.Errorf("PyTorch reports %q, want it to contain %q", e.version, want)
 		}
 	}
-	for _, id := range []string{"E4", "E5a", "E6a", "E6k", "E6m", "E7"} {
+	for _, id := range []string{"E4", "E5a", "E6a", "E6k", "E6kb", "E6m", "E7"} {
 		if !slices.Contains(torchWorkloads, id) {
 			t.Errorf("the torch peer does not run %s", id)
 			continue
@@ -130,7 +130,7 @@ func TestTorchPeer(t *testing.T) {
 			if c.status != "" || c.runs != 1 {
 				t.Errorf("cell %+v, want one measured run", c)
 			}
-			if msg, _ := compare(got, k.result(), w.tol, w.flops > 0); msg != "" {
+			if msg, _ := compareParts(got, k.result(), w.tol, w.flops > 0, w.parts); msg != "" {
 				t.Errorf("torch vs Kiln: %s", msg)
 			}
 		})

@@ -1,0 +1,303 @@
+package kernels
+
+import (
+	"unsafe"
+
+	"github.com/kiln-go/kiln/internal/gemm"
+	"github.com/kiln-go/kiln/internal/simd"
+	"github.com/kiln-go/kiln/tensor"
+)
+
+// convBatch is the plan of a float convolution with few output positions
+// per batch element and a long contraction — the kernel cotangent of a
+// convolution (trace's convTransposeRHS: the input convolved with the
+// output cotangent, its batch the input's features, its "kernel" the
+// whole output image) is the common one. Im2col in blocks of positions
+// would give the GEMM a handful of rows, each patch row tens of thousands
+// of steps long; instead the micro-kernel's rows are batch elements:
+//
+//  1. the lhs is copied once as X[b][padded spatial…][c], zeros in the
+//     padding, so that for a fixed output position and a fixed kernel
+//     position outside the last spatial dim, the steps along the last
+//     kernel dim and the input features (kb = k_last · cin of the K
+//     order) are one contiguous run of X, and rows (batch elements) are
+//     a fixed stride (plane) apart: the micro-kernel reads them in place;
+//  2. the kernel is packed as W[kk][o] (kk the contract's K order), its
+//     rows ogp (og rounded up to the micro-kernel's NR, zero columns past
+//     og) apart;
+//  3. each worker takes a share of the output tiles (an output position ×
+//     MR batch elements) and, for each kernel-position run q in order,
+//     calls the micro-kernel on every tile of its share and every NR
+//     columns of W: kb steps continuing from the tile the previous run
+//     stored (a private f32/f64 accumulator), so each element is still
+//     accumulated over kk in order from +0, one FMA per step — the
+//     contract's bits, as the im2col path's — while W's run of kb rows
+//     stays in L2 across the share;
+//  4. the accumulator is copied into the output's layout.
+//
+// Nothing is allocated per Run once the slots and worker scratch have
+// grown to size.
+type convBatch struct {
+	pad    []int // padded spatial extents
+	ps     []int // strides of X's spatial dims (ps[last] = cin)
+	plane  int   // elements of X per batch element (not a multiple of 2 KiB, so rows do not alias in L1)
+	mr, nr int   // the micro-kernel's tile when planned (the tier's; the run re-reads it)
+	kb     int   // steps per micro-kernel call: k_last · cin
+	qoff   []int // X offset of kernel-position run q (the kernel dims before the last)
+	posoff []int // X offset of output position r
+	outoff []int // output offset of output position r (its spatial part)
+	rows   int   // Π pad[i] for i < last: the copy's units
+	slotX  int
+}
+
+// convBatchFits says whether k runs as a convBatch: f32/f64 compute
+// (f16/bf16 widened first), one group, at least one spatial dim, no lhs
+// dilation, no negative padding, no rhs dilation along the last spatial
+// dim, few output positions, enough batch elements to fill tiles and a
+// contraction long enough for the copy to pay.
+func convBatchFits(k *convKernel) bool {
+	if cd := computeDType(k.dtype); cd != tensor.F32 && cd != tensor.F64 {
+		return false
+	}
+	if k.ns == 0 || k.g != 1 || k.rd[k.ns-1] != 1 {
+		return false
+	}
+	for i := range k.ns {
+		if k.ld[i] != 1 || k.lo[i] < 0 {
+			return false
+		}
+	}
+	return k.npos <= 64 && k.nb >= 8 && k.kk >= 1024
+}
+
+// planConvBatch fills k.batch (convBatchFits(k) holds).
+func (x *cpuExec) planConvBatch(k *convKernel) {
+	ns, last := k.ns, k.ns-1
+	bb := &convBatch{pad: make([]int, ns), ps: make([]int, ns), kb: k.k[last] * k.cin, slotX: x.newSlot(), rows: 1}
+	for i := range ns {
+		bb.pad[i] = max(k.lo[i]+k.in[i], (k.o[i]-1)*k.st[i]+(k.k[i]-1)*k.rd[i]+1)
+	}
+	st := k.cin
+	for i := last; i >= 0; i-- {
+		bb.ps[i] = st
+		st *= bb.pad[i]
+	}
+	size := computeDType(k.dtype).Size()
+	bb.plane = st
+	if bb.plane*size%2048 == 0 {
+		bb.plane += 64 / size
+	}
+	for i := range last {
+		bb.rows *= bb.pad[i]
+	}
+	nk := len(k.kpos) / ns
+	for kp := 0; kp < nk; kp += k.k[last] {
+		off := 0
+		for i := range last {
+			off += k.kpos[kp*ns+i] * k.rd[i] * bb.ps[i]
+		}
+		bb.qoff = append(bb.qoff, off)
+	}
+	y := make([]int, ns)
+	for r := range k.npos {
+		k.position(r, y)
+		xo, oo := 0, 0
+		for i := range ns {
+			xo += y[i] * k.st[i] * bb.ps[i]
+			oo += y[i] * k.osS[i]
+		}
+		bb.posoff = append(bb.posoff, xo)
+		bb.outoff = append(bb.outoff, oo)
+	}
+	k.batch = bb
+}
+
+// gemmKernel is the tier's micro-kernel for T.
+func gemmKernel[T gemm.Float]() simd.GemmKernel[T] {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return any(simd.GemmF32()).(simd.GemmKernel[T])
+	}
+	return any(simd.GemmF64()).(simd.GemmKernel[T])
+}
+
+// convBatchJob is one Run of a convBatch, in three phases (each one
+// parallel job): the copy of the lhs, the packing of the kernel, the
+// products.
+type convBatchJob[T gemm.Float] struct {
+	k        *convKernel
+	phase    int
+	lhs, rhs []T
+	xp, w    []T
+	out      []T
+	mk       simd.GemmKernel[T]
+	nbp, ogp int // batch rounded up to MR, og rounded up to NR
+	tiles    int // output positions × nbp/MR
+	shares   int // the product phase's units
+}
+
+// convBatchRun computes the convolution into out (the output, or an
+// epilogue's product, or the f32 copy of a narrow output).
+func convBatchRun[T gemm.Float](k *convKernel, x *cpuExec, rs *runState, out, lp, rp unsafe.Pointer) {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	bb := k.batch
+	j := slotJob[convBatchJob[T]](rs, bb.slotX)
+	j.k, j.mk = k, gemmKernel[T]()
+	mr, nr := j.mk.MR, j.mk.NR
+	j.nbp = (k.nb + mr - 1) / mr * mr
+	j.ogp = (k.og + nr - 1) / nr * nr
+	j.tiles = k.npos * (j.nbp / mr)
+	j.lhs, j.rhs = view[T](lp, k.lhsN), view[T](rp, k.rhsN)
+	xn, wn := j.nbp*bb.plane, k.kk*j.ogp
+	j.xp = view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(bb.slotX, 0, xn*size+16))), xn)
+	j.w = view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotB, 0, wn*size+16))), wn)
+	j.out = view[T](out, k.outN)
+	// The copy of the lhs (rows of padded positions; the batch padding
+	// planes are cleared by the last unit), the packing of the kernel
+	// (one unit per kernel position), then the products.
+	j.phase = 0
+	x.parallel(rs, bb.rows, xn, j)
+	j.phase = 1
+	x.parallel(rs, len(k.kpos)/k.ns, wn, j)
+	j.phase = 2
+	j.shares = min(j.tiles, 3*max(1, x.cpu.workers()))
+	x.parallel(rs, j.shares, k.nb*k.npos*k.kk*k.og, j)
+	j.lhs, j.rhs, j.xp, j.w, j.out = nil, nil, nil, nil, nil // hold no caller's array
+}
+
+func (j *convBatchJob[T]) runRange(rs *runState, wk *worker, lo, hi int) {
+	switch j.phase {
+	case 0:
+		j.copyLhs(lo, hi)
+	case 1:
+		j.packKernel(lo, hi)
+	default:
+		for u := lo; u < hi; u++ {
+			j.products(rs, wk, u)
+		}
+	}
+}
+
+// copyLhs writes rows [lo, hi) of padded positions (of the spatial dims
+// before the last) of X for every batch element: X[b][p…][c] is the lhs
+// element at spatial position p − lo, or zero in the padding.
+func (j *convBatchJob[T]) copyLhs(lo, hi int) {
+	k, bb := j.k, j.k.batch
+	ns, last := k.ns, k.ns-1
+	for row := lo; row < hi; row++ {
+		// The row's X offset and lhs offset, and whether it is padding.
+		xo, lo2, in, rem := 0, 0, true, row
+		for i := last - 1; i >= 0; i-- {
+			p := rem % bb.pad[i]
+			rem /= bb.pad[i]
+			xo += p * bb.ps[i]
+			v := p - k.lo[i]
+			in = in && v >= 0 && v < k.in[i]
+			lo2 += v * k.lsS[i]
+		}
+		for p := range bb.pad[last] {
+			v := p - k.lo[last]
+			dst := xo + p*k.cin
+			if !in || v < 0 || v >= k.in[last] {
+				for b := range k.nb {
+					clear(j.xp[b*bb.plane+dst : b*bb.plane+dst+k.cin])
+				}
+				continue
+			}
+			src := lo2 + v*k.lsS[last]
+			if k.lsC == 1 {
+				for b := range k.nb {
+					copy(j.xp[b*bb.plane+dst:b*bb.plane+dst+k.cin], j.lhs[src+b*k.lsB:])
+				}
+				continue
+			}
+			for c := range k.cin {
+				s, d := src+c*k.lsC, dst+c
+				if k.lsB == 1 {
+					for b, v := range j.lhs[s : s+k.nb] {
+						j.xp[b*bb.plane+d] = v
+					}
+					continue
+				}
+				for b := range k.nb {
+					j.xp[b*bb.plane+d] = j.lhs[s+b*k.lsB]
+				}
+			}
+		}
+		_ = ns
+	}
+	if hi == bb.rows {
+		clear(j.xp[k.nb*bb.plane : j.nbp*bb.plane]) // the tiles' padding rows
+	}
+}
+
+// packKernel writes kernel positions [lo, hi) of W: row kp·cin + c is
+// the kernel's (kp, c, ·) features, zero past og.
+func (j *convBatchJob[T]) packKernel(lo, hi int) {
+	k := j.k
+	for kp := lo; kp < hi; kp++ {
+		roff := 0
+		for i := range k.ns {
+			roff += k.kpos[kp*k.ns+i] * k.rsS[i]
+		}
+		for c := range k.cin {
+			dst := j.w[(kp*k.cin+c)*j.ogp:][:j.ogp]
+			src := roff + c*k.rsI
+			if k.rsO == 1 {
+				copy(dst[:k.og], j.rhs[src:src+k.og])
+			} else {
+				for o := range k.og {
+					dst[o] = j.rhs[src+o*k.rsO]
+				}
+			}
+			clear(dst[k.og:])
+		}
+	}
+}
+
+// products computes share u of the output tiles: for each kernel-position
+// run q in order, every tile of the share over kb more steps.
+func (j *convBatchJob[T]) products(rs *runState, wk *worker, u int) {
+	k, bb, mk := j.k, j.k.batch, &j.mk
+	mr, nr, kb := mk.MR, mk.NR, bb.kb
+	t0, t1 := u*j.tiles/j.shares, (u+1)*j.tiles/j.shares
+	var zero T
+	tile := mr * j.ogp
+	accN := (t1 - t0) * tile
+	acc := view[T](wk.temp(accN*int(unsafe.Sizeof(zero))), accN)
+	panels := j.nbp / mr
+	for q, qo := range bb.qoff {
+		if rs.stop != nil && rs.stop.Load() {
+			return // the run was cancelled: the output is unspecified
+		}
+		w := j.w[q*kb*j.ogp:]
+		for t := t0; t < t1; t++ {
+			pos, p := t/panels, t%panels
+			off := p*mr*bb.plane + bb.posoff[pos] + qo
+			a := j.xp[off : off+(mr-1)*bb.plane+kb]
+			c := acc[(t-t0)*tile:]
+			for jr := 0; jr < j.ogp; jr += nr {
+				mk.Run(kb, a, bb.plane, 1, w[jr:jr+(kb-1)*j.ogp+nr], j.ogp, c[jr:jr+(mr-1)*j.ogp+nr], j.ogp, q > 0)
+			}
+		}
+	}
+	for t := t0; t < t1; t++ {
+		pos, p := t/panels, t%panels
+		for r := range mr {
+			b := p*mr + r
+			if b >= k.nb {
+				break
+			}
+			src := acc[(t-t0)*tile+r*j.ogp:][:k.og]
+			off := b*k.osB + bb.outoff[pos]
+			if k.osC == 1 {
+				copy(j.out[off:off+k.og], src)
+				continue
+			}
+			for o, v := range src {
+				j.out[off+o*k.osC] = v
+			}
+		}
+	}
+}
