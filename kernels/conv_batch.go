@@ -41,7 +41,6 @@ type convBatch struct {
 	pad    []int // padded spatial extents
 	ps     []int // strides of X's spatial dims (ps[last] = cin)
 	plane  int   // elements of X per batch element (not a multiple of 2 KiB, so rows do not alias in L1)
-	mr, nr int   // the micro-kernel's tile when planned (the tier's; the run re-reads it)
 	kb     int   // steps per micro-kernel call: k_last · cin
 	qoff   []int // X offset of kernel-position run q (the kernel dims before the last)
 	posoff []int // X offset of output position r
@@ -184,7 +183,7 @@ func (j *convBatchJob[T]) runRange(rs *runState, wk *worker, lo, hi int) {
 // element at spatial position p − lo, or zero in the padding.
 func (j *convBatchJob[T]) copyLhs(lo, hi int) {
 	k, bb := j.k, j.k.batch
-	ns, last := k.ns, k.ns-1
+	last := k.ns - 1
 	for row := lo; row < hi; row++ {
 		// The row's X offset and lhs offset, and whether it is padding.
 		xo, lo2, in, rem := 0, 0, true, row
@@ -225,7 +224,6 @@ func (j *convBatchJob[T]) copyLhs(lo, hi int) {
 				}
 			}
 		}
-		_ = ns
 	}
 	if hi == bb.rows {
 		clear(j.xp[k.nb*bb.plane : j.nbp*bb.plane]) // the tiles' padding rows

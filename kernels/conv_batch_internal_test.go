@@ -20,7 +20,9 @@ func TestConvBatchPlan(t *testing.T) {
 	}
 	nhwc := trace.ConvOptions{PaddingMode: "SAME", DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}
 	p, err := trace.Trace(promote.Config{}, []trace.Abstract{abs(8, 12, 12, 16), abs(3, 3, 16, 8), abs(8, 12, 12, 8)}, func(a []trace.Value) []trace.Value {
-		y, pull := trace.VJP(func(xw []trace.Value) []trace.Value { return []trace.Value{trace.ConvGeneralDilated(xw[0], xw[1], nhwc)} }, a[0], a[1])
+		y, pull := trace.VJP(func(xw []trace.Value) []trace.Value {
+			return []trace.Value{trace.ConvGeneralDilated(xw[0], xw[1], nhwc)}
+		}, a[0], a[1])
 		return append(pull(a[2]), y...)
 	})
 	if err != nil {
