@@ -175,6 +175,41 @@ func TestE8CPeer(t *testing.T) {
 	}
 }
 
+// TestConvGradCPeer: the C peer's naive backward loops (E6kb) agree with
+// Kiln's VJP within the conv row's tolerance, each gradient on its own,
+// at a size where every padding branch is taken and batch-major conv
+// (kernels' convBatch) runs Kiln's kernel gradient.
+func TestConvGradCPeer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles peer.c")
+	}
+	dir := t.TempDir()
+	c, _ := buildC("gcc", dir)
+	if c.why != "" {
+		t.Skip(c.why)
+	}
+	w := newConvGradRow("E6kb", convSizes{n: 3, h: 19, cin: 9, cout: 5, k: 3})
+	k, err := runIntoImpl(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := k.run(); err != nil {
+		t.Fatal(err)
+	}
+	exts := map[string]*external{cPeer: c}
+	if err := writeInputs(w, exts, dir); err != nil {
+		t.Fatal(err)
+	}
+	cc := &cell{}
+	got, err := runAlone(w, cPeer, exts, schedule{runs: 1, minRuns: 1}, dir, nil, k.result(), cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg, _ := compareParts(got, k.result(), w.tol, true, w.parts); msg != "" {
+		t.Errorf("C vs Kiln: %s", msg)
+	}
+}
+
 // TestIssue26Targets judges issue 26's targets, as the table has them, on
 // made-up medians: conv throughput against PyTorch's (preferring the
 // alternating rounds), the stencil's time against C's, and E7 reported
