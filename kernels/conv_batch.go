@@ -22,9 +22,9 @@ import (
 //     kernel dim and the input features (kb = k_last · cin of the K
 //     order) are one contiguous run of X, and rows (batch elements) are
 //     a fixed stride (plane) apart: the micro-kernel reads them in place;
-//  2. the kernel is packed as W[kk][o] (kk the contract's K order), its
-//     rows ogp (og rounded up to the micro-kernel's NR, zero columns past
-//     og) apart;
+//  2. the kernel is packed as W[kk][o] (kk the contract's K order) in
+//     panels of the micro-kernel's NR columns (zero past og), each panel
+//     contiguous;
 //  3. each worker takes a share of the output tiles (an output position ×
 //     MR batch elements) and, for each kernel-position run q in order,
 //     calls the micro-kernel on every tile of its share and every NR
@@ -180,47 +180,65 @@ func (j *convBatchJob[T]) runRange(rs *runState, wk *worker, lo, hi int) {
 
 // copyLhs writes rows [lo, hi) of padded positions (of the spatial dims
 // before the last) of X for every batch element: X[b][p…][c] is the lhs
-// element at spatial position p − lo, or zero in the padding.
+// element at spatial position p − lo, or zero in the padding. It goes
+// through the batch in blocks of copyBlock elements, so that its writes
+// advance along that many planes of X at a time (one page each), not
+// along all of them (a kernel cotangent's lhs is the input read with its
+// features as the batch: the batch is the input's contiguous dim).
 func (j *convBatchJob[T]) copyLhs(lo, hi int) {
+	const copyBlock = 16
 	k, bb := j.k, j.k.batch
 	last := k.ns - 1
+	run := bb.pad[last] * k.cin // one row of X
 	for row := lo; row < hi; row++ {
 		// The row's X offset and lhs offset, and whether it is padding.
-		xo, lo2, in, rem := 0, 0, true, row
+		xo, src0, in, rem := 0, 0, true, row
 		for i := last - 1; i >= 0; i-- {
 			p := rem % bb.pad[i]
 			rem /= bb.pad[i]
 			xo += p * bb.ps[i]
 			v := p - k.lo[i]
 			in = in && v >= 0 && v < k.in[i]
-			lo2 += v * k.lsS[i]
+			src0 += v * k.lsS[i]
 		}
-		for p := range bb.pad[last] {
-			v := p - k.lo[last]
-			dst := xo + p*k.cin
-			if !in || v < 0 || v >= k.in[last] {
-				for b := range k.nb {
-					clear(j.xp[b*bb.plane+dst : b*bb.plane+dst+k.cin])
-				}
-				continue
+		if !in {
+			for b := range k.nb {
+				clear(j.xp[b*bb.plane+xo : b*bb.plane+xo+run])
 			}
-			src := lo2 + v*k.lsS[last]
-			if k.lsC == 1 {
-				for b := range k.nb {
-					copy(j.xp[b*bb.plane+dst:b*bb.plane+dst+k.cin], j.lhs[src+b*k.lsB:])
-				}
-				continue
-			}
-			for c := range k.cin {
-				s, d := src+c*k.lsC, dst+c
-				if k.lsB == 1 {
-					for b, v := range j.lhs[s : s+k.nb] {
-						j.xp[b*bb.plane+d] = v
+			continue
+		}
+		for b0 := 0; b0 < k.nb; b0 += copyBlock {
+			b1 := min(k.nb, b0+copyBlock)
+			for p := range bb.pad[last] {
+				v := p - k.lo[last]
+				dst := xo + p*k.cin
+				if v < 0 || v >= k.in[last] {
+					for b := b0; b < b1; b++ {
+						clear(j.xp[b*bb.plane+dst : b*bb.plane+dst+k.cin])
 					}
 					continue
 				}
-				for b := range k.nb {
-					j.xp[b*bb.plane+d] = j.lhs[s+b*k.lsB]
+				src := src0 + v*k.lsS[last]
+				if k.lsC == 1 {
+					for b := b0; b < b1; b++ {
+						copy(j.xp[b*bb.plane+dst:b*bb.plane+dst+k.cin], j.lhs[src+b*k.lsB:])
+					}
+					continue
+				}
+				for c := range k.cin {
+					s, d := src+c*k.lsC, dst+c
+					if k.lsB == 1 {
+						// b1−b0 values, contiguous in the lhs, to as many
+						// planes of X: both ranges checked once, above
+						// (the slice expressions), not per element.
+						src := j.lhs[s+b0 : s+b1]
+						dst := j.xp[b0*bb.plane+d : (b1-1)*bb.plane+d+1]
+						scatter(dst, src, bb.plane)
+						continue
+					}
+					for b := b0; b < b1; b++ {
+						j.xp[b*bb.plane+d] = j.lhs[s+b*k.lsB]
+					}
 				}
 			}
 		}
@@ -230,26 +248,36 @@ func (j *convBatchJob[T]) copyLhs(lo, hi int) {
 	}
 }
 
-// packKernel writes kernel positions [lo, hi) of W: row kp·cin + c is
-// the kernel's (kp, c, ·) features, zero past og.
+// packKernel writes kernel positions [lo, hi) of W, in panels of NR
+// output features (the micro-kernel's columns): panel p holds row
+// kp·cin + c's features [p·NR, p·NR + NR) at (p·kk + kp·cin + c)·NR,
+// zero past og, so each call of the micro-kernel streams one contiguous
+// run of W.
 func (j *convBatchJob[T]) packKernel(lo, hi int) {
-	k := j.k
+	k, nr := j.k, j.mk.NR
 	for kp := lo; kp < hi; kp++ {
 		roff := 0
 		for i := range k.ns {
 			roff += k.kpos[kp*k.ns+i] * k.rsS[i]
 		}
 		for c := range k.cin {
-			dst := j.w[(kp*k.cin+c)*j.ogp:][:j.ogp]
-			src := roff + c*k.rsI
-			if k.rsO == 1 {
-				copy(dst[:k.og], j.rhs[src:src+k.og])
-			} else {
-				for o := range k.og {
-					dst[o] = j.rhs[src+o*k.rsO]
+			src, row := roff+c*k.rsI, kp*k.cin+c
+			for p := 0; p*nr < j.ogp; p++ {
+				dst := j.w[(p*k.kk+row)*nr:][:nr]
+				o0, o1 := p*nr, min(k.og, p*nr+nr)
+				if o1 <= o0 {
+					clear(dst)
+					continue
 				}
+				if k.rsO == 1 {
+					copy(dst, j.rhs[src+o0:src+o1])
+				} else {
+					for o := o0; o < o1; o++ {
+						dst[o-o0] = j.rhs[src+o*k.rsO]
+					}
+				}
+				clear(dst[o1-o0:])
 			}
-			clear(dst[k.og:])
 		}
 	}
 }
@@ -269,14 +297,14 @@ func (j *convBatchJob[T]) products(rs *runState, wk *worker, u int) {
 		if rs.stop != nil && rs.stop.Load() {
 			return // the run was cancelled: the output is unspecified
 		}
-		w := j.w[q*kb*j.ogp:]
 		for t := t0; t < t1; t++ {
 			pos, p := t/panels, t%panels
 			off := p*mr*bb.plane + bb.posoff[pos] + qo
 			a := j.xp[off : off+(mr-1)*bb.plane+kb]
 			c := acc[(t-t0)*tile:]
 			for jr := 0; jr < j.ogp; jr += nr {
-				mk.Run(kb, a, bb.plane, 1, w[jr:jr+(kb-1)*j.ogp+nr], j.ogp, c[jr:jr+(mr-1)*j.ogp+nr], j.ogp, q > 0)
+				w := j.w[(jr/nr*k.kk+q*kb)*nr:][:kb*nr]
+				mk.Run(kb, a, bb.plane, 1, w, nr, c[jr:jr+(mr-1)*j.ogp+nr], j.ogp, q > 0)
 			}
 		}
 	}
@@ -297,5 +325,19 @@ func (j *convBatchJob[T]) products(rs *runState, wk *worker, u int) {
 				j.out[off+o*k.osC] = v
 			}
 		}
+	}
+}
+
+// scatter writes src[i] to dst[i·stride] for every i; dst holds
+// (len(src)−1)·stride + 1 elements (the caller slices it so).
+func scatter[T gemm.Float](dst, src []T, stride int) {
+	if len(src) == 0 || len(dst) < (len(src)-1)*stride+1 {
+		return
+	}
+	var zero T
+	step := uintptr(stride) * unsafe.Sizeof(zero)
+	p := unsafe.Pointer(unsafe.SliceData(dst))
+	for i, v := range src {
+		*(*T)(unsafe.Add(p, uintptr(i)*step)) = v // within dst: checked above
 	}
 }
