@@ -129,7 +129,7 @@ func writeThroughput(b *strings.Builder, r *results) {
 	p("the row's dtype. The peak is cores × frequency × FMA width, assuming two FMA units per core: f32 %s; f64 %s ", how32, how64)
 	p("(none is stated for E6i's and E6l's bf16 and E6j's int8 operands, whose dot instructions' width and port count this report does not know, ")
 	p("nor for E6m's c64, which counts 8 flops per complex multiply-add and runs no FMA; ")
-	p("E6k counts 2 flops per multiply-add of the direct convolution). ")
+	p("E6k counts 2 flops per multiply-add of the direct convolution, E6kb those of its two cotangents' convolutions, twice E6k's). ")
 	p("The frequency is the first core's `cpu MHz` in /proc/cpuinfo when the run started (on a virtual machine often the ")
 	p("host's nominal clock; a boosting core can exceed it, so a share above 100%% is possible).\n\n")
 	header(b, "workload")

@@ -238,6 +238,9 @@ func TestIssue26Targets(t *testing.T) {
 	if conv.minShare != 1 || conv.report {
 		t.Errorf("E6k's PyTorch target %+v, want a throughput share of at least 1", conv)
 	}
+	if back := find("E6kb", torchPeer); back.minShare != 1 || back.report {
+		t.Errorf("E6kb's PyTorch target %+v, want a throughput share of at least 1", back)
+	}
 	e8 := find("E8", cPeer)
 	if e8.maxRatio != 1.2 {
 		t.Errorf("E8's C target %+v, want a time ratio of at most 1.2", e8)
