@@ -160,6 +160,8 @@ func convBatchRun[T gemm.Float](k *convKernel, x *cpuExec, rs *runState, out, lp
 	j.phase = 1
 	x.parallel(rs, len(k.kpos)/k.ns, wn, j)
 	j.phase = 2
+	// Three shares per worker: each share streams all of W once, and a
+	// worker the machine delays leaves its later shares to the others.
 	j.shares = min(j.tiles, 3*max(1, x.cpu.workers()))
 	x.parallel(rs, j.shares, k.nb*k.npos*k.kk*k.og, j)
 	j.lhs, j.rhs, j.xp, j.w, j.out = nil, nil, nil, nil, nil // hold no caller's array
