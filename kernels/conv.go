@@ -113,8 +113,11 @@ func (x *cpuExec) compileConv(f *lower.Fusion) (kernel, error) {
 	for _, d := range k.ld {
 		undilated = undilated && d == 1
 	}
-	if convBatchFits(k) {
-		x.planConvBatch(k)
+	switch {
+	case convBatchFits(k):
+		x.planConvBatch(k, false)
+	case convLinesFits(k):
+		x.planConvBatch(k, true)
 	}
 	if k.batch == nil && ns > 0 && k.g == 1 && k.lsC != 1 && k.rd[ns-1] == 1 && undilated {
 		k.relayout = &convRelayout{b: k.lsB, c: k.lsC, s: slices.Clone(k.lsS)}

@@ -47,6 +47,11 @@ type convBatch struct {
 	outoff []int // output offset of output position r (its spatial part)
 	rows   int   // Π pad[i] for i < last: the copy's units
 	slotX  int
+	// lines: the micro-kernel's rows are output positions along the last
+	// spatial dim instead (convLinesFits), rowStep apart in X; posoff and
+	// outoff are then per line (output positions whose last index is 0).
+	lines   bool
+	rowStep int
 }
 
 // convBatchFits says whether k runs as a convBatch: f32/f64 compute
@@ -69,10 +74,33 @@ func convBatchFits(k *convKernel) bool {
 	return k.npos <= 64 && k.nb >= 8 && k.kk >= 1024
 }
 
-// planConvBatch fills k.batch (convBatchFits(k) holds).
-func (x *cpuExec) planConvBatch(k *convKernel) {
+// convLinesFits says whether k runs as a convBatch whose micro-kernel rows
+// are output positions along the last spatial dim (an implicit GEMM: no
+// im2col, the rows read in place from the padded copy of the lhs, which
+// is the size of the input, not nine times it): f32/f64 compute, NHWC-like
+// input and output (features contiguous), one group, no lhs dilation, no
+// negative padding, no rhs dilation along the last dim, and runs of at
+// least 32 steps.
+func convLinesFits(k *convKernel) bool {
+	if cd := computeDType(k.dtype); cd != tensor.F32 && cd != tensor.F64 {
+		return false
+	}
+	if k.ns == 0 || k.g != 1 || k.lsC != 1 || k.osC != 1 || k.rd[k.ns-1] != 1 {
+		return false
+	}
+	for i := range k.ns {
+		if k.ld[i] != 1 || k.lo[i] < 0 {
+			return false
+		}
+	}
+	return k.o[k.ns-1] >= 4 && k.k[k.ns-1]*k.cin >= 32
+}
+
+// planConvBatch fills k.batch (convBatchFits(k) holds, or, with lines,
+// convLinesFits(k)).
+func (x *cpuExec) planConvBatch(k *convKernel, lines bool) {
 	ns, last := k.ns, k.ns-1
-	bb := &convBatch{pad: make([]int, ns), ps: make([]int, ns), kb: k.k[last] * k.cin, slotX: x.newSlot(), rows: 1}
+	bb := &convBatch{pad: make([]int, ns), ps: make([]int, ns), kb: k.k[last] * k.cin, slotX: x.newSlot(), rows: 1, lines: lines}
 	for i := range ns {
 		bb.pad[i] = max(k.lo[i]+k.in[i], (k.o[i]-1)*k.st[i]+(k.k[i]-1)*k.rd[i]+1)
 	}
@@ -97,9 +125,13 @@ func (x *cpuExec) planConvBatch(k *convKernel) {
 		}
 		bb.qoff = append(bb.qoff, off)
 	}
+	bb.rowStep = k.st[last] * k.cin
 	y := make([]int, ns)
 	for r := range k.npos {
 		k.position(r, y)
+		if lines && y[last] != 0 {
+			continue
+		}
 		xo, oo := 0, 0
 		for i := range ns {
 			xo += y[i] * k.st[i] * bb.ps[i]
@@ -131,8 +163,9 @@ type convBatchJob[T gemm.Float] struct {
 	out      []T
 	mk       simd.GemmKernel[T]
 	nbp, ogp int // batch rounded up to MR, og rounded up to NR
-	tiles    int // output positions × nbp/MR
+	tiles    int // output positions × nbp/MR (lines: batch × lines × perLine)
 	shares   int // the product phase's units
+	perLine  int // lines: tiles per line
 }
 
 // convBatchRun computes the convolution into out (the output, or an
@@ -147,8 +180,16 @@ func convBatchRun[T gemm.Float](k *convKernel, x *cpuExec, rs *runState, out, lp
 	j.nbp = (k.nb + mr - 1) / mr * mr
 	j.ogp = (k.og + nr - 1) / nr * nr
 	j.tiles = k.npos * (j.nbp / mr)
+	slack := 0
+	if bb.lines {
+		// Tiles of MR positions along each line; a short last tile's
+		// rows past the line read (in bounds: the slack) and are dropped.
+		j.nbp, j.perLine = k.nb, (k.o[k.ns-1]+mr-1)/mr
+		j.tiles = k.nb * len(bb.posoff) * j.perLine
+		slack = mr*bb.rowStep + bb.kb
+	}
 	j.lhs, j.rhs = view[T](lp, k.lhsN), view[T](rp, k.rhsN)
-	xn, wn := j.nbp*bb.plane, k.kk*j.ogp
+	xn, wn := j.nbp*bb.plane+slack, k.kk*j.ogp
 	j.xp = view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(bb.slotX, 0, xn*size+16))), xn)
 	j.w = view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotB, 0, wn*size+16))), wn)
 	j.out = view[T](out, k.outN)
@@ -162,7 +203,11 @@ func convBatchRun[T gemm.Float](k *convKernel, x *cpuExec, rs *runState, out, lp
 	j.phase = 2
 	// Three shares per worker: each share streams all of W once, and a
 	// worker the machine delays leaves its later shares to the others.
+	// Lines' W is small (a kernel, in L2): every tile is a unit.
 	j.shares = min(j.tiles, 3*max(1, x.cpu.workers()))
+	if bb.lines {
+		j.shares = j.tiles
+	}
 	x.parallel(rs, j.shares, k.nb*k.npos*k.kk*k.og, j)
 	j.lhs, j.rhs, j.xp, j.w, j.out = nil, nil, nil, nil, nil // hold no caller's array
 }
@@ -174,8 +219,56 @@ func (j *convBatchJob[T]) runRange(rs *runState, wk *worker, lo, hi int) {
 	case 1:
 		j.packKernel(lo, hi)
 	default:
+		if j.k.batch.lines {
+			j.lineProducts(rs, wk, lo, hi)
+			return
+		}
 		for u := lo; u < hi; u++ {
 			j.products(rs, wk, u)
+		}
+	}
+}
+
+// lineProducts computes tiles [lo, hi) of a lines convBatch: tile t is MR
+// output positions along one line of one batch element, accumulated over
+// the kernel-position runs in K order — straight into the output when the
+// tile is whole (every row a position, every NR columns features), else
+// in a private tile copied out.
+func (j *convBatchJob[T]) lineProducts(rs *runState, wk *worker, lo, hi int) {
+	k, bb, mk := j.k, j.k.batch, &j.mk
+	mr, nr, kb, last := mk.MR, mk.NR, bb.kb, k.ns-1
+	lines := len(bb.posoff)
+	var zero T
+	tile := view[T](wk.temp(mr*j.ogp*int(unsafe.Sizeof(zero))), mr*j.ogp)
+	ldo := k.osS[last]
+	for t := lo; t < hi; t++ {
+		if rs.stop != nil && rs.stop.Load() {
+			return // the run was cancelled: the output is unspecified
+		}
+		xt := t % j.perLine
+		line := t / j.perLine % lines
+		b := t / j.perLine / lines
+		x0 := xt * mr
+		rows := min(mr, k.o[last]-x0)
+		abase := b*bb.plane + bb.posoff[line] + x0*bb.rowStep
+		obase := b*k.osB + bb.outoff[line] + x0*ldo
+		c, ldc := tile, j.ogp
+		direct := rows == mr && k.og == j.ogp
+		if direct {
+			c, ldc = j.out[obase:obase+(mr-1)*ldo+k.og], ldo
+		}
+		for q, qo := range bb.qoff {
+			a := j.xp[abase+qo : abase+qo+(mr-1)*bb.rowStep+kb]
+			for jr := 0; jr < j.ogp; jr += nr {
+				w := j.w[(jr/nr*k.kk+q*kb)*nr:][:kb*nr]
+				mk.Run(kb, a, bb.rowStep, 1, w, nr, c[jr:jr+(mr-1)*ldc+nr], ldc, q > 0)
+			}
+		}
+		if direct {
+			continue
+		}
+		for r := range rows {
+			copy(j.out[obase+r*ldo:obase+r*ldo+k.og], tile[r*j.ogp:r*j.ogp+k.og])
 		}
 	}
 }

@@ -209,7 +209,13 @@
 // contiguous and the micro-kernel reads its rows (batch elements) in
 // place, and each worker accumulates its share of output tiles run after
 // run in K order — the same bits; its epilogue runs over the whole
-// product. Winograd's F(2,3)/F(4,3) is not used: it computes each output
+// product. A float convolution of NHWC-like input and output whose runs
+// along the kernel's last dim are at least 32 steps (E6k's 3×3 over 64
+// features and its input cotangent) runs the same way with lines of
+// output positions as the micro-kernel's rows — an implicit GEMM reading
+// the padded copy of the input (its size, not im2col's nine times) in
+// place, whole tiles written straight into the output. Winograd's
+// F(2,3)/F(4,3) is not used: it computes each output
 // from transformed sums (additions before and after the products), so
 // its rounding differs from this in-order contract by design — it could
 // only be an opt-in that gives up bit-identity with the reference and
