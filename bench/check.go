@@ -57,6 +57,36 @@ func compare(got, want any, tol float64, matrix bool) (string, float64) {
 	return fmt.Sprintf("cannot compare a %T output", want), 0
 }
 
+// compareParts is compare for a result made of several f32 outputs one
+// after another (parts: their element counts; nil for one output): each
+// part is compared on its own, relative to its own largest element, and
+// the first part that differs is reported by its index.
+func compareParts(got, want any, tol float64, matrix bool, parts []int) (string, float64) {
+	g, gok := got.([]float32)
+	w, wok := want.([]float32)
+	if len(parts) < 2 || !gok || !wok {
+		return compare(got, want, tol, matrix)
+	}
+	if len(g) != len(w) {
+		return fmt.Sprintf("%d elements, want %d", len(g), len(w)), 0
+	}
+	msg, worst, off := "", 0.0, 0
+	for i, n := range parts {
+		if off+n > len(w) {
+			return fmt.Sprintf("%d elements, want at least %d (outputs of %v elements)", len(w), off+n, parts), worst
+		}
+		m, e := compare(g[off:off+n], w[off:off+n], tol, matrix)
+		if m != "" && msg == "" {
+			msg = fmt.Sprintf("output %d: %s", i, m)
+		}
+		worst, off = max(worst, e), off+n
+	}
+	if off != len(w) {
+		return fmt.Sprintf("%d elements, want %d (outputs of %v elements)", len(w), off, parts), worst
+	}
+	return msg, worst
+}
+
 // widen converts int32 values exactly to float64, so that compareFloats
 // compares them.
 func widen(v []int32) []float64 {

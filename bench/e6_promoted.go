@@ -151,3 +151,32 @@ func newConvRow(id string, c convSizes) *workload {
 		fn:    convNHWC, args: []any{mustArray(x, c.n, c.h, c.h, c.cin), mustArray(k, c.k, c.k, c.cin, c.cout)},
 		files: map[string][]byte{"x.bin": bytesOf(x), "w.bin": bytesOf(k), "dims.bin": bytesOf(dims)}}
 }
+
+// convNHWCGrad is E6kb: the backward pass of E6k's convolution — its
+// input and kernel cotangents for the output cotangent g (jax.vjp of
+// convNHWC at (x, k), pulled back through g). The forward convolution is
+// not computed: the op is bilinear, so its transposes read x, k and g only
+// and the unused primal output is dead code.
+func convNHWCGrad(x, k, g kiln.Value) (kiln.Value, kiln.Value) {
+	_, pull := kiln.VJP(convNHWC, x, k)
+	cts := pull(g)
+	return cts[0], cts[1]
+}
+
+// newConvGradRow is E6kb, E6k's backward pass. Its result is the two
+// cotangents, the input's (NHWC) then the kernel's (HWIO), each checked
+// against the peers on its own (parts) relative to its largest element.
+// It counts the flops of two convolutions of E6k's size (the input
+// cotangent is a 3×3 convolution of g with the flipped kernel, the
+// kernel's a 56×56 one of x with g: the same multiply-adds each).
+func newConvGradRow(id string, c convSizes) *workload {
+	x := uniform32(14, c.n*c.h*c.h*c.cin, -1, 1)
+	k := uniform32(15, c.k*c.k*c.cin*c.cout, -1, 1)
+	g := uniform32(16, c.n*c.h*c.h*c.cout, -1, 1)
+	dims := []int32{int32(c.n), int32(c.h), int32(c.cin), int32(c.cout), int32(c.k)}
+	return &workload{id: id, size: c.h, ext: "E6convgrad", dtype: tensor.F32, flops: 2 * c.flops(), tol: e6Tol[float32](),
+		parts: []int{len(x), len(k)},
+		title: fmt.Sprintf("conv backward (input and kernel cotangents, `jax.vjp`) of E6k's conv %d×%d, %d→%d channels, %d×%d, batch %d, f32 NHWC × HWIO", c.k, c.k, c.cin, c.cout, c.h, c.h, c.n),
+		fn:    convNHWCGrad, args: []any{mustArray(x, c.n, c.h, c.h, c.cin), mustArray(k, c.k, c.k, c.cin, c.cout), mustArray(g, c.n, c.h, c.h, c.cout)},
+		files: map[string][]byte{"x.bin": bytesOf(x), "w.bin": bytesOf(k), "g.bin": bytesOf(g), "dims.bin": bytesOf(dims)}}
+}

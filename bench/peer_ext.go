@@ -48,7 +48,7 @@ var extEnv = []string{"OMP_NUM_THREADS=2", "OMP_WAIT_POLICY=passive", "OPENBLAS_
 
 // buildC compiles peer.c twice (strict and -ffast-math) into dir.
 func buildC(cc, dir string) (strict, fast *external) {
-	strict = &external{name: cPeer, env: extEnv, only: set("copy", "E1", "E2", "E3", "E4", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6j", "E6k", "E8")}
+	strict = &external{name: cPeer, env: extEnv, only: set("copy", "E1", "E2", "E3", "E4", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6j", "E6k", "E6kb", "E8")}
 	fast = &external{name: cFastPeer, env: extEnv, only: set("E3")}
 	path, err := exec.LookPath(cc)
 	if err != nil {
@@ -165,7 +165,7 @@ var torchEnv = []string{"OMP_NUM_THREADS=2", "OMP_WAIT_POLICY=PASSIVE", "OPENBLA
 
 // torchWorkloads are the workloads the PyTorch peer runs (their names in
 // peer_torch.py are their ext names, as peer.py's).
-var torchWorkloads = []string{"E1", "E3", "E4", "E5a", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6k", "E6m", "E7", "E8"}
+var torchWorkloads = []string{"E1", "E3", "E4", "E5a", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6k", "E6kb", "E6m", "E7", "E8"}
 
 // findTorch checks that python has PyTorch and writes peer_torch.py (and
 // peer.py, whose loader and timing loop it imports) into dir. The peer is

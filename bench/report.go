@@ -129,7 +129,7 @@ func writeThroughput(b *strings.Builder, r *results) {
 	p("the row's dtype. The peak is cores × frequency × FMA width, assuming two FMA units per core: f32 %s; f64 %s ", how32, how64)
 	p("(none is stated for E6i's and E6l's bf16 and E6j's int8 operands, whose dot instructions' width and port count this report does not know, ")
 	p("nor for E6m's c64, which counts 8 flops per complex multiply-add and runs no FMA; ")
-	p("E6k counts 2 flops per multiply-add of the direct convolution). ")
+	p("E6k counts 2 flops per multiply-add of the direct convolution, E6kb those of its two cotangents' convolutions, twice E6k's). ")
 	p("The frequency is the first core's `cpu MHz` in /proc/cpuinfo when the run started (on a virtual machine often the ")
 	p("host's nominal clock; a boosting core can exceed it, so a share above 100%% is possible).\n\n")
 	header(b, "workload")
@@ -337,6 +337,7 @@ var targets = []target{
 	{id: "E6j", vsRow: "E6a", maxRatio: 0.35, text: "E6j (issue 12): int8 matmul with i32 accumulation ≤ 0.35 × Kiln's f32 matmul time (E6a)"},
 	{id: "E6k", vsRow: "E6a", minShare: 0.8, text: "E6k (issue 12): conv 3×3 64→64 56×56 batch 8 f32 ≥ 0.8 × the f32 matmul's GFLOP/s (E6a)"},
 	{id: "E6k", peer: torchPeer, minShare: 1, text: "E6k (issue 26): conv 3×3 64→64 56×56 batch 8 f32 ≥ 1.0 × PyTorch+oneDNN channels-last throughput"},
+	{id: "E6kb", peer: torchPeer, minShare: 1, text: "E6kb (issue 26): E6k's backward pass (input and kernel cotangents) ≥ 1.0 × PyTorch+oneDNN channels-last throughput"},
 	{id: "E6l", vsRow: "E6a", maxRatio: 0.6, text: "E6l (issue 12): bf16 `a @ b` (bf16 result, f32 accumulation) ≤ 0.6 × Kiln's f32 matmul time (E6a)"},
 	{id: "E7", peer: numpyPeer, maxRatio: 1.0 / 3, openBLAS: true, text: "E7 (issue 11): training step ≥ 3× faster than NumPy + OpenBLAS"},
 	{id: "E7", peer: gomlxPeer, maxRatio: 1, text: "E7 (issue 11): training step faster than GoMLX (simplego)"},

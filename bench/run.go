@@ -239,7 +239,7 @@ func runWorkload(w *workload, exts map[string]*external, s schedule, dir string,
 			tol = 0 // fused and op-by-op Kiln promise identical bits
 		}
 		c.checked = true
-		c.check, c.worst = compare(got, want, tol, w.flops > 0)
+		c.check, c.worst = compareParts(got, want, tol, w.flops > 0, w.parts)
 	}
 	for p, got := range outs {
 		check(p, got)

@@ -95,7 +95,7 @@ func TestTorchEnviron(t *testing.T) {
 // on a loaded machine). It asserts nothing about the times.
 func TestTorchPeer(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts a Python with PyTorch for each of 6 workloads")
+		t.Skip("starts a Python with PyTorch for each of 7 workloads")
 	}
 	dir := t.TempDir()
 	e := torchOrSkip(t, dir)
@@ -104,7 +104,7 @@ func TestTorchPeer(t *testing.T) {
 			t.Errorf("PyTorch reports %q, want it to contain %q", e.version, want)
 		}
 	}
-	for _, id := range []string{"E4", "E5a", "E6a", "E6k", "E6m", "E7"} {
+	for _, id := range []string{"E4", "E5a", "E6a", "E6k", "E6kb", "E6m", "E7"} {
 		if !slices.Contains(torchWorkloads, id) {
 			t.Errorf("the torch peer does not run %s", id)
 			continue
@@ -130,7 +130,7 @@ func TestTorchPeer(t *testing.T) {
 			if c.status != "" || c.runs != 1 {
 				t.Errorf("cell %+v, want one measured run", c)
 			}
-			if msg, _ := compare(got, k.result(), w.tol, w.flops > 0); msg != "" {
+			if msg, _ := compareParts(got, k.result(), w.tol, w.flops > 0, w.parts); msg != "" {
 				t.Errorf("torch vs Kiln: %s", msg)
 			}
 		})
@@ -175,6 +175,41 @@ func TestE8CPeer(t *testing.T) {
 	}
 }
 
+// TestConvGradCPeer: the C peer's naive backward loops (E6kb) agree with
+// Kiln's VJP within the conv row's tolerance, each gradient on its own,
+// at a size where every padding branch is taken and batch-major conv
+// (kernels' convBatch) runs Kiln's kernel gradient.
+func TestConvGradCPeer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles peer.c")
+	}
+	dir := t.TempDir()
+	c, _ := buildC("gcc", dir)
+	if c.why != "" {
+		t.Skip(c.why)
+	}
+	w := newConvGradRow("E6kb", convSizes{n: 3, h: 19, cin: 9, cout: 5, k: 3})
+	k, err := runIntoImpl(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := k.run(); err != nil {
+		t.Fatal(err)
+	}
+	exts := map[string]*external{cPeer: c}
+	if err := writeInputs(w, exts, dir); err != nil {
+		t.Fatal(err)
+	}
+	cc := &cell{}
+	got, err := runAlone(w, cPeer, exts, schedule{runs: 1, minRuns: 1}, dir, nil, k.result(), cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg, _ := compareParts(got, k.result(), w.tol, true, w.parts); msg != "" {
+		t.Errorf("C vs Kiln: %s", msg)
+	}
+}
+
 // TestIssue26Targets judges issue 26's targets, as the table has them, on
 // made-up medians: conv throughput against PyTorch's (preferring the
 // alternating rounds), the stencil's time against C's, and E7 reported
@@ -202,6 +237,9 @@ func TestIssue26Targets(t *testing.T) {
 	conv := find("E6k", torchPeer)
 	if conv.minShare != 1 || conv.report {
 		t.Errorf("E6k's PyTorch target %+v, want a throughput share of at least 1", conv)
+	}
+	if back := find("E6kb", torchPeer); back.minShare != 1 || back.report {
+		t.Errorf("E6kb's PyTorch target %+v, want a throughput share of at least 1", back)
 	}
 	e8 := find("E8", cPeer)
 	if e8.maxRatio != 1.2 {

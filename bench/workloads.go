@@ -26,6 +26,7 @@ type workload struct {
 	calls     int           // calls per timed run; the reported time is per call
 	perStep   bool          // the time is the median of single calls (see stepLog), not of runs
 	tol       float64       // peers' relative tolerance against Kiln (0: bit-exact)
+	parts     []int         // the result is these outputs' elements one after another, each checked on its own (nil: one output)
 	compile   bool          // E5b: the Kiln time is a fresh Jit's trace, compile and first Run
 	cold      time.Duration // the first Run of the process's first Jit of fn (set by kiln-fused)
 
@@ -53,7 +54,7 @@ type impl struct {
 type stepLog struct{ d []time.Duration }
 
 // workloadIDs lists the report rows in order.
-var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k", "E6l", "E6m", "E7", "E7c", "E7i", "E8", "E9a", "E9b", "E10"}
+var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k", "E6kb", "E6l", "E6m", "E7", "E7c", "E7i", "E8", "E9a", "E9b", "E10"}
 
 // matrixSizes are the E6 family's matrix orders.
 type matrixSizes struct {
@@ -116,6 +117,8 @@ func newWorkload(id string, n int, mm matrixSizes) *workload {
 		return newE6C64(id, mm.complex)
 	case "E6k":
 		return withF32Pair(newConvRow(id, mm.conv), mm.a)
+	case "E6kb":
+		return newConvGradRow(id, mm.conv)
 	case "E7":
 		return newE7()
 	case "E7c":

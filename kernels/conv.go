@@ -57,7 +57,8 @@ type convKernel struct {
 	rows       int // output positions per block
 	lhsN, rhsN int
 	outN       int
-	epi        *epilogue // the fused elementwise consumers, or nil
+	epi        *epilogue  // the fused elementwise consumers, or nil
+	batch      *convBatch // non-nil: the convolution runs as a convBatch (conv_batch.go)
 }
 
 func (x *cpuExec) compileConv(f *lower.Fusion) (kernel, error) {
@@ -112,7 +113,13 @@ func (x *cpuExec) compileConv(f *lower.Fusion) (kernel, error) {
 	for _, d := range k.ld {
 		undilated = undilated && d == 1
 	}
-	if ns > 0 && k.g == 1 && k.lsC != 1 && k.rd[ns-1] == 1 && undilated {
+	switch {
+	case convBatchFits(k):
+		x.planConvBatch(k, false)
+	case convLinesFits(k):
+		x.planConvBatch(k, true)
+	}
+	if k.batch == nil && ns > 0 && k.g == 1 && k.lsC != 1 && k.rd[ns-1] == 1 && undilated {
 		k.relayout = &convRelayout{b: k.lsB, c: k.lsC, s: slices.Clone(k.lsS)}
 		k.slotR = x.newSlot()
 		st := k.cin
@@ -122,7 +129,7 @@ func (x *cpuExec) compileConv(f *lower.Fusion) (kernel, error) {
 		}
 		k.lsB, k.lsC = st, 1
 	}
-	if ns > 0 && k.g == 1 && k.lsC == 1 && k.lsS[ns-1] == k.cin && k.rd[ns-1] == 1 {
+	if k.batch == nil && ns > 0 && k.g == 1 && k.lsC == 1 && k.lsS[ns-1] == k.cin && k.rd[ns-1] == 1 {
 		k.runs = true
 		for _, d := range k.ld {
 			k.runs = k.runs && d == 1
@@ -146,7 +153,7 @@ func (x *cpuExec) compileConv(f *lower.Fusion) (kernel, error) {
 	if f.Epilogue() {
 		// A block of positions of an NHWC-like output is one run of the
 		// output: its worker runs the epilogue on it at once.
-		e, err := x.compileEpilogue(f, root, k.ldc > 0 && narrowFn(k.dtype) == nil, 0, 0)
+		e, err := x.compileEpilogue(f, root, k.ldc > 0 && narrowFn(k.dtype) == nil && k.batch == nil, 0, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -167,6 +174,24 @@ func (k *convKernel) run(x *cpuExec, rs *runState) {
 		w(a, lp, k.lhsN)
 		w(b, rp, k.rhsN)
 		lp, rp = a, b
+	}
+	if k.batch != nil {
+		dst, narrow := out, narrowFn(k.dtype)
+		if narrow != nil {
+			dst = unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotB, 1, k.outN*4+16)))
+		}
+		if computeDType(k.dtype) == tensor.F64 {
+			convBatchRun[float64](k, x, rs, dst, lp, rp)
+		} else {
+			convBatchRun[float32](k, x, rs, dst, lp, rp)
+		}
+		if narrow != nil {
+			narrow(out, dst, k.outN)
+		}
+		if epi != nil {
+			epi.runAll(x, rs)
+		}
+		return
 	}
 	switch computeDType(k.dtype) {
 	case tensor.F32:

@@ -206,7 +206,27 @@
 // are refused at trace time. It is dot_general's contract with K in that
 // order, so the CPU kernel (conv.go) builds im2col patches in blocks into
 // per-worker scratch and multiplies each block by the packed kernel with
-// internal/gemm; OpenCL computes each element directly with fma().
+// internal/gemm; OpenCL computes each element directly with fma(). A float
+// convolution with few output positions per batch element (at most 64),
+// at least 8 batch elements and a long K (at least 1024; the kernel
+// cotangent of a convolution, trace's convTransposeRHS, is the common
+// one) runs batch-major instead (conv_batch.go): the lhs is copied once
+// with its padding as [batch][padded spatial…][features], so that every
+// run of K along the kernel's last spatial dim and the features is
+// contiguous and the micro-kernel reads its rows (batch elements) in
+// place, and each worker accumulates its share of output tiles run after
+// run in K order — the same bits; its epilogue runs over the whole
+// product. A float convolution of NHWC-like input and output whose runs
+// along the kernel's last dim are at least 32 steps (E6k's 3×3 over 64
+// features and its input cotangent) runs the same way with lines of
+// output positions as the micro-kernel's rows — an implicit GEMM reading
+// the padded copy of the input (its size, not im2col's nine times) in
+// place, whole tiles written straight into the output. Winograd's
+// F(2,3)/F(4,3) is not used: it computes each output
+// from transformed sums (additions before and after the products), so
+// its rounding differs from this in-order contract by design — it could
+// only be an opt-in that gives up bit-identity with the reference and
+// across backends.
 //
 // # Cancellation
 //

@@ -87,6 +87,7 @@ static uint16_t *oh;
 static double od, *odm;
 static const int8_t *ai8, *bi8;
 static int32_t *oi32;
+static const float *gf; // E6kb's output gradient
 static long cv_n, cv_h, cv_c, cv_o, cv_k; // E6k's batch, spatial size, features, kernel size
 
 static void copy(void) {
@@ -233,6 +234,58 @@ static void conv(void) {
 	}
 }
 
+// convgrad is E6kb: E6k's backward pass for the output gradient gf, the
+// naive loops: the input gradient (dx, NHWC, the first part of of) over
+// input positions (split over threads), kernel positions in row-major
+// order and input features, each a dot over the output features; the
+// kernel gradient (dw, HWIO, after dx) over kernel positions (split over
+// threads), output positions and input features, output features
+// innermost (vectorised). Padding contributes nothing.
+static void convgrad(void) {
+	const long h = cv_h, c = cv_c, o = cv_o, k = cv_k, pad = (cv_k - 1) / 2;
+	float *dx = of, *dw = of + cv_n * h * h * c;
+	#pragma omp parallel for schedule(static)
+	for (long p = 0; p < cv_n * h * h; p++) {
+		const long b = p / (h * h), y = p / h % h, x = p % h;
+		float *out = dx + p * c;
+		memset(out, 0, c * sizeof *out);
+		for (long ky = 0; ky < k; ky++) {
+			const long gy = y - ky + pad;
+			if (gy < 0 || gy >= h) continue;
+			for (long kx = 0; kx < k; kx++) {
+				const long gx = x - kx + pad;
+				if (gx < 0 || gx >= h) continue;
+				const float *g = gf + ((b * h + gy) * h + gx) * o, *w = bf + (ky * k + kx) * c * o;
+				for (long ci = 0; ci < c; ci++) {
+					const float *wr = w + ci * o;
+					float s = 0;
+					#pragma omp simd reduction(+ : s)
+					for (long j = 0; j < o; j++) s += g[j] * wr[j];
+					out[ci] += s;
+				}
+			}
+		}
+	}
+	#pragma omp parallel for schedule(static)
+	for (long kp = 0; kp < k * k; kp++) {
+		const long ky = kp / k, kx = kp % k;
+		float *out = dw + kp * c * o;
+		memset(out, 0, c * o * sizeof *out);
+		for (long p = 0; p < cv_n * h * h; p++) {
+			const long b = p / (h * h), y = p / h % h, x = p % h;
+			const long iy = y + ky - pad, ix = x + kx - pad;
+			if (iy < 0 || iy >= h || ix < 0 || ix >= h) continue;
+			const float *in = af + ((b * h + iy) * h + ix) * c, *g = gf + p * o;
+			for (long ci = 0; ci < c; ci++) {
+				const float v = in[ci];
+				float *wr = out + ci * o;
+				#pragma omp simd
+				for (long j = 0; j < o; j++) wr[j] += v * g[j];
+			}
+		}
+	}
+}
+
 // e8 is E8: E8_STEPS steps of the periodic heat stencil
 // u[i] += α·((u[i−1] + u[i+1]) − 2·u[i]) from xf into two buffers of and
 // e8b, as bench/e8.go's e8GoStep rounds it: every op one f32 rounding
@@ -334,6 +387,14 @@ int main(int argc, char **argv) {
 		bf = load(dir, "w.bin", cv_k * cv_k * cv_c * cv_o * sizeof(float));
 		of = xalloc(cv_n * cv_h * cv_h * cv_o * sizeof(float)), fn = conv;
 		res = of, res_bytes = cv_n * cv_h * cv_h * cv_o * sizeof(float);
+	} else if (!strcmp(w, "E6convgrad")) {
+		const int32_t *d = load(dir, "dims.bin", 5 * sizeof(int32_t));
+		cv_n = d[0], cv_h = d[1], cv_c = d[2], cv_o = d[3], cv_k = d[4];
+		af = load(dir, "x.bin", cv_n * cv_h * cv_h * cv_c * sizeof(float));
+		bf = load(dir, "w.bin", cv_k * cv_k * cv_c * cv_o * sizeof(float));
+		gf = load(dir, "g.bin", cv_n * cv_h * cv_h * cv_o * sizeof(float));
+		res_bytes = (cv_n * cv_h * cv_h * cv_c + cv_k * cv_k * cv_c * cv_o) * sizeof(float);
+		of = xalloc(res_bytes), fn = convgrad, res = of;
 	} else if (!strcmp(w, "E8") && n >= 2) {
 		xf = load(dir, "x.bin", n * sizeof(float)), of = xalloc(n * sizeof(float)), e8b = xalloc(n * sizeof(float)), fn = e8;
 		res = E8_STEPS % 2 ? e8b : of, res_bytes = n * sizeof(float);

@@ -15,7 +15,8 @@ the last output to OUT and prints "ok MEDIAN_NS RUNS".
 Every input is turned into a tensor before the timing: E6conv's NHWC input
 and HWIO kernel are permuted once into PyTorch's channels-last layout
 (torch.channels_last: NCHW shape, NHWC memory, what oneDNN's convolution
-runs on), and its output permuted back to NHWC after the timing. No
+runs on), and its output permuted back to NHWC after the timing; E6convgrad's
+output gradient likewise, its gradients back to NHWC and HWIO. No
 workload runs under autograd except E7, whose backward pass is autograd's.
 """
 import os
@@ -77,6 +78,8 @@ def workload(name, n, d):
         x = tensor(d, "x.bin", np.float32, bn * h * h * c, bn, h, h, c).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
         w = tensor(d, "w.bin", np.float32, k * k * c * o, k, k, c, o).permute(3, 2, 0, 1).contiguous(memory_format=torch.channels_last)
         return (lambda: F.conv2d(x, w, padding="same")), 1, None, lambda out: out.permute(0, 2, 3, 1).contiguous().numpy()
+    if name == "E6convgrad":
+        return e6convgrad(d)
     if name == "E7":
         return e7(d)
     if name == "E8":
@@ -128,6 +131,31 @@ def e7(d):
         return opt.state[w1]["exp_avg"]
 
     return step, 1, before, lambda out: out.detach().contiguous().numpy()
+
+
+def e6convgrad(d):
+    """E6kb: the backward pass of E6conv — the input and kernel gradients for
+    the output gradient g — as autograd runs it for F.conv2d on channels-last
+    tensors: aten.convolution_backward (oneDNN's backward-data and
+    backward-weights), without the forward pass (Kiln's VJP computes no
+    forward either). The output is the input gradient in NHWC then the kernel
+    gradient in HWIO, flattened one after the other (Kiln's two outputs)."""
+    bn, h, c, o, k = (int(v) for v in load(d, "dims.bin", np.int32, 5))
+    cl = torch.channels_last
+    x = tensor(d, "x.bin", np.float32, bn * h * h * c, bn, h, h, c).permute(0, 3, 1, 2).contiguous(memory_format=cl)
+    w = tensor(d, "w.bin", np.float32, k * k * c * o, k, k, c, o).permute(3, 2, 0, 1).contiguous(memory_format=cl)
+    g = tensor(d, "g.bin", np.float32, bn * h * h * o, bn, h, h, o).permute(0, 3, 1, 2).contiguous(memory_format=cl)
+    pad = (k - 1) // 2  # SAME for an odd window, stride 1
+
+    def run():
+        dx, dw, _ = torch.ops.aten.convolution_backward(g, x, w, None, [1, 1], [pad, pad], [1, 1], False, [0, 0], 1, [True, True, False])
+        return dx, dw
+
+    def result(out):
+        dx, dw = out
+        return np.concatenate([dx.permute(0, 2, 3, 1).contiguous().numpy().ravel(), dw.permute(2, 3, 1, 0).contiguous().numpy().ravel()])
+
+    return run, 1, None, result
 
 
 def version():

@@ -45,6 +45,25 @@ var convConfigs = []convConfig{
 		DimensionNumbers: [3]string{"NCH", "OIH", "NCH"}}},
 	{"groups-padded-cnh", []int{3, 5, 1}, []int{3, 1, 3}, trace.ConvOptions{FeatureGroupCount: 3, Padding: [][2]int{{1, 1}},
 		DimensionNumbers: [3]string{"CNH", "OIH", "NCH"}}},
+	// Few output positions, many batch elements and a long contraction
+	// run batch-major on the CPU (kernels' convBatch): a kernel cotangent's
+	// own layout (the input read as CHWN, the output cotangent as IHWO,
+	// HWIO out, as trace's convTransposeRHS makes it for an NHWC conv), and
+	// an NHWC one with strides, uneven padding, rhs dilation outside the
+	// last dim, a batch that is no multiple of a micro-kernel's rows and
+	// output features no multiple of its columns.
+	{"kernel-cotangent", []int{8, 12, 12, 16}, []int{8, 12, 12, 7}, trace.ConvOptions{
+		Padding: [][2]int{{1, 1}, {1, 1}}, DimensionNumbers: [3]string{"CHWN", "IHWO", "HWNC"}}},
+	{"batch-major-strided", []int{13, 20, 18, 9}, []int{8, 16, 9, 5}, trace.ConvOptions{
+		WindowStrides: []int{2, 1}, Padding: [][2]int{{1, 2}, {0, 1}}, RhsDilation: []int{2, 1}, DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}},
+	// NHWC inputs and outputs run as an implicit GEMM on the CPU (kernels'
+	// convBatch in lines mode): a line of output positions no multiple of
+	// a micro-kernel's rows, output features no multiple of its columns,
+	// and one with strides, uneven padding and rhs dilation outside the
+	// last dim whose tiles write the output in place.
+	{"lines-same", []int{2, 9, 27, 12}, []int{3, 3, 12, 20}, trace.ConvOptions{PaddingMode: "SAME", DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}},
+	{"lines-strided", []int{3, 10, 31, 16}, []int{2, 4, 16, 32}, trace.ConvOptions{
+		WindowStrides: []int{2, 3}, Padding: [][2]int{{1, 0}, {2, 1}}, RhsDilation: []int{2, 1}, DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}},
 	{"parallel", []int{2, 12, 12, 8}, []int{3, 3, 8, 16}, trace.ConvOptions{PaddingMode: "SAME", DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}},
 }
 

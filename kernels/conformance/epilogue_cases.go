@@ -38,6 +38,15 @@ func epilogueCases() []Case {
 		Fn: one(func(a []trace.Value) trace.Value {
 			return trace.ConvGeneralDilated(a[0], a[1], trace.ConvOptions{PaddingMode: "SAME"}).Mul(trace.Float(0.5)).Add(a[2]).Tanh()
 		})})
+	// A kernel cotangent (the conv's VJP, batch-major on the CPU: kernels'
+	// convBatch) with an SGD step fused after it, f32 and bf16.
+	for _, d := range []tensor.DType{tensor.F32, tensor.BF16} {
+		cs = append(cs, Case{Name: "conv-kernel-grad-epilogue/" + d.String(), Inputs: []*tensor.Array{Input(d, 78, 3, 12, 12, 9), Input(d, 79, 3, 3, 9, 20), Input(d, 88, 3, 12, 12, 20)},
+			Fn: one(func(a []trace.Value) trace.Value {
+				_, pull := trace.VJP(func(w []trace.Value) []trace.Value { return []trace.Value{trace.ConvGeneralDilated(a[0], w[0], nhwc)} }, a[1])
+				return a[1].Sub(pull(a[2])[0].Mul(trace.Float(0.01)))
+			})})
+	}
 	return append(cs,
 		Case{Name: "dense-epilogue-gemm-blocks", Inputs: []*tensor.Array{Input(tensor.F32, 63, 37, 600), Input(tensor.F32, 64, 600, 530), Input(tensor.F32, 65, 530)},
 			Fn: one(func(a []trace.Value) trace.Value {

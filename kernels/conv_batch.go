@@ -1,0 +1,438 @@
+package kernels
+
+import (
+	"unsafe"
+
+	"github.com/kiln-go/kiln/internal/gemm"
+	"github.com/kiln-go/kiln/internal/simd"
+	"github.com/kiln-go/kiln/tensor"
+)
+
+// convBatch is the plan of a float convolution with few output positions
+// per batch element and a long contraction — the kernel cotangent of a
+// convolution (trace's convTransposeRHS: the input convolved with the
+// output cotangent, its batch the input's features, its "kernel" the
+// whole output image) is the common one. Im2col in blocks of positions
+// would give the GEMM a handful of rows, each patch row tens of thousands
+// of steps long; instead the micro-kernel's rows are batch elements:
+//
+//  1. the lhs is copied once as X[b][padded spatial…][c], zeros in the
+//     padding, so that for a fixed output position and a fixed kernel
+//     position outside the last spatial dim, the steps along the last
+//     kernel dim and the input features (kb = k_last · cin of the K
+//     order) are one contiguous run of X, and rows (batch elements) are
+//     a fixed stride (plane) apart: the micro-kernel reads them in place;
+//  2. the kernel is packed as W[kk][o] (kk the contract's K order) in
+//     panels of the micro-kernel's NR columns (zero past og), each panel
+//     contiguous;
+//  3. each worker takes a share of the output tiles (an output position ×
+//     MR batch elements) and, for each kernel-position run q in order,
+//     calls the micro-kernel on every tile of its share and every NR
+//     columns of W: kb steps continuing from the tile the previous run
+//     stored (a private f32/f64 accumulator), so each element is still
+//     accumulated over kk in order from +0, one FMA per step — the
+//     contract's bits, as the im2col path's — while W's run of kb rows
+//     stays in L2 across the share;
+//  4. the accumulator is copied into the output's layout.
+//
+// Nothing is allocated per Run once the slots and worker scratch have
+// grown to size.
+type convBatch struct {
+	pad    []int // padded spatial extents
+	ps     []int // strides of X's spatial dims (ps[last] = cin)
+	plane  int   // elements of X per batch element (not a multiple of 2 KiB, so rows do not alias in L1)
+	kb     int   // steps per micro-kernel call: k_last · cin
+	qoff   []int // X offset of kernel-position run q (the kernel dims before the last)
+	posoff []int // X offset of output position r
+	outoff []int // output offset of output position r (its spatial part)
+	rows   int   // Π pad[i] for i < last: the copy's units
+	slotX  int
+	// lines: the micro-kernel's rows are output positions along the last
+	// spatial dim instead (convLinesFits), rowStep apart in X; posoff and
+	// outoff are then per line (output positions whose last index is 0).
+	lines   bool
+	rowStep int
+}
+
+// convBatchFits says whether k runs as a convBatch: f32/f64 compute
+// (f16/bf16 widened first), one group, at least one spatial dim, no lhs
+// dilation, no negative padding, no rhs dilation along the last spatial
+// dim, few output positions, enough batch elements to fill tiles and a
+// contraction long enough for the copy to pay.
+func convBatchFits(k *convKernel) bool {
+	if cd := computeDType(k.dtype); cd != tensor.F32 && cd != tensor.F64 {
+		return false
+	}
+	if k.ns == 0 || k.g != 1 || k.rd[k.ns-1] != 1 {
+		return false
+	}
+	for i := range k.ns {
+		if k.ld[i] != 1 || k.lo[i] < 0 {
+			return false
+		}
+	}
+	return k.npos <= 64 && k.nb >= 8 && k.kk >= 1024
+}
+
+// convLinesFits says whether k runs as a convBatch whose micro-kernel rows
+// are output positions along the last spatial dim (an implicit GEMM: no
+// im2col, the rows read in place from the padded copy of the lhs, which
+// is the size of the input, not nine times it): f32/f64 compute, NHWC-like
+// input and output (features contiguous), one group, no lhs dilation, no
+// negative padding, no rhs dilation along the last dim, and runs of at
+// least 32 steps.
+func convLinesFits(k *convKernel) bool {
+	if cd := computeDType(k.dtype); cd != tensor.F32 && cd != tensor.F64 {
+		return false
+	}
+	if k.ns == 0 || k.g != 1 || k.lsC != 1 || k.osC != 1 || k.rd[k.ns-1] != 1 {
+		return false
+	}
+	for i := range k.ns {
+		if k.ld[i] != 1 || k.lo[i] < 0 {
+			return false
+		}
+	}
+	return k.o[k.ns-1] >= 4 && k.k[k.ns-1]*k.cin >= 32
+}
+
+// planConvBatch fills k.batch (convBatchFits(k) holds, or, with lines,
+// convLinesFits(k)).
+func (x *cpuExec) planConvBatch(k *convKernel, lines bool) {
+	ns, last := k.ns, k.ns-1
+	bb := &convBatch{pad: make([]int, ns), ps: make([]int, ns), kb: k.k[last] * k.cin, slotX: x.newSlot(), rows: 1, lines: lines}
+	for i := range ns {
+		bb.pad[i] = max(k.lo[i]+k.in[i], (k.o[i]-1)*k.st[i]+(k.k[i]-1)*k.rd[i]+1)
+	}
+	st := k.cin
+	for i := last; i >= 0; i-- {
+		bb.ps[i] = st
+		st *= bb.pad[i]
+	}
+	size := computeDType(k.dtype).Size()
+	bb.plane = st
+	if bb.plane*size%2048 == 0 {
+		bb.plane += 64 / size
+	}
+	for i := range last {
+		bb.rows *= bb.pad[i]
+	}
+	nk := len(k.kpos) / ns
+	for kp := 0; kp < nk; kp += k.k[last] {
+		off := 0
+		for i := range last {
+			off += k.kpos[kp*ns+i] * k.rd[i] * bb.ps[i]
+		}
+		bb.qoff = append(bb.qoff, off)
+	}
+	bb.rowStep = k.st[last] * k.cin
+	y := make([]int, ns)
+	for r := range k.npos {
+		k.position(r, y)
+		if lines && y[last] != 0 {
+			continue
+		}
+		xo, oo := 0, 0
+		for i := range ns {
+			xo += y[i] * k.st[i] * bb.ps[i]
+			oo += y[i] * k.osS[i]
+		}
+		bb.posoff = append(bb.posoff, xo)
+		bb.outoff = append(bb.outoff, oo)
+	}
+	k.batch = bb
+}
+
+// gemmKernel is the tier's micro-kernel for T.
+func gemmKernel[T gemm.Float]() simd.GemmKernel[T] {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return any(simd.GemmF32()).(simd.GemmKernel[T])
+	}
+	return any(simd.GemmF64()).(simd.GemmKernel[T])
+}
+
+// convBatchJob is one Run of a convBatch, in three phases (each one
+// parallel job): the copy of the lhs, the packing of the kernel, the
+// products.
+type convBatchJob[T gemm.Float] struct {
+	k        *convKernel
+	phase    int
+	lhs, rhs []T
+	xp, w    []T
+	out      []T
+	mk       simd.GemmKernel[T]
+	nbp, ogp int // batch rounded up to MR, og rounded up to NR
+	tiles    int // output positions × nbp/MR (lines: batch × lines × perLine)
+	shares   int // the product phase's units
+	perLine  int // lines: tiles per line
+}
+
+// convBatchRun computes the convolution into out (the output, or an
+// epilogue's product, or the f32 copy of a narrow output).
+func convBatchRun[T gemm.Float](k *convKernel, x *cpuExec, rs *runState, out, lp, rp unsafe.Pointer) {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	bb := k.batch
+	j := slotJob[convBatchJob[T]](rs, bb.slotX)
+	j.k, j.mk = k, gemmKernel[T]()
+	mr, nr := j.mk.MR, j.mk.NR
+	j.nbp = (k.nb + mr - 1) / mr * mr
+	j.ogp = (k.og + nr - 1) / nr * nr
+	j.tiles = k.npos * (j.nbp / mr)
+	slack := 0
+	if bb.lines {
+		// Tiles of MR positions along each line; a short last tile's
+		// rows past the line read (in bounds: the slack) and are dropped.
+		j.nbp, j.perLine = k.nb, (k.o[k.ns-1]+mr-1)/mr
+		j.tiles = k.nb * len(bb.posoff) * j.perLine
+		slack = mr*bb.rowStep + bb.kb
+	}
+	j.lhs, j.rhs = view[T](lp, k.lhsN), view[T](rp, k.rhsN)
+	xn, wn := j.nbp*bb.plane+slack, k.kk*j.ogp
+	j.xp = view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(bb.slotX, 0, xn*size+16))), xn)
+	j.w = view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotB, 0, wn*size+16))), wn)
+	j.out = view[T](out, k.outN)
+	// The copy of the lhs (rows of padded positions; the batch padding
+	// planes are cleared by the last unit), the packing of the kernel
+	// (one unit per kernel position), then the products.
+	j.phase = 0
+	x.parallel(rs, bb.rows, xn, j)
+	j.phase = 1
+	x.parallel(rs, len(k.kpos)/k.ns, wn, j)
+	j.phase = 2
+	// Three shares per worker: each share streams all of W once, and a
+	// worker the machine delays leaves its later shares to the others.
+	// Lines' W is small (a kernel, in L2): every tile is a unit.
+	j.shares = min(j.tiles, 3*max(1, x.cpu.workers()))
+	if bb.lines {
+		j.shares = j.tiles
+	}
+	x.parallel(rs, j.shares, k.nb*k.npos*k.kk*k.og, j)
+	j.lhs, j.rhs, j.xp, j.w, j.out = nil, nil, nil, nil, nil // hold no caller's array
+}
+
+func (j *convBatchJob[T]) runRange(rs *runState, wk *worker, lo, hi int) {
+	switch j.phase {
+	case 0:
+		j.copyLhs(lo, hi)
+	case 1:
+		j.packKernel(lo, hi)
+	default:
+		if j.k.batch.lines {
+			j.lineProducts(rs, wk, lo, hi)
+			return
+		}
+		for u := lo; u < hi; u++ {
+			j.products(rs, wk, u)
+		}
+	}
+}
+
+// lineProducts computes tiles [lo, hi) of a lines convBatch: tile t is MR
+// output positions along one line of one batch element, accumulated over
+// the kernel-position runs in K order — straight into the output when the
+// tile is whole (every row a position, every NR columns features), else
+// in a private tile copied out.
+func (j *convBatchJob[T]) lineProducts(rs *runState, wk *worker, lo, hi int) {
+	k, bb, mk := j.k, j.k.batch, &j.mk
+	mr, nr, kb, last := mk.MR, mk.NR, bb.kb, k.ns-1
+	lines := len(bb.posoff)
+	var zero T
+	tile := view[T](wk.temp(mr*j.ogp*int(unsafe.Sizeof(zero))), mr*j.ogp)
+	ldo := k.osS[last]
+	for t := lo; t < hi; t++ {
+		if rs.stop != nil && rs.stop.Load() {
+			return // the run was cancelled: the output is unspecified
+		}
+		xt := t % j.perLine
+		line := t / j.perLine % lines
+		b := t / j.perLine / lines
+		x0 := xt * mr
+		rows := min(mr, k.o[last]-x0)
+		abase := b*bb.plane + bb.posoff[line] + x0*bb.rowStep
+		obase := b*k.osB + bb.outoff[line] + x0*ldo
+		c, ldc := tile, j.ogp
+		direct := rows == mr && k.og == j.ogp
+		if direct {
+			c, ldc = j.out[obase:obase+(mr-1)*ldo+k.og], ldo
+		}
+		for q, qo := range bb.qoff {
+			a := j.xp[abase+qo : abase+qo+(mr-1)*bb.rowStep+kb]
+			for jr := 0; jr < j.ogp; jr += nr {
+				w := j.w[(jr/nr*k.kk+q*kb)*nr:][:kb*nr]
+				mk.Run(kb, a, bb.rowStep, 1, w, nr, c[jr:jr+(mr-1)*ldc+nr], ldc, q > 0)
+			}
+		}
+		if direct {
+			continue
+		}
+		for r := range rows {
+			copy(j.out[obase+r*ldo:obase+r*ldo+k.og], tile[r*j.ogp:r*j.ogp+k.og])
+		}
+	}
+}
+
+// copyLhs writes rows [lo, hi) of padded positions (of the spatial dims
+// before the last) of X for every batch element: X[b][p…][c] is the lhs
+// element at spatial position p − lo, or zero in the padding. It goes
+// through the batch in blocks of copyBlock elements, so that its writes
+// advance along that many planes of X at a time (one page each), not
+// along all of them (a kernel cotangent's lhs is the input read with its
+// features as the batch: the batch is the input's contiguous dim).
+func (j *convBatchJob[T]) copyLhs(lo, hi int) {
+	const copyBlock = 16
+	k, bb := j.k, j.k.batch
+	last := k.ns - 1
+	run := bb.pad[last] * k.cin // one row of X
+	for row := lo; row < hi; row++ {
+		// The row's X offset and lhs offset, and whether it is padding.
+		xo, src0, in, rem := 0, 0, true, row
+		for i := last - 1; i >= 0; i-- {
+			p := rem % bb.pad[i]
+			rem /= bb.pad[i]
+			xo += p * bb.ps[i]
+			v := p - k.lo[i]
+			in = in && v >= 0 && v < k.in[i]
+			src0 += v * k.lsS[i]
+		}
+		if !in {
+			for b := range k.nb {
+				clear(j.xp[b*bb.plane+xo : b*bb.plane+xo+run])
+			}
+			continue
+		}
+		for b0 := 0; b0 < k.nb; b0 += copyBlock {
+			b1 := min(k.nb, b0+copyBlock)
+			for p := range bb.pad[last] {
+				v := p - k.lo[last]
+				dst := xo + p*k.cin
+				if v < 0 || v >= k.in[last] {
+					for b := b0; b < b1; b++ {
+						clear(j.xp[b*bb.plane+dst : b*bb.plane+dst+k.cin])
+					}
+					continue
+				}
+				src := src0 + v*k.lsS[last]
+				if k.lsC == 1 {
+					for b := b0; b < b1; b++ {
+						copy(j.xp[b*bb.plane+dst:b*bb.plane+dst+k.cin], j.lhs[src+b*k.lsB:])
+					}
+					continue
+				}
+				for c := range k.cin {
+					s, d := src+c*k.lsC, dst+c
+					if k.lsB == 1 {
+						// b1−b0 values, contiguous in the lhs, to as many
+						// planes of X: both ranges checked once, above
+						// (the slice expressions), not per element.
+						src := j.lhs[s+b0 : s+b1]
+						dst := j.xp[b0*bb.plane+d : (b1-1)*bb.plane+d+1]
+						scatter(dst, src, bb.plane)
+						continue
+					}
+					for b := b0; b < b1; b++ {
+						j.xp[b*bb.plane+d] = j.lhs[s+b*k.lsB]
+					}
+				}
+			}
+		}
+	}
+	if hi == bb.rows {
+		clear(j.xp[k.nb*bb.plane : j.nbp*bb.plane]) // the tiles' padding rows
+	}
+}
+
+// packKernel writes kernel positions [lo, hi) of W, in panels of NR
+// output features (the micro-kernel's columns): panel p holds row
+// kp·cin + c's features [p·NR, p·NR + NR) at (p·kk + kp·cin + c)·NR,
+// zero past og, so each call of the micro-kernel streams one contiguous
+// run of W.
+func (j *convBatchJob[T]) packKernel(lo, hi int) {
+	k, nr := j.k, j.mk.NR
+	for kp := lo; kp < hi; kp++ {
+		roff := 0
+		for i := range k.ns {
+			roff += k.kpos[kp*k.ns+i] * k.rsS[i]
+		}
+		for c := range k.cin {
+			src, row := roff+c*k.rsI, kp*k.cin+c
+			for p := 0; p*nr < j.ogp; p++ {
+				dst := j.w[(p*k.kk+row)*nr:][:nr]
+				o0, o1 := p*nr, min(k.og, p*nr+nr)
+				if o1 <= o0 {
+					clear(dst)
+					continue
+				}
+				if k.rsO == 1 {
+					copy(dst, j.rhs[src+o0:src+o1])
+				} else {
+					for o := o0; o < o1; o++ {
+						dst[o-o0] = j.rhs[src+o*k.rsO]
+					}
+				}
+				clear(dst[o1-o0:])
+			}
+		}
+	}
+}
+
+// products computes share u of the output tiles: for each kernel-position
+// run q in order, every tile of the share over kb more steps.
+func (j *convBatchJob[T]) products(rs *runState, wk *worker, u int) {
+	k, bb, mk := j.k, j.k.batch, &j.mk
+	mr, nr, kb := mk.MR, mk.NR, bb.kb
+	t0, t1 := u*j.tiles/j.shares, (u+1)*j.tiles/j.shares
+	var zero T
+	tile := mr * j.ogp
+	accN := (t1 - t0) * tile
+	acc := view[T](wk.temp(accN*int(unsafe.Sizeof(zero))), accN)
+	panels := j.nbp / mr
+	for q, qo := range bb.qoff {
+		if rs.stop != nil && rs.stop.Load() {
+			return // the run was cancelled: the output is unspecified
+		}
+		for t := t0; t < t1; t++ {
+			pos, p := t/panels, t%panels
+			off := p*mr*bb.plane + bb.posoff[pos] + qo
+			a := j.xp[off : off+(mr-1)*bb.plane+kb]
+			c := acc[(t-t0)*tile:]
+			for jr := 0; jr < j.ogp; jr += nr {
+				w := j.w[(jr/nr*k.kk+q*kb)*nr:][:kb*nr]
+				mk.Run(kb, a, bb.plane, 1, w, nr, c[jr:jr+(mr-1)*j.ogp+nr], j.ogp, q > 0)
+			}
+		}
+	}
+	for t := t0; t < t1; t++ {
+		pos, p := t/panels, t%panels
+		for r := range mr {
+			b := p*mr + r
+			if b >= k.nb {
+				break
+			}
+			src := acc[(t-t0)*tile+r*j.ogp:][:k.og]
+			off := b*k.osB + bb.outoff[pos]
+			if k.osC == 1 {
+				copy(j.out[off:off+k.og], src)
+				continue
+			}
+			for o, v := range src {
+				j.out[off+o*k.osC] = v
+			}
+		}
+	}
+}
+
+// scatter writes src[i] to dst[i·stride] for every i; dst holds
+// (len(src)−1)·stride + 1 elements (the caller slices it so).
+func scatter[T gemm.Float](dst, src []T, stride int) {
+	if len(src) == 0 || len(dst) < (len(src)-1)*stride+1 {
+		return
+	}
+	var zero T
+	step := uintptr(stride) * unsafe.Sizeof(zero)
+	p := unsafe.Pointer(unsafe.SliceData(dst))
+	for i, v := range src {
+		*(*T)(unsafe.Add(p, uintptr(i)*step)) = v // within dst: checked above
+	}
+}
