@@ -250,8 +250,8 @@ func (f IntFormat) DType() DType { f.bits(); return I4 + DType(f) }
 // aliases are accepted by ParseDType besides the short and long names.
 var aliases = map[string]DType{
 	"b1": Bool, "bool_": Bool,
-	"u1": U8,
-	"i1": I8,
+	"u1":  U8,
+	"i1":  I8,
 	"int": I64, "float": F64, "complex": C128,
 	"bf": BF16, "f2": F16, "f4": F32, "f8": F64,
 	"c8": C64, "c16": C128,
