@@ -328,3 +328,54 @@ func writeNarrowFromFloat(d DType, out []byte, in []float64) {
 		out[i] = narrowIntByte(f, f.FromFloat64(v))
 	}
 }
+
+// NextAfter is the encoding of the value of format f next after x in the
+// direction of y, as C's nextafter in the format itself: a NaN operand
+// gives x (if NaN) or y, equal values give y, and otherwise the nearest
+// value of the format beyond x toward y (an infinity included; a step to
+// zero keeps x's sign where the format has −0). Where the format has no
+// value beyond x (f8e8m0fnu's smallest, toward zero) the result is y
+// rounded to the format.
+func (f FloatFormat) NextAfter(x, y uint8) uint8 {
+	fx, fy := f.ToFloat32(x), f.ToFloat32(y)
+	switch {
+	case fx != fx:
+		return x
+	case fy != fy, fx == fy:
+		return y
+	}
+	up := fy > fx
+	best, found := uint8(0), false
+	for b := range 1 << f.Bits() {
+		v := f.ToFloat32(uint8(b))
+		if v != v || (up && v <= fx) || (!up && v >= fx) {
+			continue
+		}
+		if !found || (up && v < f.ToFloat32(best)) || (!up && v > f.ToFloat32(best)) {
+			best, found = uint8(b), true
+		}
+	}
+	if !found {
+		return f.FromFloat32(fy)
+	}
+	if f.ToFloat32(best) == 0 && math.Signbit(float64(fx)) && f.info().nan != NaNFNUZ {
+		return f.info().signBit() // −0
+	}
+	if f.ToFloat32(best) == 0 {
+		return 0
+	}
+	return best
+}
+
+// NarrowSlice returns b as a slice of narrow dtype d's storage type
+// ([]Float8E4M3FN, []Int4, …), without copying, after checking that every
+// byte is an element of d (see FromSlice).
+func NarrowSlice(d DType, b []byte) (any, error) {
+	if !d.IsNarrow() {
+		return nil, fmt.Errorf("tensor: NarrowSlice: %s is not a narrow dtype", d)
+	}
+	if err := validNarrow("NarrowSlice", d, b); err != nil {
+		return nil, err
+	}
+	return narrowTypes[d-NumStandardDTypes].view(b), nil
+}
