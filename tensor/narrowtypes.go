@@ -379,3 +379,34 @@ func NarrowSlice(d DType, b []byte) (any, error) {
 	}
 	return narrowTypes[d-NumStandardDTypes].view(b), nil
 }
+
+// NarrowFloatBits returns the format and encoding of v when v is an
+// element of a narrow float type (Float8E4M3FN, …, Float4E2M1FN); ok is
+// false for any other value.
+func NarrowFloatBits(v any) (f FloatFormat, bits uint8, ok bool) {
+	switch x := v.(type) {
+	case Float8E4M3FN:
+		return FormatF8E4M3FN, uint8(x), true
+	case Float8E5M2:
+		return FormatF8E5M2, uint8(x), true
+	case Float8E4M3FNUZ:
+		return FormatF8E4M3FNUZ, uint8(x), true
+	case Float8E5M2FNUZ:
+		return FormatF8E5M2FNUZ, uint8(x), true
+	case Float8E4M3B11FNUZ:
+		return FormatF8E4M3B11FNUZ, uint8(x), true
+	case Float8E3M4:
+		return FormatF8E3M4, uint8(x), true
+	case Float8E4M3:
+		return FormatF8E4M3, uint8(x), true
+	case Float8E8M0FNU:
+		return FormatF8E8M0FNU, uint8(x), true
+	case Float6E2M3FN:
+		return FormatF6E2M3FN, uint8(x), true
+	case Float6E3M2FN:
+		return FormatF6E3M2FN, uint8(x), true
+	case Float4E2M1FN:
+		return FormatF4E2M1FN, uint8(x), true
+	}
+	return 0, 0, false
+}

@@ -161,3 +161,43 @@ func narrowCases() []Case {
 	)
 	return cs
 }
+
+// UsesNarrow reports whether the case's program holds a value of a narrow
+// dtype (an input, a result or any intermediate of its equations).
+func (c Case) UsesNarrow() bool {
+	p, err := trace.Trace(c.Config, c.Abstract(), c.Fn)
+	if err != nil {
+		return false
+	}
+	narrow := func(vs ...*trace.Var) bool {
+		for _, v := range vs {
+			if v.Type.DType.IsNarrow() {
+				return true
+			}
+		}
+		return false
+	}
+	if narrow(p.Inputs...) || narrow(p.Outputs...) {
+		return true
+	}
+	for _, e := range p.Eqns {
+		if narrow(e.Out) || narrow(e.Args...) {
+			return true
+		}
+	}
+	return false
+}
+
+// Split divides cases into those that use a narrow dtype and the others,
+// for a backend that refuses the narrow dtypes with a typed error: it runs
+// the others and checks that each narrow one is refused.
+func Split(cs []Case) (narrow, others []Case) {
+	for _, c := range cs {
+		if c.UsesNarrow() {
+			narrow = append(narrow, c)
+		} else {
+			others = append(others, c)
+		}
+	}
+	return narrow, others
+}

@@ -258,7 +258,7 @@ func (x *shloInstr) intDivMod(op trace.Op, a, c *shloVal) *shloVal {
 // (C's fmod: exact, with the dividend's sign); f16 and bf16 compute in f32
 // and round once at the end, as Kiln does.
 func (x *shloInstr) floatDivMod(op trace.Op, a, c *shloVal) *shloVal {
-	narrow := a.typ.dt == tensor.F16 || a.typ.dt == tensor.BF16
+	narrow := halfLike(a.typ.dt)
 	if op == trace.OpFloorDiv {
 		x.note("NumPy's floor division (npy_divmod) from fmod (stablehlo.remainder)")
 	} else {
@@ -354,7 +354,7 @@ func (x *shloInstr) reduce(op trace.Op, a *shloVal) (*shloVal, error) {
 		return nil, errNoOrder
 	}
 	src := a
-	narrow := (d == tensor.F16 || d == tensor.BF16) && (op == trace.OpReduceSum || op == trace.OpReduceProd)
+	narrow := halfLike(d) && (op == trace.OpReduceSum || op == trace.OpReduceProd)
 	if narrow {
 		x.note("accumulates in f32, rounds once")
 		src = x.conv(a, tensor.F32)
@@ -450,8 +450,8 @@ func (x *shloInstr) dot(a, c *shloVal) *shloVal {
 		}
 	}
 	attrs := []string{"dot_dimension_numbers = #stablehlo.dot<" + strings.Join(fields, ", ") + ">"}
-	switch d := x.t.dt; d {
-	case tensor.F16, tensor.BF16, tensor.Bool:
+	switch d := x.t.dt; {
+	case halfLike(d), d == tensor.Bool:
 		switch d {
 		case tensor.Bool:
 			x.note("or of ands, as an f32 dot_general > 0")
@@ -499,10 +499,16 @@ func (x *shloInstr) convolution(a, c *shloVal) *shloVal {
 		"rhs_dilation = " + i64s(p.RhsDilation),
 		"window_strides = " + i64s(p.Strides),
 	}
-	if d := x.t.dt; d == tensor.F16 || d == tensor.BF16 {
+	if d := x.t.dt; halfLike(d) {
 		x.note("accumulates in f32, rounds once")
 		r := x.opA("convolution", x.t.with(tensor.F32), attrs, x.conv(a, tensor.F32), x.conv(c, tensor.F32))
 		return x.conv(r, d)
 	}
 	return x.opA("convolution", x.t, attrs, a, c)
+}
+
+// halfLike reports the float dtypes Kiln computes in f32 and rounds: f16,
+// bf16 and the narrow floats.
+func halfLike(d tensor.DType) bool {
+	return d == tensor.F16 || d == tensor.BF16 || d.IsNarrow() && d.IsFloat()
 }
