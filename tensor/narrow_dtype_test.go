@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -190,6 +191,45 @@ func TestNarrowFiles(t *testing.T) {
 		default:
 			if !errors.As(err, &fe) || !strings.Contains(err.Error(), d.String()) {
 				t.Errorf("WriteSafetensors(%s): %v, want a *FileError naming it", d, err)
+			}
+		}
+	}
+}
+
+// NextAfter steps to the adjacent value of the format, checked against a
+// sorted list of every finite value of each format.
+func TestNarrowNextAfter(t *testing.T) {
+	for f := range FloatFormat(NumFloatFormats) {
+		var vals []float32
+		seen := map[float32]bool{}
+		for b := range 1 << f.Bits() {
+			v := f.ToFloat32(uint8(b))
+			if v == v && !seen[v] {
+				seen[v] = true
+				vals = append(vals, v)
+			}
+		}
+		slices.Sort(vals)
+		for i, v := range vals {
+			x := f.FromFloat32(v)
+			if i+1 < len(vals) {
+				if got := f.ToFloat32(f.NextAfter(x, f.FromFloat32(vals[len(vals)-1]))); got != vals[i+1] {
+					t.Errorf("%s: nextafter(%v, up) = %v, want %v", f, v, got, vals[i+1])
+				}
+			}
+			if i > 0 {
+				if got := f.ToFloat32(f.NextAfter(x, f.FromFloat32(vals[0]))); got != vals[i-1] {
+					t.Errorf("%s: nextafter(%v, down) = %v, want %v", f, v, got, vals[i-1])
+				}
+			}
+			if got := f.NextAfter(x, x); got != x {
+				t.Errorf("%s: nextafter(x, x) = 0x%02x, want 0x%02x", f, got, x)
+			}
+		}
+		if f.HasNaN() {
+			nan := f.FromFloat32(float32(math.NaN()))
+			if got := f.NextAfter(nan, 0); !f.IsNaN(got) {
+				t.Errorf("%s: nextafter(NaN, 0) = 0x%02x", f, got)
 			}
 		}
 	}
