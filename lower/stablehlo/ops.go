@@ -57,8 +57,15 @@ func intLimits(d tensor.DType) (lo, hi any) {
 }
 
 // lowest and highest are the identities of max and min: ∓inf, the integer
-// limits, false and true.
+// limits, false and true; for a narrow float without infinities its
+// extreme values (∓ its largest; f8e8m0fnu's smallest, 2⁻¹²⁷).
 func lowest(d tensor.DType) any {
+	if f, ok := d.FloatFormat(); ok && !f.HasInf() {
+		if !f.Signed() {
+			return f.ToFloat64(0)
+		}
+		return -float64(f.MaxFinite())
+	}
 	switch {
 	case d.IsFloat():
 		return math.Inf(-1)
@@ -70,6 +77,9 @@ func lowest(d tensor.DType) any {
 }
 
 func highest(d tensor.DType) any {
+	if f, ok := d.FloatFormat(); ok && !f.HasInf() {
+		return float64(f.MaxFinite())
+	}
 	switch {
 	case d.IsFloat():
 		return math.Inf(1)
@@ -83,6 +93,12 @@ func highest(d tensor.DType) any {
 // convert is Kiln's convert (tensor.ConvertSlice).
 func (x *shloInstr) convert(a *shloVal, to tensor.DType) *shloVal {
 	from := a.typ.dt
+	if f, ok := from.FloatFormat(); ok && to != tensor.F32 && !to.IsNarrow() && !halfLike(to) && to != tensor.F64 {
+		// The limits a saturating convert compares with are not values
+		// of a narrow float: go through its exact f32 value.
+		x.note(f.String() + " widened exactly to f32 first")
+		return x.convert(x.conv(a, tensor.F32), to)
+	}
 	switch {
 	case from == to:
 		x.note("a convert to the same dtype is the identity")
@@ -319,6 +335,9 @@ func (x *shloInstr) shift(op trace.Op, a, c *shloVal) *shloVal {
 	width := int64(t.dt.Bits())
 	zero := x.zero(t)
 	inRange := x.cmp("LT", c, x.splat(t, width))
+	if t.dt == tensor.I2 {
+		inRange = x.cmp("LE", c, x.splat(t, width-1)) // 2 is no i2
+	}
 	if t.dt.IsSigned() {
 		inRange = x.bin("and", x.cmp("GE", c, zero), inRange)
 	}

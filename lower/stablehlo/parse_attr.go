@@ -321,7 +321,7 @@ func decodeNarrow(t Type, flat []literal) (*tensor.Array, *litError) {
 		case isFloat:
 			var v uint8
 			v, ok = floating((f.Bits()+3)/4*4, func(u uint64) uint8 { return uint8(u) }, f.FromFloat64)(l.text)
-			ok = ok && v < 1<<f.Bits()
+			ok = ok && int(v) < 1<<f.Bits()
 			b[i] = v
 		default:
 			v, err := strconv.ParseInt(l.text, 10, 8)

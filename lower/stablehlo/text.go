@@ -41,6 +41,10 @@ var shloElem = [tensor.NumDTypes]string{
 	tensor.I4: "i4", tensor.U4: "ui4", tensor.I2: "i2", tensor.U2: "ui2",
 }
 
+// ElemTypeName is the MLIR element type the export writes for dtype d:
+// f32, ui8, complex<f64>, f8E4M3FN, i4, ….
+func ElemTypeName(d tensor.DType) string { return shloElem[d] }
+
 func (t shloType) String() string {
 	var b strings.Builder
 	b.WriteString("tensor<")
