@@ -68,11 +68,6 @@ func NarrowFromFloat64[T NarrowFloat](x float64) T {
 	return T(f.FromFloat64(x))
 }
 
-func narrowString(d DType, b uint8) string {
-	f, _ := d.FloatFormat()
-	return formatNarrow(f, b)
-}
-
 // formatNarrow prints encoding b of f as the shortest decimal that reads
 // back to it.
 func formatNarrow(f FloatFormat, b uint8) string {
