@@ -192,3 +192,52 @@ func TestReviewE10ConcurrentAndCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestReviewE10ConvOneStep: convolutions whose im2col product has one
+// contracting step (one input feature per group and a 1×1 window:
+// depthwise 1×1 and a single-channel 1×1 conv, NHWC so the product writes
+// the output's rows in place, 9 channels a row apart by 9 or by one
+// group's 3; NCHW through the accumulator; zero padding), with an
+// epilogue and their gradients, equal the reference bit for bit on every
+// tier.
+func TestReviewE10ConvOneStep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(0xe10, 12))
+	fn := func(x, w1, wd, xc, wc kiln.Value) []kiln.Value {
+		nhwc := [3]string{"NHWC", "HWIO", "NHWC"}
+		single := kiln.ConvGeneralDilated(x.Slice(3, 0, 1, 1), w1, kiln.ConvOptions{DimensionNumbers: nhwc, Padding: [][2]int{{1, 0}, {0, 2}}})
+		depth := kiln.ConvGeneralDilated(x, wd, kiln.ConvOptions{DimensionNumbers: nhwc, FeatureGroupCount: 9})
+		grouped := kiln.ConvGeneralDilated(x, wd.Reshape(1, 1, 1, 9), kiln.ConvOptions{DimensionNumbers: nhwc, FeatureGroupCount: 9})
+		nchw := kiln.ConvGeneralDilated(xc, wc, kiln.ConvOptions{FeatureGroupCount: 4})
+		g := kiln.Grad(func(w kiln.Value) kiln.Value {
+			return kiln.ConvGeneralDilated(x, w, kiln.ConvOptions{DimensionNumbers: nhwc, FeatureGroupCount: 9}).Mul(depth).Sum()
+		})(wd)
+		return append([]kiln.Value{single, single.Add(kiln.Float(0.5)).Maximum(kiln.Float(0)), depth, grouped, nchw, depth.Astype(tensor.F16)}, g...)
+	}
+	args := []*tensor.Array{reviewE10Array(rng, 2, 5, 7, 9), reviewE10Array(rng, 1, 1, 1, 33),
+		reviewE10Array(rng, 1, 1, 1, 9), reviewE10Array(rng, 3, 4, 6, 5), reviewE10Array(rng, 4, 1, 1, 1)}
+	anyArgs := []any{args[0], args[1], args[2], args[3], args[4]}
+	p, err := kiln.Jit(fn).Trace(anyArgs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := reference.Eval(p, args, refOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tier := range simd.Available() {
+		restore := simd.SetLevel(tier)
+		for _, o := range []struct {
+			name string
+			opts []kiln.Option
+		}{{"fused", nil}, {"op-by-op", []kiln.Option{kiln.NoFusion()}}, {"tiny-block parallel", []kiln.Option{kiln.WithBackend(tinyCPU)}}} {
+			got, err := kiln.Jit(fn, o.opts...).RunAll(anyArgs...)
+			if err != nil {
+				t.Fatalf("%v %s: %v", tier, o.name, err)
+			}
+			if d := diffResults(got, ref, true); d != "" {
+				t.Fatalf("%v %s: %s", tier, o.name, d)
+			}
+		}
+		restore()
+	}
+}
