@@ -241,3 +241,60 @@ func TestReviewE10ConvOneStep(t *testing.T) {
 		restore()
 	}
 }
+
+// TestReviewE10LoopCarry: a loop whose carry is rebuilt each step from a
+// product with one contracting step of its own column and row (the
+// product's operands are views of the buffer the new carry replaces), a
+// while loop over the same and a Scan emitting the products, equal the
+// reference bit for bit on every tier and backend form.
+func TestReviewE10LoopCarry(t *testing.T) {
+	rng := rand.New(rand.NewPCG(0xe10, 14))
+	fn := func(c0, v kiln.Value) []kiln.Value {
+		step := func(c kiln.Value) kiln.Value {
+			col := c.Slice(1, 0, 1, 1) // (m, 1)
+			row := c.Slice(0, 1, 2, 1) // (1, n)
+			return col.MatMul(row).Mul(kiln.Float(0.5)).Add(c.Mul(kiln.Float(1e-3)))
+		}
+		fori := kiln.ForiLoop(kiln.Int(0), kiln.Int(5), func(_ kiln.Value, c []kiln.Value) []kiln.Value {
+			return []kiln.Value{step(c[0])}
+		}, c0)
+		while := kiln.WhileLoop(func(c []kiln.Value) kiln.Value { return c[1].Lt(kiln.Int(4)) },
+			func(c []kiln.Value) []kiln.Value {
+				return []kiln.Value{c[0].Slice(1, 0, 1, 1).MatMul(c[0].Slice(0, 0, 1, 1)), c[1].Add(kiln.Int(1))}
+			}, c0, kiln.Int(0))
+		_, ys := kiln.Scan(func(c, x []kiln.Value) ([]kiln.Value, []kiln.Value) {
+			q := c[0].Slice(1, 0, 1, 1).MatMul(x[0].Reshape(1, -1))
+			return []kiln.Value{q}, []kiln.Value{q.Sum(0)}
+		}, []kiln.Value{c0}, []kiln.Value{v})
+		return append(append(fori, while[0]), ys...)
+	}
+	for _, s := range [][2]int{{12, 12}, {10, 10}, {33, 33}} {
+		m := s[0]
+		args := []*tensor.Array{reviewE10Array(rng, m, m), reviewE10Array(rng, 4, m)}
+		anyArgs := []any{args[0], args[1]}
+		p, err := kiln.Jit(fn).Trace(anyArgs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := reference.Eval(p, args, refOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tier := range simd.Available() {
+			restore := simd.SetLevel(tier)
+			for _, o := range []struct {
+				name string
+				opts []kiln.Option
+			}{{"fused", nil}, {"op-by-op", []kiln.Option{kiln.NoFusion()}}, {"tiny-block parallel", []kiln.Option{kiln.WithBackend(tinyCPU)}}} {
+				got, err := kiln.Jit(fn, o.opts...).RunAll(anyArgs...)
+				if err != nil {
+					t.Fatalf("m=%d %v %s: %v", m, tier, o.name, err)
+				}
+				if d := diffResults(got, ref, true); d != "" {
+					t.Fatalf("m=%d %v %s: %s", m, tier, o.name, d)
+				}
+			}
+			restore()
+		}
+	}
+}

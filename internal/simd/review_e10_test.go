@@ -128,3 +128,24 @@ func TestReviewE10OuterGuardPages(t *testing.T) {
 		restore()
 	}
 }
+
+// TestReviewE10OuterAllocs: OuterF32 (general rows, masked row ends, the
+// flat run with its stack pattern) and OuterF64 allocate nothing, on
+// every tier: E10's per-example gradients run them 256 times a step.
+func TestReviewE10OuterAllocs(t *testing.T) {
+	for _, tier := range simd.Available() {
+		restore := simd.SetLevel(tier)
+		for _, n := range []int{3, 10, 16, 37, 128} {
+			m := 64
+			dst, a, b := make([]float32, m*n), make([]float32, m), make([]float32, n)
+			d64, a64, b64 := make([]float64, m*n), make([]float64, m), make([]float64, n)
+			if allocs := testing.AllocsPerRun(20, func() {
+				simd.OuterF32(dst, a, b, n)
+				simd.OuterF64(d64, a64, b64, n)
+			}); allocs != 0 {
+				t.Errorf("%v n=%d: %v allocations per call, want 0", tier, n, allocs)
+			}
+		}
+		restore()
+	}
+}
