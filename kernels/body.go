@@ -447,7 +447,7 @@ type worker struct {
 	// spanBuf holds a reduction's group partials while they are combined
 	// into one partial (reduceKernel.spanPartial).
 	spanBuf []byte
-	subs    []*worker // a multi-output loop's per-result registers, a mapped loop's per-region ones
+	subs    []*worker        // a multi-output loop's per-result registers, a mapped loop's per-region ones
 	mslots  []unsafe.Pointer // a mapped loop region's leaf pointers (mapped.go)
 	// prepBody and prepStamp: the body prepareAt last prepared, and when.
 	prepBody  *body

@@ -54,7 +54,7 @@ func Fuse(m *Module, fuse bool) {
 		}
 		outputs[o] = true
 	}
-	fusions := []*Fusion{} // not nil: the module is fused, if into no kernel
+	fusions := []*Fusion{}                     // not nil: the module is fused, if into no kernel
 	memberSets := map[*Instr]map[*Instr]bool{} // each loop fusion's members, by member
 	for i := len(m.Instrs) - 1; i >= 0; i-- {
 		root := m.Instrs[i]
