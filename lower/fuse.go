@@ -184,6 +184,12 @@ func growFusion(root *Instr, f *Fusion, members map[*Instr]bool, users map[*Inst
 			if assigned[p] || outputs[p] || !allIn(users[p], members) {
 				continue // a reader recomputed elsewhere too reads p from a buffer
 			}
+			if mapped && slices.ContainsFunc(users[p], dup.ok) {
+				// A duplicable reader is recomputed in other fusions too,
+				// which read p from a buffer (dupRule counts an operand
+				// that is not loopable as read from one).
+				continue
+			}
 			if (mapped || f.Kind == FusionLoop && hasMovable(members)) && !mappedOK(root, members, p) {
 				continue
 			}

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/trace"
 )
 
@@ -322,7 +321,7 @@ func ceilDiv(a, b int) int {
 
 // leaf is the stand-in reading src at coordinates m.
 func (rb *regionBuilder) leaf(src *Instr, m []axisMap) *Instr {
-	st := numerics.RowMajorStrides(src.Shape)
+	st := rowMajorStrides(src.Shape)
 	l := &Leaf{Src: src, Strides: make([]int, len(rb.root.Shape))}
 	for k, a := range m {
 		if src.Shape[k] == 1 {
@@ -344,4 +343,15 @@ func (rb *regionBuilder) leaf(src *Instr, m []axisMap) *Instr {
 	rb.r.Leaves = append(rb.r.Leaves, l)
 	rb.r.Instrs = append(rb.r.Instrs, in)
 	return in
+}
+
+// rowMajorStrides are the element strides of a row-major array of shape.
+func rowMajorStrides(shape []int) []int {
+	st := make([]int, len(shape))
+	n := 1
+	for k := len(shape) - 1; k >= 0; k-- {
+		st[k] = n
+		n *= shape[k]
+	}
+	return st
 }
