@@ -7,8 +7,42 @@ import (
 
 	"github.com/kiln-go/kiln"
 	"github.com/kiln-go/kiln/kernels"
+	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
 )
+
+// TestE8StepIsOneLoop: E8's loop body — its slices, concatenates and
+// arithmetic — compiles to one mapped loop fusion (no copy kernel, no
+// buffer for a rolled u) beside the counter's increment, so a step is one
+// pass over u.
+func TestE8StepIsOneLoop(t *testing.T) {
+	m, err := kiln.Jit(e8Loop(3)).Lower(mustArray(e8Input()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body *lower.Module
+	for _, in := range m.Instrs {
+		if in.Op == trace.OpWhile {
+			body = in.Subs[1]
+		}
+	}
+	if body == nil {
+		t.Fatalf("no while loop:\n%s", m.FusedString())
+	}
+	mapped := 0
+	for _, f := range body.Fusions {
+		switch {
+		case f.Mapped() && f.Outputs[0].Size() == e8N:
+			mapped++
+		case f.Outputs[0].Size() != 1: // the trip counter's increment is the other kernel
+			t.Errorf("fusion %d (%s) is not the step's loop", f.ID, f.Kind)
+		}
+	}
+	if mapped != 1 {
+		t.Errorf("%d mapped loop fusions over u, want 1:\n%s", mapped, body.FusedString())
+	}
+}
 
 // BenchmarkE8 times the 1,000-step heat stencil: Kiln's fori_loop (one
 // executable, RunInto), op by op, and the plain Go loop.

@@ -122,6 +122,17 @@ type bodyBuilder struct {
 	free    []int // registers free for reuse
 	pinned  map[int]bool
 	uses    map[*lower.Instr]int // remaining uses of each value in the body
+	// leafs: a mapped region's leaves (see mapped.go), read through their
+	// own strides over the iteration space instead of operandStrides;
+	// a varying leaf's source moves between calls, so it is never
+	// loaded once as a loop invariant.
+	leafs map[*lower.Instr]leafRead
+}
+
+// leafRead is how a mapped region's body reads one leaf.
+type leafRead struct {
+	strides []int
+	varying bool
 }
 
 // compileBody compiles the members of f that compute value root over the
@@ -146,10 +157,16 @@ func compileBody(f *lower.Fusion, root *lower.Instr, iter, perm []int, block int
 // end (a later root may read an earlier one from it, and the caller
 // stores them after the body).
 func compileRoots(members map[*lower.Instr]bool, roots []*lower.Instr, iter, perm []int, block int, source sourceFn, dsts []loc) (*body, []loc, error) {
+	return compileRootsLeafs(members, roots, iter, perm, block, source, dsts, nil)
+}
+
+// compileRootsLeafs is compileRoots reading the non-members in leafs
+// through their own strides.
+func compileRootsLeafs(members map[*lower.Instr]bool, roots []*lower.Instr, iter, perm []int, block int, source sourceFn, dsts []loc, leafs map[*lower.Instr]leafRead) (*body, []loc, error) {
 	bb := &bodyBuilder{
 		b: &body{block: block}, iter: iter, perm: perm, source: source,
 		members: members, locs: map[*lower.Instr]loc{},
-		pinned: map[int]bool{}, uses: map[*lower.Instr]int{},
+		pinned: map[int]bool{}, uses: map[*lower.Instr]int{}, leafs: leafs,
 	}
 	var order []*lower.Instr
 	var visit func(in *lower.Instr)
@@ -255,6 +272,20 @@ func (bb *bodyBuilder) broadcastStrides(in *lower.Instr) []int {
 // otherwise a gather and/or widen into a register (pinned and filled once
 // when the value is the same for every element).
 func (bb *bodyBuilder) load(d tensor.DType, src int, strides []int) loc {
+	return bb.loadLeaf(d, src, strides, false)
+}
+
+// inputLoad loads non-member in, through its leaf strides if it has any.
+func (bb *bodyBuilder) inputLoad(in *lower.Instr, d tensor.DType) loc {
+	if l, ok := bb.leafs[in]; ok {
+		return bb.loadLeaf(d, bb.source(in), l.strides, l.varying)
+	}
+	return bb.load(d, bb.source(in), bb.operandStrides(in.Shape))
+}
+
+// loadLeaf is load; a varying source is gathered per block even when
+// every element reads the same value.
+func (bb *bodyBuilder) loadLeaf(d tensor.DType, src int, strides []int, varying bool) loc {
 	g := &strided{shape: slices.Clone(bb.iter), strides: strides}
 	g.simplify()
 	widen := widenFn(d)
@@ -262,6 +293,19 @@ func (bb *bodyBuilder) load(d tensor.DType, src int, strides []int) loc {
 	invariant := true
 	for _, s := range g.strides {
 		invariant = invariant && s == 0
+	}
+	if invariant && varying {
+		// The same value everywhere, but a different one each call: a
+		// fill per block.
+		in := loc{kind: locReg, idx: bb.newReg()}
+		bb.b.steps = append(bb.b.steps, step{kind: stepGather, gather: gatherFn(size), g: &strided{}, src: src, dst: in, label: "fill." + d.String()})
+		if widen == nil {
+			return in
+		}
+		dst := loc{kind: locReg, idx: bb.newReg()}
+		bb.b.steps = append(bb.b.steps, step{kind: stepUnary, un: widen, dst: dst, args: [3]loc{in}, dt: d, widens: true, label: "widen." + d.String()})
+		bb.free = append(bb.free, in.idx)
+		return dst
 	}
 	if g.contiguous() && widen == nil && !invariant {
 		return loc{kind: locBuf, idx: src, size: size}
@@ -292,7 +336,7 @@ func (bb *bodyBuilder) load(d tensor.DType, src int, strides []int) loc {
 func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 	if !bb.members[in] || in.Op == trace.OpConst {
 		// A fusion input (or a constant member): read from its source.
-		bb.locs[in] = bb.load(in.DType, bb.source(in), bb.operandStrides(in.Shape))
+		bb.locs[in] = bb.inputLoad(in, in.DType)
 		return nil
 	}
 	if in.Op == trace.OpBroadcastInDim {
@@ -314,7 +358,7 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 	if a := in.Args[0]; in.Op == trace.OpBitcastConvert && !bb.members[a] && (a.DType == tensor.F16 || a.DType == tensor.BF16) {
 		// The bits of an f16/bf16 input are read as stored, not from its
 		// f32 compute form, whose widening quiets a signaling NaN.
-		args[0], argTypes[0] = bb.load(tensor.U16, bb.source(a), bb.operandStrides(a.Shape)), tensor.U16
+		args[0], argTypes[0] = bb.inputLoad(a, tensor.U16), tensor.U16
 	}
 	// An op may write over an operand's register only when elements keep
 	// their width; otherwise writing element i would clobber unread ones.
@@ -408,7 +452,8 @@ type worker struct {
 	// spanBuf holds a reduction's group partials while they are combined
 	// into one partial (reduceKernel.spanPartial).
 	spanBuf []byte
-	subs    []*worker // a multi-output loop's per-result registers
+	subs    []*worker        // a multi-output loop's per-result registers, a mapped loop's per-region ones
+	mslots  []unsafe.Pointer // a mapped loop region's leaf pointers (mapped.go)
 	// prepBody and prepStamp: the body prepareAt last prepared, and when.
 	prepBody  *body
 	prepStamp uint64

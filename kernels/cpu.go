@@ -223,6 +223,9 @@ func (x *cpuExec) compileFusion(f *lower.Fusion) (kernel, error) {
 		if root.Op == trace.OpConst {
 			return nil, nil // outputs read constants directly
 		}
+		if f.Mapped() {
+			return x.compileMapped(f)
+		}
 		return x.compileLoop(f)
 	case lower.FusionReduce:
 		return x.compileReduce(f)

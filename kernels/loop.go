@@ -79,6 +79,14 @@ func (x *cpuExec) loopBody(f *lower.Fusion, source sourceFn, dst loc, nt bool) (
 	if err != nil {
 		return nil, nil, peepholeOptions{}, err
 	}
+	store, fo := x.finishLoopBody(b, root, dst, nt)
+	return b, store, fo, nil
+}
+
+// finishLoopBody runs the peephole passes over loop body b computing root
+// into dst, and returns the store narrowing its result into dst (nil when
+// the body writes it there).
+func (x *cpuExec) finishLoopBody(b *body, root *lower.Instr, dst loc, nt bool) (unaryFn, peepholeOptions) {
 	var store unaryFn
 	fo := x.cpu.peepholeOptions()
 	fo.out, fo.nt = dst, nt
@@ -95,7 +103,7 @@ func (x *cpuExec) loopBody(f *lower.Fusion, source sourceFn, dst loc, nt bool) (
 	}
 	b.fuseWiden(fo)
 	b.fuseIntWiden(fo)
-	return b, store, fo, nil
+	return store, fo
 }
 
 func (k *loopKernel) run(x *cpuExec, rs *runState) {

@@ -12,9 +12,19 @@
 //  4. Fuse: producer-into-consumer fusion. Loop fusions evaluate elementwise
 //     ops, converts, constants and broadcasts in one pass; reduce fusions
 //     evaluate the reduction's elementwise producers inside the reduction;
-//     dots and copies (transpose, slice, concatenate, rev, and the
-//     indexing ops gather, scatter and the dynamic slices) are kernels of
-//     their own; reshape needs none (it aliases). A producer joins a fusion only
+//     data movement — slice (strided too), concatenate, rev, transpose,
+//     and so pad and roll, which trace as concatenates of slices and
+//     broadcasts — joins loop fusions as XLA's loop fusion has it: a
+//     mapped loop fusion (Fusion.Mapped) reads its inputs through index
+//     maps, its output split into Regions (boxes within which every
+//     concatenate reads one operand and every input is read at an affine
+//     offset), so roll(u, 1) + u is one pass over u; a data-movement op
+//     nothing fuses with stays a copy kernel of its own, as do the
+//     indexing ops (gather, scatter, the dynamic slices), iota and
+//     data movement past Regions' limits (64 regions, 256 instructions
+//     per region); dots are kernels of their own; reshape needs none (it
+//     aliases, so a fused read of a reshaped value is a bitcast). A
+//     producer joins a fusion only
 //     when all its users are in it, so fusions never form a cycle; scalar
 //     constants and their broadcasts are duplicated into every fusion that
 //     reads them, and so are cheap producers (broadcasts, and elementwise

@@ -59,7 +59,7 @@ func FuseEpilogues(m *Module) {
 	}
 	absorbed := map[*Fusion]bool{}
 	for _, f := range m.Fusions {
-		if f.Kind != FusionLoop {
+		if f.Kind != FusionLoop || f.Mapped() {
 			continue
 		}
 		for _, dot := range f.Inputs {

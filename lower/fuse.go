@@ -45,6 +45,7 @@ func Fuse(m *Module, fuse bool) {
 	users := m.users()
 	dup := newDupRule(m, users)
 	inSome := map[*Instr]bool{} // duplicable instructions some fusion computes
+	needed := map[*Instr]bool{} // duplicable instructions a mapped fusion reads from a buffer
 	assigned := map[*Instr]bool{}
 	outputs := map[*Instr]bool{}
 	for _, o := range m.Outputs {
@@ -53,19 +54,23 @@ func Fuse(m *Module, fuse bool) {
 		}
 		outputs[o] = true
 	}
-	fusions := []*Fusion{} // not nil: the module is fused, if into no kernel
+	fusions := []*Fusion{}                     // not nil: the module is fused, if into no kernel
+	memberSets := map[*Instr]map[*Instr]bool{} // each loop fusion's members, by member
 	for i := len(m.Instrs) - 1; i >= 0; i-- {
 		root := m.Instrs[i]
 		if assigned[root] || root.Op == trace.OpParam || root.Op == trace.OpReshape || root.Op == trace.OpResult {
 			continue // a result is an output of its while's or cond's fusion
 		}
-		if fuse && cheap(root) && !outputs[root] && (root.Op == trace.OpConst || allAbsorb(users[root])) {
+		if fuse && cheap(root) && !outputs[root] && (root.Op == trace.OpConst || allAbsorb(root, users[root], memberSets)) {
 			continue // duplicated into its users' fusions
 		}
-		if fuse && inSome[root] && dup.ok(root) {
+		if fuse && inSome[root] && dup.ok(root) && !needed[root] {
 			continue // recomputed in every reader's fusion
 		}
 		f := &Fusion{Kind: kindOf(root), Outputs: []*Instr{root}}
+		if fuse && movable(root) {
+			f.Kind = FusionLoop // a copy unless something fuses with it (below)
+		}
 		members := map[*Instr]bool{root: true}
 		assigned[root] = true
 		if f.Kind == FusionControl {
@@ -76,7 +81,15 @@ func Fuse(m *Module, fuse bool) {
 			}
 		}
 		if fuse && (f.Kind == FusionLoop || f.Kind == FusionReduce) {
-			growFusion(root, f, members, users, assigned, outputs, dup, inSome)
+			growFusion(root, f, members, users, assigned, outputs, dup, inSome, needed)
+		}
+		if f.Kind == FusionLoop && movable(root) && len(members) == 1 {
+			f.Kind = FusionCopy // nothing to fuse: the copy kernel moves it
+		}
+		if f.Kind == FusionLoop {
+			for in := range members {
+				memberSets[in] = members
+			}
 		}
 		for _, in := range m.Instrs {
 			if members[in] {
@@ -124,7 +137,7 @@ func kindOf(in *Instr) FusionKind {
 // growFusion adds producers to f, from its root outward.
 // A module output is used outside every fusion, so it never joins one
 // except as its root.
-func growFusion(root *Instr, f *Fusion, members map[*Instr]bool, users map[*Instr][]*Instr, assigned, outputs map[*Instr]bool, dup *dupRule, inSome map[*Instr]bool) {
+func growFusion(root *Instr, f *Fusion, members map[*Instr]bool, users map[*Instr][]*Instr, assigned, outputs map[*Instr]bool, dup *dupRule, inSome, needed map[*Instr]bool) {
 	shape := root.Shape
 	if f.Kind == FusionReduce {
 		shape = root.Args[0].Shape
@@ -140,15 +153,30 @@ func growFusion(root *Instr, f *Fusion, members map[*Instr]bool, users map[*Inst
 			continue
 		}
 		for _, p := range in.Args {
-			if members[p] || !loopable(p) || !trace.ShapeEqual(p.Shape, shape) {
+			plain := loopable(p) && trace.ShapeEqual(p.Shape, shape)
+			// A loop fusion may also hold data movement (movable) and
+			// whatever of another shape it reads, read through index
+			// maps (Regions), when it stays within Regions' limits.
+			below := movable(p) || movable(in) || !trace.ShapeEqual(in.Shape, shape) // read through an index map
+			mapped := !plain && f.Kind == FusionLoop && below && (loopable(p) || movable(p))
+			if members[p] || !plain && !mapped {
 				continue
 			}
 			if cheap(p) {
+				if mapped || movable(in) {
+					if !mappedOK(root, members, p) {
+						continue
+					}
+				}
 				members[p] = true
 				work = append(work, p)
 				continue
 			}
 			if !assigned[p] && dup.ok(p) {
+				if (mapped || f.Kind == FusionLoop && hasMovable(members)) && !mappedOK(root, members, p) {
+					needed[p] = true // read from a buffer: p gets a fusion of its own
+					continue
+				}
 				members[p], inSome[p] = true, true
 				work = append(work, p)
 				continue
@@ -156,22 +184,56 @@ func growFusion(root *Instr, f *Fusion, members map[*Instr]bool, users map[*Inst
 			if assigned[p] || outputs[p] || !allIn(users[p], members) {
 				continue // a reader recomputed elsewhere too reads p from a buffer
 			}
+			if mapped && slices.ContainsFunc(users[p], dup.ok) {
+				// A duplicable reader is recomputed in other fusions too,
+				// which read p from a buffer (dupRule counts an operand
+				// that is not loopable as read from one).
+				continue
+			}
+			if (mapped || f.Kind == FusionLoop && hasMovable(members)) && !mappedOK(root, members, p) {
+				continue
+			}
 			members[p], assigned[p] = true, true
 			work = append(work, p)
 		}
 	}
 }
 
-// allAbsorb reports whether every user can compute a cheap broadcast inside
-// its own fusion: elementwise ops and reductions can; copies, dots and
-// reshapes read a buffer. (A constant needs none: kernels read its value.)
-func allAbsorb(users []*Instr) bool {
+// allAbsorb reports whether every user can compute cheap broadcast p inside
+// its own fusion: elementwise ops and reductions can, and data movement a
+// loop fusion holds together with p; copies, dots and reshapes read a
+// buffer. (A constant needs none: kernels read its value.)
+func allAbsorb(p *Instr, users []*Instr, memberSets map[*Instr]map[*Instr]bool) bool {
 	for _, u := range users {
+		if movable(u) && memberSets[u][p] {
+			continue
+		}
 		if !u.Op.Elementwise() && u.Op.Info().Class != trace.ClassReduce {
 			return false
 		}
 	}
 	return true
+}
+
+// hasMovable reports whether a set of members holds data movement.
+func hasMovable(members map[*Instr]bool) bool {
+	for in := range members {
+		if movable(in) {
+			return true
+		}
+	}
+	return false
+}
+
+// mappedOK reports whether the loop fusion rooted at root with members and
+// p stays within Regions' limits.
+func mappedOK(root *Instr, members map[*Instr]bool, p *Instr) bool {
+	f := &Fusion{Kind: FusionLoop, Outputs: []*Instr{root}, Instrs: []*Instr{p}}
+	for in := range members {
+		f.Instrs = append(f.Instrs, in)
+	}
+	_, err := Regions(f)
+	return err == nil
 }
 
 // materialized reports whether Fuse certainly gives in a buffer: it is a
@@ -184,7 +246,8 @@ func (d *dupRule) materialized(in *Instr) bool {
 	for _, u := range d.users[in] {
 		elementwise := u.Op.Elementwise() && trace.ShapeEqual(u.Shape, in.Shape)
 		reduce := u.Op.Info().Class == trace.ClassReduce && u.Args[0] == in
-		if !elementwise && !reduce {
+		// A data-movement reader may fuse in with it (Fuse): not certain.
+		if !elementwise && !reduce && !movable(u) {
 			return true
 		}
 	}

@@ -49,7 +49,7 @@ func FuseSiblings(m *Module) {
 }
 
 func mergeableLoop(f *Fusion) bool {
-	return f.Kind == FusionLoop && f.Outputs[0].Op != trace.OpConst
+	return f.Kind == FusionLoop && f.Outputs[0].Op != trace.OpConst && !f.Mapped()
 }
 
 // related reports whether f2 reads a result of f1 or a buffer f1 reads,

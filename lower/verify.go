@@ -328,6 +328,17 @@ func verifyKind(f *Fusion, root *Instr) *VerifyError {
 	default:
 		return fusionErr(VerifyFusion, f, "unknown kind %d", f.Kind)
 	}
+	if f.Mapped() {
+		for _, in := range f.Instrs {
+			if !loopable(in) && !movable(in) {
+				return fusionErr(VerifyFusion, f, "%s cannot run in a %s fusion's loop", in, f.Kind)
+			}
+		}
+		if _, err := Regions(f); err != nil {
+			return fusionErr(VerifyFusion, f, "its data movement has no index map: %v", err)
+		}
+		return nil
+	}
 	shape := root.Shape
 	if f.Kind == FusionReduce {
 		if root.Op.Info().Class != trace.ClassReduce {

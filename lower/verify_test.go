@@ -13,16 +13,18 @@ import (
 
 // verifySample compiles a module with every kind of fusion and a scratch
 // buffer reused: a loop (an explicit broadcast of y) that is an output
-// and feeds a reduce fusion, a copy, a dot, and a chain transpose → loop →
-// transpose whose middle value lives in scratch.
+// and feeds a reduce fusion, a copy, a dot, and a chain transpose → loop
+// (·3 and a transpose, fused as a mapped loop) → reduction whose values
+// live in scratch.
 func verifySample(t *testing.T) *lower.Module {
 	t.Helper()
 	return compile(t, []trace.Abstract{abs(tensor.F32, 4, 3), abs(tensor.F32, 3)}, lower.Options{}, func(a []trace.Value) []trace.Value {
 		x, y := a[0], a[1]
 		z := x.Add(y).Mul(trace.Float(2))
 		s := z.Mul(z).Sum(1)
-		c := x.Transpose().Mul(trace.Float(3)).Transpose()
-		return []trace.Value{z, s, x.MatMul(y), c}
+		t := x.Transpose()
+		c := t.Mul(trace.Float(3)).Transpose().Sum(1)
+		return []trace.Value{z, s, x.MatMul(y), c, t.Sum(1)}
 	})
 }
 
@@ -120,12 +122,11 @@ func TestVerifyCatchesBrokenModules(t *testing.T) {
 			m.Plan.Buffers[m.Plan.Of[m.Outputs[0]]].Size = 3
 		}},
 		{"scratch reused while live", lower.VerifyBuffer, "still to be read", func(t *testing.T, m *lower.Module) {
-			// transpose(x) → ·3 → transpose: the loop's result, in scratch,
-			// overwrites the first transpose's, which it is reading.
-			last := throughReshape(m.Outputs[3])
-			loop := last.Args[0]
-			first := loop.Args[0]
-			if loop.Op != trace.OpMul || first.Op != trace.OpTranspose {
+			// transpose(x) → transpose(·3): the loop's result overwrites
+			// the first transpose's scratch, which it is reading.
+			loop := throughReshape(m.Outputs[3]).Args[0]
+			first := loop.Args[0].Args[0]
+			if loop.Op != trace.OpTranspose || loop.Args[0].Op != trace.OpMul || first.Op != trace.OpTranspose {
 				t.Fatalf("unexpected chain %s ← %s", loop, first)
 			}
 			m.Plan.Of[loop] = m.Plan.Of[first]

@@ -196,6 +196,9 @@ func Cases() []Case {
 	for _, c := range controlCases() {
 		add(c)
 	}
+	for _, c := range movementCases() {
+		add(c)
+	}
 	for _, c := range convCases() {
 		add(c)
 	}

@@ -178,6 +178,10 @@ func c64NeedsDouble(in *lower.Instr) bool {
 func (g *gen) fusion(f *lower.Fusion) {
 	switch f.Kind {
 	case lower.FusionLoop:
+		if f.Mapped() {
+			g.mappedFusion(f)
+			return
+		}
 		g.loopFusion(f)
 	case lower.FusionReduce:
 		g.reduceFusion(f)
@@ -299,6 +303,10 @@ type body struct {
 	members map[*lower.Instr]bool
 	val     map[*lower.Instr]string
 	lines   []string
+	// leafIdx: a mapped region's leaves (gen_mapped.go), each read at its
+	// own index expression.
+	leafIdx map[*lower.Instr]string
+	leafSrc map[*lower.Instr]*lower.Instr
 }
 
 func newBody(g *gen, p *params, f *lower.Fusion, idx, it string, shape []int) *body {
@@ -343,7 +351,11 @@ func (b *body) compute(in *lower.Instr) string {
 	if a := in.Args[0]; in.Op == trace.OpBitcastConvert && !b.members[a] && (a.DType == tensor.F16 || a.DType == tensor.BF16) {
 		// The bits of an f16/bf16 input are read as stored, not from its
 		// float form, whose widening quiets a signaling NaN.
-		raw := fmt.Sprintf("((__global const ushort*)%s)[%s]", b.p.input(b.g, a), b.idx)
+		src, idx := a, b.idx
+		if li, ok := b.leafIdx[a]; ok {
+			src, idx = b.leafSrc[a], li
+		}
+		raw := fmt.Sprintf("((__global const ushort*)%s)[%s]", b.p.input(b.g, src), idx)
 		return b.emit(in, b.g.bitcastExpr(in.DType, tensor.U16, raw))
 	}
 	args := make([]string, len(in.Args))
