@@ -166,8 +166,13 @@ func TestSmallProgramIsLean(t *testing.T) {
 	// promotion profiles: +357 KB (8,585,573 → 8,942,371 bytes: trace +92 KB,
 	// kiln +33 KB, tensor's narrow formats +13 KB, promote +8 KB, the rest
 	// generic instantiations and reflect) — code, no new dependency.
-	if fi.Size() > 8<<20+3<<18 {
-		t.Errorf("a kiln-only program is %.2f MiB, over 8.75 MiB", float64(fi.Size())/(1<<20))
+	// 8.75 MiB held until the narrow dtypes (15 more DTypes through every
+	// table and kernel), data-movement fusion (index maps, mapped loops),
+	// the conv's implicit-GEMM and batch-major kernels and the outer-product
+	// and fp8/int4 GEMMs: +290 KB (9,042,833 → 9,333,310 bytes, go1.26.8;
+	// `go list -deps ./testdata/smallprog` unchanged) — code, no new dependency.
+	if fi.Size() > 9<<20+1<<18 {
+		t.Errorf("a kiln-only program is %.2f MiB, over 9.25 MiB", float64(fi.Size())/(1<<20))
 	}
 	t.Logf("a kiln-only program: %.1f MiB", float64(fi.Size())/(1<<20))
 }
