@@ -172,6 +172,12 @@ func toArg(i int, v any, cfg promote.Config) (arg, error) {
 	case complex64:
 		return strong(tensor.Scalar(x)), nil
 	}
+	if a, ok, err := narrowScalar(v); ok {
+		if err != nil {
+			return arg{}, &ArgError{Index: i, Msg: err.Error(), Err: err}
+		}
+		return strong(a), nil
+	}
 	if d, ok := tensor.SliceDType(v); ok {
 		a, err := tensor.New(d, []int{sliceLen(v)}, v)
 		if err != nil {
@@ -294,4 +300,18 @@ func describeMiss(prev sig, cur []arg) string {
 		}
 	}
 	return strings.Join(diffs, "; ")
+}
+
+// narrowScalar makes a rank-0 array of a scalar of a narrow dtype
+// (tensor.Float8E4M3FN(0x38), tensor.Int4(-3)); ok is false for any other
+// value, err reports an element out of its dtype (tensor.Int4(9)).
+func narrowScalar(v any) (a *tensor.Array, ok bool, err error) {
+	s := reflect.MakeSlice(reflect.SliceOf(reflect.TypeOf(v)), 1, 1)
+	d, ok := tensor.SliceDType(s.Interface())
+	if !ok || !d.IsNarrow() {
+		return nil, false, nil
+	}
+	s.Index(0).Set(reflect.ValueOf(v))
+	a, err = tensor.New(d, []int{}, s.Interface())
+	return a, true, err
 }

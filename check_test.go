@@ -324,3 +324,23 @@ func TestCheckedPrograms(t *testing.T) {
 		t.Errorf("the corpus should have programs that pass and programs that fail: %v passed, %v failed", passed, failed)
 	}
 }
+
+// A narrow float's NaN is found in its encodings: log of a negative
+// f8e4m3fn is reported; an f8e4m3fn NaN that comes in is not.
+func TestCheckedNaNNarrow(t *testing.T) {
+	var at int
+	fn := func(x kiln.Value) kiln.Value {
+		at = line() + 1
+		return x.Log().Mul(kiln.Float(2))
+	}
+	neg := f32s(t, []float32{1, 2, -3, 4}, 4).Astype(tensor.F8E4M3FN)
+	_, err := kiln.Jit(fn, kiln.Checked(kiln.CheckNaN)).Run(neg)
+	ce := wantCheck(t, err, kiln.CheckNaN, at)
+	if ce.Element != 2 {
+		t.Errorf("element %d, want 2", ce.Element)
+	}
+	in := f32s(t, []float32{1, float32(math.NaN()), 3, 4}, 4).Astype(tensor.F8E4M3FN)
+	if _, err := kiln.Jit(fn, kiln.Checked(kiln.CheckNaN)).Run(in); err != nil {
+		t.Errorf("an input NaN: %v", err)
+	}
+}

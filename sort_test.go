@@ -65,7 +65,9 @@ func TestSortOrder(t *testing.T) {
 // Every dtype sorts, and the edge sizes: an empty axis, one element, a
 // prime length; argsort's dtype is the default int (i32 with X32).
 func TestSortDTypesAndSizes(t *testing.T) {
-	for _, d := range tensor.AllDTypes() {
+	// The narrow dtypes do not all hold 3, −1, 2, 0 (u2 wraps, f8e8m0fnu
+	// has no 0): conformance's sort cases sort them.
+	for _, d := range tensor.StandardDTypes() {
 		x := arr(t, []int64{3, -1, 2, 0, 2}).Astype(d)
 		out, err := kiln.Jit(func(x kiln.Value) kiln.Value { return kiln.Argsort(x, -1) }).Run(x)
 		if err != nil {

@@ -348,6 +348,7 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 		s.label = "convert." + opd.String() + "." + in.DType.String()
 		s.to = in.DType
 	}
+	kd := kernelDType(opd) // the narrow dtypes run their compute dtype's kernels
 	switch {
 	case in.Op == trace.OpConvert:
 		s.kind, s.un = stepUnary, convertFn(argTypes[0], in.DType)
@@ -356,9 +357,11 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 	case in.Op == trace.OpBitcastConvert:
 		s.kind, s.un = stepUnary, bitcastFn(argTypes[0], in.DType)
 	case in.Op == trace.OpSelect:
-		s.kind, s.sel = stepSelect, selectTable[opd]
+		s.kind, s.sel = stepSelect, selectTable[kd]
 	case in.Op.Info().Class == trace.ClassUnary:
-		s.kind, s.un = stepUnary, unaryTable[in.Op][opd]
+		s.kind, s.un = stepUnary, unaryTable[in.Op][kd]
+	case opd.IsNarrow():
+		s.kind, s.bin = stepBinary, narrowBinary(in.Op, opd)
 	default:
 		s.kind, s.bin = stepBinary, binaryTable[in.Op][opd]
 		for rev, inv := range [2]loc{args[1], args[0]} {
@@ -375,7 +378,9 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 	if s.un == nil && s.bin == nil && s.sel == nil && s.scal == nil {
 		return fmt.Errorf("kernels: cpu has no kernel for %s on %s", in.Op, opd)
 	}
-	if in.Op != trace.OpConvert && !exactOn16(in.Op) {
+	if in.Op != trace.OpConvert && (!exactOn16(in.Op) || in.DType.IsNarrow()) {
+		// The narrow dtypes round after every op: neg of an fnuz zero
+		// or an e8m0 value, abs of i4's −8, … leave their format.
 		s.round = roundFn(in.DType)
 	}
 	bb.b.steps = append(bb.b.steps, s)

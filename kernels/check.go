@@ -190,6 +190,14 @@ type divideCheck struct {
 
 // firstNaN finds the first NaN among the n elements of dtype d at p, or -1.
 func firstNaN(p unsafe.Pointer, d tensor.DType, n int) int {
+	if f, ok := d.FloatFormat(); ok { // a narrow float's storage: its encodings
+		for i, b := range view[uint8](p, n) {
+			if f.IsNaN(b) {
+				return i
+			}
+		}
+		return -1
+	}
 	switch d {
 	case tensor.F32:
 		for i, v := range view[float32](p, n) {

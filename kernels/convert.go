@@ -178,6 +178,9 @@ func registerConversions() {
 
 // exactInF32 reports whether every value of d is exactly a float32.
 func exactInF32(d tensor.DType) bool {
+	if d.IsNarrow() {
+		return true
+	}
 	switch d {
 	case tensor.Bool, tensor.U8, tensor.U16, tensor.I8, tensor.I16, tensor.F16, tensor.BF16, tensor.F32, tensor.C64:
 		return true
@@ -188,6 +191,9 @@ func exactInF32(d tensor.DType) bool {
 // convertFn returns the block convert from dtype from to dtype to, both
 // given as storage dtypes, operating on compute blocks.
 func convertFn(from, to tensor.DType) unaryFn {
+	if to.IsNarrow() {
+		return convertToNarrow(from, to)
+	}
 	cf, ct := computeDType(from), computeDType(to)
 	if to != tensor.F16 && to != tensor.BF16 {
 		if cf == ct {
@@ -285,6 +291,80 @@ func copyFn(d tensor.DType) unaryFn {
 	return func(dst, src unsafe.Pointer, n int) {
 		if dst != src {
 			copy(view[byte](dst, n*int(size)), view[byte](src, n*int(size)))
+		}
+	}
+}
+
+// convertToNarrow is the block convert to a narrow dtype, in one correct
+// step from the source value as tensor.ConvertSlice does: a narrow float
+// is rounded once with its format's rules (from f32 when the source is
+// exact there, else from float64 or from the integer itself); a sub-byte
+// integer takes an integer's low bits (int → int wraps) and a float's
+// truncation, saturated to its range (NaN → 0).
+func convertToNarrow(from, to tensor.DType) unaryFn {
+	cf, ct := computeDType(from), computeDType(to)
+	if f, ok := to.FloatFormat(); ok {
+		if exactInF32(from) {
+			toF32 := copyFn(tensor.F32)
+			if cf != tensor.F32 {
+				toF32 = convertTable[cf][tensor.F32]
+			}
+			round := roundFn(to)
+			return func(d, s unsafe.Pointer, n int) {
+				toF32(d, s, n)
+				round(d, n)
+			}
+		}
+		r64 := func(x float64) float32 { return f.ToFloat32(f.FromFloat64(x)) }
+		switch cf {
+		case tensor.F64:
+			return mapTo(r64)
+		case tensor.I32:
+			return mapTo(func(v int32) float32 { return r64(float64(v)) })
+		case tensor.U32:
+			return mapTo(func(v uint32) float32 { return r64(float64(v)) })
+		case tensor.I64:
+			return mapTo(func(v int64) float32 { return f.ToFloat32(f.FromInt64(v)) })
+		case tensor.U64:
+			return mapTo(func(v uint64) float32 { return f.ToFloat32(f.FromUint64(v)) })
+		case tensor.C128:
+			return mapTo(func(v complex128) float32 { return r64(real(v)) })
+		}
+		panic("kernels: no conversion from " + from.String() + " to " + to.String())
+	}
+	fi, _ := to.IntFormat()
+	if from == tensor.Bool || from.IsInteger() {
+		wide := copyFn(ct)
+		if cf != ct {
+			wide = convertTable[cf][ct]
+		}
+		round := roundFn(to)
+		return func(d, s unsafe.Pointer, n int) {
+			wide(d, s, n)
+			round(d, n)
+		}
+	}
+	sat := func(x float64) uint8 { return uint8(fi.Int64(fi.FromFloat64(x))) }
+	switch cf {
+	case tensor.F32:
+		return mapToByte(func(v float32) uint8 { return sat(float64(v)) })
+	case tensor.F64:
+		return mapToByte(sat)
+	case tensor.C64:
+		return mapToByte(func(v complex64) uint8 { return sat(float64(real(v))) })
+	case tensor.C128:
+		return mapToByte(func(v complex128) uint8 { return sat(real(v)) })
+	}
+	panic("kernels: no conversion from " + from.String() + " to " + to.String())
+}
+
+// mapToByte applies f to a block of S, storing bytes (a sub-byte
+// integer's i8/u8 compute form).
+func mapToByte[S any](f func(S) uint8) unaryFn {
+	return func(d, s unsafe.Pointer, n int) {
+		src, out := view[S](s, n), view[uint8](d, n)
+		for i, v := range src {
+			out[i] = f(v)
 		}
 	}
 }

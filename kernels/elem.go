@@ -17,10 +17,19 @@ import (
 // type, and registered per dtype in the dispatch tables below, so the
 // executor makes one type switch per block, never one per element.
 
-// computeDType is the dtype a value of dtype d is held in while computing.
+// computeDType is the dtype a value of dtype d is held in while computing:
+// f32 for f16, bf16 and the narrow floats, i8 for i4 and i2, u8 for u4
+// and u2.
 func computeDType(d tensor.DType) tensor.DType {
-	if d == tensor.F16 || d == tensor.BF16 {
+	switch {
+	case d == tensor.F16 || d == tensor.BF16:
 		return tensor.F32
+	case d.IsNarrow() && d.IsFloat():
+		return tensor.F32
+	case d.IsNarrow() && d.IsSigned():
+		return tensor.I8
+	case d.IsNarrow():
+		return tensor.U8
 	}
 	return d
 }

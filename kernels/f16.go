@@ -78,7 +78,7 @@ func widenFn(d tensor.DType) unaryFn {
 	case tensor.BF16:
 		return widenBF16Fn
 	}
-	return nil
+	return narrowFormTable[d].widen
 }
 
 // narrowFn stores a compute block as d; nil when the forms are the same.
@@ -89,7 +89,7 @@ func narrowFn(d tensor.DType) unaryFn {
 	case tensor.BF16:
 		return narrowBF16Fn
 	}
-	return nil
+	return narrowFormTable[d].narrow
 }
 
 // roundFn rounds a compute block to d's precision in place; nil when d is
@@ -101,5 +101,5 @@ func roundFn(d tensor.DType) func(p unsafe.Pointer, n int) {
 	case tensor.BF16:
 		return roundBF16Fn
 	}
-	return nil
+	return narrowFormTable[d].round
 }

@@ -44,6 +44,17 @@ func (k *iotaKernel) runRange(rs *runState, _ *worker, lo, hi int) {
 // every count that d holds).
 func iotaFill(d tensor.DType, dst unsafe.Pointer, start, n, stride, dim int) {
 	count := func(i int) int64 { return int64((start + i) / stride % dim) }
+	if d.IsNarrow() { // converted as tensor.ConvertSlice does
+		ints := make([]int64, n)
+		for i := range ints {
+			ints[i] = count(i)
+		}
+		out := tensor.MakeSlice(d, n)
+		_ = tensor.ConvertSlice(out, ints) // cannot fail: storage slices of one length
+		b, _, _ := tensor.NarrowBytes(out)
+		copy(view[uint8](unsafe.Add(dst, start), n), b)
+		return
+	}
 	switch d {
 	case tensor.U8:
 		fill(view[uint8](unsafe.Add(dst, start), n), func(i int) uint8 { return uint8(count(i)) })

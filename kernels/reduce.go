@@ -81,10 +81,10 @@ func (x *cpuExec) compileReduce(f *lower.Fusion) (kernel, error) {
 		if root.Op == trace.OpArgMin {
 			i = 1
 		}
-		k.arg = argTable[i][od]
+		k.arg = argTable[i][kernelDType(od)]
 		k.store = convertTable[tensor.I64][root.DType]
 	default:
-		k.red = reduceTable[root.Op][od]
+		k.red = reduceTable[root.Op][kernelDType(od)]
 		if k.store = narrowFn(root.DType); k.store == nil {
 			k.store = copyFn(root.DType)
 		}

@@ -140,7 +140,10 @@ func (k *scatterKernel) combineRun(w *worker, o, u unsafe.Pointer, n int) {
 		copy(view[byte](o, n*k.size), view[byte](u, n*k.size))
 		return
 	}
-	f := binaryTable[k.combine][k.dt]
+	f := binaryTable[k.combine][kernelDType(k.dt)]
+	if k.dt.IsNarrow() {
+		f = narrowBinary(k.combine, k.dt)
+	}
 	if wide := widenFn(k.dt); wide != nil { // f16, bf16: combine in f32, round once
 		a := w.temp(8 * n)
 		b := unsafe.Add(a, 4*n)

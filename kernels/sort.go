@@ -271,6 +271,17 @@ func moveElem(dst, src unsafe.Pointer, i, j, size int) {
 }
 
 func elemCmpOf(d tensor.DType) elemCmp {
+	if f, ok := d.FloatFormat(); ok { // by value: ±0 equal, every NaN above all
+		return func(p unsafe.Pointer, i, j int) int {
+			return floatOrder(f.ToFloat32(at[uint8](p, i)), f.ToFloat32(at[uint8](p, j)))
+		}
+	}
+	switch computeDType(d) { // sub-byte integers: their i8/u8 values
+	case tensor.I8:
+		return cmpOrdered[int8]
+	case tensor.U8:
+		return cmpOrdered[uint8]
+	}
 	switch d {
 	case tensor.Bool, tensor.U8:
 		return cmpOrdered[uint8]
@@ -371,6 +382,14 @@ type keyFunc func(p unsafe.Pointer, i int) uint64
 // keyFuncOf returns d's key function and key bytes; nil for complex, which
 // has two parts (the general path compares those).
 func keyFuncOf(d tensor.DType) (keyFunc, int) {
+	if f, ok := d.FloatFormat(); ok { // the key of the f32 value
+		return func(p unsafe.Pointer, i int) uint64 {
+			return floatKey(uint64(math.Float32bits(f.ToFloat32(at[uint8](p, i)))), 32, 23)
+		}, 4
+	}
+	if d.IsNarrow() {
+		d = computeDType(d)
+	}
 	switch d {
 	case tensor.Bool, tensor.U8:
 		return func(p unsafe.Pointer, i int) uint64 { return uint64(at[uint8](p, i)) }, 1

@@ -39,8 +39,12 @@ func (r Report) IsLattice() bool { return r.Commutative && r.Associative && r.Id
 // sorted smallest first: by the operands' total byte width, then table
 // order — for NumPy the first is (i8 ∨ u8) ∨ f16 = f32 ≠ i8 ∨ (u8 ∨ f16) =
 // f16, the triple of the JAX design note.
-func Check(r *RuleSet, x32 bool) Report {
-	nodes := r.Nodes()
+func Check(r *RuleSet, x32 bool) Report { return CheckOver(r, r.Nodes(), x32) }
+
+// CheckOver is Check over the given nodes: r.AllRuleNodes() includes the
+// narrow dtypes (JAX's lattice with them is a partial lattice: a narrow
+// dtype does not promote with a float or complex of another width).
+func CheckOver(r *RuleSet, nodes []Node, x32 bool) Report {
 	rep := Report{Rules: r.Name(), Nodes: len(nodes), Total: true, Commutative: true, Associative: true, Idempotent: true}
 	join := func(a, b Node) Node {
 		n, ok := r.Promote(a, b, x32)

@@ -99,12 +99,12 @@ func (e *OverflowError) Error() string {
 // IntRange returns the smallest and largest values of an integer dtype as
 // decimal strings.
 func IntRange(d tensor.DType) (lo, hi string) {
-	switch d {
-	case tensor.U8, tensor.U16, tensor.U32, tensor.U64:
+	switch {
+	case d.IsUnsigned():
 		return "0", fmt.Sprint(uint64(1)<<d.Bits() - 1)
-	case tensor.I8, tensor.I16, tensor.I32, tensor.I64:
+	case d.IsSigned():
 		return fmt.Sprint(-(int64(1) << (d.Bits() - 1))), fmt.Sprint(int64(uint64(1)<<(d.Bits()-1) - 1))
-	case tensor.Bool:
+	case d == tensor.Bool:
 		return "0", "1"
 	}
 	return "-inf", "inf"

@@ -96,3 +96,27 @@ func ExampleConfig_Profile() {
 	// torch      default float f32  i8/i8 f32  exp(i8) f32     sum(u8) i64  mean(i8) refused true  u8+1000: 232 false
 	// tensorflow default float f32  i8/i8 f32  exp(i8) refused sum(u8) u8  mean(i8) refused true  u8+1000: 1000 true
 }
+
+func ExampleConfig_ResultType_narrow() {
+	var jax promote.Config
+	f8 := promote.Strong(tensor.F8E4M3FN)
+	fmt.Println(jax.ResultType(f8, promote.WeakOf(tensor.F64))) // a Python float
+	fmt.Println(jax.ResultType(f8, promote.Strong(tensor.I32))) // ints lie below f*
+	_, err := jax.ResultType(f8, promote.Strong(tensor.F32))
+	fmt.Println(err)
+	_, err = jax.ResultType(promote.Strong(tensor.I4), promote.Strong(tensor.I8))
+	fmt.Println(err)
+	// Output:
+	// f8e4m3fn <nil>
+	// f8e4m3fn <nil>
+	// promote: Input dtypes ('float8_e4m3fn', 'float32') have no available implicit dtype promotion path. To avoid unintended promotion, 8-bit floats do not support implicit promotion. If you'd like your inputs to be promoted to another type, you can do so explicitly using e.g. x.astype('float32')
+	// promote: Input dtypes ('int4', 'int8') have no available implicit dtype promotion path. To avoid unintended promotion, 1-bit, 2-bit and 4-bit integers do not support implicit promotion. If you'd like your inputs to be promoted to another type, you can do so explicitly using e.g. x.astype('int32')
+}
+
+func ExampleTableOver() {
+	// The jax table with the narrow dtypes: the f8e4m3fn row.
+	_, rows := promote.TableOver(promote.JAX, promote.JAX.AllRuleNodes(), false, false)
+	fmt.Println(rows[tensor.F8E4M3FN])
+	// Output:
+	// [f8e4m3fn f8e4m3fn f8e4m3fn f8e4m3fn f8e4m3fn f8e4m3fn f8e4m3fn f8e4m3fn f8e4m3fn f8e4m3fn - - - - - - f8e4m3fn - - - - - - - - - - - - - - f8e4m3fn f8e4m3fn -]
+}

@@ -25,14 +25,27 @@ const (
 )
 
 // jaxEdges is the type promotion lattice of seeds/004, edge for edge
-// (`lattice = {...}` in JAX's type_promotion.rst).
+// (`lattice = {...}` in JAX's type_promotion.rst), with the narrow dtypes
+// of current JAX (_type_promotion_lattice in jax/_src/dtypes.py): each
+// narrow integer is reached from i* only and each narrow float from f*
+// only, and none has a successor — so a narrow dtype joins only with
+// itself and with what lies below its weak kind (bool and i* for a narrow
+// integer; bool, every integer, i* and f* for a narrow float).
 func jaxEdges() Edges {
-	return Edges{
+	e := Edges{
 		b1: {iw}, u1: {u2, i2}, u2: {i4, u4}, u4: {u8, i8}, u8: {fw},
 		iw: {u1, i1}, i1: {i2}, i2: {i4}, i4: {i8}, i8: {fw},
 		fw: {cw, f2, bf}, bf: {f4}, f2: {f4}, f4: {c8, f8}, f8: {c16},
 		cw: {c8}, c8: {c16}, c16: {},
 	}
+	for _, d := range tensor.NarrowDTypes() {
+		if d.IsFloat() {
+			e[fw] = append(e[fw], DTypeNode(d))
+		} else {
+			e[iw] = append(e[iw], DTypeNode(d))
+		}
+	}
+	return e
 }
 
 // jaxX32Edges is the lattice JAX uses without x64: the same edges except
@@ -40,7 +53,7 @@ func jaxEdges() Edges {
 // produce a 64-bit result.
 func jaxX32Edges() Edges {
 	e := jaxEdges()
-	e[u4] = []Node{u8, i4}
+	e[u4] = []Node{u8, i4} // the standard u32 node: u4 names uint32 here, as in JAX
 	return e
 }
 

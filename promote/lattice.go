@@ -7,19 +7,24 @@ import (
 	"github.com/kiln-go/kiln/tensor"
 )
 
-// Node is a node of a promotion lattice: one of the 15 dtypes (numbered as
-// tensor.DType) or one of the three weak kinds.
+// Node is a node of a promotion lattice: one of the 30 dtypes (numbered as
+// tensor.DType: the 15 standard ones, then the 15 narrow ones) or one of
+// the three weak kinds.
 type Node uint8
 
-// The weak-kind nodes, after the 15 dtype nodes.
+// The weak-kind nodes, after the 30 dtype nodes.
 const (
 	IntWeak     Node = tensor.NumDTypes + iota // i*: a Python int
 	FloatWeak                                  // f*: a Python float
 	ComplexWeak                                // c*: a Python complex
 )
 
-// NumNodes is the number of lattice nodes: 15 dtypes and 3 weak kinds.
+// NumNodes is the number of lattice nodes: 30 dtypes and 3 weak kinds.
 const NumNodes = tensor.NumDTypes + 3
+
+// NumStandardNodes is the number of nodes of the seed documents' tables:
+// the 15 standard dtypes and the 3 weak kinds (StandardNodes).
+const NumStandardNodes = tensor.NumStandardDTypes + 3
 
 // noNode marks "no implicit promotion" in a table.
 const noNode Node = 255
@@ -72,7 +77,8 @@ func ParseNode(s string) (Node, error) {
 	return DTypeNode(d), nil
 }
 
-// AllNodes returns the 18 nodes in table order.
+// AllNodes returns the 33 nodes in table order: the 30 dtypes, then i*,
+// f*, c*.
 func AllNodes() []Node {
 	out := make([]Node, NumNodes)
 	for i := range out {
@@ -80,6 +86,19 @@ func AllNodes() []Node {
 	}
 	return out
 }
+
+// StandardNodes returns the 18 nodes of the seed documents' tables: the 15
+// standard dtypes, then i*, f*, c*.
+func StandardNodes() []Node {
+	out := make([]Node, 0, NumStandardNodes)
+	for i := range tensor.NumStandardDTypes {
+		out = append(out, Node(i))
+	}
+	return append(out, IntWeak, FloatWeak, ComplexWeak)
+}
+
+// IsNarrow reports whether n is the node of a narrow dtype (f8e4m3fn … u2).
+func (n Node) IsNarrow() bool { d, ok := n.DType(); return ok && d.IsNarrow() }
 
 // Edges declares a lattice as each node's immediate successors, the way
 // JAX's dtypes.py does. Nodes absent from the map have no successors.
@@ -96,7 +115,7 @@ type Lattice struct {
 	join  [NumNodes][NumNodes]Node
 }
 
-type nodeSet uint32
+type nodeSet uint64
 
 func (s nodeSet) has(n Node) bool { return s&(1<<n) != 0 }
 

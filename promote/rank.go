@@ -25,7 +25,11 @@ type Operand struct {
 // c64. The result is weak only if every operand is. Under every other
 // profile rank is ignored and this is ResultType.
 func (c Config) ResultTypeRanked(operands ...Operand) (Type, error) {
-	if c.profile().Rank != RankCategory {
+	narrow := false
+	for _, o := range operands {
+		narrow = narrow || o.DType.IsNarrow()
+	}
+	if c.profile().Rank != RankCategory || narrow { // narrow dtypes: JAX's lattice (narrow.go)
 		types := make([]Type, len(operands))
 		for i, o := range operands {
 			types[i] = o.Type

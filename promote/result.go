@@ -100,6 +100,9 @@ func (c Config) ResultType(operands ...Type) (Type, error) {
 			operands[i].Weak = false
 		}
 	}
+	if hasNarrow(operands) {
+		return c.narrowResult(operands)
+	}
 	if r.anvil != nil {
 		return c.anvilResult(operands)
 	}

@@ -29,7 +29,8 @@ type RuleSet struct {
 	anvil   *anvilRules
 }
 
-// nodeTable is an 18x18 table over lattice nodes; noNode is "-".
+// nodeTable is a table over all lattice nodes; noNode is "-". The seed
+// tables give the 18×18 standard part.
 type nodeTable [NumNodes][NumNodes]Node
 
 // Name is the rule set's name as accepted by Lookup.
@@ -60,11 +61,23 @@ func (r *RuleSet) Promote(a, b Node, x32 bool) (Node, bool) {
 	}
 }
 
-// Nodes returns the nodes the rule set's table ranges over, in table order:
-// all 18 for the JAX-style systems, anvil's 11 dtypes for anvil.
+// Nodes returns the nodes the rule set's seed table ranges over, in table
+// order: the 18 standard ones for the JAX-style systems, anvil's 11 dtypes
+// for anvil. AllRuleNodes adds the narrow dtypes.
 func (r *RuleSet) Nodes() []Node {
 	if r.anvil != nil {
 		return append([]Node(nil), r.anvil.nodes...)
+	}
+	return StandardNodes()
+}
+
+// AllRuleNodes returns every node the rule set promotes, in table order:
+// all 33 for the JAX-style systems (the narrow dtypes promote by JAX's
+// lattice edges in every one of them, docs/SPEC.md), anvil's 11 dtypes for
+// anvil, which has no narrow dtype.
+func (r *RuleSet) AllRuleNodes() []Node {
+	if r.anvil != nil {
+		return r.Nodes()
 	}
 	return AllNodes()
 }
@@ -145,6 +158,14 @@ func mustNodeTable(file string) *nodeTable {
 		panic(err)
 	}
 	var t nodeTable
+	for a := range t {
+		for b := range t[a] {
+			t[a][b] = noNode
+			if Node(a).IsNarrow() || Node(b).IsNarrow() {
+				t[a][b], _ = jaxLattice.Join(Node(a), Node(b))
+			}
+		}
+	}
 	parse := func(s string) Node {
 		if s == "-" {
 			return noNode
@@ -155,7 +176,7 @@ func mustNodeTable(file string) *nodeTable {
 		}
 		return n
 	}
-	if len(header) != NumNodes || len(rows) != NumNodes {
+	if len(header) != NumStandardNodes || len(rows) != NumStandardNodes {
 		panic("promote: " + file + " is not 18x18")
 	}
 	for _, row := range rows {

@@ -10,7 +10,12 @@ import (
 // operand, "-" marks no implicit promotion. For anvil, weakRows selects the
 // ambiguous (row) × known (column) table instead of known × known.
 func Table(r *RuleSet, x32, weakRows bool) (header []string, rows [][]string) {
-	nodes := r.Nodes()
+	return TableOver(r, r.Nodes(), x32, weakRows)
+}
+
+// TableOver is Table over the given nodes: r.AllRuleNodes() adds the
+// narrow dtypes' rows and columns to the seed table.
+func TableOver(r *RuleSet, nodes []Node, x32, weakRows bool) (header []string, rows [][]string) {
 	for _, n := range nodes {
 		header = append(header, n.String())
 	}

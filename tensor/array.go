@@ -9,7 +9,8 @@ import (
 // Elem is the set of Go types that store Kiln's dtypes, one per dtype.
 type Elem interface {
 	bool | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 |
-		BFloat16 | Float16 | float32 | float64 | complex64 | complex128
+		BFloat16 | Float16 | float32 | float64 | complex64 | complex128 |
+		NarrowFloat | NarrowInt
 }
 
 // DTypeOf returns the dtype stored as T.
@@ -18,7 +19,7 @@ func DTypeOf[T Elem]() DType {
 	return d
 }
 
-// SliceDType returns the dtype of a typed slice of one of the 15 storage
+// SliceDType returns the dtype of a typed slice of one of the 30 storage
 // types; ok is false for anything else.
 func SliceDType(s any) (DType, bool) { return sliceDType(s) }
 
@@ -54,6 +55,9 @@ func sliceDType(s any) (DType, bool) {
 		return C64, true
 	case []complex128:
 		return C128, true
+	}
+	if _, d, ok := narrowBytes(s); ok {
+		return d, true
 	}
 	return 0, false
 }
@@ -91,6 +95,9 @@ func sliceLen(s any) int {
 		return len(v)
 	case []complex128:
 		return len(v)
+	}
+	if b, _, ok := narrowBytes(s); ok {
+		return len(b)
 	}
 	return -1
 }
@@ -130,6 +137,9 @@ func MakeSlice(d DType, n int) any {
 		return make([]complex64, n)
 	case C128:
 		return make([]complex128, n)
+	}
+	if d.IsNarrow() {
+		return narrowTypes[d-NumStandardDTypes].make(n)
 	}
 	panic("tensor: MakeSlice of invalid dtype " + d.String())
 }
@@ -186,6 +196,11 @@ func FromSlice[T Elem](data []T, shape ...int) (*Array, error) {
 	if err := checkShape("FromSlice", shape, len(data)); err != nil {
 		return nil, err
 	}
+	if b, d, ok := narrowBytes(any(data)); ok {
+		if err := validNarrow("FromSlice", d, b); err != nil {
+			return nil, err
+		}
+	}
 	return &Array{dtype: DTypeOf[T](), shape: append([]int(nil), shape...), data: data}, nil
 }
 
@@ -203,6 +218,11 @@ func New(d DType, shape []int, data any) (*Array, error) {
 	}
 	if err := checkShape("New", shape, sliceLen(data)); err != nil {
 		return nil, err
+	}
+	if b, d, ok := narrowBytes(data); ok {
+		if err := validNarrow("New", d, b); err != nil {
+			return nil, err
+		}
 	}
 	return &Array{dtype: d, shape: append([]int{}, shape...), data: data}, nil
 }
@@ -388,6 +408,9 @@ func Index(s any, i int) any {
 		return v[i]
 	case []complex128:
 		return v[i]
+	}
+	if b, d, ok := narrowBytes(s); ok {
+		return narrowTypes[d-NumStandardDTypes].elem(b[i])
 	}
 	panic(fmt.Sprintf("tensor: Index of %T", s))
 }

@@ -30,7 +30,7 @@ type integer interface{ signedInt | unsignedInt }
 type goFloat interface{ float32 | float64 }
 
 // ConvertSlice converts src into dst, element by element. Both must be
-// slices of the 15 storage types with the same length; dst may not alias
+// slices of the 30 storage types with the same length; dst may not alias
 // src unless they are the same slice of the same type.
 func ConvertSlice(dst, src any) error {
 	dd, ok1 := sliceDType(dst)
@@ -154,6 +154,16 @@ func readBlock(src any, lo, hi int, ib []int64, ub []uint64, fb []float64, cb []
 		copy(cb, s[lo:hi])
 		return viaComplex
 	}
+	if b, d, ok := narrowBytes(src); ok {
+		if d.IsFloat() {
+			narrowToFloat64(d, fb, b[lo:hi])
+			return viaFloat
+		}
+		for i, v := range b[lo:hi] {
+			ib[i] = narrowIntValue(d, v)
+		}
+		return viaInt
+	}
 	panic("tensor: readBlock: unreachable")
 }
 
@@ -182,6 +192,10 @@ func uintsToFloats[T goFloat](out []T, in []uint64) {
 }
 
 func writeFromInt(dst any, lo int, in []int64) {
+	if b, d, ok := narrowBytes(dst); ok {
+		writeNarrowFromInt(d, b[lo:], in)
+		return
+	}
 	switch d := dst.(type) {
 	case []bool:
 		for i, v := range in {
@@ -227,6 +241,10 @@ func writeFromInt(dst any, lo int, in []int64) {
 }
 
 func writeFromUint(dst any, lo int, in []uint64) {
+	if b, d, ok := narrowBytes(dst); ok {
+		writeNarrowFromUint(d, b[lo:], in)
+		return
+	}
 	switch d := dst.(type) {
 	case []bool:
 		for i, v := range in {
@@ -323,6 +341,10 @@ func floatsToInts[T integer](out []T, in []float64) {
 }
 
 func writeFromFloat(dst any, lo int, in []float64) {
+	if b, d, ok := narrowBytes(dst); ok {
+		writeNarrowFromFloat(d, b[lo:], in)
+		return
+	}
 	switch d := dst.(type) {
 	case []bool:
 		for i, v := range in {
@@ -392,6 +414,11 @@ func writeFromComplex(dst any, lo int, in []complex128) {
 
 // copySlice copies between two slices of the same storage type.
 func copySlice(dst, src any) {
+	if b, _, ok := narrowBytes(dst); ok {
+		s, _, _ := narrowBytes(src)
+		copy(b, s)
+		return
+	}
 	switch d := dst.(type) {
 	case []bool:
 		copy(d, src.([]bool))

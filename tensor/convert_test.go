@@ -130,7 +130,7 @@ func TestAstype(t *testing.T) {
 	// for small integers.
 	small := Must(Arange(I8, 5))
 	for _, d := range AllDTypes() {
-		if d == Bool {
+		if d == Bool || d == F8E8M0FNU || d == I2 || d == U2 { // f8e8m0fnu has no 0 nor 3; i2, u2 no 4
 			continue
 		}
 		back := small.Astype(d).Astype(I8)

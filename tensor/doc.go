@@ -1,12 +1,15 @@
 // Package tensor defines Kiln's element types (dtypes) and its dense,
 // row-major Array.
 //
-// There are 15 concrete dtypes (bool, u8 u16 u32 u64, i8 i16 i32 i64, bf16,
-// f16, f32, f64, c64, c128), declared in table order; every property of a
-// dtype (names, size, kind) is read from one table. Weak types are not
-// dtypes: they are a flag carried beside a dtype by package promote. Each
-// dtype has one Go storage type; the two 16-bit floats have their own,
-// Float16 and BFloat16, so any array can be built with this package alone.
+// There are 30 concrete dtypes: the 15 standard ones (bool, u8 u16 u32 u64,
+// i8 i16 i32 i64, bf16, f16, f32, f64, c64, c128), declared in the seed
+// tables' order, then JAX's 15 narrow ones (f8e4m3fn … f4e2m1fn, i4 u4 i2
+// u2; see "Narrow dtypes" below); every property of a dtype (names, size,
+// kind) is read from one table. Weak types are not dtypes: they are a flag
+// carried beside a dtype by package promote. Each dtype has one Go storage
+// type; the 16-bit floats have their own, Float16 and BFloat16, and so do
+// the narrow ones (Float8E4M3FN …, Int4 …), so any array can be built with
+// this package alone.
 //
 // Conventions:
 //   - Short names (f16) print; ParseDType also accepts long names (float16)
@@ -28,17 +31,27 @@
 //     not limited; neither are Clone and Astype, whose sizes come from
 //     an array that already exists.
 //
-// # Narrow formats (foundation; not yet dtypes)
+// # Narrow dtypes
 //
 // FloatFormat and IntFormat are JAX's narrow number formats — the floats
 // f8e4m3fn f8e5m2 f8e4m3fnuz f8e5m2fnuz f8e4m3b11fnuz f8e3m4 f8e4m3
 // f8e8m0fnu f6e2m3fn f6e3m2fn f4e2m1fn and the integers i4 u4 i2 u2 — as
-// exact conversions between their bits and Go numbers. They are not DTypes
-// yet: no Array holds them, ParseDType does not know them, and nothing
-// computes or promotes with them. ParseFloatFormat and ParseIntFormat take
-// Kiln's names and JAX's (float8_e4m3fn, int4). A float value is its bits
-// in a uint8 (the 6- and 4-bit formats in the low bits, one per byte, as
-// ml_dtypes stores them; higher bits are ignored when read).
+// exact conversions between their bits and Go numbers; each is also a
+// DType (FloatFormat.DType, DType.FloatFormat, IsNarrow). ParseDType,
+// ParseFloatFormat and ParseIntFormat take Kiln's names and JAX's
+// (float8_e4m3fn, int4). A float value is its bits in a uint8 (the 6- and
+// 4-bit formats in the low bits, as ml_dtypes stores them; higher bits are
+// ignored when read by the format, refused by FromSlice and New).
+//
+// Storage: an Array of a narrow dtype holds one element per byte — its
+// storage types Float8E4M3FN … Float4E2M1FN hold a float's encoding, Int4,
+// Uint4, Int2 and Uint2 an integer's value (sign-extended) — so every
+// element stays addressable, as in ml_dtypes and JAX on CPU. PackInts and
+// UnpackInts give the packed form (2 or 4 integers a byte, first in the
+// low bits) for files and exports; it is not an Array's. Astype converts
+// to and from every dtype with the rules below; .npy refuses the narrow
+// dtypes (ml_dtypes' '|V1' does not name the format), safetensors takes
+// F8_E4M3, F8_E5M2 and F8_E8M0.
 //
 // A float format has a sign bit (not f8e8m0fnu), E exponent and M
 // mantissa bits and a bias: exponent field e ≥ 1 is ±2^(e−bias)·(1+m/2^M),

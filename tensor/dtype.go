@@ -5,9 +5,12 @@ import (
 	"strings"
 )
 
-// DType is one of Kiln's 15 concrete element types. The order of the
-// constants is the order of the rows and columns of the promotion tables in
-// ../shared/tables and is relied upon by packages that index tables by DType.
+// DType is one of Kiln's 30 concrete element types: the 15 standard ones
+// (bool … c128), whose order is the order of the rows and columns of the
+// promotion tables of the seed documents and is relied upon by packages
+// that index tables by DType, followed by JAX's 15 narrow dtypes (the 11
+// narrow float formats of FloatFormat and the 4 sub-byte integers of
+// IntFormat; see the package documentation for their storage).
 type DType uint8
 
 // The concrete dtypes, in table order.
@@ -27,10 +30,32 @@ const (
 	F64
 	C64
 	C128
+	// The narrow dtypes, in the order of JAX's dtypes.py (FloatFormat's
+	// order, then IntFormat's).
+	F8E4M3FN
+	F8E5M2
+	F8E4M3FNUZ
+	F8E5M2FNUZ
+	F8E4M3B11FNUZ
+	F8E3M4
+	F8E4M3
+	F8E8M0FNU
+	F6E2M3FN
+	F6E3M2FN
+	F4E2M1FN
+	I4
+	U4
+	I2
+	U2
 )
 
 // NumDTypes is the number of concrete dtypes; DType values are 0..NumDTypes-1.
-const NumDTypes = 15
+const NumDTypes = 30
+
+// NumStandardDTypes is the number of standard dtypes, bool … c128: the
+// rows and columns of the seed documents' promotion tables. The narrow
+// dtypes are DType(NumStandardDTypes) … DType(NumDTypes-1).
+const NumStandardDTypes = 15
 
 // Kind classifies a dtype: bool, unsigned integer, signed integer, floating
 // point or complex.
@@ -79,12 +104,29 @@ var dtypes = [NumDTypes]dtypeInfo{
 	F64:  {"f64", "float64", 8, KindFloat, 64},
 	C64:  {"c64", "complex64", 8, KindComplex, 32},
 	C128: {"c128", "complex128", 16, KindComplex, 64},
+	// Narrow dtypes: one element per byte in memory (see IsNarrow).
+	F8E4M3FN:      {"f8e4m3fn", "float8_e4m3fn", 1, KindFloat, 8},
+	F8E5M2:        {"f8e5m2", "float8_e5m2", 1, KindFloat, 8},
+	F8E4M3FNUZ:    {"f8e4m3fnuz", "float8_e4m3fnuz", 1, KindFloat, 8},
+	F8E5M2FNUZ:    {"f8e5m2fnuz", "float8_e5m2fnuz", 1, KindFloat, 8},
+	F8E4M3B11FNUZ: {"f8e4m3b11fnuz", "float8_e4m3b11fnuz", 1, KindFloat, 8},
+	F8E3M4:        {"f8e3m4", "float8_e3m4", 1, KindFloat, 8},
+	F8E4M3:        {"f8e4m3", "float8_e4m3", 1, KindFloat, 8},
+	F8E8M0FNU:     {"f8e8m0fnu", "float8_e8m0fnu", 1, KindFloat, 8},
+	F6E2M3FN:      {"f6e2m3fn", "float6_e2m3fn", 1, KindFloat, 6},
+	F6E3M2FN:      {"f6e3m2fn", "float6_e3m2fn", 1, KindFloat, 6},
+	F4E2M1FN:      {"f4e2m1fn", "float4_e2m1fn", 1, KindFloat, 4},
+	I4:            {"i4", "int4", 1, KindInt, 4},
+	U4:            {"u4", "uint4", 1, KindUint, 4},
+	I2:            {"i2", "int2", 1, KindInt, 2},
+	U2:            {"u2", "uint2", 1, KindUint, 2},
 }
 
-// Valid reports whether d is one of the 15 concrete dtypes.
+// Valid reports whether d is one of the 30 concrete dtypes.
 func (d DType) Valid() bool { return d < NumDTypes }
 
-// String returns the short name: bool, u8 … i64, bf16, f16, f32, f64, c64, c128.
+// String returns the short name: bool, u8 … i64, bf16, f16, f32, f64, c64,
+// c128, f8e4m3fn … f4e2m1fn, i4, u4, i2, u2.
 func (d DType) String() string {
 	if !d.Valid() {
 		return fmt.Sprintf("DType(%d)", uint8(d))
@@ -92,8 +134,9 @@ func (d DType) String() string {
 	return dtypes[d].short
 }
 
-// LongName returns the NumPy-style name: bool, uint8 … int64, bfloat16,
-// float16, float32, float64, complex64, complex128.
+// LongName returns the NumPy-style (for the narrow dtypes, JAX's) name:
+// bool, uint8 … int64, bfloat16, float16, float32, float64, complex64,
+// complex128, float8_e4m3fn … float4_e2m1fn, int4, uint4, int2, uint2.
 func (d DType) LongName() string {
 	if !d.Valid() {
 		return d.String()
@@ -101,10 +144,14 @@ func (d DType) LongName() string {
 	return dtypes[d].long
 }
 
-// Size is the number of bytes one element occupies in Go memory.
+// Size is the number of bytes one element occupies in Go memory: 1 for
+// every narrow dtype (the 6- and 4-bit floats and the sub-byte integers
+// are stored one per byte, as ml_dtypes and JAX on CPU hold them).
 func (d DType) Size() int { return dtypes[d].size }
 
-// Bits is the width of the value in bits (of each part, for complex dtypes).
+// Bits is the width of the value in bits (of each part, for complex
+// dtypes): 8, 6 or 4 for the narrow floats, 4 or 2 for the sub-byte
+// integers.
 func (d DType) Bits() int { return dtypes[d].bits }
 
 // Kind returns the kind of d.
@@ -153,7 +200,8 @@ func (d DType) ComplexOf() DType {
 	return C64
 }
 
-// AllDTypes returns the 15 dtypes in table order.
+// AllDTypes returns the 30 dtypes in table order: the 15 standard ones,
+// then the 15 narrow ones.
 func AllDTypes() []DType {
 	out := make([]DType, NumDTypes)
 	for i := range out {
@@ -162,19 +210,58 @@ func AllDTypes() []DType {
 	return out
 }
 
+// StandardDTypes returns the 15 standard dtypes, bool … c128, in the order
+// of the seed documents' promotion tables.
+func StandardDTypes() []DType { return AllDTypes()[:NumStandardDTypes] }
+
+// NarrowDTypes returns the 15 narrow dtypes: the 11 narrow floats in
+// FloatFormat's order, then i4, u4, i2, u2.
+func NarrowDTypes() []DType { return AllDTypes()[NumStandardDTypes:] }
+
+// IsNarrow reports whether d is one of JAX's narrow dtypes: a narrow float
+// (FloatFormat) or a sub-byte integer (IntFormat). They are computed in a
+// wider form (f32; i8 or u8) and rounded or wrapped back after every op.
+func (d DType) IsNarrow() bool { return d >= NumStandardDTypes && d < NumDTypes }
+
+// FloatFormat returns the narrow float format of d; ok is false unless d
+// is a narrow float dtype (f8e4m3fn … f4e2m1fn).
+func (d DType) FloatFormat() (f FloatFormat, ok bool) {
+	if d >= F8E4M3FN && d <= F4E2M1FN {
+		return FloatFormat(d - F8E4M3FN), true
+	}
+	return 0, false
+}
+
+// IntFormat returns the sub-byte integer format of d; ok is false unless d
+// is i4, u4, i2 or u2.
+func (d DType) IntFormat() (f IntFormat, ok bool) {
+	if d >= I4 && d <= U2 {
+		return IntFormat(d - I4), true
+	}
+	return 0, false
+}
+
+// DType returns the narrow float dtype stored in format f.
+func (f FloatFormat) DType() DType { f.info(); return F8E4M3FN + DType(f) }
+
+// DType returns the sub-byte integer dtype stored in format f.
+func (f IntFormat) DType() DType { f.bits(); return I4 + DType(f) }
+
 // aliases are accepted by ParseDType besides the short and long names.
 var aliases = map[string]DType{
 	"b1": Bool, "bool_": Bool,
-	"u1": U8, "u2": U16, "u4": U32,
-	"i1": I8, "i2": I16, "i4": I32,
+	"u1":  U8,
+	"i1":  I8,
 	"int": I64, "float": F64, "complex": C128,
 	"bf": BF16, "f2": F16, "f4": F32, "f8": F64,
 	"c8": C64, "c16": C128,
 	"half": F16, "double": F64, "single": F32,
 }
 
-// ParseDType parses a short name (f16), a long name (float16) or a NumPy
-// character alias (f2). Case is ignored.
+// ParseDType parses a short name (f16, f8e4m3fn, i4), a long name (float16,
+// JAX's float8_e4m3fn, int4) or a NumPy character alias (f2). Case is
+// ignored. The NumPy aliases i2, i4, u2 and u4 (int16 … uint32) are not
+// accepted: those names are Kiln's short names of the sub-byte integers.
 func ParseDType(s string) (DType, error) {
 	name := strings.ToLower(strings.TrimSpace(s))
 	for d := range dtypes {
@@ -185,5 +272,5 @@ func ParseDType(s string) (DType, error) {
 	if d, ok := aliases[name]; ok {
 		return d, nil
 	}
-	return 0, fmt.Errorf("tensor: unknown dtype %q (want one of bool u8 u16 u32 u64 i8 i16 i32 i64 bf16 f16 f32 f64 c64 c128)", s)
+	return 0, fmt.Errorf("tensor: unknown dtype %q (want one of bool u8 u16 u32 u64 i8 i16 i32 i64 bf16 f16 f32 f64 c64 c128 f8e4m3fn f8e5m2 f8e4m3fnuz f8e5m2fnuz f8e4m3b11fnuz f8e3m4 f8e4m3 f8e8m0fnu f6e2m3fn f6e3m2fn f4e2m1fn i4 u4 i2 u2, or JAX's long names)", s)
 }

@@ -99,6 +99,9 @@ func rawBytes(data any) []byte {
 	case []complex128:
 		return asBytes(v)
 	}
+	if b, _, ok := narrowBytes(data); ok {
+		return b
+	}
 	panic(fmt.Sprintf("tensor: rawBytes of %T", data))
 }
 
@@ -148,6 +151,9 @@ func viewBytes(d DType, b []byte, n int) any {
 		return unsafe.Slice((*complex64)(p), n)
 	case C128:
 		return unsafe.Slice((*complex128)(p), n)
+	}
+	if d.IsNarrow() {
+		return narrowTypes[d-NumStandardDTypes].view(b[:n:n])
 	}
 	panic("tensor: viewBytes of invalid dtype " + d.String())
 }

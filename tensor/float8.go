@@ -8,9 +8,8 @@ import (
 )
 
 // FloatFormat is one of JAX's 11 narrow floating-point formats (8, 6 and 4
-// bits), described by its field widths, bias and special encodings. It is
-// the foundation of the narrow dtypes, not a DType: no Array holds one yet,
-// and there is no arithmetic or promotion on them. A value of a format is
+// bits), described by its field widths, bias and special encodings; each
+// is also the DType of its arrays (DType, tensor.DType.FloatFormat). A value of a format is
 // its bits, in the low bits of a uint8 (as ml_dtypes stores the 6- and
 // 4-bit formats, one per byte with the high bits unused).
 //

@@ -7,11 +7,11 @@ import (
 )
 
 // IntFormat is one of JAX's sub-byte integer formats: int4, uint4, int2,
-// uint2. Like FloatFormat it is the foundation of a narrow dtype, not a
-// DType. A single value is its two's complement field in the low bits of a
-// uint8; a slice is stored packed, 8/Bits values per byte, the first value
-// in the lowest bits (PackInts, UnpackInts; the package documentation says
-// whose layout that is).
+// uint2, each the format of a narrow DType (IntFormat.DType). A single
+// value is its two's complement field in the low bits of a uint8; packed,
+// 8/Bits values share a byte, the first value in the lowest bits
+// (PackInts, UnpackInts: the file and export form; an Array holds one
+// value per byte, see the package documentation).
 type IntFormat uint8
 
 // The sub-byte integer formats.

@@ -459,6 +459,9 @@ func WriteNPYWith(w io.Writer, a *Array, opts NPYOptions) error {
 		return bad(nil, "not an array made by a constructor")
 	}
 	descr := npyDescr[a.dtype]
+	if descr == "" {
+		return bad(nil, "dtype %s has no .npy descr: ml_dtypes saves its narrow types as a 1-byte void (|V1), which does not say which format the bytes hold", a.dtype)
+	}
 	if opts.BigEndian && descr[0] == '<' && a.dtype != BF16 {
 		descr = ">" + descr[1:]
 	}

@@ -13,16 +13,20 @@ import (
 	"unsafe"
 )
 
-// safetensorsDTypes maps the safetensors dtype names to Kiln's. Kiln has
-// no f8, f4, f6 or complex dtype; those names are known, and read as an
-// error that says so.
+// safetensorsDTypes maps the safetensors dtype names to Kiln's. The 8-bit
+// floats safetensors names are PyTorch's float8_e4m3fn, float8_e5m2 and
+// float8_e8m0fnu, one byte per element as Kiln stores them. Its F4, F6_E2M3
+// and F6_E3M2 are packed below a byte and C64 has no Kiln reading; those
+// names are known, and read as an error that says so. Kiln's other narrow
+// dtypes have no safetensors name: writing one is a *FileError.
 var safetensorsDTypes = map[string]DType{
 	"BOOL": Bool, "U8": U8, "I8": I8, "I16": I16, "U16": U16, "I32": I32, "U32": U32,
 	"I64": I64, "U64": U64, "F16": F16, "BF16": BF16, "F32": F32, "F64": F64,
+	"F8_E4M3": F8E4M3FN, "F8_E5M2": F8E5M2, "F8_E8M0": F8E8M0FNU,
 }
 
 var safetensorsOnly = map[string]bool{
-	"F8_E4M3": true, "F8_E5M2": true, "F8_E8M0": true, "F4": true, "F6_E2M3": true, "F6_E3M2": true, "C64": true,
+	"F4": true, "F6_E2M3": true, "F6_E3M2": true, "C64": true,
 }
 
 func safetensorsName(d DType) string {

@@ -38,7 +38,7 @@ var jaxPreferred = []string{
 // checks; refused ones a *DTypeError naming the op, both dtypes and this
 // file's line.
 func TestPreferredElementTypeRule(t *testing.T) {
-	all := tensor.AllDTypes()
+	all := tensor.StandardDTypes()
 	for i, in := range all {
 		for j, pref := range all {
 			allowed := jaxPreferred[i][j] == 'y'
@@ -239,5 +239,24 @@ func TestConvPreferred(t *testing.T) {
 	if !errors.As(err, &de) || !strings.Contains(err.Error(), "conv_general_dilated") || !strings.Contains(err.Error(), "narrower") ||
 		!strings.Contains(err.Error(), "preferred_test.go:") {
 		t.Errorf("i32 conv with i8: %v", err)
+	}
+}
+
+// The narrow dtypes take JAX's rule with ml_dtypes' itemsize, 1: a float8
+// accumulates in any float (f32, bf16, another 8-bit float), an int4 in
+// any signed integer or float, a uint4 in any integer or float.
+func TestPreferredElementTypeNarrow(t *testing.T) {
+	for _, c := range []struct {
+		in, pref tensor.DType
+		ok       bool
+	}{
+		{tensor.F8E4M3FN, tensor.F32, true}, {tensor.F8E4M3FN, tensor.BF16, true}, {tensor.F8E5M2, tensor.F8E4M3FN, true},
+		{tensor.F4E2M1FN, tensor.F16, true}, {tensor.F8E4M3FN, tensor.I32, false}, {tensor.F8E4M3FN, tensor.C64, false},
+		{tensor.I4, tensor.I32, true}, {tensor.I4, tensor.I8, true}, {tensor.I4, tensor.F32, true}, {tensor.I4, tensor.U8, false},
+		{tensor.U4, tensor.I32, true}, {tensor.U2, tensor.U8, true}, {tensor.I2, tensor.F8E4M3FN, true},
+	} {
+		if got := trace.PreferredRefusal(c.in, c.pref) == ""; got != c.ok {
+			t.Errorf("PreferredRefusal(%s, %s): allowed = %v, want %v", c.in, c.pref, got, c.ok)
+		}
 	}
 }

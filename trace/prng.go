@@ -77,6 +77,8 @@ func bitcastError(from, to tensor.DType) string {
 		return fmt.Sprintf("bitcast_convert_type to an invalid dtype %v", to)
 	case from == tensor.Bool || to == tensor.Bool || from.IsComplex() || to.IsComplex():
 		return fmt.Sprintf("bitcast_convert_type from %s to %s: only real numbers of one width are reinterpreted", from, to)
+	case from.IsNarrow() || to.IsNarrow():
+		return fmt.Sprintf("bitcast_convert_type from %s to %s: Kiln does not reinterpret the bits of a narrow dtype (convert it with astype)", from, to)
 	case from.Bits() != to.Bits():
 		return fmt.Sprintf("bitcast_convert_type from %s to %s changes the width (%d to %d bits); Kiln reinterprets only equal widths", from, to, from.Bits(), to.Bits())
 	}

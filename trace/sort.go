@@ -196,6 +196,9 @@ func descendingKey(x Value) Value {
 	if !d.IsFloat() {
 		return x.Not() // bool: true first; ints: ^x = −x−1 (signed), max−x (unsigned)
 	}
+	if d.IsNarrow() { // exact in f32, whose order is the same
+		x, d = x.Astype(tensor.F32), tensor.F32
+	}
 	var it tensor.DType
 	switch d.Bits() {
 	case 16:

@@ -388,6 +388,9 @@ func (p *parser) primary() (*node, error) {
 				return nil, syntaxErr(name.col, "expected a function name after %s.", x.text)
 			}
 			x = &node{kind: nName, col: x.col, text: x.text + "." + name.text}
+			if x.text[0] != 'r' { // jnp.ones, np.int8, jnp.float8_e4m3fn: jax.numpy's own names
+				x.text = name.text
+			}
 		case p.isOp("."):
 			at, err := p.at(x)
 			if err != nil {
@@ -425,8 +428,8 @@ func (p *parser) subscript() ([]*node, error) {
 }
 
 // qualifiers are the module names that prefix a function name:
-// random.normal(…).
-var qualifiers = map[string]bool{"random": true}
+// random.normal(…); jnp. and np. are dropped (jnp.sum, jnp.int4).
+var qualifiers = map[string]bool{"random": true, "jnp": true, "np": true}
 
 // atMethods are the methods of x.at[idx], jax.numpy's names.
 var atMethods = []string{"get", "set", "add", "multiply", "min", "max"}
@@ -436,8 +439,16 @@ var atMethods = []string{"get", "set", "add", "multiply", "min", "max"}
 func (p *parser) at(x *node) (*node, error) {
 	dot := p.next()
 	name := p.next()
+	if name.kind == 'n' && name.text == "astype" && p.isOp("(") { // x.astype(dtype): astype(x, dtype)
+		p.next()
+		call := &node{kind: nCall, col: name.col, text: "astype", kids: []*node{x}}
+		if err := p.callArgs(call); err != nil {
+			return nil, err
+		}
+		return call, nil
+	}
 	if name.kind != 'n' || name.text != "at" || !p.isOp("[") {
-		return nil, syntaxErr(dot.col, "attribute access is not supported but for x.at[idx].get/set/add/multiply/min/max(…) (write astype(x, f16), not x.astype(f16))")
+		return nil, syntaxErr(dot.col, "attribute access is not supported but for x.astype(dtype) and x.at[idx].get/set/add/multiply/min/max(…)")
 	}
 	items, err := p.subscript()
 	if err != nil {

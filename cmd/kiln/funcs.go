@@ -376,9 +376,11 @@ func (c *checker) bindParam(b *bound, p param, arg *node, extra []*node) error {
 		if arg.kind != nName {
 			return syntaxErr(arg.col, "%s: expected a dtype name such as f16 or float32, found %s", b.name, describe(arg))
 		}
-		d, err := tensor.ParseDType(arg.text)
+		name, _ := strings.CutPrefix(arg.text, "jnp.") // jnp.float8_e4m3fn, np.int8: the dtype's name
+		name, _ = strings.CutPrefix(name, "np.")
+		d, err := tensor.ParseDType(name)
 		if err != nil {
-			return syntaxErr(arg.col, "%s: unknown dtype %q (bool u8 u16 u32 u64 i8 i16 i32 i64 bf16 f16 f32 f64 c64 c128, or long names such as float16)", b.name, arg.text)
+			return syntaxErr(arg.col, "%s: unknown dtype %q (bool u8 u16 u32 u64 i8 i16 i32 i64 bf16 f16 f32 f64 c64 c128 f8e4m3fn f8e5m2 f8e4m3fnuz f8e5m2fnuz f8e4m3b11fnuz f8e3m4 f8e4m3 f8e8m0fnu f6e2m3fn f6e3m2fn f4e2m1fn i4 u4 i2 u2, or long names such as float16, float8_e4m3fn, int4, with or without jnp.)", b.name, arg.text)
 		}
 		b.dtype, b.dtSet = d, true
 		return nil

@@ -13,11 +13,12 @@ func init() {
 }
 
 func runTable(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("table", "--rules R [--format md|tsv] [--x32] [--weak-rows] [--ops]", stderr)
+	fs := newFlags("table", "--rules R [--format md|tsv] [--x32] [--weak-rows] [--narrow] [--ops]", stderr)
 	rulesName := fs.String("rules", "jax", rulesHelp())
 	format := fs.String("format", "md", "md (a Markdown table) or tsv (the layout of shared/tables)")
 	x32 := fs.Bool("x32", false, "the x32 variant of the JAX lattice")
 	weakRows := fs.Bool("weak-rows", false, "anvil: rows are ambiguous (literal) operands, columns known")
+	narrow := fs.Bool("narrow", false, "add the narrow dtypes' rows and columns (f8e4m3fn … u2: JAX's lattice edges, under every rule set) to the seed table")
 	ops := fs.Bool("ops", false, "print the rule set's per-op profile instead of its table: defaults, rank rule, true division, float functions, sum/prod/cumsum/mean, out-of-range literals, sources")
 	pos, status := parseFlags(fs, args, stdout)
 	if status >= 0 {
@@ -39,7 +40,11 @@ func runTable(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kiln table: --weak-rows applies to --rules anvil only (the other tables have weak columns i* f* c*)")
 		return 2
 	}
-	header, rows := promote.Table(rules, *x32, *weakRows)
+	nodes := rules.Nodes()
+	if *narrow {
+		nodes = rules.AllRuleNodes()
+	}
+	header, rows := promote.TableOver(rules, nodes, *x32, *weakRows)
 	switch *format {
 	case "tsv":
 		fmt.Fprint(stdout, promote.FormatTSV(header, rows))
@@ -53,9 +58,10 @@ func runTable(args []string, stdout, stderr io.Writer) int {
 }
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("check", "--rules R [--x32]", stderr)
+	fs := newFlags("check", "--rules R [--x32] [--narrow]", stderr)
 	rulesName := fs.String("rules", "jax", rulesHelp())
 	x32 := fs.Bool("x32", false, "the x32 variant of the JAX lattice")
+	narrow := fs.Bool("narrow", false, "check over the narrow dtypes too (JAX's lattice with them is partial: they promote with few others)")
 	pos, status := parseFlags(fs, args, stdout)
 	if status >= 0 {
 		return status
@@ -68,6 +74,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
-	fmt.Fprint(stdout, promote.Check(rules, *x32))
+	nodes := rules.Nodes()
+	if *narrow {
+		nodes = rules.AllRuleNodes()
+	}
+	fmt.Fprint(stdout, promote.CheckOver(rules, nodes, *x32))
 	return 0
 }

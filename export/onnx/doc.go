@@ -62,7 +62,10 @@
 // An instruction ONNX cannot express with Kiln's semantics is an
 // *UnsupportedError naming it, its dtype and the user's call site; Export
 // never writes a model that computes something else. Refused today:
-// complex dtypes (ONNX Runtime has no complex kernels); bitcast_convert
+// complex dtypes (ONNX Runtime has no complex kernels); the narrow dtypes
+// (f8e4m3fn … f4e2m1fn, i4 u4 i2 u2: ONNX's FLOAT8*/INT4/UINT4 run only in
+// ONNX Runtime's Cast and (De)QuantizeLinear, the others have no ONNX
+// type), as an input, a result or any value of the module; bitcast_convert
 // and threefry2x32 (no bitcast in ONNX; threefry is expressible but not
 // translated yet); atan2, copysign, nextafter, erfc, erf_inv (no ONNX
 // op, and compositions miss the ulp bounds or the signs of zeros and

@@ -136,6 +136,15 @@ func isInternalName(n string) bool {
 	return n[1] >= '0' && n[1] <= '9'
 }
 
+// narrowRefusal is why the narrow dtypes are not exported: ONNX has the
+// element types FLOAT8E4M3FN, FLOAT8E5M2, their FNUZ forms, INT4 and UINT4,
+// but ONNX Runtime runs them only in Cast, QuantizeLinear/DequantizeLinear
+// and its contrib quantized matmuls — no arithmetic, reduction or
+// comparison kernel takes them — and the others (f8e4m3b11fnuz, f8e3m4,
+// f8e4m3, f8e8m0fnu, the 6- and 4-bit floats, int2, uint2) have no ONNX
+// type at opset 21.
+const narrowRefusal = "%s is a narrow dtype: ONNX Runtime has no arithmetic kernels for ONNX's float8/int4 types (only Cast and quantize/dequantize) and ONNX no type for the others; convert with astype to f32, bf16 or i8 before exporting"
+
 // elemType maps a Kiln dtype to ONNX's; complex has no ONNX Runtime
 // kernels and is refused.
 func elemType(d tensor.DType) (int, error) {
@@ -166,6 +175,9 @@ func elemType(d tensor.DType) (int, error) {
 		return tFloat, nil
 	case tensor.F64:
 		return tDouble, nil
+	}
+	if d.IsNarrow() {
+		return 0, refuse(narrowRefusal, d)
 	}
 	return 0, refuse("%s has no ONNX Runtime kernels (ONNX's complex types are storage only)", d)
 }

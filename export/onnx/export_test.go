@@ -254,3 +254,22 @@ func TestChecker(t *testing.T) {
 	}
 	t.Logf("%d exported conformance programs: %s", len(want), strings.TrimSpace(string(out)))
 }
+
+// TestNarrowRefusal: every narrow dtype, as an input or made by a
+// convert, is a typed refusal naming it and the caller's line.
+func TestNarrowRefusal(t *testing.T) {
+	for _, d := range tensor.NarrowDTypes() {
+		x := tensor.Must(tensor.FromSlice([]float32{1, 2})).Astype(d)
+		for name, in := range map[string]*tensor.Array{"input": x, "convert": tensor.Must(tensor.FromSlice([]float32{1, 2}))} {
+			m, err := kiln.Jit(func(x kiln.Value) kiln.Value { return x.Astype(d).Astype(tensor.F32).Add(kiln.Int(1)) }).Lower(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := onnx.Export(m, onnx.Options{})
+			var ue *onnx.UnsupportedError
+			if !errors.As(err, &ue) || b != nil || ue.DType != d || !strings.Contains(err.Error(), "narrow dtype") {
+				t.Errorf("%s %s: got %v, %d bytes; want an *UnsupportedError naming %s", name, d, err, len(b), d)
+			}
+		}
+	}
+}

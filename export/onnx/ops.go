@@ -22,6 +22,11 @@ func (b *builder) module(m *lower.Module, params []string) ([]string, error) {
 		if in.Op == trace.OpParam {
 			continue
 		}
+		for _, a := range append([]*lower.Instr{in}, in.Args...) {
+			if a.DType.IsNarrow() {
+				return nil, &UnsupportedError{Op: in.Op, DType: a.DType, Instr: fmt.Sprintf("%s = %s %s", in.Name(), in.TypeString(), in.Op), Pos: in.Pos, Msg: fmt.Sprintf(narrowRefusal, a.DType)}
+			}
+		}
 		args := make([]string, len(in.Args))
 		for i, a := range in.Args {
 			if args[i] = vals[a]; args[i] == "" {

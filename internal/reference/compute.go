@@ -54,12 +54,71 @@ func widen(a *tensor.Array) any {
 		}
 		return out
 	}
+	if b, d, ok := tensor.NarrowBytes(a.Data()); ok {
+		// A narrow float widens exactly to float32; a sub-byte integer
+		// is its value as an int8 or uint8.
+		if f, ok := d.FloatFormat(); ok {
+			out := make([]float32, len(b))
+			for i, v := range b {
+				out[i] = f.ToFloat32(v)
+			}
+			return out
+		}
+		if d.IsSigned() {
+			out := make([]int8, len(b))
+			for i, v := range b {
+				out[i] = int8(v)
+			}
+			return out
+		}
+		return append([]uint8(nil), b...)
+	}
 	return a.Data()
+}
+
+// narrowTo stores a compute-form result of a narrow dtype d: float32
+// values rounded with d's format's rules, int8 or uint8 values wrapped
+// into d's bits.
+func narrowTo(x any, d tensor.DType, shape []int) (*tensor.Array, error) {
+	var b []byte
+	switch v := x.(type) {
+	case []float32:
+		f, ok := d.FloatFormat()
+		if !ok {
+			return nil, fmt.Errorf("the result is computed as %T, the program wants %s", x, d)
+		}
+		b = make([]byte, len(v))
+		for i, x := range v {
+			b[i] = f.FromFloat32(x)
+		}
+	case []int8:
+		b = make([]byte, len(v))
+		for i, x := range v {
+			b[i] = uint8(x)
+		}
+	case []uint8:
+		b = append([]byte(nil), v...)
+	default:
+		return nil, fmt.Errorf("the result is computed as %T, the program wants %s", x, d)
+	}
+	if f, ok := d.IntFormat(); ok {
+		for i, v := range b {
+			b[i] = byte(f.Int64(v)) // the low bits, sign-extended: wraps
+		}
+	}
+	data, err := tensor.NarrowSlice(d, b)
+	if err != nil {
+		return nil, err
+	}
+	return tensor.New(d, shape, data)
 }
 
 // narrow stores a compute-form result as an array of dtype d: float32
 // results for f16 and bf16 are rounded to nearest even, parts are joined.
 func narrow(x any, d tensor.DType, shape []int) (*tensor.Array, error) {
+	if d.IsNarrow() {
+		return narrowTo(x, d, shape)
+	}
 	switch v := x.(type) {
 	case []float32:
 		switch d {
@@ -96,11 +155,17 @@ func narrow(x any, d tensor.DType, shape []int) (*tensor.Array, error) {
 	return a, nil
 }
 
-// computeDType is the dtype of the compute form of d: F32 for f16 and
-// bf16, d otherwise. It is what Options.Transcendental receives.
+// computeDType is the dtype of the compute form of d: F32 for f16, bf16
+// and the narrow floats, I8 for i4 and i2, U8 for u4 and u2, d otherwise.
+// It is what Options.Transcendental receives.
 func computeDType(d tensor.DType) tensor.DType {
-	if d == tensor.F16 || d == tensor.BF16 {
+	switch {
+	case d == tensor.F16 || d == tensor.BF16, d.IsNarrow() && d.IsFloat():
 		return tensor.F32
+	case d.IsNarrow() && d.IsSigned():
+		return tensor.I8
+	case d.IsNarrow():
+		return tensor.U8
 	}
 	return d
 }
@@ -151,6 +216,13 @@ func (ev *evaluator) elementwise(op trace.Op, args []*tensor.Array) (*tensor.Arr
 	}
 	if op == trace.OpNextafter && (d == tensor.F16 || d == tensor.BF16) {
 		return nextafter16(d, args, maps, shape)
+	}
+	if f, ok := d.FloatFormat(); ok && op == trace.OpNextafter {
+		a, b := widen(args[0]).([]float32), widen(args[1]).([]float32)
+		out := mapBinary(a, b, maps[0], maps[1], func(x, y float32) float32 {
+			return f.ToFloat32(f.NextAfter(f.FromFloat32(x), f.FromFloat32(y)))
+		})
+		return narrowTo(out, d, shape)
 	}
 	var res any
 	if len(args) == 1 {

@@ -136,6 +136,18 @@ func gather(d tensor.DType, shape []int, srcs []*tensor.Array, from, idx []int) 
 	case tensor.C128:
 		data = gatherT[complex128](srcs, from, idx)
 	default:
+		if d.IsNarrow() { // one byte each: gather the bytes
+			u8 := make([]*tensor.Array, len(srcs))
+			for i, s := range srcs {
+				b, _, _ := tensor.NarrowBytes(s.Data())
+				u8[i] = tensor.Must(tensor.FromSlice(b))
+			}
+			var err error
+			if data, err = tensor.NarrowSlice(d, gatherT[uint8](u8, from, idx)); err != nil {
+				return nil, err
+			}
+			break
+		}
 		return nil, fmt.Errorf("invalid dtype %v", d)
 	}
 	return tensor.New(d, shape, data)

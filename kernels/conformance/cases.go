@@ -205,6 +205,9 @@ func Cases() []Case {
 	for _, c := range vmapCases() {
 		add(c)
 	}
+	for _, c := range narrowCases() {
+		add(c)
+	}
 	return append(cs, gradCases()...) // never filtered: a derivative that fails to trace fails its case
 }
 

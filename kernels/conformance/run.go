@@ -136,6 +136,10 @@ func Compare(got, want *tensor.Array, ulps int) string {
 }
 
 func close(g, w any, ulps int) bool {
+	if f, gb, ok := tensor.NarrowFloatBits(g); ok {
+		_, wb, _ := tensor.NarrowFloatBits(w)
+		return closeFloat(f.ToFloat64(gb), f.ToFloat64(wb), ulps, f.MantBits()+1, gb == wb)
+	}
 	switch gv := g.(type) {
 	case float32:
 		return closeFloat(float64(gv), float64(w.(float32)), ulps, 24, math.Float32bits(gv) == math.Float32bits(w.(float32)))

@@ -360,3 +360,19 @@ func TestAllHelpersBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The narrow dtypes are refused with a KindUnsupported error naming the
+// dtype, whether an input or made by a convert (docs/SPEC.md).
+func TestNarrowUnsupported(t *testing.T) {
+	for _, d := range tensor.NarrowDTypes() {
+		for name, m := range map[string]*lower.Module{
+			"input":   module(t, func(a []trace.Value) []trace.Value { return []trace.Value{a[0].Astype(tensor.F32)} }, abstract(d, 3)),
+			"convert": module(t, func(a []trace.Value) []trace.Value { return []trace.Value{a[0].Astype(d).Astype(tensor.F32)} }, abstract(tensor.F32, 3)),
+		} {
+			_, err := generate(m, fakeDevice(), Options{})
+			if !IsKind(err, KindUnsupported) || !strings.Contains(err.Error(), d.String()) {
+				t.Errorf("%s %s: %v, want a KindUnsupported error naming it", name, d, err)
+			}
+		}
+	}
+}

@@ -138,6 +138,14 @@ func clCVersion(s string) int {
 // checkDTypes rejects f64 and c128 (and the c64 ops computed through
 // complex128) on devices without cl_khr_fp64.
 func (g *gen) checkDTypes() error {
+	for _, in := range g.m.Instrs {
+		for _, d := range append([]tensor.DType{in.DType}, argDTypes(in)...) {
+			if d.IsNarrow() {
+				return &Error{Kind: KindUnsupported, Msg: fmt.Sprintf("%s on %s: the OpenCL backend has no narrow dtypes (f8…, f6…, f4…, i4, u4, i2, u2)", in.Op, d),
+					Hint: "use the CPU backend, or convert with astype to a dtype OpenCL computes (f32, bf16, i8, …) before the module"}
+			}
+		}
+	}
 	if g.dev.FP64 {
 		return nil
 	}
@@ -466,4 +474,12 @@ func broadcastIndex(idx string, out, src, dims []int) string {
 		strides = append(strides, st[k])
 	}
 	return linear(0, terms, strides)
+}
+
+func argDTypes(in *lower.Instr) []tensor.DType {
+	ds := make([]tensor.DType, len(in.Args))
+	for i, a := range in.Args {
+		ds[i] = a.DType
+	}
+	return ds
 }

@@ -137,7 +137,7 @@ inline float nextafter_$NAME(float x, float y) {
 }`
 	defHelper("nextafter_f16", replaceAll(step16, "$NAME", "f16", "$BITS", "f16_bits", "$FROM", "f16_to_float"), false, "f16_bits", "f16_to_float")
 	defHelper("nextafter_bf16", replaceAll(step16, "$NAME", "bf16", "$BITS", "float_to_bf16", "$FROM", "bf16_to_float"), false, "float_to_bf16", "bf16_to_float")
-	for _, d := range tensor.AllDTypes() {
+	for _, d := range tensor.StandardDTypes() {
 		switch {
 		case d.IsSigned():
 			defHelper("fmod_"+ct(d).sfx, expand(`

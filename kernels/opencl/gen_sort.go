@@ -26,7 +26,7 @@ import (
 // sibling only moves its elements by the first one's sorted indices.
 
 func init() {
-	for _, d := range tensor.AllDTypes() {
+	for _, d := range tensor.StandardDTypes() {
 		c := ct(d)
 		switch {
 		case d == tensor.F32 || d == tensor.F64:

@@ -87,7 +87,7 @@ func expand(src string, d tensor.DType) string {
 
 func init() {
 	defNarrowHelpers()
-	for _, d := range tensor.AllDTypes() {
+	for _, d := range tensor.StandardDTypes() {
 		switch {
 		case d.IsInteger():
 			defIntHelpers(d)

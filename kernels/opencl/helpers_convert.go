@@ -17,7 +17,7 @@ var intLimits = map[tensor.DType][2]string{ // min, max
 
 func defConvertHelpers() {
 	for _, src := range []tensor.DType{tensor.F32, tensor.F64} {
-		for _, dst := range tensor.AllDTypes() {
+		for _, dst := range tensor.StandardDTypes() {
 			if !dst.IsInteger() {
 				continue
 			}

@@ -226,6 +226,9 @@ func nextAfter(d tensor.DType, x, y float64) float64 {
 }
 
 func floatBits(d tensor.DType, x float64) uint64 {
+	if f, ok := d.FloatFormat(); ok {
+		return uint64(f.FromFloat64(x))
+	}
 	switch d {
 	case tensor.F16:
 		return uint64(tensor.Float64ToF16(x).Bits())
@@ -238,6 +241,9 @@ func floatBits(d tensor.DType, x float64) uint64 {
 }
 
 func floatFromBits(d tensor.DType, b uint64) float64 {
+	if f, ok := d.FloatFormat(); ok {
+		return f.ToFloat64(uint8(b))
+	}
 	switch d {
 	case tensor.F16:
 		return float64(tensor.Float16FromBits(uint16(b)).Float32())

@@ -107,6 +107,9 @@ func fromArray(a *tensor.Array) ival {
 }
 
 func storageBits(x any) uint64 {
+	if _, b, ok := tensor.NarrowFloatBits(x); ok {
+		return uint64(b)
+	}
 	switch v := x.(type) {
 	case tensor.Float16:
 		return uint64(v.Bits())
@@ -120,6 +123,13 @@ func storageBits(x any) uint64 {
 
 // fromBits makes an array of float dtype d from storage bits.
 func fromBits(d tensor.DType, shape []int, bits []uint64) (*tensor.Array, error) {
+	if d.IsNarrow() {
+		data, err := tensor.NarrowSlice(d, convertEach(bits, func(b uint64) byte { return byte(b) }))
+		if err != nil {
+			return nil, err
+		}
+		return tensor.New(d, shape, data)
+	}
 	switch d {
 	case tensor.F16:
 		return tensor.New(d, shape, convertEach(bits, func(b uint64) tensor.Float16 { return tensor.Float16FromBits(uint16(b)) }))

@@ -152,6 +152,10 @@ func (x *shloInstr) hypot(a, c *shloVal) *shloVal {
 // copysign is |x| negated where y's sign bit is set (read through a
 // bitcast, so −0 and −NaN count as negative).
 func (x *shloInstr) copysign(a, c *shloVal) *shloVal {
+	if d := a.typ.dt; d.IsNarrow() { // no bitcast of a narrow float: its f32 value's sign
+		x.note("narrow floats: copysign of the f32 values, rounded back")
+		return x.conv(x.copysign(x.conv(a, tensor.F32), x.conv(c, tensor.F32)), d)
+	}
 	x.note("copysign(x, y) = y's sign bit ? −|x| : |x|")
 	t := a.typ
 	it := t.with(map[int]tensor.DType{16: tensor.I16, 32: tensor.I32, 64: tensor.I64}[t.dt.Bits()])

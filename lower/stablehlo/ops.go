@@ -57,8 +57,15 @@ func intLimits(d tensor.DType) (lo, hi any) {
 }
 
 // lowest and highest are the identities of max and min: ∓inf, the integer
-// limits, false and true.
+// limits, false and true; for a narrow float without infinities its
+// extreme values (∓ its largest; f8e8m0fnu's smallest, 2⁻¹²⁷).
 func lowest(d tensor.DType) any {
+	if f, ok := d.FloatFormat(); ok && !f.HasInf() {
+		if !f.Signed() {
+			return f.ToFloat64(0)
+		}
+		return -float64(f.MaxFinite())
+	}
 	switch {
 	case d.IsFloat():
 		return math.Inf(-1)
@@ -70,6 +77,9 @@ func lowest(d tensor.DType) any {
 }
 
 func highest(d tensor.DType) any {
+	if f, ok := d.FloatFormat(); ok && !f.HasInf() {
+		return float64(f.MaxFinite())
+	}
 	switch {
 	case d.IsFloat():
 		return math.Inf(1)
@@ -83,6 +93,12 @@ func highest(d tensor.DType) any {
 // convert is Kiln's convert (tensor.ConvertSlice).
 func (x *shloInstr) convert(a *shloVal, to tensor.DType) *shloVal {
 	from := a.typ.dt
+	if f, ok := from.FloatFormat(); ok && to != tensor.F32 && !to.IsNarrow() && !halfLike(to) && to != tensor.F64 {
+		// The limits a saturating convert compares with are not values
+		// of a narrow float: go through its exact f32 value.
+		x.note(f.String() + " widened exactly to f32 first")
+		return x.convert(x.conv(a, tensor.F32), to)
+	}
 	switch {
 	case from == to:
 		x.note("a convert to the same dtype is the identity")
@@ -258,7 +274,7 @@ func (x *shloInstr) intDivMod(op trace.Op, a, c *shloVal) *shloVal {
 // (C's fmod: exact, with the dividend's sign); f16 and bf16 compute in f32
 // and round once at the end, as Kiln does.
 func (x *shloInstr) floatDivMod(op trace.Op, a, c *shloVal) *shloVal {
-	narrow := a.typ.dt == tensor.F16 || a.typ.dt == tensor.BF16
+	narrow := halfLike(a.typ.dt)
 	if op == trace.OpFloorDiv {
 		x.note("NumPy's floor division (npy_divmod) from fmod (stablehlo.remainder)")
 	} else {
@@ -319,6 +335,9 @@ func (x *shloInstr) shift(op trace.Op, a, c *shloVal) *shloVal {
 	width := int64(t.dt.Bits())
 	zero := x.zero(t)
 	inRange := x.cmp("LT", c, x.splat(t, width))
+	if t.dt == tensor.I2 {
+		inRange = x.cmp("LE", c, x.splat(t, width-1)) // 2 is no i2
+	}
 	if t.dt.IsSigned() {
 		inRange = x.bin("and", x.cmp("GE", c, zero), inRange)
 	}
@@ -354,7 +373,7 @@ func (x *shloInstr) reduce(op trace.Op, a *shloVal) (*shloVal, error) {
 		return nil, errNoOrder
 	}
 	src := a
-	narrow := (d == tensor.F16 || d == tensor.BF16) && (op == trace.OpReduceSum || op == trace.OpReduceProd)
+	narrow := halfLike(d) && (op == trace.OpReduceSum || op == trace.OpReduceProd)
 	if narrow {
 		x.note("accumulates in f32, rounds once")
 		src = x.conv(a, tensor.F32)
@@ -450,8 +469,8 @@ func (x *shloInstr) dot(a, c *shloVal) *shloVal {
 		}
 	}
 	attrs := []string{"dot_dimension_numbers = #stablehlo.dot<" + strings.Join(fields, ", ") + ">"}
-	switch d := x.t.dt; d {
-	case tensor.F16, tensor.BF16, tensor.Bool:
+	switch d := x.t.dt; {
+	case halfLike(d), d == tensor.Bool:
 		switch d {
 		case tensor.Bool:
 			x.note("or of ands, as an f32 dot_general > 0")
@@ -499,10 +518,16 @@ func (x *shloInstr) convolution(a, c *shloVal) *shloVal {
 		"rhs_dilation = " + i64s(p.RhsDilation),
 		"window_strides = " + i64s(p.Strides),
 	}
-	if d := x.t.dt; d == tensor.F16 || d == tensor.BF16 {
+	if d := x.t.dt; halfLike(d) {
 		x.note("accumulates in f32, rounds once")
 		r := x.opA("convolution", x.t.with(tensor.F32), attrs, x.conv(a, tensor.F32), x.conv(c, tensor.F32))
 		return x.conv(r, d)
 	}
 	return x.opA("convolution", x.t, attrs, a, c)
+}
+
+// halfLike reports the float dtypes Kiln computes in f32 and rounds: f16,
+// bf16 and the narrow floats.
+func halfLike(d tensor.DType) bool {
+	return d == tensor.F16 || d == tensor.BF16 || d.IsNarrow() && d.IsFloat()
 }

@@ -183,6 +183,9 @@ type litError struct {
 
 // decode converts elements to t's dtype.
 func decode(t Type, flat []literal) (*tensor.Array, *litError) {
+	if t.DType.IsNarrow() {
+		return decodeNarrow(t, flat)
+	}
 	switch t.DType {
 	case tensor.Bool:
 		return decodeAs(t, flat, func(s string) (bool, bool) {
@@ -302,4 +305,39 @@ func floating[T any](bits int, fromBits func(uint64) T, fromFloat func(float64) 
 		}
 		return fromFloat(x), true
 	}
+}
+
+// decodeNarrow reads the elements of a narrow dtype: a narrow float as its
+// bits in hex (0x and ⌈bits/4⌉ digits) or a decimal with a '.', rounded to
+// the format; a sub-byte integer as a decimal in its range.
+func decodeNarrow(t Type, flat []literal) (*tensor.Array, *litError) {
+	b := make([]byte, len(flat))
+	f, isFloat := t.DType.FloatFormat()
+	fi, _ := t.DType.IntFormat()
+	for i, l := range flat {
+		ok := l.im == ""
+		switch {
+		case !ok:
+		case isFloat:
+			var v uint8
+			v, ok = floating((f.Bits()+3)/4*4, func(u uint64) uint8 { return uint8(u) }, f.FromFloat64)(l.text)
+			ok = ok && int(v) < 1<<f.Bits()
+			b[i] = v
+		default:
+			v, err := strconv.ParseInt(l.text, 10, 8)
+			ok = err == nil && v >= fi.Min() && v <= fi.Max()
+			b[i] = byte(v)
+		}
+		if !ok {
+			return nil, &litError{l.off, "literal " + strconv.Quote(l.text) + " is not a " + shloElem[t.DType]}
+		}
+	}
+	data, err := tensor.NarrowSlice(t.DType, b)
+	if err == nil {
+		var a *tensor.Array
+		if a, err = tensor.New(t.DType, t.Shape, data); err == nil {
+			return a, nil
+		}
+	}
+	return nil, &litError{msg: err.Error()}
 }

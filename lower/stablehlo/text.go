@@ -31,7 +31,19 @@ var shloElem = [tensor.NumDTypes]string{
 	tensor.I8: "i8", tensor.I16: "i16", tensor.I32: "i32", tensor.I64: "i64",
 	tensor.BF16: "bf16", tensor.F16: "f16", tensor.F32: "f32", tensor.F64: "f64",
 	tensor.C64: "complex<f32>", tensor.C128: "complex<f64>",
+	// The narrow dtypes by StableHLO's (MLIR's builtin) names. MLIR 19's
+	// mlir-opt parses the f8 types but f8E3M4, f8E8M0FNU and the 6- and
+	// 4-bit floats, which came with LLVM 20 (docs/SPEC.md).
+	tensor.F8E4M3FN: "f8E4M3FN", tensor.F8E5M2: "f8E5M2", tensor.F8E4M3FNUZ: "f8E4M3FNUZ",
+	tensor.F8E5M2FNUZ: "f8E5M2FNUZ", tensor.F8E4M3B11FNUZ: "f8E4M3B11FNUZ", tensor.F8E3M4: "f8E3M4",
+	tensor.F8E4M3: "f8E4M3", tensor.F8E8M0FNU: "f8E8M0FNU", tensor.F6E2M3FN: "f6E2M3FN",
+	tensor.F6E3M2FN: "f6E3M2FN", tensor.F4E2M1FN: "f4E2M1FN",
+	tensor.I4: "i4", tensor.U4: "ui4", tensor.I2: "i2", tensor.U2: "ui2",
 }
+
+// ElemTypeName is the MLIR element type the export writes for dtype d:
+// f32, ui8, complex<f64>, f8E4M3FN, i4, ….
+func ElemTypeName(d tensor.DType) string { return shloElem[d] }
 
 func (t shloType) String() string {
 	var b strings.Builder
@@ -220,6 +232,9 @@ func denseList(lits []string, shape []int) string {
 // cannot round twice — always with a '.' (MLIR reads "1" and "1e5" as
 // integers); NaN and infinities print as their bits in hex, as MLIR does.
 func shloLiteral(v any) string {
+	if f, b, ok := tensor.NarrowFloatBits(v); ok {
+		return floatLiteral(f.ToFloat64(b), uint64(b), (f.Bits()+3)/4*4)
+	}
 	switch x := v.(type) {
 	case bool:
 		return strconv.FormatBool(x)
