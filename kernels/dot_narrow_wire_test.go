@@ -172,3 +172,54 @@ func TestFP8DotPreferredF32PairOrder(t *testing.T) {
 		restore()
 	}
 }
+
+// Quantized inference's int8 activations times int4 weights (widened by
+// astype(i8), as JAX requires) with preferred_element_type i32 run on the
+// int8 GEMM reading the int4 bytes as stored, wherever the tier has VNNI,
+// and give the exact int32 sums.
+func TestInt4WeightsInt8DotOnInt8GEMM(t *testing.T) {
+	const m, k, n = 9, 64, 11
+	a8, w8 := make([]int8, m*k), make([]int8, k*n)
+	for i := range a8 {
+		a8[i] = int8(i*37 + i/3)
+	}
+	for i := range w8 {
+		w8[i] = int8((i*5+i/9)%16 - 8)
+	}
+	a := tensor.Must(tensor.FromSlice(a8, m, k))
+	w := tensor.Must(tensor.FromSlice(w8, k, n)).Astype(tensor.I4)
+	for _, mode := range simd.Modes() {
+		restore := mode.Set()
+		hidden := strings.HasSuffix(mode.String(), "-novnni")
+		vnni := !hidden && (mode.Tier == simd.AVX512 && cpu.X86.HasAVX512VNNI || mode.Tier == simd.AVX2 && cpu.X86.HasAVXVNNI)
+		x := compileMatrices(t, func(v []trace.Value) []trace.Value {
+			return []trace.Value{trace.MatMul(v[0], v[1].Astype(tensor.I8), trace.PreferredElementType(tensor.I32))}
+		}, [2]int{m, k}, tensor.I8, [2]int{k, n}, tensor.I4)
+		var dot *dotKernel
+		for _, kk := range x.kernels {
+			if d, ok := kk.(*dotKernel); ok {
+				dot = d
+			}
+		}
+		if dot == nil || dot.int8 != vnni {
+			t.Fatalf("%v: dot kernel %+v, want one on the int8 GEMM = %v", mode, dot, vnni)
+		}
+		outs, err := x.Run([]*tensor.Array{a, w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := outs[0].Data().([]int32)
+		for i := range m {
+			for j := range n {
+				var s int32
+				for l := range k {
+					s += int32(a8[i*k+l]) * int32(w8[l*n+j])
+				}
+				if got[i*n+j] != s {
+					t.Fatalf("%v: c[%d,%d] = %d, want %d", mode, i, j, got[i*n+j], s)
+				}
+			}
+		}
+		restore()
+	}
+}
