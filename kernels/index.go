@@ -23,6 +23,9 @@ import (
 // loadIndex reads element i of an integer array as int64 (a uint64 above
 // MaxInt64 reads as MaxInt64: out of bounds either way).
 func loadIndex(p unsafe.Pointer, d tensor.DType, i int) int64 {
+	if d.IsNarrow() { // a sub-byte integer is its value in one byte (i8 or u8)
+		d = computeDType(d)
+	}
 	switch d {
 	case tensor.I8:
 		return int64(*(*int8)(unsafe.Add(p, i)))

@@ -49,6 +49,14 @@ func indexValue(a *tensor.Array, i int) (int64, error) {
 			return math.MaxInt64, nil
 		}
 		return int64(v), nil
+	case tensor.Int4:
+		return int64(v), nil
+	case tensor.Uint4:
+		return int64(v), nil
+	case tensor.Int2:
+		return int64(v), nil
+	case tensor.Uint2:
+		return int64(v), nil
 	}
 	return 0, fmt.Errorf("index operand of dtype %s is not an integer array", a.DType())
 }

@@ -142,6 +142,13 @@ func narrowCases() []Case {
 				return []trace.Value{trace.DotGeneral(a[0], a[1], dims), trace.DotGeneral(a[0], a[1], dims, trace.PreferredElementType(prefs[0]))}
 			}})
 	}
+	// Sub-byte integers as indices: take, a dynamic slice's starts.
+	for _, d := range []tensor.DType{tensor.I4, tensor.U4, tensor.I2, tensor.U2} {
+		cs = append(cs, Case{Name: "narrow/indices/" + d.String(), Inputs: []*tensor.Array{Input(tensor.F32, 140, 5, 6), Input(d, 141, 7), Input(d, 142)},
+			Fn: func(a []trace.Value) []trace.Value {
+				return []trace.Value{trace.Take(a[0], a[1], 1), trace.DynamicUpdateSlice(a[0], trace.Zeros([]int{2, 2}, tensor.F32), []trace.Value{a[2].Squeeze(), a[2].Squeeze()})}
+			}})
+	}
 	// Quantized inference's pairs: int4 weights with int8 activations
 	// (the int4 widened explicitly, as JAX requires), fp8 × fp8 of two
 	// formats widened to bf16 and f32.
