@@ -4,7 +4,7 @@
 //	go run ./bench                 # the full report, a few minutes
 //	go run ./bench -quick          # small inputs, few runs: a smoke test
 //	go run ./bench -only E1,E5a    # some rows only
-//	go run ./bench -only E6        # a family: E6a–E6l
+//	go run ./bench -only E6        # a family: E6a–E6o
 //
 // In one process and one run it times Kiln fused (steady state with
 // RunInto; Run with fresh outputs; a fresh Jit's first Run), Kiln op by op

@@ -127,7 +127,7 @@ func writeThroughput(b *strings.Builder, r *results) {
 	p("\n## Throughput (E6, E7)\n\nGFLOP/s counting 2·m·k·n flops per matrix product (E6g counts only its GEMM's, so its rate ")
 	p("compares with E6h's; E7 its six products, forward and backward), and in parentheses the share of the machine's peak for ")
 	p("the row's dtype. The peak is cores × frequency × FMA width, assuming two FMA units per core: f32 %s; f64 %s ", how32, how64)
-	p("(none is stated for E6i's and E6l's bf16 and E6j's int8 operands, whose dot instructions' width and port count this report does not know, ")
+	p("(none is stated for E6i's and E6l's bf16, E6j's int8 and E6n's and E6o's narrow operands, whose dot instructions' width and port count this report does not know, ")
 	p("nor for E6m's c64, which counts 8 flops per complex multiply-add and runs no FMA; ")
 	p("E6k counts 2 flops per multiply-add of the direct convolution, E6kb those of its two cotangents' convolutions, twice E6k's). ")
 	p("The frequency is the first core's `cpu MHz` in /proc/cpuinfo when the run started (on a virtual machine often the ")
@@ -339,6 +339,8 @@ var targets = []target{
 	{id: "E6k", peer: torchPeer, minShare: 1, text: "E6k (issue 26): conv 3×3 64→64 56×56 batch 8 f32 ≥ 1.0 × PyTorch+oneDNN channels-last throughput"},
 	{id: "E6kb", peer: torchPeer, minShare: 1, text: "E6kb (issue 26): E6k's backward pass (input and kernel cotangents) ≥ 1.0 × PyTorch+oneDNN channels-last throughput"},
 	{id: "E6l", vsRow: "E6a", maxRatio: 0.6, text: "E6l (issue 12): bf16 `a @ b` (bf16 result, f32 accumulation) ≤ 0.6 × Kiln's f32 matmul time (E6a)"},
+	{id: "E6n", vsRow: "E6i", maxRatio: 1, text: "E6n (issue 27): fp8 matmul at least at the bf16 GEMM's rate: f8e4m3fn → f32 ≤ 1.0 × the bf16 → f32 matmul's time (E6i)"},
+	{id: "E6o", vsRow: "E6j", maxRatio: 1, text: "E6o (issue 27): int4×int8 at least at the int8 GEMM's rate: i8 × i4 → i32 ≤ 1.0 × the int8 → i32 matmul's time (E6j)"},
 	{id: "E7", peer: numpyPeer, maxRatio: 1.0 / 3, openBLAS: true, text: "E7 (issue 11): training step ≥ 3× faster than NumPy + OpenBLAS"},
 	{id: "E7", peer: gomlxPeer, maxRatio: 1, text: "E7 (issue 11): training step faster than GoMLX (simplego)"},
 	{id: "E7", peer: torchPeer, report: true, text: "E7 (issue 26): training step against PyTorch (autograd, `torch.optim.Adam`), reported"},

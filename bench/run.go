@@ -58,7 +58,7 @@ type row struct {
 	cells     map[string]*cell
 
 	// pair is the Kiln fused time of the workload's pair (E6g's bare
-	// GEMM, E6a's for E6i–E6l), measured in the same rounds as the row's
+	// GEMM, E6a's for E6i–E6l, E6i's for E6n, E6j's for E6o), measured in the same rounds as the row's
 	// in-process peers; pairFlops is its flops per run.
 	pair      cell
 	pairFlops float64
@@ -272,7 +272,7 @@ func runWorkload(w *workload, exts map[string]*external, s schedule, dir string,
 }
 
 // rowRounds times Kiln fused on w and on its pair (E6a's GEMM for
-// E6i–E6l, E6h for E6g) in alternating rounds of the two alone: each
+// E6i–E6l, E6i for E6n, E6j for E6o, E6h for E6g) in alternating rounds of the two alone: each
 // round is measureTogether of just the two, one run of each in turn,
 // with a fifth of the schedule's budget; the result is the median over
 // rounds of w's median time over the pair's. In the row's own rounds,

@@ -30,7 +30,7 @@ type workload struct {
 	compile   bool          // E5b: the Kiln time is a fresh Jit's trace, compile and first Run
 	cold      time.Duration // the first Run of the process's first Jit of fn (set by kiln-fused)
 
-	pair *workload // E6g: its bare GEMM; E6i–E6l: E6a; its Kiln fused time is measured in the same rounds
+	pair *workload // E6g: its bare GEMM; E6i–E6l: E6a; E6n: E6i; E6o: E6j; its Kiln fused time is measured in the same rounds
 
 	fn   any           // the traced function
 	args []any         // Kiln's arguments (*tensor.Array)
@@ -54,14 +54,14 @@ type impl struct {
 type stepLog struct{ d []time.Duration }
 
 // workloadIDs lists the report rows in order.
-var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k", "E6kb", "E6l", "E6m", "E7", "E7c", "E7i", "E8", "E9a", "E9b", "E10"}
+var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k", "E6kb", "E6l", "E6m", "E6n", "E6o", "E7", "E7c", "E7i", "E8", "E9a", "E9b", "E10"}
 
 // matrixSizes are the E6 family's matrix orders.
 type matrixSizes struct {
 	a, b, c, d, e int       // E6a–E6e: f32 square matmuls
 	f             int       // E6f: f64 square matmul
 	dense         [3]int    // E6g and E6h: x is dense[0]×dense[1], w dense[1]×dense[2]
-	conv          convSizes // E6k (E6i, E6j and E6l are of order a, as their pair E6a)
+	conv          convSizes // E6k (E6i, E6j, E6l, E6n and E6o are of order a, as their pair E6a)
 	complex       int       // E6m: c64 square matmul
 }
 
@@ -115,6 +115,10 @@ func newWorkload(id string, n int, mm matrixSizes) *workload {
 		return withF32Pair(newE6I8(id, mm.a), mm.a)
 	case "E6m":
 		return newE6C64(id, mm.complex)
+	case "E6n":
+		return withPair(newE6FP8(id, mm.a), newE6BF16("E6i", mm.a, false))
+	case "E6o":
+		return withPair(newE6I4(id, mm.a), newE6I8("E6j", mm.a))
 	case "E6k":
 		return withF32Pair(newConvRow(id, mm.conv), mm.a)
 	case "E6kb":

@@ -155,7 +155,13 @@
 // table of their bf16 bits into the bf16 GEMM (FP8OnBF16 says for which
 // format pairs the bf16 rule is then their exact dot — all fp8 pairs but
 // f8e8m0fnu's, which widen to f32), 4-bit integers to bytes into the
-// int8 GEMM, whose wrapping int32 sums are exact in any order.
+// int8 GEMM, whose wrapping int32 sums are exact in any order. In
+// dot_general the narrow floats' converts to bf16 (preferred_element_type
+// bf16, or f32, which lower defines as the bf16 → f32 dot of the converted
+// operands for every narrow float but f8e8m0fnu — fp6 and fp4 too) are
+// read past by the bf16 GEMM, one code a byte; sub-byte integers widened
+// to int8 for an i32 result are read as their stored bytes by the int8
+// GEMM (each i4/i2 byte is its sign-extended value, u4/u2 zero-extended).
 //
 // # Fused epilogues
 //

@@ -34,9 +34,11 @@ type dotKernel struct {
 	out         int
 	dtype       tensor.DType
 	slot        int
-	int8        bool      // lhs and rhs are int8 (see int8Operand)
-	aUnsigned   bool      // with int8: lhs is uint8
-	bf16        bool      // lhs and rhs are bf16: the bf16 GEMM
+	int8        bool // lhs and rhs are int8 (see int8Operand)
+	aUnsigned   bool // with int8: lhs is uint8
+	bf16        bool // lhs and rhs are bf16: the bf16 GEMM
+	fp8         bool // with bf16: lhs and rhs are read past their converts from 8-bit floats fa, fb (fp8Operand)
+	fa, fb      tensor.FloatFormat
 	f16         bool      // lhs, rhs and result are f16: the f32 GEMM reading f16 operands
 	epi         *epilogue // the fused elementwise consumers, or nil
 	swap        bool      // the product runs swapped (see narrowN), cᵀ in slot swapSlot
@@ -103,6 +105,20 @@ func (x *cpuExec) compileDot(f *lower.Fusion) (kernel, error) {
 		x.bypass(f, rhs, r8)
 		lhs, rhs = l8, r8
 	}
+	if k.bf16 && (root.DType == tensor.BF16 || bf16ToF32) {
+		// Narrow float operands converted to bf16 (preferred_element_type
+		// bf16, or f32, which lowers to the bf16 dot of the converted
+		// operands for formats exact in bf16): the bf16 GEMM reads their
+		// codes, unpacking them as it packs.
+		la, fa := x.fp8Operand(f, lhs)
+		rb, fb := x.fp8Operand(f, rhs)
+		if la != nil && rb != nil && narrowOnBF16(fa, fb) {
+			k.fp8, k.fa, k.fb = true, fa, fb
+			x.bypass(f, lhs, la)
+			x.bypass(f, rhs, rb)
+			lhs, rhs = la, rb
+		}
+	}
 	k.f16 = lhs.DType == tensor.F16 && rhs.DType == tensor.F16 && root.DType == tensor.F16
 	if root.DType == tensor.F32 && !k.int8 && !k.bf16 {
 		// f16 operands widened by converts: read past them, as stored.
@@ -115,7 +131,9 @@ func (x *cpuExec) compileDot(f *lower.Fusion) (kernel, error) {
 			rhs = h
 		}
 	}
-	lraw, rraw := k.bf16 || lhs.DType == tensor.F16, k.bf16 || rhs.DType == tensor.F16
+	// int8 products read their bytes as stored: a sub-byte integer's
+	// byte is its value (storedAs).
+	lraw, rraw := k.bf16 || k.int8 || lhs.DType == tensor.F16, k.bf16 || k.int8 || rhs.DType == tensor.F16
 	packed := k.int8 || k.bf16 || complexDType(root.DType)
 	k.lhs = x.layout(lhs, d.LhsBatch, lf, d.LhsContract, packed || lraw)
 	k.rhs = x.layout(rhs, d.RhsBatch, d.RhsContract, rf, packed || rraw)
@@ -280,6 +298,8 @@ func (k *dotKernel) run(x *cpuExec, rs *runState) {
 	switch {
 	case k.int8:
 		runGemmI8(x, rs, k, out, a, b, na, nb)
+	case k.fp8:
+		runGemmFP8(x, rs, k, out, c, a, b, na, nb) // narrows its own pieces
 	case k.bf16:
 		runGemmBF16(x, rs, k, out, c, a, b, na, nb) // narrows its own pieces
 	case cd == tensor.F32:

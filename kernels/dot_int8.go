@@ -71,10 +71,19 @@ func (x *cpuExec) int8Operand(dot *lower.Fusion, in *lower.Instr, res, d tensor.
 	if in.DType == d {
 		return in
 	}
-	if in.Op == trace.OpConvert && in.Args[0].DType == d && x.materialized(in.Args[0]) && x.keptUntil(in.Args[0], in, dot) {
+	if in.Op == trace.OpConvert && storedAs(in.Args[0].DType, d) && x.materialized(in.Args[0]) && x.keptUntil(in.Args[0], in, dot) {
 		return in.Args[0]
 	}
 	return nil
+}
+
+// storedAs reports whether an array of dtype s holds its values as bytes
+// of dtype d (int8, or uint8 for an lhs): s is d, or a sub-byte integer,
+// stored one a byte sign-extended (i4, i2) or zero-extended (u4, u2) —
+// each of whose values is also an int8 (so int4 × int8 with
+// preferred_element_type i32 is the int8 GEMM's product of the bytes).
+func storedAs(s, d tensor.DType) bool {
+	return s == d || d == tensor.I8 && (s == tensor.I4 || s == tensor.I2 || s == tensor.U4 || s == tensor.U2)
 }
 
 // keptUntil reports whether src's data is still in place when fusion

@@ -112,16 +112,24 @@ func (p NarrowMatMul) runParted(g partedCall) {
 // not a bf16 subnormal (which the bf16 dot rule reads as zero), and its
 // smallest nonzero finite magnitude.
 type fp8Code struct {
-	bf16  [256]uint16
-	exact bool
-	tiny  float64
+	bf16   [256]uint16
+	exact  bool
+	tiny   float64
+	normal bool // every code of the format (of any width) is exactly a bf16 that is not subnormal (narrowOnBF16)
 }
 
 var fp8Codes = sync.OnceValue(func() (t [tensor.NumFloatFormats]fp8Code) {
 	for f := range tensor.FloatFormat(tensor.NumFloatFormats) {
 		c := &t[f]
-		c.exact, c.tiny = f.Bits() == 8, math.Inf(1)
+		c.exact, c.tiny, c.normal = f.Bits() == 8, math.Inf(1), true
 		for code := range 256 {
+			if code < 1<<f.Bits() {
+				v := f.ToFloat32(uint8(code))
+				bits := math.Float32bits(v)
+				if v == v && (bits&0xffff != 0 || v != 0 && !math.IsInf(float64(v), 0) && math.Abs(float64(v)) < 0x1p-126) {
+					c.normal = false
+				}
+			}
 			v := f.ToFloat32(uint8(code))
 			bits := math.Float32bits(v)
 			switch {

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -192,7 +193,10 @@ func Lower(p *trace.Program) (*Module, error) {
 			continue
 		}
 		params := e.Params
-		if params.HasPreferred && !bf16Accumulator(e.Op, args, params) { // dot_general or conv_general_dilated
+		switch {
+		case params.HasPreferred && narrowOnBF16(e.Op, args, params):
+			args = m.convertAll(args, tensor.BF16, "preferred_element_type=f32 of "+args[0].DType.String()+" operands: their bf16 dot", e.Pos)
+		case params.HasPreferred && !bf16Accumulator(e.Op, args, params): // dot_general or conv_general_dilated
 			args, params = m.preferredDot(args, params, e.Pos)
 		}
 		in := m.add(&Instr{Op: e.Op, DType: e.Out.Type.DType, Shape: slices.Clone(e.Out.Shape), Args: args, Params: params, Pos: e.Pos, Why: e.Why})
@@ -210,16 +214,51 @@ func Lower(p *trace.Program) (*Module, error) {
 // it with the kernels it has. The params returned have no preferred type.
 func (m *Module) preferredDot(args []*Instr, p trace.Params, pos trace.Pos) ([]*Instr, trace.Params) {
 	d := p.Preferred
+	wide := m.convertAll(args, d, "preferred_element_type="+d.String(), pos)
+	p.Preferred, p.HasPreferred = 0, false
+	return wide, p
+}
+
+// convertAll converts each of args not of dtype d to d.
+func (m *Module) convertAll(args []*Instr, d tensor.DType, why string, pos trace.Pos) []*Instr {
 	wide := make([]*Instr, len(args))
 	for i, a := range args {
 		wide[i] = a
 		if a.DType != d {
 			wide[i] = m.add(&Instr{Op: trace.OpConvert, DType: d, Shape: slices.Clone(a.Shape), Args: []*Instr{a},
-				Params: trace.Params{DType: d}, Pos: pos, Why: "preferred_element_type=" + d.String()})
+				Params: trace.Params{DType: d}, Pos: pos, Why: why})
 		}
 	}
-	p.Preferred, p.HasPreferred = 0, false
-	return wide, p
+	return wide
+}
+
+// narrowOnBF16 reports whether a dot_general with a preferred type is a
+// narrow float × narrow float → f32 whose format is exactly bf16 in every
+// code (bf16Exact: every narrow float but f8e8m0fnu). Such a dot is
+// defined as the bf16 × bf16 → f32 dot of its operands converted to bf16
+// (docs/SPEC.md §3, narrow dtypes): it lowers to those converts and a
+// bf16Accumulator dot, so it runs at the bf16 GEMM's rate.
+func narrowOnBF16(op trace.Op, args []*Instr, p trace.Params) bool {
+	return op == trace.OpDot && p.Preferred == tensor.F32 && len(args) == 2 &&
+		args[0].DType == args[1].DType && bf16Exact(args[0].DType)
+}
+
+// bf16Exact reports whether d is a narrow float every code of which is
+// exactly a bf16 that is zero, normal, infinite or NaN (none a bf16
+// subnormal, which the bf16 dot rule reads as zero).
+func bf16Exact(d tensor.DType) bool {
+	f, ok := d.FloatFormat()
+	if !ok {
+		return false
+	}
+	for code := range 1 << f.Bits() {
+		v := f.ToFloat32(uint8(code))
+		bits := math.Float32bits(v)
+		if v == v && (bits&0xffff != 0 || v != 0 && !math.IsInf(float64(v), 0) && math.Abs(float64(v)) < 0x1p-126) {
+			return false
+		}
+	}
+	return true
 }
 
 // bf16Accumulator reports whether a dot_general with a preferred type is

@@ -95,8 +95,14 @@ func dotTo(dims trace.DotDims, lhs, rhs *tensor.Array, rd tensor.DType) (*tensor
 // wide accumulation with one rounding at most, in the preferred dtype).
 //
 // bf16 operands with an f32 preferred type are the exception: the bf16
-// rule's f32 accumulator is the result (bf16Dot), not an f32 dot.
+// rule's f32 accumulator is the result (bf16Dot), not an f32 dot. So are
+// narrow float operands exact in bf16 (every narrow float but f8e8m0fnu)
+// with an f32 preferred type: by definition (docs/SPEC.md §3) that is the
+// bf16 × bf16 → f32 dot of the operands converted to bf16.
 func preferredDot(p trace.Params, lhs, rhs *tensor.Array) (*tensor.Array, error) {
+	if lhs.DType() == rhs.DType() && exactInBF16(lhs.DType()) && p.Preferred == tensor.F32 {
+		lhs, rhs = lhs.Astype(tensor.BF16), rhs.Astype(tensor.BF16)
+	}
 	if lhs.DType() == tensor.BF16 && rhs.DType() == tensor.BF16 && p.Preferred == tensor.F32 {
 		return dotTo(p.Dot, lhs, rhs, tensor.F32)
 	}
@@ -244,4 +250,26 @@ func fma32(x, y, z float32) float32 {
 		return other
 	}
 	return r
+}
+
+// exactInBF16 reports whether d is a narrow float each value of which
+// converts to a bf16 exactly, not to a bf16 subnormal: every value of
+// the format (each encoding decoded to float64) rounds to bf16 and back
+// unchanged and is zero, at least 2⁻¹²⁶ in magnitude, infinite or NaN.
+func exactInBF16(d tensor.DType) bool {
+	f, ok := d.FloatFormat()
+	if !ok {
+		return false
+	}
+	for code := range 1 << f.Bits() {
+		v := f.ToFloat64(uint8(code))
+		if v != v || math.IsInf(v, 0) || v == 0 {
+			continue
+		}
+		b := tensor.BFloat16FromFloat32(float32(v))
+		if float64(b.Float32()) != v || math.Abs(v) < 0x1p-126 {
+			return false
+		}
+	}
+	return true
 }
