@@ -176,8 +176,8 @@ func reviewConvCases() []reviewConvCase {
 		add(fmt.Sprintf("batch-major-%d", nb), []int{nb, 8, 8, 128}, []int{3, 3, 128, 17}, kiln.ConvOptions{PaddingMode: "SAME"})
 	}
 	add("batch-major-strided", []int{11, 17, 15, 96}, []int{4, 3, 96, 9}, kiln.ConvOptions{WindowStrides: []int{3, 2}, Padding: pad(0, 1, 2, 0), RhsDilation: []int{2, 1}})
-	add("batch-major-ncw", []int{9, 100, 40}, []int{40, 100, 30}, kiln.ConvOptions{WindowStrides: []int{3}, Padding: pad(1, 0), DimensionNumbers: [3]string{"NCW", "OIW", "NCW"}})
-	add("batch-major-bnc", []int{40, 9, 100}, []int{30, 100, 40}, kiln.ConvOptions{WindowStrides: []int{3}, Padding: pad(1, 0), DimensionNumbers: [3]string{"WNC", "WIO", "CWN"}})
+	add("batch-major-ncw", []int{9, 40, 40}, []int{40, 40, 30}, kiln.ConvOptions{WindowStrides: []int{3}, Padding: pad(1, 0), DimensionNumbers: [3]string{"NCW", "OIW", "NCW"}})
+	add("batch-major-bnc", []int{40, 9, 40}, []int{30, 40, 40}, kiln.ConvOptions{WindowStrides: []int{3}, Padding: pad(1, 0), DimensionNumbers: [3]string{"WNC", "WIO", "CWN"}})
 	// Kernel cotangents batch-major: the input's features (≥ 8) are the
 	// batch, the kernel window the positions, N·Ho·Wo the contraction.
 	for _, nb := range []int{8, 16} {
