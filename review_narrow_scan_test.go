@@ -49,3 +49,38 @@ func TestReviewNarrowCumulative(t *testing.T) {
 		}
 	}
 }
+
+// reduce_window max/min pad with the format's lowest/highest finite value
+// where it has no infinity (JAX's _get_max_identity: finfo(dtype).min when
+// not dtypes.supports_inf), not with ∓inf, which is NaN in the fn, fnuz and
+// e8m0 formats and made every padded window NaN.
+func TestReviewNarrowReduceWindowPadding(t *testing.T) {
+	for _, d := range []tensor.DType{tensor.F8E4M3FN, tensor.F8E4M3FNUZ, tensor.F8E5M2FNUZ, tensor.F8E4M3B11FNUZ, tensor.F8E8M0FNU, tensor.F4E2M1FN, tensor.F8E5M2} {
+		x := tensor.Must(tensor.FromSlice([]float32{1, 2, 0.5, 4})).Astype(d)
+		for _, c := range []struct {
+			name string
+			fn   func(v kiln.Value) kiln.Value
+			want []float32
+		}{
+			{"max", func(v kiln.Value) kiln.Value {
+				return kiln.ReduceWindowMax(v, []int{2}, kiln.WindowOptions{PaddingMode: "SAME"})
+			}, []float32{2, 2, 4, 4}},
+			{"min", func(v kiln.Value) kiln.Value {
+				return kiln.ReduceWindowMin(v, []int{2}, kiln.WindowOptions{PaddingMode: "SAME"})
+			}, []float32{1, 0.5, 0.5, 4}},
+		} {
+			out, err := kiln.Jit(c.fn).Run(x)
+			if err != nil {
+				t.Errorf("%s %s: %v", c.name, d, err)
+				continue
+			}
+			got := f32Of(t, out)
+			for i := range got {
+				if got[i] != c.want[i] {
+					t.Errorf("reduce_window %s of %v in %s (SAME) = %v, want %v", c.name, x, d, got, c.want)
+					break
+				}
+			}
+		}
+	}
+}
