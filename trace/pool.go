@@ -185,7 +185,8 @@ func firstChosen(parts []Value, m Value) Value {
 }
 
 // windowInit is the reduction's identity at x's type: the lowest value
-// for max (−∞ for floats), the highest for min, 0 for add.
+// for max (−∞ for floats, −max for a narrow float without infinities),
+// the highest for min, 0 for add.
 func windowInit(x Value, comb Op) Value {
 	d := x.DType()
 	var v float64
@@ -194,6 +195,15 @@ func windowInit(x Value, comb Op) Value {
 		return Scalar(x, 0)
 	case d.IsFloat():
 		v = math.Inf(1)
+		if f, ok := d.FloatFormat(); ok && !f.HasInf() {
+			// As JAX's _get_max_identity/_get_min_identity: finfo's
+			// max/min where the format has no infinity (−∞ would
+			// convert to NaN in the fn/fnuz and e8m0 formats).
+			v = float64(f.MaxFinite())
+			if comb == OpMax && !f.Signed() {
+				return Scalar(x, complex(f.ToFloat64(0), 0)) // f8e8m0fnu's smallest, 2⁻¹²⁷
+			}
+		}
 	case d.IsUnsigned():
 		if comb == OpMax {
 			return Scalar(x, 0)

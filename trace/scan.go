@@ -2,7 +2,6 @@ package trace
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/kiln-go/kiln/tensor"
 )
@@ -70,52 +69,14 @@ func cumulative(op string, x Value, axis int, dtype []tensor.DType) Value {
 			"cummax":  Value.Maximum,
 			"cummin":  Value.Minimum,
 		}[op]
+		// Each step combines element i with element i−k and leaves the
+		// first k as they are, with no identity padding: an identity may
+		// not be a value of x's dtype (0 in f8e8m0fnu, ±inf in the fn and
+		// fnuz formats, which convert to NaN), and x + 0 would turn −0
+		// into +0.
 		for k := 1; k < n; k *= 2 {
-			shifted := Concatenate(ax, identity(op, xv, ax, k), xv.Slice(ax, 0, n-k, 1))
-			xv = combine(xv, shifted)
+			xv = Concatenate(ax, xv.Slice(ax, 0, k, 1), combine(xv.Slice(ax, k, n, 1), xv.Slice(ax, 0, n-k, 1)))
 		}
 		return xv
 	})
-}
-
-// identity is k elements (along ax, x's other dims) of op's identity in
-// x's type: 0, 1, or the lowest/highest value of the dtype.
-func identity(op string, x Value, ax, k int) Value {
-	d := x.DType()
-	var v Value
-	switch op {
-	case "cumsum":
-		v = Int(0)
-	case "cumprod":
-		v = Int(1)
-	default:
-		lo := op == "cummax"
-		switch {
-		case d == tensor.Bool:
-			v = Bool(!lo)
-		case d.IsFloat():
-			v = Float(math.Inf(map[bool]int{true: -1, false: 1}[lo]))
-		default:
-			v = Const(extremeOf(d, lo))
-		}
-	}
-	s := x.Shape()
-	s[ax] = k
-	return FullLike(x.Slice(ax, 0, 1, 1), v).BroadcastTo(s...)
-}
-
-// extremeOf is the lowest (lo) or highest value of integer dtype d.
-func extremeOf(d tensor.DType, lo bool) *tensor.Array {
-	var a *tensor.Array
-	switch {
-	case d.IsUnsigned() && lo:
-		a = tensor.Scalar(uint64(0))
-	case d.IsUnsigned():
-		a = tensor.Scalar(uint64(math.MaxUint64) >> (64 - d.Bits()))
-	case lo:
-		a = tensor.Scalar(int64(-1) << (d.Bits() - 1))
-	default:
-		a = tensor.Scalar(int64(math.MaxInt64) >> (64 - d.Bits()))
-	}
-	return a.Astype(d)
 }
