@@ -98,7 +98,22 @@ func BenchmarkMatMulNarrow(b *testing.B) {
 			}
 		},
 	}
-	best, sum := make([]time.Duration, len(runs)), make([]time.Duration, len(runs))
+	best, sum := alternate(b, runs)
+	ops := 2 * float64(n) * float64(n) * float64(n)
+	for i, name := range []string{"bf16→f32-GFLOP/s", "fp8→f32-GFLOP/s", "i8→i32-GOP/s", "i4×i8→i32-GOP/s"} {
+		b.ReportMetric(ops/best[i].Seconds()/1e9, name)
+	}
+	b.ReportMetric(best[1].Seconds()/best[0].Seconds(), "min-fp8/bf16")
+	b.ReportMetric(best[3].Seconds()/best[2].Seconds(), "min-i4×i8/i8")
+	b.ReportMetric(sum[1].Seconds()/sum[0].Seconds(), "fp8/bf16")
+	b.ReportMetric(sum[3].Seconds()/sum[2].Seconds(), "i4×i8/i8")
+}
+
+// alternate runs each of runs once per benchmark iteration, in turn, and
+// returns each one's fastest and summed times (so their ratios come from
+// the same moments of a shared machine).
+func alternate(b *testing.B, runs []func()) (best, sum []time.Duration) {
+	best, sum = make([]time.Duration, len(runs)), make([]time.Duration, len(runs))
 	for i := range best {
 		best[i] = time.Hour
 	}
@@ -110,12 +125,5 @@ func BenchmarkMatMulNarrow(b *testing.B) {
 			best[i], sum[i] = min(best[i], d), sum[i]+d
 		}
 	}
-	ops := 2 * float64(n) * float64(n) * float64(n)
-	for i, name := range []string{"bf16→f32-GFLOP/s", "fp8→f32-GFLOP/s", "i8→i32-GOP/s", "i4×i8→i32-GOP/s"} {
-		b.ReportMetric(ops/best[i].Seconds()/1e9, name)
-	}
-	b.ReportMetric(best[1].Seconds()/best[0].Seconds(), "min-fp8/bf16")
-	b.ReportMetric(best[3].Seconds()/best[2].Seconds(), "min-i4×i8/i8")
-	b.ReportMetric(sum[1].Seconds()/sum[0].Seconds(), "fp8/bf16")
-	b.ReportMetric(sum[3].Seconds()/sum[2].Seconds(), "i4×i8/i8")
+	return best, sum
 }

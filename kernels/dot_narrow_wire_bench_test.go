@@ -2,7 +2,6 @@ package kernels_test
 
 import (
 	"testing"
-	"time"
 
 	"github.com/kiln-go/kiln/kernels"
 	"github.com/kiln-go/kiln/lower"
@@ -61,18 +60,7 @@ func BenchmarkMatMulNarrowDType(b *testing.B) {
 		build(tensor.I8, tensor.I32, i8in),
 		build(tensor.I4, tensor.I32, []*tensor.Array{i8in[0].Astype(tensor.I4), i8in[1].Astype(tensor.I4)}),
 	}
-	best, sum := make([]time.Duration, len(runs)), make([]time.Duration, len(runs))
-	for i := range best {
-		best[i] = time.Hour
-	}
-	for b.Loop() {
-		for i, run := range runs {
-			t0 := time.Now()
-			run()
-			d := time.Since(t0)
-			best[i], sum[i] = min(best[i], d), sum[i]+d
-		}
-	}
+	best, sum := alternate(b, runs)
 	ops := 2 * float64(n) * float64(n) * float64(n)
 	for i, name := range []string{"bf16-GFLOP/s", "f8e4m3fn→bf16-GFLOP/s", "i8→i32-GOP/s", "i4→i32-GOP/s"} {
 		b.ReportMetric(ops/best[i].Seconds()/1e9, name)
