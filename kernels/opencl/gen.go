@@ -365,6 +365,17 @@ func (b *body) compute(in *lower.Instr) string {
 	return b.emit(in, b.g.elemExpr(in, args))
 }
 
+// storeResult is the statement storing result o at element i of out. A
+// 16-bit integer's bits bitcast to an f16/bf16 result are stored as they
+// are, not through the float form (whose narrowing would quiet a
+// signaling NaN).
+func (b *body) storeResult(o *lower.Instr, out string) string {
+	if x := o.Args; o.Op == trace.OpBitcastConvert && narrow(o.DType) && !narrow(x[0].DType) && b.members[o] {
+		return fmt.Sprintf("((__global ushort*)%s)[i] = as_ushort(%s);", out, b.value(x[0]))
+	}
+	return b.g.store(o.DType, out, "i", b.value(o))
+}
+
 func (b *body) write(w *strings.Builder, indent string) {
 	for _, l := range b.lines {
 		w.WriteString(indent + l + "\n")
@@ -390,15 +401,7 @@ func (g *gen) loopFusion(f *lower.Fusion) {
 	g.kernels.WriteString(g.elementIndex(it, n))
 	b.write(&g.kernels, "\t")
 	for _, o := range f.Outputs {
-		out := fmt.Sprintf("out%d", o.ID)
-		if x := o.Args; o.Op == trace.OpBitcastConvert && narrow(o.DType) && !narrow(x[0].DType) && b.members[o] {
-			// A 16-bit integer's bits as an f16/bf16 result: stored as
-			// they are, not through the float form (which would quiet a
-			// signaling NaN).
-			fmt.Fprintf(&g.kernels, "\t((__global ushort*)%s)[i] = as_ushort(%s);\n", out, b.value(x[0]))
-			continue
-		}
-		fmt.Fprintf(&g.kernels, "\t%s\n", g.store(o.DType, out, "i", b.value(o)))
+		fmt.Fprintf(&g.kernels, "\t%s\n", b.storeResult(o, fmt.Sprintf("out%d", o.ID)))
 	}
 	g.kernels.WriteString("}\n\n")
 	g.launch1D(name, p.args, n)

@@ -87,8 +87,9 @@ func (g *gen) mappedFusion(f *lower.Fusion) {
 		for _, in := range fr.Instrs {
 			b.value(in)
 		}
+		store := b.storeResult(r.Root, out)
 		b.write(&code, "\t\t")
-		fmt.Fprintf(&code, "\t\t%s\n\t}\n", g.store(root.DType, out, "i", b.value(r.Root)))
+		fmt.Fprintf(&code, "\t\t%s\n\t}\n", store)
 	}
 	p.output(root.DType, out, kernelArg{argPlan, g.m.Plan.Of[root]})
 	g.header(f)

@@ -93,9 +93,11 @@ func highest(d tensor.DType) any {
 // convert is Kiln's convert (tensor.ConvertSlice).
 func (x *shloInstr) convert(a *shloVal, to tensor.DType) *shloVal {
 	from := a.typ.dt
-	if f, ok := from.FloatFormat(); ok && to != tensor.F32 && !to.IsNarrow() && !halfLike(to) && to != tensor.F64 {
+	if f, ok := from.FloatFormat(); ok && !to.IsFloat() {
 		// The limits a saturating convert compares with are not values
-		// of a narrow float: go through its exact f32 value.
+		// of a narrow float (2^4 in f4e2m1fn, 0 in f8e8m0fnu): go
+		// through its exact f32 value for every non-float target,
+		// the sub-byte integers too.
 		x.note(f.String() + " widened exactly to f32 first")
 		return x.convert(x.conv(a, tensor.F32), to)
 	}
