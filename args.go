@@ -194,7 +194,7 @@ func invalidArray(a *tensor.Array) string {
 	switch {
 	case a == nil:
 		return "nil *tensor.Array"
-	case a.Data() == nil:
+	case !a.IsPacked() && a.Data() == nil:
 		return "the zero tensor.Array (not made by a tensor constructor such as FromSlice or Zeros)"
 	}
 	return ""

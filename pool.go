@@ -65,7 +65,7 @@ func (f *Func) Release(arrays ...*tensor.Array) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, a := range arrays {
-		if a == nil || a.Size() == 0 || int(p.n.Load()) >= poolMaxCount {
+		if a == nil || a.Size() == 0 || a.IsPacked() || int(p.n.Load()) >= poolMaxCount {
 			continue
 		}
 		size := a.Size() * a.DType().Size()

@@ -69,6 +69,12 @@ func checkInputs(m *lower.Module, inputs []*tensor.Array) error {
 		case !a.HasShape(p.Shape):
 			return &ArgError{Index: i, Msg: fmt.Sprintf("shape %v, the program was compiled for %v", a.Shape(), p.Shape)}
 		}
+		if b := a.PackedBytes(); b != nil {
+			if f, _ := p.DType.IntFormat(); len(b) != f.PackedLen(p.Size()) {
+				return &ArgError{Index: i, Msg: fmt.Sprintf("packed storage has %d bytes, shape %v needs %d", len(b), p.Shape, f.PackedLen(p.Size()))}
+			}
+			continue
+		}
 		if n, ok := sliceLen(a.Data()); !ok || n != p.Size() {
 			return &ArgError{Index: i, Msg: fmt.Sprintf("backing slice has %d elements, shape %v needs %d", n, p.Shape, p.Size())}
 		}

@@ -144,6 +144,11 @@ type runState struct {
 	// stop is set when the context of the run is done (see watch); nil
 	// for a run without one.
 	stop *atomic.Bool
+	// in are the inputs' data for this run: an input's own storage, or,
+	// for a packed one (tensor.Array.IsPacked), its elements unpacked
+	// into unpacked[i], which is kept for the next run.
+	in       []unsafe.Pointer
+	unpacked [][]byte
 }
 
 // Compile prepares a fused, buffer-planned module for running.
@@ -358,11 +363,12 @@ func (x *cpuExec) getState() *runState {
 func (x *cpuExec) run(outs, inputs []*tensor.Array, stop *atomic.Bool) error {
 	rs := x.getState()
 	rs.stop = stop
+	rs.bindInputs(inputs)
 	plan := x.m.Plan
 	for _, b := range plan.Buffers {
 		switch {
 		case b.Param >= 0:
-			rs.srcs[b.ID] = dataPtr(inputs[b.Param].Data())
+			rs.srcs[b.ID] = rs.in[b.Param]
 		case b.Output >= 0:
 			rs.srcs[b.ID] = dataPtr(outs[b.Output].Data())
 		}
@@ -378,7 +384,7 @@ func (x *cpuExec) run(outs, inputs []*tensor.Array, stop *atomic.Bool) error {
 		x.putState(rs)
 		return err
 	}
-	x.finish(rs, func(i int) unsafe.Pointer { return dataPtr(outs[i].Data()) }, func(i int) unsafe.Pointer { return dataPtr(inputs[i].Data()) })
+	x.finish(rs, func(i int) unsafe.Pointer { return dataPtr(outs[i].Data()) }, func(i int) unsafe.Pointer { return rs.in[i] })
 	runtime.KeepAlive(inputs)
 	runtime.KeepAlive(outs)
 	x.putState(rs)
@@ -411,6 +417,36 @@ func (x *cpuExec) runKernels(rs *runState) bool {
 	return true
 }
 
+// bindInputs sets rs.in to the inputs' data: a packed sub-byte integer
+// input is unpacked, one element a byte as the kernels read it, into
+// scratch that rs keeps (the input itself is not written).
+func (rs *runState) bindInputs(inputs []*tensor.Array) {
+	if cap(rs.in) < len(inputs) {
+		rs.in = make([]unsafe.Pointer, len(inputs))
+	}
+	rs.in = rs.in[:len(inputs)]
+	for i, a := range inputs {
+		if !a.IsPacked() {
+			rs.in[i] = dataPtr(a.Data())
+			continue
+		}
+		for len(rs.unpacked) <= i {
+			rs.unpacked = append(rs.unpacked, nil)
+		}
+		n := a.Size()
+		if cap(rs.unpacked[i]) < n {
+			rs.unpacked[i] = make([]byte, n)
+		}
+		buf := rs.unpacked[i][:n]
+		f, _ := a.DType().IntFormat()
+		tensor.UnpackStorage(f, buf, a.PackedBytes())
+		rs.in[i] = nil
+		if n > 0 {
+			rs.in[i] = unsafe.Pointer(&buf[0])
+		}
+	}
+}
+
 // putState keeps rs for a later Run.
 func (x *cpuExec) putState(rs *runState) {
 	for _, b := range x.m.Plan.Buffers {
@@ -421,6 +457,7 @@ func (x *cpuExec) putState(rs *runState) {
 	// Cleared before rs is shared again: another Run may take rs the
 	// moment it is idle (a deferred clear raced with that Run's set).
 	rs.stop, rs.chk = nil, nil
+	clear(rs.in) // hold no caller's array
 	if !x.idle.CompareAndSwap(nil, rs) {
 		x.spare.Put(rs)
 	}
@@ -510,6 +547,9 @@ func checkOutputs(m *lower.Module, outs, inputs []*tensor.Array) error {
 		case !a.HasShape(o.Shape):
 			return &ArgError{Index: i, Output: true, Msg: fmt.Sprintf("shape %v, the output is %v", a.Shape(), o.Shape)}
 		}
+		if a.IsPacked() {
+			return &ArgError{Index: i, Output: true, Msg: fmt.Sprintf("a packed %s array: RunInto writes one element a byte; pass an unpacked array and Pack it after", a.DType())}
+		}
 		if n, ok := sliceLen(a.Data()); !ok || n != o.Size() {
 			return &ArgError{Index: i, Output: true, Msg: fmt.Sprintf("backing slice has %d elements, shape %v needs %d", n, o.Shape, o.Size())}
 		}
@@ -521,6 +561,10 @@ func checkOutputs(m *lower.Module, outs, inputs []*tensor.Array) error {
 type span struct{ lo, hi uintptr }
 
 func spanOf(a *tensor.Array) span {
+	if b := a.PackedBytes(); b != nil {
+		p := uintptr(dataPtr(b))
+		return span{p, p + uintptr(len(b))}
+	}
 	p := uintptr(dataPtr(a.Data()))
 	return span{p, p + uintptr(a.Size()*a.DType().Size())}
 }

@@ -165,9 +165,10 @@ func (e *ShapeError) Error() string {
 // elements. Arrays made by FromSlice share the caller's slice; Kiln never
 // writes into an array it was given as input.
 type Array struct {
-	dtype DType
-	shape []int
-	data  any
+	dtype  DType
+	shape  []int
+	data   any    // one element a slot; nil when packed
+	packed []byte // a packed sub-byte integer array's storage (FromPacked, Pack); nil otherwise
 }
 
 // checkShape checks that shape is valid (ShapeSize) and has n elements.
@@ -308,12 +309,27 @@ func (a *Array) Size() int {
 }
 
 // Data returns the backing slice ([]float32, []Float16, …) without
-// copying.
-func (a *Array) Data() any { return a.data }
+// copying. For a packed array (IsPacked) it returns a new unpacked copy
+// ([]Int4 …, as Unpack().Data()), so that every reader of Data reads the
+// values; writing into that copy does not change the array, and the copy
+// costs one byte an element: code that can read the packed bytes uses
+// PackedBytes.
+func (a *Array) Data() any {
+	if a.packed != nil {
+		return a.Unpack().data
+	}
+	return a.data
+}
 
 // Data returns the array's backing slice as []T, or an error if T is not the
-// array's storage type.
+// array's storage type. A packed array (IsPacked) has no []T to return —
+// the slice would be a copy, and writes into it lost —: that is a
+// *PackedError; use Unpack, or PackedBytes for the packed storage.
 func Data[T Elem](a *Array) ([]T, error) {
+	if a.packed != nil {
+		return nil, &PackedError{Op: "Data", DType: a.dtype, Shape: a.Shape(), Len: -1,
+			Msg: "the array is packed (several elements a byte): Unpack it for a slice of one element each, or read PackedBytes"}
+	}
 	s, ok := a.data.([]T)
 	if !ok {
 		var z T
@@ -322,8 +338,18 @@ func Data[T Elem](a *Array) ([]T, error) {
 	return s, nil
 }
 
-// Clone returns a deep copy.
+// Clone returns a deep copy, packed if a is (with the unused high bits
+// of the last byte zero).
 func (a *Array) Clone() *Array {
+	if a.packed != nil {
+		f, _ := a.dtype.IntFormat()
+		out := &Array{dtype: a.dtype, shape: a.Shape(), packed: make([]byte, len(a.packed))}
+		copy(out.packed, a.packed)
+		if n, per := a.Size(), f.PerByte(); n%per != 0 {
+			out.packed[len(out.packed)-1] &= byte(1)<<(uint(n%per)*f.bits()) - 1
+		}
+		return out
+	}
 	out := &Array{dtype: a.dtype, shape: a.Shape(), data: MakeSlice(a.dtype, a.Size())}
 	copySlice(out.data, a.data)
 	return out
@@ -336,12 +362,14 @@ func (a *Array) Reshape(shape ...int) (*Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Array{dtype: a.dtype, shape: shape, data: a.data}, nil
+	return &Array{dtype: a.dtype, shape: shape, data: a.data, packed: a.packed}, nil
 }
 
 // Equal reports whether a and b have the same dtype and shape and
 // bit-identical elements (two NaNs with the same bits are equal; 0 and −0
-// are not).
+// are not). The layout is not compared: a packed array equals its
+// unpacked copy, and unused bits of a packed array's last byte are
+// ignored.
 func Equal(a, b *Array) bool {
 	if a.dtype != b.dtype || len(a.shape) != len(b.shape) {
 		return false
@@ -350,6 +378,14 @@ func Equal(a, b *Array) bool {
 		if a.shape[i] != b.shape[i] {
 			return false
 		}
+	}
+	if a.packed != nil || b.packed != nil {
+		for i := 0; i < a.Size(); i++ {
+			if a.storageAt(i) != b.storageAt(i) {
+				return false
+			}
+		}
+		return true
 	}
 	for i := 0; i < a.Size(); i++ {
 		if !sameBits(a.data, b.data, i) {
@@ -419,7 +455,12 @@ func Index(s any, i int) any {
 // reads back to the same value at the array's own precision: an f16 0.1
 // prints 0.1, not 0.0999755859375. NaN and infinities print as nan, inf,
 // -inf; complex as (re+imj); bool as true/false.
-func (a *Array) FormatElem(i int) string { return FormatValue(Index(a.data, i)) }
+func (a *Array) FormatElem(i int) string {
+	if a.packed != nil {
+		return FormatValue(narrowTypes[a.dtype-NumStandardDTypes].elem(a.packedAt(i)))
+	}
+	return FormatValue(Index(a.data, i))
+}
 
 // FormatValue prints one element value as FormatElem does.
 func FormatValue(v any) string {
@@ -456,6 +497,10 @@ func (a *Array) String() string {
 	switch {
 	case a == nil:
 		return "<nil>"
+	case a.packed != nil:
+		if f, ok := a.dtype.IntFormat(); !ok || len(a.packed) != f.PackedLen(a.Size()) {
+			return "<invalid tensor.Array: not made by a constructor>"
+		}
 	case a.data == nil || sliceLen(a.data) != a.Size():
 		return "<invalid tensor.Array: not made by a constructor>"
 	}

@@ -455,8 +455,20 @@ func copySlice(dst, src any) {
 
 // Astype returns a new array of dtype d holding a's values converted as
 // docs/SPEC.md §3 says. It never modifies a; converting to a's own dtype copies.
+//
+// A packed a (IsPacked) converts from its values; the result is unpacked
+// (one element a slot), whatever d is: Pack it for packed storage.
 func (a *Array) Astype(d DType) *Array {
 	out := &Array{dtype: d, shape: a.Shape(), data: MakeSlice(d, a.Size())}
+	if a.packed != nil {
+		if d == a.dtype {
+			f, _ := d.IntFormat()
+			b, _, _ := narrowBytes(out.data)
+			UnpackStorage(f, b, a.packed)
+			return out
+		}
+		a = a.Unpack()
+	}
 	if err := ConvertSlice(out.data, a.data); err != nil {
 		panic(err) // unreachable: both are storage slices of one length
 	}

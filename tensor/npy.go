@@ -455,7 +455,7 @@ func WriteNPYWith(w io.Writer, a *Array, opts NPYOptions) error {
 	bad := func(cause error, format string, args ...any) error {
 		return &FileError{Op: "write", Format: "npy", Offset: -1, Msg: fmt.Sprintf(format, args...), Err: cause}
 	}
-	if a == nil || !a.dtype.Valid() || a.data == nil {
+	if a == nil || !a.dtype.Valid() || !a.made() {
 		return bad(nil, "not an array made by a constructor")
 	}
 	descr := npyDescr[a.dtype]

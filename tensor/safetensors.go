@@ -452,7 +452,7 @@ func WriteSafetensors(w io.Writer, tensors []NamedArray, metadata map[string]str
 			return bad(t.Name, nil, "tensor names must be unique, not empty and not __metadata__")
 		case !utf8.ValidString(t.Name):
 			return bad(t.Name, nil, "a tensor name must be UTF-8 (JSON would replace its bytes with U+FFFD)")
-		case t.Array == nil || !t.Array.dtype.Valid() || t.Array.data == nil:
+		case t.Array == nil || !t.Array.dtype.Valid() || !t.Array.made():
 			return bad(t.Name, nil, "not an array made by a constructor")
 		case safetensorsName(t.Array.dtype) == "":
 			return bad(t.Name, nil, "safetensors has no %s dtype", t.Array.dtype)

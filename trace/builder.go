@@ -210,16 +210,20 @@ func Complex(v complex128) Value { return Value{lit: &literal{kind: tensor.KindC
 // Bool is a bool literal; bool is never weak.
 func Bool(v bool) Value { return Value{lit: &literal{kind: tensor.KindBool, b: v}} }
 
-// Const is a strong constant array, copied when the program is traced. A
-// nil or zero *tensor.Array fails the trace it meets with an
+// Const is a strong constant array, copied when the program is traced
+// (a packed sub-byte integer array is copied unpacked, one element a
+// byte, as a program holds its constants). A nil or zero *tensor.Array fails the trace it meets with an
 // *OperandError.
 func Const(a *tensor.Array) Value {
-	if a == nil || a.Data() == nil {
+	if a == nil || !a.IsPacked() && a.Data() == nil {
 		what := "is a Const of a nil *tensor.Array"
 		if a != nil {
 			what = "is a Const of the zero tensor.Array (not made by a tensor constructor)"
 		}
 		return Failure(&OperandError{Op: "const", Pos: callerPos(), Index: 0, Msg: what})
+	}
+	if a.IsPacked() {
+		return Value{konst: a.Unpack()} // a copy, held one element a byte as the kernels read constants
 	}
 	return Value{konst: a.Clone()}
 }

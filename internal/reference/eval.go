@@ -57,7 +57,7 @@ func Eval(p *trace.Program, inputs []*tensor.Array, opts Options) ([]*tensor.Arr
 	}
 	ev := &evaluator{opts: opts, env: map[*trace.Var]*tensor.Array{}, results: map[*trace.Var][]*tensor.Array{}}
 	for i, v := range p.Inputs {
-		ev.env[v] = inputs[i]
+		ev.env[v] = inputs[i].Unpack() // a packed sub-byte array, one element a byte as every op reads it
 	}
 	for i, e := range p.Eqns {
 		if err := ev.step(e); err != nil {
@@ -116,6 +116,9 @@ func checkArray(a *tensor.Array, v *trace.Var) string {
 		return fmt.Sprintf("dtype %s, the program wants %s", a.DType(), v.Type.DType)
 	case !trace.ShapeEqual(a.Shape(), v.Shape):
 		return fmt.Sprintf("shape %v, the program wants %v", a.Shape(), v.Shape)
+	}
+	if a.IsPacked() {
+		return "" // its storage is checked by FromPacked; Eval unpacks it
 	}
 	// An Array keeps its data consistent by construction; check anyway, as
 	// the evaluator indexes the backing slice directly.
