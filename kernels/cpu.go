@@ -105,6 +105,9 @@ type cpuExec struct {
 	nslots    int            // per-run scratch slots kernels reserved
 	sortPerms map[string]int // sibling sorts' shared permutation slot (sort.go)
 	nctrl     int            // control kernels (each keeps a state in runState.ctrl)
+	// packedOnly marks the inputs only int8 products read, in place: a
+	// packed one is read packed, never unpacked (findPackedOnly).
+	packedOnly []bool
 	// bypassed holds, per value, the fusions whose kernels read its source
 	// in its place (dot.go bypass).
 	bypassed map[*lower.Instr]map[*lower.Fusion]bool
@@ -149,6 +152,7 @@ type runState struct {
 	// into unpacked[i], which is kept for the next run.
 	in       []unsafe.Pointer
 	unpacked [][]byte
+	packed   [][]byte // the packed inputs' storage (nil for the others)
 }
 
 // Compile prepares a fused, buffer-planned module for running.
@@ -207,7 +211,79 @@ func (c *CPU) compile(m *lower.Module, checks CheckKind) (*cpuExec, error) {
 			x.kernels = append(x.kernels, k)
 		}
 	}
+	x.packedOnly = x.findPackedOnly(ks)
 	return x, nil
+}
+
+// packedOperand is the packed storage the int8 GEMM reads operand l
+// from, or nil: l is read in place from an i4 or u4 input that the
+// caller passed packed.
+func (rs *runState) packedOperand(l *operandLayout) []byte {
+	if !l.nibbles || l.param >= len(rs.packed) {
+		return nil
+	}
+	return rs.packed[l.param]
+}
+
+// findPackedOnly reports, for each program input, whether every kernel
+// that reads it reads it as an in-place operand of an int8 product
+// (operandLayout.nibbles), which reads a packed input packed: then a
+// packed input need not be unpacked for the run. An input read by any
+// other kernel, by a fused epilogue, or returned as an output, is
+// unpacked; so is every input in checked mode.
+func (x *cpuExec) findPackedOnly(ks []kernel) []bool {
+	if x.checks != 0 {
+		return nil
+	}
+	strip := func(in *lower.Instr) *lower.Instr {
+		for in.Op == trace.OpReshape {
+			in = in.Args[0]
+		}
+		return in
+	}
+	only := make([]bool, len(x.m.Params))
+	buf := make([]int, len(x.m.Params))
+	some := false
+	for i, p := range x.m.Params {
+		b, ok := x.m.Plan.Of[p]
+		only[i], buf[i] = ok && (p.DType == tensor.I4 || p.DType == tensor.U4), b
+		some = some || only[i]
+	}
+	if !some {
+		return nil
+	}
+	for _, o := range x.m.Outputs {
+		if o = strip(o); o.Op == trace.OpParam {
+			only[o.Param] = false
+		}
+	}
+	read := make([]bool, len(x.m.Params)) // by some nibbles operand
+	for i, f := range x.m.Fusions {
+		if ks[i] == nil || x.unread(f) {
+			continue
+		}
+		for _, in := range f.Inputs {
+			if in = strip(in); in.Op == trace.OpParam {
+				only[in.Param] = false
+			}
+		}
+		k, ok := ks[i].(*dotKernel) // (checked mode returned above: no wrapper)
+		if !ok {
+			continue
+		}
+		for p := range only {
+			for _, l := range []*operandLayout{&k.lhs, &k.rhs} {
+				if l.src == buf[p] {
+					only[p] = only[p] && l.nibbles && l.param == p
+					read[p] = true
+				}
+			}
+		}
+	}
+	for p := range only {
+		only[p] = only[p] && read[p]
+	}
+	return only
 }
 
 // source is the index of the data a fusion input reads.
@@ -363,7 +439,7 @@ func (x *cpuExec) getState() *runState {
 func (x *cpuExec) run(outs, inputs []*tensor.Array, stop *atomic.Bool) error {
 	rs := x.getState()
 	rs.stop = stop
-	rs.bindInputs(inputs)
+	rs.bindInputs(inputs, x.packedOnly)
 	plan := x.m.Plan
 	for _, b := range plan.Buffers {
 		switch {
@@ -420,14 +496,23 @@ func (x *cpuExec) runKernels(rs *runState) bool {
 // bindInputs sets rs.in to the inputs' data: a packed sub-byte integer
 // input is unpacked, one element a byte as the kernels read it, into
 // scratch that rs keeps (the input itself is not written).
-func (rs *runState) bindInputs(inputs []*tensor.Array) {
+//
+// An input that only int8 products read in place (packedOnly: they read
+// it packed, see runGemmI8) is not unpacked at all.
+func (rs *runState) bindInputs(inputs []*tensor.Array, packedOnly []bool) {
 	if cap(rs.in) < len(inputs) {
 		rs.in = make([]unsafe.Pointer, len(inputs))
+		rs.packed = make([][]byte, len(inputs))
 	}
-	rs.in = rs.in[:len(inputs)]
+	rs.in, rs.packed = rs.in[:len(inputs)], rs.packed[:len(inputs)]
 	for i, a := range inputs {
+		rs.packed[i] = a.PackedBytes()
 		if !a.IsPacked() {
 			rs.in[i] = dataPtr(a.Data())
+			continue
+		}
+		if i < len(packedOnly) && packedOnly[i] {
+			rs.in[i] = nil // no kernel reads the unpacked form
 			continue
 		}
 		for len(rs.unpacked) <= i {
@@ -458,6 +543,7 @@ func (x *cpuExec) putState(rs *runState) {
 	// moment it is idle (a deferred clear raced with that Run's set).
 	rs.stop, rs.chk = nil, nil
 	clear(rs.in) // hold no caller's array
+	clear(rs.packed)
 	if !x.idle.CompareAndSwap(nil, rs) {
 		x.spare.Put(rs)
 	}

@@ -162,6 +162,10 @@
 // read past by the bf16 GEMM, one code a byte; sub-byte integers widened
 // to int8 for an i32 result are read as their stored bytes by the int8
 // GEMM (each i4/i2 byte is its sign-extended value, u4/u2 zero-extended).
+// A program input of dtype i4 or u4 that the caller passes packed
+// (tensor.FromPacked) is read packed by such a product (gemm.I4Call); when
+// only such products read it, Run makes no unpacked copy of it, and
+// otherwise unpacks it once a run into scratch the executable keeps.
 //
 // # Fused epilogues
 //

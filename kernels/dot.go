@@ -9,6 +9,7 @@ import (
 	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
 )
 
 // dotKernel runs dot_general as batched matrix products [B, M, K] ·
@@ -54,6 +55,29 @@ type operandLayout struct {
 	gather  *strided // nil: the source is read in place
 	strides [3]int   // batch, row and column strides when read in place
 	raw     bool     // read as stored, not widened (the bf16 GEMM's operands, and f16 ones)
+	// nibbles: an int8 product's operand read in place from program input
+	// param, an i4 or u4 (kind), which the int8 GEMM reads packed when
+	// the caller passes it packed (runGemmI8).
+	nibbles bool
+	param   int
+	kind    gemm.IntKind
+}
+
+// setNibbles marks an int8 product's operand read in place from an i4 or
+// u4 program input (through reshapes) as readable packed.
+func (l *operandLayout) setNibbles(in *lower.Instr) {
+	for in.Op == trace.OpReshape {
+		in = in.Args[0]
+	}
+	if l.gather != nil || in.Op != trace.OpParam {
+		return
+	}
+	switch in.DType {
+	case tensor.I4:
+		l.nibbles, l.param, l.kind = true, in.Param, gemm.Int4
+	case tensor.U4:
+		l.nibbles, l.param, l.kind = true, in.Param, gemm.Uint4
+	}
 }
 
 // widen is how the operand is widened to its compute form; nil if not.
@@ -138,6 +162,10 @@ func (x *cpuExec) compileDot(f *lower.Fusion) (kernel, error) {
 	k.lhs = x.layout(lhs, d.LhsBatch, lf, d.LhsContract, packed || lraw)
 	k.rhs = x.layout(rhs, d.RhsBatch, d.RhsContract, rf, packed || rraw)
 	k.lhs.raw, k.rhs.raw = lraw, rraw
+	if k.int8 {
+		k.lhs.setNibbles(lhs)
+		k.rhs.setNibbles(rhs)
+	}
 	if cd := computeDType(root.DType); !gemmDType(cd) && !complexDType(cd) && dotTable[cd] == nil {
 		return nil, fmt.Errorf("kernels: cpu has no dot_general for %s", root.DType)
 	}

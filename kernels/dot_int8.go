@@ -68,11 +68,14 @@ func (x *cpuExec) int8Operand(dot *lower.Fusion, in *lower.Instr, res, d tensor.
 	if _, fast := simd.GemmI8(); !fast || (res != tensor.I8 && res != tensor.I16 && res != tensor.I32) {
 		return nil
 	}
-	if in.DType == d {
-		return in
-	}
+	// A convert from a sub-byte integer (int8 × int4 with an int8
+	// result: the convert is the operand itself) is read past too, so
+	// a packed input is read packed (runGemmI8).
 	if in.Op == trace.OpConvert && storedAs(in.Args[0].DType, d) && x.materialized(in.Args[0]) && x.keptUntil(in.Args[0], in, dot) {
 		return in.Args[0]
+	}
+	if in.DType == d {
+		return in
 	}
 	return nil
 }
@@ -178,12 +181,59 @@ func (j *gemmI8Job) runRange(_ *runState, _ *worker, lo, hi int) {
 	}
 }
 
+// gemmI4Job runs pieces of one product of packed 4-bit operands.
+type gemmI4Job struct {
+	call  gemm.I4Call
+	parts int
+}
+
+func (j *gemmI4Job) runRange(_ *runState, _ *worker, lo, hi int) {
+	for p := lo; p < hi; p++ {
+		j.call.RunPart(p, j.parts)
+	}
+}
+
 // runGemmI8 runs an int8 product into int32 (out itself, or a temporary
-// narrowed into it).
+// narrowed into it). An operand read from a program input the caller
+// passed packed (tensor.Array.IsPacked, an i4 or u4: operandLayout's
+// nibbles) is read packed, unpacked as the GEMM packs its panels
+// (gemm.I4Call); the int32 sums are the same exact ones.
 func runGemmI8(x *cpuExec, rs *runState, k *dotKernel, out, a, b unsafe.Pointer, na, nb int) {
 	c := out
 	if k.dtype != tensor.I32 {
 		c = x.worker0(rs).temp(k.b * k.m * k.n * 4)
+	}
+	pa, pb := rs.packedOperand(&k.lhs), rs.packedOperand(&k.rhs)
+	if pa != nil || pb != nil {
+		j := slotJob[gemmI4Job](rs, k.slot)
+		j.call = gemm.I4Call{Batch: k.b, M: k.m, N: k.n, K: k.kk, AKind: gemm.Int8, BKind: gemm.Int8,
+			C: view[int32](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n, Stop: rs.stop}
+		if k.aUnsigned {
+			j.call.AKind = gemm.Uint8
+		}
+		j.call.A, j.call.B = pa, pb
+		if pa != nil {
+			j.call.AKind = k.lhs.kind
+		} else {
+			j.call.A = view[uint8](a, na)
+		}
+		if pb != nil {
+			j.call.BKind = k.rhs.kind
+		} else {
+			j.call.B = view[uint8](b, nb)
+		}
+		j.call.BatchA, j.call.RowA, j.call.ColA = k.lhs.strides[0], k.lhs.strides[1], k.lhs.strides[2]
+		j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]
+		workers := x.cpu.workers()
+		if !x.wide(k.b*k.m*k.n*k.kk, 4*x.gemmParallelMin()) {
+			workers = 1
+		}
+		j.parts = j.call.Parts(workers)
+		x.parallel(rs, j.parts, k.b*k.m*k.n*max(k.kk, 1), j)
+		if k.dtype != tensor.I32 {
+			wrapI32(k.dtype, out, c, k.b*k.m*k.n)
+		}
+		return
 	}
 	j := slotJob[gemmI8Job](rs, k.slot)
 	j.call = gemm.I8Call{Batch: k.b, M: k.m, N: k.n, K: k.kk, AUnsigned: k.aUnsigned,

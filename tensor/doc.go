@@ -46,9 +46,10 @@
 // Storage: an Array of a narrow dtype holds one element per byte — its
 // storage types Float8E4M3FN … Float4E2M1FN hold a float's encoding, Int4,
 // Uint4, Int2 and Uint2 an integer's value (sign-extended) — so every
-// element stays addressable, as in ml_dtypes and JAX on CPU. PackInts and
-// UnpackInts give the packed form (2 or 4 integers a byte, first in the
-// low bits) for files and exports; it is not an Array's. Astype converts
+// element stays addressable, as in ml_dtypes and JAX on CPU. An Array of
+// a sub-byte integer dtype may instead be packed (see "Packed sub-byte
+// arrays" below); PackInts and UnpackInts pack and unpack plain slices in
+// the same layout. Astype converts
 // to and from every dtype with the rules below; .npy refuses the narrow
 // dtypes (ml_dtypes' '|V1' does not name the format), safetensors takes
 // F8_E4M3, F8_E5M2 and F8_E8M0.
@@ -99,6 +100,50 @@
 // quint4x2 and Keras' pack_int4 share. ml_dtypes keeps one value a byte,
 // unpacked; XLA packs inside its own buffers (an xla/util.h PackIntN we
 // read puts the first value in the high bits), which no file exposes.
+//
+// # Packed sub-byte arrays
+//
+// An Array of dtype i4, u4, i2 or u2 is either unpacked (one element a
+// byte, as above: FromSlice, New, Zeros, Astype) or packed (IsPacked):
+// 8/Bits elements a byte in row-major order, the first in the lowest
+// bits — ONNX's INT4/UINT4 layout, as PackInts — so a packed i4 array of
+// n elements holds ⌈n/2⌉ bytes (NBytes; PackedSize computes it from a
+// shape, overflow-checked). A 4-bit weight matrix that arrives packed
+// (from a file, or another engine's buffer) is wrapped with FromPacked
+// without a copy; Pack and Unpack convert between the two layouts (each
+// returns its argument itself when it already has the layout asked for).
+//
+//   - FromPacked takes exactly PackedSize bytes (else a *PackedError
+//     naming the dtype, shape and both counts); a dtype other than the
+//     four is a *PackedError, a shape past the int range a *SizeError.
+//   - The unused high bits of a last, partial byte are ignored by every
+//     reader and written zero by Pack and Clone; the caller's bytes are
+//     never written.
+//   - The layout is storage, not value: Equal, String, FormatElem and
+//     Astype see the elements (a packed array equals its unpacked copy;
+//     Astype always returns an unpacked array — Pack it for packed
+//     storage). Reshape and Clone keep the layout.
+//   - PackedBytes returns the packed storage without copying (nil for an
+//     unpacked array). Data() of a packed array returns a new unpacked
+//     slice ([]Int4 …), so that every reader of Data keeps reading the
+//     values, at the cost of that copy; writes into it do not reach the
+//     array. Data[T], the typed access used to write in place, returns a
+//     *PackedError instead of a copy whose writes would be lost.
+//
+// Kiln accepts a packed array wherever it takes an Array as an input: a
+// compiled program's Run and RunInto unpack it at the run boundary into
+// scratch the executable keeps for its next run — except an i4 or u4
+// input that only int8 products read in place (an int8 × int4 matmul
+// with preferred_element_type i32, the int4 operand widened by astype):
+// the int8 GEMM reads it packed, unpacking as it packs its panels, and no
+// unpacked copy is made. The reference evaluator unpacks at its entry, a
+// constant (Const) is copied unpacked. A packed array is no RunInto
+// output (the kernels write one element a byte: an *ArgError) and is not
+// taken into a Func's pool by Release. Files: .npy and safetensors have
+// no sub-byte integer dtype, and ONNX export refuses the narrow dtypes, so
+// no file writer takes one, packed or not; FromPacked reads another
+// format's packed bytes (ONNX INT4 raw_data, a quantized checkpoint) as
+// they are.
 //
 // # Array files
 //

@@ -10,8 +10,8 @@ import (
 // uint2, each the format of a narrow DType (IntFormat.DType). A single
 // value is its two's complement field in the low bits of a uint8; packed,
 // 8/Bits values share a byte, the first value in the lowest bits
-// (PackInts, UnpackInts: the file and export form; an Array holds one
-// value per byte, see the package documentation).
+// (PackInts, UnpackInts, UnpackStorage; a packed Array, FromPacked, holds
+// its elements so — see the package documentation).
 type IntFormat uint8
 
 // The sub-byte integer formats.

@@ -11,10 +11,10 @@ import (
 // byte: a narrow float its encoding (FloatFormat) in the low bits, the
 // 6- and 4-bit formats with the high bits zero, as ml_dtypes holds them in
 // memory; a sub-byte integer its value (Int4(-3) is −3, sign-extended
-// into the byte, as ml_dtypes' intN and JAX on CPU hold it). Packing
-// several sub-byte integers into a byte (PackInts) is a file and export
-// form, not the in-memory one: every element of an Array stays
-// addressable.
+// into the byte, as ml_dtypes' intN and JAX on CPU hold it). This is an
+// unpacked Array's storage; a packed sub-byte Array (FromPacked, Pack)
+// holds several values a byte and has no []Int4 (Data[Int4] is an
+// error): see the package documentation.
 type (
 	// Float8E4M3FN is an f8e4m3fn element: its encoding.
 	Float8E4M3FN uint8
