@@ -15,7 +15,7 @@ import (
 	"github.com/kiln-go/kiln/trace"
 )
 
-func compileShapes(t *testing.T, fn func([]trace.Value) []trace.Value, dts []tensor.DType, shapes ...[]int) *cpuExec {
+func compileShapes(t testing.TB, fn func([]trace.Value) []trace.Value, dts []tensor.DType, shapes ...[]int) *cpuExec {
 	t.Helper()
 	abs := make([]trace.Abstract, len(shapes))
 	for i, s := range shapes {
@@ -142,5 +142,40 @@ func TestPackedInt4OnInt8GEMM(t *testing.T) {
 			}
 		}
 		restore()
+	}
+}
+
+// BenchmarkPackedInt4Dot runs x·w (i8 × i4 → i32, m=16, k=n=2048) with
+// the weight passed unpacked (one byte an element) and packed (half a
+// byte: the int8 GEMM reads it packed, nothing is unpacked).
+func BenchmarkPackedInt4Dot(b *testing.B) {
+	const m, k, n = 16, 2048, 2048
+	x := compileShapes(b, func(v []trace.Value) []trace.Value {
+		return []trace.Value{trace.MatMul(v[0], v[1].Astype(tensor.I8), trace.PreferredElementType(tensor.I32))}
+	}, []tensor.DType{tensor.I8, tensor.I4}, []int{m, k}, []int{k, n})
+	xs := make([]int8, m*k)
+	ws := make([]int8, k*n)
+	for i := range xs {
+		xs[i] = int8(i * 7)
+	}
+	for i := range ws {
+		ws[i] = int8(i%16 - 8)
+	}
+	in := tensor.Must(tensor.FromSlice(xs, m, k))
+	wu := tensor.Must(tensor.FromSlice(ws, k, n)).Astype(tensor.I4)
+	wp := tensor.Must(wu.Pack())
+	outs := []*tensor.Array{tensor.Must(tensor.Zeros(tensor.I32, m, n))}
+	for _, c := range []struct {
+		name string
+		w    *tensor.Array
+	}{{"unpacked", wu}, {"packed", wp}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(c.w.NBytes()))
+			for b.Loop() {
+				if err := x.RunInto(outs, []*tensor.Array{in, c.w}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
