@@ -3,11 +3,13 @@ package kiln_test
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 
 	"github.com/kiln-go/kiln"
 	"github.com/kiln-go/kiln/internal/reference"
+	"github.com/kiln-go/kiln/internal/simd"
 	"github.com/kiln-go/kiln/kernels"
 	"github.com/kiln-go/kiln/tensor"
 )
@@ -168,5 +170,44 @@ func TestPackedConst(t *testing.T) {
 	}
 	if got, want := run(wp), run(wu); !tensor.Equal(got, want) {
 		t.Fatalf("packed const: %v, want %v", got, want)
+	}
+}
+
+// A packed 4-bit weight goes into a compiled program without a full-size
+// unpacked copy where only the int8 GEMM reads it: the first Run on a
+// packed 2048×2048 i4 weight (4 MiB unpacked, 2 MiB packed) allocates far
+// less than the 4 MiB an unpack would (measured with runtime.MemStats
+// around that Run, the program compiled and run once on the unpacked
+// weight before). Where the GEMM is not the VNNI one, the weight is
+// unpacked into scratch and the run's allocation is at least its size.
+func TestPackedWeightNotUnpacked(t *testing.T) {
+	const m, k, n = 4, 2048, 2048
+	fn := kiln.Jit(func(x, w kiln.Value) kiln.Value {
+		return kiln.MatMul(x, w.Astype(tensor.I8), kiln.PreferredElementType(tensor.I32))
+	})
+	x := tensor.Must(tensor.Zeros(tensor.I8, m, k))
+	wp, wu := packedArg(t, tensor.I4, k, n, 5)
+	out := tensor.Must(tensor.Zeros(tensor.I32, m, n))
+	if err := fn.RunInto([]*tensor.Array{out}, x, wu); err != nil {
+		t.Fatal(err)
+	}
+	want := out.Clone()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if err := fn.RunInto([]*tensor.Array{out}, x, wp); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if !tensor.Equal(out, want) {
+		t.Fatalf("packed run differs from the unpacked one")
+	}
+	alloc := after.TotalAlloc - before.TotalAlloc
+	if _, fast := simd.GemmI8(); fast {
+		if alloc > k*n/8 {
+			t.Errorf("the run on the packed weight allocated %d bytes; an unpacked copy is %d", alloc, k*n)
+		}
+	} else if alloc < k*n {
+		t.Errorf("without the VNNI GEMM the packed weight is unpacked into scratch, yet the run allocated only %d bytes (< %d)", alloc, k*n)
 	}
 }

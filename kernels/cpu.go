@@ -502,6 +502,8 @@ func (x *cpuExec) runKernels(rs *runState) bool {
 func (rs *runState) bindInputs(inputs []*tensor.Array, packedOnly []bool) {
 	if cap(rs.in) < len(inputs) {
 		rs.in = make([]unsafe.Pointer, len(inputs))
+	}
+	if cap(rs.packed) < len(inputs) {
 		rs.packed = make([][]byte, len(inputs))
 	}
 	rs.in, rs.packed = rs.in[:len(inputs)], rs.packed[:len(inputs)]
