@@ -3,7 +3,9 @@ package tensor
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -245,5 +247,26 @@ func TestPackedMemory(t *testing.T) {
 	q := Must(Must(Zeros(U2, 1001)).Pack())
 	if q.NBytes() != 251 {
 		t.Errorf("packed u2[1001]: %d bytes, want 251", q.NBytes())
+	}
+}
+
+// The file writers refuse a packed sub-byte array for its dtype, as they
+// refuse the unpacked one (no .npy or safetensors dtype is a sub-byte
+// integer), not as an array no constructor made.
+func TestPackedFileWriters(t *testing.T) {
+	for _, d := range packedDTypes {
+		u := Must(Zeros(d, 3))
+		p := Must(u.Pack())
+		for _, a := range []*Array{u, p} {
+			var fe *FileError
+			err := WriteNPY(io.Discard, a)
+			if !errors.As(err, &fe) || !strings.Contains(err.Error(), "dtype "+d.String()) {
+				t.Errorf("WriteNPY(%v packed=%v): %v", d, a.IsPacked(), err)
+			}
+			err = WriteSafetensors(io.Discard, []NamedArray{{Name: "w", Array: a}}, nil)
+			if !errors.As(err, &fe) || !strings.Contains(err.Error(), "no "+d.String()+" dtype") {
+				t.Errorf("WriteSafetensors(%v packed=%v): %v", d, a.IsPacked(), err)
+			}
+		}
 	}
 }
