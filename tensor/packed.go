@@ -17,7 +17,7 @@ type PackedError struct {
 }
 
 func (e *PackedError) Error() string {
-	return fmt.Sprintf("tensor: %s: %s%v: %s", e.Op, e.DType, e.Shape, e.Msg)
+	return fmt.Sprintf("tensor: %s: %s[%s]: %s", e.Op, e.DType, joinDims(e.Shape), e.Msg)
 }
 
 // PackedSize returns the bytes an array of dtype d (i4 u4 i2 u2) and the
