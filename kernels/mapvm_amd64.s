@@ -4,13 +4,14 @@
 
 // func mapVMF32AVX512(prog *uint32, nprog int, tab *uintptr, nadv int, tiles int)
 //
-// Runs a mapped region's f32 program (see mapvm.go) over tiles of 64
-// elements: for each tile, each instruction op|d<<8|a<<16|b<<24 loads 64
-// elements at tab[a] into Z0-Z3, combines them with the 64 at tab[b]
-// (src1 the first operand, as the elementwise kernels do) and stores them
-// at tab[d]; after the tile the first nadv entries of tab (the leaves'
-// and the output's pointers) advance by 256 bytes. Ops: 0 copy, 1 add,
-// 2 subtract, 3 multiply, 4 divide.
+// Runs a mapped region's f32 program (see mapvm.go) over tiles of 256
+// elements held in Z0-Z15 (the accumulator). Instruction op|ref<<8 reads
+// or writes the 256 elements at tab[ref]: 0 load them into the
+// accumulator, 1 store the accumulator there, 2-5 acc = acc op them
+// (add, subtract, multiply, divide: the accumulator is the first
+// operand), 6-9 acc = them op acc (loaded into Z16-Z31 first: they are the
+// first operand). After the tile the first nadv entries of tab (the
+// leaves' and the output's pointers) advance by the tile's 1,024 bytes.
 TEXT ·mapVMF32AVX512(SB), NOSPLIT, $0-40
 	MOVQ prog+0(FP), R8
 	MOVQ nprog+8(FP), R9
@@ -26,67 +27,279 @@ tile:
 instr:
 	CMPQ    CX, R9
 	JAE     advance
-	MOVL    (R8)(CX*4), AX
+	MOVBLZX (R8)(CX*4), AX
+	MOVBLZX 1(R8)(CX*4), SI
 	INCQ    CX
-	MOVL    AX, DX
-	SHRL    $8, DX
-	ANDL    $0xff, DX
-	MOVL    AX, SI
-	SHRL    $16, SI
-	ANDL    $0xff, SI
-	MOVL    AX, DI
-	SHRL    $24, DI
-	ANDL    $0xff, AX
-	MOVQ    (R10)(DX*8), DX
 	MOVQ    (R10)(SI*8), SI
-	MOVQ    (R10)(DI*8), DI
+	CMPL    AX, $1
+	JB      load
+	JE      store
+	CMPL    AX, $3
+	JB      add
+	JE      sub
+	CMPL    AX, $5
+	JB      mul
+	JE      div
+	CMPL    AX, $7
+	JB      radd
+	JE      rsub
+	CMPL    AX, $9
+	JB      rmul
+	JMP     rdiv
+
+load:
 	VMOVUPS (SI), Z0
 	VMOVUPS 64(SI), Z1
 	VMOVUPS 128(SI), Z2
 	VMOVUPS 192(SI), Z3
-	CMPL    AX, $1
-	JE      add
-	CMPL    AX, $2
-	JE      sub
-	CMPL    AX, $3
-	JE      mul
-	CMPL    AX, $4
-	JE      div
-	JMP     put
+	VMOVUPS 256(SI), Z4
+	VMOVUPS 320(SI), Z5
+	VMOVUPS 384(SI), Z6
+	VMOVUPS 448(SI), Z7
+	VMOVUPS 512(SI), Z8
+	VMOVUPS 576(SI), Z9
+	VMOVUPS 640(SI), Z10
+	VMOVUPS 704(SI), Z11
+	VMOVUPS 768(SI), Z12
+	VMOVUPS 832(SI), Z13
+	VMOVUPS 896(SI), Z14
+	VMOVUPS 960(SI), Z15
+	JMP instr
+
+store:
+	VMOVUPS Z0, (SI)
+	VMOVUPS Z1, 64(SI)
+	VMOVUPS Z2, 128(SI)
+	VMOVUPS Z3, 192(SI)
+	VMOVUPS Z4, 256(SI)
+	VMOVUPS Z5, 320(SI)
+	VMOVUPS Z6, 384(SI)
+	VMOVUPS Z7, 448(SI)
+	VMOVUPS Z8, 512(SI)
+	VMOVUPS Z9, 576(SI)
+	VMOVUPS Z10, 640(SI)
+	VMOVUPS Z11, 704(SI)
+	VMOVUPS Z12, 768(SI)
+	VMOVUPS Z13, 832(SI)
+	VMOVUPS Z14, 896(SI)
+	VMOVUPS Z15, 960(SI)
+	JMP instr
 
 add:
-	VADDPS (DI), Z0, Z0
-	VADDPS 64(DI), Z1, Z1
-	VADDPS 128(DI), Z2, Z2
-	VADDPS 192(DI), Z3, Z3
-	JMP    put
+	VADDPS (SI), Z0, Z0
+	VADDPS 64(SI), Z1, Z1
+	VADDPS 128(SI), Z2, Z2
+	VADDPS 192(SI), Z3, Z3
+	VADDPS 256(SI), Z4, Z4
+	VADDPS 320(SI), Z5, Z5
+	VADDPS 384(SI), Z6, Z6
+	VADDPS 448(SI), Z7, Z7
+	VADDPS 512(SI), Z8, Z8
+	VADDPS 576(SI), Z9, Z9
+	VADDPS 640(SI), Z10, Z10
+	VADDPS 704(SI), Z11, Z11
+	VADDPS 768(SI), Z12, Z12
+	VADDPS 832(SI), Z13, Z13
+	VADDPS 896(SI), Z14, Z14
+	VADDPS 960(SI), Z15, Z15
+	JMP instr
 
 sub:
-	VSUBPS (DI), Z0, Z0
-	VSUBPS 64(DI), Z1, Z1
-	VSUBPS 128(DI), Z2, Z2
-	VSUBPS 192(DI), Z3, Z3
-	JMP    put
+	VSUBPS (SI), Z0, Z0
+	VSUBPS 64(SI), Z1, Z1
+	VSUBPS 128(SI), Z2, Z2
+	VSUBPS 192(SI), Z3, Z3
+	VSUBPS 256(SI), Z4, Z4
+	VSUBPS 320(SI), Z5, Z5
+	VSUBPS 384(SI), Z6, Z6
+	VSUBPS 448(SI), Z7, Z7
+	VSUBPS 512(SI), Z8, Z8
+	VSUBPS 576(SI), Z9, Z9
+	VSUBPS 640(SI), Z10, Z10
+	VSUBPS 704(SI), Z11, Z11
+	VSUBPS 768(SI), Z12, Z12
+	VSUBPS 832(SI), Z13, Z13
+	VSUBPS 896(SI), Z14, Z14
+	VSUBPS 960(SI), Z15, Z15
+	JMP instr
 
 mul:
-	VMULPS (DI), Z0, Z0
-	VMULPS 64(DI), Z1, Z1
-	VMULPS 128(DI), Z2, Z2
-	VMULPS 192(DI), Z3, Z3
-	JMP    put
+	VMULPS (SI), Z0, Z0
+	VMULPS 64(SI), Z1, Z1
+	VMULPS 128(SI), Z2, Z2
+	VMULPS 192(SI), Z3, Z3
+	VMULPS 256(SI), Z4, Z4
+	VMULPS 320(SI), Z5, Z5
+	VMULPS 384(SI), Z6, Z6
+	VMULPS 448(SI), Z7, Z7
+	VMULPS 512(SI), Z8, Z8
+	VMULPS 576(SI), Z9, Z9
+	VMULPS 640(SI), Z10, Z10
+	VMULPS 704(SI), Z11, Z11
+	VMULPS 768(SI), Z12, Z12
+	VMULPS 832(SI), Z13, Z13
+	VMULPS 896(SI), Z14, Z14
+	VMULPS 960(SI), Z15, Z15
+	JMP instr
 
 div:
-	VDIVPS (DI), Z0, Z0
-	VDIVPS 64(DI), Z1, Z1
-	VDIVPS 128(DI), Z2, Z2
-	VDIVPS 192(DI), Z3, Z3
+	VDIVPS (SI), Z0, Z0
+	VDIVPS 64(SI), Z1, Z1
+	VDIVPS 128(SI), Z2, Z2
+	VDIVPS 192(SI), Z3, Z3
+	VDIVPS 256(SI), Z4, Z4
+	VDIVPS 320(SI), Z5, Z5
+	VDIVPS 384(SI), Z6, Z6
+	VDIVPS 448(SI), Z7, Z7
+	VDIVPS 512(SI), Z8, Z8
+	VDIVPS 576(SI), Z9, Z9
+	VDIVPS 640(SI), Z10, Z10
+	VDIVPS 704(SI), Z11, Z11
+	VDIVPS 768(SI), Z12, Z12
+	VDIVPS 832(SI), Z13, Z13
+	VDIVPS 896(SI), Z14, Z14
+	VDIVPS 960(SI), Z15, Z15
+	JMP instr
 
-put:
-	VMOVUPS Z0, (DX)
-	VMOVUPS Z1, 64(DX)
-	VMOVUPS Z2, 128(DX)
-	VMOVUPS Z3, 192(DX)
-	JMP     instr
+radd:
+	VMOVUPS (SI), Z16
+	VMOVUPS 64(SI), Z17
+	VMOVUPS 128(SI), Z18
+	VMOVUPS 192(SI), Z19
+	VMOVUPS 256(SI), Z20
+	VMOVUPS 320(SI), Z21
+	VMOVUPS 384(SI), Z22
+	VMOVUPS 448(SI), Z23
+	VMOVUPS 512(SI), Z24
+	VMOVUPS 576(SI), Z25
+	VMOVUPS 640(SI), Z26
+	VMOVUPS 704(SI), Z27
+	VMOVUPS 768(SI), Z28
+	VMOVUPS 832(SI), Z29
+	VMOVUPS 896(SI), Z30
+	VMOVUPS 960(SI), Z31
+	VADDPS Z0, Z16, Z0
+	VADDPS Z1, Z17, Z1
+	VADDPS Z2, Z18, Z2
+	VADDPS Z3, Z19, Z3
+	VADDPS Z4, Z20, Z4
+	VADDPS Z5, Z21, Z5
+	VADDPS Z6, Z22, Z6
+	VADDPS Z7, Z23, Z7
+	VADDPS Z8, Z24, Z8
+	VADDPS Z9, Z25, Z9
+	VADDPS Z10, Z26, Z10
+	VADDPS Z11, Z27, Z11
+	VADDPS Z12, Z28, Z12
+	VADDPS Z13, Z29, Z13
+	VADDPS Z14, Z30, Z14
+	VADDPS Z15, Z31, Z15
+	JMP instr
+
+rsub:
+	VMOVUPS (SI), Z16
+	VMOVUPS 64(SI), Z17
+	VMOVUPS 128(SI), Z18
+	VMOVUPS 192(SI), Z19
+	VMOVUPS 256(SI), Z20
+	VMOVUPS 320(SI), Z21
+	VMOVUPS 384(SI), Z22
+	VMOVUPS 448(SI), Z23
+	VMOVUPS 512(SI), Z24
+	VMOVUPS 576(SI), Z25
+	VMOVUPS 640(SI), Z26
+	VMOVUPS 704(SI), Z27
+	VMOVUPS 768(SI), Z28
+	VMOVUPS 832(SI), Z29
+	VMOVUPS 896(SI), Z30
+	VMOVUPS 960(SI), Z31
+	VSUBPS Z0, Z16, Z0
+	VSUBPS Z1, Z17, Z1
+	VSUBPS Z2, Z18, Z2
+	VSUBPS Z3, Z19, Z3
+	VSUBPS Z4, Z20, Z4
+	VSUBPS Z5, Z21, Z5
+	VSUBPS Z6, Z22, Z6
+	VSUBPS Z7, Z23, Z7
+	VSUBPS Z8, Z24, Z8
+	VSUBPS Z9, Z25, Z9
+	VSUBPS Z10, Z26, Z10
+	VSUBPS Z11, Z27, Z11
+	VSUBPS Z12, Z28, Z12
+	VSUBPS Z13, Z29, Z13
+	VSUBPS Z14, Z30, Z14
+	VSUBPS Z15, Z31, Z15
+	JMP instr
+
+rmul:
+	VMOVUPS (SI), Z16
+	VMOVUPS 64(SI), Z17
+	VMOVUPS 128(SI), Z18
+	VMOVUPS 192(SI), Z19
+	VMOVUPS 256(SI), Z20
+	VMOVUPS 320(SI), Z21
+	VMOVUPS 384(SI), Z22
+	VMOVUPS 448(SI), Z23
+	VMOVUPS 512(SI), Z24
+	VMOVUPS 576(SI), Z25
+	VMOVUPS 640(SI), Z26
+	VMOVUPS 704(SI), Z27
+	VMOVUPS 768(SI), Z28
+	VMOVUPS 832(SI), Z29
+	VMOVUPS 896(SI), Z30
+	VMOVUPS 960(SI), Z31
+	VMULPS Z0, Z16, Z0
+	VMULPS Z1, Z17, Z1
+	VMULPS Z2, Z18, Z2
+	VMULPS Z3, Z19, Z3
+	VMULPS Z4, Z20, Z4
+	VMULPS Z5, Z21, Z5
+	VMULPS Z6, Z22, Z6
+	VMULPS Z7, Z23, Z7
+	VMULPS Z8, Z24, Z8
+	VMULPS Z9, Z25, Z9
+	VMULPS Z10, Z26, Z10
+	VMULPS Z11, Z27, Z11
+	VMULPS Z12, Z28, Z12
+	VMULPS Z13, Z29, Z13
+	VMULPS Z14, Z30, Z14
+	VMULPS Z15, Z31, Z15
+	JMP instr
+
+rdiv:
+	VMOVUPS (SI), Z16
+	VMOVUPS 64(SI), Z17
+	VMOVUPS 128(SI), Z18
+	VMOVUPS 192(SI), Z19
+	VMOVUPS 256(SI), Z20
+	VMOVUPS 320(SI), Z21
+	VMOVUPS 384(SI), Z22
+	VMOVUPS 448(SI), Z23
+	VMOVUPS 512(SI), Z24
+	VMOVUPS 576(SI), Z25
+	VMOVUPS 640(SI), Z26
+	VMOVUPS 704(SI), Z27
+	VMOVUPS 768(SI), Z28
+	VMOVUPS 832(SI), Z29
+	VMOVUPS 896(SI), Z30
+	VMOVUPS 960(SI), Z31
+	VDIVPS Z0, Z16, Z0
+	VDIVPS Z1, Z17, Z1
+	VDIVPS Z2, Z18, Z2
+	VDIVPS Z3, Z19, Z3
+	VDIVPS Z4, Z20, Z4
+	VDIVPS Z5, Z21, Z5
+	VDIVPS Z6, Z22, Z6
+	VDIVPS Z7, Z23, Z7
+	VDIVPS Z8, Z24, Z8
+	VDIVPS Z9, Z25, Z9
+	VDIVPS Z10, Z26, Z10
+	VDIVPS Z11, Z27, Z11
+	VDIVPS Z12, Z28, Z12
+	VDIVPS Z13, Z29, Z13
+	VDIVPS Z14, Z30, Z14
+	VDIVPS Z15, Z31, Z15
+	JMP instr
 
 advance:
 	XORQ CX, CX
@@ -94,7 +307,7 @@ advance:
 advanceLoop:
 	CMPQ CX, R11
 	JAE  nextTile
-	ADDQ $256, (R10)(CX*8)
+	ADDQ $1024, (R10)(CX*8)
 	INCQ CX
 	JMP  advanceLoop
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kiln-go/kiln/internal/reference"
+	"github.com/kiln-go/kiln/internal/simd"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/promote"
 	"github.com/kiln-go/kiln/tensor"
@@ -70,6 +71,11 @@ func TestMapVMBits(t *testing.T) {
 		}},
 		{"rows", []int{3, n}, func(u, v trace.Value) trace.Value {
 			return roll(u, 2).Sub(v.Slice(0, 0, 3, 1)).Mul(roll(v, 1)).Add(trace.Float(1))
+		}},
+		{"square", []int{n}, func(u, v trace.Value) trace.Value {
+			t := roll(u, 1).Sub(v)
+			w := t.Mul(t)
+			return v.Div(w.Sub(roll(u, 6).Div(w)))
 		}},
 		{"nan-scalar", []int{n}, func(u, v trace.Value) trace.Value {
 			nan := trace.Float(math.NaN())
@@ -155,5 +161,67 @@ func TestMapVMBits(t *testing.T) {
 		if !ran[want] {
 			t.Errorf("no program ran step form %s (ran %v)", want, ran)
 		}
+	}
+}
+
+// BenchmarkMapVM times E8's heat step (a mapped loop fusion over a
+// periodic rod) on one worker as a tile program ("program") and as the
+// body's step kernels ("steps"), beside one SIMD add of two shifted views
+// of the rod ("add", a single pass: a floor): at 2^16 elements the rod
+// and the output stay in L2, at 2^20 (8 MiB) they come from the outer
+// caches or memory.
+func BenchmarkMapVM(b *testing.B) {
+	for _, n := range []int{1 << 16, 1 << 20} {
+		abs := []trace.Abstract{{Type: promote.Strong(tensor.F32), Shape: []int{n}}}
+		p, err := trace.Trace(promote.Config{}, abs, func(a []trace.Value) []trace.Value {
+			u := a[0]
+			l := trace.Concatenate(0, u.Slice(0, n-1, n, 1), u.Slice(0, 0, n-1, 1))
+			r := trace.Concatenate(0, u.Slice(0, 1, n, 1), u.Slice(0, 0, 1, 1))
+			return []trace.Value{u.Add(trace.Float(0.25).Mul(l.Add(r).Sub(u.Mul(trace.Float(2)))))}
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := lower.Compile(p, lower.Options{Fold: Fold})
+		if err != nil {
+			b.Fatal(err)
+		}
+		e, err := NewCPU(CPUOptions{Workers: 1}).Compile(m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rod := make([]float32, n) // ordinary values: subnormals would time the CPU's microcode
+		for i := range rod {
+			rod[i] = float32(i%1000) / 7
+		}
+		in := []*tensor.Array{tensor.Must(tensor.FromSlice(rod, n))}
+		out, err := e.Run(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, off := range []bool{false, true} {
+			name := "program"
+			if off {
+				name = "steps"
+			}
+			b.Run(fmt.Sprintf("%s/n=%d", name, n), func(b *testing.B) {
+				mapVMOff = off
+				defer func() { mapVMOff = false }()
+				b.SetBytes(int64(n) * 8)
+				for b.Loop() {
+					if err := e.RunInto(out, in); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+		u := make([]float32, n+1)
+		o := make([]float32, n)
+		b.Run(fmt.Sprintf("add/n=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(n) * 8)
+			for b.Loop() {
+				simd.AddF32(o, u[:n], u[1:])
+			}
+		})
 	}
 }
