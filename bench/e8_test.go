@@ -79,9 +79,11 @@ func BenchmarkE8Trace(b *testing.B) {
 
 // BenchmarkE8PerStep compares a step of the 1,000-step loop with one
 // fused step run on its own (a jitted e8Step, RunInto): the metric
-// step-ratio is (loop time / 1000) / (single step time), which the issue
-// wants at most 1.2 — the loop adds no per-step overhead beyond swapping
-// its carry.
+// step-ratio is (loop time / 1000) / (single step time), which issue 26
+// wants at most 1.1 (issue 14 asked 1.2) — the loop adds no per-step
+// overhead beyond swapping its carry. The single step is the median of
+// 101 runs and the loop's the median of 3, so on a loaded machine, where
+// some steps wait for a core, the ratio overstates the loop's overhead.
 func BenchmarkE8PerStep(b *testing.B) {
 	u := mustArray(e8Input())
 	single := kiln.Jit(e8Step)

@@ -323,6 +323,7 @@ var targets = []target{
 	{id: "E3", peer: cFastPeer, maxRatio: 3, text: "E3: Kiln ≤ 3 × C -ffast-math"},
 	{id: "E3", peer: numpyPeer, maxRatio: 0.1, text: "E3: ≥ 10× faster than NumPy"},
 	{id: "E4", peer: numpyPeer, maxRatio: 1.0 / 3, text: "E4: ≥ 3× faster than NumPy"},
+	{id: "E4", peer: cPeer, maxRatio: 1.2, text: "E4 (issue 26): ≤ 1.2 × C's two-pass loop"},
 	{id: "E5a", kiln: kilnRun, limit: 500 * time.Nanosecond, text: "E5a: cached `Run` on 1 element ≤ 0.5 µs"},
 	{id: "E5a", kiln: kilnFused, limit: 500 * time.Nanosecond, text: "E5a: cached `RunInto` on 1 element ≤ 0.5 µs"},
 	{id: "E5b", kiln: kilnFused, limit: 2 * time.Millisecond, text: "E5b: trace + compile of a 100-op program ≤ 2 ms"},
@@ -346,6 +347,7 @@ var targets = []target{
 	{id: "E7", peer: torchPeer, report: true, text: "E7 (issue 26): training step against PyTorch (autograd, `torch.optim.Adam`), reported"},
 	{id: "E7c", vsRow: "E7i", maxRatio: 1.1, text: "E7c (issue 25): the training step with integer labels in checked mode ≤ 1.1 × its unchecked time (E7i)"},
 	{id: "E8", peer: cPeer, maxRatio: 1.2, text: "E8 (issue 26): Kiln's stencil step ≤ 1.2 × the C stencil's (-O3, 2 threads)"},
+	{id: "E8", peer: goLoop, maxRatio: 0.5, text: "E8 (issue 26): Kiln's step ≤ 0.5 × the plain Go loop's"},
 	{id: "E10", peer: goLoop, maxRatio: 0.1, text: "E10 (issue 28): per-example gradients, `Jit(Vmap(Grad(loss)))` ≥ 10× faster than a Go loop of jitted `Grad` calls"},
 }
 

@@ -212,8 +212,9 @@ func TestConvGradCPeer(t *testing.T) {
 
 // TestIssue26Targets judges issue 26's targets, as the table has them, on
 // made-up medians: conv throughput against PyTorch's (preferring the
-// alternating rounds), the stencil's time against C's, and E7 reported
-// against PyTorch without a bound.
+// alternating rounds), the stencil's time against C's and the plain Go
+// loop's, E4's against C's two-pass loop, and E7 reported against PyTorch
+// without a bound.
 func TestIssue26Targets(t *testing.T) {
 	find := func(id, peer string) target {
 		for _, tg := range targets {
@@ -245,6 +246,14 @@ func TestIssue26Targets(t *testing.T) {
 	if e8.maxRatio != 1.2 {
 		t.Errorf("E8's C target %+v, want a time ratio of at most 1.2", e8)
 	}
+	e8go := find("E8", goLoop)
+	if e8go.maxRatio != 0.5 {
+		t.Errorf("E8's Go loop target %+v, want a time ratio of at most 0.5", e8go)
+	}
+	e4 := find("E4", cPeer)
+	if e4.maxRatio != 1.2 {
+		t.Errorf("E4's C target %+v, want a time ratio of at most 1.2", e4)
+	}
 	e7 := find("E7", torchPeer)
 	if !e7.report {
 		t.Errorf("E7's PyTorch target %+v, want it reported without a bound", e7)
@@ -265,6 +274,10 @@ func TestIssue26Targets(t *testing.T) {
 		{"conv torch missing", conv, mk("E6k", map[string]float64{kilnFused: 4e-3}), "torch n/a", "unknown"},
 		{"stencil met", e8, mk("E8", map[string]float64{kilnFused: 0.9, cPeer: 1}), "Kiln ÷ c-O3 = 0.9 (needs ≤ 1.2)", "met"},
 		{"stencil missed", e8, mk("E8", map[string]float64{kilnFused: 2.6, cPeer: 1}), "Kiln ÷ c-O3 = 2.6 (needs ≤ 1.2)", "**missed**"},
+		{"stencil vs go met", e8go, mk("E8", map[string]float64{kilnFused: 0.2, goLoop: 0.65}), "Kiln ÷ go-loop = 0.308 (needs ≤ 0.5)", "met"},
+		{"stencil vs go missed", e8go, mk("E8", map[string]float64{kilnFused: 1.05, goLoop: 0.4}), "Kiln ÷ go-loop = 2.62 (needs ≤ 0.5)", "**missed**"},
+		{"two-pass met", e4, mk("E4", map[string]float64{kilnFused: 3.9e-3, cPeer: 4.5e-3}), "Kiln ÷ c-O3 = 0.867 (needs ≤ 1.2)", "met"},
+		{"two-pass missed", e4, mk("E4", map[string]float64{kilnFused: 8.2e-3, cPeer: 3.9e-3}), "Kiln ÷ c-O3 = 2.1 (needs ≤ 1.2)", "**missed**"},
 		{"step faster", e7, mk("E7", map[string]float64{kilnFused: 1e-4, torchPeer: 4e-4}), "Kiln ÷ torch = 0.25 (Kiln 4× faster)", "reported (no bound)"},
 		{"step slower", e7, mk("E7", map[string]float64{kilnFused: 5e-4, torchPeer: 4e-4}), "Kiln ÷ torch = 1.25 (Kiln 1.25× slower)", "reported (no bound)"},
 		{"step torch missing", e7, missing, "torch missing: no torch", "not measured"},

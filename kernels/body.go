@@ -454,6 +454,10 @@ type worker struct {
 	spanBuf []byte
 	subs    []*worker        // a multi-output loop's per-result registers, a mapped loop's per-region ones
 	mslots  []unsafe.Pointer // a mapped loop region's leaf pointers (mapped.go)
+	// vmTab and vmMem: a mapped region's program table and its scratch
+	// and scalar slots (mapvm.go).
+	vmTab []uintptr
+	vmMem []byte
 	// prepBody and prepStamp: the body prepareAt last prepared, and when.
 	prepBody  *body
 	prepStamp uint64

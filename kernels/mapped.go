@@ -30,6 +30,7 @@ type mappedKernel struct {
 type mappedRegion struct {
 	body   *body   // nil: a copy region (its value is one leaf)
 	store  unaryFn // narrows the body's result into the output; nil if written in place
+	vm     *mapVM  // the body as one pass over tiles (mapvm.go), or nil
 	outer  []int   // extents of the box's outer dims (collapsed)
 	rowLen int
 	block  int // elements per chunk
@@ -178,6 +179,9 @@ func (x *cpuExec) compileRegion(root *lower.Instr, out int, r *lower.Region) (*m
 	}
 	mr.store, _ = x.finishLoopBody(b, r.Root, dst, false)
 	mr.body = b
+	if x.checks == 0 {
+		mr.vm = compileMapVM(b, len(mr.leaves), mr.store)
+	}
 	return mr, nil
 }
 
@@ -190,6 +194,7 @@ func (k *mappedKernel) runRange(rs *runState, w *worker, lo, hi int) {
 		w.subs = append(w.subs, &worker{})
 	}
 	var outer [maxRank]int
+	vm := mapVMAvailable() && !mapVMOff
 	for ri, r := range k.regions {
 		a, b := max(lo, k.start[ri]), min(hi, k.start[ri+1])
 		if a >= b {
@@ -224,6 +229,15 @@ func (k *mappedKernel) runRange(rs *runState, w *worker, lo, hi int) {
 			if !prepared {
 				sw.prepareAt(r.body, slots, rs.stamp)
 				prepared = true
+			}
+			if r.vm != nil && vm {
+				// The rest of the row's chunks in this range run as one
+				// pass, up to streamChunk elements (an assembly loop
+				// cannot be preempted).
+				more := min(r.chunks-1-chunk, b-1-it, max(streamChunk/r.block, 1)-1)
+				r.vm.run(sw, r.body, slots, start, min(start+(more+1)*r.block, r.rowLen))
+				it += more
+				continue
 			}
 			res := sw.eval(r.body, slots, start, n)
 			if r.store != nil {
