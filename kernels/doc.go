@@ -87,7 +87,8 @@
 // wakes late does not delay the Run; every result is written by index, so
 // which worker computed it never changes a bit. The workers other than
 // the calling goroutine are a process-wide pool; one that finishes spins
-// (yielding its P) for 2 ms after the last fork or kernel that wanted it
+// (yielding its P, and on Linux its core to any thread waiting for one)
+// for 2 ms after the last fork or kernel that wanted it
 // before it parks, so the next kernel hands it work in about a
 // microsecond instead of waking it, and while one spins, kernels a
 // sixty-fourth of the usual size (products a sixteenth) split too

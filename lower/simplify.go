@@ -34,7 +34,10 @@ const foldLimit = 1 << 10
 //     the same value, once), and a reshape of a broadcast of a scalar → a
 //     broadcast of it: the gradient of a mean, −1/n broadcast over a
 //     batch, stays a scalar that fusions hold in a register, not an array
-//     computed by a kernel of its own.
+//     computed by a kernel of its own;
+//   - reshape(dot_general(reshape(x), …)) whose reshapes only add and
+//     drop unit free dimensions of the product (vmap's batched
+//     vector-matrix product) → dot_general(x, …) (see squeezeDots).
 //
 // Float identities such as x + 0 → x are deliberately absent: −0 + 0 is +0.
 func Simplify(m *Module, fold func(*Instr, []*tensor.Array) (*tensor.Array, error)) error {
@@ -105,7 +108,123 @@ func Simplify(m *Module, fold func(*Instr, []*tensor.Array) (*tensor.Array, erro
 		in.ID = i
 	}
 	m.Instrs = instrs
+	squeezeDots(m)
 	return nil
+}
+
+// squeezeDots rewrites reshape(dot_general(a, b)) that only drops unit
+// free dimensions of the product, where the product has no other reader
+// and each operand with a dropped dimension is itself a reshape inserting
+// exactly those unit dimensions into a value x, as one dot_general of the
+// x's with the reshape's shape. That is the shape vmap gives a batched
+// vector-matrix product (x f32[64] · w: a reshape to [256,1,64], the
+// product [256,1,128], a reshape to [256,128]); without the reshapes the
+// product's reader can take it as an epilogue (FuseEpilogues), one pass
+// instead of two. The dot's sums are the same elements in the same order
+// (a unit free dimension indexes nothing), so no bit changes. The dot and
+// operand reshapes it no longer reads are left for DCE.
+func squeezeDots(m *Module) {
+	var users map[*Instr][]*Instr
+	outputs := map[*Instr]bool{}
+	for _, o := range m.Outputs {
+		outputs[o] = true
+	}
+	for _, r := range m.Instrs {
+		if r.Op != trace.OpReshape || r.Args[0].Op != trace.OpDot || outputs[r.Args[0]] {
+			continue
+		}
+		if users == nil {
+			users = m.users()
+		}
+		d := r.Args[0]
+		if len(users[d]) != 1 {
+			continue
+		}
+		if lhs, rhs, dims, ok := squeezedDot(d, r.Shape); ok {
+			r.Op, r.Args, r.Pos = trace.OpDot, []*Instr{lhs, rhs}, d.Pos
+			r.Params = d.Params
+			r.Params.Dot = dims
+			r.Params.Shape = nil
+		}
+	}
+}
+
+// squeezedDot returns the operands and dimension numbers of dot d with
+// the unit free dimensions that a reshape of it to shape drops taken out
+// (see squeezeDots), or false.
+func squeezedDot(d *Instr, shape []int) (lhs, rhs *Instr, dims trace.DotDims, ok bool) {
+	dd := d.Params.Dot
+	// The product's dimensions: batch, then lhs free, then rhs free; from
+	// is the operand dimension each comes from (side 0 lhs, 1 rhs).
+	type origin struct{ side, dim int }
+	var from []origin
+	for _, b := range dd.LhsBatch {
+		from = append(from, origin{-1, b}) // never dropped
+	}
+	free := func(side, rank int, batch, contract []int) {
+		for i := range rank {
+			if !slices.Contains(batch, i) && !slices.Contains(contract, i) {
+				from = append(from, origin{side, i})
+			}
+		}
+	}
+	free(0, len(d.Args[0].Shape), dd.LhsBatch, dd.LhsContract)
+	free(1, len(d.Args[1].Shape), dd.RhsBatch, dd.RhsContract)
+	if len(from) != len(d.Shape) || len(shape) >= len(d.Shape) {
+		return nil, nil, dims, false
+	}
+	// Match shape against the product's dimensions, dropping unit ones.
+	drop := [2][]bool{make([]bool, len(d.Args[0].Shape)), make([]bool, len(d.Args[1].Shape))}
+	j := 0
+	for i, n := range d.Shape {
+		if j < len(shape) && shape[j] == n {
+			j++
+			continue
+		}
+		if n != 1 || from[i].side < 0 {
+			return nil, nil, dims, false
+		}
+		drop[from[i].side][from[i].dim] = true
+	}
+	if j != len(shape) {
+		return nil, nil, dims, false
+	}
+	args := [2]*Instr{d.Args[0], d.Args[1]}
+	for side, a := range args {
+		if !slices.Contains(drop[side], true) {
+			continue
+		}
+		// a must be reshape(x) with x's shape a's less the dropped ones.
+		if a.Op != trace.OpReshape {
+			return nil, nil, dims, false
+		}
+		x := a.Args[0]
+		var kept []int
+		for i, n := range a.Shape {
+			if !drop[side][i] {
+				kept = append(kept, n)
+			}
+		}
+		if !trace.ShapeEqual(x.Shape, kept) {
+			return nil, nil, dims, false
+		}
+		args[side] = x
+	}
+	renumber := func(side int, ds []int) []int {
+		out := make([]int, len(ds))
+		for k, dim := range ds {
+			out[k] = dim
+			for i := range dim {
+				if drop[side][i] {
+					out[k]--
+				}
+			}
+		}
+		return out
+	}
+	dims = trace.DotDims{LhsBatch: renumber(0, dd.LhsBatch), RhsBatch: renumber(1, dd.RhsBatch),
+		LhsContract: renumber(0, dd.LhsContract), RhsContract: renumber(1, dd.RhsContract)}
+	return args[0], args[1], dims, true
 }
 
 // sinkBroadcast returns, for a unary elementwise op or convert in of a
