@@ -545,3 +545,24 @@ func TestReviewPackedVectors(t *testing.T) {
 		reviewPackedCheck(t, fmt.Sprintf("%v unused", d), func(x, v kiln.Value) kiln.Value { return x.Astype(tensor.I32).Sum() }, x, v)
 	}
 }
+
+// TestReviewPackedDotDims: packed operands read in place with a column
+// stride other than 1 (dot_general contracting the lhs's first dim, or
+// the rhs's last), where the GEMM walks the nibbles across rows.
+func TestReviewPackedDotDims(t *testing.T) {
+	pref := kiln.PreferredElementType(tensor.I32)
+	for _, d := range []tensor.DType{tensor.I4, tensor.U4} {
+		wKM, _ := packedArg(t, d, 35, 9, 3)
+		wNK, _ := packedArg(t, d, 7, 35, 5)
+		x := reviewPackedI8(35, 7, 11)
+		reviewPackedCheck(t, fmt.Sprintf("%v lhs contract 0", d), func(w, x kiln.Value) kiln.Value {
+			return kiln.DotGeneral(w.Astype(tensor.I8), x, kiln.DotDims{LhsContract: []int{0}, RhsContract: []int{0}}, pref)
+		}, wKM, x)
+		reviewPackedCheck(t, fmt.Sprintf("%v rhs contract 1", d), func(x, w kiln.Value) kiln.Value {
+			return kiln.DotGeneral(x.Transpose(1, 0), w.Astype(tensor.I8), kiln.DotDims{LhsContract: []int{1}, RhsContract: []int{1}}, pref)
+		}, x, wNK)
+		reviewPackedCheck(t, fmt.Sprintf("%v both transposed", d), func(a, b kiln.Value) kiln.Value {
+			return kiln.DotGeneral(a.Astype(tensor.I8), b.Astype(tensor.I8), kiln.DotDims{LhsContract: []int{0}, RhsContract: []int{1}}, pref)
+		}, wKM, wNK)
+	}
+}
