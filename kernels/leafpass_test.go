@@ -9,7 +9,7 @@ import (
 	"github.com/kiln-go/kiln/trace"
 )
 
-// Sums of x and of (x − c)² take the leaf pass (leafpass.go), and their
+// Sums of x, of (x − c)² and of x·x take the leaf pass (leafpass.go), and their
 // results are the bits of the unfused body's, for f64 and f32, at lengths
 // with and without a short last group, on ordinary values and on values
 // full of specials, with one and several workers and with spans of groups
@@ -31,6 +31,10 @@ func TestLeafPass(t *testing.T) {
 		}},
 		{"sum", 1, func(a []trace.Value) []trace.Value {
 			return []trace.Value{a[0].Sum()}
+		}},
+		{"moments", 2, func(a []trace.Value) []trace.Value {
+			m := a[0].Mean()
+			return []trace.Value{a[0].Mul(a[0]).Mean().Sub(m.Mul(m))}
 		}},
 	}
 	normal := func(d tensor.DType, seed uint64, n int) *tensor.Array {
@@ -63,7 +67,7 @@ func TestLeafPass(t *testing.T) {
 						for _, k := range x.kernels {
 							if k, ok := k.(*reduceKernel); ok && k.fast != nil {
 								fused++
-								if k.fast.c < 0 {
+								if k.fast.c < 0 && !k.fast.square {
 									sums++
 								}
 								if k.reverse {
