@@ -321,6 +321,11 @@ func (rs *runState) slotBytes(i, j, n int) []byte {
 	return rs.slots[i][j][:n]
 }
 
+// tapered: a sum whose groups stream from its input (leafPass) takes
+// about the same time per group, so fork hands out its last ranges in
+// shrinking pieces (taperedJob).
+func (k *reduceKernel) tapered() bool { return k.fast != nil && k.ngroups > 0 }
+
 // streamTail is the most elements a kernel between two sums of the same
 // input may read and write without ending their pairing in
 // alternateStreams: a few scalars (the mean between the two passes of a
