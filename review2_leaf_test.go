@@ -18,9 +18,10 @@ func review2Data(n int) []float64 {
 }
 
 // TestReview2LeafPassSums: sums long enough for the leaf pass (more than
-// one 1,024-value group per output), of x and of (x − c)² with c per row
-// (a broadcast, not a scalar), a parameter scalar, over the last axis and
-// over the first, equal their unfused runs bit for bit.
+// one 1,024-value group per output), of x, of x·x and of (x − c)² with c
+// per row (a broadcast, not a scalar), a parameter scalar, over the last
+// axis and over the first, and chains of them over the same x (whose
+// later passes run backwards), equal their unfused runs bit for bit.
 func TestReview2LeafPassSums(t *testing.T) {
 	const rows, cols = 3, 5000
 	x := tensor.Must(tensor.FromSlice(review2Data(rows*cols), rows, cols))
@@ -44,6 +45,17 @@ func TestReview2LeafPassSums(t *testing.T) {
 			d := x.Sub(c.Reshape())
 			return d.Mul(d).Sum(1)
 		}, []any{x, c}},
+		"squares rows": {func(x kiln.Value) kiln.Value { return x.Mul(x).Sum(1) }, []any{x}},
+		"squares cols": {func(x kiln.Value) kiln.Value { return x.Mul(x).Sum(0) }, []any{xt}},
+		"moments rows": {func(x kiln.Value) kiln.Value {
+			m := x.Mean(1)
+			return x.Mul(x).Mean(1).Sub(m.Mul(m))
+		}, []any{x}},
+		"variance twice": {func(x kiln.Value) kiln.Value {
+			d := x.Sub(x.Mean(1).Reshape(rows, 1))
+			e := x.Sub(d.Mul(d).Mean(1).Reshape(rows, 1))
+			return e.Mul(e).Sum(1)
+		}, []any{x}},
 		"sq diff iota": {func(x kiln.Value) kiln.Value {
 			d := x.Sub(kiln.Arange(0, rows, 1).Astype(x.DType()).Reshape(rows, 1))
 			return d.Mul(d).Sum(1)

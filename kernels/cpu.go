@@ -206,11 +206,14 @@ func (c *CPU) compile(m *lower.Module, checks CheckKind) (*cpuExec, error) {
 		}
 		ks[i] = k
 	}
+	var fs []*lower.Fusion
 	for i, k := range ks {
 		if k != nil && !x.unread(m.Fusions[i]) {
 			x.kernels = append(x.kernels, k)
+			fs = append(fs, m.Fusions[i])
 		}
 	}
+	alternateStreams(x.kernels, fs)
 	x.packedOnly = x.findPackedOnly(ks)
 	return x, nil
 }

@@ -50,10 +50,15 @@
 //
 // The CPU backend evaluates a reduction's elementwise body a group of 1024
 // values at a time into per-worker registers and sums those. A float sum
-// of an input x, or of (x − c)² with c loop-invariant (a variance's second
-// pass), instead computes its leaves straight from x, several groups per
-// call, the values in vector registers (leafpass.go): one read of x per
-// pass, the same leaves and tree, so the same bits.
+// of an input x, of x·x, or of (x − c)² with c loop-invariant (a variance's
+// second pass), instead computes its leaves straight from x, several groups
+// per call, the values in vector registers (leafpass.go): one read of x per
+// pass, the same leaves and tree, so the same bits. Such a sum right after
+// another over the same x, with only scalar kernels between (the mean),
+// takes its groups last to first, starting where the cache still holds x
+// (alternateStreams); every group's partial has its own slot and the
+// partials are combined in tree order afterwards, so the order in which
+// workers take groups changes no bit.
 //
 // Which NaN an operation returns — its sign and payload — is not part of
 // the contract: fused and op-by-op evaluation may return different NaNs

@@ -63,6 +63,8 @@ func (x *cpuExec) fork(rs *runState, n, nw int, job rangeJob, elems int) {
 	}
 	t.n.Store(int64(n))
 	t.chunk.Store(int64(max(1, n/(nw*forkChunks))))
+	tj, ok := job.(taperedJob)
+	t.taper.Store(ok && tj.tapered())
 	t.nw.Store(int64(nw))
 	t.done.Store(0)
 	t.joins.Store(g << 32)
@@ -112,6 +114,7 @@ func (x *cpuExec) fork(rs *runState, n, nw int, job rangeJob, elems int) {
 type forkTask struct {
 	state, joins atomic.Uint64
 	n, chunk, nw atomic.Int64
+	taper        atomic.Bool  // ranges shrink towards the end (taperedJob)
 	done         atomic.Int64 // indices finished in this generation
 	gen          uint64       // the current generation (the forking goroutine's)
 	job          rangeJob
@@ -119,6 +122,23 @@ type forkTask struct {
 	workers      []*worker
 	piece        int // indices between looks at rs.stop (see runChecked)
 }
+
+// taperedJob is a job whose ranges all take about the same time, long
+// ones (a sum streaming its input from memory: a range of E4's is 8 MiB,
+// a few hundred microseconds): once fewer than two ranges per worker are
+// left, fork hands out ranges of half the rest's share per worker, down
+// to 1/taperMin of a range (guided scheduling), so that the workers finish
+// together instead of one waiting out the other's last whole range. Ranges
+// are still claimed in order and each index is run once, so a kernel that
+// writes by index gives the same bits.
+type taperedJob interface {
+	rangeJob
+	tapered() bool
+}
+
+// taperMin is how many times smaller than a range a tapered job's last
+// ranges may get.
+const taperMin = 16
 
 // closed is a state's next index while its generation is being set up:
 // past any n, so nothing is claimed.
@@ -133,6 +153,9 @@ func (t *forkTask) take(g uint64, w int) (did bool) {
 		lo := int64(s & (1<<32 - 1))
 		if s>>32 != g || lo >= n {
 			return did
+		}
+		if t.taper.Load() {
+			c = min(c, max((n-lo)/(2*t.nw.Load()), c/taperMin, 1))
 		}
 		hi := min(lo+c, n)
 		if !t.state.CompareAndSwap(s, g<<32|uint64(hi)) {

@@ -235,3 +235,49 @@ func TestForkPanicLeavesNoSpinner(t *testing.T) {
 		return
 	}
 }
+
+// taperJob is a countJob whose fork tapers its ranges (taperedJob), and
+// which records the ranges' lengths by their start.
+type taperJob struct {
+	countJob
+	mu   sync.Mutex
+	lens map[int]int
+}
+
+func (j *taperJob) tapered() bool { return true }
+
+func (j *taperJob) runRange(rs *runState, w *worker, lo, hi int) {
+	j.mu.Lock()
+	j.lens[lo] = hi - lo
+	j.mu.Unlock()
+	j.countJob.runRange(rs, w, lo, hi)
+}
+
+// TestForkTapered: a tapered fork runs every index once, on workers of
+// the fork only; its ranges are whole ranges (n/(nw·forkChunks)) until
+// fewer than two per worker are left, then half the rest's share per
+// worker, never under 1/taperMin of a range, and they tile [0, n).
+func TestForkTapered(t *testing.T) {
+	const nw = 2
+	x := &cpuExec{cpu: NewCPU(CPUOptions{Workers: nw})}
+	rs := newForkState(nw)
+	for _, n := range []int{1, 7, 100, 16384, 16384 + 77} {
+		j := &taperJob{countJob: *newCountJob(n, rs.workers), lens: map[int]int{}}
+		x.fork(rs, n, nw, j, 0)
+		if !j.check(t, "tapered n="+itoa(n)) {
+			continue
+		}
+		c := max(1, n/(nw*forkChunks))
+		for lo := 0; lo < n; {
+			l, ok := j.lens[lo]
+			if !ok {
+				t.Fatalf("n=%d: no range starts at %d", n, lo)
+			}
+			want := min(c, max((n-lo)/(2*nw), c/taperMin, 1), n-lo)
+			if l != want {
+				t.Errorf("n=%d: the range at %d has %d indices, want %d", n, lo, l, want)
+			}
+			lo += l
+		}
+	}
+}

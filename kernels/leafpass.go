@@ -17,7 +17,9 @@ import (
 //     pass, sum((x − mean(x))²) — simd.SumLeavesSqDiffF64 computes each
 //     leaf's values in vector registers instead of writing them to the
 //     body's registers and reading them back twice (E4's second pass made
-//     three passes over each block, and took 1.5 times its first's time).
+//     three passes over each block, and took 1.5 times its first's time);
+//   - x·x: the product of such an x with itself (sum(x²), a norm's or the
+//     second moment's pass), run as (x − (+0))², which has its bits.
 //
 // A group's partial is its leaves' sums, the fixed tree over them and +0
 // added, as treeReducer's seg computes it from the body's values, so the
@@ -27,7 +29,9 @@ import (
 // Groups shorter than groupElems (an output's last) take the body.
 type leafPass struct {
 	x int // source index of x
-	c int // register holding c (filled once per worker); -1: plain sum
+	c int // register holding c (filled once per worker); -1: plain sum or x²
+	// square: the body is x·x, which the leaves compute as (x − (+0))²
+	square bool
 	// groups writes the partials of m ≤ leafBatch whole groups from
 	// element start to dst (m accumulators).
 	groups func(dst unsafe.Pointer, w *worker, srcs []unsafe.Pointer, start, m int)
@@ -54,13 +58,31 @@ func (b *body) leafPass(d tensor.DType) *leafPass {
 		}
 		return q
 	}
+	plain := func(s *step) bool {
+		return s.round == nil && s.check == nil && s.fused == fusedNone && !s.wide && !s.widens && s.dt == d
+	}
+	if len(b.steps) == 1 {
+		// x·x is (x − (+0))² bit for bit: x − (+0) is x for every x
+		// (−0 included), and a NaN x comes out of the subtract quieted,
+		// as out of the product.
+		mul := &b.steps[0]
+		x := mul.args[0]
+		if !plain(mul) || mul.kind != stepBinary || mul.op != trace.OpMul || x.kind != locBuf || x.size != d.Size() ||
+			mul.args[1] != x || b.out != mul.dst {
+			return nil
+		}
+		q := &leafPass{x: x.idx, c: -1, square: true}
+		if d == tensor.F64 {
+			q.groups = leafGroups(q, simd.SumLeavesSqDiffF64)
+		} else {
+			q.groups = leafGroups(q, simd.SumLeavesSqDiffF32)
+		}
+		return q
+	}
 	if len(b.steps) != 2 {
 		return nil
 	}
 	sub, mul := &b.steps[0], &b.steps[1]
-	plain := func(s *step) bool {
-		return s.round == nil && s.check == nil && s.fused == fusedNone && !s.wide && !s.widens && s.dt == d
-	}
 	if !plain(sub) || !plain(mul) || sub.kind != stepScalar || sub.op != trace.OpSub || sub.rev ||
 		sub.args[0].kind != locBuf || sub.args[0].size != d.Size() || sub.args[1].kind != locReg || sub.dst.kind != locReg {
 		return nil

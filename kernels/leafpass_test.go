@@ -9,11 +9,12 @@ import (
 	"github.com/kiln-go/kiln/trace"
 )
 
-// Sums of x and of (x − c)² take the leaf pass (leafpass.go), and their
+// Sums of x, of (x − c)² and of x·x take the leaf pass (leafpass.go), and their
 // results are the bits of the unfused body's, for f64 and f32, at lengths
 // with and without a short last group, on ordinary values and on values
 // full of specials, with one and several workers and with spans of groups
-// forced (maxParts).
+// forced (maxParts); the second pass over x, which runs its chunks last to
+// first (alternateStreams), gives the same bits as well.
 func TestLeafPass(t *testing.T) {
 	defer func(m int) { maxParts = m }(maxParts)
 	progs := []struct {
@@ -30,6 +31,10 @@ func TestLeafPass(t *testing.T) {
 		}},
 		{"sum", 1, func(a []trace.Value) []trace.Value {
 			return []trace.Value{a[0].Sum()}
+		}},
+		{"moments", 2, func(a []trace.Value) []trace.Value {
+			m := a[0].Mean()
+			return []trace.Value{a[0].Mul(a[0]).Mean().Sub(m.Mul(m))}
 		}},
 	}
 	normal := func(d tensor.DType, seed uint64, n int) *tensor.Array {
@@ -58,17 +63,25 @@ func TestLeafPass(t *testing.T) {
 					}{{CPUOptions{}, 1 << 17}, {CPUOptions{ParallelMin: 1, Workers: 3}, 1 << 17}, {CPUOptions{ParallelMin: 1, Workers: 2}, 1}} {
 						maxParts = c.parts
 						x := compileWith(t, NewCPU(c.opts), dts, n, p.fn)
-						fused, sums := 0, 0
+						fused, sums, reversed := 0, 0, 0
 						for _, k := range x.kernels {
 							if k, ok := k.(*reduceKernel); ok && k.fast != nil {
 								fused++
-								if k.fast.c < 0 {
+								if k.fast.c < 0 && !k.fast.square {
 									sums++
+								}
+								if k.reverse {
+									reversed++
 								}
 							}
 						}
 						if fused != p.fast || sums != 1 {
 							t.Errorf("%s %s n=%d: %d reductions take the leaf pass (%d plain sums), want %d (1)", p.name, d, n, fused, sums, p.fast)
+						}
+						// The second pass over x runs backwards when its
+						// chunks are groups (alternateStreams).
+						if wantRev := min(p.fast-1, n/(groupElems+1)); reversed != min(wantRev, 1) {
+							t.Errorf("%s %s n=%d: %d reductions run backwards, want %d", p.name, d, n, reversed, min(wantRev, 1))
 						}
 						got, err := x.Run([]*tensor.Array{in})
 						if err != nil {

@@ -39,6 +39,9 @@ type reduceKernel struct {
 	store   unaryFn   // results (compute form, or int64 for arg) → buffer
 	slot    int       // index of the partials scratch in the run state
 	fast    *leafPass // whole groups straight from the input (see leafPass); nil if not
+	// reverse runs the chunks last to first (see alternateStreams): chunk
+	// range [lo, hi) of a fork is chunks [n−hi, n−lo), for n chunks.
+	reverse bool
 }
 
 func (x *cpuExec) compileReduce(f *lower.Fusion) (kernel, error) {
@@ -176,6 +179,10 @@ func (k *reduceKernel) partials(rs *runState) (parts, idx []byte) {
 }
 
 func (k *reduceKernel) runRange(rs *runState, w *worker, lo, hi int) {
+	if k.reverse {
+		n := k.chunks()
+		lo, hi = n-hi, n-lo
+	}
 	parts, partIdx := k.partials(rs)
 	outPtr, outSize := rs.srcs[k.out], k.outDT.Size()
 	w.prepareAt(k.body, rs.srcs, rs.stamp)
@@ -312,4 +319,50 @@ func (rs *runState) slotBytes(i, j, n int) []byte {
 		rs.slots[i][j] = make([]byte, n)
 	}
 	return rs.slots[i][j][:n]
+}
+
+// tapered: a sum whose groups stream from its input (leafPass) takes
+// about the same time per group, so fork hands out its last ranges in
+// shrinking pieces (taperedJob).
+func (k *reduceKernel) tapered() bool { return k.fast != nil && k.ngroups > 0 }
+
+// streamTail is the most elements a kernel between two sums of the same
+// input may read and write without ending their pairing in
+// alternateStreams: a few scalars (the mean between the two passes of a
+// variance), not a pass over memory.
+const streamTail = 64
+
+// alternateStreams makes a sum read its input backwards when the last
+// streaming kernel before it was a sum reading the same input forwards
+// (and forwards when that one ran backwards), with nothing between them
+// but kernels reading and writing a few scalars. The second pass of a
+// variance, sum((x − mean(x))²), then starts on the blocks the first pass
+// read last, which are still in the caches, instead of on the blocks it
+// read first, long evicted when x is larger than the caches; and it ends
+// on x's first blocks, where the next Run's first pass starts. Each chunk
+// writes its partial by index and the partials are combined in the fixed
+// tree's order afterwards, so the order the chunks run in changes no bit.
+// fs are the kernels' fusions.
+func alternateStreams(ks []kernel, fs []*lower.Fusion) {
+	var last *reduceKernel
+	for i, k := range ks {
+		r, ok := k.(*reduceKernel)
+		if ok && r.fast != nil && r.ngroups > 0 {
+			if last != nil && last.fast.x == r.fast.x {
+				r.reverse = !last.reverse
+			}
+			last = r
+			continue
+		}
+		touched := 0
+		for _, o := range fs[i].Outputs {
+			touched += o.Size()
+		}
+		for _, in := range fs[i].Inputs {
+			touched += in.Size()
+		}
+		if touched > streamTail {
+			last = nil
+		}
+	}
 }
