@@ -454,6 +454,14 @@ func judge(t target, row, other *row) (measured, verdict string) {
 		}
 		return fmt.Sprintf("Kiln ÷ %s throughput = %.3g in %d alternating rounds (needs ≥ %.3g%s)", t.peer, share, pr.rounds, t.minShare, alone),
 			met(share >= t.minShare) + near(t.minShare/share)
+	case t.maxRatio > 0 && paired && pr.err == "":
+		// The verdict is the alternating rounds' (see pairRounds).
+		alone := ""
+		if ok {
+			alone = fmt.Sprintf("; %.3g from the medians above", v)
+		}
+		return fmt.Sprintf("Kiln ÷ %s = %.3g in %d alternating rounds (needs ≤ %.3g%s)", t.peer, pr.ratio, pr.rounds, t.maxRatio, alone),
+			met(pr.ratio <= t.maxRatio) + near(pr.ratio/t.maxRatio)
 	case !ok:
 		return t.peer + " " + orDash(row.cells[t.peer].status), "unknown"
 	case t.minShare > 0:

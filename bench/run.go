@@ -337,7 +337,8 @@ type pairing struct {
 }
 
 // pairRounds times Kiln fused against each subprocess peer that a
-// throughput target of w names, in alternating rounds: the peer's own
+// bounded target of w names (a throughput share or a time ratio; not a
+// reported-only row), in alternating rounds: the peer's own
 // median of its runs, then Kiln fused's, each with a fifth of the
 // schedule's budget, repeated. A
 // subprocess peer is otherwise timed alone, at another moment than Kiln,
@@ -355,7 +356,7 @@ func pairRounds(w *workload, exts map[string]*external, s schedule, dir string, 
 	out := map[string]pairing{}
 	for _, t := range targets {
 		e := exts[t.peer]
-		if t.id != w.id || t.minShare == 0 || e == nil || e.why != "" || !e.applies(w.id) {
+		if t.id != w.id || t.report || t.minShare == 0 && t.maxRatio == 0 || e == nil || e.why != "" || !e.applies(w.id) {
 			continue
 		}
 		if _, done := out[t.peer]; done {
