@@ -20,7 +20,9 @@
 //     concatenate reads one operand and every input is read at an affine
 //     offset), so roll(u, 1) + u is one pass over u; a data-movement op
 //     nothing fuses with stays a copy kernel of its own, as do the
-//     indexing ops (gather, scatter, the dynamic slices) and
+//     indexing ops (gather, scatter, the dynamic slices: a take with
+//     constant in-bounds indices is first rewritten by Simplify as a
+//     concatenate of slices, which fuses) and
 //     data movement past Regions' limits (64 regions, 256 instructions
 //     per region); an iota is computed from the index (a Leaf whose
 //     value is its count) in every loop fusion that reads it, and gets a

@@ -63,6 +63,18 @@ var movements = []movement{
 		idx := trace.Const(tensor.Must(tensor.FromSlice([]int32{5, 0, 2, 2, 4, 1})))
 		return trace.Take(x, idx, 1)
 	}},
+	{"static-gather-rows", func(x trace.Value) trace.Value { // -1 counts from the end; repeats
+		idx := trace.Const(tensor.Must(tensor.FromSlice([]int32{3, -1, 0, 1})))
+		return trace.Take(x, idx, 0)
+	}},
+	{"static-gather-runs", func(x trace.Value) trace.Value { // runs of step 1 and 2 beside single indices
+		idx := trace.Const(tensor.Must(tensor.FromSlice([]int64{0, 1, 2, 5, 1, 3})))
+		return trace.Take(x, idx, 1)
+	}},
+	{"static-gather-clip", func(x trace.Value) trace.Value { // out of bounds, clamped: stays a gather
+		idx := trace.Const(tensor.Must(tensor.FromSlice([]int32{7, -2, 1, 2, 3, 9})))
+		return trace.Take(x, idx, 1, trace.WithMode(trace.ModeClip))
+	}},
 }
 
 // iotaType is the dtype of an iota moved in x's place: x's own, or u8
