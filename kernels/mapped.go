@@ -20,9 +20,9 @@ import (
 // feeding an add is one pass over u in two regions whose leaves are u at
 // offsets n-1 and -1: no copy of u is made. A fused iota is a leaf read
 // from no buffer: its counts along the chunk are computed into the
-// worker's scratch (a block of them, in cache) and the body reads them
-// there; such a region runs chunk by chunk with every slot pointing at
-// the chunk's first element (runIotaChunk).
+// worker's scratch (up to iotaSpan of them, in L1) and the body reads them
+// there; such a region runs a span of chunks at a time, every slot at
+// the span's first element (runIotaChunk).
 //
 // Work items are (region, row, chunk) triples, split across workers as a
 // loop's blocks are.
@@ -245,7 +245,12 @@ func (k *mappedKernel) runRange(rs *runState, w *worker, lo, hi int) {
 			start := chunk * r.block
 			n := min(r.block, r.rowLen-start)
 			if r.iotas {
-				k.runIotaChunk(rs, sw, r, slots, o, start, n)
+				// The rest of the row's chunks in this range, up to
+				// iotaSpan elements, run as one span: one fill of the
+				// counts and one pass of the body.
+				more := min(r.chunks-1-chunk, b-1-it, max(iotaSpan/r.block, 1)-1)
+				k.runIotaChunk(rs, sw, r, slots, o, start, min(start+(more+1)*r.block, r.rowLen)-start)
+				it += more
 				continue
 			}
 			for i := range r.leaves {
@@ -277,10 +282,15 @@ func (k *mappedKernel) runRange(rs *runState, w *worker, lo, hi int) {
 	}
 }
 
+// iotaSpan bounds the elements of a row runIotaChunk computes at once
+// (their counts stay in L1: 16 KB of f32).
+const iotaSpan = 4096
+
 // runIotaChunk runs elements [start, start+n) of region r's row at outer
-// index o, where some leaves are iotas: every slot points at the chunk's
-// first element (an iota's at its counts, computed into the worker's
-// scratch), and the body runs over [0, n).
+// index o (n ≤ iotaSpan, or one block), where some leaves are iotas: every
+// slot points at the span's first element (an iota's at its counts,
+// computed into the worker's scratch), and the body runs over [0, n), a
+// block at a time.
 func (k *mappedKernel) runIotaChunk(rs *runState, sw *worker, r *mappedRegion, slots []unsafe.Pointer, o []int, start, n int) {
 	for len(sw.iotaMem) < len(r.leaves) {
 		sw.iotaMem = append(sw.iotaMem, nil)
@@ -300,7 +310,7 @@ func (k *mappedKernel) runIotaChunk(rs *runState, sw *worker, r *mappedRegion, s
 			return
 		}
 		if need := n * l.size; cap(sw.iotaMem[i]) < need {
-			sw.iotaMem[i] = make([]byte, max(need, r.block*l.size))
+			sw.iotaMem[i] = make([]byte, max(need, max(iotaSpan, r.block)*l.size))
 		}
 		slots[i] = unsafe.Pointer(unsafe.SliceData(sw.iotaMem[i]))
 		iotaCounts(l.iota, slots[i], n, c0, l.row)
@@ -312,9 +322,12 @@ func (k *mappedKernel) runIotaChunk(rs *runState, sw *worker, r *mappedRegion, s
 		r.vm.run(sw, r.body, slots, 0, n)
 		return
 	}
-	res := sw.eval(r.body, slots, 0, n)
-	if r.store != nil {
-		r.store(out, res, n)
+	for lo := 0; lo < n; lo += r.block {
+		m := min(r.block, n-lo)
+		res := sw.eval(r.body, slots, lo, m)
+		if r.store != nil {
+			r.store(unsafe.Add(out, lo*r.out.size), res, m)
+		}
 	}
 }
 

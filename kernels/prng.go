@@ -50,7 +50,26 @@ func iotaFill(d tensor.DType, dst unsafe.Pointer, start, n, stride, dim int) {
 // converted to dtype d as an iota converts them: a fused iota's values
 // along a row of a mapped region (mapped.go).
 func iotaCounts(d tensor.DType, dst unsafe.Pointer, n, c0, step int) {
-	iotaValues(d, dst, n, func(i int) int64 { return int64(c0 + i*step) })
+	switch d { // the common dtypes without a call per element
+	case tensor.F32:
+		for i, s := 0, view[float32](dst, n); i < n; i++ {
+			s[i] = float32(int64(c0 + i*step))
+		}
+	case tensor.F64:
+		for i, s := 0, view[float64](dst, n); i < n; i++ {
+			s[i] = float64(int64(c0 + i*step))
+		}
+	case tensor.I32:
+		for i, s := 0, view[int32](dst, n); i < n; i++ {
+			s[i] = int32(int64(c0 + i*step))
+		}
+	case tensor.I64:
+		for i, s := 0, view[int64](dst, n); i < n; i++ {
+			s[i] = int64(c0 + i*step)
+		}
+	default:
+		iotaValues(d, dst, n, func(i int) int64 { return int64(c0 + i*step) })
+	}
 }
 
 // iotaValues writes count(0) … count(n−1) to dst converted to dtype d
