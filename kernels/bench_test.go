@@ -120,3 +120,22 @@ func BenchmarkMatMulComplex(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkIotaWeighted: x·iota + y over f32[2^24], the iota computed from
+// the index inside the loop (no iota kernel, no buffer), beside the same
+// loop reading a third input in its place ("buffer").
+func BenchmarkIotaWeighted(b *testing.B) {
+	x := conformance.Input(tensor.F32, 1, benchN)
+	y := conformance.Input(tensor.F32, 2, benchN)
+	b.Run("iota", func(b *testing.B) {
+		benchProgram(b, []*tensor.Array{x, y}, func(a []trace.Value) []trace.Value {
+			return []trace.Value{a[0].Mul(trace.Iota(tensor.F32, []int{benchN}, 0)).Add(a[1])}
+		})
+	})
+	b.Run("buffer", func(b *testing.B) {
+		z := conformance.Input(tensor.F32, 3, benchN)
+		benchProgram(b, []*tensor.Array{x, y, z}, func(a []trace.Value) []trace.Value {
+			return []trace.Value{a[0].Mul(a[2]).Add(a[1])}
+		})
+	})
+}

@@ -454,6 +454,7 @@ type worker struct {
 	spanBuf []byte
 	subs    []*worker        // a multi-output loop's per-result registers, a mapped loop's per-region ones
 	mslots  []unsafe.Pointer // a mapped loop region's leaf pointers (mapped.go)
+	iotaMem [][]byte         // a mapped loop region's fused iota counts, per leaf (mapped.go)
 	// vmTab and vmMem: a mapped region's program table and its scratch
 	// and scalar slots (mapvm.go).
 	vmTab []uintptr

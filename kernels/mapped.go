@@ -5,6 +5,8 @@ import (
 
 	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/tensor"
+	"github.com/kiln-go/kiln/trace"
 )
 
 // mappedKernel runs a mapped loop fusion (lower.Regions): a loop fusion
@@ -16,7 +18,11 @@ import (
 // plain loop fusion (the same steps, hence the same bits) runs on each
 // row, in chunks of a block. roll(u, 1) = concatenate(u[n-1:], u[:n-1])
 // feeding an add is one pass over u in two regions whose leaves are u at
-// offsets n-1 and -1: no copy of u is made.
+// offsets n-1 and -1: no copy of u is made. A fused iota is a leaf read
+// from no buffer: its counts along the chunk are computed into the
+// worker's scratch (up to iotaSpan of them, in L1) and the body reads them
+// there; such a region runs a span of chunks at a time, every slot at
+// the span's first element (runIotaChunk).
 //
 // Work items are (region, row, chunk) triples, split across workers as a
 // loop's blocks are.
@@ -41,6 +47,7 @@ type mappedRegion struct {
 	copyStride int
 	gather     func(dst, src unsafe.Pointer, g *strided, lo, n int)
 	g          *strided
+	iotas      bool // some leaf is an iota: the region runs chunk by chunk
 }
 
 // mappedLeaf is a buffer read (or written) at src + (origin + Σ
@@ -51,6 +58,11 @@ type mappedLeaf struct {
 	origin  int
 	strides []int // over the collapsed outer dims
 	row     int
+	// iota: the leaf is a fused iota of dtype iota (src is -1): its value
+	// at element i of a row is the count origin + Σ outer[k]·strides[k] +
+	// i·row, computed into the worker's scratch (iotaCounts), not loaded.
+	iota   tensor.DType
+	isIota bool
 }
 
 func (x *cpuExec) compileMapped(f *lower.Fusion) (kernel, error) {
@@ -142,6 +154,15 @@ func (x *cpuExec) compileRegion(root *lower.Instr, out int, r *lower.Region) (*m
 	leafs := map[*lower.Instr]leafRead{}
 	slot := map[*lower.Instr]int{}
 	for i, l := range r.Leaves {
+		if l.Src.Op == trace.OpIota {
+			ml := leafOf(1+i, -1, l.Src.DType.Size())
+			ml.iota, ml.isIota = l.Src.DType, true
+			slot[l.In] = len(mr.leaves)
+			mr.leaves = append(mr.leaves, ml)
+			mr.iotas = true
+			leafs[l.In] = leafRead{strides: []int{1}, varying: true} // the scratch, contiguous
+			continue
+		}
 		ml := leafOf(1+i, x.source(l.Src), l.Src.DType.Size())
 		slot[l.In] = len(mr.leaves)
 		mr.leaves = append(mr.leaves, ml)
@@ -153,6 +174,11 @@ func (x *cpuExec) compileRegion(root *lower.Instr, out int, r *lower.Region) (*m
 	}
 	mr.block = min(x.cpu.opts.Block, max(mr.rowLen, 1))
 	mr.chunks = max((mr.rowLen+mr.block-1)/mr.block, 1)
+	if i, ok := slot[r.Root]; ok && mr.leaves[i].isIota {
+		// The region's value is an iota's counts, written to the output.
+		mr.leaves = []mappedLeaf{mr.leaves[i]}
+		return mr, nil
+	}
 	if i, ok := slot[r.Root]; ok {
 		// Pure data movement: the row is a leaf's elements, moved as bits.
 		mr.copyStride = mr.leaves[i].row
@@ -216,12 +242,21 @@ func (k *mappedKernel) runRange(rs *runState, w *worker, lo, hi int) {
 				o[d] = rowIdx % r.outer[d]
 				rowIdx /= r.outer[d]
 			}
+			start := chunk * r.block
+			n := min(r.block, r.rowLen-start)
+			if r.iotas {
+				// The rest of the row's chunks in this range, up to
+				// iotaSpan elements, run as one span: one fill of the
+				// counts and one pass of the body.
+				more := min(r.chunks-1-chunk, b-1-it, max(iotaSpan/r.block, 1)-1)
+				k.runIotaChunk(rs, sw, r, slots, o, start, min(start+(more+1)*r.block, r.rowLen)-start)
+				it += more
+				continue
+			}
 			for i := range r.leaves {
 				slots[i] = r.leaves[i].at(rs.srcs, o)
 			}
 			slots[len(r.leaves)] = r.out.at(rs.srcs, o)
-			start := chunk * r.block
-			n := min(r.block, r.rowLen-start)
 			if r.body == nil {
 				r.gather(unsafe.Add(slots[len(r.leaves)], start*r.out.size), slots[0], r.g, start, n)
 				continue
@@ -243,6 +278,55 @@ func (k *mappedKernel) runRange(rs *runState, w *worker, lo, hi int) {
 			if r.store != nil {
 				r.store(unsafe.Add(slots[len(r.leaves)], start*r.out.size), res, n)
 			}
+		}
+	}
+}
+
+// iotaSpan bounds the elements of a row runIotaChunk computes at once
+// (their counts stay in L1: 16 KB of f32).
+const iotaSpan = 4096
+
+// runIotaChunk runs elements [start, start+n) of region r's row at outer
+// index o (n ≤ iotaSpan, or one block), where some leaves are iotas: every
+// slot points at the span's first element (an iota's at its counts,
+// computed into the worker's scratch), and the body runs over [0, n), a
+// block at a time.
+func (k *mappedKernel) runIotaChunk(rs *runState, sw *worker, r *mappedRegion, slots []unsafe.Pointer, o []int, start, n int) {
+	for len(sw.iotaMem) < len(r.leaves) {
+		sw.iotaMem = append(sw.iotaMem, nil)
+	}
+	for i := range r.leaves {
+		l := &r.leaves[i]
+		if !l.isIota {
+			slots[i] = unsafe.Add(l.at(rs.srcs, o), start*l.row*l.size)
+			continue
+		}
+		c0 := l.origin + start*l.row
+		for d, oi := range o {
+			c0 += oi * l.strides[d]
+		}
+		if r.body == nil { // the region's value: written in place
+			iotaCounts(l.iota, unsafe.Add(r.out.at(rs.srcs, o), start*r.out.size), n, c0, l.row)
+			return
+		}
+		if need := n * l.size; cap(sw.iotaMem[i]) < need {
+			sw.iotaMem[i] = make([]byte, max(need, max(iotaSpan, r.block)*l.size))
+		}
+		slots[i] = unsafe.Pointer(unsafe.SliceData(sw.iotaMem[i]))
+		iotaCounts(l.iota, slots[i], n, c0, l.row)
+	}
+	out := unsafe.Add(r.out.at(rs.srcs, o), start*r.out.size)
+	slots[len(r.leaves)] = out
+	sw.prepareAt(r.body, slots, rs.stamp)
+	if r.vm != nil && mapVMAvailable() && !mapVMOff {
+		r.vm.run(sw, r.body, slots, 0, n)
+		return
+	}
+	for lo := 0; lo < n; lo += r.block {
+		m := min(r.block, n-lo)
+		res := sw.eval(r.body, slots, lo, m)
+		if r.store != nil {
+			r.store(unsafe.Add(out, lo*r.out.size), res, m)
 		}
 	}
 }

@@ -43,7 +43,38 @@ func (k *iotaKernel) runRange(rs *runState, _ *worker, lo, hi int) {
 // stride and dimension, converted to dtype d as convert does (exact for
 // every count that d holds).
 func iotaFill(d tensor.DType, dst unsafe.Pointer, start, n, stride, dim int) {
-	count := func(i int) int64 { return int64((start + i) / stride % dim) }
+	iotaValues(d, unsafe.Add(dst, start*d.Size()), n, func(i int) int64 { return int64((start + i) / stride % dim) })
+}
+
+// iotaCounts writes the counts c0, c0+step, … (n of them) to dst,
+// converted to dtype d as an iota converts them: a fused iota's values
+// along a row of a mapped region (mapped.go).
+func iotaCounts(d tensor.DType, dst unsafe.Pointer, n, c0, step int) {
+	switch d { // the common dtypes without a call per element
+	case tensor.F32:
+		for i, s := 0, view[float32](dst, n); i < n; i++ {
+			s[i] = float32(int64(c0 + i*step))
+		}
+	case tensor.F64:
+		for i, s := 0, view[float64](dst, n); i < n; i++ {
+			s[i] = float64(int64(c0 + i*step))
+		}
+	case tensor.I32:
+		for i, s := 0, view[int32](dst, n); i < n; i++ {
+			s[i] = int32(int64(c0 + i*step))
+		}
+	case tensor.I64:
+		for i, s := 0, view[int64](dst, n); i < n; i++ {
+			s[i] = int64(c0 + i*step)
+		}
+	default:
+		iotaValues(d, dst, n, func(i int) int64 { return int64(c0 + i*step) })
+	}
+}
+
+// iotaValues writes count(0) … count(n−1) to dst converted to dtype d
+// as convert does (exact for every count that d holds).
+func iotaValues(d tensor.DType, dst unsafe.Pointer, n int, count func(i int) int64) {
 	if d.IsNarrow() { // converted as tensor.ConvertSlice does
 		ints := make([]int64, n)
 		for i := range ints {
@@ -52,38 +83,38 @@ func iotaFill(d tensor.DType, dst unsafe.Pointer, start, n, stride, dim int) {
 		out := tensor.MakeSlice(d, n)
 		_ = tensor.ConvertSlice(out, ints) // cannot fail: storage slices of one length
 		b, _, _ := tensor.NarrowBytes(out)
-		copy(view[uint8](unsafe.Add(dst, start), n), b)
+		copy(view[uint8](dst, n), b)
 		return
 	}
 	switch d {
 	case tensor.U8:
-		fill(view[uint8](unsafe.Add(dst, start), n), func(i int) uint8 { return uint8(count(i)) })
+		fill(view[uint8](dst, n), func(i int) uint8 { return uint8(count(i)) })
 	case tensor.U16:
-		fill(view[uint16](unsafe.Add(dst, 2*start), n), func(i int) uint16 { return uint16(count(i)) })
+		fill(view[uint16](dst, n), func(i int) uint16 { return uint16(count(i)) })
 	case tensor.U32:
-		fill(view[uint32](unsafe.Add(dst, 4*start), n), func(i int) uint32 { return uint32(count(i)) })
+		fill(view[uint32](dst, n), func(i int) uint32 { return uint32(count(i)) })
 	case tensor.U64:
-		fill(view[uint64](unsafe.Add(dst, 8*start), n), func(i int) uint64 { return uint64(count(i)) })
+		fill(view[uint64](dst, n), func(i int) uint64 { return uint64(count(i)) })
 	case tensor.I8:
-		fill(view[int8](unsafe.Add(dst, start), n), func(i int) int8 { return int8(count(i)) })
+		fill(view[int8](dst, n), func(i int) int8 { return int8(count(i)) })
 	case tensor.I16:
-		fill(view[int16](unsafe.Add(dst, 2*start), n), func(i int) int16 { return int16(count(i)) })
+		fill(view[int16](dst, n), func(i int) int16 { return int16(count(i)) })
 	case tensor.I32:
-		fill(view[int32](unsafe.Add(dst, 4*start), n), func(i int) int32 { return int32(count(i)) })
+		fill(view[int32](dst, n), func(i int) int32 { return int32(count(i)) })
 	case tensor.I64:
-		fill(view[int64](unsafe.Add(dst, 8*start), n), count)
+		fill(view[int64](dst, n), count)
 	case tensor.F32:
-		fill(view[float32](unsafe.Add(dst, 4*start), n), func(i int) float32 { return float32(count(i)) })
+		fill(view[float32](dst, n), func(i int) float32 { return float32(count(i)) })
 	case tensor.F64:
-		fill(view[float64](unsafe.Add(dst, 8*start), n), func(i int) float64 { return float64(count(i)) })
+		fill(view[float64](dst, n), func(i int) float64 { return float64(count(i)) })
 	case tensor.F16:
-		fill(view[tensor.Float16](unsafe.Add(dst, 2*start), n), func(i int) tensor.Float16 { return tensor.Float64ToF16(float64(count(i))) })
+		fill(view[tensor.Float16](dst, n), func(i int) tensor.Float16 { return tensor.Float64ToF16(float64(count(i))) })
 	case tensor.BF16:
-		fill(view[tensor.BFloat16](unsafe.Add(dst, 2*start), n), func(i int) tensor.BFloat16 { return tensor.Float64ToBF16(float64(count(i))) })
+		fill(view[tensor.BFloat16](dst, n), func(i int) tensor.BFloat16 { return tensor.Float64ToBF16(float64(count(i))) })
 	case tensor.C64:
-		fill(view[complex64](unsafe.Add(dst, 8*start), n), func(i int) complex64 { return complex(float32(count(i)), 0) })
+		fill(view[complex64](dst, n), func(i int) complex64 { return complex(float32(count(i)), 0) })
 	case tensor.C128:
-		fill(view[complex128](unsafe.Add(dst, 16*start), n), func(i int) complex128 { return complex(float64(count(i)), 0) })
+		fill(view[complex128](dst, n), func(i int) complex128 { return complex(float64(count(i)), 0) })
 	}
 }
 

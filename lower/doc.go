@@ -20,10 +20,16 @@
 //     concatenate reads one operand and every input is read at an affine
 //     offset), so roll(u, 1) + u is one pass over u; a data-movement op
 //     nothing fuses with stays a copy kernel of its own, as do the
-//     indexing ops (gather, scatter, the dynamic slices), iota and
+//     indexing ops (gather, scatter, the dynamic slices: a take with
+//     constant in-bounds indices is first rewritten by Simplify as a
+//     concatenate of slices, which fuses) and
 //     data movement past Regions' limits (64 regions, 256 instructions
-//     per region); dots are kernels of their own; reshape needs none (it
-//     aliases, so a fused read of a reshaped value is a bitcast). A
+//     per region); an iota is computed from the index (a Leaf whose
+//     value is its count) in every loop fusion that reads it, and gets a
+//     kernel of its own only when another reader (a reduction, a dot, a
+//     broadcast's operand) needs its buffer; dots are kernels of their
+//     own; reshape needs none (it aliases, so a fused read of a reshaped
+//     value is a bitcast). A
 //     producer joins a fusion only
 //     when all its users are in it, so fusions never form a cycle; scalar
 //     constants and their broadcasts are duplicated into every fusion that

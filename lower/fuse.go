@@ -39,8 +39,10 @@ func cheap(in *Instr) bool {
 // the same way). Recomputing gives the same bits: each element's operations
 // and roundings are the unfused ones. A reduction roots a reduce fusion
 // whose elementwise producers are fused into it. A broadcast_in_dim joins
-// only as a leaf: its operand is read from a buffer. With fuse false every
-// instruction is its own kernel (op by op).
+// only as a leaf: its operand is read from a buffer. An iota joins every
+// loop fusion that reads it (computed from the index: see Regions) and
+// roots a kernel of its own only when some reader needs its buffer. With
+// fuse false every instruction is its own kernel (op by op).
 func Fuse(m *Module, fuse bool) {
 	users := m.users()
 	dup := newDupRule(m, users)
@@ -67,6 +69,9 @@ func Fuse(m *Module, fuse bool) {
 		if fuse && inSome[root] && dup.ok(root) && !needed[root] {
 			continue // recomputed in every reader's fusion
 		}
+		if fuse && !outputs[root] && iotaAbsorbed(root, users[root], memberSets, needed) {
+			continue // computed from the index in every reader's fusion
+		}
 		f := &Fusion{Kind: kindOf(root), Outputs: []*Instr{root}}
 		if fuse && movable(root) {
 			f.Kind = FusionLoop // a copy unless something fuses with it (below)
@@ -82,6 +87,9 @@ func Fuse(m *Module, fuse bool) {
 		}
 		if fuse && (f.Kind == FusionLoop || f.Kind == FusionReduce) {
 			growFusion(root, f, members, users, assigned, outputs, dup, inSome, needed)
+		}
+		if fuse && f.Kind == FusionLoop {
+			keepEpilogue(members, needed)
 		}
 		if f.Kind == FusionLoop && movable(root) && len(members) == 1 {
 			f.Kind = FusionCopy // nothing to fuse: the copy kernel moves it
@@ -146,13 +154,20 @@ func growFusion(root *Instr, f *Fusion, members map[*Instr]bool, users map[*Inst
 	for len(work) > 0 {
 		in := work[len(work)-1]
 		work = work[:len(work)-1]
-		if in.Op == trace.OpBroadcastInDim && in != root {
-			continue // its operand has another shape: read from a buffer
-		}
-		if in.Op == trace.OpBroadcastInDim && !cheap(in) {
+		if in.Op == trace.OpBroadcastInDim && in != root || in.Op == trace.OpBroadcastInDim && !cheap(in) {
+			iotasRead(in, members, needed) // its operand has another shape: read from a buffer
 			continue
 		}
 		for _, p := range in.Args {
+			if p.Op == trace.OpIota {
+				// An iota is computed from the index where it is read
+				// (Regions), so every loop fusion reading it holds it,
+				// within Regions' limits.
+				if f.Kind == FusionLoop && !members[p] && mappedOK(root, members, p) {
+					members[p] = true
+				}
+				continue
+			}
 			plain := loopable(p) && trace.ShapeEqual(p.Shape, shape)
 			// A loop fusion may also hold data movement (movable) and
 			// whatever of another shape it reads, read through index
@@ -184,9 +199,9 @@ func growFusion(root *Instr, f *Fusion, members map[*Instr]bool, users map[*Inst
 			if assigned[p] || outputs[p] || !allIn(users[p], members) {
 				continue // a reader recomputed elsewhere too reads p from a buffer
 			}
-			if mapped && slices.ContainsFunc(users[p], dup.ok) {
-				// A duplicable reader is recomputed in other fusions too,
-				// which read p from a buffer (dupRule counts an operand
+			if mapped && slices.ContainsFunc(users[p], func(u *Instr) bool { return !onlyIn(u, root, members, users, dup, 0) }) {
+				// A duplicable reader recomputed in other fusions too has
+				// them read p from a buffer (dupRule counts an operand
 				// that is not loopable as read from one).
 				continue
 			}
@@ -196,7 +211,79 @@ func growFusion(root *Instr, f *Fusion, members map[*Instr]bool, users map[*Inst
 			members[p], assigned[p] = true, true
 			work = append(work, p)
 		}
+		iotasRead(in, members, needed)
 	}
+}
+
+// onlyIn reports whether member u is computed by the fusion rooted at
+// root (with members) and no other: u is the root, or not duplicable
+// (assigned to it alone), or duplicable with every reader a member
+// computed only there in turn — another fusion computes a duplicable
+// instruction only where it holds one of its readers. (Readers not yet
+// members count as elsewhere.)
+func onlyIn(u, root *Instr, members map[*Instr]bool, users map[*Instr][]*Instr, dup *dupRule, depth int) bool {
+	if u == root || !dup.ok(u) {
+		return true
+	}
+	if depth > maxDupCone {
+		return false
+	}
+	for _, w := range users[u] {
+		if !members[w] || !onlyIn(w, root, members, users, dup, depth+1) {
+			return false
+		}
+	}
+	return true
+}
+
+// keepEpilogue takes the iotas out of a loop fusion that holds no data
+// movement and reads a product (a dot's or conv's result): a mapped fusion
+// is no epilogue (Epilogue), so computing the iota inside it would cost
+// the product's write and read (a causal mask's iotas beside attention
+// scores). The iotas stay kernels of their own, read from buffers.
+func keepEpilogue(members, needed map[*Instr]bool) {
+	product := false
+	for in := range members {
+		if movable(in) {
+			return
+		}
+		for _, a := range in.Args {
+			product = product || !members[a] && a.Op.Info().Class == trace.ClassDot
+		}
+	}
+	if !product {
+		return
+	}
+	for in := range members {
+		if in.Op == trace.OpIota {
+			delete(members, in)
+			needed[in] = true
+		}
+	}
+}
+
+// iotasRead marks the iotas member in reads that its fusion does not
+// hold: they need a buffer, hence a kernel of their own.
+func iotasRead(in *Instr, members, needed map[*Instr]bool) {
+	for _, a := range in.Args {
+		if a.Op == trace.OpIota && !members[a] {
+			needed[a] = true
+		}
+	}
+}
+
+// iotaAbsorbed reports whether every reader of iota in computes it in its
+// own loop fusion (growFusion), so it needs no kernel.
+func iotaAbsorbed(in *Instr, users []*Instr, memberSets map[*Instr]map[*Instr]bool, needed map[*Instr]bool) bool {
+	if in.Op != trace.OpIota || needed[in] || len(users) == 0 {
+		return false
+	}
+	for _, u := range users {
+		if !memberSets[u][in] {
+			return false
+		}
+	}
+	return true
 }
 
 // allAbsorb reports whether every user can compute cheap broadcast p inside

@@ -34,14 +34,14 @@ func movable(in *Instr) bool {
 }
 
 // Mapped reports whether f is a loop fusion holding data-movement
-// instructions (see Regions), whose members may have other shapes than its
-// root.
+// instructions or iotas (see Regions), whose members may have other shapes
+// than its root.
 func (f *Fusion) Mapped() bool {
 	if f.Kind != FusionLoop {
 		return false
 	}
 	for _, in := range f.Instrs {
-		if movable(in) {
+		if movable(in) || in.Op == trace.OpIota {
 			return true
 		}
 	}
@@ -63,8 +63,11 @@ type Region struct {
 
 // A Leaf is a value a region reads from memory: Src (a fusion input, or a
 // constant) at element Base + Σ idx[j]·Strides[j] of its row-major buffer,
-// for every idx of the region's box. In is its stand-in in the region's
-// expression: not a member of the fusion, with the root's shape.
+// for every idx of the region's box. When Src is an iota (a member of the
+// fusion) nothing is read: the leaf's value is the count Base + Σ
+// idx[j]·Strides[j] itself, converted to Src's dtype as the iota converts
+// it. In is its stand-in in the region's expression: not a member of the
+// fusion, with the root's shape.
 type Leaf struct {
 	In      *Instr
 	Src     *Instr
@@ -212,6 +215,15 @@ func (rb *regionBuilder) value(in *Instr, m []axisMap) (*Instr, error) {
 	switch {
 	case !rb.members[in] || in.Op == trace.OpConst:
 		v = rb.leaf(in, m)
+	case in.Op == trace.OpIota:
+		// Its element at coordinates c is c[Axis]: an affine count of the
+		// root's index, computed rather than loaded.
+		a := m[in.Params.Axis]
+		l := &Leaf{Src: in, Base: a.off, Strides: make([]int, len(rb.root.Shape))}
+		if a.dim >= 0 {
+			l.Strides[a.dim] = a.coef
+		}
+		v = rb.addLeaf(l)
 	case in.Op.Elementwise():
 		c := *in
 		c.Args = make([]*Instr, len(in.Args))
@@ -332,6 +344,13 @@ func (rb *regionBuilder) leaf(src *Instr, m []axisMap) *Instr {
 			l.Strides[a.dim] += a.coef * st[k]
 		}
 	}
+	return rb.addLeaf(l)
+}
+
+// addLeaf adds leaf l to the region (once per source and map) and returns
+// its stand-in.
+func (rb *regionBuilder) addLeaf(l *Leaf) *Instr {
+	src := l.Src
 	key := fmt.Sprintf("%d:%d:%v", src.ID, l.Base, l.Strides)
 	if old, ok := rb.leaves[key]; ok {
 		return old.In

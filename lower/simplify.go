@@ -37,7 +37,11 @@ const foldLimit = 1 << 10
 //     computed by a kernel of its own;
 //   - reshape(dot_general(reshape(x), …)) whose reshapes only add and
 //     drop unit free dimensions of the product (vmap's batched
-//     vector-matrix product) → dot_general(x, …) (see squeezeDots).
+//     vector-matrix product) → dot_general(x, …) (see squeezeDots);
+//   - a take along one axis with constant in-bounds indices (folded
+//     through take's normalization when fold is set) → a concatenate of
+//     slices, one per run of indices (see staticGathers): the same
+//     elements moved, as data movement that fuses.
 //
 // Float identities such as x + 0 → x are deliberately absent: −0 + 0 is +0.
 func Simplify(m *Module, fold func(*Instr, []*tensor.Array) (*tensor.Array, error)) error {
@@ -109,6 +113,7 @@ func Simplify(m *Module, fold func(*Instr, []*tensor.Array) (*tensor.Array, erro
 	}
 	m.Instrs = instrs
 	squeezeDots(m)
+	staticGathers(m, fold)
 	return nil
 }
 

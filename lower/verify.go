@@ -210,7 +210,7 @@ func (m *Module) verifyFusions() *VerifyError {
 			}
 		}
 		for _, in := range f.Instrs {
-			if prev := owner[in]; prev != nil && !cheap(in) && !dup.ok(in) {
+			if prev := owner[in]; prev != nil && !cheap(in) && !dup.ok(in) && in.Op != trace.OpIota {
 				return fusionErr(VerifyFusion, f, "%s is computed by fusion.%d too", in.Name(), prev.ID)
 			}
 			owner[in] = f
@@ -283,8 +283,12 @@ func (m *Module) verifyFusion(f *Fusion, users map[*Instr][]*Instr, dup *dupRule
 		moduleOutput[throughReshapes(o)] = true
 	}
 	for _, in := range f.Instrs {
-		if isOutput[in] || cheap(in) || dup.ok(in) {
-			continue // a duplicable member's every reader computes it too
+		if isOutput[in] || cheap(in) || dup.ok(in) || in.Op == trace.OpIota {
+			// A duplicable member's every reader computes it too; an iota
+			// is computed from the index by every loop fusion reading it,
+			// and the others read it from its own kernel's buffer (they
+			// list it as an input, checked above to follow its kernel).
+			continue
 		}
 		if moduleOutput[in] {
 			return fusionErr(VerifyFusion, f, "%s is a module output but not an output of the fusion", in.Name())
@@ -330,7 +334,7 @@ func verifyKind(f *Fusion, root *Instr) *VerifyError {
 	}
 	if f.Mapped() {
 		for _, in := range f.Instrs {
-			if !loopable(in) && !movable(in) {
+			if !loopable(in) && !movable(in) && in.Op != trace.OpIota {
 				return fusionErr(VerifyFusion, f, "%s cannot run in a %s fusion's loop", in, f.Kind)
 			}
 		}

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -46,11 +47,43 @@ var movements = []movement{
 	{"roll-of-rev-of-slices", func(x trace.Value) trace.Value {
 		return trace.Roll(trace.Concatenate(0, x.Slice(0, 2, 4, 1).Flip(1), x.Slice(0, 0, 2, 1)), 3, 1)
 	}},
-	{"iota", func(x trace.Value) trace.Value { return trace.Iota(x.DType(), []int{4, 6}, 1) }},
+	{"iota", func(x trace.Value) trace.Value { return trace.Iota(iotaType(x), []int{4, 6}, 1) }},
+	{"iota-rows", func(x trace.Value) trace.Value { return trace.Iota(iotaType(x), []int{4, 6}, 0) }},
+	{"iota-strided-slice", func(x trace.Value) trace.Value { // rows 1, 3, 5, 7 of a [9,6] row count
+		return trace.Iota(iotaType(x), []int{9, 6}, 0).Slice(0, 1, 9, 2)
+	}},
+	{"iota-rolled", func(x trace.Value) trace.Value { // counts moved like data: roll, rev, transpose
+		c := trace.Iota(iotaType(x), []int{6, 4}, 0).Transpose()
+		return trace.Roll(trace.Rev(c, 0), 2, 1)
+	}},
+	{"iota-converted", func(x trace.Value) trace.Value { // an i32 count converted to x's dtype
+		return trace.Iota(tensor.I32, []int{4, 6}, 1).Mul(trace.Int(37)).Astype(x.DType())
+	}},
 	{"static-gather", func(x trace.Value) trace.Value {
 		idx := trace.Const(tensor.Must(tensor.FromSlice([]int32{5, 0, 2, 2, 4, 1})))
 		return trace.Take(x, idx, 1)
 	}},
+	{"static-gather-rows", func(x trace.Value) trace.Value { // -1 counts from the end; repeats
+		idx := trace.Const(tensor.Must(tensor.FromSlice([]int32{3, -1, 0, 1})))
+		return trace.Take(x, idx, 0)
+	}},
+	{"static-gather-runs", func(x trace.Value) trace.Value { // runs of step 1 and 2 beside single indices
+		idx := trace.Const(tensor.Must(tensor.FromSlice([]int64{0, 1, 2, 5, 1, 3})))
+		return trace.Take(x, idx, 1)
+	}},
+	{"static-gather-clip", func(x trace.Value) trace.Value { // out of bounds, clamped: stays a gather
+		idx := trace.Const(tensor.Must(tensor.FromSlice([]int32{7, -2, 1, 2, 3, 9})))
+		return trace.Take(x, idx, 1, trace.WithMode(trace.ModeClip))
+	}},
+}
+
+// iotaType is the dtype of an iota moved in x's place: x's own, or u8
+// for bool (an iota of bool is an error).
+func iotaType(x trace.Value) tensor.DType {
+	if x.DType() == tensor.Bool {
+		return tensor.U8
+	}
+	return x.DType()
 }
 
 // movementCases put every data-movement op inside a loop fusion (moved
@@ -104,5 +137,37 @@ func movementCases() []Case {
 			return []trace.Value{u.Add(trace.Float(0.25).Mul(l.Add(r).Sub(u.Mul(trace.Float(2)))))}
 		}, a[0])[0]
 	})})
+	// Rolls read by duplicable arithmetic (scaled, offset, NaN-added)
+	// fuse into the consumer: the same bits, in a step and a loop body.
+	rolls := map[string]func(u, v trace.Value) trace.Value{
+		"scaled-rolls": func(u, v trace.Value) trace.Value {
+			c, c2, c3 := trace.Float(0.5), trace.Float(3), trace.Float(-2)
+			return trace.Roll(u, 1, 0).Mul(c).Sub(c2).Mul(c.Sub(trace.Roll(u, 4, 0).Mul(c3))).Add(v)
+		},
+		"nan-rolls": func(u, v trace.Value) trace.Value {
+			nan := trace.Float(math.NaN())
+			return trace.Roll(u, 1, 0).Add(nan).Mul(v).Sub(nan.Mul(trace.Roll(v, 2, 0)))
+		},
+		"iota-weighted-rolls": func(u, v trace.Value) trace.Value {
+			w := trace.Iota(u.DType(), u.Shape(), 0)
+			return trace.Roll(u, 3, 0).Mul(w).Sub(trace.Roll(v, -5, 0).Mul(trace.Float(0.25)))
+		},
+	}
+	for _, name := range []string{"scaled-rolls", "nan-rolls", "iota-weighted-rolls"} {
+		f := rolls[name]
+		for _, d := range []tensor.DType{tensor.F32, tensor.F64, tensor.F16, tensor.BF16} {
+			u, v := Input(d, 67, 3000), Input(d, 68, 3000)
+			cs = append(cs,
+				Case{Name: fmt.Sprintf("movement/%s/step/%s", name, d), Inputs: []*tensor.Array{u, v},
+					Fn: one(func(a []trace.Value) trace.Value { return f(a[0], a[1]) })},
+				Case{Name: fmt.Sprintf("movement/%s/loop/%s", name, d), Inputs: []*tensor.Array{u, v},
+					Fn: func(a []trace.Value) []trace.Value {
+						return trace.ForiLoop(trace.Int(0), trace.Int(3), func(_ trace.Value, c []trace.Value) []trace.Value {
+							return []trace.Value{f(c[0], c[1]), c[1]}
+						}, a[0], a[1])
+					}},
+			)
+		}
+	}
 	return cs
 }

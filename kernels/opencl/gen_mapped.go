@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kiln-go/kiln/lower"
+	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
 
@@ -13,7 +14,9 @@ import (
 // test per region) and evaluates the region's expression there, each
 // leaf loaded at its affine offset — the elementwise statements of a plain
 // loop fusion, so the bits are the unfused program's. A region whose value
-// is a leaf moves the element's storage bits as they are.
+// is a leaf moves the element's storage bits as they are. A fused iota's
+// leaf is its count at the element's coordinates, converted as the iota
+// kernel converts it.
 func (g *gen) mappedFusion(f *lower.Fusion) {
 	regions, err := lower.Regions(f)
 	if err != nil {
@@ -69,6 +72,18 @@ func (g *gen) mappedFusion(f *lower.Fusion) {
 				}
 			}
 			idx := strings.Join(terms, " + ")
+			if l.Src.Op == trace.OpIota {
+				// A fused iota: the count itself, converted as the
+				// iota kernel converts it.
+				v := g.convertExpr(l.Src.DType, tensor.U64, fmt.Sprintf("(ulong)(%s)", idx))
+				if l.In == r.Root {
+					rawRoot = "iota"
+					fmt.Fprintf(&code, "\t\t%s;\n\t}\n", g.store(root.DType, out, "i", v))
+					continue
+				}
+				b.emit(l.In, v)
+				continue
+			}
 			b.leafIdx[l.In], b.leafSrc[l.In] = idx, l.Src
 			if l.In == r.Root {
 				rawRoot = fmt.Sprintf("%s[%s]", p.input(g, l.Src), idx)
@@ -79,6 +94,9 @@ func (g *gen) mappedFusion(f *lower.Fusion) {
 				continue
 			}
 			b.emit(l.In, g.load(l.Src.DType, p.input(g, l.Src), idx))
+		}
+		if rawRoot == "iota" {
+			continue
 		}
 		if rawRoot != "" {
 			fmt.Fprintf(&code, "\t\t%s[i] = %s; // storage bits moved\n\t}\n", out, rawRoot)
