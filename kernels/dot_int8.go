@@ -224,15 +224,8 @@ func runGemmI8(x *cpuExec, rs *runState, k *dotKernel, out, a, b unsafe.Pointer,
 		}
 		j.call.BatchA, j.call.RowA, j.call.ColA = k.lhs.strides[0], k.lhs.strides[1], k.lhs.strides[2]
 		j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]
-		workers := x.cpu.workers()
-		if !x.wide(k.b*k.m*k.n*k.kk, 4*x.gemmParallelMin()) {
-			workers = 1
-		}
-		j.parts = j.call.Parts(workers)
-		x.parallel(rs, j.parts, k.b*k.m*k.n*max(k.kk, 1), j)
-		if k.dtype != tensor.I32 {
-			wrapI32(k.dtype, out, c, k.b*k.m*k.n)
-		}
+		j.parts = j.call.Parts(x.int8Workers(k))
+		x.finishInt8(rs, k, j.parts, j, out, c)
 		return
 	}
 	j := slotJob[gemmI8Job](rs, k.slot)
@@ -240,12 +233,23 @@ func runGemmI8(x *cpuExec, rs *runState, k *dotKernel, out, a, b unsafe.Pointer,
 		A: view[int8](a, na), B: view[int8](b, nb), C: view[int32](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n, Stop: rs.stop}
 	j.call.BatchA, j.call.RowA, j.call.ColA = k.lhs.strides[0], k.lhs.strides[1], k.lhs.strides[2]
 	j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]
-	workers := x.cpu.workers()
+	j.parts = j.call.Parts(x.int8Workers(k))
+	x.finishInt8(rs, k, j.parts, j, out, c)
+}
+
+// int8Workers is how many workers an int8 product of k's size is split
+// over: all of them, or one below the GEMM's parallel threshold.
+func (x *cpuExec) int8Workers(k *dotKernel) int {
 	if !x.wide(k.b*k.m*k.n*k.kk, 4*x.gemmParallelMin()) {
-		workers = 1
+		return 1
 	}
-	j.parts = j.call.Parts(workers)
-	x.parallel(rs, j.parts, k.b*k.m*k.n*max(k.kk, 1), j)
+	return x.cpu.workers()
+}
+
+// finishInt8 runs an int8 product's parts and narrows its int32 sums c
+// into out when the result dtype is i8 or i16.
+func (x *cpuExec) finishInt8(rs *runState, k *dotKernel, parts int, j rangeJob, out, c unsafe.Pointer) {
+	x.parallel(rs, parts, k.b*k.m*k.n*max(k.kk, 1), j)
 	if k.dtype != tensor.I32 {
 		wrapI32(k.dtype, out, c, k.b*k.m*k.n)
 	}
