@@ -6,7 +6,6 @@ import (
 	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
-	"github.com/kiln-go/kiln/trace"
 )
 
 // mappedKernel runs a mapped loop fusion (lower.Regions): a loop fusion
@@ -154,7 +153,7 @@ func (x *cpuExec) compileRegion(root *lower.Instr, out int, r *lower.Region) (*m
 	leafs := map[*lower.Instr]leafRead{}
 	slot := map[*lower.Instr]int{}
 	for i, l := range r.Leaves {
-		if l.Src.Op == trace.OpIota {
+		if l.Counted {
 			ml := leafOf(1+i, -1, l.Src.DType.Size())
 			ml.iota, ml.isIota = l.Src.DType, true
 			slot[l.In] = len(mr.leaves)

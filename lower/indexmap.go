@@ -63,16 +63,20 @@ type Region struct {
 
 // A Leaf is a value a region reads from memory: Src (a fusion input, or a
 // constant) at element Base + Σ idx[j]·Strides[j] of its row-major buffer,
-// for every idx of the region's box. When Src is an iota (a member of the
-// fusion) nothing is read: the leaf's value is the count Base + Σ
-// idx[j]·Strides[j] itself, converted to Src's dtype as the iota converts
-// it. In is its stand-in in the region's expression: not a member of the
-// fusion, with the root's shape.
+// for every idx of the region's box. When Counted is set (Src is an iota
+// and a member of the fusion) nothing is read: the leaf's value is the
+// count Base + Σ idx[j]·Strides[j] itself, converted to Src's dtype as the
+// iota converts it. An iota that is not a member (a kernel of its own,
+// say, because another kernel reads it too) is a buffer like any other
+// input, read at Base + Σ idx[j]·Strides[j]: Src.Op alone does not tell
+// the two apart. In is its stand-in in the region's expression: not a
+// member of the fusion, with the root's shape.
 type Leaf struct {
 	In      *Instr
 	Src     *Instr
 	Base    int
 	Strides []int
+	Counted bool
 }
 
 // Size is the number of elements of the region's box.
@@ -219,7 +223,7 @@ func (rb *regionBuilder) value(in *Instr, m []axisMap) (*Instr, error) {
 		// Its element at coordinates c is c[Axis]: an affine count of the
 		// root's index, computed rather than loaded.
 		a := m[in.Params.Axis]
-		l := &Leaf{Src: in, Base: a.off, Strides: make([]int, len(rb.root.Shape))}
+		l := &Leaf{Src: in, Base: a.off, Strides: make([]int, len(rb.root.Shape)), Counted: true}
 		if a.dim >= 0 {
 			l.Strides[a.dim] = a.coef
 		}
@@ -351,7 +355,7 @@ func (rb *regionBuilder) leaf(src *Instr, m []axisMap) *Instr {
 // its stand-in.
 func (rb *regionBuilder) addLeaf(l *Leaf) *Instr {
 	src := l.Src
-	key := fmt.Sprintf("%d:%d:%v", src.ID, l.Base, l.Strides)
+	key := fmt.Sprintf("%d:%d:%v:%t", src.ID, l.Base, l.Strides, l.Counted)
 	if old, ok := rb.leaves[key]; ok {
 		return old.In
 	}

@@ -56,6 +56,9 @@ var movements = []movement{
 		c := trace.Iota(iotaType(x), []int{6, 4}, 0).Transpose()
 		return trace.Roll(trace.Rev(c, 0), 2, 1)
 	}},
+	{"iota-broadcast-rolled", func(x trace.Value) trace.Value { // an iota of another shape is a buffer the moved loop reads, not counts
+		return trace.Roll(trace.Iota(iotaType(x), []int{1, 6}, 0).BroadcastTo(4, 6), 1, 1)
+	}},
 	{"iota-converted", func(x trace.Value) trace.Value { // an i32 count converted to x's dtype
 		return trace.Iota(tensor.I32, []int{4, 6}, 1).Mul(trace.Int(37)).Astype(x.DType())
 	}},

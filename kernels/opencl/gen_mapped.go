@@ -72,7 +72,7 @@ func (g *gen) mappedFusion(f *lower.Fusion) {
 				}
 			}
 			idx := strings.Join(terms, " + ")
-			if l.Src.Op == trace.OpIota {
+			if l.Counted {
 				// A fused iota: the count itself, converted as the
 				// iota kernel converts it.
 				v := g.convertExpr(l.Src.DType, tensor.U64, fmt.Sprintf("(ulong)(%s)", idx))
