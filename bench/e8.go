@@ -92,6 +92,10 @@ func newE8() *workload {
 		}
 		return impl{run: run, result: func() any { return a }}, nil
 	})
+	// E8's pair: the same 1,000 steps as 1,000 jitted calls of one fused
+	// step, timed in the same rounds — the loop should add nothing per step.
+	w.pair = &workload{id: "E8s", title: "E8's step as 1,000 chained `RunInto` calls", size: e8N,
+		fn: e8Step, args: w.args, chain: e8Steps}
 	w.lacks(gonumPeer, "gonum has no stencil or roll; the plain Go loop is the Go column")
 	w.lacks(gorgoniaPeer, "gorgonia.org/tensor has no roll; the plain Go loop is the Go column")
 	return w

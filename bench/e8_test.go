@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -120,4 +121,55 @@ func BenchmarkE8PerStep(b *testing.B) {
 		ratio = float64(whole) / e8Steps / float64(step)
 	}
 	b.ReportMetric(ratio, "step-ratio")
+}
+
+// TestE8ChainIsTheLoop: E8's pair (E8s, its per-step target's base) is
+// the same computation — 1,000 chained calls of one jitted step give the
+// loop's bits — and its run writes the pair's result buffer, not the
+// other one of the two it ping-pongs between, for odd and even chains.
+func TestE8ChainIsTheLoop(t *testing.T) {
+	w := newE8()
+	if w.pair == nil || w.pair.chain != e8Steps {
+		t.Fatalf("E8's pair = %+v, want a chain of %d steps", w.pair, e8Steps)
+	}
+	loop, err := runIntoImpl(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chain, err := runIntoImpl(w.pair)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, im := range []impl{loop, chain} {
+		if err := im.run(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, want := chain.result().([]float32), loop.result().([]float32)
+	for i := range want {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+			t.Fatalf("element %d: chained steps give %v, the loop %v", i, got[i], want[i])
+		}
+	}
+	for _, n := range []int{3, 4} {
+		short := *w.pair
+		short.chain = n
+		im, err := runIntoImpl(&short)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := im.run(); err != nil {
+			t.Fatal(err)
+		}
+		ref, err := kiln.Jit(e8Loop(n)).Run(w.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := im.result().([]float32), ref.Data().([]float32)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("chain of %d: element %d: %v, want %v", n, i, got[i], want[i])
+			}
+		}
+	}
 }

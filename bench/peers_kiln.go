@@ -145,7 +145,30 @@ func runIntoImpl(w *workload, opts ...kiln.Option) (impl, error) {
 	}
 	im := impl{result: func() any { return w.joined(dst) }}
 	im.run, im.steps = w.repeat(func() error { return f.RunInto(dst, w.args...) })
+	if w.chain > 1 {
+		im.run, im.steps = w.repeat(chained(f, w.chain, w.args[0], dst))
+	}
 	return im, nil
+}
+
+// chained is one call of a chain workload: n RunInto calls of f, the
+// first on in, each later one on the previous one's output, ping-ponging
+// between dst[0] and a second buffer so that the last writes dst[0].
+func chained(f *kiln.Func, n int, in any, dst []*tensor.Array) func() error {
+	other := dst[0].Clone()
+	bufs := [2][]*tensor.Array{dst, {other}}
+	return func() error {
+		// Call i writes bufs[(n-1-i)%2]: the last (i = n-1) writes dst.
+		var prev any = in
+		for i := range n {
+			out := bufs[(n-1-i)%2]
+			if err := f.RunInto(out, prev); err != nil {
+				return err
+			}
+			prev = out[0]
+		}
+		return nil
+	}
 }
 
 // compileImpl times a fresh Jit and its first Run.

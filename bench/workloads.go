@@ -30,7 +30,12 @@ type workload struct {
 	compile   bool          // E5b: the Kiln time is a fresh Jit's trace, compile and first Run
 	cold      time.Duration // the first Run of the process's first Jit of fn (set by kiln-fused)
 
-	pair *workload // E6g: its bare GEMM; E6i–E6l: E6a; E6n: E6i; E6o: E6j; its Kiln fused time is measured in the same rounds
+	pair *workload // E6g: its bare GEMM; E6i–E6l: E6a; E6n: E6i; E6o: E6j; E8: E8s; its Kiln fused time is measured in the same rounds
+	// chain > 1: a Kiln run is chain RunInto calls of fn, each but the
+	// first reading the previous call's output (E8s: E8's loop as 1,000
+	// jitted calls of its step); fn has one argument and one result of
+	// the same type.
+	chain int
 
 	fn   any           // the traced function
 	args []any         // Kiln's arguments (*tensor.Array)
