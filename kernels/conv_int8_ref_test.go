@@ -56,8 +56,8 @@ var int8ConvShapes = []int8ConvShape{
 var int8ConvTypes = [][3]tensor.DType{
 	{tensor.I8, tensor.I8, tensor.I32}, {tensor.U8, tensor.I8, tensor.I32}, {tensor.I8, tensor.U8, tensor.I32},
 	{tensor.U8, tensor.U8, tensor.I32}, {tensor.I8, tensor.I8, tensor.I16}, {tensor.U8, tensor.U8, tensor.U16},
-	{tensor.I8, tensor.I8, tensor.U32}, {tensor.I8, tensor.I8, 0}, {tensor.U8, tensor.U8, 0}, {tensor.I8, tensor.U8, 0},
-	{tensor.I4, tensor.I8, tensor.I32},
+	{tensor.U8, tensor.U8, tensor.U32}, {tensor.I8, tensor.I8, 0}, {tensor.U8, tensor.U8, 0}, {tensor.I8, tensor.U8, 0},
+	{tensor.I4, tensor.I4, tensor.I32},
 }
 
 // Convolutions of int8 and uint8 operands (kernels/conv_int8.go: the
@@ -84,11 +84,13 @@ func TestInt8ConvReference(t *testing.T) {
 				if !longtest.Enabled() && (ti+int(seed))%3 != 0 && ti != 0 {
 					continue // KILN_LONG=1 runs every pair; by default a third and i8 × i8 → i32
 				}
-				lhs := i8Input(ty[0], seed, s.lhs...)
-				if ty[0] == tensor.I4 {
-					lhs = i4Input(seed, s.lhs...)
+				in := func(d tensor.DType, seed uint64, shape []int) *tensor.Array {
+					if d == tensor.I4 {
+						return i4Input(seed, shape...)
+					}
+					return i8Input(d, seed, shape...)
 				}
-				inputs := []*tensor.Array{lhs, i8Input(ty[1], seed+1, s.rhs...)}
+				inputs := []*tensor.Array{in(ty[0], seed, s.lhs), in(ty[1], seed+1, s.rhs)}
 				res := "promoted"
 				if ty[2] != 0 {
 					res = ty[2].String()
