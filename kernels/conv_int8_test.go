@@ -103,46 +103,94 @@ func TestInt8ConvPath(t *testing.T) {
 			}
 			a, _ := tensor.FromSlice(a8, ls...)
 			b, _ := tensor.FromSlice(b8, rs...)
-			val := func(v int8, d tensor.DType) int64 {
-				if d == tensor.U8 {
-					return int64(uint8(v))
-				}
-				return int64(v)
-			}
 			outs, err := x.Run([]*tensor.Array{a.Astype(c.l), b.Astype(c.r)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The NHWC × HWIO SAME convolution, exactly, in int64.
-			n, h, w, ci, kh, kw, co := ls[0], ls[1], ls[2], ls[3], rs[0], rs[1], rs[3]
-			want := make([]int64, n*h*w*co)
-			for bi := range n {
-				for y := range h {
-					for xx := range w {
-						for o := range co {
-							var s int64
-							for dy := range kh {
-								for dx := range kw {
-									iy, ix := y+dy-kh/2, xx+dx-kw/2
-									if iy < 0 || iy >= h || ix < 0 || ix >= w {
-										continue
-									}
-									for i := range ci {
-										s += val(a8[((bi*h+iy)*w+ix)*ci+i], c.l) * val(b8[((dy*kw+dx)*ci+i)*co+o], c.r)
-									}
-								}
-							}
-							want[((bi*h+y)*w+xx)*co+o] = s
-						}
-					}
-				}
-			}
+			want := convNHWCSame(a8, b8, ls, rs, c.l, c.r)
+			n, h, w, co := ls[0], ls[1], ls[2], rs[3]
 			wantArr, _ := tensor.FromSlice(want, n, h, w, co)
 			gotI, _ := tensor.Data[int64](outs[0].Astype(tensor.I64))
 			wantI, _ := tensor.Data[int64](wantArr.Astype(c.widthResult).Astype(tensor.I64))
 			if outs[0].DType() != c.widthResult || !slices.Equal(gotI, wantI) {
 				t.Errorf("%s: %v result differs from the int64 loop wrapped to %v", name, outs[0].DType(), c.widthResult)
 			}
+		}
+		restore()
+	}
+}
+
+// convNHWCSame is the NHWC × HWIO SAME convolution of a8 (shape ls) and
+// b8 (shape rs), their bytes read as dtypes l and r (int8 or uint8),
+// exactly, in int64.
+func convNHWCSame(a8, b8 []int8, ls, rs []int, l, r tensor.DType) []int64 {
+	val := func(v int8, d tensor.DType) int64 {
+		if d == tensor.U8 {
+			return int64(uint8(v))
+		}
+		return int64(v)
+	}
+	n, h, w, ci, kh, kw, co := ls[0], ls[1], ls[2], ls[3], rs[0], rs[1], rs[3]
+	want := make([]int64, n*h*w*co)
+	for bi := range n {
+		for y := range h {
+			for xx := range w {
+				for o := range co {
+					var s int64
+					for dy := range kh {
+						for dx := range kw {
+							iy, ix := y+dy-kh/2, xx+dx-kw/2
+							if iy < 0 || iy >= h || ix < 0 || ix >= w {
+								continue
+							}
+							for i := range ci {
+								s += val(a8[((bi*h+iy)*w+ix)*ci+i], l) * val(b8[((dy*kw+dx)*ci+i)*co+o], r)
+							}
+						}
+					}
+					want[((bi*h+y)*w+xx)*co+o] = s
+				}
+			}
+		}
+	}
+	return want
+}
+
+// An int8 convolution whose fused epilogue reads a converted operand too
+// (conv(x, w) + x.astype(i32), as many features out as in) keeps that
+// convert's kernel — the GEMM reads past the convert, the epilogue does
+// not — in every simd.Mode, and adds the widened x.
+func TestInt8ConvEpilogueReadsConvert(t *testing.T) {
+	ls, rs := []int{2, 5, 4, 6}, []int{3, 3, 6, 6}
+	opts := trace.ConvOptions{PaddingMode: "SAME", DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}
+	a8, b8 := make([]int8, trace.ShapeSize(ls)), make([]int8, trace.ShapeSize(rs))
+	for i := range a8 {
+		a8[i] = [3]int8{-128, int8(i*29 + 3), 127}[i%3]
+	}
+	for i := range b8 {
+		b8[i] = [3]int8{-128, -1, int8(i*41 - 9)}[i%3]
+	}
+	want := convNHWCSame(a8, b8, ls, rs, tensor.I8, tensor.I8)
+	for i, v := range a8 {
+		want[i] = int64(int32(want[i]) + int32(v))
+	}
+	a, _ := tensor.FromSlice(a8, ls...)
+	b, _ := tensor.FromSlice(b8, rs...)
+	for _, mode := range simd.Modes() {
+		restore := mode.Set()
+		x := compileConvOf(t, func(v []trace.Value) []trace.Value {
+			return []trace.Value{trace.ConvGeneralDilated(v[0], v[1], opts, trace.PreferredElementType(tensor.I32)).Add(v[0].Astype(tensor.I32))}
+		}, ls, rs, tensor.I8, tensor.I8)
+		if !slices.ContainsFunc(x.m.Fusions, (*lower.Fusion).Epilogue) {
+			t.Fatalf("the add is not the convolution's epilogue:\n%s", x.m.FusedString())
+		}
+		outs, err := x.Run([]*tensor.Array{a, b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := tensor.Data[int64](outs[0].Astype(tensor.I64))
+		if !slices.Equal(got, want) {
+			t.Errorf("%v: conv(x, w) + x differs from the int64 loop", mode)
 		}
 		restore()
 	}
