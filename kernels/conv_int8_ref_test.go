@@ -67,7 +67,8 @@ var int8ConvTypes = [][3]tensor.DType{
 // preferred_element_type, and wrapping into the promoted dtype (i8, u8;
 // i16 for i8 × u8), with and without a bias added after (the fused
 // epilogue), over the layouts, strides, padding, dilation and feature
-// groups of int8ConvShapes. A third of the inputs are -128, 127 or -1
+// groups of int8ConvShapes; int4 operands passed unpacked and packed.
+// A third of the inputs are -128, 127 or -1
 // (0, 255 as uint8), so the sums overflow int16.
 func TestInt8ConvReference(t *testing.T) {
 	cpus := []*kernels.CPU{
@@ -128,6 +129,23 @@ func TestInt8ConvReference(t *testing.T) {
 						}
 						if msg := conformance.Compare(got[0], want[0], 0); msg != "" {
 							t.Fatalf("%s %v, %d workers: %s", name, mode, w+1, msg)
+						}
+						if ty[0] != tensor.I4 {
+							continue
+						}
+						// Passed packed: unpacked for the run (only
+						// dot_general's int8 products read packed inputs).
+						packed := make([]*tensor.Array, len(inputs))
+						for i, in := range inputs {
+							if packed[i], err = in.Pack(); err != nil {
+								t.Fatal(err)
+							}
+						}
+						if got, err = exe.Run(packed); err != nil {
+							t.Fatalf("%s %v packed: %v", name, mode, err)
+						}
+						if msg := conformance.Compare(got[0], want[0], 0); msg != "" {
+							t.Fatalf("%s %v, %d workers, packed: %s", name, mode, w+1, msg)
 						}
 					}
 					restore()
