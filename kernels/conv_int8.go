@@ -28,8 +28,10 @@ import (
 //     except for an 8-bit result, whose low 8 bits are those of the
 //     product with the rhs's bytes read as int8 (w ≡ w − 256).
 //
-// 64-bit results (whose sums can pass 2³¹) and float results keep the
-// plain paths.
+// Where the active tier has no VNNI kernel the operands are widened and
+// run on the f32 or f64 GEMM instead, whose sums are then exact
+// (convI8Float). 64-bit results (whose sums can pass 2³¹) and float
+// results keep the plain paths.
 
 // convByteOperands returns the byte arrays conv's operands are read from
 // on the int8 GEMM, whether the lhs is uint8, and whether the rhs is

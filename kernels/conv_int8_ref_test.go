@@ -62,7 +62,8 @@ var int8ConvTypes = [][3]tensor.DType{
 
 // Convolutions of int8 and uint8 operands (kernels/conv_int8.go: the
 // int8 GEMM) against the reference evaluator, exactly, in every
-// simd.Mode (VNNI or the GEMM's Go kernel) on one, two and three workers:
+// simd.Mode (the VNNI GEMM, or the f32/f64 GEMM where VNNI is hidden or
+// missing) on one, two and three workers:
 // i8, u8 and mixed operands into i32, i16, u16 and u32 by
 // preferred_element_type, and wrapping into the promoted dtype (i8, u8;
 // i16 for i8 × u8), with and without a bias added after (the fused
