@@ -17,10 +17,10 @@ import (
 // (preferred_element_type, on the int8 GEMM) beside the same
 // convolution in f32, on the default CPU, in one loop alternating them so
 // that load on the machine falls on each alike: i8 at the best tier (the
-// VNNI GEMM where the CPU has it), i8 with VNNI hidden (widened onto
-// the f32 GEMM, convI8Float) and f32 at the best tier. It reports each one's GOP/s from its
-// fastest run and the ratio of the fastest times i8/f32 (below 1: the
-// int8 convolution is faster).
+// VNNI GEMM where the CPU has it), i8 with VNNI hidden (widened onto the
+// f32 GEMM, convI8Float) and f32 at the best tier. It reports each one's
+// GOP/s from its fastest run and the ratio of the fastest times i8/f32
+// (below 1: the int8 convolution is faster).
 //
 //	go test -run '^$' -bench ConvI8 -benchtime 10x ./kernels
 func BenchmarkConvI8(b *testing.B) {
