@@ -63,14 +63,18 @@ func TestSortRunIntoDoesNotAllocate(t *testing.T) {
 }
 
 // A steady RunInto of a convolution (f32 and bf16, which widens into
-// per-run slots, on one worker and on several) allocates nothing per call:
-// im2col patches, the packed kernel and the f32 output live in scratch
-// kept between Runs.
+// per-run slots, on one worker and on several; int8 into int32 on the
+// int8 GEMM) allocates nothing per call: im2col patches, the packed
+// kernel and the f32 output live in scratch kept between Runs.
 func TestConvRunIntoDoesNotAllocate(t *testing.T) {
-	for _, d := range []tensor.DType{tensor.F32, tensor.BF16} {
+	for _, d := range []tensor.DType{tensor.F32, tensor.BF16, tensor.I8} {
 		for _, shape := range [][]int{{1, 5, 5, 4}, {2, 24, 24, 8}} {
+			var opts []kiln.DotOption
+			if d == tensor.I8 {
+				opts = append(opts, kiln.PreferredElementType(tensor.I32))
+			}
 			f := kiln.Jit(func(x, w kiln.Value) kiln.Value {
-				return kiln.ConvGeneralDilated(x, w, kiln.ConvOptions{PaddingMode: "SAME", DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}})
+				return kiln.ConvGeneralDilated(x, w, kiln.ConvOptions{PaddingMode: "SAME", DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}, opts...)
 			})
 			x := tensor.Must(tensor.Must(tensor.Arange(d, shape[0]*shape[1]*shape[2]*shape[3])).Reshape(shape...))
 			w := tensor.Must(tensor.Must(tensor.Arange(d, 3*3*shape[3]*16)).Reshape(3, 3, shape[3], 16))

@@ -57,15 +57,24 @@ type convKernel struct {
 	rows       int // output positions per block
 	lhsN, rhsN int
 	outN       int
-	epi        *epilogue  // the fused elementwise consumers, or nil
-	batch      *convBatch // non-nil: the convolution runs as a convBatch (conv_batch.go)
+	epi        *epilogue    // the fused elementwise consumers, or nil
+	batch      *convBatch   // non-nil: the convolution runs as a convBatch (conv_batch.go)
+	i8         bool         // byte operands on the int8 GEMM (conv_int8.go)
+	aUnsigned  bool         // with i8: the lhs is uint8
+	bFlip      bool         // with i8: the rhs is uint8, packed as w − 128 and corrected
+	i8Float    tensor.DType // with i8 and no VNNI kernel: F32 or F64, the float GEMM's exact sums (convI8Float)
 }
 
 func (x *cpuExec) compileConv(f *lower.Fusion) (kernel, error) {
 	root := f.Dot()
 	lhs, rhs := root.Args[0], root.Args[1]
 	p := root.Params.Conv
-	if lhs.DType != root.DType || rhs.DType != root.DType {
+	l8, r8, aUnsigned, bFlip := x.convByteOperands(f, root)
+	if l8 != nil { // the int8 GEMM (conv_int8.go), reading past widening converts
+		x.bypass(f, lhs, l8)
+		x.bypass(f, rhs, r8)
+		lhs, rhs = l8, r8
+	} else if lhs.DType != root.DType || rhs.DType != root.DType {
 		return nil, fmt.Errorf("kernels: conv_general_dilated operands %s, %s for a %s result", lhs.DType, rhs.DType, root.DType)
 	}
 	switch cd := computeDType(root.DType); {
@@ -83,6 +92,7 @@ func (x *cpuExec) compileConv(f *lower.Fusion) (kernel, error) {
 		lsB: ls[p.LhsSpec[0]], lsC: ls[p.LhsSpec[1]], rsO: rs[p.RhsSpec[0]], rsI: rs[p.RhsSpec[1]],
 		osB: os[p.OutSpec[0]], osC: os[p.OutSpec[1]],
 		lhsN: lhs.Size(), rhsN: rhs.Size(), outN: root.Size(),
+		i8: l8 != nil, aUnsigned: aUnsigned, bFlip: bFlip,
 	}
 	nk := 1
 	k.npos = 1
@@ -149,11 +159,14 @@ func (x *cpuExec) compileConv(f *lower.Fusion) (kernel, error) {
 	}
 	// Blocks of up to 512 output positions (patch rows of at most 2 MiB):
 	// each block repacks the kernel in the GEMM, so blocks stay large.
-	k.rows = max(1, min(512, (2<<20)/max(1, k.kk*computeDType(root.DType).Size())))
+	if k.i8 {
+		k.i8Float = convI8Float(k)
+	}
+	k.rows = max(1, min(512, (2<<20)/max(1, k.kk*k.computeSize())))
 	if f.Epilogue() {
 		// A block of positions of an NHWC-like output is one run of the
 		// output: its worker runs the epilogue on it at once.
-		e, err := x.compileEpilogue(f, root, k.ldc > 0 && narrowFn(k.dtype) == nil && k.batch == nil, 0, 0)
+		e, err := x.compileEpilogue(f, root, k.ldc > 0 && narrowFn(k.dtype) == nil && k.batch == nil && k.i8Float == 0, 0, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -168,6 +181,17 @@ func (k *convKernel) run(x *cpuExec, rs *runState) {
 	}
 	lp, rp := rs.srcs[k.lhs], rs.srcs[k.rhs]
 	out, epi := k.epi.target(rs, k.out) // where the product goes
+	if k.i8 {
+		if k.i8Float != 0 {
+			convRunI8Float(k, x, rs, out, lp, rp)
+		} else {
+			convRunI8(k, x, rs, out, lp, rp, epi)
+		}
+		if epi != nil && !k.epi.perBlock {
+			epi.runAll(x, rs)
+		}
+		return
+	}
 	if w := widenFn(k.dtype); w != nil {
 		a := unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotA, 0, k.lhsN*4+16)))
 		b := unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotA, 1, k.rhsN*4+16)))

@@ -202,7 +202,8 @@
 // when it has other readers, else into scratch. Other products (integers,
 // int8 on VNNI — AVX512_VNNI at the AVX512 tier, AVX-VNNI at the AVX2 tier
 // —, bf16 products, swapped narrow f32/f64 products, complex, GEMMs split
-// into column bands, convs with other output layouts) are computed whole
+// into column bands, convs with other output layouts, byte convolutions
+// on the f32 or f64 GEMM) are computed whole
 // first, then the epilogue runs over them. OpenCL runs the chain in the
 // product kernel's store, from the rounded accumulator.
 //
@@ -237,7 +238,20 @@
 // features and its input cotangent) runs the same way with lines of
 // output positions as the micro-kernel's rows — an implicit GEMM reading
 // the padded copy of the input (its size, not im2col's nine times) in
-// place, whole tiles written straight into the output. Winograd's
+// place, whole tiles written straight into the output. An integer
+// convolution of byte operands (i8, u8, sub-byte integers as their
+// bytes; in place, or read past the converts to i16/i32/… that a
+// preferred_element_type lowers to, whose kernels are then dropped as a
+// dot's are) into a result of at most 32 bits multiplies its im2col
+// blocks of byte patches on the int8 GEMM into int32 (conv_int8.go: a
+// uint8 lhs is the GEMM's unsigned operand, a uint8 kernel is packed as
+// w − 128 and 128 · Σ patch row added back unless the result is one
+// byte), stored as the result's low bits; where the tier has no VNNI
+// kernel (whose Go twin is slower than any other path) it widens the
+// operands and runs the f32 GEMM, or the f64 one when K · max|x| · max|w|
+// > 2²⁴, whose sums are then exact integers. Integer sums wrap, so these
+// are the wrapping in-order sums' bits; 64-bit results keep the loop.
+// Winograd's
 // F(2,3)/F(4,3) is not used: it computes each output
 // from transformed sums (additions before and after the products), so
 // its rounding differs from this in-order contract by design — it could

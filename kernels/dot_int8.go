@@ -68,6 +68,14 @@ func (x *cpuExec) int8Operand(dot *lower.Fusion, in *lower.Instr, res, d tensor.
 	if _, fast := simd.GemmI8(); !fast || (res != tensor.I8 && res != tensor.I16 && res != tensor.I32) {
 		return nil
 	}
+	return x.byteOperand(dot, in, d)
+}
+
+// byteOperand returns the array of dtype d (int8 or uint8) that operand
+// in of product dot can be read from as bytes: in itself, or the source
+// of its convert from d (or, for int8, from a sub-byte integer, storedAs)
+// while that source is still in place at dot (keptUntil) — or nil.
+func (x *cpuExec) byteOperand(dot *lower.Fusion, in *lower.Instr, d tensor.DType) *lower.Instr {
 	// A convert from a sub-byte integer (int8 × int4 with an int8
 	// result: the convert is the operand itself) is read past too, so
 	// a packed input is read packed (runGemmI8).

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -108,7 +109,76 @@ func convCases() []Case {
 		Case{Name: "conv/weak-rhs", Inputs: []*tensor.Array{Input(tensor.F16, 84, c.lhs...), Input(tensor.F32, 85, c.rhs...)}, Weak: []bool{false, true},
 			Fn: one(func(a []trace.Value) trace.Value { return trace.ConvGeneralDilated(a[0], a[1], c.opts) })},
 	)
+	cs = append(cs, convInt8Cases()...)
 	return append(cs, poolCases()...)
+}
+
+// byteInput is an int8 (or uint8, int4) array a third of whose values
+// are the extremes -128, 127 and -1 (0, 255 as uint8; -8, 7 as int4), the
+// rest uniform: sums of -128·-128 products leave int16 behind.
+func byteInput(d tensor.DType, seed uint64, shape ...int) *tensor.Array {
+	r := rand.New(rand.NewPCG(seed, 8))
+	vals := make([]int8, trace.ShapeSize(shape))
+	for i := range vals {
+		vals[i] = int8(r.IntN(256) - 128)
+		if r.IntN(3) == 0 {
+			vals[i] = [3]int8{-128, 127, -1}[r.IntN(3)]
+		}
+		if d == tensor.I4 {
+			vals[i] >>= 4
+		}
+	}
+	a, _ := tensor.FromSlice(vals, shape...)
+	return a.Astype(d) // uint8: the same bytes, -128 is 128
+}
+
+// convInt8Cases are convolutions of byte operands (the CPU runs them on
+// its int8 GEMM: kernels/conv_int8.go) with extreme values: every
+// configuration i8 × i8 and u8 × i8 into i32 by preferred_element_type,
+// the first ones i8 × u8, u8 × u8 and i4 × i4 into i32 and u8 × u8 into
+// u16 too; a contraction past the GEMM's k block of 512 (K = 750, no
+// multiple of 4); a bias added after (the fused epilogue); and the
+// convolution inside a fori_loop body, accumulated into an int32 carry.
+func convInt8Cases() []Case {
+	var cs []Case
+	conv := func(name string, c convConfig, l, r, res tensor.DType, seed uint64, bias bool) {
+		pref := trace.PreferredElementType(res)
+		cs = append(cs, Case{Name: fmt.Sprintf("conv-int8/%s/%s/%s/%s", name, l, r, res),
+			Inputs: []*tensor.Array{byteInput(l, seed, c.lhs...), byteInput(r, seed+1, c.rhs...)},
+			Fn: one(func(a []trace.Value) trace.Value {
+				y := trace.ConvGeneralDilated(a[0], a[1], c.opts, pref)
+				if bias { // NHWC: the features are the last dim
+					y = y.Add(trace.Iota(res, y.Shape(), len(c.lhs)-1).Mul(trace.Int(1001)))
+				}
+				return y
+			})})
+	}
+	for i, c := range convConfigs {
+		types := [][3]tensor.DType{{tensor.I8, tensor.I8, tensor.I32}, {tensor.U8, tensor.I8, tensor.I32}}
+		if i < 6 {
+			types = append(types, [][3]tensor.DType{{tensor.I8, tensor.U8, tensor.I32}, {tensor.U8, tensor.U8, tensor.I32},
+				{tensor.U8, tensor.U8, tensor.U16}, {tensor.I4, tensor.I4, tensor.I32}}...)
+		}
+		for j, ty := range types {
+			conv(c.name, c, ty[0], ty[1], ty[2], uint64(200+10*i+j), false)
+		}
+	}
+	nhwc := [3]string{"NHWC", "HWIO", "NHWC"}
+	long := convConfig{"long-k", []int{2, 9, 150}, []int{5, 150, 33}, trace.ConvOptions{PaddingMode: "SAME", DimensionNumbers: [3]string{"NWC", "WIO", "NWC"}}}
+	odd := convConfig{"odd-features", []int{3, 6, 7, 5}, []int{3, 3, 5, 7}, trace.ConvOptions{PaddingMode: "SAME", WindowStrides: []int{1, 2}, DimensionNumbers: nhwc}}
+	for _, ty := range [][3]tensor.DType{{tensor.I8, tensor.I8, tensor.I32}, {tensor.U8, tensor.U8, tensor.I32}, {tensor.I8, tensor.U8, tensor.I16}} {
+		conv(long.name, long, ty[0], ty[1], ty[2], 400, false)
+		conv("bias-"+odd.name, odd, ty[0], ty[1], ty[2], 410, true)
+	}
+	c := odd
+	cs = append(cs, Case{Name: "conv-int8/fori_loop/i8/i8/i32",
+		Inputs: []*tensor.Array{byteInput(tensor.I8, 420, c.lhs...), byteInput(tensor.I8, 421, c.rhs...), Input(tensor.I32, 422, 3, 6, 4, 7)},
+		Fn: func(a []trace.Value) []trace.Value {
+			return trace.ForiLoop(trace.Int(0), trace.Int(3), func(i trace.Value, v []trace.Value) []trace.Value {
+				return []trace.Value{v[0].Add(trace.ConvGeneralDilated(a[0], a[1], c.opts, trace.PreferredElementType(tensor.I32)))}
+			}, a[2])
+		}})
+	return cs
 }
 
 // poolCases cover the reduce_window compositions (max, min, sum pooling
