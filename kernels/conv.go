@@ -59,13 +59,16 @@ type convKernel struct {
 	outN       int
 	epi        *epilogue  // the fused elementwise consumers, or nil
 	batch      *convBatch // non-nil: the convolution runs as a convBatch (conv_batch.go)
+	bf16       bool       // bf16 operands: the bf16 rule on gemm.BF16Call (conv_bf16.go)
 }
 
 func (x *cpuExec) compileConv(f *lower.Fusion) (kernel, error) {
 	root := f.Dot()
 	lhs, rhs := root.Args[0], root.Args[1]
 	p := root.Params.Conv
-	if lhs.DType != root.DType || rhs.DType != root.DType {
+	bf := lhs.DType == tensor.BF16 && rhs.DType == tensor.BF16
+	bf16ToF32 := bf && root.DType == tensor.F32 && root.Params.HasPreferred // the bf16 rule's accumulator
+	if (lhs.DType != root.DType || rhs.DType != root.DType) && !bf16ToF32 {
 		return nil, fmt.Errorf("kernels: conv_general_dilated operands %s, %s for a %s result", lhs.DType, rhs.DType, root.DType)
 	}
 	switch cd := computeDType(root.DType); {
@@ -82,7 +85,7 @@ func (x *cpuExec) compileConv(f *lower.Fusion) (kernel, error) {
 		st: p.Strides, lo: p.PadLo, ld: p.LhsDilation, rd: p.RhsDilation,
 		lsB: ls[p.LhsSpec[0]], lsC: ls[p.LhsSpec[1]], rsO: rs[p.RhsSpec[0]], rsI: rs[p.RhsSpec[1]],
 		osB: os[p.OutSpec[0]], osC: os[p.OutSpec[1]],
-		lhsN: lhs.Size(), rhsN: rhs.Size(), outN: root.Size(),
+		lhsN: lhs.Size(), rhsN: rhs.Size(), outN: root.Size(), bf16: bf,
 	}
 	nk := 1
 	k.npos = 1
@@ -168,6 +171,13 @@ func (k *convKernel) run(x *cpuExec, rs *runState) {
 	}
 	lp, rp := rs.srcs[k.lhs], rs.srcs[k.rhs]
 	out, epi := k.epi.target(rs, k.out) // where the product goes
+	if k.bf16 {
+		convRunBF16(k, x, rs, out, lp, rp, epi)
+		if epi != nil && !k.epi.perBlock {
+			epi.runAll(x, rs)
+		}
+		return
+	}
 	if w := widenFn(k.dtype); w != nil {
 		a := unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotA, 0, k.lhsN*4+16)))
 		b := unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotA, 1, k.rhsN*4+16)))
@@ -283,26 +293,9 @@ func convRun[T integer | float](k *convKernel, x *cpuExec, rs *runState, out, lp
 		convRelayoutCopy(k, dst, j.lhs)
 		j.lhs = dst
 	}
-	rhs := view[T](rp, k.rhsN)
-	// Pack the kernel: W[g][kk][o].
 	wN := k.g * k.kk * k.og
 	j.w = view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotB, 0, wN*size+16))), wN)
-	nk := k.kk / max(k.cin, 1)
-	for g := range k.g {
-		for kp := range nk {
-			roff := 0
-			for i := range k.ns {
-				roff += k.kpos[kp*k.ns+i] * k.rsS[i]
-			}
-			for c := range k.cin {
-				dst := j.w[(g*k.kk+kp*k.cin+c)*k.og:][:k.og]
-				src := roff + c*k.rsI + g*k.og*k.rsO
-				for o := range dst {
-					dst[o] = rhs[src+o*k.rsO]
-				}
-			}
-		}
-	}
+	convPackKernel(k, j.w, view[T](rp, k.rhsN))
 	narrow := narrowFn(k.dtype)
 	if narrow != nil {
 		j.out = view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotB, 1, k.outN*size+16))), k.outN)
@@ -316,6 +309,26 @@ func convRun[T integer | float](k *convKernel, x *cpuExec, rs *runState, out, lp
 		narrow(out, unsafe.Pointer(unsafe.SliceData(j.out)), k.outN)
 	}
 	j.lhs, j.w, j.out, j.epi = nil, nil, nil, nil // hold no caller's array
+}
+
+// convPackKernel packs the kernel rhs as W[g][kk][o] into w.
+func convPackKernel[T integer | float](k *convKernel, w, rhs []T) {
+	nk := k.kk / max(k.cin, 1)
+	for g := range k.g {
+		for kp := range nk {
+			roff := 0
+			for i := range k.ns {
+				roff += k.kpos[kp*k.ns+i] * k.rsS[i]
+			}
+			for c := range k.cin {
+				dst := w[(g*k.kk+kp*k.cin+c)*k.og:][:k.og]
+				src := roff + c*k.rsI + g*k.og*k.rsO
+				for o := range dst {
+					dst[o] = rhs[src+o*k.rsO]
+				}
+			}
+		}
+	}
 }
 
 func (j *convJob[T]) runRange(_ *runState, wk *worker, lo, hi int) {
