@@ -62,10 +62,10 @@ func TestSortRunIntoDoesNotAllocate(t *testing.T) {
 	}
 }
 
-// A steady RunInto of a convolution (f32 and bf16, which widens into
-// per-run slots, on one worker and on several; int8 into int32 on the
-// int8 GEMM) allocates nothing per call: im2col patches, the packed
-// kernel and the f32 output live in scratch kept between Runs.
+// A steady RunInto of a convolution (f32, bf16 on the bf16 GEMM, on one
+// worker and on several; int8 into int32 on the int8 GEMM) allocates
+// nothing per call: im2col patches, the packed kernel and the f32 output
+// live in scratch kept between Runs (the bf16 GEMM's panels in its pool).
 func TestConvRunIntoDoesNotAllocate(t *testing.T) {
 	for _, d := range []tensor.DType{tensor.F32, tensor.BF16, tensor.I8} {
 		for _, shape := range [][]int{{1, 5, 5, 4}, {2, 24, 24, 8}} {

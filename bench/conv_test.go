@@ -166,3 +166,52 @@ func BenchmarkMaxPool(b *testing.B) {
 	b.ReportMetric(float64(tg.Nanoseconds())/float64(b.N), "go-loop-ns/op")
 	b.ReportMetric(tk.Seconds()/tg.Seconds(), "kiln/go-loop")
 }
+
+// BenchmarkConvBF16 is E6k's convolution (3×3, 64→64, 56×56, batch 8,
+// NHWC × HWIO, SAME) on bf16 operands — dot_general's bf16 rule over the
+// conv's K order, on the bf16 GEMM (VDPBF16PS where the CPU has
+// AVX512_BF16) — with a bf16 result and with an f32 one
+// (preferred_element_type), against the f32 convolution in the same loop,
+// alternating. It reports each one's GFLOP/s and bf16/f32, the f32 time
+// over the bf16 one (> 1: bf16 is faster).
+func BenchmarkConvBF16(b *testing.B) {
+	const n, h, c, o, k = 8, 56, 64, 64, 3
+	flops := 2.0 * n * h * h * o * c * k * k
+	opts := kiln.ConvOptions{PaddingMode: "SAME", DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}
+	conv := kiln.Jit(func(x, w kiln.Value) kiln.Value { return kiln.ConvGeneralDilated(x, w, opts) })
+	toF32 := kiln.Jit(func(x, w kiln.Value) kiln.Value {
+		return kiln.ConvGeneralDilated(x, w, opts, kiln.PreferredElementType(tensor.F32))
+	})
+	x := mustArray(uniform32(20, n*h*h*c, -1, 1), n, h, h, c)
+	w := mustArray(uniform32(21, k*k*c*o, -1, 1), k, k, c, o)
+	xb, wb := x.Astype(tensor.BF16), w.Astype(tensor.BF16)
+	prep := func(b *testing.B, f *kiln.Func, args ...any) func() {
+		out, err := f.Run(args...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		outs := []*tensor.Array{out}
+		return func() {
+			if err := f.RunInto(outs, args...); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	f32, bf16, pref := prep(b, conv, x, w), prep(b, conv, xb, wb), prep(b, toF32, xb, wb)
+	var tf, tb, tp time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		f32()
+		t1 := time.Now()
+		bf16()
+		t2 := time.Now()
+		pref()
+		tf, tb, tp = tf+t1.Sub(t0), tb+t2.Sub(t1), tp+time.Since(t2)
+	}
+	rate := func(t time.Duration) float64 { return flops * float64(b.N) / t.Seconds() / 1e9 }
+	b.ReportMetric(rate(tf), "f32-GFLOP/s")
+	b.ReportMetric(rate(tb), "bf16-GFLOP/s")
+	b.ReportMetric(rate(tp), "bf16-f32acc-GFLOP/s")
+	b.ReportMetric(tf.Seconds()/tb.Seconds(), "bf16/f32")
+	b.ReportMetric(tf.Seconds()/tp.Seconds(), "bf16-f32acc/f32")
+}

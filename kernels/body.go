@@ -5,6 +5,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/kiln-go/kiln/internal/gemm"
 	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/lower"
 	"github.com/kiln-go/kiln/tensor"
@@ -466,6 +467,10 @@ type worker struct {
 	// number of the kernel the worker runs (check steps report there).
 	chk    *checkRecord
 	chkSeq int
+	// bf16Conv: a bf16 convolution's GEMM call (conv_bf16.go), kept here
+	// because the bf16 GEMM reads it through an interface (it would
+	// escape, one allocation a block, if it were a local).
+	bf16Conv *gemm.BF16Call
 }
 
 const regAlign = 64

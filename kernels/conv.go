@@ -63,6 +63,7 @@ type convKernel struct {
 	aUnsigned  bool         // with i8: the lhs is uint8
 	bFlip      bool         // with i8: the rhs is uint8, packed as w − 128 and corrected
 	i8Float    tensor.DType // with i8 and no VNNI kernel: F32 or F64, the float GEMM's exact sums (convI8Float)
+	bf16       bool         // bf16 operands: the bf16 rule on gemm.BF16Call (conv_bf16.go)
 }
 
 func (x *cpuExec) compileConv(f *lower.Fusion) (kernel, error) {
@@ -70,11 +71,13 @@ func (x *cpuExec) compileConv(f *lower.Fusion) (kernel, error) {
 	lhs, rhs := root.Args[0], root.Args[1]
 	p := root.Params.Conv
 	l8, r8, aUnsigned, bFlip := x.convByteOperands(f, root)
-	if l8 != nil { // the int8 GEMM (conv_int8.go), reading past widening converts
+	bf := lhs.DType == tensor.BF16 && rhs.DType == tensor.BF16
+	bf16ToF32 := bf && root.DType == tensor.F32 && root.Params.HasPreferred // the bf16 rule's accumulator
+	if l8 != nil {                                                          // the int8 GEMM (conv_int8.go), reading past widening converts
 		x.bypass(f, lhs, l8)
 		x.bypass(f, rhs, r8)
 		lhs, rhs = l8, r8
-	} else if lhs.DType != root.DType || rhs.DType != root.DType {
+	} else if (lhs.DType != root.DType || rhs.DType != root.DType) && !bf16ToF32 {
 		return nil, fmt.Errorf("kernels: conv_general_dilated operands %s, %s for a %s result", lhs.DType, rhs.DType, root.DType)
 	}
 	switch cd := computeDType(root.DType); {
@@ -91,7 +94,7 @@ func (x *cpuExec) compileConv(f *lower.Fusion) (kernel, error) {
 		st: p.Strides, lo: p.PadLo, ld: p.LhsDilation, rd: p.RhsDilation,
 		lsB: ls[p.LhsSpec[0]], lsC: ls[p.LhsSpec[1]], rsO: rs[p.RhsSpec[0]], rsI: rs[p.RhsSpec[1]],
 		osB: os[p.OutSpec[0]], osC: os[p.OutSpec[1]],
-		lhsN: lhs.Size(), rhsN: rhs.Size(), outN: root.Size(),
+		lhsN: lhs.Size(), rhsN: rhs.Size(), outN: root.Size(), bf16: bf,
 		i8: l8 != nil, aUnsigned: aUnsigned, bFlip: bFlip,
 	}
 	nk := 1
@@ -187,6 +190,8 @@ func (k *convKernel) run(x *cpuExec, rs *runState) {
 		} else {
 			convRunI8(k, x, rs, out, lp, rp, epi)
 		}
+	} else if k.bf16 {
+		convRunBF16(k, x, rs, out, lp, rp, epi)
 		if epi != nil && !k.epi.perBlock {
 			epi.runAll(x, rs)
 		}
@@ -307,26 +312,9 @@ func convRun[T integer | float](k *convKernel, x *cpuExec, rs *runState, out, lp
 		convRelayoutCopy(k, dst, j.lhs)
 		j.lhs = dst
 	}
-	rhs := view[T](rp, k.rhsN)
-	// Pack the kernel: W[g][kk][o].
 	wN := k.g * k.kk * k.og
 	j.w = view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotB, 0, wN*size+16))), wN)
-	nk := k.kk / max(k.cin, 1)
-	for g := range k.g {
-		for kp := range nk {
-			roff := 0
-			for i := range k.ns {
-				roff += k.kpos[kp*k.ns+i] * k.rsS[i]
-			}
-			for c := range k.cin {
-				dst := j.w[(g*k.kk+kp*k.cin+c)*k.og:][:k.og]
-				src := roff + c*k.rsI + g*k.og*k.rsO
-				for o := range dst {
-					dst[o] = rhs[src+o*k.rsO]
-				}
-			}
-		}
-	}
+	convPackKernel(k, j.w, view[T](rp, k.rhsN))
 	narrow := narrowFn(k.dtype)
 	if narrow != nil {
 		j.out = view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotB, 1, k.outN*size+16))), k.outN)
@@ -340,6 +328,26 @@ func convRun[T integer | float](k *convKernel, x *cpuExec, rs *runState, out, lp
 		narrow(out, unsafe.Pointer(unsafe.SliceData(j.out)), k.outN)
 	}
 	j.lhs, j.w, j.out, j.epi = nil, nil, nil, nil // hold no caller's array
+}
+
+// convPackKernel packs the kernel rhs as W[g][kk][o] into w.
+func convPackKernel[T integer | float](k *convKernel, w, rhs []T) {
+	nk := k.kk / max(k.cin, 1)
+	for g := range k.g {
+		for kp := range nk {
+			roff := 0
+			for i := range k.ns {
+				roff += k.kpos[kp*k.ns+i] * k.rsS[i]
+			}
+			for c := range k.cin {
+				dst := w[(g*k.kk+kp*k.cin+c)*k.og:][:k.og]
+				src := roff + c*k.rsI + g*k.og*k.rsO
+				for o := range dst {
+					dst[o] = rhs[src+o*k.rsO]
+				}
+			}
+		}
+	}
 }
 
 func (j *convJob[T]) runRange(_ *runState, wk *worker, lo, hi int) {

@@ -60,6 +60,9 @@ type convBatch struct {
 // dim, few output positions, enough batch elements to fill tiles and a
 // contraction long enough for the copy to pay.
 func convBatchFits(k *convKernel) bool {
+	if k.bf16 { // the bf16 rule's pairs run on the bf16 GEMM (conv_bf16.go)
+		return false
+	}
 	if cd := computeDType(k.dtype); cd != tensor.F32 && cd != tensor.F64 {
 		return false
 	}
@@ -82,6 +85,9 @@ func convBatchFits(k *convKernel) bool {
 // negative padding, no rhs dilation along the last dim, and runs of at
 // least 32 steps.
 func convLinesFits(k *convKernel) bool {
+	if k.bf16 { // the bf16 rule's pairs run on the bf16 GEMM (conv_bf16.go)
+		return false
+	}
 	if cd := computeDType(k.dtype); cd != tensor.F32 && cd != tensor.F64 {
 		return false
 	}

@@ -153,8 +153,8 @@
 // swapped, run with the thread's DAZ and FTZ bits set (the same chain of
 // fused multiply-adds under the same flushing); its bit-identical Go twin
 // (simd.BF16Step) on the generic tier. JAX on CPU neither pairs nor flushes, so bf16 dots agree
-// with it only within rounding. conv_general_dilated keeps the in-order
-// f32 rule for bf16 (below).
+// with it only within rounding. conv_general_dilated of bf16 follows the
+// same rule over its K order (below).
 //
 // Narrow operands (NarrowMatMul; dot_general of the narrow dtypes)
 // reuse those GEMMs, unpacked while packed: 8-bit float codes through a
@@ -217,9 +217,18 @@
 // lhs dilated by lhs_dilation and padded (a hole or padding reads 0, which
 // still multiplies: 0·∞ is NaN). The sum starts from +0 and each step is
 // one fused multiply-add, rounded once: f32 and f64 in their own type;
-// f16 and bf16 in f32, rounded once to the result type at the end (bf16
-// convolutions do not take dot_general's bf16 pair rule);
-// integers in their own type with wraparound. bool and complex operands
+// f16 in f32, rounded once to the result type at the end; integers in
+// their own type with wraparound. bf16 takes dot_general's bf16 rule over
+// this K order instead: k in pairs from +0 (an odd K padded with one zero
+// product), the odd product first, DAZ/FTZ, in f32, rounded once to bf16
+// or, with preferred_element_type=f32, the result itself (lowering keeps
+// that convolution one instruction with bf16 operands; narrow floats exact
+// in bf16 with an f32 preferred type are converted to bf16 first, as for
+// dot_general). The CPU builds bf16 im2col blocks as stored and multiplies
+// them on internal/gemm's BF16Call (conv_bf16.go: VDPBF16PS, the f32
+// kernels under DAZ/FTZ, or the Go twin — the same bits on every tier);
+// the batch-major and implicit-GEMM paths below are f32/f64 only. OpenCL
+// walks the flattened K in pairs with bf16_step, as its bf16 dot. bool and complex operands
 // are refused at trace time. It is dot_general's contract with K in that
 // order, so the CPU kernel (conv.go) builds im2col patches in blocks into
 // per-worker scratch and multiplies each block by the packed kernel with

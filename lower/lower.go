@@ -195,7 +195,7 @@ func Lower(p *trace.Program) (*Module, error) {
 		params := e.Params
 		switch {
 		case params.HasPreferred && narrowOnBF16(e.Op, args, params):
-			args = m.convertAll(args, tensor.BF16, "preferred_element_type=f32 of "+args[0].DType.String()+" operands: their bf16 dot", e.Pos)
+			args = m.convertAll(args, tensor.BF16, "preferred_element_type=f32 of "+args[0].DType.String()+" operands: their bf16 "+map[bool]string{true: "dot", false: "convolution"}[e.Op == trace.OpDot], e.Pos)
 		case params.HasPreferred && !bf16Accumulator(e.Op, args, params): // dot_general or conv_general_dilated
 			args, params = m.preferredDot(args, params, e.Pos)
 		}
@@ -232,14 +232,15 @@ func (m *Module) convertAll(args []*Instr, d tensor.DType, why string, pos trace
 	return wide
 }
 
-// narrowOnBF16 reports whether a dot_general with a preferred type is a
-// narrow float × narrow float → f32 whose format is exactly bf16 in every
-// code (bf16Exact: every narrow float but f8e8m0fnu). Such a dot is
-// defined as the bf16 × bf16 → f32 dot of its operands converted to bf16
-// (docs/SPEC.md §3, narrow dtypes): it lowers to those converts and a
-// bf16Accumulator dot, so it runs at the bf16 GEMM's rate.
+// narrowOnBF16 reports whether a dot_general or conv_general_dilated with
+// a preferred type is a narrow float × narrow float → f32 whose format is
+// exactly bf16 in every code (bf16Exact: every narrow float but
+// f8e8m0fnu). Such a product is defined as the bf16 × bf16 → f32 one of
+// its operands converted to bf16 (docs/SPEC.md §3, narrow dtypes): it
+// lowers to those converts and a bf16Accumulator product, so it runs at
+// the bf16 GEMM's rate.
 func narrowOnBF16(op trace.Op, args []*Instr, p trace.Params) bool {
-	return op == trace.OpDot && p.Preferred == tensor.F32 && len(args) == 2 &&
+	return (op == trace.OpDot || op == trace.OpConv) && p.Preferred == tensor.F32 && len(args) == 2 &&
 		args[0].DType == args[1].DType && bf16Exact(args[0].DType)
 }
 
@@ -261,13 +262,14 @@ func bf16Exact(d tensor.DType) bool {
 	return true
 }
 
-// bf16Accumulator reports whether a dot_general with a preferred type is
-// bf16 × bf16 → f32, which is not the f32 dot of its operands converted:
-// the bf16 rule's f32 accumulator is its result (docs/SPEC.md §3). It stays
-// one instruction, bf16 operands and an f32 result, its params keeping the
-// preferred type; the backends run it as the bf16 dot without rounding.
+// bf16Accumulator reports whether a dot_general or conv_general_dilated
+// with a preferred type is bf16 × bf16 → f32, which is not the f32 product
+// of its operands converted: the bf16 rule's f32 accumulator is its result
+// (docs/SPEC.md §3). It stays one instruction, bf16 operands and an f32
+// result, its params keeping the preferred type; the backends run it as
+// the bf16 product without rounding.
 func bf16Accumulator(op trace.Op, args []*Instr, p trace.Params) bool {
-	return op == trace.OpDot && p.Preferred == tensor.F32 && len(args) == 2 &&
+	return (op == trace.OpDot || op == trace.OpConv) && p.Preferred == tensor.F32 && len(args) == 2 &&
 		args[0].DType == tensor.BF16 && args[1].DType == tensor.BF16
 }
 

@@ -78,9 +78,11 @@ type ConvOptions struct {
 // accumulates its products from +0 over the kernel's spatial positions in
 // row-major order, then the input features of its group, with one
 // rounding per step (a fused multiply-add) for f32 and f64, in f32
-// rounded once at the end for f16 and bf16, wrapping for integers
-// (docs/SPEC.md, kernels/doc.go). Padding and lhs-dilation holes are
-// zeros that take part in the products. The options are lax's
+// rounded once at the end for f16, wrapping for integers; bf16 takes
+// dot_general's bf16 rule over that order (pairs, the odd product first,
+// DAZ/FTZ, in f32; with PreferredElementType f32 the accumulator is the
+// result) (docs/SPEC.md, kernels/doc.go). Padding and lhs-dilation holes
+// are zeros that take part in the products. The options are lax's
 // (PreferredElementType: the convolution of both operands converted to
 // that dtype, as DotGeneral's).
 func ConvGeneralDilated(lhs, rhs Value, o ConvOptions, opts ...DotOption) Value {

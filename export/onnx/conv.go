@@ -11,7 +11,8 @@ import (
 // negative padding by slicing the input and positive padding as Conv's
 // pads; the result transposed to the output layout. ONNX Runtime's Conv
 // is f32 only: f16 and bf16 are computed in f32 and rounded once (Kiln
-// accumulates them in f32); f64 and integer convolutions are im2col and
+// accumulates them in f32; bf16 as its dot, with subnormal inputs read as
+// zeros and subnormal results flushed); f64 and integer convolutions are im2col and
 // MatMul; bool convolutions are refused.
 func (x *instr) conv(args []string) (string, error) {
 	in := x.in
@@ -31,6 +32,10 @@ func (x *instr) conv(args []string) (string, error) {
 	}
 	lhs := x.castIf(args[0], ld, c)
 	rhs := x.castIf(args[1], rd, c)
+	bf16 := ld == tensor.BF16 && rd == tensor.BF16
+	if bf16 { // the bf16 rule reads subnormal inputs as zeros of their sign (DAZ), as dot
+		lhs, rhs = x.ftz(lhs), x.ftz(rhs)
+	}
 	ls, rs := in.Args[0].Shape, in.Args[1].Shape
 	lhs = x.op1("Transpose", lhs, aInts("perm", i64s(p.LhsSpec)))
 	rhs = x.op1("Transpose", rhs, aInts("perm", i64s(p.RhsSpec)))
@@ -80,6 +85,9 @@ func (x *instr) conv(args []string) (string, error) {
 	}
 	if !isIdentity(perm) {
 		r = x.op1("Transpose", r, aInts("perm", i64s(perm)))
+	}
+	if bf16 { // … and flushes subnormal results (FTZ)
+		r = x.ftz(r)
 	}
 	return x.castIf(r, c, in.DType), nil
 }

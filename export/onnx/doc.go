@@ -53,8 +53,8 @@
 //     Kahan's compositions, log2/log10 are ln x / ln 2 and ln 10, exp2 is
 //     Pow(2, x), rsqrt is 1/√x: ONNX Runtime's Sigmoid and Tanh are
 //     approximations far outside Kiln's ulp bounds for small results;
-//   - a bf16 × bf16 dot reads subnormal inputs as zero and flushes
-//     subnormal results (SPEC §3's bf16 rule); bool dot is an f32 MatMul
+//   - a bf16 × bf16 dot or convolution reads subnormal inputs as zero and
+//     flushes subnormal results (SPEC §3's bf16 rule); bool dot is an f32 MatMul
 //     compared with 0.
 //
 // # What is refused

@@ -19,9 +19,36 @@ import (
 // padding (zeros, or cropping when negative) around it: positions that
 // fall in a hole or the padding read a zero, which still takes part in
 // the product (0·∞ is NaN). The sum starts from +0 and each step is one
-// fused multiply-add for f32 and f64 (rounded once), in f32 for f16 and
-// bf16 (rounded to the dtype once at the end), wrapping for integers.
+// fused multiply-add for f32 and f64 (rounded once), in f32 for f16
+// (rounded to the dtype once at the end), wrapping for integers. bf16
+// takes that order in pairs instead: dot_general's bf16 rule (bf16Dot)
+// over the conv's K order.
 func conv(p trace.ConvParams, lhs, rhs *tensor.Array) (*tensor.Array, error) {
+	return convTo(p, lhs, rhs, lhs.DType())
+}
+
+// preferredConv evaluates conv_general_dilated with a
+// preferred_element_type as dot_general's (preferredDot): bf16 operands
+// with an f32 preferred type give the bf16 rule's f32 accumulator, and so
+// do narrow float operands exact in bf16, converted to bf16 first; any
+// other preferred type converts the operands and runs its own rule.
+func preferredConv(p trace.Params, lhs, rhs *tensor.Array) (*tensor.Array, error) {
+	if lhs.DType() == rhs.DType() && exactInBF16(lhs.DType()) && p.Preferred == tensor.F32 {
+		lhs, rhs = lhs.Astype(tensor.BF16), rhs.Astype(tensor.BF16)
+	}
+	if lhs.DType() == tensor.BF16 && rhs.DType() == tensor.BF16 && p.Preferred == tensor.F32 {
+		return convTo(p.Conv, lhs, rhs, tensor.F32)
+	}
+	l, r, err := preferredOperands(p, lhs, rhs)
+	if err != nil {
+		return nil, err
+	}
+	return conv(p.Conv, l, r)
+}
+
+// convTo is conv with result dtype rd: the operands' own, or f32 for bf16
+// operands (preferred_element_type=f32: the bf16 rule's accumulator).
+func convTo(p trace.ConvParams, lhs, rhs *tensor.Array, rd tensor.DType) (*tensor.Array, error) {
 	if lhs.DType() != rhs.DType() {
 		return nil, fmt.Errorf("operands are %s and %s; conv_general_dilated operands share one dtype", lhs.DType(), rhs.DType())
 	}
@@ -68,6 +95,9 @@ func conv(p trace.ConvParams, lhs, rhs *tensor.Array) (*tensor.Array, error) {
 			}
 		})
 		return li, ri
+	}
+	if lhs.DType() == tensor.BF16 {
+		return bf16Dot(lhs.Data().([]tensor.BFloat16), rhs.Data().([]tensor.BFloat16), n, terms, rd, shape)
 	}
 	var res any
 	switch a := widen(lhs).(type) {

@@ -18,11 +18,12 @@ import (
 // its sign (FTZ). That is VDPBF16PS, the hardware's bf16 dot, step for
 // step. The f32 accumulator is the result for an f32 result, else it is
 // rounded once to bf16. terms(o) lists result o's lhs and rhs indices in
-// k order.
+// k order; an index −1 reads a +0 (a convolution's padding or dilation
+// hole, which takes part in the product).
 func bf16Dot(a, b []tensor.BFloat16, n int, terms func(o int) (li, ri []int), res tensor.DType, shape []int) (*tensor.Array, error) {
 	out := make([]float32, n)
 	at := func(x []tensor.BFloat16, idx []int, k int) float32 {
-		if k >= len(idx) {
+		if k >= len(idx) || idx[k] < 0 {
 			return 0
 		}
 		return daz(x[idx[k]].Float32())

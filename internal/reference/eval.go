@@ -218,11 +218,7 @@ func (ev *evaluator) apply(e *trace.Eqn, args []*tensor.Array) (*tensor.Array, e
 		return sortOp(e.Params, args)
 	case trace.OpConv:
 		if e.Params.HasPreferred {
-			l, r, err := preferredOperands(e.Params, args[0], args[1])
-			if err != nil {
-				return nil, err
-			}
-			return conv(e.Params.Conv, l, r)
+			return preferredConv(e.Params, args[0], args[1])
 		}
 		return conv(e.Params.Conv, args[0], args[1])
 	}

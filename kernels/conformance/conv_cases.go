@@ -110,6 +110,7 @@ func convCases() []Case {
 			Fn: one(func(a []trace.Value) trace.Value { return trace.ConvGeneralDilated(a[0], a[1], c.opts) })},
 	)
 	cs = append(cs, convInt8Cases()...)
+	cs = append(cs, bf16ConvCases()...)
 	return append(cs, poolCases()...)
 }
 
@@ -178,6 +179,81 @@ func convInt8Cases() []Case {
 				return []trace.Value{v[0].Add(trace.ConvGeneralDilated(a[0], a[1], c.opts, trace.PreferredElementType(tensor.I32)))}
 			}, a[2])
 		}})
+	return cs
+}
+
+// bf16ConvCases hold bf16 convolutions to dot_general's bf16 rule over the
+// conv's K order (kernel positions row-major, then the group's input
+// features) — k in pairs, the odd product first, DAZ and FTZ — with bf16
+// results and f32 ones (preferred_element_type: the accumulator itself),
+// on BF16RuleInput's corners: odd and even K, every CPU path (NCHW
+// relayout, NHWC runs, groups, lhs dilation, the implicit-GEMM and
+// batch-major shapes), a kernel cotangent and an input cotangent of a
+// bf16 conv, and a fused bias and relu.
+func bf16ConvCases() []Case {
+	var cs []Case
+	f32 := trace.PreferredElementType(tensor.F32)
+	for i, c := range convConfigs {
+		if c.name == "empty-window" || c.name == "empty-batch" || c.name == "empty-features-nchw" {
+			continue
+		}
+		for _, pref := range []bool{false, true} {
+			name, opts := "bf16-rule/conv-"+c.name, []trace.DotOption(nil)
+			if pref {
+				name, opts = name+"-f32", []trace.DotOption{f32}
+			}
+			co := c.opts
+			cs = append(cs, Case{Name: name, Inputs: []*tensor.Array{BF16RuleInput(uint64(100+2*i), c.lhs...), BF16RuleInput(uint64(101+2*i), c.rhs...)},
+				Fn: one(func(a []trace.Value) trace.Value { return trace.ConvGeneralDilated(a[0], a[1], co, opts...) })})
+		}
+	}
+	nhwc := trace.ConvOptions{PaddingMode: "SAME", DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}
+	// The pair order, not k in order: each output element of this 1×3
+	// kernel over 3 input features (K = 9, odd) sums products such as
+	// 2²⁴ + 1 + 1 − 2²⁴, which is 1 in pairs and 0 in order.
+	cancel := func(seed uint64, shape ...int) *tensor.Array {
+		r := rand.New(rand.NewPCG(seed, 17))
+		vals := []float32{1 << 12, -(1 << 12), 1, -1, 0.5, 3, 0x1p-130, -0x1p-64, 0x1p-63}
+		v := make([]float32, trace.ShapeSize(shape))
+		for i := range v {
+			v[i] = vals[r.IntN(len(vals))]
+		}
+		return tensor.Must(tensor.FromSlice(v, shape...)).Astype(tensor.BF16)
+	}
+	for _, pref := range []bool{false, true} {
+		name, opts := "bf16-rule/conv-cancel", []trace.DotOption(nil)
+		if pref {
+			name, opts = name+"-f32", []trace.DotOption{f32}
+		}
+		cs = append(cs, Case{Name: name, Inputs: []*tensor.Array{cancel(1, 2, 5, 9, 3), cancel(2, 1, 3, 3, 4)},
+			Fn: one(func(a []trace.Value) trace.Value { return trace.ConvGeneralDilated(a[0], a[1], nhwc, opts...) })})
+	}
+	// Narrow floats exact in bf16 with preferred f32 are the bf16 rule on
+	// the operands converted to bf16 (as their dots); f8e8m0fnu keeps the
+	// f32 rule.
+	for _, d := range []tensor.DType{tensor.F8E4M3FN, tensor.F8E5M2, tensor.F4E2M1FN, tensor.F8E8M0FNU} {
+		cs = append(cs, Case{Name: "bf16-rule/conv-narrow-f32/" + d.String(), Inputs: []*tensor.Array{Input(d, 138, 2, 5, 9, 3), Input(d, 139, 1, 3, 3, 4)},
+			Fn: one(func(a []trace.Value) trace.Value { return trace.ConvGeneralDilated(a[0], a[1], nhwc, f32) })})
+	}
+	// Derivatives (of finite values): the cotangent convolutions of a
+	// bf16 conv are bf16 convolutions and follow the same rule.
+	cs = append(cs,
+		Case{Name: "bf16-rule/conv-grad", Inputs: []*tensor.Array{cancel(130, 2, 6, 7, 5), cancel(131, 3, 3, 5, 4)},
+			Fn: func(a []trace.Value) []trace.Value {
+				loss := func(x []trace.Value) []trace.Value {
+					return []trace.Value{trace.ConvGeneralDilated(x[0], x[1], nhwc).Square().Sum()}
+				}
+				return trace.Grad(loss, trace.GradOptions{Argnums: []int{0, 1}})(a...)
+			}},
+		Case{Name: "bf16-rule/conv-f32-bias-relu", Inputs: []*tensor.Array{BF16RuleInput(132, 2, 8, 9, 6), BF16RuleInput(133, 3, 3, 6, 10), Input(tensor.F32, 134, 10)},
+			Fn: one(func(a []trace.Value) trace.Value {
+				return trace.ConvGeneralDilated(a[0], a[1], nhwc, f32).Add(a[2]).Maximum(trace.Float(0))
+			})},
+		Case{Name: "bf16-rule/conv-bias-relu", Inputs: []*tensor.Array{BF16RuleInput(135, 2, 8, 9, 6), BF16RuleInput(136, 3, 3, 6, 10), BF16RuleInput(137, 10)},
+			Fn: one(func(a []trace.Value) trace.Value {
+				return trace.ConvGeneralDilated(a[0], a[1], nhwc).Add(a[2]).Maximum(trace.Float(0))
+			})},
+	)
 	return cs
 }
 

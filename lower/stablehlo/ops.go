@@ -495,7 +495,11 @@ func (x *shloInstr) dot(a, c *shloVal) *shloVal {
 
 // convolution is conv_general_dilated, its dimension numbers in
 // StableHLO's raw form; f16 and bf16 operands are widened to f32 (Kiln
-// accumulates in f32 and rounds once), as dot.
+// accumulates in f32 and rounds once), and bf16 × bf16 → f32 (a
+// preferred_element_type lowering keeps) is StableHLO's own mixed
+// convolution, as dot. Kiln's bf16 convolution takes its K order in pairs
+// with subnormals flushed, as its bf16 dot (docs/SPEC.md §3); StableHLO
+// leaves the order and denormal handling to the implementation.
 func (x *shloInstr) convolution(a, c *shloVal) *shloVal {
 	p := x.in.Params.Conv
 	dn := fmt.Sprintf("#stablehlo.conv<raw input_batch_dimension = %d, input_feature_dimension = %d, input_spatial_dimensions = %s, "+
@@ -521,9 +525,16 @@ func (x *shloInstr) convolution(a, c *shloVal) *shloVal {
 		"window_strides = " + i64s(p.Strides),
 	}
 	if d := x.t.dt; halfLike(d) {
-		x.note("accumulates in f32, rounds once")
+		if d == tensor.BF16 {
+			x.note("accumulates in f32 (Kiln: in k pairs, subnormals flushed), rounds once")
+		} else {
+			x.note("accumulates in f32, rounds once")
+		}
 		r := x.opA("convolution", x.t.with(tensor.F32), attrs, x.conv(a, tensor.F32), x.conv(c, tensor.F32))
 		return x.conv(r, d)
+	}
+	if a.typ.dt == tensor.BF16 && x.t.dt == tensor.F32 {
+		x.note("bf16 products accumulated in f32 (Kiln: in k pairs, subnormals flushed)")
 	}
 	return x.opA("convolution", x.t, attrs, a, c)
 }
