@@ -72,8 +72,11 @@ func (x *cpuExec) compileConv(f *lower.Fusion) (kernel, error) {
 	p := root.Params.Conv
 	l8, r8, aUnsigned, bFlip := x.convByteOperands(f, root)
 	bf := lhs.DType == tensor.BF16 && rhs.DType == tensor.BF16
-	bf16ToF32 := bf && root.DType == tensor.F32 && root.Params.HasPreferred // the bf16 rule's accumulator
-	if l8 != nil {                                                          // the int8 GEMM (conv_int8.go), reading past widening converts
+	// bf16ToF32: the bf16 rule's accumulator is the result.
+	bf16ToF32 := bf && root.DType == tensor.F32 && root.Params.HasPreferred
+	// Byte operands run on the int8 GEMM (conv_int8.go), reading past
+	// their widening converts.
+	if l8 != nil {
 		x.bypass(f, lhs, l8)
 		x.bypass(f, rhs, r8)
 		lhs, rhs = l8, r8
@@ -184,14 +187,15 @@ func (k *convKernel) run(x *cpuExec, rs *runState) {
 	}
 	lp, rp := rs.srcs[k.lhs], rs.srcs[k.rhs]
 	out, epi := k.epi.target(rs, k.out) // where the product goes
-	if k.i8 {
-		if k.i8Float != 0 {
+	if k.i8 || k.bf16 {
+		switch {
+		case k.bf16:
+			convRunBF16(k, x, rs, out, lp, rp, epi)
+		case k.i8Float != 0:
 			convRunI8Float(k, x, rs, out, lp, rp)
-		} else {
+		default:
 			convRunI8(k, x, rs, out, lp, rp, epi)
 		}
-	} else if k.bf16 {
-		convRunBF16(k, x, rs, out, lp, rp, epi)
 		if epi != nil && !k.epi.perBlock {
 			epi.runAll(x, rs)
 		}
