@@ -227,11 +227,13 @@
 // at least 8 batch elements and a long K (at least 1024; the kernel
 // cotangent of a convolution, trace's convTransposeRHS, is the common
 // one) runs batch-major instead (conv_batch.go): the lhs is copied once
-// with its padding as [batch][padded spatial…][features], so that every
-// run of K along the kernel's last spatial dim and the features is
-// contiguous and the micro-kernel reads its rows (batch elements) in
-// place, and each worker accumulates its share of output tiles run after
-// run in K order — the same bits; its epilogue runs over the whole
+// with its padding in panels of the micro-kernel's rows (batch elements),
+// [panel][padded spatial…][features][row], so that every run of K along
+// the kernel's last spatial dim and the features is one packed stream of
+// the panel, and each worker accumulates its panels' output tiles run
+// after run (in chunks whose kernel panel stays in L1) in K order — the
+// same bits; with enough panels each is one unit of work that copies its
+// own panel just before reading it; its epilogue runs over the whole
 // product. A float convolution of NHWC-like input and output whose runs
 // along the kernel's last dim are at least 32 steps (E6k's 3×3 over 64
 // features and its input cotangent) runs the same way with lines of

@@ -54,6 +54,10 @@ var convConfigs = []convConfig{
 	// output features no multiple of its columns.
 	{"kernel-cotangent", []int{8, 12, 12, 16}, []int{8, 12, 12, 7}, trace.ConvOptions{
 		Padding: [][2]int{{1, 1}, {1, 1}}, DimensionNumbers: [3]string{"CHWN", "IHWO", "HWNC"}}},
+	// Enough batch elements for one product unit per panel of the
+	// micro-kernel's rows (each copies its own panel of the input).
+	{"kernel-cotangent-wide", []int{8, 14, 14, 40}, []int{8, 12, 12, 5}, trace.ConvOptions{
+		DimensionNumbers: [3]string{"CHWN", "IHWO", "HWNC"}}},
 	{"batch-major-strided", []int{13, 20, 18, 9}, []int{8, 16, 9, 5}, trace.ConvOptions{
 		WindowStrides: []int{2, 1}, Padding: [][2]int{{1, 2}, {0, 1}}, RhsDilation: []int{2, 1}, DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}},
 	// NHWC inputs and outputs run as an implicit GEMM on the CPU (kernels'
