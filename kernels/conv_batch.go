@@ -18,9 +18,9 @@ import (
 //
 //  1. the lhs is copied once in panels of the micro-kernel's MR batch
 //     elements, X[panel][padded spatial…][c][r] (r the batch element
-//     within the panel, the last panel only as wide as its kernel — the
-//     micro-kernel's Low form when fewer rows are left — zeros in the
-//     padding), so that for a fixed output position and a fixed kernel
+//     within the panel; a remainder of rows on the micro-kernel's Low
+//     form, each panel as wide as its kernel's rows; zeros in the
+//     padding and past the batch), so that for a fixed output position and a fixed kernel
 //     position outside the last spatial dim, the steps along the last
 //     kernel dim and the input features (kb = k_last · cin of the K
 //     order) are one contiguous run of X: the micro-kernel reads a tile's
@@ -28,18 +28,22 @@ import (
 //  2. the kernel is packed as W[kk][o] (kk the contract's K order) in
 //     panels of the micro-kernel's NR columns (zero past og), each panel
 //     contiguous;
-//  3. each worker takes a share of the output tiles (an output position ×
-//     one panel of batch elements) and, for each kernel-position run q in
-//     order and each chunk of it short enough for the chunk of a W panel
-//     to stay in L1, calls the micro-kernel on every tile of its share:
+//  3. each unit of work is a group of output positions of one panel (a
+//     tile each: an output position × the panel's batch elements) and,
+//     for each kernel-position run q in order and each chunk of it short
+//     enough for the chunk of a W panel to stay in L1, calls the
+//     micro-kernel on every tile of the group:
 //     the chunk's steps continuing from the tile the previous chunk
 //     stored (a private f32/f64 accumulator), so each element is still
 //     accumulated over kk in order from +0, one FMA per step — the
 //     contract's bits, as the im2col path's;
 //  4. the accumulator is copied into the output's layout.
 //
-// The lines form (below) reads X[b][padded spatial…][c] instead, its
-// rows (output positions) rowStep apart in one batch element's plane.
+// The lines form reads X[b][padded spatial…][c] instead, its rows
+// (output positions) rowStep apart in one batch element's plane — or,
+// inPlace (NHWC-like lhs), no X: the rows are read from the lhs itself,
+// rowStep apart, or from a private patch with the padding's zeros near
+// the edges.
 //
 // Nothing is allocated per Run once the slots and worker scratch have
 // grown to size.
@@ -58,6 +62,13 @@ type convBatch struct {
 	// outoff are then per line (output positions whose last index is 0).
 	lines   bool
 	rowStep int
+	// inPlace: a lines convBatch whose lhs positions along the last dim
+	// are cin apart (NHWC-like) has no X: its tiles read the lhs in
+	// place, those whose window reaches into the padding through a
+	// private patch; lineY holds each line's output position in the
+	// dims before the last.
+	inPlace bool
+	lineY   []int
 }
 
 // convBatchFits says whether k runs as a convBatch: f32/f64 compute
@@ -132,11 +143,15 @@ func (x *cpuExec) planConvBatch(k *convKernel, lines bool) {
 		bb.qoff = append(bb.qoff, off)
 	}
 	bb.rowStep = k.st[last] * k.cin
+	bb.inPlace = lines && k.lsS[last] == k.cin
 	y := make([]int, ns)
 	for r := range k.npos {
 		k.position(r, y)
 		if lines && y[last] != 0 {
 			continue
+		}
+		if lines {
+			bb.lineY = append(bb.lineY, y[:last]...)
 		}
 		xo, oo := 0, 0
 		for i := range ns {
@@ -160,8 +175,7 @@ func gemmKernel[T gemm.Float]() simd.GemmKernel[T] {
 
 // convBatchJob is one Run of a convBatch, in two phases (each one
 // parallel job): the copy of the lhs and the packing of the kernel, then
-// the products (which copy their own panel of the lhs when each panel is
-// one unit of them: fused).
+// the products.
 type convBatchJob[T gemm.Float] struct {
 	k        *convKernel
 	phase    int
@@ -170,12 +184,11 @@ type convBatchJob[T gemm.Float] struct {
 	out      []T
 	mk       simd.GemmKernel[T]
 	ogp      int // og rounded up to NR
-	copies   int // the first phase's copy units (rows of X; none when fused)
+	copies   int // the first phase's copy units (rows of X; none for inPlace lines)
 	pan      []convPanel[T]
-	groups   int  // not lines: product units per panel, each a range of output positions
-	fused    bool // not lines: groups is 1 and each unit copies its panel of X
-	tiles    int  // lines: batch × lines × perLine
-	perLine  int  // lines: tiles per line
+	groups   int // not lines: product units per panel, each a range of output positions
+	tiles    int // lines: batch × lines × perLine
+	perLine  int // lines: tiles per line
 }
 
 // convPanel is one panel of a batch-major convBatch's X: batch elements
@@ -243,21 +256,18 @@ func convBatchRun[T gemm.Float](k *convKernel, x *cpuExec, rs *runState, out, lp
 		j.tiles = k.nb * len(bb.posoff) * j.perLine
 		xn = k.nb*bb.plane + mr*bb.rowStep + bb.kb
 		j.copies, units = bb.rows, j.tiles
+		if bb.inPlace {
+			xn, j.copies = 0, 0
+		}
 	} else {
-		// About three units per worker: each streams all of W once, and
+		// About three units per worker (each streams all of W once, and
 		// a worker the machine delays leaves its later units to the
-		// others. With enough panels each panel is one unit, which
-		// copies its panel of X just before it reads it (in L2 then);
-		// else the panels' positions are split into groups and X is
-		// copied in the first phase.
+		// others): each panel's output positions in as many groups as
+		// that takes, one group per unit.
 		xn = j.panels(k.nb, bb.plane)
 		np := len(j.pan)
-		j.fused = np >= 2*workers
-		j.groups, j.copies = 1, 0
-		if !j.fused {
-			j.groups = min(k.npos, (3*workers+np-1)/np)
-			j.copies = bb.rows
-		}
+		j.groups = min(k.npos, (3*workers+np-1)/np)
+		j.copies = bb.rows
 		units = np * j.groups
 	}
 	j.lhs, j.rhs = view[T](lp, k.lhsN), view[T](rp, k.rhsN)
@@ -308,7 +318,12 @@ func (j *convBatchJob[T]) lineProducts(rs *runState, wk *worker, lo, hi int) {
 	mr, nr, kb, last := mk.MR, mk.NR, bb.kb, k.ns-1
 	lines := len(bb.posoff)
 	var zero T
-	tile := view[T](wk.temp(mr*j.ogp*int(unsafe.Sizeof(zero))), mr*j.ogp)
+	patchN := 0 // inPlace: a tile's window, (MR−1)·stride + k_last positions
+	if bb.inPlace {
+		patchN = ((mr-1)*k.st[last] + k.k[last]) * k.cin
+	}
+	buf := view[T](wk.temp((mr*j.ogp+patchN)*int(unsafe.Sizeof(zero))), mr*j.ogp+patchN)
+	tile, patch := buf[:mr*j.ogp], buf[mr*j.ogp:]
 	ldo := k.osS[last]
 	for t := lo; t < hi; t++ {
 		if rs.stop != nil && rs.stop.Load() {
@@ -328,7 +343,12 @@ func (j *convBatchJob[T]) lineProducts(rs *runState, wk *worker, lo, hi int) {
 			c, ldc = j.out[obase:obase+(rows-1)*ldo+k.og], ldo
 		}
 		for q, qo := range bb.qoff {
-			a := j.xp[abase+qo : abase+qo+(m.MR-1)*bb.rowStep+kb]
+			var a []T
+			if bb.inPlace {
+				a = j.inPlaceRun(patch, b, line, q, x0, (m.MR-1)*k.st[last]+k.k[last])
+			} else {
+				a = j.xp[abase+qo : abase+qo+(m.MR-1)*bb.rowStep+kb]
+			}
 			for jr := 0; jr < j.ogp; jr += nr {
 				w := j.w[(jr/nr*k.kk+q*kb)*nr:][:kb*nr]
 				m.Run(kb, a, bb.rowStep, 1, w, nr, c[jr:jr+(m.MR-1)*ldc+nr], ldc, q > 0)
@@ -341,6 +361,37 @@ func (j *convBatchJob[T]) lineProducts(rs *runState, wk *worker, lo, hi int) {
 			copy(j.out[obase+r*ldo:obase+r*ldo+k.og], tile[r*j.ogp:r*j.ogp+k.og])
 		}
 	}
+}
+
+// inPlaceRun is the run of kernel-position run q for the tile of an
+// inPlace lines convBatch at x0 on line line of batch element b, whose
+// rows' windows span span input positions along the last dim: the lhs
+// itself where the span lies inside the input, else a copy into patch
+// with zeros for the padding (the whole patch when run q's positions in
+// the other dims are padding).
+func (j *convBatchJob[T]) inPlaceRun(patch []T, b, line, q, x0, span int) []T {
+	k, bb := j.k, j.k.batch
+	last, cin := k.ns-1, k.cin
+	kp := q * k.k[last] // the run's first kernel position
+	off, in := b*k.lsB, true
+	for i := range last {
+		v := bb.lineY[line*last+i]*k.st[i] + k.kpos[kp*k.ns+i]*k.rd[i] - k.lo[i]
+		in = in && v >= 0 && v < k.in[i]
+		off += v * k.lsS[i]
+	}
+	u0 := x0*k.st[last] - k.lo[last]
+	if in && u0 >= 0 && u0+span <= k.in[last] {
+		return j.lhs[off+u0*cin : off+(u0+span)*cin]
+	}
+	for p := range span {
+		dst := patch[p*cin : p*cin+cin]
+		if u := u0 + p; in && u >= 0 && u < k.in[last] {
+			copy(dst, j.lhs[off+u*cin:])
+		} else {
+			clear(dst)
+		}
+	}
+	return patch[:span*cin]
 }
 
 // copyLhs writes rows [lo, hi) of padded positions (of the spatial dims
@@ -472,15 +523,11 @@ const kcL1 = 24 << 10
 // products computes product unit u: output positions [pos0, pos1) (a
 // group) of panel p, for each kernel-position run q in order and each
 // chunk of it, every position over the chunk's steps, one W panel at a
-// time (the chunk of the W panel stays in L1 across the positions, the
-// X panel in L2). A fused unit first copies its X panel.
+// time (the chunk of the W panel stays in L1 across the positions).
 func (j *convBatchJob[T]) products(rs *runState, wk *worker, u int) {
 	k, bb := j.k, j.k.batch
 	p, g := u/j.groups, u%j.groups
 	pn := &j.pan[p]
-	if j.fused {
-		j.copyPanel(p, 0, bb.rows)
-	}
 	pos0, pos1 := g*k.npos/j.groups, (g+1)*k.npos/j.groups
 	m, w := pn.mk, pn.w
 	nr, kb := m.NR, bb.kb

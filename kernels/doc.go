@@ -232,14 +232,15 @@
 // the kernel's last spatial dim and the features is one packed stream of
 // the panel, and each worker accumulates its panels' output tiles run
 // after run (in chunks whose kernel panel stays in L1) in K order — the
-// same bits; with enough panels each is one unit of work that copies its
-// own panel just before reading it; its epilogue runs over the whole
-// product. A float convolution of NHWC-like input and output whose runs
+// same bits; its epilogue runs over the whole product. A float convolution of NHWC-like input and output whose runs
 // along the kernel's last dim are at least 32 steps (E6k's 3×3 over 64
 // features and its input cotangent) runs the same way with lines of
 // output positions as the micro-kernel's rows — an implicit GEMM reading
-// the padded copy of the input (its size, not im2col's nine times) in
-// place, whole tiles written straight into the output. Winograd's
+// the input in place where its positions along the last dim are one
+// feature vector apart (tiles whose window reaches into the padding from
+// a small private patch holding its zeros; no im2col, no copy of the
+// input), else a padded copy of it, whole tiles written straight into
+// the output. Winograd's
 // F(2,3)/F(4,3) is not used: it computes each output
 // from transformed sums (additions before and after the products), so
 // its rounding differs from this in-order contract by design — it could
