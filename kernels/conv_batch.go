@@ -16,41 +16,36 @@ import (
 // would give the GEMM a handful of rows, each patch row tens of thousands
 // of steps long; instead the micro-kernel's rows are batch elements:
 //
-//  1. the lhs is copied once in panels of the micro-kernel's MR batch
-//     elements, X[panel][padded spatial…][c][r] (r the batch element
-//     within the panel; a remainder of rows on the micro-kernel's Low
-//     form, each panel as wide as its kernel's rows; zeros in the
-//     padding and past the batch), so that for a fixed output position and a fixed kernel
+//  1. the lhs is copied once as X[b][padded spatial…][c], zeros in the
+//     padding, so that for a fixed output position and a fixed kernel
 //     position outside the last spatial dim, the steps along the last
 //     kernel dim and the input features (kb = k_last · cin of the K
-//     order) are one contiguous run of X: the micro-kernel reads a tile's
-//     rows as one packed stream (row stride 1, step stride the width);
+//     order) are one contiguous run of X, and rows (batch elements) are
+//     a fixed stride (plane) apart: the micro-kernel reads them in place;
 //  2. the kernel is packed as W[kk][o] (kk the contract's K order) in
 //     panels of the micro-kernel's NR columns (zero past og), each panel
 //     contiguous;
-//  3. each unit of work is a group of output positions of one panel (a
-//     tile each: an output position × the panel's batch elements) and,
-//     for each kernel-position run q in order and each chunk of it short
-//     enough for the chunk of a W panel to stay in L1, calls the
-//     micro-kernel on every tile of the group:
-//     the chunk's steps continuing from the tile the previous chunk
+//  3. each worker takes a share of the output tiles (an output position ×
+//     MR batch elements) and, for each kernel-position run q in order,
+//     calls the micro-kernel on every tile of its share and every NR
+//     columns of W: kb steps continuing from the tile the previous run
 //     stored (a private f32/f64 accumulator), so each element is still
 //     accumulated over kk in order from +0, one FMA per step — the
-//     contract's bits, as the im2col path's;
+//     contract's bits, as the im2col path's — while W's run of kb rows
+//     stays in L2 across the share;
 //  4. the accumulator is copied into the output's layout.
 //
-// The lines form reads X[b][padded spatial…][c] instead, its rows
-// (output positions) rowStep apart in one batch element's plane — or,
-// inPlace (NHWC-like lhs), no X: the rows are read from the lhs itself,
-// rowStep apart, or from a private patch with the padding's zeros near
-// the edges.
+// The lines form (convLinesFits) reads X[b][padded spatial…][c] with
+// output positions as the rows, rowStep apart — or, inPlace (an
+// NHWC-like lhs), no X: the rows are read from the lhs itself, or from a
+// private patch with the padding's zeros near its edges.
 //
 // Nothing is allocated per Run once the slots and worker scratch have
 // grown to size.
 type convBatch struct {
 	pad    []int // padded spatial extents
 	ps     []int // strides of X's spatial dims (ps[last] = cin)
-	plane  int   // lines: elements of X per batch element (not a multiple of 2 KiB, so rows do not alias in L1); else per batch element of a panel
+	plane  int   // elements of X per batch element (not a multiple of 2 KiB, so rows do not alias in L1)
 	kb     int   // steps per micro-kernel call: k_last · cin
 	qoff   []int // X offset of kernel-position run q (the kernel dims before the last)
 	posoff []int // X offset of output position r
@@ -128,7 +123,7 @@ func (x *cpuExec) planConvBatch(k *convKernel, lines bool) {
 	}
 	size := computeDType(k.dtype).Size()
 	bb.plane = st
-	if lines && bb.plane*size%2048 == 0 {
+	if bb.plane*size%2048 == 0 {
 		bb.plane += 64 / size
 	}
 	for i := range last {
@@ -173,9 +168,9 @@ func gemmKernel[T gemm.Float]() simd.GemmKernel[T] {
 	return any(simd.GemmF64()).(simd.GemmKernel[T])
 }
 
-// convBatchJob is one Run of a convBatch, in two phases (each one
-// parallel job): the copy of the lhs and the packing of the kernel, then
-// the products.
+// convBatchJob is one Run of a convBatch, in three phases (each one
+// parallel job): the copy of the lhs, the packing of the kernel, the
+// products.
 type convBatchJob[T gemm.Float] struct {
 	k        *convKernel
 	phase    int
@@ -183,56 +178,10 @@ type convBatchJob[T gemm.Float] struct {
 	xp, w    []T
 	out      []T
 	mk       simd.GemmKernel[T]
-	ogp      int // og rounded up to NR
-	copies   int // the first phase's copy units (rows of X; none for inPlace lines)
-	pan      []convPanel[T]
-	groups   int // not lines: product units per panel, each a range of output positions
-	tiles    int // lines: batch × lines × perLine
+	nbp, ogp int // batch rounded up to MR, og rounded up to NR
+	tiles    int // output positions × nbp/MR (lines: batch × lines × perLine)
+	shares   int // the product phase's units
 	perLine  int // lines: tiles per line
-}
-
-// convPanel is one panel of a batch-major convBatch's X: batch elements
-// [b0, b0+rows), at base in X, w wide (the rows of its micro-kernel mk;
-// those past rows are zero).
-type convPanel[T gemm.Float] struct {
-	base, w, b0, rows int
-	mk                *simd.GemmKernel[T]
-}
-
-// panels lays out j.pan for nb batch elements in panels of the
-// micro-kernel's MR rows and returns X's size. A remainder of a few rows
-// goes with the last whole panel into two panels on the kernel's Low form
-// (64 on 12-row tiles: 12·4 + 8 + 8, not 12·5 + 4), so that the panels,
-// which are also the product phase's units, come out near one size.
-func (j *convBatchJob[T]) panels(nb, plane int) int {
-	mr := j.mk.MR
-	n, r := nb/mr, nb%mr
-	j.pan = j.pan[:0]
-	add := func(rows int) {
-		m := j.mk.For(rows)
-		b0, base := 0, 0
-		if len(j.pan) > 0 {
-			l := j.pan[len(j.pan)-1]
-			b0, base = l.b0+l.rows, l.base+l.w*plane
-		}
-		j.pan = append(j.pan, convPanel[T]{base: base, w: m.MR, b0: b0, rows: rows, mk: m})
-	}
-	split := r > 0 && n > 0 && j.mk.Low != nil && mr+r <= 2*j.mk.Low.MR
-	if split {
-		n--
-	}
-	for range n {
-		add(mr)
-	}
-	switch {
-	case split:
-		add(j.mk.Low.MR)
-		add(mr + r - j.mk.Low.MR)
-	case r > 0:
-		add(r)
-	}
-	l := j.pan[len(j.pan)-1]
-	return l.base + l.w*plane
 }
 
 // convBatchRun computes the convolution into out (the output, or an
@@ -244,64 +193,60 @@ func convBatchRun[T gemm.Float](k *convKernel, x *cpuExec, rs *runState, out, lp
 	j := slotJob[convBatchJob[T]](rs, bb.slotX)
 	j.k, j.mk = k, gemmKernel[T]()
 	mr, nr := j.mk.MR, j.mk.NR
+	j.nbp = (k.nb + mr - 1) / mr * mr
 	j.ogp = (k.og + nr - 1) / nr * nr
-	workers := max(1, x.cpu.workers())
-	var xn, units int
+	j.tiles = k.npos * (j.nbp / mr)
+	slack := 0
+	copies := bb.rows
 	if bb.lines {
 		// Tiles of MR positions along each line; a short last tile runs
 		// on the kernel's Low form where it has one, else its rows past
-		// the line read (in bounds: the slack) and are dropped. Lines'
-		// W is small (a kernel, in L2): every tile is a unit.
-		j.perLine = (k.o[k.ns-1] + mr - 1) / mr
+		// the line read (in bounds: the slack; or from the lhs or a
+		// patch, inPlace) and are dropped.
+		j.nbp, j.perLine = k.nb, (k.o[k.ns-1]+mr-1)/mr
 		j.tiles = k.nb * len(bb.posoff) * j.perLine
-		xn = k.nb*bb.plane + mr*bb.rowStep + bb.kb
-		j.copies, units = bb.rows, j.tiles
+		slack = mr*bb.rowStep + bb.kb
 		if bb.inPlace {
-			xn, j.copies = 0, 0
+			j.nbp, slack, copies = 0, 0, 0
 		}
-	} else {
-		// About three units per worker (each streams all of W once, and
-		// a worker the machine delays leaves its later units to the
-		// others): each panel's output positions in as many groups as
-		// that takes, one group per unit.
-		xn = j.panels(k.nb, bb.plane)
-		np := len(j.pan)
-		j.groups = min(k.npos, (3*workers+np-1)/np)
-		j.copies = bb.rows
-		units = np * j.groups
 	}
 	j.lhs, j.rhs = view[T](lp, k.lhsN), view[T](rp, k.rhsN)
-	wn := k.kk * j.ogp
+	xn, wn := j.nbp*bb.plane+slack, k.kk*j.ogp
 	j.xp = view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(bb.slotX, 0, xn*size+16))), xn)
 	j.w = view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotB, 0, wn*size+16))), wn)
 	j.out = view[T](out, k.outN)
-	// The copy of the lhs (rows of padded positions) and the packing of
-	// the kernel (one unit per kernel position), then the products.
+	// The copy of the lhs (rows of padded positions; the batch padding
+	// planes are cleared by the last unit; none inPlace), the packing of the kernel
+	// (one unit per kernel position), then the products.
 	j.phase = 0
-	x.parallel(rs, j.copies+len(k.kpos)/k.ns, xn+wn, j)
+	if copies > 0 {
+		x.parallel(rs, copies, xn, j)
+	}
 	j.phase = 1
-	x.parallel(rs, units, k.nb*k.npos*k.kk*k.og, j)
+	x.parallel(rs, len(k.kpos)/k.ns, wn, j)
+	j.phase = 2
+	// Three shares per worker: each share streams all of W once, and a
+	// worker the machine delays leaves its later shares to the others.
+	// Lines' W is small (a kernel, in L2): every tile is a unit.
+	j.shares = min(j.tiles, 3*max(1, x.cpu.workers()))
+	if bb.lines {
+		j.shares = j.tiles
+	}
+	x.parallel(rs, j.shares, k.nb*k.npos*k.kk*k.og, j)
 	j.lhs, j.rhs, j.xp, j.w, j.out = nil, nil, nil, nil, nil // hold no caller's array
 }
 
 func (j *convBatchJob[T]) runRange(rs *runState, wk *worker, lo, hi int) {
-	switch {
-	case j.phase == 0:
-		if c := min(hi, j.copies); lo < c {
-			if j.k.batch.lines {
-				j.copyLhs(lo, c)
-			} else {
-				for p := range j.pan {
-					j.copyPanel(p, lo, c)
-				}
-			}
-		}
-		if lo = max(lo, j.copies); lo < hi {
-			j.packKernel(lo-j.copies, hi-j.copies)
-		}
-	case j.k.batch.lines:
-		j.lineProducts(rs, wk, lo, hi)
+	switch j.phase {
+	case 0:
+		j.copyLhs(lo, hi)
+	case 1:
+		j.packKernel(lo, hi)
 	default:
+		if j.k.batch.lines {
+			j.lineProducts(rs, wk, lo, hi)
+			return
+		}
 		for u := lo; u < hi; u++ {
 			j.products(rs, wk, u)
 		}
@@ -395,89 +340,72 @@ func (j *convBatchJob[T]) inPlaceRun(patch []T, b, line, q, x0, span int) []T {
 }
 
 // copyLhs writes rows [lo, hi) of padded positions (of the spatial dims
-// before the last) of a lines convBatch's X for every batch element:
-// X[b][p…][c] is the lhs element at spatial position p − lo, or zero in
-// the padding (the lhs's features are contiguous: convLinesFits).
+// before the last) of X for every batch element: X[b][p…][c] is the lhs
+// element at spatial position p − lo, or zero in the padding. It goes
+// through the batch in blocks of copyBlock elements, so that its writes
+// advance along that many planes of X at a time (one page each), not
+// along all of them (a kernel cotangent's lhs is the input read with its
+// features as the batch: the batch is the input's contiguous dim).
 func (j *convBatchJob[T]) copyLhs(lo, hi int) {
+	const copyBlock = 16
 	k, bb := j.k, j.k.batch
 	last := k.ns - 1
 	run := bb.pad[last] * k.cin // one row of X
 	for row := lo; row < hi; row++ {
-		xo, src0, in := j.padRow(row)
-		for b := range k.nb {
-			x := j.xp[b*bb.plane+xo : b*bb.plane+xo+run]
-			if !in {
-				clear(x)
-				continue
-			}
-			for p := range bb.pad[last] {
-				dst := x[p*k.cin : p*k.cin+k.cin]
-				if v := p - k.lo[last]; v >= 0 && v < k.in[last] {
-					copy(dst, j.lhs[src0+v*k.lsS[last]+b*k.lsB:])
-				} else {
-					clear(dst)
-				}
-			}
+		// The row's X offset and lhs offset, and whether it is padding.
+		xo, src0, in, rem := 0, 0, true, row
+		for i := last - 1; i >= 0; i-- {
+			p := rem % bb.pad[i]
+			rem /= bb.pad[i]
+			xo += p * bb.ps[i]
+			v := p - k.lo[i]
+			in = in && v >= 0 && v < k.in[i]
+			src0 += v * k.lsS[i]
 		}
-	}
-}
-
-// padRow is padded row row's X offset within a plane (the spatial dims
-// before the last), the lhs offset of its unpadded position and whether
-// it is one (not padding).
-func (j *convBatchJob[T]) padRow(row int) (xo, src int, in bool) {
-	k, bb := j.k, j.k.batch
-	in = true
-	for i := k.ns - 2; i >= 0; i-- {
-		p := row % bb.pad[i]
-		row /= bb.pad[i]
-		xo += p * bb.ps[i]
-		v := p - k.lo[i]
-		in = in && v >= 0 && v < k.in[i]
-		src += v * k.lsS[i]
-	}
-	return xo, src, in
-}
-
-// copyPanel writes rows [lo, hi) of padded positions (of the spatial
-// dims before the last) of panel p of a batch-major convBatch's X: the
-// panel's row is one contiguous run X[p][row][p_last][c][r] = the lhs
-// element of batch element b0 + r at spatial position p − lo, zero in the
-// padding and in the rows of the panel's kernel past its batch elements.
-// A kernel cotangent's lhs is the input read with its features as the
-// batch: a panel's elements are then contiguous in the lhs.
-func (j *convBatchJob[T]) copyPanel(p, lo, hi int) {
-	k, bb, pn := j.k, j.k.batch, &j.pan[p]
-	last, w, nr := k.ns-1, pn.w, pn.rows
-	run := bb.pad[last] * k.cin // one row of X per batch element
-	for row := lo; row < hi; row++ {
-		xo, src0, in := j.padRow(row)
-		x := j.xp[pn.base+xo*w : pn.base+(xo+run)*w]
 		if !in {
-			clear(x)
+			for b := range k.nb {
+				clear(j.xp[b*bb.plane+xo : b*bb.plane+xo+run])
+			}
 			continue
 		}
-		for pl := range bb.pad[last] {
-			dst := x[pl*k.cin*w : (pl+1)*k.cin*w]
-			v := pl - k.lo[last]
-			if v < 0 || v >= k.in[last] {
-				clear(dst)
-				continue
-			}
-			src := src0 + v*k.lsS[last] + pn.b0*k.lsB
-			for c := range k.cin {
-				d := dst[c*w : c*w+w]
-				s := src + c*k.lsC
-				if k.lsB == 1 {
-					copyShort(d[:nr], j.lhs[s:s+nr])
-				} else {
-					for r := range nr {
-						d[r] = j.lhs[s+r*k.lsB]
+		for b0 := 0; b0 < k.nb; b0 += copyBlock {
+			b1 := min(k.nb, b0+copyBlock)
+			for p := range bb.pad[last] {
+				v := p - k.lo[last]
+				dst := xo + p*k.cin
+				if v < 0 || v >= k.in[last] {
+					for b := b0; b < b1; b++ {
+						clear(j.xp[b*bb.plane+dst : b*bb.plane+dst+k.cin])
+					}
+					continue
+				}
+				src := src0 + v*k.lsS[last]
+				if k.lsC == 1 {
+					for b := b0; b < b1; b++ {
+						copy(j.xp[b*bb.plane+dst:b*bb.plane+dst+k.cin], j.lhs[src+b*k.lsB:])
+					}
+					continue
+				}
+				for c := range k.cin {
+					s, d := src+c*k.lsC, dst+c
+					if k.lsB == 1 {
+						// b1−b0 values, contiguous in the lhs, to as many
+						// planes of X: both ranges checked once, above
+						// (the slice expressions), not per element.
+						src := j.lhs[s+b0 : s+b1]
+						dst := j.xp[b0*bb.plane+d : (b1-1)*bb.plane+d+1]
+						scatter(dst, src, bb.plane)
+						continue
+					}
+					for b := b0; b < b1; b++ {
+						j.xp[b*bb.plane+d] = j.lhs[s+b*k.lsB]
 					}
 				}
-				clear(d[nr:])
 			}
 		}
+	}
+	if hi == bb.rows {
+		clear(j.xp[k.nb*bb.plane : j.nbp*bb.plane]) // the tiles' padding rows
 	}
 }
 
@@ -503,7 +431,7 @@ func (j *convBatchJob[T]) packKernel(lo, hi int) {
 					continue
 				}
 				if k.rsO == 1 {
-					copyShort(dst[:o1-o0], j.rhs[src+o0:src+o1])
+					copy(dst, j.rhs[src+o0:src+o1])
 				} else {
 					for o := o0; o < o1; o++ {
 						dst[o-o0] = j.rhs[src+o*k.rsO]
@@ -515,49 +443,46 @@ func (j *convBatchJob[T]) packKernel(lo, hi int) {
 	}
 }
 
-// kcL1 is the most steps a micro-kernel call of products takes: the
-// call's run of a W panel (steps × NR elements) stays within about half
-// of a 48 KiB L1 across the share's tiles.
-const kcL1 = 24 << 10
-
-// products computes product unit u: output positions [pos0, pos1) (a
-// group) of panel p, for each kernel-position run q in order and each
-// chunk of it, every position over the chunk's steps, one W panel at a
-// time (the chunk of the W panel stays in L1 across the positions).
+// products computes share u of the output tiles: for each kernel-position
+// run q in order, every tile of the share over kb more steps.
 func (j *convBatchJob[T]) products(rs *runState, wk *worker, u int) {
-	k, bb := j.k, j.k.batch
-	p, g := u/j.groups, u%j.groups
-	pn := &j.pan[p]
-	pos0, pos1 := g*k.npos/j.groups, (g+1)*k.npos/j.groups
-	m, w := pn.mk, pn.w
-	nr, kb := m.NR, bb.kb
+	k, bb, mk := j.k, j.k.batch, &j.mk
+	mr, nr, kb := mk.MR, mk.NR, bb.kb
+	t0, t1 := u*j.tiles/j.shares, (u+1)*j.tiles/j.shares
 	var zero T
-	size := int(unsafe.Sizeof(zero))
-	tile := w * j.ogp
-	accN := (pos1 - pos0) * tile
-	acc := view[T](wk.temp(accN*size), accN)
-	chunks := (kb*nr*size + kcL1 - 1) / kcL1
+	tile := mr * j.ogp
+	accN := (t1 - t0) * tile
+	acc := view[T](wk.temp(accN*int(unsafe.Sizeof(zero))), accN)
+	panels := j.nbp / mr
+	last := mk.For(k.nb - (panels-1)*mr) // the last panel's rows on the Low form, where there is one
 	for q, qo := range bb.qoff {
 		if rs.stop != nil && rs.stop.Load() {
 			return // the run was cancelled: the output is unspecified
 		}
-		for ch := range chunks {
-			k0, k1 := ch*kb/chunks, (ch+1)*kb/chunks
-			kc := k1 - k0
+		for t := t0; t < t1; t++ {
+			pos, p := t/panels, t%panels
+			m := mk
+			if p == panels-1 {
+				m = last
+			}
+			off := p*mr*bb.plane + bb.posoff[pos] + qo
+			a := j.xp[off : off+(m.MR-1)*bb.plane+kb]
+			c := acc[(t-t0)*tile:]
 			for jr := 0; jr < j.ogp; jr += nr {
-				b := j.w[(jr/nr*k.kk+q*kb+k0)*nr:][:kc*nr]
-				for pos := pos0; pos < pos1; pos++ {
-					off := pn.base + (bb.posoff[pos]+qo+k0)*w
-					c := acc[(pos-pos0)*tile+jr:]
-					m.Run(kc, j.xp[off:off+kc*w], 1, w, b, nr, c[:(w-1)*j.ogp+nr], j.ogp, q > 0 || ch > 0)
-				}
+				w := j.w[(jr/nr*k.kk+q*kb)*nr:][:kb*nr]
+				m.Run(kb, a, bb.plane, 1, w, nr, c[jr:jr+(m.MR-1)*j.ogp+nr], j.ogp, q > 0)
 			}
 		}
 	}
-	for pos := pos0; pos < pos1; pos++ {
-		for r := range pn.rows {
-			src := acc[(pos-pos0)*tile+r*j.ogp:][:k.og]
-			off := (pn.b0+r)*k.osB + bb.outoff[pos]
+	for t := t0; t < t1; t++ {
+		pos, p := t/panels, t%panels
+		for r := range mr {
+			b := p*mr + r
+			if b >= k.nb {
+				break
+			}
+			src := acc[(t-t0)*tile+r*j.ogp:][:k.og]
+			off := b*k.osB + bb.outoff[pos]
 			if k.osC == 1 {
 				copy(j.out[off:off+k.og], src)
 				continue
@@ -569,22 +494,16 @@ func (j *convBatchJob[T]) products(rs *runState, wk *worker, u int) {
 	}
 }
 
-// copyShort copies src to dst (as long as src): the packing copies runs
-// of a micro-kernel's MR or NR elements, too short for a call of memmove
-// to pay, as fixed-size moves where the length is a tile's.
-func copyShort[T gemm.Float](dst, src []T) {
-	switch len(src) {
-	case 4:
-		*(*[4]T)(dst) = [4]T(src)
-	case 8:
-		*(*[8]T)(dst) = [8]T(src)
-	case 12:
-		*(*[12]T)(dst) = [12]T(src)
-	case 16:
-		*(*[16]T)(dst) = [16]T(src)
-	case 32:
-		*(*[32]T)(dst) = [32]T(src)
-	default:
-		copy(dst, src)
+// scatter writes src[i] to dst[i·stride] for every i; dst holds
+// (len(src)−1)·stride + 1 elements (the caller slices it so).
+func scatter[T gemm.Float](dst, src []T, stride int) {
+	if len(src) == 0 || len(dst) < (len(src)-1)*stride+1 {
+		return
+	}
+	var zero T
+	step := uintptr(stride) * unsafe.Sizeof(zero)
+	p := unsafe.Pointer(unsafe.SliceData(dst))
+	for i, v := range src {
+		*(*T)(unsafe.Add(p, uintptr(i)*step)) = v // within dst: checked above
 	}
 }

@@ -227,23 +227,23 @@
 // at least 8 batch elements and a long K (at least 1024; the kernel
 // cotangent of a convolution, trace's convTransposeRHS, is the common
 // one) runs batch-major instead (conv_batch.go): the lhs is copied once
-// with its padding in panels of the micro-kernel's rows (batch elements),
-// [panel][padded spatial…][features][row], so that every run of K along
-// the kernel's last spatial dim and the features is one packed stream of
-// the panel, and each worker accumulates its panels' output tiles run
-// after run (in chunks whose kernel panel stays in L1) in K order — the
-// same bits; its epilogue runs over the whole product. A float convolution of NHWC-like input and output whose runs
-// along the kernel's last dim are at least 32 steps (E6k's 3×3 over 64
-// features and its input cotangent) runs the same way with lines of
-// output positions as the micro-kernel's rows — an implicit GEMM reading
-// the input in place where its positions along the last dim are one
-// feature vector apart (tiles whose window reaches into the padding from
-// a small private patch holding its zeros; no im2col, no copy of the
-// input), else a padded copy of it, whole tiles written straight into
-// the output. Winograd's
-// F(2,3)/F(4,3) is not used: it computes each output
-// from transformed sums (additions before and after the products), so
-// its rounding differs from this in-order contract by design — it could
+// with its padding as [batch][padded spatial…][features], so that every
+// run of K along the kernel's last spatial dim and the features is
+// contiguous and the micro-kernel reads its rows (batch elements) in
+// place (the last few on its smaller form: 64 on 12-row tiles as
+// 12·5 + 4, not 72), and each worker accumulates its share of output
+// tiles run after run in K order — the same bits; its epilogue runs over
+// the whole product. A float convolution of NHWC-like input and output
+// whose runs along the kernel's last dim are at least 32 steps (E6k's
+// 3×3 over 64 features and its input cotangent) runs the same way with
+// lines of output positions as the micro-kernel's rows — an implicit
+// GEMM reading the input in place where its positions along the last dim
+// are one feature vector apart (tiles whose window reaches into the
+// padding from a small private patch holding its zeros; no im2col, no
+// copy of the input), else a padded copy of it, whole tiles written
+// straight into the output. Winograd's F(2,3)/F(4,3) is not used: it
+// computes each output from transformed sums (additions before and after
+// the products), so its rounding differs from this in-order contract by design — it could
 // only be an opt-in that gives up bit-identity with the reference and
 // across backends.
 //
