@@ -2,8 +2,12 @@ package main
 
 import (
 	"flag"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/tensor"
 )
 
 // The docs/SPEC.md §8 workloads as go test benchmarks, with benchstat-friendly
@@ -207,4 +211,58 @@ func BenchmarkE10OutputWrite(b *testing.B) {
 	for b.Loop() {
 		parallel(len(out), func(lo, hi int) { clear(out[lo:hi]) }) // the runtime's memclr
 	}
+}
+
+// BenchmarkE6kb is E6k's backward pass (input and kernel cotangents) at
+// full size: alone (Kiln fused, GFLOP/s), each cotangent alone (input-ct,
+// kernel-ct: half the flops each), then "vs-E6k" alternates it with the
+// forward convolution E6k in one loop and reports its GFLOP/s over the
+// forward's. Each also reports the process's CPU time per op (cpu-ms/op):
+// with GOMAXPROCS=1 a measure of the work that load on a shared machine
+// disturbs less than wall time. For a CPU profile:
+// go test -run '^$' -bench 'E6kb/kiln' -cpuprofile p.out ./bench
+func BenchmarkE6kb(b *testing.B) {
+	w := newWorkload("E6kb", 0, fullMatrices)
+	f := newWorkload("E6k", 0, fullMatrices)
+	b.Run(kilnFused, func(b *testing.B) {
+		im := prepare(b, w, kilnFused)
+		c0 := cpuTime()
+		loop(b, im)
+		b.ReportMetric(w.flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		b.ReportMetric((cpuTime()-c0).Seconds()*1e3/float64(b.N), "cpu-ms/op")
+	})
+	for i, name := range []string{"input-ct", "kernel-ct"} {
+		b.Run(name, func(b *testing.B) {
+			fn := kiln.Jit(func(x, k, g kiln.Value) kiln.Value {
+				_, pull := kiln.VJP(convNHWC, x, k)
+				return pull(g)[i]
+			})
+			out, err := fn.Run(w.args...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			outs := []*tensor.Array{out}
+			c0 := cpuTime()
+			for b.Loop() {
+				if err := fn.RunInto(outs, w.args...); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(w.flops/2*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			b.ReportMetric((cpuTime()-c0).Seconds()*1e3/float64(b.N), "cpu-ms/op")
+		})
+	}
+	b.Run("vs-E6k", func(b *testing.B) {
+		tr, tf := alternate(b, prepare(b, w, kilnFused), prepare(b, f, kilnFused))
+		b.ReportMetric(w.flops/tr.Seconds()/(f.flops/tf.Seconds()), "gflops/E6k")
+	})
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -35,6 +35,11 @@ import (
 //     stays in L2 across the share;
 //  4. the accumulator is copied into the output's layout.
 //
+// The lines form (convLinesFits) reads X[b][padded spatial…][c] with
+// output positions as the rows, rowStep apart — or, inPlace (an
+// NHWC-like lhs), no X: the rows are read from the lhs itself, or from a
+// private patch with the padding's zeros near its edges.
+//
 // Nothing is allocated per Run once the slots and worker scratch have
 // grown to size.
 type convBatch struct {
@@ -52,6 +57,13 @@ type convBatch struct {
 	// outoff are then per line (output positions whose last index is 0).
 	lines   bool
 	rowStep int
+	// inPlace: a lines convBatch whose lhs positions along the last dim
+	// are cin apart (NHWC-like) has no X: its tiles read the lhs in
+	// place, those whose window reaches into the padding through a
+	// private patch; lineY holds each line's output position in the
+	// dims before the last.
+	inPlace bool
+	lineY   []int
 }
 
 // convBatchFits says whether k runs as a convBatch: f32/f64 compute
@@ -132,11 +144,15 @@ func (x *cpuExec) planConvBatch(k *convKernel, lines bool) {
 		bb.qoff = append(bb.qoff, off)
 	}
 	bb.rowStep = k.st[last] * k.cin
+	bb.inPlace = lines && k.lsS[last] == k.cin
 	y := make([]int, ns)
 	for r := range k.npos {
 		k.position(r, y)
 		if lines && y[last] != 0 {
 			continue
+		}
+		if lines {
+			bb.lineY = append(bb.lineY, y[:last]...)
 		}
 		xo, oo := 0, 0
 		for i := range ns {
@@ -187,12 +203,18 @@ func convBatchRun[T gemm.Float](k *convKernel, x *cpuExec, rs *runState, out, lp
 	j.ogp = (k.og + nr - 1) / nr * nr
 	j.tiles = k.npos * (j.nbp / mr)
 	slack := 0
+	copies := bb.rows
 	if bb.lines {
-		// Tiles of MR positions along each line; a short last tile's
-		// rows past the line read (in bounds: the slack) and are dropped.
+		// Tiles of MR positions along each line; a short last tile runs
+		// on the kernel's Low form where it has one, else its rows past
+		// the line read (in bounds: the slack; or from the lhs or a
+		// patch, inPlace) and are dropped.
 		j.nbp, j.perLine = k.nb, (k.o[k.ns-1]+mr-1)/mr
 		j.tiles = k.nb * len(bb.posoff) * j.perLine
 		slack = mr*bb.rowStep + bb.kb
+		if bb.inPlace {
+			j.nbp, slack, copies = 0, 0, 0
+		}
 	}
 	j.lhs, j.rhs = view[T](lp, k.lhsN), view[T](rp, k.rhsN)
 	xn, wn := j.nbp*bb.plane+slack, k.kk*j.ogp
@@ -200,10 +222,12 @@ func convBatchRun[T gemm.Float](k *convKernel, x *cpuExec, rs *runState, out, lp
 	j.w = view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotB, 0, wn*size+16))), wn)
 	j.out = view[T](out, k.outN)
 	// The copy of the lhs (rows of padded positions; the batch padding
-	// planes are cleared by the last unit), the packing of the kernel
+	// planes are cleared by the last unit; none inPlace), the packing of the kernel
 	// (one unit per kernel position), then the products.
 	j.phase = 0
-	x.parallel(rs, bb.rows, xn, j)
+	if copies > 0 {
+		x.parallel(rs, copies, xn, j)
+	}
 	j.phase = 1
 	x.parallel(rs, len(k.kpos)/k.ns, wn, j)
 	j.phase = 2
@@ -245,7 +269,12 @@ func (j *convBatchJob[T]) lineProducts(rs *runState, wk *worker, lo, hi int) {
 	mr, nr, kb, last := mk.MR, mk.NR, bb.kb, k.ns-1
 	lines := len(bb.posoff)
 	var zero T
-	tile := view[T](wk.temp(mr*j.ogp*int(unsafe.Sizeof(zero))), mr*j.ogp)
+	patchN := 0 // inPlace: a tile's window, (MR−1)·stride + k_last positions
+	if bb.inPlace {
+		patchN = ((mr-1)*k.st[last] + k.k[last]) * k.cin
+	}
+	buf := view[T](wk.temp((mr*j.ogp+patchN)*int(unsafe.Sizeof(zero))), mr*j.ogp+patchN)
+	tile, patch := buf[:mr*j.ogp], buf[mr*j.ogp:]
 	ldo := k.osS[last]
 	for t := lo; t < hi; t++ {
 		if rs.stop != nil && rs.stop.Load() {
@@ -256,18 +285,24 @@ func (j *convBatchJob[T]) lineProducts(rs *runState, wk *worker, lo, hi int) {
 		b := t / j.perLine / lines
 		x0 := xt * mr
 		rows := min(mr, k.o[last]-x0)
+		m := mk.For(rows) // a short last tile on the Low form, where there is one
 		abase := b*bb.plane + bb.posoff[line] + x0*bb.rowStep
 		obase := b*k.osB + bb.outoff[line] + x0*ldo
 		c, ldc := tile, j.ogp
-		direct := rows == mr && k.og == j.ogp
+		direct := rows == m.MR && k.og == j.ogp
 		if direct {
-			c, ldc = j.out[obase:obase+(mr-1)*ldo+k.og], ldo
+			c, ldc = j.out[obase:obase+(rows-1)*ldo+k.og], ldo
 		}
 		for q, qo := range bb.qoff {
-			a := j.xp[abase+qo : abase+qo+(mr-1)*bb.rowStep+kb]
+			var a []T
+			if bb.inPlace {
+				a = j.inPlaceRun(patch, b, line, q, x0, (m.MR-1)*k.st[last]+k.k[last])
+			} else {
+				a = j.xp[abase+qo : abase+qo+(m.MR-1)*bb.rowStep+kb]
+			}
 			for jr := 0; jr < j.ogp; jr += nr {
 				w := j.w[(jr/nr*k.kk+q*kb)*nr:][:kb*nr]
-				mk.Run(kb, a, bb.rowStep, 1, w, nr, c[jr:jr+(mr-1)*ldc+nr], ldc, q > 0)
+				m.Run(kb, a, bb.rowStep, 1, w, nr, c[jr:jr+(m.MR-1)*ldc+nr], ldc, q > 0)
 			}
 		}
 		if direct {
@@ -277,6 +312,37 @@ func (j *convBatchJob[T]) lineProducts(rs *runState, wk *worker, lo, hi int) {
 			copy(j.out[obase+r*ldo:obase+r*ldo+k.og], tile[r*j.ogp:r*j.ogp+k.og])
 		}
 	}
+}
+
+// inPlaceRun is the run of kernel-position run q for the tile of an
+// inPlace lines convBatch at x0 on line line of batch element b, whose
+// rows' windows span span input positions along the last dim: the lhs
+// itself where the span lies inside the input, else a copy into patch
+// with zeros for the padding (the whole patch when run q's positions in
+// the other dims are padding).
+func (j *convBatchJob[T]) inPlaceRun(patch []T, b, line, q, x0, span int) []T {
+	k, bb := j.k, j.k.batch
+	last, cin := k.ns-1, k.cin
+	kp := q * k.k[last] // the run's first kernel position
+	off, in := b*k.lsB, true
+	for i := range last {
+		v := bb.lineY[line*last+i]*k.st[i] + k.kpos[kp*k.ns+i]*k.rd[i] - k.lo[i]
+		in = in && v >= 0 && v < k.in[i]
+		off += v * k.lsS[i]
+	}
+	u0 := x0*k.st[last] - k.lo[last]
+	if in && u0 >= 0 && u0+span <= k.in[last] {
+		return j.lhs[off+u0*cin : off+(u0+span)*cin]
+	}
+	for p := range span {
+		dst := patch[p*cin : p*cin+cin]
+		if u := u0 + p; in && u >= 0 && u < k.in[last] {
+			copy(dst, j.lhs[off+u*cin:])
+		} else {
+			clear(dst)
+		}
+	}
+	return patch[:span*cin]
 }
 
 // copyLhs writes rows [lo, hi) of padded positions (of the spatial dims
@@ -394,18 +460,23 @@ func (j *convBatchJob[T]) products(rs *runState, wk *worker, u int) {
 	accN := (t1 - t0) * tile
 	acc := view[T](wk.temp(accN*int(unsafe.Sizeof(zero))), accN)
 	panels := j.nbp / mr
+	last := mk.For(k.nb - (panels-1)*mr) // the last panel's rows on the Low form, where there is one
 	for q, qo := range bb.qoff {
 		if rs.stop != nil && rs.stop.Load() {
 			return // the run was cancelled: the output is unspecified
 		}
 		for t := t0; t < t1; t++ {
 			pos, p := t/panels, t%panels
+			m := mk
+			if p == panels-1 {
+				m = last
+			}
 			off := p*mr*bb.plane + bb.posoff[pos] + qo
-			a := j.xp[off : off+(mr-1)*bb.plane+kb]
+			a := j.xp[off : off+(m.MR-1)*bb.plane+kb]
 			c := acc[(t-t0)*tile:]
 			for jr := 0; jr < j.ogp; jr += nr {
 				w := j.w[(jr/nr*k.kk+q*kb)*nr:][:kb*nr]
-				mk.Run(kb, a, bb.plane, 1, w, nr, c[jr:jr+(mr-1)*j.ogp+nr], j.ogp, q > 0)
+				m.Run(kb, a, bb.plane, 1, w, nr, c[jr:jr+(m.MR-1)*j.ogp+nr], j.ogp, q > 0)
 			}
 		}
 	}

@@ -240,14 +240,18 @@
 // with its padding as [batch][padded spatial…][features], so that every
 // run of K along the kernel's last spatial dim and the features is
 // contiguous and the micro-kernel reads its rows (batch elements) in
-// place, and each worker accumulates its share of output tiles run after
-// run in K order — the same bits; its epilogue runs over the whole
-// product. A float convolution of NHWC-like input and output whose runs
-// along the kernel's last dim are at least 32 steps (E6k's 3×3 over 64
-// features and its input cotangent) runs the same way with lines of
-// output positions as the micro-kernel's rows — an implicit GEMM reading
-// the padded copy of the input (its size, not im2col's nine times) in
-// place, whole tiles written straight into the output. An integer
+// place (the last few on its smaller form: 64 on 12-row tiles as
+// 12·5 + 4, not 72), and each worker accumulates its share of output
+// tiles run after run in K order — the same bits; its epilogue runs over
+// the whole product. A float convolution of NHWC-like input and output
+// whose runs along the kernel's last dim are at least 32 steps (E6k's
+// 3×3 over 64 features and its input cotangent) runs the same way with
+// lines of output positions as the micro-kernel's rows — an implicit
+// GEMM reading the input in place where its positions along the last dim
+// are one feature vector apart (tiles whose window reaches into the
+// padding from a small private patch holding its zeros; no im2col, no
+// copy of the input), else a padded copy of it, whole tiles written
+// straight into the output. An integer
 // convolution of byte operands (i8, u8, sub-byte integers as their
 // bytes; in place, or read past the converts to i16/i32/… that a
 // preferred_element_type lowers to, whose kernels are then dropped as a
@@ -260,10 +264,9 @@
 // operands and runs the f32 GEMM, or the f64 one when K · max|x| · max|w|
 // > 2²⁴, whose sums are then exact integers. Integer sums wrap, so these
 // are the wrapping in-order sums' bits; 64-bit results keep the loop.
-// Winograd's
-// F(2,3)/F(4,3) is not used: it computes each output
-// from transformed sums (additions before and after the products), so
-// its rounding differs from this in-order contract by design — it could
+// Winograd's F(2,3)/F(4,3) is not used: it
+// computes each output from transformed sums (additions before and after
+// the products), so its rounding differs from this in-order contract by design — it could
 // only be an opt-in that gives up bit-identity with the reference and
 // across backends.
 //
