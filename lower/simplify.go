@@ -288,7 +288,9 @@ func exactIn(from, to tensor.DType) bool {
 	}
 	switch {
 	case from == tensor.Bool:
-		return true
+		// false and true are 0 and 1: every dtype holds them but
+		// f8e8m0fnu, which has no zero (0 converts to its NaN).
+		return to != tensor.F8E8M0FNU
 	case to == tensor.Bool:
 		return false
 	case to.IsComplex():
