@@ -81,8 +81,8 @@ func TestMovementPrograms(t *testing.T) {
 // trace (a shape rule refused a step); most must trace.
 var moveUntraced atomic.Int64
 
-// moveDTypes are the dtypes the programs compute in.
-var moveDTypes = []tensor.DType{tensor.F32, tensor.F32, tensor.F32, tensor.F64, tensor.F16, tensor.BF16, tensor.I32, tensor.U8, tensor.I8}
+// moveDTypes are the dtypes the programs compute in (f32 thrice as often).
+var moveDTypes = []tensor.DType{tensor.F32, tensor.F32, tensor.F32, tensor.F64, tensor.F16, tensor.BF16, tensor.I32, tensor.U8, tensor.I8, tensor.C64, tensor.Bool, tensor.F8E4M3FN, tensor.I4}
 
 // moveShape draws a shape: small dims mostly, sometimes one long row.
 func moveShape(r *rand.Rand) []int {
