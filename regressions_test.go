@@ -19,6 +19,8 @@ func TestDifferentialRegressions(t *testing.T) {
 	c128, _ := tensor.FromSlice([]complex128{0})
 	c128y, _ := tensor.FromSlice([]complex128{complex(math.NaN(), math.Inf(1))})
 	bools, _ := tensor.FromSlice([]bool{false, true})
+	f64s, _ := tensor.FromSlice([]float64{256})
+	f64s, _ = f64s.Reshape()
 	tests := []struct {
 		name string
 		fn   any
@@ -43,6 +45,11 @@ func TestDifferentialRegressions(t *testing.T) {
 			func(x, y kiln.Value) kiln.Value { return x.Pow(y) }, []any{c128, c128y}, "c128[1] [(nan+nanj)]"},
 		{"bool→f8e8m0fnu→bf16 was folded into bool→bf16, but f8e8m0fnu has no zero: false is its NaN (seed 60027897)",
 			func(x kiln.Value) kiln.Value { return x.Astype(tensor.F8E8M0FNU).Astype(tensor.BF16) }, []any{bools}, "bf16[2] [nan 1]"},
+		{"reshape(broadcast(y, [1]), []) of a fused y became a broadcast of y to its own shape, which the loop kernel read from y's input's buffer (seed 68002648)",
+			func(x kiln.Value) kiln.Value {
+				y := x.Log2()
+				return y.BroadcastTo(1).Reshape().Add(y)
+			}, []any{f64s}, "f64[] 16"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
