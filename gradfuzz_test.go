@@ -44,6 +44,7 @@ import (
 var (
 	gradN    = flag.Int("grad.n", 0, "number of seeds of TestGradPrograms, each drawing two programs (0: 10000 with KILN_LONG=1, else 2000)")
 	gradSeed = flag.Int64("grad.seed", -1, "run only this seed of TestGradPrograms")
+	gradFrom = flag.Int64("grad.from", 3_000_000, "first seed of TestGradPrograms' corpus")
 	gradMode = flag.String("grad.mode", "plain", "the generator mode of TestGradPrograms: plain, control or all-control (genModes)")
 )
 
@@ -68,16 +69,16 @@ func TestGradPrograms(t *testing.T) {
 		checked   atomic.Int64 // elements compared with central differences
 		seedLimit = 10 * n     // programs without inexact inputs or results have no gradient
 	)
-	next.Store(3_000_000)
+	next.Store(*gradFrom)
 	seeds := func() (int64, bool) {
 		if *gradSeed >= 0 {
-			return *gradSeed, next.Add(1) == 3_000_001
+			return *gradSeed, next.Add(1) == *gradFrom+1
 		}
 		if fused.Load() >= n && fdProgs.Load() >= n {
 			return 0, false
 		}
 		seed := next.Add(1) - 1
-		return seed, seed-3_000_000 < seedLimit
+		return seed, seed-*gradFrom < seedLimit
 	}
 	start := time.Now()
 	forSeeds(t, seeds, func(seed int64) string {

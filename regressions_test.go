@@ -18,6 +18,9 @@ func TestDifferentialRegressions(t *testing.T) {
 	f32, _ := tensor.FromSlice([]float32{1, 2, 3, 4, 5, 6}, 2, 3)
 	c128, _ := tensor.FromSlice([]complex128{0})
 	c128y, _ := tensor.FromSlice([]complex128{complex(math.NaN(), math.Inf(1))})
+	bools, _ := tensor.FromSlice([]bool{false, true})
+	f64s, _ := tensor.FromSlice([]float64{256})
+	f64s, _ = f64s.Reshape()
 	tests := []struct {
 		name string
 		fn   any
@@ -40,6 +43,13 @@ func TestDifferentialRegressions(t *testing.T) {
 			}, []any{f32}, "f64[3,2] [[1 1] [1 1] [1 1]]"},
 		{"complex pow 0 ** (NaN+Inf·i) panicked in math/cmplx.Pow",
 			func(x, y kiln.Value) kiln.Value { return x.Pow(y) }, []any{c128, c128y}, "c128[1] [(nan+nanj)]"},
+		{"bool→f8e8m0fnu→bf16 was folded into bool→bf16, but f8e8m0fnu has no zero: false is its NaN (seed 60027897)",
+			func(x kiln.Value) kiln.Value { return x.Astype(tensor.F8E8M0FNU).Astype(tensor.BF16) }, []any{bools}, "bf16[2] [nan 1]"},
+		{"reshape(broadcast(y, [1]), []) of a fused y became a broadcast of y to its own shape, which the loop kernel read from y's input's buffer (seed 68002648)",
+			func(x kiln.Value) kiln.Value {
+				y := x.Log2()
+				return y.BroadcastTo(1).Reshape().Add(y)
+			}, []any{f64s}, "f64[] 16"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

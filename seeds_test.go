@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kiln-go/kiln/internal/progen"
+	"github.com/kiln-go/kiln/trace"
 )
 
 // forSeeds runs check on the seeds next gives (until it says no more) on
@@ -76,14 +77,43 @@ var genModes = map[string]progen.Options{
 	"plain":       {},
 	"control":     {Control: true},    // fori_loop and cond: TestDifferentialControl's, TestGradProgramsControl's
 	"all-control": {AllControl: true}, // every loop and branch: the fuzzers' other half
+	// movement: data movement, iotas, takes and elementwise ops only (no
+	// reductions, dots, convolutions, sorts, scatters or dynamic slices),
+	// large shapes often, fori_loop and cond: the programs the mapped loop
+	// fusions (lower.Regions) run, for a -diff.mode=movement search.
+	"movement": {Control: true, Ops: movementOps(), LargeProb: 0.3, MaxOps: 16},
+}
+
+// movementOps are the ops of the "movement" generator mode.
+func movementOps() []trace.Op {
+	var ops []trace.Op
+	for _, op := range trace.AllOps() {
+		switch op.Info().Class {
+		case trace.ClassReduce, trace.ClassDot:
+			continue
+		case trace.ClassIndex:
+			if op != trace.OpGather {
+				continue
+			}
+		}
+		switch op {
+		case trace.OpSort, trace.OpConv:
+			continue
+		}
+		ops = append(ops, op)
+	}
+	return ops
 }
 
 // withMode sets o's control-flow knobs to those of the named mode.
 func withMode(o progen.Options, mode string) progen.Options {
 	m, ok := genModes[mode]
 	if !ok {
-		panic(fmt.Sprintf("unknown generator mode %q (plain, control, all-control)", mode))
+		panic(fmt.Sprintf("unknown generator mode %q (plain, control, all-control, movement)", mode))
 	}
 	o.Control, o.AllControl = m.Control, m.AllControl
+	if m.Ops != nil {
+		o.Ops, o.LargeProb, o.MaxOps = m.Ops, m.LargeProb, m.MaxOps
+	}
 	return o
 }

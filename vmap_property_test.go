@@ -36,6 +36,7 @@ var (
 	vmapN    = flag.Int("vmap.n", 0, "number of random programs of TestVmapProperty (0: 10000 with KILN_LONG=1, else 1000)")
 	vmapSeed = flag.Int64("vmap.seed", -1, "run only this seed of TestVmapProperty")
 	vmapFrom = flag.Int64("vmap.from", 20_000_000, "first seed of TestVmapProperty's corpus")
+	vmapMode = flag.String("vmap.mode", "", "the generator mode of every TestVmapProperty program (genModes); empty: all-control for seeds ≡ 0 mod 4, plain for the others")
 )
 
 func TestVmapProperty(t *testing.T) {
@@ -66,8 +67,14 @@ func runVmapProperty(seed int64) (msg string) {
 	if seed%4 == 0 {
 		mode = "all-control"
 	}
+	if *vmapMode != "" {
+		mode = *vmapMode
+	}
 	c := progen.Generate(r, withMode(progen.Options{}, mode))
 	repro := fmt.Sprintf("go test -run '^TestVmapProperty$' -vmap.seed=%d -v .", seed)
+	if *vmapMode != "" {
+		repro = fmt.Sprintf("go test -run '^TestVmapProperty$' -vmap.seed=%d -vmap.mode=%s -v .", seed, *vmapMode)
+	}
 	var detail strings.Builder
 	defer func() {
 		if e := recover(); e != nil {

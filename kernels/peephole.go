@@ -350,7 +350,10 @@ func (b *body) fuseIntWiden(o peepholeOptions) {
 	drop := make([]bool, len(b.steps))
 	for j := range b.steps {
 		c := &b.steps[j]
-		if c.kind != stepUnary || c.op != trace.OpConvert || computeDType(c.to) != tensor.F32 || c.args[0].kind != locReg {
+		// f32, f16 and bf16 hold every byte value, so the widened op's
+		// result needs no rounding; a narrow float (f32 in compute form
+		// too) rounds it, which the merged step would skip.
+		if c.kind != stepUnary || c.op != trace.OpConvert || computeDType(c.to) != tensor.F32 || c.to.IsNarrow() || c.args[0].kind != locReg {
 			continue
 		}
 		r := c.args[0]

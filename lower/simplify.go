@@ -288,7 +288,9 @@ func exactIn(from, to tensor.DType) bool {
 	}
 	switch {
 	case from == tensor.Bool:
-		return true
+		// false and true are 0 and 1: every dtype holds them but
+		// f8e8m0fnu, which has no zero (0 converts to its NaN).
+		return to != tensor.F8E8M0FNU
 	case to == tensor.Bool:
 		return false
 	case to.IsComplex():
@@ -336,7 +338,14 @@ func rewrite(in *Instr) *Instr {
 			return x
 		}
 		if x.Op == trace.OpBroadcastInDim && len(x.Args[0].Shape) == 0 {
-			// A scalar broadcast to any shape is one value everywhere.
+			// A scalar broadcast to any shape is one value everywhere;
+			// to a scalar, it is the scalar itself (a broadcast to its
+			// operand's own shape must not stay: a loop fusion reads a
+			// broadcast's operand from a buffer, not from a member
+			// computing it).
+			if len(in.Shape) == 0 {
+				return x.Args[0]
+			}
 			in.Op, in.Args, in.Params = trace.OpBroadcastInDim, x.Args, trace.Params{Shape: slices.Clone(in.Shape), Dims: []int{}}
 			return nil
 		}
@@ -376,6 +385,9 @@ func rewrite(in *Instr) *Instr {
 				dims[i] = in.Params.Dims[d]
 			}
 			in.Args[0], in.Params.Dims = x.Args[0], dims
+			if trace.ShapeEqual(in.Args[0].Shape, in.Shape) && isIdentity(dims) {
+				return in.Args[0]
+			}
 		}
 	case trace.OpConvert:
 		x := in.Args[0]

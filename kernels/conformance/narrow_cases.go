@@ -99,6 +99,17 @@ func narrowCases() []Case {
 				trace.Where(x.Lt(y), x, z), x.FloorDiv(z), x.Rem(z)}
 		}
 		cs = append(cs, Case{Name: "narrow/chain/" + d.String(), Inputs: []*tensor.Array{x, y, z}, Fn: chain})
+		if d.IsFloat() {
+			// A wrapping byte op read only by a conversion: the product
+			// rounds to d (CPU fuseIntWiden once merged it with the
+			// conversion as if to f32, skipping the rounding).
+			bx, by := Input(tensor.I8, 150, 7, 9), Input(tensor.U8, 151, 7, 9)
+			cs = append(cs, Case{Name: "narrow/byte-op-converted/" + d.String(), Inputs: []*tensor.Array{bx, by}, ExactBits: true,
+				Fn: func(a []trace.Value) []trace.Value {
+					return []trace.Value{a[0].Mul(a[0]).Astype(d).Astype(tensor.F32), a[1].Add(a[1]).Astype(d).Astype(tensor.F32),
+						a[0].Sub(trace.Int(3)).Astype(d).Mul(trace.Float(2).Astype(d))}
+				}})
+		}
 		cube := Input(d, 103, 2, 3, 4)
 		cs = append(cs,
 			Case{Name: "narrow/transpose/" + d.String(), Inputs: []*tensor.Array{cube}, ExactBits: true,
