@@ -334,6 +334,18 @@ func convRun[T integer | float](k *convKernel, x *cpuExec, rs *runState, out, lp
 	j.lhs, j.w, j.out, j.epi = nil, nil, nil, nil // hold no caller's array
 }
 
+// outOffset is the output element of batch element b, group g and output
+// position r's first feature (its features k.osC apart); y is scratch of
+// the position's rank.
+func (k *convKernel) outOffset(b, g, r int, y []int) int {
+	k.position(r, y)
+	off := b*k.osB + g*k.og*k.osC
+	for i, v := range y {
+		off += v * k.osS[i]
+	}
+	return off
+}
+
 // convPackKernel packs the kernel rhs as W[g][kk][o] into w.
 func convPackKernel[T integer | float](k *convKernel, w, rhs []T) {
 	nk := k.kk / max(k.cin, 1)
@@ -382,11 +394,7 @@ func (j *convJob[T]) runRange(_ *runState, wk *worker, lo, hi int) {
 			}
 			j.mm(acc[:m*k.og], patch[:m*k.kk], w, m, k.kk, k.og, k.og)
 			for r := r0; r < r1; r++ {
-				k.position(r, y)
-				off := b*k.osB + g*k.og*k.osC
-				for i, v := range y {
-					off += v * k.osS[i]
-				}
+				off := k.outOffset(b, g, r, y)
 				for o, v := range acc[(r-r0)*k.og : (r-r0+1)*k.og] {
 					j.out[off+o*k.osC] = v
 				}

@@ -93,11 +93,7 @@ func (j *convBF16Job) runRange(_ *runState, wk *worker, lo, hi int) {
 			call.C, call.LDC = acc[:m*k.og], k.og
 			call.Run()
 			for r := r0; r < r1; r++ {
-				k.position(r, y)
-				off := b*k.osB + g*k.og*k.osC
-				for i, v := range y {
-					off += v * k.osS[i]
-				}
+				off := k.outOffset(b, g, r, y)
 				for o, v := range acc[(r-r0)*k.og : (r-r0+1)*k.og] {
 					j.out[off+o*k.osC] = v
 				}

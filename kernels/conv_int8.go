@@ -167,11 +167,7 @@ func (j *convI8Job) runRange(rs *runState, wk *worker, lo, hi int) {
 			for r := r0; r < r1; r++ {
 				off, step := b*k.osB+r*k.ldc+g*k.og, 1
 				if k.ldc == 0 {
-					k.position(r, y)
-					off, step = b*k.osB+g*k.og*k.osC, k.osC
-					for i, v := range y {
-						off += v * k.osS[i]
-					}
+					off, step = k.outOffset(b, g, r, y), k.osC
 				}
 				storeI32(j.out, size, off, step, acc[(r-r0)*k.og:(r-r0+1)*k.og])
 			}
