@@ -4,8 +4,6 @@ import (
 	"testing"
 
 	"github.com/kiln-go/kiln/internal/simd"
-	"github.com/kiln-go/kiln/lower"
-	"github.com/kiln-go/kiln/promote"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
@@ -38,23 +36,11 @@ func TestConvBF16PairRule(t *testing.T) {
 			}
 			for _, tier := range simd.Available() {
 				restore := simd.SetLevel(tier)
-				abs := []trace.Abstract{{Type: promote.Strong(tensor.BF16), Shape: c.xs}, {Type: promote.Strong(tensor.BF16), Shape: c.ws}}
-				p, err := trace.Trace(promote.Config{}, abs, func(a []trace.Value) []trace.Value {
+				exe := compileShapes(t, func(a []trace.Value) []trace.Value {
 					return []trace.Value{trace.ConvGeneralDilated(a[0], a[1], nwc, opts...)}
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				mod, err := lower.Compile(p, lower.Options{Fold: Fold})
-				if err != nil {
-					t.Fatal(err)
-				}
-				exe, err := DefaultCPU().Compile(mod)
-				if err != nil {
-					t.Fatal(err)
-				}
+				}, []tensor.DType{tensor.BF16, tensor.BF16}, c.xs, c.ws)
 				var conv *convKernel
-				for _, k := range exe.(*cpuExec).kernels {
+				for _, k := range exe.kernels {
 					if ck, ok := k.(*convKernel); ok {
 						conv = ck
 					}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/kiln-go/kiln/internal/simd"
 	"github.com/kiln-go/kiln/lower"
-	"github.com/kiln-go/kiln/promote"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
@@ -16,20 +15,7 @@ import (
 // given dtypes, lowers it and compiles it on the default CPU backend.
 func compileConvOf(t *testing.T, fn func([]trace.Value) []trace.Value, ls, rs []int, ld, rd tensor.DType) *cpuExec {
 	t.Helper()
-	abs := []trace.Abstract{{Type: promote.Strong(ld), Shape: ls}, {Type: promote.Strong(rd), Shape: rs}}
-	p, err := trace.Trace(promote.Config{}, abs, fn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod, err := lower.Compile(p, lower.Options{Fold: Fold})
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := DefaultCPU().Compile(mod)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return exe.(*cpuExec)
+	return compileShapes(t, fn, []tensor.DType{ld, rd}, ls, rs)
 }
 
 // TestInt8ConvPath: convolutions of byte operands run on the int8 GEMM

@@ -8,8 +8,6 @@ import (
 	"golang.org/x/sys/cpu"
 
 	"github.com/kiln-go/kiln/internal/simd"
-	"github.com/kiln-go/kiln/lower"
-	"github.com/kiln-go/kiln/promote"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
@@ -150,20 +148,7 @@ func int8PathOf(t *testing.T, tier simd.Mode, vnni bool, d tensor.DType) {
 // dtypes, lowers it and compiles it on the default CPU backend.
 func compileMatrices(t *testing.T, fn func([]trace.Value) []trace.Value, s0 [2]int, d0 tensor.DType, s1 [2]int, d1 tensor.DType) *cpuExec {
 	t.Helper()
-	abs := []trace.Abstract{{Type: promote.Strong(d0), Shape: s0[:]}, {Type: promote.Strong(d1), Shape: s1[:]}}
-	p, err := trace.Trace(promote.Config{}, abs, fn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod, err := lower.Compile(p, lower.Options{Fold: Fold})
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := DefaultCPU().Compile(mod)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return exe.(*cpuExec)
+	return compileShapes(t, fn, []tensor.DType{d0, d1}, s0[:], s1[:])
 }
 
 // An int8 product whose fused epilogue reads a converted operand too

@@ -15,6 +15,8 @@ import (
 	"github.com/kiln-go/kiln/trace"
 )
 
+// compileShapes traces fn on inputs of the given dtypes and shapes,
+// lowers it and compiles it on the default CPU backend.
 func compileShapes(t testing.TB, fn func([]trace.Value) []trace.Value, dts []tensor.DType, shapes ...[]int) *cpuExec {
 	t.Helper()
 	abs := make([]trace.Abstract, len(shapes))
