@@ -53,7 +53,8 @@ const (
 // concurrent use.
 type CPU struct {
 	opts CPUOptions
-	// For the tests: noFuse turns the peephole pass off (peephole.go); ntMin
+	// For the tests: noFuse turns the peephole pass off (peephole.go), and
+	// the forward max_pool shortcut (lower.WithoutFirstChosen); ntMin
 	// is the output size in bytes from which stores stream.
 	noFuse bool
 	ntMin  int

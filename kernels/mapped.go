@@ -65,12 +65,17 @@ type mappedLeaf struct {
 }
 
 func (x *cpuExec) compileMapped(f *lower.Fusion) (kernel, error) {
+	out := x.m.Plan.Of[f.Outputs[0]]
+	if g := lower.WithoutFirstChosen(f); g != nil && !x.cpu.noFuse {
+		// A max_pool's forward pass: its value is the window's extremum
+		// itself, to the bit; only derivatives need the selects.
+		f = g
+	}
 	regions, err := lower.Regions(f)
 	if err != nil {
 		return nil, err
 	}
 	root := f.Outputs[0]
-	out := x.m.Plan.Of[root]
 	k := &mappedKernel{n: root.Size()}
 	items := 0
 	for _, r := range regions {
