@@ -69,7 +69,7 @@ func TestSelectWorkloads(t *testing.T) {
 		want []string
 	}{
 		{"E6a", []string{"E6a"}},
-		{"E6", []string{"E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k", "E6kb", "E6l", "E6m", "E6n", "E6o"}},
+		{"E6", []string{"E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k", "E6kb", "E6p", "E6pb", "E6l", "E6m", "E6n", "E6o"}},
 		{"e5", []string{"E5a", "E5b"}},
 		{"E", nil},                     // too short to be a family
 		{"E9", []string{"E9a", "E9b"}}, // issue 24: the ONNX Runtime rows

@@ -165,7 +165,7 @@ var torchEnv = []string{"OMP_NUM_THREADS=2", "OMP_WAIT_POLICY=PASSIVE", "OPENBLA
 
 // torchWorkloads are the workloads the PyTorch peer runs (their names in
 // peer_torch.py are their ext names, as peer.py's).
-var torchWorkloads = []string{"E1", "E3", "E4", "E5a", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6k", "E6kb", "E6m", "E7", "E8"}
+var torchWorkloads = []string{"E1", "E3", "E4", "E5a", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6k", "E6kb", "E6m", "E6p", "E6pb", "E7", "E8"}
 
 // findTorch checks that python has PyTorch and writes peer_torch.py (and
 // peer.py, whose loader and timing loop it imports) into dir. The peer is

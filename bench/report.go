@@ -339,6 +339,8 @@ var targets = []target{
 	{id: "E6k", vsRow: "E6a", minShare: 0.8, text: "E6k (issue 12): conv 3×3 64→64 56×56 batch 8 f32 ≥ 0.8 × the f32 matmul's GFLOP/s (E6a)"},
 	{id: "E6k", peer: torchPeer, minShare: 1, text: "E6k (issue 26): conv 3×3 64→64 56×56 batch 8 f32 ≥ 1.0 × PyTorch+oneDNN channels-last throughput"},
 	{id: "E6kb", peer: torchPeer, minShare: 1, text: "E6kb (issue 26): E6k's backward pass (input and kernel cotangents) ≥ 1.0 × PyTorch+oneDNN channels-last throughput"},
+	{id: "E6p", peer: torchPeer, report: true, text: "E6p (issue 26): max_pool 3×3 stride 2 SAME forward against PyTorch's channels-last `F.max_pool2d`, reported"},
+	{id: "E6pb", peer: torchPeer, report: true, text: "E6pb (issue 26): E6p's forward and backward pass (`jax.vjp`) against PyTorch's channels-last `max_pool2d_with_indices` and its backward, reported"},
 	{id: "E6l", vsRow: "E6a", maxRatio: 0.6, text: "E6l (issue 12): bf16 `a @ b` (bf16 result, f32 accumulation) ≤ 0.6 × Kiln's f32 matmul time (E6a)"},
 	{id: "E6n", vsRow: "E6i", maxRatio: 1, text: "E6n (issue 27): fp8 matmul at least at the bf16 GEMM's rate: f8e4m3fn → f32 ≤ 1.0 × the bf16 → f32 matmul's time (E6i)"},
 	{id: "E6o", vsRow: "E6j", maxRatio: 1, text: "E6o (issue 27): int4×int8 at least at the int8 GEMM's rate: i8 × i4 → i32 ≤ 1.0 × the int8 → i32 matmul's time (E6j)"},

@@ -95,7 +95,7 @@ func TestTorchEnviron(t *testing.T) {
 // on a loaded machine). It asserts nothing about the times.
 func TestTorchPeer(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts a Python with PyTorch for each of 7 workloads")
+		t.Skip("starts a Python with PyTorch for each of 9 workloads")
 	}
 	dir := t.TempDir()
 	e := torchOrSkip(t, dir)
@@ -104,7 +104,7 @@ func TestTorchPeer(t *testing.T) {
 			t.Errorf("PyTorch reports %q, want it to contain %q", e.version, want)
 		}
 	}
-	for _, id := range []string{"E4", "E5a", "E6a", "E6k", "E6kb", "E6m", "E7"} {
+	for _, id := range []string{"E4", "E5a", "E6a", "E6k", "E6kb", "E6m", "E6p", "E6pb", "E7"} {
 		if !slices.Contains(torchWorkloads, id) {
 			t.Errorf("the torch peer does not run %s", id)
 			continue
@@ -253,6 +253,11 @@ func TestIssue26Targets(t *testing.T) {
 	e4 := find("E4", cPeer)
 	if e4.maxRatio != 1.2 {
 		t.Errorf("E4's C target %+v, want a time ratio of at most 1.2", e4)
+	}
+	for _, id := range []string{"E6p", "E6pb"} {
+		if p := find(id, torchPeer); !p.report {
+			t.Errorf("%s's PyTorch target %+v, want it reported without a bound", id, p)
+		}
 	}
 	e7 := find("E7", torchPeer)
 	if !e7.report {

@@ -59,7 +59,7 @@ type impl struct {
 type stepLog struct{ d []time.Duration }
 
 // workloadIDs lists the report rows in order.
-var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k", "E6kb", "E6l", "E6m", "E6n", "E6o", "E7", "E7c", "E7i", "E8", "E9a", "E9b", "E10"}
+var workloadIDs = []string{"E1", "E2", "E3", "E4", "E5a", "E5b", "E6a", "E6b", "E6c", "E6d", "E6e", "E6f", "E6g", "E6h", "E6i", "E6j", "E6k", "E6kb", "E6p", "E6pb", "E6l", "E6m", "E6n", "E6o", "E7", "E7c", "E7i", "E8", "E9a", "E9b", "E10"}
 
 // matrixSizes are the E6 family's matrix orders.
 type matrixSizes struct {
@@ -68,14 +68,15 @@ type matrixSizes struct {
 	dense         [3]int    // E6g and E6h: x is dense[0]×dense[1], w dense[1]×dense[2]
 	conv          convSizes // E6k (E6i, E6j, E6l, E6n and E6o are of order a, as their pair E6a)
 	complex       int       // E6m: c64 square matmul
+	pool          poolSizes // E6p and E6pb
 }
 
 // The E6 sizes of issue 12's targets, and -quick's.
 var (
 	fullMatrices = matrixSizes{a: 1024, b: 2048, c: 256, d: 128, e: 64, f: 1024, dense: [3]int{4096, 1024, 1024},
-		conv: convSizes{n: 8, h: 56, cin: 64, cout: 64, k: 3}, complex: 512}
+		conv: convSizes{n: 8, h: 56, cin: 64, cout: 64, k: 3}, complex: 512, pool: fullPool}
 	quickMatrices = matrixSizes{a: 64, b: 128, c: 32, d: 16, e: 8, f: 64, dense: [3]int{128, 64, 64},
-		conv: convSizes{n: 1, h: 8, cin: 8, cout: 8, k: 3}, complex: 32}
+		conv: convSizes{n: 1, h: 8, cin: 8, cout: 8, k: 3}, complex: 32, pool: quickPool}
 )
 
 // newWorkload builds the inputs of workload id for element count n and
@@ -128,6 +129,10 @@ func newWorkload(id string, n int, mm matrixSizes) *workload {
 		return withF32Pair(newConvRow(id, mm.conv), mm.a)
 	case "E6kb":
 		return newConvGradRow(id, mm.conv)
+	case "E6p":
+		return newPoolRow(id, mm.pool)
+	case "E6pb":
+		return newPoolGradRow(id, mm.pool)
 	case "E7":
 		return newE7()
 	case "E7c":

@@ -16,7 +16,8 @@ Every input is turned into a tensor before the timing: E6conv's NHWC input
 and HWIO kernel are permuted once into PyTorch's channels-last layout
 (torch.channels_last: NCHW shape, NHWC memory, what oneDNN's convolution
 runs on), and its output permuted back to NHWC after the timing; E6convgrad's
-output gradient likewise, its gradients back to NHWC and HWIO. No
+output gradient likewise, its gradients back to NHWC and HWIO; E6pool's and
+E6poolgrad's input and output gradient likewise, their outputs back to NHWC. No
 workload runs under autograd except E7, whose backward pass is autograd's.
 """
 import os
@@ -80,6 +81,11 @@ def workload(name, n, d):
         return (lambda: F.conv2d(x, w, padding="same")), 1, None, lambda out: out.permute(0, 2, 3, 1).contiguous().numpy()
     if name == "E6convgrad":
         return e6convgrad(d)
+    if name == "E6pool":
+        x, k, s_, lo = e6pool_input(d)
+        return (lambda: F.max_pool2d(x, k, s_, lo, ceil_mode=True)), 1, None, lambda out: out.permute(0, 2, 3, 1).contiguous().numpy()
+    if name == "E6poolgrad":
+        return e6poolgrad(d)
     if name == "E7":
         return e7(d)
     if name == "E8":
@@ -154,6 +160,46 @@ def e6convgrad(d):
     def result(out):
         dx, dw = out
         return np.concatenate([dx.permute(0, 2, 3, 1).contiguous().numpy().ravel(), dw.permute(2, 3, 1, 0).contiguous().numpy().ravel()])
+
+    return run, 1, None, result
+
+
+def e6pool_input(d):
+    """E6p's NHWC input as a channels-last tensor, its window, stride and
+    PyTorch padding. Kiln's SAME padding puts ⌊pad/2⌋ rows and columns
+    (counting as -inf) before the input and the rest after it, so window o
+    starts at s·o − ⌊pad/2⌋: PyTorch's padding=⌊pad/2⌋ with ceil_mode=True
+    has the same windows, its last one running past the end where SAME pads
+    one more row (its padding=1 alone would drop that window or shift the
+    others by one). The output's size is checked against SAME's."""
+    bn, h, c, k, s_ = (int(v) for v in load(d, "dims.bin", np.int32, 5))
+    x = tensor(d, "x.bin", np.float32, bn * h * h * c, bn, h, h, c).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
+    o = (h + s_ - 1) // s_
+    lo = max((o - 1) * s_ + k - h, 0) // 2
+    if F.max_pool2d(x[:1, :1], k, s_, lo, ceil_mode=True).shape[-1] != o:
+        raise SystemExit(f"peer_torch.py: E6pool: SAME padding of {h} for a {k}-window, stride {s_}, has no PyTorch padding")
+    return x, k, s_, lo
+
+
+def e6poolgrad(d):
+    """E6pb: E6p's forward and backward pass, as autograd runs F.max_pool2d:
+    aten.max_pool2d_with_indices, then its backward for the output gradient
+    g (each window's g to its maximum's index, summed). The output is the
+    pooled output then the input gradient, both in NHWC, one after the
+    other (Kiln's two outputs)."""
+    x, k, s_, lo = e6pool_input(d)
+    bn, c, h = x.shape[0], x.shape[1], x.shape[2]
+    o = (h + s_ - 1) // s_
+    g = tensor(d, "g.bin", np.float32, bn * o * o * c, bn, o, o, c).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
+
+    def run():
+        y, idx = torch.ops.aten.max_pool2d_with_indices(x, [k, k], [s_, s_], [lo, lo], [1, 1], True)
+        dx = torch.ops.aten.max_pool2d_with_indices_backward(g, x, [k, k], [s_, s_], [lo, lo], [1, 1], True, idx)
+        return y, dx
+
+    def result(out):
+        y, dx = out
+        return np.concatenate([y.permute(0, 2, 3, 1).contiguous().numpy().ravel(), dx.permute(0, 2, 3, 1).contiguous().numpy().ravel()])
 
     return run, 1, None, result
 
