@@ -49,7 +49,14 @@ func AvgPool(x trace.Value, window, strides []int, padding string, countIncludeP
 		}
 		return sum.Div(trace.Int(int64(n)))
 	}
-	return sum.Div(trace.ReduceWindowSum(trace.FullLike(x, trace.Int(1)), w, o))
+	// The count depends on the spatial position only: summed over ones of
+	// shape [1, spatial…, 1] (the same window over the same ones and
+	// padding, added in the same order, so the same bits at every batch
+	// element and feature) and broadcast by the division, not a second
+	// window sum over an array of x's size.
+	shape := x.Shape()
+	shape[0], shape[len(shape)-1] = 1, 1
+	return sum.Div(trace.ReduceWindowSum(trace.Full(shape, trace.Scalar(x, 1)), w, o))
 }
 
 // poolWindow turns flax's spatial window and strides into reduce_window's
