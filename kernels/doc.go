@@ -103,8 +103,8 @@
 // window's extremum by a chain of maximum (minimum) ops over the strided
 // slices, then picks out the first window element equal to it
 // (firstChosen), which is what its derivative needs. When one mapped loop
-// fusion holds both and returns the picked element, the CPU runs the
-// chain alone (lower.WithoutFirstChosen): the picked element has the
+// fusion holds both and returns the picked element, the CPU (and
+// OpenCL's generated kernel) runs the chain alone (lower.WithoutFirstChosen): the picked element has the
 // extremum's bits — an operand equal to it, the zero's sign copied from
 // it, a NaN extremum taken whole — so the forward pass of a 3×3 max_pool
 // makes 8 ops per element instead of 29.

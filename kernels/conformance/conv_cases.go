@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/kiln-go/kiln/tensor"
@@ -284,6 +285,34 @@ func poolCases() []Case {
 		add("avg-include-pad", func(a trace.Value) trace.Value {
 			return trace.ReduceWindowSum(a, []int{1, 3, 2, 1}, trace.WindowOptions{PaddingMode: "SAME"}).Div(trace.Int(6))
 		})
+	}
+	// Windows full of ties between zeros of both signs, and NaNs: the
+	// value of a max (min) pooling is the first window element equal to
+	// the extremum, whose bits the backends compute from the extremum
+	// alone (lower.WithoutFirstChosen).
+	for _, d := range []tensor.DType{tensor.F32, tensor.BF16} {
+		vals := make([]float64, 2*7*6*3)
+		for i := range vals {
+			switch {
+			case i%17 == 5:
+				vals[i] = math.NaN()
+			case i%3 == 0:
+				vals[i] = math.Copysign(0, -1)
+			case i%3 == 1:
+				vals[i] = 0
+			default:
+				vals[i] = float64(i%7) - 5
+			}
+		}
+		a, _ := tensor.FromSlice(vals, 2, 7, 6, 3)
+		x := a.Astype(d)
+		cs = append(cs,
+			Case{Name: "pool/max-zeros-nan/" + d.String(), Inputs: []*tensor.Array{x}, Fn: one(func(a []trace.Value) trace.Value {
+				return trace.ReduceWindowMax(a[0], []int{1, 3, 3, 1}, trace.WindowOptions{Strides: []int{1, 2, 2, 1}, PaddingMode: "SAME"})
+			})},
+			Case{Name: "pool/min-zeros-nan/" + d.String(), Inputs: []*tensor.Array{x}, Fn: one(func(a []trace.Value) trace.Value {
+				return trace.ReduceWindowMin(a[0], []int{1, 2, 2, 1}, trace.WindowOptions{Padding: [][2]int{{0, 0}, {1, 0}, {0, 1}, {0, 0}}})
+			})})
 	}
 	return cs
 }

@@ -18,6 +18,12 @@ import (
 // leaf is its count at the element's coordinates, converted as the iota
 // kernel converts it.
 func (g *gen) mappedFusion(f *lower.Fusion) {
+	buf := g.m.Plan.Of[f.Outputs[0]]
+	if w := lower.WithoutFirstChosen(f); w != nil {
+		// A max_pool's forward pass: the window's extremum has the bits
+		// of the element firstChosen picks (see kernels' doc).
+		f = w
+	}
 	regions, err := lower.Regions(f)
 	if err != nil {
 		g.fail(&Error{Kind: KindRuntime, Msg: err.Error()})
@@ -109,7 +115,7 @@ func (g *gen) mappedFusion(f *lower.Fusion) {
 		b.write(&code, "\t\t")
 		fmt.Fprintf(&code, "\t\t%s\n\t}\n", store)
 	}
-	p.output(root.DType, out, kernelArg{argPlan, g.m.Plan.Of[root]})
+	p.output(root.DType, out, kernelArg{argPlan, buf})
 	g.header(f)
 	fmt.Fprintf(&g.kernels, "__kernel void %s(%s) {\n", name, p.list())
 	g.kernels.WriteString(g.elementIndex(it, n))
