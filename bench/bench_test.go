@@ -72,6 +72,13 @@ func BenchmarkE3(b *testing.B)  { benchWorkload(b, "E3") }
 func BenchmarkE4(b *testing.B)  { benchWorkload(b, "E4") }
 func BenchmarkE10(b *testing.B) { benchWorkload(b, "E10") }
 
+// BenchmarkE6p and BenchmarkE6pb time the max_pool rows (3×3 stride 2
+// SAME on f32 [8, 56, 56, 64]; E6pb its forward and backward pass) in
+// process, for profiling: go test -run '^$' -bench 'E6pb/kiln-fused'
+// -cpuprofile p.out ./bench
+func BenchmarkE6p(b *testing.B)  { benchWorkload(b, "E6p") }
+func BenchmarkE6pb(b *testing.B) { benchWorkload(b, "E6pb") }
+
 // BenchmarkE5 times one cached call on a 1-element input per op
 // (run-1elem is RunInto, run-1elem-alloc is Run) and a fresh Jit's trace,
 // compile and first Run of a 100-op chain.
