@@ -185,9 +185,37 @@ type convBatchJob[T gemm.Float] struct {
 	out      []T
 	mk       simd.GemmKernel[T]
 	nbp, ogp int // batch rounded up to MR, og rounded up to NR
-	tiles    int // output positions × nbp/MR (lines: batch × lines × perLine)
+	tiles    int // output positions × panels (lines: batch × lines × perLine)
 	shares   int // the product phase's units
 	perLine  int // lines: tiles per line
+	copies   int // the copy phase's units (rows of padded positions), before the packing's
+	panels   []batchPanel[T]
+}
+
+// batchPanel is one panel of batch elements of a batch-major convBatch:
+// rows [start, start+rows) on kernel k, packed in X as k.MR-wide vectors
+// (rows past the batch zero) from element base on.
+type batchPanel[T gemm.Float] struct {
+	start, rows, base int
+	k                 *simd.GemmKernel[T]
+}
+
+// batchPanels splits nb batch elements into panels for mk's chain: whole
+// MR-row panels, and where a short remainder would be left on a kernel of
+// few rows (64 on 12 rows as 12·5 + 4) one panel fewer of MR rows and two
+// of Low's (12·4 + 8 + 8), whose steps run near the full kernel's rate.
+func batchPanels[T gemm.Float](nb int, mk *simd.GemmKernel[T]) []batchPanel[T] {
+	var ps []batchPanel[T]
+	for b := 0; b < nb; {
+		n := nb - b
+		m := mk.For(n)
+		if lo := mk.Low; lo != nil && n > mk.MR && n < 2*mk.MR && n-lo.MR <= lo.MR {
+			m = lo
+		}
+		ps = append(ps, batchPanel[T]{start: b, rows: min(m.MR, n), k: m})
+		b += m.MR
+	}
+	return ps
 }
 
 // convBatchRun computes the convolution into out (the output, or an
@@ -216,20 +244,32 @@ func convBatchRun[T gemm.Float](k *convKernel, x *cpuExec, rs *runState, out, lp
 			j.nbp, slack, copies = 0, 0, 0
 		}
 	}
+	if !bb.lines {
+		// X holds the batch in panels, each packed as its kernel's
+		// MR-wide vectors: the micro-kernel's a panel is one contiguous
+		// run (ra 1, sa MR), and the copy moves runs of the lhs's
+		// contiguous batch instead of scattering elements to planes.
+		if j.panels == nil {
+			j.panels = batchPanels(k.nb, &j.mk)
+
+		}
+		j.nbp = 0
+		for i := range j.panels {
+			j.panels[i].base = j.nbp * bb.plane
+			j.nbp += j.panels[i].k.MR
+		}
+		j.tiles = k.npos * len(j.panels)
+	}
 	j.lhs, j.rhs = view[T](lp, k.lhsN), view[T](rp, k.rhsN)
 	xn, wn := j.nbp*bb.plane+slack, k.kk*j.ogp
 	j.xp = view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(bb.slotX, 0, xn*size+16))), xn)
 	j.w = view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotB, 0, wn*size+16))), wn)
 	j.out = view[T](out, k.outN)
-	// The copy of the lhs (rows of padded positions; the batch padding
-	// planes are cleared by the last unit; none inPlace), the packing of the kernel
-	// (one unit per kernel position), then the products.
-	j.phase = 0
-	if copies > 0 {
-		x.parallel(rs, copies, xn, j)
-	}
-	j.phase = 1
-	x.parallel(rs, len(k.kpos)/k.ns, wn, j)
+	// The copy of the lhs (rows of padded positions; none inPlace) and
+	// the packing of the kernel (one unit per kernel position) are one
+	// parallel phase — they are independent — then the products.
+	j.phase, j.copies = 0, copies
+	x.parallel(rs, copies+len(k.kpos)/k.ns, xn+wn, j)
 	j.phase = 2
 	// Three shares per worker: each share streams all of W once, and a
 	// worker the machine delays leaves its later shares to the others.
@@ -245,9 +285,16 @@ func convBatchRun[T gemm.Float](k *convKernel, x *cpuExec, rs *runState, out, lp
 func (j *convBatchJob[T]) runRange(rs *runState, wk *worker, lo, hi int) {
 	switch j.phase {
 	case 0:
-		j.copyLhs(lo, hi)
-	case 1:
-		j.packKernel(lo, hi)
+		if c := min(hi, j.copies); lo < c {
+			if j.k.batch.lines {
+				j.copyLhs(lo, c)
+			} else {
+				j.copyPanels(lo, c)
+			}
+		}
+		if lo = max(lo, j.copies); lo < hi {
+			j.packKernel(lo-j.copies, hi-j.copies)
+		}
 	default:
 		if j.k.batch.lines {
 			j.lineProducts(rs, wk, lo, hi)
@@ -449,8 +496,9 @@ func (j *convBatchJob[T]) packKernel(lo, hi int) {
 	}
 }
 
-// products computes share u of the output tiles: for each kernel-position
-// run q in order, every tile of the share over kb more steps.
+// products computes share u of the output tiles (an output position × a
+// panel): for each kernel-position run q in order, every tile of the
+// share over kb more steps.
 func (j *convBatchJob[T]) products(rs *runState, wk *worker, u int) {
 	k, bb, mk := j.k, j.k.batch, &j.mk
 	mr, nr, kb := mk.MR, mk.NR, bb.kb
@@ -459,34 +507,27 @@ func (j *convBatchJob[T]) products(rs *runState, wk *worker, u int) {
 	tile := mr * j.ogp
 	accN := (t1 - t0) * tile
 	acc := view[T](wk.temp(accN*int(unsafe.Sizeof(zero))), accN)
-	panels := j.nbp / mr
-	last := mk.For(k.nb - (panels-1)*mr) // the last panel's rows on the Low form, where there is one
+	panels := len(j.panels)
 	for q, qo := range bb.qoff {
 		if rs.stop != nil && rs.stop.Load() {
 			return // the run was cancelled: the output is unspecified
 		}
 		for t := t0; t < t1; t++ {
-			pos, p := t/panels, t%panels
-			m := mk
-			if p == panels-1 {
-				m = last
-			}
-			off := p*mr*bb.plane + bb.posoff[pos] + qo
-			a := j.xp[off : off+(m.MR-1)*bb.plane+kb]
+			pos, pn := t/panels, &j.panels[t%panels]
+			m := pn.k
+			off := pn.base + (bb.posoff[pos]+qo)*m.MR
+			a := j.xp[off : off+kb*m.MR]
 			c := acc[(t-t0)*tile:]
 			for jr := 0; jr < j.ogp; jr += nr {
 				w := j.w[(jr/nr*k.kk+q*kb)*nr:][:kb*nr]
-				m.Run(kb, a, bb.plane, 1, w, nr, c[jr:jr+(m.MR-1)*j.ogp+nr], j.ogp, q > 0)
+				m.Run(kb, a, 1, m.MR, w, nr, c[jr:jr+(m.MR-1)*j.ogp+nr], j.ogp, q > 0)
 			}
 		}
 	}
 	for t := t0; t < t1; t++ {
-		pos, p := t/panels, t%panels
-		for r := range mr {
-			b := p*mr + r
-			if b >= k.nb {
-				break
-			}
+		pos, pn := t/panels, &j.panels[t%panels]
+		for r := range pn.rows {
+			b := pn.start + r
 			src := acc[(t-t0)*tile+r*j.ogp:][:k.og]
 			off := b*k.osB + bb.outoff[pos]
 			if k.osC == 1 {
@@ -495,6 +536,62 @@ func (j *convBatchJob[T]) products(rs *runState, wk *worker, u int) {
 			}
 			for o, v := range src {
 				j.out[off+o*k.osC] = v
+			}
+		}
+	}
+}
+
+// copyPanels writes rows [lo, hi) of padded positions (of the spatial
+// dims before the last) of a batch-major X: panel p's element for batch
+// row r at padded position index x (in X's units: positions × features)
+// is at base + x·MR + r, the lhs element of batch element start + r at
+// spatial position p − lo, or zero in the padding and past the batch.
+func (j *convBatchJob[T]) copyPanels(lo, hi int) {
+	k, bb := j.k, j.k.batch
+	last := k.ns - 1
+	run := bb.pad[last] * k.cin // one row of X, in X's units
+	for row := lo; row < hi; row++ {
+		xo, src0, in, rem := 0, 0, true, row
+		for i := last - 1; i >= 0; i-- {
+			p := rem % bb.pad[i]
+			rem /= bb.pad[i]
+			xo += p * bb.ps[i]
+			v := p - k.lo[i]
+			in = in && v >= 0 && v < k.in[i]
+			src0 += v * k.lsS[i]
+		}
+		if !in {
+			for _, pn := range j.panels {
+				w := pn.k.MR
+				clear(j.xp[pn.base+xo*w : pn.base+(xo+run)*w])
+			}
+			continue
+		}
+		for p := range bb.pad[last] {
+			v := p - k.lo[last]
+			xp := xo + p*k.cin
+			if v < 0 || v >= k.in[last] {
+				for _, pn := range j.panels {
+					w := pn.k.MR
+					clear(j.xp[pn.base+xp*w : pn.base+(xp+k.cin)*w])
+				}
+				continue
+			}
+			src := src0 + v*k.lsS[last]
+			for c := range k.cin {
+				s := src + c*k.lsC
+				for _, pn := range j.panels {
+					w := pn.k.MR
+					dst := j.xp[pn.base+(xp+c)*w:][:w]
+					if k.lsB == 1 {
+						copy(dst[:pn.rows], j.lhs[s+pn.start:s+pn.start+pn.rows])
+					} else {
+						for r := range pn.rows {
+							dst[r] = j.lhs[s+(pn.start+r)*k.lsB]
+						}
+					}
+					clear(dst[pn.rows:])
+				}
 			}
 		}
 	}
