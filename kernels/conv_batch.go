@@ -16,17 +16,25 @@ import (
 // would give the GEMM a handful of rows, each patch row tens of thousands
 // of steps long; instead the micro-kernel's rows are batch elements:
 //
-//  1. the lhs is copied once as X[b][padded spatial…][c], zeros in the
-//     padding, so that for a fixed output position and a fixed kernel
-//     position outside the last spatial dim, the steps along the last
-//     kernel dim and the input features (kb = k_last · cin of the K
-//     order) are one contiguous run of X, and rows (batch elements) are
-//     a fixed stride (plane) apart: the micro-kernel reads them in place;
+//  1. the lhs is copied once as X in panels of batch elements (12·4 + 8 + 8
+//     for 64 on 12-row tiles: batchPanels), each panel
+//     [padded spatial…][c][r] with r its MR rows innermost (zeros in the
+//     padding and past the batch), so that for a fixed output position
+//     and a fixed kernel position outside the last spatial dim, the steps
+//     along the last kernel dim and the input features (kb = k_last · cin
+//     of the K order) are one contiguous run of the micro-kernel's packed
+//     a panel (ra 1, sa MR), and the copy moves runs of the lhs's batch
+//     (a kernel cotangent's batch is the input's contiguous features);
 //  2. the kernel is packed as W[kk][o] (kk the contract's K order) in
 //     panels of the micro-kernel's NR columns (zero past og), each panel
-//     contiguous;
+//     contiguous — unless the kernel's output features are contiguous and
+//     whole NR panels and the tier has the two-stride micro-kernel
+//     (simd.GemmKernel.Run2, AVX-512 f32): then the products read it in
+//     place, a run's steps along the last kernel dim one stride apart and
+//     its input features another (a kernel cotangent's output cotangent:
+//     no W);
 //  3. each worker takes a share of the output tiles (an output position ×
-//     MR batch elements) and, for each kernel-position run q in order,
+//     a panel) and, for each kernel-position run q in order,
 //     calls the micro-kernel on every tile of its share and every NR
 //     columns of W: kb steps continuing from the tile the previous run
 //     stored (a private f32/f64 accumulator), so each element is still
@@ -35,7 +43,8 @@ import (
 //     stays in L2 across the share;
 //  4. the accumulator is copied into the output's layout.
 //
-// The lines form (convLinesFits) reads X[b][padded spatial…][c] with
+// The lines form (convLinesFits) reads X[b][padded spatial…][c] (batch
+// element b a plane apart, no panels) with
 // output positions as the rows, rowStep apart — or, inPlace (an
 // NHWC-like lhs), no X: the rows are read from the lhs itself, or from a
 // private patch with the padding's zeros near its edges.
@@ -48,6 +57,7 @@ type convBatch struct {
 	plane  int   // elements of X per batch element (not a multiple of 2 KiB, so rows do not alias in L1)
 	kb     int   // steps per micro-kernel call: k_last · cin
 	qoff   []int // X offset of kernel-position run q (the kernel dims before the last)
+	roff   []int // rhs offset of kernel-position run q's first kernel position
 	posoff []int // X offset of output position r
 	outoff []int // output offset of output position r (its spatial part)
 	rows   int   // Π pad[i] for i < last: the copy's units
@@ -142,6 +152,11 @@ func (x *cpuExec) planConvBatch(k *convKernel, lines bool) {
 			off += k.kpos[kp*ns+i] * k.rd[i] * bb.ps[i]
 		}
 		bb.qoff = append(bb.qoff, off)
+		roff := 0
+		for i := range ns {
+			roff += k.kpos[kp*ns+i] * k.rsS[i]
+		}
+		bb.roff = append(bb.roff, roff)
 	}
 	bb.rowStep = k.st[last] * k.cin
 	bb.inPlace = lines && k.lsS[last] == k.cin
@@ -174,9 +189,9 @@ func gemmKernel[T gemm.Float]() simd.GemmKernel[T] {
 	return any(simd.GemmF64()).(simd.GemmKernel[T])
 }
 
-// convBatchJob is one Run of a convBatch, in three phases (each one
-// parallel job): the copy of the lhs, the packing of the kernel, the
-// products.
+// convBatchJob is one Run of a convBatch, in two phases (each one
+// parallel job): the copy of the lhs and the packing of the kernel, then
+// the products.
 type convBatchJob[T gemm.Float] struct {
 	k        *convKernel
 	phase    int
@@ -184,11 +199,12 @@ type convBatchJob[T gemm.Float] struct {
 	xp, w    []T
 	out      []T
 	mk       simd.GemmKernel[T]
-	nbp, ogp int // batch rounded up to MR, og rounded up to NR
-	tiles    int // output positions × panels (lines: batch × lines × perLine)
-	shares   int // the product phase's units
-	perLine  int // lines: tiles per line
-	copies   int // the copy phase's units (rows of padded positions), before the packing's
+	nbp, ogp int  // rows of X: the batch rounded up to MR (batch-major: the panels' widths); og rounded up to NR
+	tiles    int  // output positions × panels (lines: batch × lines × perLine)
+	shares   int  // the product phase's units
+	perLine  int  // lines: tiles per line
+	copies   int  // the copy phase's units (rows of padded positions), before the packing's
+	inB      bool // batch-major on Run2: the products read the rhs in place, no W
 	panels   []batchPanel[T]
 }
 
@@ -259,17 +275,32 @@ func convBatchRun[T gemm.Float](k *convKernel, x *cpuExec, rs *runState, out, lp
 			j.nbp += j.panels[i].k.MR
 		}
 		j.tiles = k.npos * len(j.panels)
+		// Where every panel's kernel has Run2 and the rhs's output
+		// features are contiguous and whole NR panels, the products
+		// read the rhs in place: a run's steps along the kernel's last
+		// dim and the input features are two strides, not a packed W.
+		j.inB = k.rsO == 1 && k.og%nr == 0
+		for _, pn := range j.panels {
+			j.inB = j.inB && pn.k.Run2 != nil
+		}
 	}
 	j.lhs, j.rhs = view[T](lp, k.lhsN), view[T](rp, k.rhsN)
 	xn, wn := j.nbp*bb.plane+slack, k.kk*j.ogp
+	packs := len(k.kpos) / k.ns
+	if j.inB {
+		packs, wn = 0, 0
+	}
 	j.xp = view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(bb.slotX, 0, xn*size+16))), xn)
 	j.w = view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotB, 0, wn*size+16))), wn)
 	j.out = view[T](out, k.outN)
 	// The copy of the lhs (rows of padded positions; none inPlace) and
-	// the packing of the kernel (one unit per kernel position) are one
-	// parallel phase — they are independent — then the products.
+	// the packing of the kernel (one unit per kernel position; none
+	// inB) are one parallel phase — they are independent — then the
+	// products.
 	j.phase, j.copies = 0, copies
-	x.parallel(rs, copies+len(k.kpos)/k.ns, xn+wn, j)
+	if copies+packs > 0 {
+		x.parallel(rs, copies+packs, xn+wn, j)
+	}
 	j.phase = 2
 	// Three shares per worker: each share streams all of W once, and a
 	// worker the machine delays leaves its later shares to the others.
@@ -519,8 +550,13 @@ func (j *convBatchJob[T]) products(rs *runState, wk *worker, u int) {
 			a := j.xp[off : off+kb*m.MR]
 			c := acc[(t-t0)*tile:]
 			for jr := 0; jr < j.ogp; jr += nr {
+				ct := c[jr : jr+(m.MR-1)*j.ogp+nr]
+				if j.inB {
+					m.Run2(k.k[k.ns-1], k.cin, a, 1, m.MR, j.rhs[bb.roff[q]+jr:], k.rsS[k.ns-1], k.rsI, ct, j.ogp, q > 0)
+					continue
+				}
 				w := j.w[(jr/nr*k.kk+q*kb)*nr:][:kb*nr]
-				m.Run(kb, a, 1, m.MR, w, nr, c[jr:jr+(m.MR-1)*j.ogp+nr], j.ogp, q > 0)
+				m.Run(kb, a, 1, m.MR, w, nr, ct, j.ogp, q > 0)
 			}
 		}
 	}
