@@ -528,8 +528,11 @@ func (j *convBatchJob[T]) packKernel(lo, hi int) {
 }
 
 // products computes share u of the output tiles (an output position × a
-// panel): for each kernel-position run q in order, every tile of the
-// share over kb more steps.
+// panel, panel-major: tile t is position t mod npos of panel t / npos, so
+// a share's tiles read the same panel's rows of X, which stay in cache
+// across its positions, rather than every panel's): for each
+// kernel-position run q in order, every tile of the share over kb more
+// steps.
 func (j *convBatchJob[T]) products(rs *runState, wk *worker, u int) {
 	k, bb, mk := j.k, j.k.batch, &j.mk
 	mr, nr, kb := mk.MR, mk.NR, bb.kb
@@ -538,13 +541,12 @@ func (j *convBatchJob[T]) products(rs *runState, wk *worker, u int) {
 	tile := mr * j.ogp
 	accN := (t1 - t0) * tile
 	acc := view[T](wk.temp(accN*int(unsafe.Sizeof(zero))), accN)
-	panels := len(j.panels)
 	for q, qo := range bb.qoff {
 		if rs.stop != nil && rs.stop.Load() {
 			return // the run was cancelled: the output is unspecified
 		}
 		for t := t0; t < t1; t++ {
-			pos, pn := t/panels, &j.panels[t%panels]
+			pos, pn := t%k.npos, &j.panels[t/k.npos]
 			m := pn.k
 			off := pn.base + (bb.posoff[pos]+qo)*m.MR
 			a := j.xp[off : off+kb*m.MR]
@@ -561,7 +563,7 @@ func (j *convBatchJob[T]) products(rs *runState, wk *worker, u int) {
 		}
 	}
 	for t := t0; t < t1; t++ {
-		pos, pn := t/panels, &j.panels[t%panels]
+		pos, pn := t%k.npos, &j.panels[t/k.npos]
 		for r := range pn.rows {
 			b := pn.start + r
 			src := acc[(t-t0)*tile+r*j.ogp:][:k.og]
