@@ -16,17 +16,25 @@ import (
 // would give the GEMM a handful of rows, each patch row tens of thousands
 // of steps long; instead the micro-kernel's rows are batch elements:
 //
-//  1. the lhs is copied once as X[b][padded spatial…][c], zeros in the
-//     padding, so that for a fixed output position and a fixed kernel
-//     position outside the last spatial dim, the steps along the last
-//     kernel dim and the input features (kb = k_last · cin of the K
-//     order) are one contiguous run of X, and rows (batch elements) are
-//     a fixed stride (plane) apart: the micro-kernel reads them in place;
+//  1. the lhs is copied once as X in panels of batch elements (12·4 + 8 + 8
+//     for 64 on 12-row tiles: batchPanels), each panel
+//     [padded spatial…][c][r] with r its MR rows innermost (zeros in the
+//     padding and past the batch), so that for a fixed output position
+//     and a fixed kernel position outside the last spatial dim, the steps
+//     along the last kernel dim and the input features (kb = k_last · cin
+//     of the K order) are one contiguous run of the micro-kernel's packed
+//     a panel (ra 1, sa MR), and the copy moves runs of the lhs's batch
+//     (a kernel cotangent's batch is the input's contiguous features);
 //  2. the kernel is packed as W[kk][o] (kk the contract's K order) in
 //     panels of the micro-kernel's NR columns (zero past og), each panel
-//     contiguous;
+//     contiguous — unless the kernel's output features are contiguous and
+//     whole NR panels and the tier has the two-stride micro-kernel
+//     (simd.GemmKernel.Run2, AVX-512 f32): then the products read it in
+//     place, a run's steps along the last kernel dim one stride apart and
+//     its input features another (a kernel cotangent's output cotangent:
+//     no W);
 //  3. each worker takes a share of the output tiles (an output position ×
-//     MR batch elements) and, for each kernel-position run q in order,
+//     a panel) and, for each kernel-position run q in order,
 //     calls the micro-kernel on every tile of its share and every NR
 //     columns of W: kb steps continuing from the tile the previous run
 //     stored (a private f32/f64 accumulator), so each element is still
@@ -35,7 +43,8 @@ import (
 //     stays in L2 across the share;
 //  4. the accumulator is copied into the output's layout.
 //
-// The lines form (convLinesFits) reads X[b][padded spatial…][c] with
+// The lines form (convLinesFits) reads X[b][padded spatial…][c] (batch
+// element b a plane apart, no panels) with
 // output positions as the rows, rowStep apart — or, inPlace (an
 // NHWC-like lhs), no X: the rows are read from the lhs itself, or from a
 // private patch with the padding's zeros near its edges.
@@ -48,6 +57,7 @@ type convBatch struct {
 	plane  int   // elements of X per batch element (not a multiple of 2 KiB, so rows do not alias in L1)
 	kb     int   // steps per micro-kernel call: k_last · cin
 	qoff   []int // X offset of kernel-position run q (the kernel dims before the last)
+	roff   []int // rhs offset of kernel-position run q's first kernel position
 	posoff []int // X offset of output position r
 	outoff []int // output offset of output position r (its spatial part)
 	rows   int   // Π pad[i] for i < last: the copy's units
@@ -142,6 +152,11 @@ func (x *cpuExec) planConvBatch(k *convKernel, lines bool) {
 			off += k.kpos[kp*ns+i] * k.rd[i] * bb.ps[i]
 		}
 		bb.qoff = append(bb.qoff, off)
+		roff := 0
+		for i := range ns {
+			roff += k.kpos[kp*ns+i] * k.rsS[i]
+		}
+		bb.roff = append(bb.roff, roff)
 	}
 	bb.rowStep = k.st[last] * k.cin
 	bb.inPlace = lines && k.lsS[last] == k.cin
@@ -174,9 +189,9 @@ func gemmKernel[T gemm.Float]() simd.GemmKernel[T] {
 	return any(simd.GemmF64()).(simd.GemmKernel[T])
 }
 
-// convBatchJob is one Run of a convBatch, in three phases (each one
-// parallel job): the copy of the lhs, the packing of the kernel, the
-// products.
+// convBatchJob is one Run of a convBatch, in two phases (each one
+// parallel job): the copy of the lhs and the packing of the kernel, then
+// the products.
 type convBatchJob[T gemm.Float] struct {
 	k        *convKernel
 	phase    int
@@ -184,10 +199,39 @@ type convBatchJob[T gemm.Float] struct {
 	xp, w    []T
 	out      []T
 	mk       simd.GemmKernel[T]
-	nbp, ogp int // batch rounded up to MR, og rounded up to NR
-	tiles    int // output positions × nbp/MR (lines: batch × lines × perLine)
-	shares   int // the product phase's units
-	perLine  int // lines: tiles per line
+	nbp, ogp int  // rows of X: the batch rounded up to MR (batch-major: the panels' widths); og rounded up to NR
+	tiles    int  // output positions × panels (lines: batch × lines × perLine)
+	shares   int  // the product phase's units
+	perLine  int  // lines: tiles per line
+	copies   int  // the copy phase's units (rows of padded positions), before the packing's
+	inB      bool // batch-major on Run2: the products read the rhs in place, no W
+	panels   []batchPanel[T]
+}
+
+// batchPanel is one panel of batch elements of a batch-major convBatch:
+// rows [start, start+rows) on kernel k, packed in X as k.MR-wide vectors
+// (rows past the batch zero) from element base on.
+type batchPanel[T gemm.Float] struct {
+	start, rows, base int
+	k                 *simd.GemmKernel[T]
+}
+
+// batchPanels splits nb batch elements into panels for mk's chain: whole
+// MR-row panels, and where a short remainder would be left on a kernel of
+// few rows (64 on 12 rows as 12·5 + 4) one panel fewer of MR rows and two
+// of Low's (12·4 + 8 + 8), whose steps run near the full kernel's rate.
+func batchPanels[T gemm.Float](nb int, mk *simd.GemmKernel[T]) []batchPanel[T] {
+	var ps []batchPanel[T]
+	for b := 0; b < nb; {
+		n := nb - b
+		m := mk.For(n)
+		if lo := mk.Low; lo != nil && n > mk.MR && n < 2*mk.MR && n-lo.MR <= lo.MR {
+			m = lo
+		}
+		ps = append(ps, batchPanel[T]{start: b, rows: min(m.MR, n), k: m})
+		b += m.MR
+	}
+	return ps
 }
 
 // convBatchRun computes the convolution into out (the output, or an
@@ -216,20 +260,47 @@ func convBatchRun[T gemm.Float](k *convKernel, x *cpuExec, rs *runState, out, lp
 			j.nbp, slack, copies = 0, 0, 0
 		}
 	}
+	if !bb.lines {
+		// X holds the batch in panels, each packed as its kernel's
+		// MR-wide vectors: the micro-kernel's a panel is one contiguous
+		// run (ra 1, sa MR), and the copy moves runs of the lhs's
+		// contiguous batch instead of scattering elements to planes.
+		if j.panels == nil {
+			j.panels = batchPanels(k.nb, &j.mk)
+
+		}
+		j.nbp = 0
+		for i := range j.panels {
+			j.panels[i].base = j.nbp * bb.plane
+			j.nbp += j.panels[i].k.MR
+		}
+		j.tiles = k.npos * len(j.panels)
+		// Where every panel's kernel has Run2 and the rhs's output
+		// features are contiguous and whole NR panels, the products
+		// read the rhs in place: a run's steps along the kernel's last
+		// dim and the input features are two strides, not a packed W.
+		j.inB = k.rsO == 1 && k.og%nr == 0
+		for _, pn := range j.panels {
+			j.inB = j.inB && pn.k.Run2 != nil
+		}
+	}
 	j.lhs, j.rhs = view[T](lp, k.lhsN), view[T](rp, k.rhsN)
 	xn, wn := j.nbp*bb.plane+slack, k.kk*j.ogp
+	packs := len(k.kpos) / k.ns
+	if j.inB {
+		packs, wn = 0, 0
+	}
 	j.xp = view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(bb.slotX, 0, xn*size+16))), xn)
 	j.w = view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.slotB, 0, wn*size+16))), wn)
 	j.out = view[T](out, k.outN)
-	// The copy of the lhs (rows of padded positions; the batch padding
-	// planes are cleared by the last unit; none inPlace), the packing of the kernel
-	// (one unit per kernel position), then the products.
-	j.phase = 0
-	if copies > 0 {
-		x.parallel(rs, copies, xn, j)
+	// The copy of the lhs (rows of padded positions; none inPlace) and
+	// the packing of the kernel (one unit per kernel position; none
+	// inB) are one parallel phase — they are independent — then the
+	// products.
+	j.phase, j.copies = 0, copies
+	if copies+packs > 0 {
+		x.parallel(rs, copies+packs, xn+wn, j)
 	}
-	j.phase = 1
-	x.parallel(rs, len(k.kpos)/k.ns, wn, j)
 	j.phase = 2
 	// Three shares per worker: each share streams all of W once, and a
 	// worker the machine delays leaves its later shares to the others.
@@ -245,9 +316,16 @@ func convBatchRun[T gemm.Float](k *convKernel, x *cpuExec, rs *runState, out, lp
 func (j *convBatchJob[T]) runRange(rs *runState, wk *worker, lo, hi int) {
 	switch j.phase {
 	case 0:
-		j.copyLhs(lo, hi)
-	case 1:
-		j.packKernel(lo, hi)
+		if c := min(hi, j.copies); lo < c {
+			if j.k.batch.lines {
+				j.copyLhs(lo, c)
+			} else {
+				j.copyPanels(lo, c)
+			}
+		}
+		if lo = max(lo, j.copies); lo < hi {
+			j.packKernel(lo-j.copies, hi-j.copies)
+		}
 	default:
 		if j.k.batch.lines {
 			j.lineProducts(rs, wk, lo, hi)
@@ -449,8 +527,12 @@ func (j *convBatchJob[T]) packKernel(lo, hi int) {
 	}
 }
 
-// products computes share u of the output tiles: for each kernel-position
-// run q in order, every tile of the share over kb more steps.
+// products computes share u of the output tiles (an output position × a
+// panel, panel-major: tile t is position t mod npos of panel t / npos, so
+// a share's tiles read the same panel's rows of X, which stay in cache
+// across its positions, rather than every panel's): for each
+// kernel-position run q in order, every tile of the share over kb more
+// steps.
 func (j *convBatchJob[T]) products(rs *runState, wk *worker, u int) {
 	k, bb, mk := j.k, j.k.batch, &j.mk
 	mr, nr, kb := mk.MR, mk.NR, bb.kb
@@ -459,34 +541,31 @@ func (j *convBatchJob[T]) products(rs *runState, wk *worker, u int) {
 	tile := mr * j.ogp
 	accN := (t1 - t0) * tile
 	acc := view[T](wk.temp(accN*int(unsafe.Sizeof(zero))), accN)
-	panels := j.nbp / mr
-	last := mk.For(k.nb - (panels-1)*mr) // the last panel's rows on the Low form, where there is one
 	for q, qo := range bb.qoff {
 		if rs.stop != nil && rs.stop.Load() {
 			return // the run was cancelled: the output is unspecified
 		}
 		for t := t0; t < t1; t++ {
-			pos, p := t/panels, t%panels
-			m := mk
-			if p == panels-1 {
-				m = last
-			}
-			off := p*mr*bb.plane + bb.posoff[pos] + qo
-			a := j.xp[off : off+(m.MR-1)*bb.plane+kb]
+			pos, pn := t%k.npos, &j.panels[t/k.npos]
+			m := pn.k
+			off := pn.base + (bb.posoff[pos]+qo)*m.MR
+			a := j.xp[off : off+kb*m.MR]
 			c := acc[(t-t0)*tile:]
 			for jr := 0; jr < j.ogp; jr += nr {
+				ct := c[jr : jr+(m.MR-1)*j.ogp+nr]
+				if j.inB {
+					m.Run2(k.k[k.ns-1], k.cin, a, 1, m.MR, j.rhs[bb.roff[q]+jr:], k.rsS[k.ns-1], k.rsI, ct, j.ogp, q > 0)
+					continue
+				}
 				w := j.w[(jr/nr*k.kk+q*kb)*nr:][:kb*nr]
-				m.Run(kb, a, bb.plane, 1, w, nr, c[jr:jr+(m.MR-1)*j.ogp+nr], j.ogp, q > 0)
+				m.Run(kb, a, 1, m.MR, w, nr, ct, j.ogp, q > 0)
 			}
 		}
 	}
 	for t := t0; t < t1; t++ {
-		pos, p := t/panels, t%panels
-		for r := range mr {
-			b := p*mr + r
-			if b >= k.nb {
-				break
-			}
+		pos, pn := t%k.npos, &j.panels[t/k.npos]
+		for r := range pn.rows {
+			b := pn.start + r
 			src := acc[(t-t0)*tile+r*j.ogp:][:k.og]
 			off := b*k.osB + bb.outoff[pos]
 			if k.osC == 1 {
@@ -495,6 +574,62 @@ func (j *convBatchJob[T]) products(rs *runState, wk *worker, u int) {
 			}
 			for o, v := range src {
 				j.out[off+o*k.osC] = v
+			}
+		}
+	}
+}
+
+// copyPanels writes rows [lo, hi) of padded positions (of the spatial
+// dims before the last) of a batch-major X: panel p's element for batch
+// row r at padded position index x (in X's units: positions × features)
+// is at base + x·MR + r, the lhs element of batch element start + r at
+// spatial position p − lo, or zero in the padding and past the batch.
+func (j *convBatchJob[T]) copyPanels(lo, hi int) {
+	k, bb := j.k, j.k.batch
+	last := k.ns - 1
+	run := bb.pad[last] * k.cin // one row of X, in X's units
+	for row := lo; row < hi; row++ {
+		xo, src0, in, rem := 0, 0, true, row
+		for i := last - 1; i >= 0; i-- {
+			p := rem % bb.pad[i]
+			rem /= bb.pad[i]
+			xo += p * bb.ps[i]
+			v := p - k.lo[i]
+			in = in && v >= 0 && v < k.in[i]
+			src0 += v * k.lsS[i]
+		}
+		if !in {
+			for _, pn := range j.panels {
+				w := pn.k.MR
+				clear(j.xp[pn.base+xo*w : pn.base+(xo+run)*w])
+			}
+			continue
+		}
+		for p := range bb.pad[last] {
+			v := p - k.lo[last]
+			xp := xo + p*k.cin
+			if v < 0 || v >= k.in[last] {
+				for _, pn := range j.panels {
+					w := pn.k.MR
+					clear(j.xp[pn.base+xp*w : pn.base+(xp+k.cin)*w])
+				}
+				continue
+			}
+			src := src0 + v*k.lsS[last]
+			for c := range k.cin {
+				s := src + c*k.lsC
+				for _, pn := range j.panels {
+					w := pn.k.MR
+					dst := j.xp[pn.base+(xp+c)*w:][:w]
+					if k.lsB == 1 {
+						copy(dst[:pn.rows], j.lhs[s+pn.start:s+pn.start+pn.rows])
+					} else {
+						for r := range pn.rows {
+							dst[r] = j.lhs[s+(pn.start+r)*k.lsB]
+						}
+					}
+					clear(dst[pn.rows:])
+				}
 			}
 		}
 	}

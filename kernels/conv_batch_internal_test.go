@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/kiln-go/kiln/lower"
@@ -55,5 +56,35 @@ func TestConvBatchPlan(t *testing.T) {
 	}
 	if batch != 1 || lines != 2 {
 		t.Errorf("%d batch-major and %d lines convolutions, want 1 and 2", batch, lines)
+	}
+}
+
+// TestBatchPanels: batch-major panels cover the batch in order, each on a
+// kernel of the chain with at least its rows, and a remainder that would
+// fall to a much smaller kernel is split into two of Low's panels (64 on
+// 12-row tiles: 12·4 + 8 + 8).
+func TestBatchPanels(t *testing.T) {
+	mk := gemmKernel[float32]()
+	for nb := 1; nb <= 100; nb++ {
+		ps := batchPanels(nb, &mk)
+		next := 0
+		for _, p := range ps {
+			if p.start != next || p.rows < 1 || p.rows > p.k.MR || p.k.NR != mk.NR {
+				t.Fatalf("nb %d: panel %+v after %d rows", nb, p, next)
+			}
+			next += p.rows
+		}
+		if next != nb {
+			t.Fatalf("nb %d: panels cover %d rows", nb, next)
+		}
+	}
+	if mk.MR == 12 && mk.Low != nil && mk.Low.MR == 8 {
+		var rows []int
+		for _, p := range batchPanels(64, &mk) {
+			rows = append(rows, p.k.MR)
+		}
+		if fmt.Sprint(rows) != "[12 12 12 12 8 8]" {
+			t.Errorf("64 batch rows as panels %v, want [12 12 12 12 8 8]", rows)
+		}
 	}
 }

@@ -247,13 +247,16 @@
 // at least 8 batch elements and a long K (at least 1024; the kernel
 // cotangent of a convolution, trace's convTransposeRHS, is the common
 // one) runs batch-major instead (conv_batch.go): the lhs is copied once
-// with its padding as [batch][padded spatial…][features], so that every
-// run of K along the kernel's last spatial dim and the features is
-// contiguous and the micro-kernel reads its rows (batch elements) in
-// place (the last few on its smaller form: 64 on 12-row tiles as
-// 12·5 + 4, not 72), and each worker accumulates its share of output
-// tiles run after run in K order — the same bits; its epilogue runs over
-// the whole product. A float convolution of NHWC-like input and output
+// with its padding as panels of batch elements, each the micro-kernel's
+// packed a panel over [padded spatial…][features] (64 on 12-row tiles as
+// 12·4 + 8 + 8, the last two on its 8-row form), so that every run of K
+// along the kernel's last spatial dim and the features is one contiguous
+// stream; the kernel is packed in NR-column panels, or, where its output
+// features are whole panels and contiguous, read in place by the
+// two-stride micro-kernel (a kernel cotangent's output cotangent: one
+// stride along the last spatial dim, one along the features); and each
+// worker accumulates its share of output tiles run after run in K order
+// — the same bits; its epilogue runs over the whole product. A float convolution of NHWC-like input and output
 // whose runs along the kernel's last dim are at least 32 steps (E6k's
 // 3×3 over 64 features and its input cotangent) runs the same way with
 // lines of output positions as the micro-kernel's rows — an implicit

@@ -487,6 +487,15 @@ func gemm4x16F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c []
 func gemm6x8F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c []float64, ldc int, load bool) {
 }
 
+func gemm12x32F32S2Accel(k1, k2 int, a []float32, ra, sa int, b []float32, sb1, sb2 int, c []float32, ldc int, load bool) {
+}
+
+func gemm8x32F32S2Accel(k1, k2 int, a []float32, ra, sa int, b []float32, sb1, sb2 int, c []float32, ldc int, load bool) {
+}
+
+func gemm4x32F32S2Accel(k1, k2 int, a []float32, ra, sa int, b []float32, sb1, sb2 int, c []float32, ldc int, load bool) {
+}
+
 func gemm12x32I8Accel(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool, corr []int32) {}
 
 func interleaveI8x4Accel(dst []int8, sums []int32, r0, r1, r2, r3 []int8, stride int) int { return 0 }

@@ -23,10 +23,19 @@ import (
 // bits): a bottom edge of at most Low.MR rows runs on it in place rather
 // than on a whole tile of which most rows are padding (a 64-row product
 // on 12-row tiles computes 72). Its own Low has fewer rows still.
+//
+// Run2, when not nil, is Run over k1·k2 steps whose b rows step in two
+// levels: step l = i1·k2 + i2 (i2 < k2, k2 ≥ 1) has a's elements at
+// a[r*ra + l*sa] as Run's and b's row at b[i1*sb1 + i2*sb2:] — the same
+// steps in the same order, so the same bits as Run over a packed copy of
+// those rows (a convolution's kernel cotangent reads the output
+// cotangent in place with it: i1 the kernel's last spatial dim, i2 the
+// input features).
 type GemmKernel[T float32 | float64] struct {
 	MR, NR int
 	Run    func(kc int, a []T, ra, sa int, b []T, sb int, c []T, ldc int, load bool)
 	Low    *GemmKernel[T]
+	Run2   func(k1, k2 int, a []T, ra, sa int, b []T, sb1, sb2 int, c []T, ldc int, load bool)
 }
 
 // For returns the kernel of k's chain (k, k.Low, k.Low.Low, ...) with
@@ -40,8 +49,8 @@ func (k *GemmKernel[T]) For(mb int) *GemmKernel[T] {
 
 // The AVX-512 kernels' short forms, for bottom edges (GemmKernel.Low).
 var (
-	gemm4x32F32 = GemmKernel[float32]{MR: 4, NR: 32, Run: gemm4x32F32Accel}
-	gemm8x32F32 = GemmKernel[float32]{MR: 8, NR: 32, Run: gemm8x32F32Accel, Low: &gemm4x32F32}
+	gemm4x32F32 = GemmKernel[float32]{MR: 4, NR: 32, Run: gemm4x32F32Accel, Run2: gemm4x32F32S2Accel}
+	gemm8x32F32 = GemmKernel[float32]{MR: 8, NR: 32, Run: gemm8x32F32Accel, Low: &gemm4x32F32, Run2: gemm8x32F32S2Accel}
 	gemm4x16F64 = GemmKernel[float64]{MR: 4, NR: 16, Run: gemm4x16F64Accel}
 	gemm8x16F64 = GemmKernel[float64]{MR: 8, NR: 16, Run: gemm8x16F64Accel, Low: &gemm4x16F64}
 )
@@ -51,9 +60,9 @@ var (
 func GemmF32() GemmKernel[float32] {
 	switch tier {
 	case AVX512:
-		return GemmKernel[float32]{12, 32, gemm12x32F32Accel, &gemm8x32F32}
+		return GemmKernel[float32]{MR: 12, NR: 32, Run: gemm12x32F32Accel, Low: &gemm8x32F32, Run2: gemm12x32F32S2Accel}
 	case AVX2:
-		return GemmKernel[float32]{6, 16, gemm6x16F32Accel, nil}
+		return GemmKernel[float32]{MR: 6, NR: 16, Run: gemm6x16F32Accel}
 	}
 	return GemmTileGo(4, 16, fma32)
 }
@@ -63,7 +72,7 @@ func GemmF32() GemmKernel[float32] {
 // half zeros), the GemmF32 kernel elsewhere. Same contract, same bits.
 func GemmF32Narrow() GemmKernel[float32] {
 	if tier == AVX512 {
-		return GemmKernel[float32]{12, 16, gemm12x16F32Accel, nil}
+		return GemmKernel[float32]{MR: 12, NR: 16, Run: gemm12x16F32Accel}
 	}
 	return GemmF32()
 }
@@ -73,9 +82,9 @@ func GemmF32Narrow() GemmKernel[float32] {
 func GemmF64() GemmKernel[float64] {
 	switch tier {
 	case AVX512:
-		return GemmKernel[float64]{12, 16, gemm12x16F64Accel, &gemm8x16F64}
+		return GemmKernel[float64]{MR: 12, NR: 16, Run: gemm12x16F64Accel, Low: &gemm8x16F64}
 	case AVX2:
-		return GemmKernel[float64]{6, 8, gemm6x8F64Accel, nil}
+		return GemmKernel[float64]{MR: 6, NR: 8, Run: gemm6x8F64Accel}
 	}
 	return GemmTileGo(4, 8, math.FMA)
 }

@@ -51,6 +51,9 @@ func checkGemmKernel[T float32 | float64](t *testing.T, tier Tier, k GemmKernel[
 		t.Errorf("%v %d×%d: For(%d) is the %d-row kernel", tier, k.MR, k.NR, k.MR, f.MR)
 	}
 	twin := GemmTileGo(k.MR, k.NR, fma)
+	if k.Run2 != nil {
+		checkGemmRun2(t, tier, k, twin, gen)
+	}
 	for _, kc := range []int{0, 1, 2, 7, 64} {
 		for i, load := range []bool{false, true, false, true} {
 			// Packed a and b, then matrices read in place.
@@ -76,6 +79,52 @@ func checkGemmKernel[T float32 | float64](t *testing.T, tier Tier, k GemmKernel[
 			for i := range c {
 				if math.Float64bits(float64(c[i])) != math.Float64bits(float64(want[i])) && !(c[i] != c[i] && want[i] != want[i]) {
 					t.Fatalf("%v %d×%d kc=%d load=%v ra=%d sa=%d: c[%d] = %v, twin %v", tier, k.MR, k.NR, kc, load, ra, sa, i, c[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// checkGemmRun2 checks k.Run2 against the Go twin's Run over a packed
+// copy of the b rows it steps through (sb1, sb2 apart in two levels),
+// with and without load, packed and in-place a.
+func checkGemmRun2[T float32 | float64](t *testing.T, tier Tier, k, twin GemmKernel[T], gen func() T) {
+	t.Helper()
+	for _, k1 := range []int{0, 1, 3, 56} {
+		for _, k2 := range []int{1, 2, 8} {
+			for i, load := range []bool{false, true, false, true} {
+				kc := k1 * k2
+				ra, sa := 1, k.MR
+				if i >= 2 {
+					ra, sa = kc+5, 1
+				}
+				sb1, sb2 := k.NR+7, (k.NR+7)*(k1+1)+3 // i2 the outer stride in memory, as a cotangent's batch
+				a := make([]T, max(kc, 1)*k.MR+k.MR*(kc+5))
+				b := make([]T, max(k1, 1)*sb1+k2*sb2+k.NR)
+				for i := range a {
+					a[i] = gen()
+				}
+				for i := range b {
+					b[i] = gen()
+				}
+				packed := make([]T, kc*k.NR)
+				for i1 := range k1 {
+					for i2 := range k2 {
+						copy(packed[(i1*k2+i2)*k.NR:][:k.NR], b[i1*sb1+i2*sb2:])
+					}
+				}
+				ldc := k.NR + 3
+				c := make([]T, (k.MR-1)*ldc+k.NR)
+				for i := range c {
+					c[i] = gen()
+				}
+				want := append([]T(nil), c...)
+				twin.Run(kc, a, ra, sa, packed, k.NR, want, ldc, load)
+				k.Run2(k1, k2, a, ra, sa, b, sb1, sb2, c, ldc, load)
+				for i := range c {
+					if math.Float64bits(float64(c[i])) != math.Float64bits(float64(want[i])) && !(c[i] != c[i] && want[i] != want[i]) {
+						t.Fatalf("%v %d×%d Run2 k1=%d k2=%d load=%v ra=%d: c[%d] = %v, twin %v", tier, k.MR, k.NR, k1, k2, load, ra, i, c[i], want[i])
+					}
 				}
 			}
 		}

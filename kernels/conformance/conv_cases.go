@@ -57,9 +57,14 @@ var convConfigs = []convConfig{
 	{"kernel-cotangent", []int{8, 12, 12, 16}, []int{8, 12, 12, 7}, trace.ConvOptions{
 		Padding: [][2]int{{1, 1}, {1, 1}}, DimensionNumbers: [3]string{"CHWN", "IHWO", "HWNC"}}},
 	// Batch elements for several tiles of the micro-kernel's rows, the
-	// last on its smaller form (40 on 12-row tiles: 12·3 + 4).
+	// last on its smaller form (40 on 12-row tiles: 12·2 + 8 + 8).
 	{"kernel-cotangent-wide", []int{8, 14, 14, 40}, []int{8, 12, 12, 5}, trace.ConvOptions{
 		DimensionNumbers: [3]string{"CHWN", "IHWO", "HWNC"}}},
+	// Output features whole micro-kernel panels (64 on 32 columns): the
+	// products read the output cotangent in place (Run2), a batch of 20
+	// as panels of 12 + 8 rows.
+	{"kernel-cotangent-in-place", []int{8, 12, 12, 20}, []int{8, 12, 12, 64}, trace.ConvOptions{
+		Padding: [][2]int{{1, 1}, {1, 1}}, DimensionNumbers: [3]string{"CHWN", "IHWO", "HWNC"}}},
 	{"batch-major-strided", []int{13, 20, 18, 9}, []int{8, 16, 9, 5}, trace.ConvOptions{
 		WindowStrides: []int{2, 1}, Padding: [][2]int{{1, 2}, {0, 1}}, RhsDilation: []int{2, 1}, DimensionNumbers: [3]string{"NHWC", "HWIO", "NHWC"}}},
 	// NHWC inputs and outputs run as an implicit GEMM on the CPU (kernels'

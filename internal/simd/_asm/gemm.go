@@ -43,6 +43,114 @@ var gemmShapes = []gemmShape{
 
 func registerGEMM() {
 	registerShapes(gemmShapes, "kc int, a []ELEM, ra, sa int, b []ELEM, sb int, c []ELEM, ldc int, load bool", microKernel)
+	registerShapes(gemmShapes2, "k1, k2 int, a []ELEM, ra, sa int, b []ELEM, sb1, sb2 int, c []ELEM, ldc int, load bool", microKernel2)
+}
+
+// gemmShapes2 are the kernels whose b rows step in two levels
+// (GemmKernel.Run2): the f32 AVX-512 tiles, for a convolution's kernel
+// cotangent read in place.
+var gemmShapes2 = []gemmShape{
+	{"gemm12x32F32S2", "float32", 4, 12, 2, avx512},
+	{"gemm8x32F32S2", "float32", 4, 8, 2, avx512},
+	{"gemm4x32F32S2", "float32", 4, 4, 2, avx512},
+}
+
+// microKernel2 is microKernel over k1·k2 steps whose b rows lie at
+// i1·sb1 + i2·sb2 (step i1·k2 + i2; a's steps sa apart as microKernel's):
+// an outer loop of k1 and an inner loop of k2 steps (k2 ≥ 1), each step
+// microKernel's, in the same order — the same bits as microKernel over a
+// packed copy of those rows.
+func microKernel2(s isa, g gemmShape) {
+	label := func(l string) string { return fmt.Sprintf("%s%s_%s", g.name, s.name, l) }
+	shift := uint8(2)
+	if g.size == 8 {
+		shift = 3
+	}
+	kc, b := GP64(), GP64()
+	Load(Param("k1"), kc)
+	Load(Param("b").Base(), b)
+	SB2, SB1 := GP64(), GP64()
+	Load(Param("sb2"), SB2)
+	SHLQ(U8(shift), SB2)
+	// SB1 becomes sb1 − k2·sb2 (bytes): the move after an inner loop.
+	Load(Param("sb1"), SB1)
+	k2 := GP64()
+	Load(Param("k2"), k2)
+	IMULQ(SB2, k2)
+	SHLQ(U8(shift), SB1)
+	SUBQ(k2, SB1)
+	L, L3, S := GP64(), GP64(), GP64()
+	Load(Param("ra"), L)
+	SHLQ(U8(shift), L)
+	Load(Param("sa"), S)
+	SHLQ(U8(shift), S)
+	LEAQ(Mem{Base: L, Index: L, Scale: 2}, L3)
+	p0 := GP64()
+	Load(Param("a").Base(), p0)
+	ptrs, rowAt := rowPointers(p0, L, L3, g.rows)
+	move, fma, bcast := VMOVUPS, VFMADD231PS, VBROADCASTSS
+	if g.size == 8 {
+		move, fma, bcast = VMOVUPD, VFMADD231PD, VBROADCASTSD
+	}
+	acc := make([][]reg.VecVirtual, g.rows)
+	for r := range acc {
+		acc[r] = make([]reg.VecVirtual, g.vecs)
+		for v := range acc[r] {
+			acc[r][v] = s.vec()
+		}
+	}
+	// The tile's load or clear and the prefetch of the tile to the
+	// right, as microKernel's; c, ldc and p are loaded again for the
+	// store, so that they are not live across the loop.
+	{
+		c, ldc, p := GP64(), GP64(), GP64()
+		Load(Param("c").Base(), c)
+		Load(Param("ldc"), ldc)
+		SHLQ(U8(shift), ldc)
+		loadTile(acc, c, ldc, p, s.bytes, label, func(m Mem, x reg.VecVirtual) { move(m, x) }, func(x reg.VecVirtual) { s.xor(x, x, x) })
+		width := g.vecs * s.bytes
+		MOVQ(c, p)
+		ADDQ(U32(width), p)
+		for range g.rows {
+			for off := 0; off < width; off += 64 {
+				PREFETCHT0(Mem{Base: p, Disp: off})
+			}
+			ADDQ(ldc, p)
+		}
+	}
+	TESTQ(kc, kc)
+	JEQ(LabelRef(label("tail")))
+	Label(label("outer"))
+	n := GP64()
+	Load(Param("k2"), n)
+	Label(label("loop"))
+	bv := make([]reg.VecVirtual, g.vecs)
+	for v := range bv {
+		bv[v] = s.vec()
+		move(Mem{Base: b, Disp: v * s.bytes}, bv[v])
+	}
+	for r := range acc {
+		t := s.vec()
+		bcast(rowAt(r), t)
+		for v, x := range acc[r] {
+			fma(t, bv[v], x)
+		}
+	}
+	for _, q := range ptrs {
+		ADDQ(S, q)
+	}
+	ADDQ(SB2, b)
+	DECQ(n)
+	JNE(LabelRef(label("loop")))
+	ADDQ(SB1, b)
+	DECQ(kc)
+	JNE(LabelRef(label("outer")))
+	Label(label("tail"))
+	c, ldc, p := GP64(), GP64(), GP64()
+	Load(Param("c").Base(), c)
+	Load(Param("ldc"), ldc)
+	SHLQ(U8(shift), ldc)
+	storeTile(acc, c, ldc, p, s.bytes, label, func(x reg.VecVirtual, m Mem) { move(x, m) })
 }
 
 // registerShapes registers a micro-kernel per shape, with the parameters
