@@ -179,6 +179,7 @@ func compileRootsLeafs(members map[*lower.Instr]bool, roots []*lower.Instr, iter
 		seen[in] = true
 		if bb.members[in] && in.Op.Elementwise() {
 			for _, a := range in.Args {
+				a = bb.resolve(a)
 				bb.uses[a]++
 				visit(a)
 			}
@@ -187,6 +188,7 @@ func compileRootsLeafs(members map[*lower.Instr]bool, roots []*lower.Instr, iter
 	}
 	dst := map[*lower.Instr]loc{}
 	for i, r := range roots {
+		r = bb.resolve(r)
 		visit(r)
 		bb.uses[r]++ // the result is read after the body
 		if _, ok := dst[r]; !ok {
@@ -201,7 +203,7 @@ func compileRootsLeafs(members map[*lower.Instr]bool, roots []*lower.Instr, iter
 	}
 	outs := make([]loc, len(roots))
 	for i, r := range roots {
-		outs[i] = bb.locs[r]
+		outs[i] = bb.locs[bb.resolve(r)]
 	}
 	bb.b.out = outs[len(outs)-1]
 	bb.b.keep = outs[:len(outs)-1]
@@ -225,9 +227,27 @@ func (bb *bodyBuilder) pinReg() loc {
 	return loc{kind: locReg, idx: r}
 }
 
+// resolve is the value the body computes for in: in itself, or for an
+// identity broadcast of a member, that member. A fusion may hold both a
+// broadcast and its operand when the operand has the broadcast's shape
+// (a broadcast_in_dim's dims increase, so it is then the identity); the
+// operand is computed in the body at the loop's index and has no buffer
+// a broadcast could load it from.
+func (bb *bodyBuilder) resolve(in *lower.Instr) *lower.Instr {
+	for in.Op == trace.OpBroadcastInDim && bb.members[in] {
+		x := in.Args[0]
+		if !bb.members[x] || x.Op == trace.OpConst || !trace.ShapeEqual(x.Shape, in.Shape) {
+			break
+		}
+		in = x
+	}
+	return in
+}
+
 // release frees the registers of in's operands that have no uses left.
 func (bb *bodyBuilder) release(in *lower.Instr) {
 	for _, a := range in.Args {
+		a = bb.resolve(a)
 		bb.uses[a]--
 		if bb.uses[a] == 0 {
 			if l := bb.locs[a]; l.kind == locReg && !bb.pinned[l.idx] && !slices.Contains(bb.free, l.idx) {
@@ -341,6 +361,11 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 		return nil
 	}
 	if in.Op == trace.OpBroadcastInDim {
+		if x := in.Args[0]; bb.members[x] && x.Op != trace.OpConst {
+			// A member is computed at the loop's index, into no buffer:
+			// only an identity broadcast of it (resolve) can read it.
+			return fmt.Errorf("kernels: broadcast_in_dim %%%d to %v reads %%%d of shape %v, a member of its fusion computed over another shape", in.ID, in.Shape, x.ID, x.Shape)
+		}
 		bb.locs[in] = bb.load(in.DType, bb.source(in.Args[0]), bb.broadcastStrides(in))
 		return nil
 	}
@@ -350,7 +375,7 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 	var args [3]loc
 	argTypes := make([]tensor.DType, len(in.Args))
 	for i, a := range in.Args {
-		l, ok := bb.locs[a]
+		l, ok := bb.locs[bb.resolve(a)]
 		if !ok {
 			return fmt.Errorf("kernels: %s reads %%%d before it is computed", in.Op, a.ID)
 		}

@@ -30,3 +30,14 @@ func TestConformance(t *testing.T) {
 		conformance.Run(t, kernels.NewCPU(kernels.CPUOptions{Block: 5, ParallelMin: 1, Workers: 3}))
 	})
 }
+
+// The CPU backend computes a broadcast whose operand is a member of the
+// same fusion (hand-built modules: conformance.RunMemberBroadcasts), with
+// its defaults and with tiny blocks on several workers, and refuses the
+// ill-formed one.
+func TestMemberBroadcasts(t *testing.T) {
+	t.Run("default", func(t *testing.T) { conformance.RunMemberBroadcasts(t, kernels.DefaultCPU()) })
+	t.Run("tiny-blocks", func(t *testing.T) {
+		conformance.RunMemberBroadcasts(t, kernels.NewCPU(kernels.CPUOptions{Block: 5, ParallelMin: 1, Workers: 3}))
+	})
+}

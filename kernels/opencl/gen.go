@@ -342,7 +342,17 @@ func (b *body) value(in *lower.Instr) string {
 func (b *body) compute(in *lower.Instr) string {
 	if in.Op == trace.OpBroadcastInDim {
 		src := in.Args[0]
-		if src.Size() == 1 && (b.members[src] || src.Op == trace.OpConst) {
+		if b.members[src] && src.Op != trace.OpConst {
+			// A member is computed at the loop's index, in no buffer: a
+			// broadcast to its own shape (dims increase: the identity)
+			// is its value there; any other broadcast of it cannot be.
+			if !trace.ShapeEqual(src.Shape, in.Shape) {
+				b.g.fail(&Error{Kind: KindRuntime, Msg: fmt.Sprintf("%s reads %s, a member of its fusion computed over another shape", instrString(in), instrString(src))})
+				return "0"
+			}
+			return b.value(src)
+		}
+		if src.Size() == 1 && src.Op == trace.OpConst {
 			return b.value(src) // a broadcast scalar: the same value everywhere
 		}
 		idx := broadcastIndex(b.idx, in.Shape, src.Shape, in.Params.Dims)

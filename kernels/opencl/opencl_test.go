@@ -52,3 +52,10 @@ func TestConformance(t *testing.T) {
 	t.Logf("%d of the %d conformance cases (KILN_LONG=1 runs all)", len(sample), len(cs))
 	conformance.RunCases(t, b, sample)
 }
+
+// TestMemberBroadcasts: a broadcast whose operand is a member of the same
+// fusion (hand-built modules: conformance.RunMemberBroadcasts) is computed,
+// and the ill-formed one refused.
+func TestMemberBroadcasts(t *testing.T) {
+	conformance.RunMemberBroadcasts(t, testBackend(t))
+}
