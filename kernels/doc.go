@@ -97,7 +97,9 @@
 // before it parks, so the next kernel hands it work in about a
 // microsecond instead of waking it, and while one spins, kernels a
 // sixty-fourth of the usual size (products a sixteenth) split too
-// (CPUOptions.ParallelMin).
+// (CPUOptions.ParallelMin) — unless the spinning helper has missed the
+// last few forks (it spins, but other threads hold its core): then they
+// run whole, all but every eighth, until a fork gets its help again.
 //
 // # Indexing
 //
