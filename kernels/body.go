@@ -3,6 +3,7 @@ package kernels
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/internal/gemm"
@@ -26,6 +27,10 @@ const (
 	locNone locKind = iota
 	locReg          // a register: the block's values start at its base
 	locBuf          // a buffer (or constant) viewed at the block's offset
+	// locRow: a row broadcast down the iteration space (a bias added to
+	// every row), read in place from source idx by a stepRow; never a
+	// register, never materialised (see bodyBuilder.rowRead).
+	locRow
 )
 
 type loc struct {
@@ -44,6 +49,13 @@ const (
 	stepScalar // a binary op with one loop-invariant operand: args[1] holds it
 	stepAffine // args[0]·a + b with a and b loop-invariant (args[1], args[2]); see fuse
 	stepCheck  // checked mode: test args[0] (a divisor) before the step after it reads it (check.go)
+	// stepRow is a binary op one of whose operands (a locRow) is a row
+	// broadcast: bin runs once per row segment of the block, reading the
+	// row in place at the segment's phase, instead of a gather
+	// materialising the broadcast block first. g is the row's read
+	// (rank 2, strides {0, 1}); dsize and asize are the bytes per element
+	// of dst and of the other operand.
+	stepRow
 )
 
 // step is one typed loop over a block.
@@ -59,9 +71,12 @@ type step struct {
 	round  func(p unsafe.Pointer, n int) // applied to dst after the op
 	gather func(dst, src unsafe.Pointer, g *strided, lo, n int)
 	g      *strided
-	src    int // gather: source index
-	check  *divideCheck
-	instr  *lower.Instr // the instruction the step computes (nil for loads)
+	src    int // gather, stepRow: source index
+	// dsize, asize: stepRow's bytes per element of dst and of its block
+	// operand.
+	dsize, asize int
+	check        *divideCheck
+	instr        *lower.Instr // the instruction the step computes (nil for loads)
 
 	// What the step computes, for the peephole pass and for printing.
 	op    trace.Op
@@ -86,6 +101,49 @@ type body struct {
 	nregs int
 	out   loc   // where the result is after the steps
 	keep  []loc // the other results' locations (a multi-result body), live to the end too
+	// fills: how many elements each once step fills, found at the first
+	// prepare, after every pass has rewritten the steps (onceFills).
+	fills atomic.Pointer[[]int]
+}
+
+// onceFills returns how many elements each once step must fill: one for
+// a register the steps read only as a loop-invariant scalar (stepScalar's
+// and stepAffine's invariant operands, read at their first element), a
+// whole block otherwise. Adam's epilogue filled nine block registers with
+// its rates per call, 2% of E7's step.
+func (b *body) onceFills() []int {
+	if f := b.fills.Load(); f != nil {
+		return *f
+	}
+	full := map[int]bool{}
+	use := func(l loc) {
+		if l.kind == locReg {
+			full[l.idx] = true
+		}
+	}
+	use(b.out)
+	for _, l := range b.keep {
+		use(l)
+	}
+	for _, steps := range [][]step{b.once, b.steps} {
+		for i := range steps {
+			s := &steps[i]
+			for j, a := range s.args {
+				if j == 0 || (s.kind != stepScalar && s.kind != stepAffine) {
+					use(a)
+				}
+			}
+		}
+	}
+	fills := make([]int, len(b.once))
+	for i := range b.once {
+		fills[i] = 1
+		if d := b.once[i].dst; d.kind != locReg || full[d.idx] {
+			fills[i] = b.block
+		}
+	}
+	b.fills.Store(&fills)
+	return fills
 }
 
 // reads lists the buffers the steps read element by element (not the
@@ -123,12 +181,29 @@ type bodyBuilder struct {
 	free    []int // registers free for reuse
 	pinned  map[int]bool
 	uses    map[*lower.Instr]int // remaining uses of each value in the body
+	// rows: the reads of broadcasts compiled to a locRow, until their
+	// one consumer takes them (rowRead).
+	rows map[*lower.Instr]rowRead
 	// leafs: a mapped region's leaves (see mapped.go), read through their
 	// own strides over the iteration space instead of operandStrides;
 	// a varying leaf's source moves between calls, so it is never
 	// loaded once as a loop invariant.
 	leafs map[*lower.Instr]leafRead
 }
+
+// rowRead is a broadcast left unmaterialised: its dtype, source and
+// iteration strides.
+type rowRead struct {
+	d       tensor.DType
+	src     int
+	strides []int
+	g       *strided
+}
+
+// rowMin is the shortest row a stepRow reads in place: per row segment it
+// makes one call of the binary kernel, which on short rows (a 10-class
+// bias) costs more than the gather saves.
+const rowMin = 32
 
 // leafRead is how a mapped region's body reads one leaf.
 type leafRead struct {
@@ -168,6 +243,7 @@ func compileRootsLeafs(members map[*lower.Instr]bool, roots []*lower.Instr, iter
 		b: &body{block: block}, iter: iter, perm: perm, source: source,
 		members: members, locs: map[*lower.Instr]loc{},
 		pinned: map[int]bool{}, uses: map[*lower.Instr]int{}, leafs: leafs,
+		rows: map[*lower.Instr]rowRead{},
 	}
 	var order []*lower.Instr
 	var visit func(in *lower.Instr)
@@ -353,6 +429,22 @@ func (bb *bodyBuilder) loadLeaf(d tensor.DType, src int, strides []int, varying 
 	return dst
 }
 
+// rowRead reports whether broadcast in, read through strides from source
+// src, can stay a locRow for its one consumer: a row of at least rowMin
+// f32 or f64 elements repeated down the iteration space (a bias added to a
+// product's rows), used once, not a result.
+func (bb *bodyBuilder) rowRead(in *lower.Instr, isRoot bool, src int, strides []int) (rowRead, bool) {
+	if isRoot || bb.uses[in] != 1 || (in.DType != tensor.F32 && in.DType != tensor.F64) {
+		return rowRead{}, false
+	}
+	g := &strided{shape: slices.Clone(bb.iter), strides: strides}
+	g.simplify()
+	if len(g.shape) != 2 || g.strides[0] != 0 || g.strides[1] != 1 || g.shape[1] < rowMin {
+		return rowRead{}, false
+	}
+	return rowRead{d: in.DType, src: src, strides: strides, g: g}, true
+}
+
 // emit compiles one value of the body.
 func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 	if !bb.members[in] || in.Op == trace.OpConst {
@@ -366,7 +458,13 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 			// only an identity broadcast of it (resolve) can read it.
 			return fmt.Errorf("kernels: broadcast_in_dim %%%d to %v reads %%%d of shape %v, a member of its fusion computed over another shape", in.ID, in.Shape, x.ID, x.Shape)
 		}
-		bb.locs[in] = bb.load(in.DType, bb.source(in.Args[0]), bb.broadcastStrides(in))
+		src, strides := bb.source(in.Args[0]), bb.broadcastStrides(in)
+		if r, ok := bb.rowRead(in, isRoot, src, strides); ok {
+			bb.rows[in] = r
+			bb.locs[in] = loc{kind: locRow, idx: src, size: in.DType.Size()}
+			return nil
+		}
+		bb.locs[in] = bb.load(in.DType, src, strides)
 		return nil
 	}
 	if !in.Op.Elementwise() {
@@ -380,6 +478,20 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 			return fmt.Errorf("kernels: %s reads %%%d before it is computed", in.Op, a.ID)
 		}
 		args[i], argTypes[i] = l, a.DType
+	}
+	row := -1 // the operand read as a row in place, if any
+	for i, a := range in.Args {
+		if args[i].kind != locRow {
+			continue
+		}
+		if row < 0 && len(in.Args) == 2 && in.Op.Info().Class != trace.ClassUnary && in.Op != trace.OpConvert &&
+			in.Op != trace.OpBitcastConvert && binaryTable[in.Op][a.DType] != nil && args[1-i].kind != locRow {
+			row = i
+			continue
+		}
+		r := bb.rows[a] // a consumer that cannot read it in place: materialise it
+		args[i] = bb.load(r.d, r.src, r.strides)
+		bb.locs[a] = args[i]
 	}
 	if a := in.Args[0]; in.Op == trace.OpBitcastConvert && !bb.members[a] && (a.DType == tensor.F16 || a.DType == tensor.BF16) {
 		// The bits of an f16/bf16 input are read as stored, not from its
@@ -420,6 +532,12 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 	}
 	kd := kernelDType(opd) // the narrow dtypes run their compute dtype's kernels
 	switch {
+	case row >= 0:
+		s.kind, s.bin, s.g, s.src = stepRow, binaryTable[in.Op][opd], bb.rows[in.Args[row]].g, args[row].idx
+		s.dsize, s.asize = computeDType(in.DType).Size(), computeDType(argTypes[1-row]).Size()
+		if out.kind == locBuf {
+			s.dsize = out.size
+		}
 	case in.Op == trace.OpConvert:
 		s.kind, s.un = stepUnary, convertFn(argTypes[0], in.DType)
 	case in.Op == trace.OpBitcastConvert && rawRoot:
@@ -531,8 +649,9 @@ func (w *worker) prepare(b *body, srcs []unsafe.Pointer) {
 		off := (regAlign - int(uintptr(p)%regAlign)) % regAlign
 		w.regs = append(w.regs, unsafe.Add(p, off))
 	}
+	fills := b.onceFills()
 	for i := range b.once {
-		w.run(&b.once[i], srcs, 0, b.block)
+		w.run(&b.once[i], srcs, 0, fills[i])
 	}
 	w.prepBody = nil // prepared outside prepareAt: no stamp vouches for it
 }
@@ -558,6 +677,8 @@ func (w *worker) run(s *step, srcs []unsafe.Pointer, lo, n int) {
 		s.sel(d, w.ptr(s.args[0], srcs, lo), w.ptr(s.args[1], srcs, lo), w.ptr(s.args[2], srcs, lo), n)
 	case stepGather:
 		s.gather(d, srcs[s.src], s.g, lo, n)
+	case stepRow:
+		w.runRow(s, d, srcs, lo, n)
 	case stepCheck:
 		w.runCheck(s, srcs, lo, n)
 	case stepScalar:
@@ -567,6 +688,32 @@ func (w *worker) run(s *step, srcs []unsafe.Pointer, lo, n int) {
 	}
 	if s.round != nil {
 		s.round(d, n)
+	}
+}
+
+// runRow runs stepRow s for iteration elements [lo, lo+n) into d: its
+// binary kernel once per row segment, the row operand read in place from
+// the element's column on (the same op on the same values as after a
+// gather, hence the same bits).
+func (w *worker) runRow(s *step, d unsafe.Pointer, srcs []unsafe.Pointer, lo, n int) {
+	last, size := s.g.shape[1], s.dt.Size()
+	row := unsafe.Add(srcs[s.src], s.g.base*size)
+	r := 0
+	if s.args[0].kind == locRow {
+		r = 1 // the block operand
+	}
+	a := w.ptr(s.args[r], srcs, lo)
+	phase := lo % last
+	for k := 0; k < n; {
+		m := min(last-phase, n-k)
+		x, y := unsafe.Add(a, k*s.asize), unsafe.Add(row, phase*size)
+		if r == 0 {
+			s.bin(unsafe.Add(d, k*s.dsize), x, y, m)
+		} else {
+			s.bin(unsafe.Add(d, k*s.dsize), y, x, m)
+		}
+		k += m
+		phase = 0
 	}
 }
 

@@ -25,7 +25,7 @@ type CPUOptions struct {
 	// other value it is exact (the tests' 1 makes every kernel split),
 	// and products split at it too. At the default, a kernel of more
 	// than a sixty-fourth of it (1,024 elements) splits too while a pool
-	// helper is spinning (handing work to it costs well under a
+	// helper is spinning and helping (handing work to it costs well under a
 	// microsecond, waking a parked one tens), and an f32 or f64 product splits at 2^22 multiply-adds (bf16
 	// and int8 ones at twice and four times that; a sixteenth of it with
 	// a helper spinning). Workers: 1 keeps every kernel on one goroutine.

@@ -97,7 +97,9 @@
 // before it parks, so the next kernel hands it work in about a
 // microsecond instead of waking it, and while one spins, kernels a
 // sixty-fourth of the usual size (products a sixteenth) split too
-// (CPUOptions.ParallelMin).
+// (CPUOptions.ParallelMin) — unless the spinning helper has missed the
+// last few forks (it spins, but other threads hold its core): then they
+// run whole, all but every eighth, until a fork gets its help again.
 //
 // A max or min pooling (trace's reduce_window composition) computes the
 // window's extremum by a chain of maximum (minimum) ops over the strided
@@ -201,7 +203,10 @@
 // product's dtype, with exactly the steps the unfused loop fusion would
 // run on it (the same compiled body: epilogue.go), so a fused result is
 // bit-identical to the unfused one, on every tier and at every thread
-// count. On the CPU an f32, f64 or f16 product runs the epilogue on each
+// count. In any body (loop, reduce or epilogue), an f32 or f64 row of at
+// least 32 elements broadcast down the rows (the bias) and read once by a
+// binary op is read in place, the op run once per row segment, rather
+// than first copied into a block register. On the CPU an f32, f64 or f16 product runs the epilogue on each
 // MR-row block of c as soon as internal/gemm adds the block's last k block
 // in (gemm.Finisher; an f16 block is rounded to f16 first), while the
 // block is still in cache (L1, or L2 for a wide one: MR rows by up to NC

@@ -461,6 +461,8 @@ func (b *body) String() string {
 			return fmt.Sprintf("r%d", l.idx)
 		case locBuf:
 			return fmt.Sprintf("buf%d", l.idx)
+		case locRow:
+			return fmt.Sprintf("row%d", l.idx)
 		}
 		return "-"
 	}
