@@ -135,6 +135,23 @@ func TestMaxPoolGradientFused(t *testing.T) {
 	}
 }
 
+// The max_pool gradient's fusion (nine zero-padded shares and their adds
+// under one reshape) inside a fori_loop body, its carry the gradient
+// accumulated over three steps: the reference evaluator's bits, and op by
+// op's.
+func TestMaxPoolGradientInLoop(t *testing.T) {
+	pool := func(x kiln.Value) kiln.Value { return nn.MaxPool(x, []int{3, 3}, []int{2, 2}, "SAME") }
+	x := conformance.Input(tensor.F32, 31, 1, 7, 9, 2)
+	g := conformance.Input(tensor.F32, 32, 1, 4, 5, 2)
+	fn := func(x, g kiln.Value) kiln.Value {
+		return kiln.ForiLoop(kiln.Int(0), kiln.Int(3), func(i kiln.Value, c []kiln.Value) []kiln.Value {
+			_, pull := kiln.VJP(pool, c[0])
+			return []kiln.Value{c[0].Add(pull(g)[0])}
+		}, x)[0]
+	}
+	checkFusedAgrees(t, fn, x, g)
+}
+
 // checkFusedAgrees runs fn fused, op by op and on the reference evaluator
 // (and OpenCL with -move.opencl) and fails unless all agree bit for bit
 // (any NaN equals any NaN); it returns the fused run's last result.
