@@ -7,7 +7,9 @@
 //  2. Simplify: common subexpression elimination, constant folding through
 //     an evaluator the caller supplies (the CPU backend's, so a folded value
 //     is bit-identical to the kernel's), and only exact algebraic rewrites
-//     (see Simplify; float identities such as x+0 → x are not exact for −0).
+//     (see Simplify; float identities such as x+0 → x are not exact for −0),
+//     among them moving adds below identical reshapes and slices of their
+//     operands, so the data movement under them fuses with the adds.
 //  3. DCE.
 //  4. Fuse: producer-into-consumer fusion. Loop fusions evaluate elementwise
 //     ops, converts, constants and broadcasts in one pass; reduce fusions

@@ -41,7 +41,12 @@ const foldLimit = 1 << 10
 //   - a take along one axis with constant in-bounds indices (folded
 //     through take's normalization when fold is set) → a concatenate of
 //     slices, one per run of indices (see staticGathers): the same
-//     elements moved, as data movement that fuses.
+//     elements moved, as data movement that fuses;
+//   - add(M(a), M(b)) with M the same reshapes and unit-stride slices over
+//     concatenates or adds a and b nothing else reads → M(add(a, b)) (see
+//     sinkMovement): each element adds the same two elements, and a
+//     max_pool gradient's nine zero-padded shares and their adds become
+//     one loop fusion.
 //
 // Float identities such as x + 0 → x are deliberately absent: −0 + 0 is +0.
 func Simplify(m *Module, fold func(*Instr, []*tensor.Array) (*tensor.Array, error)) error {
@@ -114,7 +119,99 @@ func Simplify(m *Module, fold func(*Instr, []*tensor.Array) (*tensor.Array, erro
 	m.Instrs = instrs
 	squeezeDots(m)
 	staticGathers(m, fold)
+	sinkMovement(m)
 	return nil
+}
+
+// sinkMovement rewrites add(M(a), M(b)), where M is the same chain of
+// reshapes and unit-stride slices over a and b of one shape and dtype, as
+// M(add(a, b)), when a and b are concatenates or adds that nothing else
+// reads and the slices keep at least half of the elements. A strided
+// slice's cotangent is built as zeros concatenated around it, reshaped to
+// interleave them and cut by slices (trace's unsliceStrided); a max_pool's
+// gradient adds nine of those. Moved below the reshapes, the adds meet the
+// concatenates in one shape, so the nine concatenates and the eight adds
+// form one loop fusion instead of nine buffers written and read back.
+// Every element is the add of the same two elements as before, so no bit
+// changes; the elements the slices drop are computed and not read.
+// Chains nothing else reads are left for DCE.
+func sinkMovement(m *Module) {
+	users := m.users()
+	outputs := map[*Instr]bool{}
+	for _, o := range m.Outputs {
+		for outputs[o] = true; o.Op == trace.OpReshape; o = o.Args[0] {
+			outputs[o.Args[0]] = true
+		}
+	}
+	single := func(x *Instr) bool { return len(users[x]) == 1 && !outputs[x] }
+	// chain is the reshapes and unit-stride slices from x down, and the
+	// value under them.
+	chain := func(x *Instr) ([]*Instr, *Instr) {
+		var c []*Instr
+		for (x.Op == trace.OpReshape || x.Op == trace.OpSlice && allOnes(x.Params.Stride)) && single(x) {
+			c = append(c, x)
+			x = x.Args[0]
+		}
+		return c, x
+	}
+	same := func(x, y *Instr) bool {
+		if x == y || x.Op != y.Op || x.DType != y.DType || !trace.ShapeEqual(x.Shape, y.Shape) {
+			return false
+		}
+		return x.Op == trace.OpReshape || slices.Equal(x.Params.Start, y.Params.Start) && slices.Equal(x.Params.Limit, y.Params.Limit)
+	}
+	var out []*Instr
+	changed := false
+	for _, in := range m.Instrs {
+		if in.Op != trace.OpAdd || len(in.Args) != 2 {
+			out = append(out, in)
+			continue
+		}
+		ca, a := chain(in.Args[0])
+		cb, b := chain(in.Args[1])
+		ok := len(ca) > 0 && len(ca) == len(cb) && a != b && a.DType == b.DType && trace.ShapeEqual(a.Shape, b.Shape) &&
+			(a.Op == trace.OpConcat || a.Op == trace.OpAdd) && (b.Op == trace.OpConcat || b.Op == trace.OpAdd) &&
+			single(a) && single(b) && 2*in.Size() >= a.Size()
+		for i := 0; ok && i < len(ca); i++ {
+			ok = same(ca[i], cb[i])
+		}
+		if !ok {
+			out = append(out, in)
+			continue
+		}
+		// add(a, b), then the chain's copies up to in, which becomes the
+		// chain's top.
+		s := &Instr{Op: trace.OpAdd, DType: in.DType, Shape: slices.Clone(a.Shape), Args: []*Instr{a, b}, Params: in.Params, Pos: in.Pos}
+		out = append(out, s)
+		users[a], users[b] = []*Instr{s}, []*Instr{s}
+		below := s
+		for i := len(ca) - 1; i >= 1; i-- {
+			c := &Instr{Op: ca[i].Op, DType: ca[i].DType, Shape: slices.Clone(ca[i].Shape), Args: []*Instr{below}, Params: ca[i].Params, Pos: ca[i].Pos}
+			users[below] = []*Instr{c}
+			out = append(out, c)
+			below = c
+		}
+		in.Op, in.Args, in.Params = ca[0].Op, []*Instr{below}, ca[0].Params
+		users[below] = []*Instr{in}
+		out = append(out, in)
+		changed = true
+	}
+	if !changed {
+		return
+	}
+	for i, in := range out {
+		in.ID = i
+	}
+	m.Instrs = out
+}
+
+func allOnes(xs []int) bool {
+	for _, x := range xs {
+		if x != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // squeezeDots rewrites reshape(dot_general(a, b)) that only drops unit

@@ -92,11 +92,91 @@ func transposeConcat(c *Call, ct Value) []Value {
 // zeros elsewhere (XLA pads, interior padding for strides).
 func transposeSlice(c *Call, ct Value) []Value {
 	in, p := c.Eqn.Args[0], c.Eqn.Params
+	if x, ok := unsliceStrided(ct, in.Shape, p.Start, p.Stride); ok {
+		return []Value{x}
+	}
 	x := ct
 	for ax := range in.Shape {
 		x = unsliceAxis(x, ax, in.Shape[ax], p.Start[ax], p.Stride[ax])
 	}
 	return []Value{x}
+}
+
+// unsliceStrided is transposeSlice for a slice strided on some axis,
+// every axis at once: x's shape [.., m, ..] with an inserted unit axis
+// after each strided axis ([.., m, 1, ..]) is padded with zeros to
+// [.., L, s, ..] (L = ⌈n/s⌉; element j at (q+j, r) for start q·s+r) and
+// on the unstrided axes to their full length, by concatenates only; then
+// one reshape merges [L, s] to L·s and a slice cuts it to n. The
+// concatenates form one loop fusion and the slice fuses into the
+// cotangent's reader, where unsliceAxis's interleave-reshape-pad per axis
+// took three kernels (a max_pool's gradient: one per window position and
+// axis). The elements are the same: x's, at the same places, and zeros.
+// It declines (ok false) when no axis is strided or some axis is empty.
+func unsliceStrided(x Value, shape, start, stride []int) (Value, bool) {
+	xs := x.Shape()
+	strided := false
+	for ax := range shape {
+		if xs[ax] == 0 || shape[ax] == 0 {
+			return Value{}, false
+		}
+		strided = strided || stride[ax] > 1 && xs[ax] != shape[ax]
+	}
+	if !strided {
+		return Value{}, false
+	}
+	// pos[ax] is ax's position in the expanded shape.
+	var expanded []int
+	pos := make([]int, len(shape))
+	for ax, m := range xs {
+		pos[ax] = len(expanded)
+		expanded = append(expanded, m)
+		if stride[ax] > 1 && m != shape[ax] {
+			expanded = append(expanded, 1)
+		}
+	}
+	zeros := func(cur []int, ax, k int) Value {
+		sh := slices.Clone(cur)
+		sh[ax] = k
+		return zerosOf(x.b, x.Type(), sh)
+	}
+	pad := func(v Value, ax, before, after int) Value {
+		parts := []Value{}
+		if before > 0 {
+			parts = append(parts, zeros(v.Shape(), ax, before))
+		}
+		parts = append(parts, v)
+		if after > 0 {
+			parts = append(parts, zeros(v.Shape(), ax, after))
+		}
+		if len(parts) == 1 {
+			return v
+		}
+		return Concatenate(ax, parts...)
+	}
+	v := x.Reshape(expanded...)
+	merged := slices.Clone(shape)
+	for ax, m := range xs {
+		n, lo, s := shape[ax], start[ax], stride[ax]
+		if m == n {
+			continue
+		}
+		if s <= 1 {
+			v = pad(v, pos[ax], lo, n-lo-m)
+			continue
+		}
+		l, q, r := (n+s-1)/s, lo/s, lo%s
+		v = pad(v, pos[ax], q, l-q-m)
+		v = pad(v, pos[ax]+1, r, s-1-r)
+		merged[ax] = l * s
+	}
+	v = v.Reshape(merged...)
+	for ax := range shape {
+		if merged[ax] != shape[ax] {
+			v = v.Slice(ax, 0, shape[ax], 1)
+		}
+	}
+	return v, true
 }
 
 // unsliceAxis widens x along ax to n elements: x's elements go to lo,
