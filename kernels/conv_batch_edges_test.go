@@ -138,6 +138,12 @@ func TestKernelCotangentEdges(t *testing.T) {
 			opt: trace.ConvOptions{WindowStrides: []int{2, 2}, Padding: [][2]int{{2, 1}, {0, 3}}, DimensionNumbers: nhwc}, dtype: tensor.F32},
 		{name: "rhs-dilated", x: []int{1, 35, 36, 10}, w: []int{3, 2, 10, 32},
 			opt: trace.ConvOptions{RhsDilation: []int{2, 1}, Padding: [][2]int{{1, 1}, {1, 1}}, DimensionNumbers: nhwc}, dtype: tensor.F32},
+		{name: "o31-cin20", x: []int{1, 33, 35, 20}, w: []int{3, 3, 20, 31}, opt: same, dtype: tensor.F32},
+		{name: "nchw-cin25", x: []int{1, 25, 33, 31}, w: []int{64, 25, 3, 3}, opt: trace.ConvOptions{PaddingMode: "SAME"}, dtype: tensor.F32},
+		{name: "chwn", x: []int{8, 12, 12, 20}, w: []int{8, 12, 12, 64},
+			opt: trace.ConvOptions{Padding: [][2]int{{1, 1}, {1, 1}}, DimensionNumbers: [3]string{"CHWN", "IHWO", "HWNC"}}, dtype: tensor.F32},
+		{name: "1d", x: []int{2, 600, 14}, w: []int{5, 14, 64}, opt: trace.ConvOptions{PaddingMode: "SAME", DimensionNumbers: [3]string{"NWC", "WIO", "NWC"}}, dtype: tensor.F32},
+		{name: "f16-o96", x: []int{1, 33, 35, 13}, w: []int{3, 3, 13, 96}, opt: same, dtype: tensor.F16},
 	}
 	if testing.Short() || !longtest.Enabled() { // the reference's convolutions are slow: every case with KILN_LONG=1
 		cases = cases[:1]
