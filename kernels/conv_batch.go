@@ -206,6 +206,15 @@ type convBatchJob[T gemm.Float] struct {
 	copies   int  // the copy phase's units (rows of padded positions), before the packing's
 	inB      bool // batch-major on Run2: the products read the rhs in place, no W
 	panels   []batchPanel[T]
+	// panelsFor is the micro-kernel chain the panels were planned for.
+	panelsFor panelKey[T]
+}
+
+// panelKey identifies a tier's micro-kernel chain (its rows, columns and
+// smaller forms).
+type panelKey[T gemm.Float] struct {
+	mr, nr int
+	low    *simd.GemmKernel[T]
 }
 
 // batchPanel is one panel of batch elements of a batch-major convBatch:
@@ -265,9 +274,12 @@ func convBatchRun[T gemm.Float](k *convKernel, x *cpuExec, rs *runState, out, lp
 		// MR-wide vectors: the micro-kernel's a panel is one contiguous
 		// run (ra 1, sa MR), and the copy moves runs of the lhs's
 		// contiguous batch instead of scattering elements to planes.
-		if j.panels == nil {
-			j.panels = batchPanels(k.nb, &j.mk)
-
+		// The panels are planned once per micro-kernel chain: a Run at
+		// another tier (simd.SetLevel between Runs of one executable) has
+		// another MR and Low, and the old panels' widths would overrun
+		// its tiles.
+		if key := (panelKey[T]{mr, nr, j.mk.Low}); j.panels == nil || j.panelsFor != key {
+			j.panels, j.panelsFor = batchPanels(k.nb, &j.mk), key
 		}
 		j.nbp = 0
 		for i := range j.panels {
