@@ -80,7 +80,7 @@ var depsPolicy = map[string][]string{
 
 	// The benchmark suite is a module of its own: its peers never enter
 	// the library's go.mod.
-	"bench": {".", "tensor", "optim", "kernels/ort", "gorgonia.org/tensor",
+	"bench": {".", "tensor", "optim", "nn", "kernels/ort", "gorgonia.org/tensor",
 		"github.com/gomlx/gomlx/backends", "github.com/gomlx/gomlx/backends/simplego", "github.com/gomlx/gomlx/pkg/core/dtypes",
 		"github.com/gomlx/gomlx/pkg/core/graph", "github.com/gomlx/gomlx/pkg/core/tensors",
 		"gonum.org/v1/gonum/blas", "gonum.org/v1/gonum/blas/blas32", "gonum.org/v1/gonum/blas/blas64", "gonum.org/v1/gonum/floats",
