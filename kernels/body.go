@@ -104,6 +104,10 @@ type body struct {
 	// fills: how many elements each once step fills, found at the first
 	// prepare, after every pass has rewritten the steps (onceFills).
 	fills atomic.Pointer[[]int]
+	// raw: the body only moves data (see movesOnly), so its float values
+	// are carried as the unsigned integers of their width (rawDType) and
+	// keep every bit, a signaling NaN's too.
+	raw bool
 }
 
 // onceFills returns how many elements each once step must fill: one for
@@ -189,6 +193,7 @@ type bodyBuilder struct {
 	// a varying leaf's source moves between calls, so it is never
 	// loaded once as a loop invariant.
 	leafs map[*lower.Instr]leafRead
+	raw   bool // the body moves bits: see body.raw
 }
 
 // rowRead is a broadcast left unmaterialised: its dtype, source and
@@ -215,14 +220,18 @@ type leafRead struct {
 // iteration shape iter; values of the operand shape are read with their
 // dims permuted by perm. If dst is a buffer location and the root is
 // computed at its storage precision, the root is written there directly.
-func compileBody(f *lower.Fusion, root *lower.Instr, iter, perm []int, block int, source sourceFn, dst loc) (*body, error) {
+//
+// With raw set, a body that only moves data (movesOnly) carries its
+// values as bits (body.raw); the caller then stores its result as the
+// root's rawDType.
+func compileBody(f *lower.Fusion, root *lower.Instr, iter, perm []int, block int, source sourceFn, dst loc, raw bool) (*body, error) {
 	members := map[*lower.Instr]bool{}
 	for _, in := range f.Instrs {
 		if in != f.Outputs[0] || f.Kind == lower.FusionLoop {
 			members[in] = true
 		}
 	}
-	b, _, err := compileRoots(members, []*lower.Instr{root}, iter, perm, block, source, []loc{dst})
+	b, _, err := compileRootsLeafs(members, []*lower.Instr{root}, iter, perm, block, source, []loc{dst}, nil, raw)
 	return b, err
 }
 
@@ -233,12 +242,13 @@ func compileBody(f *lower.Fusion, root *lower.Instr, iter, perm []int, block int
 // end (a later root may read an earlier one from it, and the caller
 // stores them after the body).
 func compileRoots(members map[*lower.Instr]bool, roots []*lower.Instr, iter, perm []int, block int, source sourceFn, dsts []loc) (*body, []loc, error) {
-	return compileRootsLeafs(members, roots, iter, perm, block, source, dsts, nil)
+	return compileRootsLeafs(members, roots, iter, perm, block, source, dsts, nil, false)
 }
 
 // compileRootsLeafs is compileRoots reading the non-members in leafs
-// through their own strides.
-func compileRootsLeafs(members map[*lower.Instr]bool, roots []*lower.Instr, iter, perm []int, block int, source sourceFn, dsts []loc, leafs map[*lower.Instr]leafRead) (*body, []loc, error) {
+// through their own strides; raw lets a body of one root that only moves
+// data carry its values as bits (body.raw).
+func compileRootsLeafs(members map[*lower.Instr]bool, roots []*lower.Instr, iter, perm []int, block int, source sourceFn, dsts []loc, leafs map[*lower.Instr]leafRead, raw bool) (*body, []loc, error) {
 	bb := &bodyBuilder{
 		b: &body{block: block}, iter: iter, perm: perm, source: source,
 		members: members, locs: map[*lower.Instr]loc{},
@@ -271,6 +281,8 @@ func compileRootsLeafs(members map[*lower.Instr]bool, roots []*lower.Instr, iter
 			dst[r] = dsts[i]
 		}
 	}
+	bb.raw = raw && len(roots) == 1 && movesOnly(bb.members, order)
+	bb.b.raw = bb.raw
 	for _, in := range order {
 		d, isRoot := dst[in]
 		if err := bb.emit(in, isRoot, d); err != nil {
@@ -449,7 +461,7 @@ func (bb *bodyBuilder) rowRead(in *lower.Instr, isRoot bool, src int, strides []
 func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 	if !bb.members[in] || in.Op == trace.OpConst {
 		// A fusion input (or a constant member): read from its source.
-		bb.locs[in] = bb.inputLoad(in, in.DType)
+		bb.locs[in] = bb.inputLoad(in, bb.dt(in.DType))
 		return nil
 	}
 	if in.Op == trace.OpBroadcastInDim {
@@ -459,12 +471,12 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 			return fmt.Errorf("kernels: broadcast_in_dim %%%d to %v reads %%%d of shape %v, a member of its fusion computed over another shape", in.ID, in.Shape, x.ID, x.Shape)
 		}
 		src, strides := bb.source(in.Args[0]), bb.broadcastStrides(in)
-		if r, ok := bb.rowRead(in, isRoot, src, strides); ok {
+		if r, ok := bb.rowRead(in, isRoot, src, strides); ok && !bb.raw {
 			bb.rows[in] = r
 			bb.locs[in] = loc{kind: locRow, idx: src, size: in.DType.Size()}
 			return nil
 		}
-		bb.locs[in] = bb.load(in.DType, src, strides)
+		bb.locs[in] = bb.load(bb.dt(in.DType), src, strides)
 		return nil
 	}
 	if !in.Op.Elementwise() {
@@ -477,7 +489,7 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 		if !ok {
 			return fmt.Errorf("kernels: %s reads %%%d before it is computed", in.Op, a.ID)
 		}
-		args[i], argTypes[i] = l, a.DType
+		args[i], argTypes[i] = l, bb.dt(a.DType)
 	}
 	row := -1 // the operand read as a row in place, if any
 	for i, a := range in.Args {
@@ -493,6 +505,7 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 		args[i] = bb.load(r.d, r.src, r.strides)
 		bb.locs[a] = args[i]
 	}
+	od := bb.dt(in.DType) // the result's dtype in the body
 	if a := in.Args[0]; in.Op == trace.OpBitcastConvert && !bb.members[a] && (a.DType == tensor.F16 || a.DType == tensor.BF16) {
 		// The bits of an f16/bf16 input are read as stored, not from its
 		// f32 compute form, whose widening quiets a signaling NaN.
@@ -502,7 +515,7 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 	// their width; otherwise writing element i would clobber unread ones.
 	inPlace := true
 	for _, d := range argTypes {
-		inPlace = inPlace && computeDType(d).Size() == computeDType(in.DType).Size()
+		inPlace = inPlace && computeDType(d).Size() == computeDType(od).Size()
 	}
 	if inPlace {
 		bb.release(in)
@@ -511,8 +524,8 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 	// A bitcast to f16/bf16 that is the result writes its bits to the
 	// output as they are: through the f32 compute form a signaling NaN
 	// would be quieted.
-	rawRoot := isRoot && dst.kind == locBuf && in.Op == trace.OpBitcastConvert && (in.DType == tensor.F16 || in.DType == tensor.BF16)
-	if isRoot && dst.kind == locBuf && (computeDType(in.DType) == in.DType || rawRoot) {
+	rawRoot := isRoot && dst.kind == locBuf && in.Op == trace.OpBitcastConvert && (od == tensor.F16 || od == tensor.BF16)
+	if isRoot && dst.kind == locBuf && (computeDType(od) == od || rawRoot) {
 		out = dst
 	} else {
 		out.idx = bb.newReg()
@@ -521,7 +534,7 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 		bb.release(in)
 	}
 	s := step{dst: out, args: args, instr: in}
-	opd := in.DType
+	opd := od
 	if len(argTypes) > 0 {
 		opd = argTypes[len(argTypes)-1]
 	}
@@ -543,7 +556,7 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 	case in.Op == trace.OpBitcastConvert && rawRoot:
 		s.kind, s.un = stepUnary, bitcastFn(argTypes[0], tensor.U16)
 	case in.Op == trace.OpBitcastConvert:
-		s.kind, s.un = stepUnary, bitcastFn(argTypes[0], in.DType)
+		s.kind, s.un = stepUnary, bitcastFn(argTypes[0], od)
 	case in.Op == trace.OpSelect:
 		s.kind, s.sel = stepSelect, selectTable[kd]
 	case in.Op.Info().Class == trace.ClassUnary:
@@ -566,14 +579,63 @@ func (bb *bodyBuilder) emit(in *lower.Instr, isRoot bool, dst loc) error {
 	if s.un == nil && s.bin == nil && s.sel == nil && s.scal == nil {
 		return fmt.Errorf("kernels: cpu has no kernel for %s on %s", in.Op, opd)
 	}
-	if in.Op != trace.OpConvert && (!exactOn16(in.Op) || in.DType.IsNarrow()) {
+	if in.Op != trace.OpConvert && (!exactOn16(in.Op) || od.IsNarrow()) {
 		// The narrow dtypes round after every op: neg of an fnuz zero
 		// or an e8m0 value, abs of i4's −8, … leave their format.
-		s.round = roundFn(in.DType)
+		s.round = roundFn(od)
 	}
 	bb.b.steps = append(bb.b.steps, s)
 	bb.locs[in] = out
 	return nil
+}
+
+// movesOnly reports whether a body's members (in order) only move data:
+// broadcasts, constants and bitcasts between dtypes of one width, over
+// no iota. Such a body can carry its values as bits (rawDType).
+func movesOnly(members map[*lower.Instr]bool, order []*lower.Instr) bool {
+	changes := false
+	for _, in := range order {
+		changes = changes || rawDType(in.DType) != in.DType
+		if !members[in] {
+			if in.Op == trace.OpIota {
+				return false
+			}
+			continue
+		}
+		switch in.Op {
+		case trace.OpConst, trace.OpBroadcastInDim:
+		case trace.OpBitcastConvert:
+			d, a := rawDType(in.DType), rawDType(in.Args[0].DType)
+			if d.Size() != a.Size() || d.IsNarrow() || a.IsNarrow() {
+				return false // not a copy of standard dtypes' bits
+			}
+		default:
+			return false
+		}
+	}
+	return changes
+}
+
+// rawDType is the dtype that carries d's bits through a body that only
+// moves data: the unsigned integer of its width for the floats computed
+// in f32 (f16, bf16 and the 8-bit floats), whose widening quiets a
+// signaling NaN; d itself otherwise.
+func rawDType(d tensor.DType) tensor.DType {
+	switch {
+	case d == tensor.F16 || d == tensor.BF16:
+		return tensor.U16
+	case d.IsNarrow() && d.IsFloat() && d.Bits() == 8:
+		return tensor.U8
+	}
+	return d
+}
+
+// dt is the dtype the body carries d as: rawDType(d) in a raw body.
+func (bb *bodyBuilder) dt(d tensor.DType) tensor.DType {
+	if bb.raw {
+		return rawDType(d)
+	}
+	return d
 }
 
 // exactOn16 reports ops whose result on f16/bf16 values is already a value

@@ -81,7 +81,7 @@ func (x *cpuExec) compileColSum(f *lower.Fusion) (kernel, error) {
 	if k > block {
 		return nil, nil // rows longer than a body block: keep the general kernel
 	}
-	b, err := compileBody(f, operand, operand.Shape, perm, block, x.source, loc{})
+	b, err := compileBody(f, operand, operand.Shape, perm, block, x.source, loc{}, false)
 	if err != nil {
 		return nil, err
 	}

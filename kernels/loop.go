@@ -75,7 +75,7 @@ func (x *cpuExec) loopBody(f *lower.Fusion, source sourceFn, dst loc, nt bool) (
 		perm[i] = i
 	}
 	block := min(x.cpu.opts.Block, max(root.Size(), 1)) // a small loop needs small registers
-	b, err := compileBody(f, root, root.Shape, perm, block, source, dst)
+	b, err := compileBody(f, root, root.Shape, perm, block, source, dst, dst.kind == locBuf)
 	if err != nil {
 		return nil, nil, peepholeOptions{}, err
 	}
@@ -90,15 +90,19 @@ func (x *cpuExec) finishLoopBody(b *body, root *lower.Instr, dst loc, nt bool) (
 	var store unaryFn
 	fo := x.cpu.peepholeOptions()
 	fo.out, fo.nt = dst, nt
+	d := root.DType
+	if b.raw {
+		d = rawDType(d) // the body carries bits
+	}
 	if b.out != dst {
-		if store = narrowFn(root.DType); store == nil {
-			store = copyFn(root.DType)
+		if store = narrowFn(d); store == nil {
+			store = copyFn(d)
 		}
-		b.dropFinalRound(root.DType, fo)
+		b.dropFinalRound(d, fo)
 	}
 	b.peephole(fo)
 	x.checkBody(b)
-	if store != nil && b.fuseStore(root.DType, dst, fo) {
+	if store != nil && b.fuseStore(d, dst, fo) {
 		store = nil
 	}
 	b.fuseWiden(fo)

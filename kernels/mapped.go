@@ -203,7 +203,7 @@ func (x *cpuExec) compileRegion(root *lower.Instr, out int, r *lower.Region) (*m
 	outSlot := len(mr.leaves)
 	dst := loc{kind: locBuf, idx: outSlot, size: mr.out.size}
 	source := func(in *lower.Instr) int { return slot[in] }
-	b, _, err := compileRootsLeafs(members, []*lower.Instr{r.Root}, []int{mr.rowLen}, []int{0}, mr.block, source, []loc{dst}, leafs)
+	b, _, err := compileRootsLeafs(members, []*lower.Instr{r.Root}, []int{mr.rowLen}, []int{0}, mr.block, source, []loc{dst}, leafs, !mr.iotas)
 	if err != nil {
 		return nil, err
 	}

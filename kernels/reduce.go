@@ -67,7 +67,7 @@ func (x *cpuExec) compileReduce(f *lower.Fusion) (kernel, error) {
 		k.r *= operand.Shape[a]
 	}
 	k.k = root.Size()
-	b, err := compileBody(f, operand, iter, perm, min(groupElems, max(operand.Size(), 1)), x.source, loc{})
+	b, err := compileBody(f, operand, iter, perm, min(groupElems, max(operand.Size(), 1)), x.source, loc{}, false)
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,9 @@ type Case struct {
 	// ExactBits compares every output's storage bits, NaN payloads and
 	// signaling NaNs included (for cases that only move bits).
 	ExactBits bool
+	// OpByOp compiles the case unfused (lower.Options.NoFusion): every
+	// op its own kernel.
+	OpByOp bool
 }
 
 // Abstract returns the traced signature of the case's inputs.
@@ -194,6 +197,9 @@ func Cases() []Case {
 		add(c)
 	}
 	for _, c := range controlCases() {
+		add(c)
+	}
+	for _, c := range snanMovementCases() {
 		add(c)
 	}
 	for _, c := range movementCases() {

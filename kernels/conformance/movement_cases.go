@@ -3,6 +3,7 @@ package conformance
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
@@ -100,7 +101,7 @@ func movementCases() []Case {
 		in := func(seed uint64, shape ...int) *tensor.Array { return Input(d, seed, shape...) }
 		for _, mv := range movements {
 			cs = append(cs,
-				Case{Name: fmt.Sprintf("movement/%s/alone/%s", mv.name, d), Inputs: []*tensor.Array{in(60, 4, 6)}, ExactBits: d != tensor.F16 && d != tensor.BF16,
+				Case{Name: fmt.Sprintf("movement/%s/alone/%s", mv.name, d), Inputs: []*tensor.Array{in(60, 4, 6)}, ExactBits: true,
 					Fn: one(func(a []trace.Value) trace.Value { return mv.f(a[0]) })},
 				Case{Name: fmt.Sprintf("movement/%s/fused/%s", mv.name, d), Inputs: []*tensor.Array{in(61, 4, 6), in(62, 4, 6)},
 					Fn: func(a []trace.Value) []trace.Value {
@@ -170,6 +171,49 @@ func movementCases() []Case {
 						}, a[0], a[1])
 					}},
 			)
+		}
+	}
+	return cs
+}
+
+// snanMovementCases move signaling NaNs with payloads (and the other
+// special bit patterns) of f16 and bf16 through every data-movement op,
+// fused and op by op: data movement is no arithmetic, so it keeps every
+// bit (docs/SPEC.md §3), whether the values are inputs of the 16-bit
+// float dtype or u16 bits viewed as it and back.
+func snanMovementCases() []Case {
+	var cs []Case
+	bits := make([]uint16, 24)
+	pats := []uint16{0x7c01, 0x7d55, 0xfc01, 0x7f81, 0xffc1, 0x7fa5, 0x7e00, 0x7c00, 0x0001, 0x8001, 0x3c00, 0x7fff}
+	for i := range bits {
+		bits[i] = pats[i%len(pats)] + uint16(i/len(pats))
+	}
+	raw, _ := tensor.FromSlice(bits, 4, 6)
+	for _, d := range []tensor.DType{tensor.F16, tensor.BF16} {
+		h := tensor.Must(halfBits(d, bits).Reshape(4, 6))
+		for _, mv := range movements {
+			if strings.HasPrefix(mv.name, "iota") {
+				continue // counts, not moved bits
+			}
+			for _, opByOp := range []bool{false, true} {
+				how := "fused"
+				if opByOp {
+					how = "op-by-op"
+				}
+				cs = append(cs,
+					Case{Name: fmt.Sprintf("movement/%s/snan/%s/%s", mv.name, how, d), Inputs: []*tensor.Array{h}, ExactBits: true, OpByOp: opByOp,
+						Fn: one(func(a []trace.Value) trace.Value { return mv.f(a[0]) })},
+					Case{Name: fmt.Sprintf("movement/%s/snan-bitcast/%s/%s", mv.name, how, d), Inputs: []*tensor.Array{raw}, ExactBits: true, OpByOp: opByOp,
+						Fn: func(a []trace.Value) []trace.Value {
+							v := mv.f(a[0].BitcastConvert(d))
+							return []trace.Value{v.BitcastConvert(tensor.U16), v}
+						}},
+					Case{Name: fmt.Sprintf("movement/%s/snan-view/%s/%s", mv.name, how, d), Inputs: []*tensor.Array{raw}, ExactBits: true, OpByOp: opByOp,
+						Fn: one(func(a []trace.Value) trace.Value { // the f16/bf16 values live only inside the fusion
+							return mv.f(a[0].BitcastConvert(d)).BitcastConvert(tensor.U16)
+						})},
+				)
+			}
 		}
 	}
 	return cs

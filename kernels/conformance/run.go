@@ -47,7 +47,7 @@ func check(t *testing.T, b kernels.Backend, c Case) {
 	if err != nil {
 		t.Fatalf("reference: %v", err)
 	}
-	m, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, Verify: true})
+	m, err := lower.Compile(p, lower.Options{Fold: kernels.Fold, Verify: true, NoFusion: c.OpByOp})
 	if err != nil {
 		t.Fatal(err)
 	}

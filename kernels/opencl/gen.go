@@ -307,8 +307,55 @@ type body struct {
 	// own index expression.
 	leafIdx map[*lower.Instr]string
 	leafSrc map[*lower.Instr]*lower.Instr
+	// raw: the body only moves data (movesOnly), so its f16/bf16 values
+	// are carried as their ushort bits and keep every bit, a signaling
+	// NaN's too.
+	raw bool
 }
 
+// dt is the dtype the body carries d as: a raw body carries f16 and
+// bf16 as u16.
+func (b *body) dt(d tensor.DType) tensor.DType {
+	if b.raw && narrow(d) {
+		return tensor.U16
+	}
+	return d
+}
+
+// movesOnly reports whether a body of instrs (its members; leaves are
+// the mapped region's inputs) only moves f16/bf16 data: broadcasts and
+// bitcasts between dtypes of one width, over no iota and no f16/bf16
+// constant (a literal is written as a float).
+func movesOnly(instrs []*lower.Instr, members map[*lower.Instr]bool, leaves []*lower.Leaf) bool {
+	half := false
+	for _, l := range leaves {
+		if l.Counted || l.Src.Op == trace.OpConst && narrow(l.Src.DType) {
+			return false
+		}
+		half = half || narrow(l.In.DType)
+	}
+	for _, in := range instrs {
+		half = half || narrow(in.DType)
+		switch in.Op {
+		case trace.OpBroadcastInDim:
+			if x := in.Args[0]; x.Op == trace.OpConst && narrow(x.DType) {
+				return false
+			}
+		case trace.OpBitcastConvert:
+			if in.DType.Size() != in.Args[0].DType.Size() {
+				return false
+			}
+		default:
+			return false
+		}
+		for _, a := range in.Args {
+			if !members[a] && (a.Op == trace.OpIota || a.Op == trace.OpConst && narrow(a.DType)) {
+				return false
+			}
+		}
+	}
+	return half
+}
 func newBody(g *gen, p *params, f *lower.Fusion, idx, it string, shape []int) *body {
 	b := &body{g: g, p: p, idx: idx, it: it, shape: shape, members: map[*lower.Instr]bool{}, val: map[*lower.Instr]string{}}
 	for _, in := range f.Instrs {
@@ -319,7 +366,7 @@ func newBody(g *gen, p *params, f *lower.Fusion, idx, it string, shape []int) *b
 
 func (b *body) emit(in *lower.Instr, expr string) string {
 	name := fmt.Sprintf("v%d", in.ID)
-	b.lines = append(b.lines, fmt.Sprintf("const %s %s = %s; // %s", ct(in.DType).compute, name, expr, instrString(in)))
+	b.lines = append(b.lines, fmt.Sprintf("const %s %s = %s; // %s", ct(b.dt(in.DType)).compute, name, expr, instrString(in)))
 	b.val[in] = name
 	return name
 }
@@ -334,7 +381,7 @@ func (b *body) value(in *lower.Instr) string {
 		b.val[in] = literal(in.Params.Value, 0)
 		return b.val[in]
 	case !b.members[in] || in.Op == trace.OpConst: // an input (or a constant array) read at the index
-		return b.emit(in, b.g.load(in.DType, b.p.input(b.g, in), b.idx))
+		return b.emit(in, b.g.load(b.dt(in.DType), b.p.input(b.g, in), b.idx))
 	}
 	return b.compute(in)
 }
@@ -356,7 +403,11 @@ func (b *body) compute(in *lower.Instr) string {
 			return b.value(src) // a broadcast scalar: the same value everywhere
 		}
 		idx := broadcastIndex(b.idx, in.Shape, src.Shape, in.Params.Dims)
-		return b.emit(in, b.g.load(src.DType, b.p.input(b.g, src), idx))
+		return b.emit(in, b.g.load(b.dt(src.DType), b.p.input(b.g, src), idx))
+	}
+	if b.raw && in.Op == trace.OpBitcastConvert {
+		a := in.Args[0] // bits to bits
+		return b.emit(in, b.g.bitcastExpr(b.dt(in.DType), b.dt(a.DType), b.value(a)))
 	}
 	if a := in.Args[0]; in.Op == trace.OpBitcastConvert && !b.members[a] && (a.DType == tensor.F16 || a.DType == tensor.BF16) {
 		// The bits of an f16/bf16 input are read as stored, not from its
@@ -380,6 +431,9 @@ func (b *body) compute(in *lower.Instr) string {
 // are, not through the float form (whose narrowing would quiet a
 // signaling NaN).
 func (b *body) storeResult(o *lower.Instr, out string) string {
+	if b.raw {
+		return b.g.store(b.dt(o.DType), out, "i", b.value(o))
+	}
 	if x := o.Args; o.Op == trace.OpBitcastConvert && narrow(o.DType) && !narrow(x[0].DType) && b.members[o] {
 		return fmt.Sprintf("((__global ushort*)%s)[i] = as_ushort(%s);", out, b.value(x[0]))
 	}
@@ -399,6 +453,7 @@ func (g *gen) loopFusion(f *lower.Fusion) {
 	it := indexType(n)
 	p := newParams()
 	b := newBody(g, p, f, "i", it, root.Shape)
+	b.raw = movesOnly(f.Instrs, b.members, nil)
 	for _, in := range f.Instrs {
 		b.value(in)
 	}

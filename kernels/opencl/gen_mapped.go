@@ -69,6 +69,7 @@ func (g *gen) mappedFusion(f *lower.Fusion) {
 		}
 		b := newBody(g, p, fr, "i", it, root.Shape)
 		b.leafIdx, b.leafSrc = map[*lower.Instr]string{}, map[*lower.Instr]*lower.Instr{}
+		b.raw = movesOnly(fr.Instrs, b.members, r.Leaves)
 		var rawRoot string
 		for _, l := range r.Leaves {
 			terms := []string{fmt.Sprint(l.Base)}
@@ -99,7 +100,7 @@ func (g *gen) mappedFusion(f *lower.Fusion) {
 				b.val[l.In] = literal(l.Src.Params.Value, 0)
 				continue
 			}
-			b.emit(l.In, g.load(l.Src.DType, p.input(g, l.Src), idx))
+			b.emit(l.In, g.load(b.dt(l.Src.DType), p.input(g, l.Src), idx))
 		}
 		if rawRoot == "iota" {
 			continue

@@ -64,6 +64,12 @@ func init() {
 			dim := int(o.Attr("dimension").(*IntAttr).Value)
 			t := o.Results[0].Type
 			r := newIval(t.DType, t.Shape)
+			for _, x := range a {
+				if x.fb != nil && r.f != nil { // moved bits: signaling NaNs stay so
+					r.fb = make([]uint64, len(r.f))
+					break
+				}
+			}
 			idx := make([]int, len(t.Shape))
 			for j := range r.size() {
 				unravel(j, t.Shape, idx)
