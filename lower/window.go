@@ -1,6 +1,8 @@
 package lower
 
 import (
+	"slices"
+
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
@@ -82,7 +84,7 @@ func WithoutFirstChosen(f *Fusion) *Fusion {
 		chosen = rest
 	}
 	parts = append(parts, chosen)
-	if m == nil || len(parts) < 2 || !members[m] || m.DType != root.DType || !sameShape(m.Shape, root.Shape) {
+	if m == nil || len(parts) < 2 || !members[m] || m.DType != root.DType || !trace.ShapeEqual(m.Shape, root.Shape) {
 		return nil
 	}
 	// m = comb(…comb(p₀, p₁)…, pₙ₋₁)
@@ -126,26 +128,8 @@ func WithoutFirstChosen(f *Fusion) *Fusion {
 	return g
 }
 
-func reads(u, in *Instr) bool {
-	for _, a := range u.Args {
-		if a == in {
-			return true
-		}
-	}
-	return false
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
+// reads says whether u takes in as an operand.
+func reads(u, in *Instr) bool { return slices.Contains(u.Args, in) }
 
 // isZero says whether in is a constant zero (of either sign) or a
 // broadcast of one.
