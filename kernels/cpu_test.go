@@ -17,8 +17,18 @@ func TestConformance(t *testing.T) {
 	// more with VNNI hidden (simd.Modes): each must give the same bits,
 	// and a path only some take (the int8 GEMM needs VNNI) must not leave
 	// the others reading operands in an order their kernels do not expect.
+	//
+	// Under the race detector the lower tiers are left to the plain run:
+	// they differ from the default only in which single-threaded SIMD
+	// kernel a worker calls, not in how workers share buffers, and the
+	// detector makes each pass of the suite take minutes. The default
+	// and tiny-blocks passes (three workers, every parallel split) stay.
 	for _, tier := range simd.Modes() {
 		if tier.Tier == simd.Level() && tier.VNNI == simd.VNNI() {
+			continue
+		}
+		if kernels.RaceOn {
+			t.Logf("tier %s: run without -race (the suite's SIMD tiers share the default's parallel code)", tier)
 			continue
 		}
 		t.Run("tier-"+tier.String(), func(t *testing.T) {

@@ -3,3 +3,6 @@
 package kernels
 
 const raceOn = false
+
+// RaceOn tells the package's external tests that the race detector is on.
+const RaceOn = raceOn
