@@ -566,7 +566,7 @@ func (j *convBatchJob[T]) products(rs *runState, wk *worker, u int) {
 			for jr := 0; jr < j.ogp; jr += nr {
 				ct := c[jr : jr+(m.MR-1)*j.ogp+nr]
 				if j.inB {
-					m.Run2(k.k[k.ns-1], k.cin, a, 1, m.MR, j.rhs[bb.roff[q]+jr:], k.rsS[k.ns-1], k.rsI, ct, j.ogp, q > 0)
+					m.Run2(k.k[k.ns-1], k.cin, a, j.rhs[bb.roff[q]+jr:], k.rsS[k.ns-1], k.rsI, ct, j.ogp, q > 0)
 					continue
 				}
 				w := j.w[(jr/nr*k.kk+q*kb)*nr:][:kb*nr]

@@ -2350,24 +2350,24 @@ func gemm6x8F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c []f
 	}
 }
 
-func gemm12x32F32S2Accel(k1, k2 int, a []float32, ra, sa int, b []float32, sb1, sb2 int, c []float32, ldc int, load bool) {
+func gemm12x32F32S2Accel(k1, k2 int, a []float32, b []float32, sb1, sb2 int, c []float32, ldc int, load bool) {
 	switch tier {
 	case AVX512:
-		gemm12x32F32S2AVX512(k1, k2, a, ra, sa, b, sb1, sb2, c, ldc, load)
+		gemm12x32F32S2AVX512(k1, k2, a, b, sb1, sb2, c, ldc, load)
 	}
 }
 
-func gemm8x32F32S2Accel(k1, k2 int, a []float32, ra, sa int, b []float32, sb1, sb2 int, c []float32, ldc int, load bool) {
+func gemm8x32F32S2Accel(k1, k2 int, a []float32, b []float32, sb1, sb2 int, c []float32, ldc int, load bool) {
 	switch tier {
 	case AVX512:
-		gemm8x32F32S2AVX512(k1, k2, a, ra, sa, b, sb1, sb2, c, ldc, load)
+		gemm8x32F32S2AVX512(k1, k2, a, b, sb1, sb2, c, ldc, load)
 	}
 }
 
-func gemm4x32F32S2Accel(k1, k2 int, a []float32, ra, sa int, b []float32, sb1, sb2 int, c []float32, ldc int, load bool) {
+func gemm4x32F32S2Accel(k1, k2 int, a []float32, b []float32, sb1, sb2 int, c []float32, ldc int, load bool) {
 	switch tier {
 	case AVX512:
-		gemm4x32F32S2AVX512(k1, k2, a, ra, sa, b, sb1, sb2, c, ldc, load)
+		gemm4x32F32S2AVX512(k1, k2, a, b, sb1, sb2, c, ldc, load)
 	}
 }
 

@@ -487,13 +487,13 @@ func gemm4x16F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c []
 func gemm6x8F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c []float64, ldc int, load bool) {
 }
 
-func gemm12x32F32S2Accel(k1, k2 int, a []float32, ra, sa int, b []float32, sb1, sb2 int, c []float32, ldc int, load bool) {
+func gemm12x32F32S2Accel(k1, k2 int, a []float32, b []float32, sb1, sb2 int, c []float32, ldc int, load bool) {
 }
 
-func gemm8x32F32S2Accel(k1, k2 int, a []float32, ra, sa int, b []float32, sb1, sb2 int, c []float32, ldc int, load bool) {
+func gemm8x32F32S2Accel(k1, k2 int, a []float32, b []float32, sb1, sb2 int, c []float32, ldc int, load bool) {
 }
 
-func gemm4x32F32S2Accel(k1, k2 int, a []float32, ra, sa int, b []float32, sb1, sb2 int, c []float32, ldc int, load bool) {
+func gemm4x32F32S2Accel(k1, k2 int, a []float32, b []float32, sb1, sb2 int, c []float32, ldc int, load bool) {
 }
 
 func gemm12x32I8Accel(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool, corr []int32) {}

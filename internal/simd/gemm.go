@@ -24,18 +24,18 @@ import (
 // than on a whole tile of which most rows are padding (a 64-row product
 // on 12-row tiles computes 72). Its own Low has fewer rows still.
 //
-// Run2, when not nil, is Run over k1·k2 steps whose b rows step in two
-// levels: step l = i1·k2 + i2 (i2 < k2, k2 ≥ 1) has a's elements at
-// a[r*ra + l*sa] as Run's and b's row at b[i1*sb1 + i2*sb2:] — the same
-// steps in the same order, so the same bits as Run over a packed copy of
-// those rows (a convolution's kernel cotangent reads the output
-// cotangent in place with it: i1 the kernel's last spatial dim, i2 the
-// input features).
+// Run2, when not nil, is Run over k1·k2 steps of a packed a panel whose
+// b rows step in two levels: step l = i1·k2 + i2 (i2 < k2, k2 ≥ 1) has
+// a's elements at a[l*MR + r] (Run's ra 1, sa MR) and b's row at
+// b[i1*sb1 + i2*sb2:] — the same steps in the same order, so the same
+// bits as Run over a packed copy of those rows (a convolution's kernel
+// cotangent reads the output cotangent in place with it: i1 the kernel's
+// last spatial dim, i2 the input features).
 type GemmKernel[T float32 | float64] struct {
 	MR, NR int
 	Run    func(kc int, a []T, ra, sa int, b []T, sb int, c []T, ldc int, load bool)
 	Low    *GemmKernel[T]
-	Run2   func(k1, k2 int, a []T, ra, sa int, b []T, sb1, sb2 int, c []T, ldc int, load bool)
+	Run2   func(k1, k2 int, a, b []T, sb1, sb2 int, c []T, ldc int, load bool)
 }
 
 // For returns the kernel of k's chain (k, k.Low, k.Low.Low, ...) with

@@ -1376,13 +1376,13 @@ func gemm4x16F64AVX512(kc int, a []float64, ra int, sa int, b []float64, sb int,
 func gemm6x8F64AVX2(kc int, a []float64, ra int, sa int, b []float64, sb int, c []float64, ldc int, load bool)
 
 //go:noescape
-func gemm12x32F32S2AVX512(k1 int, k2 int, a []float32, ra int, sa int, b []float32, sb1 int, sb2 int, c []float32, ldc int, load bool)
+func gemm12x32F32S2AVX512(k1 int, k2 int, a []float32, b []float32, sb1 int, sb2 int, c []float32, ldc int, load bool)
 
 //go:noescape
-func gemm8x32F32S2AVX512(k1 int, k2 int, a []float32, ra int, sa int, b []float32, sb1 int, sb2 int, c []float32, ldc int, load bool)
+func gemm8x32F32S2AVX512(k1 int, k2 int, a []float32, b []float32, sb1 int, sb2 int, c []float32, ldc int, load bool)
 
 //go:noescape
-func gemm4x32F32S2AVX512(k1 int, k2 int, a []float32, ra int, sa int, b []float32, sb1 int, sb2 int, c []float32, ldc int, load bool)
+func gemm4x32F32S2AVX512(k1 int, k2 int, a []float32, b []float32, sb1 int, sb2 int, c []float32, ldc int, load bool)
 
 //go:noescape
 func gemm12x32I8AVX2(kc4 int, a []uint8, b []int8, c []int32, ldc int, load bool, corr []int32)

@@ -43,7 +43,7 @@ var gemmShapes = []gemmShape{
 
 func registerGEMM() {
 	registerShapes(gemmShapes, "kc int, a []ELEM, ra, sa int, b []ELEM, sb int, c []ELEM, ldc int, load bool", microKernel)
-	registerShapes(gemmShapes2, "k1, k2 int, a []ELEM, ra, sa int, b []ELEM, sb1, sb2 int, c []ELEM, ldc int, load bool", microKernel2)
+	registerShapes(gemmShapes2, "k1, k2 int, a []ELEM, b []ELEM, sb1, sb2 int, c []ELEM, ldc int, load bool", microKernel2)
 }
 
 // gemmShapes2 are the kernels whose b rows step in two levels
@@ -56,8 +56,8 @@ var gemmShapes2 = []gemmShape{
 }
 
 // microKernel2 is microKernel over k1·k2 steps whose b rows lie at
-// i1·sb1 + i2·sb2 (step i1·k2 + i2; a's steps sa apart as microKernel's):
-// an outer loop of k1 and an inner loop of k2 steps (k2 ≥ 1), each step
+// i1·sb1 + i2·sb2 (step i1·k2 + i2) and whose a is a packed panel (ra 1,
+// sa rows): an outer loop of k1 and an inner loop of k2 steps (k2 ≥ 1), each step
 // microKernel's, in the same order — the same bits as microKernel over a
 // packed copy of those rows.
 func microKernel2(s isa, g gemmShape) {
@@ -79,15 +79,13 @@ func microKernel2(s isa, g gemmShape) {
 	IMULQ(SB2, k2)
 	SHLQ(U8(shift), SB1)
 	SUBQ(k2, SB1)
-	L, L3, S := GP64(), GP64(), GP64()
-	Load(Param("ra"), L)
-	SHLQ(U8(shift), L)
-	Load(Param("sa"), S)
-	SHLQ(U8(shift), S)
-	LEAQ(Mem{Base: L, Index: L, Scale: 2}, L3)
+	// a is a packed panel: step l's rows at a[l·rows:], so one pointer
+	// with the rows as displacements, moved by a constant per step
+	// (microKernel's three pointers and their moves by a register cost
+	// issue slots this loop, whose b moves in two levels, cannot spare).
 	p0 := GP64()
 	Load(Param("a").Base(), p0)
-	ptrs, rowAt := rowPointers(p0, L, L3, g.rows)
+	rowAt := func(r int) Mem { return Mem{Base: p0, Disp: r * g.size} }
 	move, fma, bcast := VMOVUPS, VFMADD231PS, VBROADCASTSS
 	if g.size == 8 {
 		move, fma, bcast = VMOVUPD, VFMADD231PD, VBROADCASTSD
@@ -136,9 +134,7 @@ func microKernel2(s isa, g gemmShape) {
 			fma(t, bv[v], x)
 		}
 	}
-	for _, q := range ptrs {
-		ADDQ(S, q)
-	}
+	ADDQ(U32(g.rows*g.size), p0)
 	ADDQ(SB2, b)
 	DECQ(n)
 	JNE(LabelRef(label("loop")))
