@@ -91,7 +91,7 @@ func checkGemmKernel[T float32 | float64](t *testing.T, tier Tier, k GemmKernel[
 func checkGemmRun2[T float32 | float64](t *testing.T, tier Tier, k, twin GemmKernel[T], gen func() T) {
 	t.Helper()
 	for _, k1 := range []int{0, 1, 3, 56} {
-		for _, k2 := range []int{1, 2, 8} {
+		for _, k2 := range []int{1, 2, 3, 8} {
 			for _, load := range []bool{false, true} {
 				kc := k1 * k2
 				sb1, sb2 := k.NR+7, (k.NR+7)*(k1+1)+3 // i2 the outer stride in memory, as a cotangent's batch

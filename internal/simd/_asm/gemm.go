@@ -85,7 +85,6 @@ func microKernel2(s isa, g gemmShape) {
 	// issue slots this loop, whose b moves in two levels, cannot spare).
 	p0 := GP64()
 	Load(Param("a").Base(), p0)
-	rowAt := func(r int) Mem { return Mem{Base: p0, Disp: r * g.size} }
 	move, fma, bcast := VMOVUPS, VFMADD231PS, VBROADCASTSS
 	if g.size == 8 {
 		move, fma, bcast = VMOVUPD, VFMADD231PD, VBROADCASTSD
@@ -129,7 +128,7 @@ func microKernel2(s isa, g gemmShape) {
 	}
 	for r := range acc {
 		t := s.vec()
-		bcast(rowAt(r), t)
+		bcast(Mem{Base: p0, Disp: r * g.size}, t)
 		for v, x := range acc[r] {
 			fma(t, bv[v], x)
 		}
@@ -216,23 +215,51 @@ func microKernel(s isa, g gemmShape) {
 		}
 		ADDQ(ldc, p)
 	}
-	TESTQ(kc, kc)
-	JEQ(LabelRef(label("store")))
-	Label(label("loop"))
-	bv := make([]reg.VecVirtual, g.vecs)
-	for v := range bv {
-		bv[v] = s.vec()
-		move(Mem{Base: b, Disp: v * s.bytes}, bv[v])
-	}
-	for r := range acc {
-		// A broadcast register feeds both vectors' FMAs: one load per
-		// a element, where an embedded broadcast would load it per FMA.
-		t := s.vec()
-		bcast(rowAt(r), t)
-		for v, x := range acc[r] {
-			fma(t, bv[v], x)
+	step := func(aAt func(r int) Mem, bAt func(v int) Mem) {
+		bv := make([]reg.VecVirtual, g.vecs)
+		for v := range bv {
+			bv[v] = s.vec()
+			move(bAt(v), bv[v])
+		}
+		for r := range acc {
+			// A broadcast register feeds both vectors' FMAs: one load per
+			// a element, where an embedded broadcast would load it per FMA.
+			t := s.vec()
+			bcast(aAt(r), t)
+			for v, x := range acc[r] {
+				fma(t, bv[v], x)
+			}
 		}
 	}
+	bRow := func(v int) Mem { return Mem{Base: b, Disp: v * s.bytes} }
+	TESTQ(kc, kc)
+	JEQ(LabelRef(label("store")))
+	// Where a's steps are one element apart (sa 1: a row-major a, read
+	// in place or packed in rows), two steps per iteration: the second
+	// step's a one element further (a displacement) and its b row SB
+	// further (an index), so the pointers move once per two steps.
+	CMPQ(S, U32(g.size))
+	JNE(LabelRef(label("loop")))
+	CMPQ(kc, U32(2))
+	JL(LabelRef(label("one")))
+	Label(label("pair"))
+	step(rowAt, bRow)
+	step(func(r int) Mem { m := rowAt(r); m.Disp += g.size; return m },
+		func(v int) Mem { return Mem{Base: b, Index: SB, Scale: 1, Disp: v * s.bytes} })
+	for _, q := range ptrs {
+		ADDQ(U32(2*g.size), q)
+	}
+	LEAQ(Mem{Base: b, Index: SB, Scale: 2}, b)
+	SUBQ(U32(2), kc)
+	CMPQ(kc, U32(2))
+	JGE(LabelRef(label("pair")))
+	Label(label("one"))
+	TESTQ(kc, kc)
+	JEQ(LabelRef(label("store")))
+	step(rowAt, bRow)
+	JMP(LabelRef(label("store")))
+	Label(label("loop"))
+	step(rowAt, bRow)
 	for _, q := range ptrs {
 		ADDQ(S, q)
 	}
