@@ -189,6 +189,16 @@ func gemmKernel[T gemm.Float]() simd.GemmKernel[T] {
 	return any(simd.GemmF64()).(simd.GemmKernel[T])
 }
 
+// gemmKernelTall is the tier's micro-kernel chain for T's tall panels
+// (simd.GemmF32Tall; f64's is its GemmF64).
+func gemmKernelTall[T gemm.Float]() simd.GemmKernel[T] {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return any(simd.GemmF32Tall()).(simd.GemmKernel[T])
+	}
+	return gemmKernel[T]()
+}
+
 // convBatchJob is one Run of a convBatch, in two phases (each one
 // parallel job): the copy of the lhs and the packing of the kernel, then
 // the products.
@@ -251,6 +261,12 @@ func convBatchRun[T gemm.Float](k *convKernel, x *cpuExec, rs *runState, out, lp
 	bb := k.batch
 	j := slotJob[convBatchJob[T]](rs, bb.slotX)
 	j.k, j.mk = k, gemmKernel[T]()
+	if !bb.lines && k.rsO == 1 {
+		// Batch-major rows against an rhs read in place: the tall
+		// chain's panels (64 rows as 14·4 + 8 on AVX-512), where its
+		// kernel has Run2 (checked with the panels, below).
+		j.mk = gemmKernelTall[T]()
+	}
 	mr, nr := j.mk.MR, j.mk.NR
 	j.nbp = (k.nb + mr - 1) / mr * mr
 	j.ogp = (k.og + nr - 1) / nr * nr

@@ -2290,6 +2290,13 @@ func gemm12x32F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c [
 	}
 }
 
+func gemm14x32F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c []float32, ldc int, load bool) {
+	switch tier {
+	case AVX512:
+		gemm14x32F32AVX512(kc, a, ra, sa, b, sb, c, ldc, load)
+	}
+}
+
 func gemm12x16F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c []float32, ldc int, load bool) {
 	switch tier {
 	case AVX512:
@@ -2347,6 +2354,13 @@ func gemm6x8F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c []f
 		gemm6x8F64AVX2(kc, a, ra, sa, b, sb, c, ldc, load)
 	case AVX2:
 		gemm6x8F64AVX2(kc, a, ra, sa, b, sb, c, ldc, load)
+	}
+}
+
+func gemm14x32F32S2Accel(k1, k2 int, a []float32, b []float32, sb1, sb2 int, c []float32, ldc int, load bool) {
+	switch tier {
+	case AVX512:
+		gemm14x32F32S2AVX512(k1, k2, a, b, sb1, sb2, c, ldc, load)
 	}
 }
 

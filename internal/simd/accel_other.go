@@ -463,6 +463,9 @@ func threefryKeyAccel(dst, x []uint64, k uint64) int { return 0 }
 func gemm12x32F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c []float32, ldc int, load bool) {
 }
 
+func gemm14x32F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c []float32, ldc int, load bool) {
+}
+
 func gemm12x16F32Accel(kc int, a []float32, ra, sa int, b []float32, sb int, c []float32, ldc int, load bool) {
 }
 
@@ -485,6 +488,9 @@ func gemm4x16F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c []
 }
 
 func gemm6x8F64Accel(kc int, a []float64, ra, sa int, b []float64, sb int, c []float64, ldc int, load bool) {
+}
+
+func gemm14x32F32S2Accel(k1, k2 int, a []float32, b []float32, sb1, sb2 int, c []float32, ldc int, load bool) {
 }
 
 func gemm12x32F32S2Accel(k1, k2 int, a []float32, b []float32, sb1, sb2 int, c []float32, ldc int, load bool) {

@@ -27,6 +27,7 @@ func TestGemmKernels(t *testing.T) {
 		restore := SetLevel(tier)
 		checkGemmKernel(t, tier, GemmF32(), fma32, f32)
 		checkGemmKernel(t, tier, GemmF32Narrow(), fma32, f32)
+		checkGemmKernel(t, tier, GemmF32Tall(), fma32, f32)
 		checkGemmKernel(t, tier, GemmF64(), math.FMA, f64)
 		restore()
 	}

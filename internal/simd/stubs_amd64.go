@@ -1352,6 +1352,9 @@ func threefryKeyAVX512(dst []uint64, x []uint64, k uint64) int
 func gemm12x32F32AVX512(kc int, a []float32, ra int, sa int, b []float32, sb int, c []float32, ldc int, load bool)
 
 //go:noescape
+func gemm14x32F32AVX512(kc int, a []float32, ra int, sa int, b []float32, sb int, c []float32, ldc int, load bool)
+
+//go:noescape
 func gemm12x16F32AVX512(kc int, a []float32, ra int, sa int, b []float32, sb int, c []float32, ldc int, load bool)
 
 //go:noescape
@@ -1374,6 +1377,9 @@ func gemm4x16F64AVX512(kc int, a []float64, ra int, sa int, b []float64, sb int,
 
 //go:noescape
 func gemm6x8F64AVX2(kc int, a []float64, ra int, sa int, b []float64, sb int, c []float64, ldc int, load bool)
+
+//go:noescape
+func gemm14x32F32S2AVX512(k1 int, k2 int, a []float32, b []float32, sb1 int, sb2 int, c []float32, ldc int, load bool)
 
 //go:noescape
 func gemm12x32F32S2AVX512(k1 int, k2 int, a []float32, b []float32, sb1 int, sb2 int, c []float32, ldc int, load bool)

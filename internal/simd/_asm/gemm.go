@@ -31,6 +31,7 @@ type gemmShape struct {
 
 var gemmShapes = []gemmShape{
 	{"gemm12x32F32", "float32", 4, 12, 2, avx512},
+	{"gemm14x32F32", "float32", 4, 14, 2, avx512}, // tall panels (28 of the 32 ZMM registers)
 	{"gemm12x16F32", "float32", 4, 12, 1, avx512}, // narrow products (n ≤ 16)
 	{"gemm8x32F32", "float32", 4, 8, 2, avx512},   // bottom edges of 5-8 rows
 	{"gemm4x32F32", "float32", 4, 4, 2, avx512},   // bottom edges of 1-4 rows
@@ -50,6 +51,7 @@ func registerGEMM() {
 // (GemmKernel.Run2): the f32 AVX-512 tiles, for a convolution's kernel
 // cotangent read in place.
 var gemmShapes2 = []gemmShape{
+	{"gemm14x32F32S2", "float32", 4, 14, 2, avx512},
 	{"gemm12x32F32S2", "float32", 4, 12, 2, avx512},
 	{"gemm8x32F32S2", "float32", 4, 8, 2, avx512},
 	{"gemm4x32F32S2", "float32", 4, 4, 2, avx512},
@@ -271,12 +273,17 @@ func microKernel(s isa, g gemmShape) {
 
 // rowPointers addresses rows of a with row stride L (bytes; L3 = 3L)
 // from p0: row r at [base + index·scale] with scales 1, 2, 4, 8 of L or
-// L3 from up to three pointers p0, p3 = p0 + 3L, p6 = p0 + 6L — the
-// pointers a kernel moves by its step stride.
+// L3 from up to three pointers p0, p3 = p0 + 3L, p6 = p0 + 6L — four,
+// p9 = p0 + 9L, for more than 12 rows — the pointers a kernel moves by
+// its step stride.
 func rowPointers(p0, L, L3 reg.GPVirtual, rows int) ([]reg.GPVirtual, func(r int) Mem) {
 	ptrs := []reg.GPVirtual{p0}
+	most := 3
+	if rows > 12 {
+		most = 4
+	}
 	for range (rows - 1) / 3 {
-		if len(ptrs) == 3 {
+		if len(ptrs) == most {
 			break
 		}
 		q := GP64()
@@ -289,7 +296,8 @@ func rowPointers(p0, L, L3 reg.GPVirtual, rows int) ([]reg.GPVirtual, func(r int
 			l3       bool
 		}
 		m := map[int]at{0: {0, 0, false}, 1: {0, 1, false}, 2: {0, 2, false}, 3: {1, 0, false}, 4: {0, 4, false},
-			5: {1, 2, false}, 6: {2, 0, false}, 7: {2, 1, false}, 8: {0, 8, false}, 9: {1, 2, true}, 10: {2, 4, false}, 11: {1, 8, false}}[r]
+			5: {1, 2, false}, 6: {2, 0, false}, 7: {2, 1, false}, 8: {0, 8, false}, 9: {1, 2, true}, 10: {2, 4, false}, 11: {1, 8, false},
+			12: {3, 1, true}, 13: {3, 4, false}}[r]
 		mem := Mem{Base: ptrs[m.p]}
 		if m.scale > 0 {
 			mem.Index, mem.Scale = L, uint8(m.scale)
