@@ -17,7 +17,8 @@ import (
 // of steps long; instead the micro-kernel's rows are batch elements:
 //
 //  1. the lhs is copied once as X in panels of batch elements (12·4 + 8 + 8
-//     for 64 on 12-row tiles: batchPanels), each panel
+//     for 64 on 12-row tiles: batchPanels; 14·4 + 8 on the 14-row tiles
+//     used against an rhs read in place, simd.GemmF32Tall), each panel
 //     [padded spatial…][c][r] with r its MR rows innermost (zeros in the
 //     padding and past the batch), so that for a fixed output position
 //     and a fixed kernel position outside the last spatial dim, the steps

@@ -254,7 +254,8 @@
 // one) runs batch-major instead (conv_batch.go): the lhs is copied once
 // with its padding as panels of batch elements, each the micro-kernel's
 // packed a panel over [padded spatial…][features] (64 on 12-row tiles as
-// 12·4 + 8 + 8, the last two on its 8-row form), so that every run of K
+// 12·4 + 8 + 8, the last two on its 8-row form; on the f32 AVX-512
+// 14-row tiles used where the kernel is read in place, 14·4 + 8), so that every run of K
 // along the kernel's last spatial dim and the features is one contiguous
 // stream; the kernel is packed in NR-column panels, or, where its output
 // features are whole panels and contiguous, read in place by the
