@@ -171,8 +171,12 @@ func TestSmallProgramIsLean(t *testing.T) {
 	// the conv's implicit-GEMM and batch-major kernels and the outer-product
 	// and fp8/int4 GEMMs: +290 KB (9,042,833 → 9,333,310 bytes, go1.26.8;
 	// `go list -deps ./testdata/smallprog` unchanged) — code, no new dependency.
-	if fi.Size() > 9<<20+1<<18 {
-		t.Errorf("a kiln-only program is %.2f MiB, over 9.25 MiB", float64(fi.Size())/(1<<20))
+	// 9.25 MiB held until the pooling shortcut, the batch-major conv's
+	// panels and the GEMM micro-kernels' paired-step loops and 14-row
+	// tile: 9,687,164 bytes at f3d39a8, 9,705,338 (+18 KB of assembly)
+	// after — code, no new dependency.
+	if fi.Size() > 9<<20+1<<19 {
+		t.Errorf("a kiln-only program is %.2f MiB, over 9.5 MiB", float64(fi.Size())/(1<<20))
 	}
 	t.Logf("a kiln-only program: %.1f MiB", float64(fi.Size())/(1<<20))
 }
