@@ -123,18 +123,9 @@ func microKernel2(s isa, g gemmShape) {
 	n := GP64()
 	Load(Param("k2"), n)
 	Label(label("loop"))
-	bv := make([]reg.VecVirtual, g.vecs)
-	for v := range bv {
-		bv[v] = s.vec()
-		move(Mem{Base: b, Disp: v * s.bytes}, bv[v])
-	}
-	for r := range acc {
-		t := s.vec()
-		bcast(Mem{Base: p0, Disp: r * g.size}, t)
-		for v, x := range acc[r] {
-			fma(t, bv[v], x)
-		}
-	}
+	gemmStep(s, acc, move, bcast, fma,
+		func(r int) Mem { return Mem{Base: p0, Disp: r * g.size} },
+		func(v int) Mem { return Mem{Base: b, Disp: v * s.bytes} })
 	ADDQ(U32(g.rows*g.size), p0)
 	ADDQ(SB2, b)
 	DECQ(n)
@@ -217,22 +208,7 @@ func microKernel(s isa, g gemmShape) {
 		}
 		ADDQ(ldc, p)
 	}
-	step := func(aAt func(r int) Mem, bAt func(v int) Mem) {
-		bv := make([]reg.VecVirtual, g.vecs)
-		for v := range bv {
-			bv[v] = s.vec()
-			move(bAt(v), bv[v])
-		}
-		for r := range acc {
-			// A broadcast register feeds both vectors' FMAs: one load per
-			// a element, where an embedded broadcast would load it per FMA.
-			t := s.vec()
-			bcast(aAt(r), t)
-			for v, x := range acc[r] {
-				fma(t, bv[v], x)
-			}
-		}
-	}
+	step := func(aAt func(r int) Mem, bAt func(v int) Mem) { gemmStep(s, acc, move, bcast, fma, aAt, bAt) }
 	bRow := func(v int) Mem { return Mem{Base: b, Disp: v * s.bytes} }
 	TESTQ(kc, kc)
 	JEQ(LabelRef(label("store")))
@@ -269,6 +245,26 @@ func microKernel(s isa, g gemmShape) {
 	DECQ(kc)
 	JNE(LabelRef(label("loop")))
 	storeTile(acc, c, ldc, p, s.bytes, label, func(x reg.VecVirtual, m Mem) { move(x, m) })
+}
+
+// gemmStep emits one step of a micro-kernel: b's vectors (bAt), then for
+// each row the broadcast of its a element (aAt) and its FMAs into the
+// row's accumulators acc.
+func gemmStep(s isa, acc [][]reg.VecVirtual, move, bcast, fma func(...Op), aAt func(r int) Mem, bAt func(v int) Mem) {
+	bv := make([]reg.VecVirtual, len(acc[0]))
+	for v := range bv {
+		bv[v] = s.vec()
+		move(bAt(v), bv[v])
+	}
+	for r := range acc {
+		// A broadcast register feeds both vectors' FMAs: one load per
+		// a element, where an embedded broadcast would load it per FMA.
+		t := s.vec()
+		bcast(aAt(r), t)
+		for v, x := range acc[r] {
+			fma(t, bv[v], x)
+		}
+	}
 }
 
 // rowPointers addresses rows of a with row stride L (bytes; L3 = 3L)
