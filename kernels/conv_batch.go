@@ -262,11 +262,11 @@ func convBatchRun[T gemm.Float](k *convKernel, x *cpuExec, rs *runState, out, lp
 	bb := k.batch
 	j := slotJob[convBatchJob[T]](rs, bb.slotX)
 	j.k, j.mk = k, gemmKernel[T]()
-	if !bb.lines && k.rsO == 1 {
-		// Batch-major rows against an rhs read in place: the tall
-		// chain's panels (64 rows as 14·4 + 8 on AVX-512), where its
-		// kernel has Run2 (checked with the panels, below).
-		j.mk = gemmKernelTall[T]()
+	if tall := gemmKernelTall[T](); !bb.lines && tall.Run2 != nil && k.rsO == 1 && k.og%tall.NR == 0 {
+		// Batch-major rows against an rhs that Run2 reads in place
+		// (inB, below): the tall chain's panels (64 rows as 14·4 + 8 on
+		// AVX-512), whose Run2 runs nearer the FMA peak.
+		j.mk = tall
 	}
 	mr, nr := j.mk.MR, j.mk.NR
 	j.nbp = (k.nb + mr - 1) / mr * mr
