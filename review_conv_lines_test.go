@@ -132,8 +132,9 @@ func reviewConvCases() []reviewConvCase {
 		}
 		cs = append(cs, reviewConvCase{name: name, x: x, w: w, o: o, dt: tensor.F32})
 	}
-	// Output widths around MR (4, 6, 12) and line lengths 1..40.
-	for _, wd := range []int{1, 3, 4, 5, 6, 7, 11, 12, 13, 17, 23, 24, 25, 36, 40} {
+	// Output widths around MR (4, 6, 12, and 14 where linesChain picks
+	// the tall chain: 13, 14, 17, 25, 28, 40, 56) and line lengths 1..56.
+	for _, wd := range []int{1, 3, 4, 5, 6, 7, 11, 12, 13, 14, 17, 23, 24, 25, 28, 36, 40, 56} {
 		add(fmt.Sprintf("width-%d", wd), []int{2, 3, wd, 16}, []int{3, 3, 16, 17}, kiln.ConvOptions{PaddingMode: "SAME"})
 	}
 	// Channels and output features around NR.

@@ -92,3 +92,37 @@ func TestBatchPanels(t *testing.T) {
 		}
 	}
 }
+
+// TestLinesChain: a lines convBatch takes the tall chain exactly where its
+// tiles cost less (E6k's 56 positions as 14·4, not 12·4 + 8), the tier's
+// kernel where they cost the same or more (48 as 12·4), and the tier's
+// kernel on tiers whose tall chain is that kernel; lineCost counts the
+// tiles lineProducts runs, padding rows included.
+func TestLinesChain(t *testing.T) {
+	mk, tall := gemmKernel[float32](), gemmKernelTall[float32]()
+	for n := 1; n <= 300; n++ {
+		got := linesChain[float32](n)
+		want := mk.MR
+		if lineCost(&tall, n) < lineCost(&mk, n) {
+			want = tall.MR
+		}
+		if got.MR != want || got.NR != mk.NR {
+			t.Fatalf("%d positions: a %d×%d chain, want %d rows", n, got.MR, got.NR, want)
+		}
+		if f64 := linesChain[float64](n); f64.MR != gemmKernel[float64]().MR {
+			t.Fatalf("f64, %d positions: %d rows, want the tier's %d", n, f64.MR, gemmKernel[float64]().MR)
+		}
+	}
+	if tall.MR == mk.MR {
+		t.Logf("tier %v: no tall chain; every line runs on the %d-row kernel", simd.Level(), mk.MR)
+		return
+	}
+	for n, rows := range map[int]int{56: 14, 28: 14, 14: 14, 48: 12, 12: 12, 8: 12} {
+		if got := linesChain[float32](n).MR; got != rows {
+			t.Errorf("%d positions on %d rows, want %d", n, got, rows)
+		}
+	}
+	if c12, c14 := lineCost(&mk, 56), lineCost(&tall, 56); c12 != 4*(12+tileSteps)+8+tileSteps || c14 != 4*(14+tileSteps) {
+		t.Errorf("56 positions cost %d on 12 rows and %d on 14, want 12·4 + 8 and 14·4 tiles", c12, c14)
+	}
+}
