@@ -3,10 +3,15 @@
 //
 // For each block of NC columns of the result and each block of KC steps
 // of k, the matching KC×NC block of b is packed into NR-column panels
-// (four times L2, at most 4 MiB: it streams from L3, see blocking); for each MR rows of
-// a, an MR×KC panel of a (half of L1; packed, or copied row by row, only
-// when reading it in place would be slow) runs in the micro-kernel
-// against every panel of b, producing MR×NR tiles of c in registers.
+// (four times L2, at most 4 MiB: it streams from L3, see blocking). An
+// MR×KC panel of a (half of L1; packed, or copied row by row, only when
+// reading it in place would be slow) runs in the micro-kernel against
+// panels of b, producing MR×NR tiles of c in registers: where b's block
+// stays in L2, each panel of a against every panel of b; where it does
+// not, as BLIS does, a block of MC rows of a (a quarter of L2, mcBlock)
+// is packed and each panel of b (read from L1) runs against all of its
+// panels, so that b's block streams from L3 once per MC rows, not once
+// per MR.
 // Packing reads any row and column strides, so transposed operands need
 // no copy first, and zero-pads the edges, so any m, n and k work; a
 // bottom edge of exactly a short kernel's rows (simd.GemmKernel.Low: 4
@@ -79,8 +84,9 @@ type Call[T Float] struct {
 	C                  []T
 	BatchC, LDC        int
 	// Stop, if not nil, ends the call early once set (a cancelled run):
-	// it is looked at before each MR-row panel of a block, every few
-	// hundred microseconds of work, and c is then left unspecified.
+	// it is looked at before each MR-row panel of a block (each panel of
+	// b of an MC-row block, see the package doc), every few hundred
+	// microseconds of work, and c is then left unspecified.
 	Stop *atomic.Bool
 }
 
@@ -244,7 +250,34 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 		g.outer(mr, ncMax, ws, a, bm, c, b, i0, i1, j0, j1, fin)
 		return
 	}
+	// Where b's block would not stay in L2 (a quarter of it), rows go in
+	// blocks of mc (mcBlock), each block's MR-row panels of a packed (or
+	// read in place) once per block of k and then run against each
+	// NR-column panel of b in turn, so that the b panel is read from L1
+	// by every panel of the block and the block's a from L2: BLIS's
+	// order. Running each a panel against every b panel instead streamed
+	// all of b's block (megabytes) from L3 for every 12 rows: 1024² f32
+	// on one core took 20-24 ms so, 17-18 this way; on two, 12.7-13.3
+	// against 9.6-10.8, and 2048² 125 ms against 75-82 (BenchmarkE6,
+	// alternated rounds). A block of b that L2 holds is run the other way
+	// (mc = MR: each a panel against every b panel, the tiles of c in row
+	// order, the micro-kernel's prefetch of the tile to the right useful):
+	// 64² took 4.0-4.4 µs so, 4.7-5.7 in blocks.
+	mc := mr
+	if min(kcMax, g.K)*min(ncMax, j1-j0)*size > l2/4 {
+		mc = mcBlock(i1-i0, min(kcMax, g.K), mr, size)
+	}
+	if fin != nil {
+		// The Finisher runs on a block's rows once all its columns are
+		// done: keep mc × nc of c in L2 for it.
+		ncMax = min(ncMax, max(nr, l2/4/(mc*size)/nr*nr))
+	}
 	ws.growB(min(kcMax, g.K) * ceilDiv(min(ncMax, j1-j0), nr) * nr)
+	panelLen := (kcMax + halfSlack) * mr // one packed panel (packA's row-major form is the longest)
+	if n := ceilDiv(mc, mr) * panelLen; len(ws.ablk) < n {
+		ws.ablk = make([]T, n)
+	}
+	pans := ws.pans[:0] // kept in ws (below) so that a steady run allocates nothing
 	for jc := j0; jc < j1; jc += ncMax {
 		nb := min(ncMax, j1-jc)
 		for pc := 0; pc < g.K; pc += kcMax {
@@ -259,48 +292,130 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 				// (zero-padded) once for every row panel.
 				packB(ws.b[full*kb:], bm, g.RowB, g.ColB, pc, kb, jc+full, nb-full, nr)
 			}
-			for ic := i0; ic < i1; ic += mr {
-				if g.Stop != nil && g.Stop.Load() {
-					return // the run was cancelled: c holds unspecified values
+			if mc == mr {
+				// Each a panel against every b panel, in row order.
+				for ic := i0; ic < i1; ic += mr {
+					if g.Stop != nil && g.Stop.Load() {
+						return // the run was cancelled: c holds unspecified values
+					}
+					p := g.panelOf(&k, ws.ablk[:panelLen], a, a16, inPlace, ic, min(mr, i1-ic), pc, kb)
+					kr := &k
+					if p.low != nil {
+						kr = p.low
+					}
+					for jr := 0; jr < nb; jr += nr {
+						nbr := min(nr, nb-jr)
+						bp, sb := g.bPanel(ws.b, bm, bInPlace, pc, kb, jc, jr, nbr, nr)
+						off := ic*g.LDC + jc + jr
+						if p.rows == kr.MR && nbr == nr {
+							kr.Run(kb, p.a, p.ra, p.sa, bp, sb, c[off:off+(kr.MR-1)*g.LDC+nr], g.LDC, pc > 0)
+							continue
+						}
+						edge(*kr, ws.tile, kb, p.a, p.ra, p.sa, bp, sb, c[off:], g.LDC, p.rows, nbr, pc > 0)
+					}
+					if fin != nil && pc+kb == g.K {
+						fin.Finished(b, ic, ic+p.rows, jc, jc+nb) // still in cache: MR rows by up to NC columns
+					}
 				}
-				mb := min(mr, i1-ic)
-				// A bottom edge runs on the kernel's shortest form that
-				// covers it (simd.GemmKernel.Low), not on a padded tile.
-				kr := &k
-				if mb < mr {
-					kr = k.For(mb)
-				}
-				rows := kr.MR
-				var ap []T
-				var ra, sa int
-				if a16 != nil {
-					ap, ra, sa = packA16(ws.a, a16, g.RowA, g.ColA, ic, mb, pc, kb, rows)
-				} else if mb == rows && inPlace {
-					off := ic*g.RowA + pc*g.ColA
-					ap, ra, sa = a[off:off+(kb-1)*g.ColA+(rows-1)*g.RowA+1], g.RowA, g.ColA
-				} else {
-					ap, ra, sa = packA(ws.a, a, g.RowA, g.ColA, ic, mb, pc, kb, rows)
+				continue
+			}
+			for ic0 := i0; ic0 < i1; ic0 += mc {
+				// A block of rows: its panels, then each b panel against
+				// them all.
+				ic1 := min(i1, ic0+mc)
+				pans = pans[:0]
+				for ic := ic0; ic < ic1; ic += mr {
+					pans = append(pans, g.panelOf(&k, ws.ablk[len(pans)*panelLen:(len(pans)+1)*panelLen], a, a16, inPlace, ic, min(mr, ic1-ic), pc, kb))
 				}
 				for jr := 0; jr < nb; jr += nr {
+					if g.Stop != nil && g.Stop.Load() {
+						ws.pans = pans[:0]
+						return // the run was cancelled: c holds unspecified values
+					}
 					nbr := min(nr, nb-jr)
-					bp, sb := ws.b[jr*kb:(jr+nr)*kb], nr
-					if bInPlace && nbr == nr {
-						off := pc*g.RowB + jc + jr
-						bp, sb = bm[off:off+(kb-1)*g.RowB+nr], g.RowB
+					bp, sb := g.bPanel(ws.b, bm, bInPlace, pc, kb, jc, jr, nbr, nr)
+					for i := range pans {
+						p := &pans[i]
+						kr := &k
+						if p.low != nil {
+							kr = p.low
+						}
+						off := p.i*g.LDC + jc + jr
+						if p.rows == kr.MR && nbr == nr {
+							kr.Run(kb, p.a, p.ra, p.sa, bp, sb, c[off:off+(kr.MR-1)*g.LDC+nr], g.LDC, pc > 0)
+							continue
+						}
+						edge(*kr, ws.tile, kb, p.a, p.ra, p.sa, bp, sb, c[off:], g.LDC, p.rows, nbr, pc > 0)
 					}
-					off := ic*g.LDC + jc + jr
-					if mb == rows && nbr == nr {
-						kr.Run(kb, ap, ra, sa, bp, sb, c[off:off+(rows-1)*g.LDC+nr], g.LDC, pc > 0)
-						continue
-					}
-					edge(*kr, ws.tile, kb, ap, ra, sa, bp, sb, c[off:], g.LDC, mb, nbr, pc > 0)
 				}
 				if fin != nil && pc+kb == g.K {
-					fin.Finished(b, ic, ic+mb, jc, jc+nb) // still in cache: MR rows by up to NC columns
+					for _, p := range pans {
+						fin.Finished(b, p.i, p.i+p.rows, jc, jc+nb) // MR rows by up to NC columns, the block still in L2
+					}
 				}
 			}
 		}
 	}
+	ws.pans = pans[:0]
+}
+
+// panelOf is the MR-row panel of a (or a16) at rows [ic, ic+mb) and
+// steps [pc, pc+kb) as the kernel reads it: in place (inPlace, and
+// whole rows for its kernel), else packed into dst. A bottom edge runs
+// on the kernel's shortest form that covers it (simd.GemmKernel.Low), not
+// on a padded tile.
+func (g *Call[T]) panelOf(k *simd.GemmKernel[T], dst, a []T, a16 []uint16, inPlace bool, ic, mb, pc, kb int) aPanel[T] {
+	p := aPanel[T]{i: ic, rows: mb}
+	rows := k.MR
+	if lo := k.Low; mb < k.MR && lo != nil && lo.MR >= mb {
+		p.low = lo.For(mb) // k.For(mb), but never k, which would escape
+		rows = p.low.MR
+	}
+	switch {
+	case a16 != nil:
+		p.a, p.ra, p.sa = packA16(dst, a16, g.RowA, g.ColA, ic, mb, pc, kb, rows)
+	case mb == rows && inPlace:
+		off := ic*g.RowA + pc*g.ColA
+		p.a, p.ra, p.sa = a[off:off+(kb-1)*g.ColA+(rows-1)*g.RowA+1], g.RowA, g.ColA
+	default:
+		p.a, p.ra, p.sa = packA(dst, a, g.RowA, g.ColA, ic, mb, pc, kb, rows)
+	}
+	return p
+}
+
+// bPanel is the b panel of columns [jc+jr, jc+jr+nbr) and steps [pc,
+// pc+kb) and its row stride: read in place (bInPlace, whole panels), or
+// packed in wsb.
+func (g *Call[T]) bPanel(wsb, bm []T, bInPlace bool, pc, kb, jc, jr, nbr, nr int) ([]T, int) {
+	if bInPlace && nbr == nr {
+		off := pc*g.RowB + jc + jr
+		return bm[off : off+(kb-1)*g.RowB+nr], g.RowB
+	}
+	return wsb[jr*kb : (jr+nr)*kb], nr
+}
+
+// aPanel is one MR-row panel of a block of a, as the kernel reads it:
+// element (r, l) at a[r*ra + l*sa], for rows [i, i+rows), on the block's
+// kernel or, for a bottom edge, its short form low.
+type aPanel[T Float] struct {
+	a      []T
+	ra, sa int
+	low    *simd.GemmKernel[T]
+	i      int
+	rows   int
+}
+
+// mcBlock is the rows of a's blocks for a piece of m rows whose k blocks
+// are kb steps: as many whole MR-row panels as fill a quarter of L2 with
+// a's block (the rest holds b's panel stream and c's tiles), evened out
+// over the piece so that its last block is not a sliver. On the 2-core
+// Xeon (2 MiB L2) 1024² f32 ran at 120-126 GFLOP/s a core with blocks of
+// 120 to 252 rows at kb 512, 114 with 480 and 104-109 with 1,356.
+func mcBlock(m, kb, mr, size int) int {
+	_, l2 := caches()
+	mc := max(mr, l2/4/(max(kb, 1)*size)/mr*mr)
+	n := ceilDiv(m, mc)                           // blocks
+	return max(mr, ceilDiv(ceilDiv(m, n), mr)*mr) // even, in whole panels
 }
 
 // outer computes rows [i0, i1) × columns [j0, j1) of batch b of a product
@@ -470,6 +585,8 @@ type workspace[T Float] struct {
 	a, b   []T
 	tile   []T
 	half   []T // a transposed binary16 b's panel, widened (packB16); made when first needed
+	ablk   []T // a block's packed panels (Call.block); made when first needed
+	pans   []aPanel[T]
 }
 
 // pools holds workspaces per element type and tier (the tier, hence the
