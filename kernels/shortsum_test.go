@@ -112,32 +112,53 @@ func TestFloatFoldMatchesNumerics(t *testing.T) {
 	}
 }
 
-// A narrow column sum's leaf (narrowLeaf) is the leaf sum of the column's
-// values as a contiguous run: numerics.SumLeafFloat's bits, NaN payloads
-// and signed zeros included, for every leaf length and column.
-func TestNarrowLeafMatchesLeaf(t *testing.T) {
+// A narrow column sum's leaves (narrowLeaves) are the leaf sums of the
+// columns' values as contiguous runs: numerics.SumLeafFloat's bits, quiet
+// and signaling NaN payloads and signed zeros included, for every leaf
+// length and every narrow width, f32 and f64.
+func TestNarrowLeavesMatchLeaf(t *testing.T) {
+	testNarrowLeaves(t, func(r *rand.Rand) float32 {
+		switch r.IntN(12) {
+		case 0:
+			return math.Float32frombits(0x7fc00000 | uint32(r.Uint64())&0x3fffff)
+		case 1:
+			return math.Float32frombits(0xff800001 | uint32(r.Uint64())&0x1fffff) // signaling, negative
+		case 2:
+			return float32(math.Copysign(0, -1))
+		}
+		return float32(r.NormFloat64())
+	}, func(v float32) uint64 { return uint64(math.Float32bits(v)) })
+	testNarrowLeaves(t, func(r *rand.Rand) float64 {
+		switch r.IntN(12) {
+		case 0:
+			return math.Float64frombits(0x7ff8000000000000 | r.Uint64()&0x7ffffffffffff)
+		case 1:
+			return math.Float64frombits(0x7ff0000000000001 | r.Uint64()&0x3ffffffffffff) // signaling
+		case 2:
+			return math.Copysign(0, -1)
+		}
+		return r.NormFloat64()
+	}, math.Float64bits)
+}
+
+func testNarrowLeaves[T float32 | float64](t *testing.T, gen func(*rand.Rand) T, bits func(T) uint64) {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(15, 16))
-	for _, k := range []int{1, 3, 10, 15} {
+	for k := 1; k < 16; k++ {
 		for n := 1; n <= 130; n += 1 + n/8 {
-			x := make([]float32, n*k)
+			x := make([]T, n*k)
 			for i := range x {
-				switch rng.IntN(10) {
-				case 0:
-					x[i] = math.Float32frombits(0x7fc00000 | uint32(rng.Uint64())&0x3fffff)
-				case 1:
-					x[i] = float32(math.Copysign(0, -1))
-				default:
-					x[i] = float32(rng.NormFloat64())
-				}
+				x[i] = gen(rng)
 			}
+			got := make([]T, k)
+			narrowLeaves(got, x, k, n)
 			for j := range k {
-				col := make([]float32, n)
+				col := make([]T, n)
 				for i := range n {
 					col[i] = x[i*k+j]
 				}
-				got, want := narrowLeaf(x, j, k, n), numerics.SumLeafFloat(col)
-				if math.Float32bits(got) != math.Float32bits(want) {
-					t.Fatalf("k=%d n=%d column %d: %v (%#x), leaf %v (%#x)", k, n, j, got, math.Float32bits(got), want, math.Float32bits(want))
+				if want := numerics.SumLeafFloat(col); bits(got[j]) != bits(want) {
+					t.Fatalf("%T k=%d n=%d column %d: %v (%#x), leaf %v (%#x)", got[j], k, n, j, got[j], bits(got[j]), want, bits(want))
 				}
 			}
 		}
