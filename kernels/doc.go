@@ -300,7 +300,8 @@
 // (the flag is handed to the loop's sub-executables), in fork's ranges,
 // which run in pieces of about stopWork (2^20) elements or multiply-adds
 // while a flag is set (kernels write by index, so the pieces give the same
-// bits), and in internal/gemm before each MR-row panel (Call.Stop). A
+// bits), and in internal/gemm before each MR-row panel of a, or each b
+// panel of a block of rows (Call.Stop). A
 // stopped kernel leaves its output unspecified and later kernels do not
 // run; a reduction does not combine its partials. A run without a context
 // (Run, RunInto) has a nil flag: each look is one nil test, and fork cuts

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
+	"weak"
 
 	"github.com/kiln-go/kiln/internal/numerics"
 	"github.com/kiln-go/kiln/internal/simd"
@@ -68,6 +70,31 @@ func TestMCBlock(t *testing.T) {
 			if got != c.want {
 				t.Errorf("mcBlock(%d, %d, %d, %d) = %d, want %d", c.m, c.kb, c.mr, c.size, got, c.want)
 			}
+		}
+	})
+}
+
+// TestBlockHoldsNoCallerArray: after a call on the row-block path, with a
+// read in place, the pooled workspace holds none of the caller's arrays
+// (its kept panels are cleared), so a and b can be collected.
+func TestBlockHoldsNoCallerArray(t *testing.T) {
+	withCaches(48<<10, 2<<20, func() {
+		g := laidOut(1, 300, 300, 600, false, false, 1, func(n int) []float32 {
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = float32(i%7) - 3
+			}
+			return x
+		})
+		if kb, nb := min(512, g.K), g.N; kb*nb*4 <= (2<<20)/4 {
+			t.Fatalf("b's block of %d×%d fits a quarter of L2: not the row-block path", kb, nb)
+		}
+		wa, wb := weak.Make(&g.A[0]), weak.Make(&g.B[0])
+		g.Run()
+		g.A, g.B = nil, nil
+		runtime.GC()
+		if wa.Value() != nil || wb.Value() != nil {
+			t.Errorf("after the call and a collection, a reachable: %v, b reachable: %v", wa.Value() != nil, wb.Value() != nil)
 		}
 	})
 }

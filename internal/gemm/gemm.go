@@ -8,10 +8,11 @@
 // reading it in place would be slow) runs in the micro-kernel against
 // panels of b, producing MR×NR tiles of c in registers: where b's block
 // stays in L2, each panel of a against every panel of b; where it does
-// not, as BLIS does, a block of MC rows of a (a quarter of L2, mcBlock)
-// is packed and each panel of b (read from L1) runs against all of its
-// panels, so that b's block streams from L3 once per MC rows, not once
-// per MR.
+// not, as BLIS does, the panels of a block of MC rows of a (a quarter of
+// L2, mcBlock; packed or read in place, as a single panel is) are
+// prepared and each panel of b runs against all of them while it stays
+// in the core's caches, so that b's block streams from L3 once per MC
+// rows, not once per MR.
 // Packing reads any row and column strides, so transposed operands need
 // no copy first, and zero-pads the edges, so any m, n and k work; a
 // bottom edge of exactly a short kernel's rows (simd.GemmKernel.Low: 4
@@ -253,16 +254,17 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 	// Where b's block would not stay in L2 (a quarter of it), rows go in
 	// blocks of mc (mcBlock), each block's MR-row panels of a packed (or
 	// read in place) once per block of k and then run against each
-	// NR-column panel of b in turn, so that the b panel is read from L1
-	// by every panel of the block and the block's a from L2: BLIS's
-	// order. Running each a panel against every b panel instead streamed
-	// all of b's block (megabytes) from L3 for every 12 rows: 1024² f32
-	// on one core took 20-24 ms so, 17-18 this way; on two, 12.7-13.3
-	// against 9.6-10.8, and 2048² 125 ms against 75-82 (BenchmarkE6,
-	// alternated rounds). A block of b that L2 holds is run the other way
-	// (mc = MR: each a panel against every b panel, the tiles of c in row
-	// order, the micro-kernel's prefetch of the tile to the right useful):
-	// 64² took 4.0-4.4 µs so, 4.7-5.7 in blocks.
+	// NR-column panel of b in turn, so that the b panel stays in the
+	// core's caches (L1, or L2 for a panel wider than L1: 512 f32 steps
+	// of 32 columns are 64 KiB) across the block's panels and the block's
+	// a in L2: BLIS's order. Running each a panel against every b panel
+	// instead streamed all of b's block (megabytes) from L3 for every 12
+	// rows: 1024² f32 on one core took 20-24 ms so, 17-18 this way; on
+	// two, 12.7-13.3 against 9.6-10.8, and 2048² 125 ms against 75-82
+	// (BenchmarkE6, alternated rounds). A block of b that L2 holds is run
+	// the other way (mc = MR: each a panel against every b panel, the
+	// tiles of c in row order, the micro-kernel's prefetch of the tile to
+	// the right useful): 64² took 4.0-4.4 µs so, 4.7-5.7 in blocks.
 	mc := mr
 	if min(kcMax, g.K)*min(ncMax, j1-j0)*size > l2/4 {
 		mc = mcBlock(i1-i0, min(kcMax, g.K), mr, size)
@@ -329,7 +331,7 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 				}
 				for jr := 0; jr < nb; jr += nr {
 					if g.Stop != nil && g.Stop.Load() {
-						ws.pans = pans[:0]
+						ws.keepPanels(pans)
 						return // the run was cancelled: c holds unspecified values
 					}
 					nbr := min(nr, nb-jr)
@@ -356,6 +358,14 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 			}
 		}
 	}
+	ws.keepPanels(pans)
+}
+
+// keepPanels keeps pans' storage in ws for the next call, cleared: a
+// panel read in place points into the caller's a, which a pooled
+// workspace must not hold.
+func (ws *workspace[T]) keepPanels(pans []aPanel[T]) {
+	clear(pans[:cap(pans)]) // an earlier, longer block's panels too
 	ws.pans = pans[:0]
 }
 
@@ -604,8 +614,8 @@ func poolIn[T Float](ps *[2][3]sync.Pool) *sync.Pool {
 	return &ps[t][min(int(simd.Level()), 2)]
 }
 
-// getWorkspace returns buffers big enough for every kernel of the tier
-// (sized for the widest, kernel[T]).
+// getWorkspace returns a workspace for the tier's kernels: a and tile
+// sized for the widest, kernel[T]; b and ablk grow as a product needs.
 func getWorkspace[T Float]() *workspace[T] {
 	if ws, ok := pool[T]().Get().(*workspace[T]); ok {
 		return ws
@@ -618,6 +628,8 @@ func getWorkspace[T Float]() *workspace[T] {
 // newWorkspace allocates buffers for an mr×nr kernel blocked kc×nc, of
 // elements width values of T each (1; 2 for complex); a's has halfSlack
 // more per row, for the rows of a panel copied row by row (rowStride).
+// (Call.block packs its panels into ablk, grown per call to a row
+// block's panels; a serves complex products and outer's gathered column.)
 // b's grows when a product first needs it (growB): a whole block is
 // megabytes, most products' blocks far less.
 func newWorkspace[T Float](mr, nr, kc, nc, width int) *workspace[T] {

@@ -69,9 +69,11 @@ func GemmF32() GemmKernel[float32] {
 
 // GemmF32Tall returns the float32 micro-kernel chain for panels of many
 // rows read against few columns (a convolution's kernel cotangent, whose
-// rows are the input's features): 14×32 on AVX-512 (28 accumulators, 16
-// loads per 28 FMAs, where 12×32 has 14 per 24) with the 8×32 and 4×32
-// forms below it, the GemmF32 kernel elsewhere. Same contract, same bits.
+// rows are the input's features; and a convolution's lines of output
+// positions where their length tiles better on 14 rows, kernels'
+// linesChain): 14×32 on AVX-512 (28 accumulators, 16 loads per 28 FMAs,
+// where 12×32 has 14 per 24) with the 8×32 and 4×32 forms below it, the
+// GemmF32 kernel elsewhere. Same contract, same bits.
 func GemmF32Tall() GemmKernel[float32] {
 	if tier == AVX512 {
 		return GemmKernel[float32]{MR: 14, NR: 32, Run: gemm14x32F32Accel, Low: &gemm8x32F32, Run2: gemm14x32F32S2Accel}
