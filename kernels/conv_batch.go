@@ -295,14 +295,13 @@ func convBatchRun[T gemm.Float](k *convKernel, x *cpuExec, rs *runState, out, lp
 	bb := k.batch
 	j := slotJob[convBatchJob[T]](rs, bb.slotX)
 	j.k, j.mk = k, gemmKernel[T]()
-	if tall := gemmKernelTall[T](); !bb.lines && tall.Run2 != nil && k.rsO == 1 && k.og%tall.NR == 0 {
+	if bb.lines {
+		j.mk = linesChain[T](k.o[k.ns-1])
+	} else if tall := gemmKernelTall[T](); tall.Run2 != nil && k.rsO == 1 && k.og%tall.NR == 0 {
 		// Batch-major rows against an rhs that Run2 reads in place
 		// (inB, below): the tall chain's panels (64 rows as 14·4 + 8 on
 		// AVX-512), whose Run2 runs nearer the FMA peak.
 		j.mk = tall
-	}
-	if bb.lines {
-		j.mk = linesChain[T](k.o[k.ns-1])
 	}
 	mr, nr := j.mk.MR, j.mk.NR
 	j.nbp = (k.nb + mr - 1) / mr * mr
