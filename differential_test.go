@@ -48,6 +48,10 @@ var (
 // tinyCPU crosses block tails and parallel splits on the smallest arrays.
 var tinyCPU = kernels.NewCPU(kernels.CPUOptions{Block: 7, ParallelMin: 1, Workers: 3})
 
+// groupCPU runs every group of independent kernels side by side (each
+// whole on one of three workers), the others split on the smallest arrays.
+var groupCPU = kernels.NewCPU(kernels.CPUOptions{Block: 7, ParallelMin: 1, Workers: 3, GroupAll: true})
+
 // refOptions makes the reference compute transcendental functions with
 // the CPU backend's own per-element functions, so results stay
 // bit-identical; their accuracy is TestTranscendentalULP's business.
@@ -176,7 +180,7 @@ func runDifferentialWith(seed int64, mode string) (msg string) {
 	for _, v := range []struct {
 		name string
 		opt  kiln.Option
-	}{{"op-by-op (NoFusion)", kiln.NoFusion()}, {"tiny-block parallel CPU", kiln.WithBackend(tinyCPU)}} {
+	}{{"op-by-op (NoFusion)", kiln.NoFusion()}, {"tiny-block parallel CPU", kiln.WithBackend(tinyCPU)}, {"grouped CPU", kiln.WithBackend(groupCPU)}} {
 		other, err := kiln.Jit(c.Fn, append(opts, v.opt)...).RunAll(args...)
 		if err != nil {
 			return report(v.name+" run failed: "+err.Error(), nil, nil, "")

@@ -324,7 +324,7 @@ func runMovementProgram(seed int64) (msg string) {
 	for _, v := range []struct {
 		name string
 		opt  kiln.Option
-	}{{"op-by-op (NoFusion)", kiln.NoFusion()}, {"tiny-block parallel CPU", kiln.WithBackend(tinyCPU)}} {
+	}{{"op-by-op (NoFusion)", kiln.NoFusion()}, {"tiny-block parallel CPU", kiln.WithBackend(tinyCPU)}, {"grouped CPU", kiln.WithBackend(groupCPU)}} {
 		other, err := kiln.Jit(g.fn, kiln.Verify(), v.opt).RunAll(args...)
 		if err != nil {
 			return report(v.name + " run failed: " + err.Error())

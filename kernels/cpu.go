@@ -30,6 +30,12 @@ type CPUOptions struct {
 	// and int8 ones at twice and four times that; a sixteenth of it with
 	// a helper spinning). Workers: 1 keeps every kernel on one goroutine.
 	ParallelMin int
+	// GroupAll runs every set of independent kernels side by side, each
+	// whole on one worker, whatever their size, and whether or not a pool
+	// helper is spinning: for the tests, which cross that path on tiny
+	// programs. By default only small kernels run side by side, and only
+	// while a helper spins (see group.go). Results do not depend on it.
+	GroupAll bool
 }
 
 const (
@@ -98,6 +104,10 @@ type cpuExec struct {
 	cpu     *CPU
 	m       *lower.Module
 	kernels []kernel
+	fusions []*lower.Fusion // the kernels' fusions
+	// stages: the kernels by level, independent small ones grouped to
+	// run side by side (group.go); nil runs kernels in order.
+	stages []stage
 	// Sources: plan buffers first, then constants (whose pointers are fixed).
 	nbuf      int
 	consts    []*tensor.Array
@@ -154,6 +164,11 @@ type runState struct {
 	in       []unsafe.Pointer
 	unpacked [][]byte
 	packed   [][]byte // the packed inputs' storage (nil for the others)
+	// groups: the child states of the executable's kernel groups
+	// (group.go); solo: this is such a child state, whose kernels never
+	// fork.
+	groups []*groupRun
+	solo   bool
 }
 
 // Compile prepares a fused, buffer-planned module for running.
@@ -214,7 +229,9 @@ func (c *CPU) compile(m *lower.Module, checks CheckKind) (*cpuExec, error) {
 			fs = append(fs, m.Fusions[i])
 		}
 	}
+	x.fusions = fs
 	alternateStreams(x.kernels, fs)
+	x.stages = x.schedule(x.kernels, fs)
 	x.packedOnly = x.findPackedOnly(ks)
 	return x, nil
 }
@@ -475,6 +492,10 @@ func (x *cpuExec) run(outs, inputs []*tensor.Array, stop *atomic.Bool) error {
 // the first kernel whose check failed and returns false.
 func (x *cpuExec) runKernels(rs *runState) bool {
 	if rs.chk == nil {
+		if x.stages != nil {
+			x.runStages(rs)
+			return true
+		}
 		for _, k := range x.kernels {
 			if rs.stopped() {
 				break
@@ -548,6 +569,7 @@ func (x *cpuExec) putState(rs *runState) {
 	// Cleared before rs is shared again: another Run may take rs the
 	// moment it is idle (a deferred clear raced with that Run's set).
 	rs.stop, rs.chk = nil, nil
+	rs.releaseGroups()
 	clear(rs.in) // hold no caller's array
 	clear(rs.packed)
 	if !x.idle.CompareAndSwap(nil, rs) {
@@ -600,7 +622,7 @@ func (f funcJob) runRange(_ *runState, w *worker, lo, hi int) { f(w, lo, hi) }
 func (x *cpuExec) parallel(rs *runState, n, elems int, job rangeJob) {
 	rs.stamp++
 	nw := x.cpu.workers()
-	if n < 2 || !x.wide(elems, x.cpu.opts.ParallelMin) {
+	if rs.solo || n < 2 || !x.wide(elems, x.cpu.opts.ParallelMin) {
 		nw = 1
 	}
 	nw = min(nw, n)

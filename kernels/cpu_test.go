@@ -39,6 +39,9 @@ func TestConformance(t *testing.T) {
 	t.Run("tiny-blocks", func(t *testing.T) {
 		conformance.Run(t, kernels.NewCPU(kernels.CPUOptions{Block: 5, ParallelMin: 1, Workers: 3}))
 	})
+	t.Run("grouped", func(t *testing.T) { // independent kernels side by side
+		conformance.Run(t, kernels.NewCPU(kernels.CPUOptions{Block: 5, ParallelMin: 1, Workers: 3, GroupAll: true}))
+	})
 }
 
 // The CPU backend computes a broadcast whose operand is a member of the

@@ -409,7 +409,7 @@ func runGemm[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, out, c, a, b 
 	j.call.BatchA, j.call.RowA, j.call.ColA = k.lhs.strides[0], k.lhs.strides[1], k.lhs.strides[2]
 	j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]
 	workers := x.cpu.workers()
-	if !x.wide(k.b*k.m*k.n*k.kk, x.gemmParallelMin()) {
+	if rs.solo || !x.wide(k.b*k.m*k.n*k.kk, x.gemmParallelMin()) {
 		workers = 1
 	}
 	j.parts = j.call.Parts(workers)
@@ -454,7 +454,7 @@ func runSwapped[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, j *gemmJob
 	j.call.BatchA, j.call.RowA, j.call.ColA = k.rhs.strides[0], k.rhs.strides[2], k.rhs.strides[1]
 	j.call.BatchB, j.call.RowB, j.call.ColB = k.lhs.strides[0], k.lhs.strides[2], k.lhs.strides[1]
 	workers := x.cpu.workers()
-	if !x.wide(n*k.kk, x.gemmParallelMin()) {
+	if rs.solo || !x.wide(n*k.kk, x.gemmParallelMin()) {
 		workers = 1
 	}
 	j.parts, j.fins, j.halves = j.call.Parts(workers), nil, j.halves[:0]

@@ -45,7 +45,7 @@ func runGemmBF16(x *cpuExec, rs *runState, k *dotKernel, out, c, a, b unsafe.Poi
 		j.narrow, j.out = narrowFn(tensor.BF16), out
 	}
 	workers := x.cpu.workers()
-	if !x.wide(k.b*k.m*k.n*k.kk, 2*x.gemmParallelMin()) { // a bf16 step does twice an f32 one's work
+	if rs.solo || !x.wide(k.b*k.m*k.n*k.kk, 2*x.gemmParallelMin()) { // a bf16 step does twice an f32 one's work
 		workers = 1
 	}
 	j.parts = j.call.Parts(workers)

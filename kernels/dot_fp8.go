@@ -69,7 +69,7 @@ func runGemmFP8(x *cpuExec, rs *runState, k *dotKernel, out, c, a, b unsafe.Poin
 		j.out = out
 	}
 	workers := x.cpu.workers()
-	if !x.wide(k.b*k.m*k.n*k.kk, 2*x.gemmParallelMin()) {
+	if rs.solo || !x.wide(k.b*k.m*k.n*k.kk, 2*x.gemmParallelMin()) {
 		workers = 1
 	}
 	j.parts = j.call.Parts(workers)

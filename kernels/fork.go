@@ -371,6 +371,14 @@ func (x *cpuExec) wide(work, min int) bool {
 	return false
 }
 
+// helping reports whether a pool helper is spinning and has been
+// helping (as wide judges it, a probe every probeEvery-th call included):
+// a group of kernels then runs side by side (group.go).
+func helping() bool {
+	d := demand.Add(1)
+	return hot() && (helperMisses.Load() < missLimit || d%probeEvery == 0)
+}
+
 // noteHelper records whether a fork that found a helper spinning got its
 // help (a range taken, and no long wait for it): missLimit misses in a
 // row make wide split only the kernels at their threshold (and probes),
