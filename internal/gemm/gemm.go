@@ -530,6 +530,10 @@ func throughTile[T Float](tile, c []T, ldc, mb, nbr, nr, width int, load bool, r
 // nr columns, panel p at dst[p*kb*nr:], step l of it at [l*nr:], columns
 // past nb zero.
 func packB[T Float](dst, b []T, rs, cs, pc, kb, jc, nb, nr int) {
+	if cs != 1 && rs == 1 {
+		packBColumns(dst, b, cs, pc, kb, jc, nb, nr)
+		return
+	}
 	for jp := 0; jp < nb; jp += nr {
 		w := min(nr, nb-jp)
 		panel := dst[jp*kb : jp*kb+kb*nr]
@@ -544,6 +548,29 @@ func packB[T Float](dst, b []T, rs, cs, pc, kb, jc, nb, nr int) {
 				}
 			}
 			clear(row[w:])
+		}
+	}
+}
+
+// packBColumns is packB of a b whose steps are contiguous (row stride 1,
+// a transposed operand: E7's w2ᵀ in dz·w2ᵀ): each column's kb steps are
+// read as one run and written down its panel, not read a step at a time
+// across the columns: dz·w2ᵀ (256×10 by 10×128) took 8.1-8.5 µs so on
+// one core, 7.7-8.0 this way.
+func packBColumns[T Float](dst, b []T, cs, pc, kb, jc, nb, nr int) {
+	for jp := 0; jp < nb; jp += nr {
+		w := min(nr, nb-jp)
+		panel := dst[jp*kb : jp*kb+kb*nr]
+		for j := range w {
+			col := b[(jc+jp+j)*cs+pc:][:kb]
+			for l, v := range col {
+				panel[l*nr+j] = v
+			}
+		}
+		if w < nr {
+			for l := range kb {
+				clear(panel[l*nr+w : l*nr+nr])
+			}
 		}
 	}
 }
