@@ -40,6 +40,10 @@ func TestConformance(t *testing.T) {
 		conformance.Run(t, kernels.NewCPU(kernels.CPUOptions{Block: 5, ParallelMin: 1, Workers: 3}))
 	})
 	t.Run("grouped", func(t *testing.T) { // independent kernels side by side
+		if kernels.RaceOn {
+			t.Log("run without -race (under it TestConcurrentGroups runs grouped Runs concurrently)")
+			return
+		}
 		conformance.Run(t, kernels.NewCPU(kernels.CPUOptions{Block: 5, ParallelMin: 1, Workers: 3, GroupAll: true}))
 	})
 }
