@@ -65,6 +65,11 @@ func (x *cpuExec) compileControl(f *lower.Fusion) (kernel, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A carry updated in place has two buffers, the parameter's and
+		// the output's, that this kernel points at one memory
+		// (inPlaceCarries): only program order keeps its readers before
+		// its update, so the sub-program runs in it (see schedule).
+		e.stages = nil
 		k.subs = append(k.subs, e)
 	}
 	for _, a := range root.Args {

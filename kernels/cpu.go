@@ -30,11 +30,12 @@ type CPUOptions struct {
 	// and int8 ones at twice and four times that; a sixteenth of it with
 	// a helper spinning). Workers: 1 keeps every kernel on one goroutine.
 	ParallelMin int
-	// GroupAll runs every set of independent kernels side by side, each
-	// whole on one worker, whatever their size, and whether or not a pool
-	// helper is spinning: for the tests, which cross that path on tiny
-	// programs. By default only small kernels run side by side, and only
-	// while a helper spins (see group.go). Results do not depend on it.
+	// GroupAll runs every group of independent products, loops and
+	// reductions side by side (in the programs whose kernels group.go
+	// may reorder), each whole on one worker, whatever their size, and
+	// whether or not a pool helper is spinning: for the tests, which cross
+	// that path on tiny programs. By default only small kernels run side
+	// by side, and only while a helper spins. Results do not depend on it.
 	GroupAll bool
 }
 
@@ -122,6 +123,10 @@ type cpuExec struct {
 	// bypassed holds, per value, the fusions whose kernels read its source
 	// in its place (dot.go bypass).
 	bypassed map[*lower.Instr]map[*lower.Fusion]bool
+	// readsPast holds the fusions whose kernels read an operand's source
+	// in its place (bypass), whether or not that operand's own kernel is
+	// dropped: they read a buffer that is not among their inputs.
+	readsPast map[*lower.Fusion]bool
 	// idle holds the state of a finished Run for the next one, spare the
 	// states of Runs that overlapped it (see runState).
 	idle  atomic.Pointer[runState]

@@ -102,16 +102,18 @@
 // run whole, all but every eighth, until a fork gets its help again.
 //
 // Kernels that depend on nothing the others of their level compute run
-// side by side (group.go): the executable orders its kernels by level —
-// one past the highest level of the earlier kernels that write a buffer
-// it reads or writes, or read one it writes — and where a level holds two
-// or more small kernels of some size (products of 2^16 to 2^20
-// multiply-adds, loops and reductions of 2^14 elements or more, all
-// reading and writing arrays under ParallelMin's elements), each runs whole on one worker while the pool's helper is
-// spinning and helping, dealt to the workers longest first, a worker
-// taking its own kernel each Run so that what it writes stays in its
-// core's caches. Each kernel of a group keeps its own run state, which
-// never forks. Checked mode runs the kernels in program order.
+// side by side (group.go): in a program whose kernels are all products,
+// loops and reductions reading and writing only their fusions' buffers,
+// the executable orders its kernels by level — one past the highest level
+// of the earlier kernels that write a buffer it reads or writes, or read
+// one it writes — and where a level holds two or more small kernels of
+// some size (products of 2^16 to 2^20 multiply-adds, loops and reductions
+// of 2^14 elements or more, all reading and writing arrays under
+// ParallelMin's elements), each runs whole on one worker while the pool's
+// helper is spinning and helping, the longest first. Each kernel of a
+// group keeps its own run state, which never forks. Checked mode, programs
+// with other kernels (sorts, gathers, scatters, control flow, ...) and
+// the sub-programs of control kernels run in program order.
 //
 // A max or min pooling (trace's reduce_window composition) computes the
 // window's extremum by a chain of maximum (minimum) ops over the strided

@@ -347,6 +347,9 @@ func (k *dotKernel) run(x *cpuExec, rs *runState) {
 	if epi != nil && !epiDone {
 		epi.runAll(x, rs)
 	}
+	if epi != nil {
+		clear(epi.srcs) // hold no caller's array between Runs
+	}
 }
 
 // gemmJob runs pieces of one product on the workers, and the epilogue
@@ -421,7 +424,16 @@ func runGemm[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, out, c, a, b 
 		j.halves = j.halfFinishers(c, out, k.m, k.n)
 	}
 	x.parallel(rs, j.parts, k.b*k.m*k.n*max(k.kk, 1), j)
+	j.release()
 	return j.fins != nil
+}
+
+// release drops the job's views of the Run's arrays (its operands and
+// result), which the run state keeps between Runs: an executable holds no
+// caller's array after a Run.
+func (j *gemmJob[T]) release() {
+	j.call.A, j.call.B, j.call.C, j.call.A16, j.call.B16 = nil, nil, nil, nil, nil
+	clear(j.halves)
 }
 
 // wholeRows reports whether the pieces of g are bands of whole rows of c.
@@ -459,6 +471,7 @@ func runSwapped[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, j *gemmJob
 	}
 	j.parts, j.fins, j.halves = j.call.Parts(workers), nil, j.halves[:0]
 	x.parallel(rs, j.parts, n*k.kk, j)
+	j.release()
 	cs := view[T](c, n)
 	for bi := range k.b {
 		src, dst := ct[bi*k.m*k.n:(bi+1)*k.m*k.n], cs[bi*k.m*k.n:(bi+1)*k.m*k.n]

@@ -144,6 +144,10 @@ func (x *cpuExec) bypass(f *lower.Fusion, in, src *lower.Instr) {
 	if in == src {
 		return
 	}
+	if x.readsPast == nil {
+		x.readsPast = map[*lower.Fusion]bool{}
+	}
+	x.readsPast[f] = true // a buffer outside f.Inputs: see schedule
 	// A fused epilogue reading in too still needs its kernel's result.
 	for _, m := range f.Instrs {
 		if m.Op.Info().Class == trace.ClassDot {

@@ -12,37 +12,40 @@ import (
 // thunk executor runs the independent thunks of its graph. A small kernel
 // — a loop, reduction or product whose arrays have fewer than
 // ParallelMin's elements, a product also under groupMaxWork multiply-adds
-// — gains little from being split over the
-// cores: each core then reads what the other wrote, and moving a cache
-// line between the 2-core Xeon's cores costs 10-17 ns. Where two or more
-// such kernels of some size are ready together, each runs whole on one
-// worker instead, the workers taking them side by side. E7's backward
-// pass has two after the logits' gradient — the hidden layer's gradient
-// through the ReLU (256×128 by 10) and ∂w2 with its Adam step — which,
-// with the bias gradient, took 36-40 µs of its step one after another,
-// each split, and 24-25 side by side (the bias gradient of the hidden
-// layer after them, summing what one core wrote, 3.5-4 µs → 6); the step
-// went from 122-138 µs to 106-124 (alternated runs).
+// — gains little from being split over the cores: each core then reads
+// what the other wrote, and moving a cache line between the 2-core Xeon's
+// cores costs 10-17 ns. Where two or more such kernels of some size are
+// ready together, each runs whole on one worker instead, the workers
+// taking them side by side. E7's backward pass has two after the logits'
+// gradient — the hidden layer's gradient through the ReLU (256×128 by 10)
+// and ∂w2 with its Adam step — which, with the bias gradient, took 36-40
+// µs of its step one after another, each split, and 24-25 side by side
+// (the bias gradient of the hidden layer after them, summing what one core
+// wrote, 3.5-4 µs → 6); BenchmarkE7's step went from 132-148 µs to
+// 117-130 (old and new binaries alternated).
 //
 // The schedule (compile time, see schedule) puts every kernel at a level
 // one past the highest level of the earlier kernels it conflicts with:
 // that write a buffer it reads or writes, or read a buffer it writes (the
 // buffer plan reuses memory in program order, so a later kernel may
-// overwrite an earlier one's input). The levels run in order. Two kernels
-// of one level are independent, so neither the order of a level's
-// kernels nor which worker runs which changes a result. A level's small
-// kernels run as a group (runGroup) when at least two of them are of some
-// size (groupMinWork, groupMinElems), the others one after another as
-// before.
+// overwrite an earlier one's input). The levels run in order, each
+// level's kernels in program order but for its group. Two kernels of one
+// level touch no buffer the other writes, so — in a program whose kernels
+// touch no memory but their fusions' input and output buffers, the only
+// programs schedule reorders (knownAccess) — neither the order of a
+// level's kernels nor which worker runs which changes a result. A level's
+// small kernels run as a group (runGroup) when at least two of them are of
+// some size (groupMinWork, groupMinElems).
 //
 // A kernel of a group runs on a child run state of its own (runState.solo:
 // it never forks, so a group is one fork deep, as fork requires), which
 // shares the Run's buffers, inputs and stop flag and keeps its own
 // workers, slots and job records from Run to Run. Checked mode keeps
 // program order (a failed check reports the first failing kernel), and so
-// do modules whose kernels read past converts (bypassed); control kernels
-// (loops, conditionals) and the kernels not listed in groupCost are never
-// grouped.
+// do programs with a sort, a gather, a scatter, a convolution, a control
+// kernel or any other kernel not audited for its memory access, a product
+// that reads an operand past its convert, and the sub-programs of control
+// kernels.
 const (
 	// groupMaxWork is the multiply-adds below which a product may run
 	// whole in a group: a quarter of the size at which it always splits
@@ -128,61 +131,63 @@ func (x *cpuExec) groupCost(k kernel, f *lower.Fusion) (cost int, ok, big bool) 
 
 // schedule orders the kernels ks (of fusions fs) by level and groups each
 // level's small kernels (see the top of this file). It returns nil — run
-// ks in order — when no group forms, in checked mode, and when a kernel
-// reads past another's output (bypassed).
+// ks in program order — when no group forms, and in checked mode. It
+// reorders only programs whose kernels all read and write nothing but
+// their fusions' input and output buffers (knownAccess): a sort shares a
+// permutation slot with its siblings (sort.go), a product may read an
+// operand's source past its convert (bypass), a control kernel's
+// sub-programs alias a carry's two buffers (compileControl keeps those in
+// program order), and other kernels were not audited for such access.
 func (x *cpuExec) schedule(ks []kernel, fs []*lower.Fusion) []stage {
-	if x.checks != 0 || len(x.bypassed) > 0 || len(ks) < 2 {
+	if x.checks != 0 || len(ks) < 2 {
 		return nil
 	}
-	reads := make([]map[int]bool, len(ks))
-	writes := make([]map[int]bool, len(ks))
-	for i, f := range fs {
-		reads[i], writes[i] = map[int]bool{}, map[int]bool{}
-		for _, in := range f.Inputs {
-			for in.Op == trace.OpReshape {
-				in = in.Args[0]
-			}
-			if b, ok := x.m.Plan.Of[in]; ok {
-				reads[i][b] = true
-			}
-		}
-		for _, o := range f.Outputs {
-			if b, ok := x.m.Plan.Of[o]; ok {
-				writes[i][b] = true
-			}
+	for i, k := range ks {
+		if !x.knownAccess(k, fs[i]) {
+			return nil
 		}
 	}
-	meets := func(a, b map[int]bool) bool {
-		for k := range a {
-			if b[k] {
-				return true
-			}
-		}
-		return false
+	// level: one past the last writer of a buffer the kernel reads or
+	// writes, and past the readers since of one it writes — the highest
+	// level of the earlier kernels it conflicts with, in one pass.
+	lastW := make([]int, len(x.m.Plan.Buffers))
+	maxR := make([]int, len(x.m.Plan.Buffers))
+	for b := range lastW {
+		lastW[b], maxR[b] = -1, -1
 	}
 	level := make([]int, len(ks))
 	top := 0
-	for i := range ks {
-		for j := range i {
-			if level[j] >= level[i] && (meets(writes[j], reads[i]) || meets(writes[j], writes[i]) || meets(reads[j], writes[i])) {
-				level[i] = level[j] + 1
-			}
+	for i, f := range fs {
+		reads, writes := x.accessOf(f)
+		l := 0
+		for _, b := range reads {
+			l = max(l, lastW[b]+1)
 		}
-		top = max(top, level[i])
+		for _, b := range writes {
+			l = max(l, lastW[b]+1, maxR[b]+1)
+		}
+		for _, b := range reads {
+			maxR[b] = max(maxR[b], l)
+		}
+		for _, b := range writes {
+			lastW[b], maxR[b] = l, -1
+		}
+		level[i], top = l, max(top, l)
+	}
+	byLevel := make([][]int, top+1)
+	for i, l := range level {
+		byLevel[l] = append(byLevel[l], i)
 	}
 	var stages []stage
 	groups := 0
-	for l := 0; l <= top; l++ {
+	for _, at := range byLevel {
 		type member struct {
 			i, cost int
 		}
 		var grp []member
 		bigs := 0
-		for i, f := range fs {
-			if level[i] != l {
-				continue
-			}
-			if cost, ok, big := x.groupCost(ks[i], f); ok {
+		for _, i := range at {
+			if cost, ok, big := x.groupCost(ks[i], fs[i]); ok {
 				grp = append(grp, member{i, cost})
 				if big {
 					bigs++
@@ -197,10 +202,7 @@ func (x *cpuExec) schedule(ks []kernel, fs []*lower.Fusion) []stage {
 		for _, m := range grp {
 			in[m.i] = true
 		}
-		for i := range ks {
-			if level[i] != l {
-				continue
-			}
+		for _, i := range at {
 			if !in[i] {
 				stages = append(stages, stage{k: ks[i]})
 				continue
@@ -220,6 +222,37 @@ func (x *cpuExec) schedule(ks []kernel, fs []*lower.Fusion) []stage {
 		return nil
 	}
 	return stages
+}
+
+// knownAccess reports whether kernel k of fusion f reads and writes only
+// its fusion's input and output buffers (see schedule).
+func (x *cpuExec) knownAccess(k kernel, f *lower.Fusion) bool {
+	if x.readsPast[f] {
+		return false
+	}
+	switch k.(type) {
+	case *dotKernel, *loopKernel, *multiLoopKernel, *mappedKernel, *reduceKernel, *colSumKernel[float32], *colSumKernel[float64]:
+		return true
+	}
+	return false
+}
+
+// accessOf returns the buffers fusion f's kernel reads and writes.
+func (x *cpuExec) accessOf(f *lower.Fusion) (reads, writes []int) {
+	for _, in := range f.Inputs {
+		for in.Op == trace.OpReshape {
+			in = in.Args[0]
+		}
+		if b, ok := x.m.Plan.Of[in]; ok {
+			reads = append(reads, b)
+		}
+	}
+	for _, o := range f.Outputs {
+		if b, ok := x.m.Plan.Of[o]; ok {
+			writes = append(writes, b)
+		}
+	}
+	return reads, writes
 }
 
 // runStages runs the schedule's stages in order, each group's kernels
