@@ -34,32 +34,21 @@ func groupStep(a ...kiln.Value) []kiln.Value {
 // Adam state, random inputs and one-hot labels.
 func groupArgs(seed uint64, b int) []any {
 	r := rand.New(rand.NewPCG(seed, 1))
-	arr := func(scale float64, shape ...int) *tensor.Array {
-		n := 1
-		for _, d := range shape {
-			n *= d
-		}
-		v := make([]float32, n)
-		for i := range v {
-			v[i] = float32(r.NormFloat64() * scale)
-		}
-		return tensor.Must(tensor.FromSlice(v, shape...))
-	}
 	shapes := [][]int{{64, 128}, {128}, {128, 10}, {10}}
 	var args []any
 	for _, s := range shapes {
-		args = append(args, arr(0.15, s...))
+		args = append(args, reviewF32(r, s...))
 	}
 	for range 2 {
 		for _, s := range shapes {
-			args = append(args, arr(0, s...))
+			args = append(args, tensor.Must(tensor.Zeros(tensor.F32, s...)))
 		}
 	}
 	y := make([]float32, b*10)
 	for i := range b {
 		y[i*10+r.IntN(10)] = 1
 	}
-	return append(args, tensor.Scalar(float32(0)), arr(1, b, 64), tensor.Must(tensor.FromSlice(y, b, 10)))
+	return append(args, tensor.Scalar(float32(0)), reviewF32(r, b, 64), tensor.Must(tensor.FromSlice(y, b, 10)))
 }
 
 // Kernels run side by side (CPUOptions.GroupAll: every group of

@@ -67,7 +67,6 @@ const (
 type stage struct {
 	k     kernel
 	group []kernel
-	cost  []int
 	gid   int
 }
 
@@ -212,7 +211,7 @@ func (x *cpuExec) schedule(ks []kernel, fs []*lower.Fusion) []stage {
 			}
 			s := stage{gid: groups}
 			for _, m := range grp {
-				s.group, s.cost = append(s.group, ks[m.i]), append(s.cost, m.cost)
+				s.group = append(s.group, ks[m.i])
 			}
 			stages, grp = append(stages, s), nil
 			groups++

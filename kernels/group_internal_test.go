@@ -138,18 +138,25 @@ func TestScheduleGroups(t *testing.T) {
 		t.Fatal("no group formed on E7's backward pass")
 	}
 	checkSchedule(t, x)
+	fusionOf := map[kernel]*lower.Fusion{}
+	for i, k := range x.kernels {
+		fusionOf[k] = x.fusions[i]
+	}
 	var dots, groups int
 	for _, s := range x.stages {
 		if s.group == nil {
 			continue
 		}
 		groups++
+		var costs []int
 		for i, k := range s.group {
 			if _, ok := k.(*dotKernel); ok {
 				dots++
 			}
-			if i > 0 && s.cost[i] > s.cost[i-1] {
-				t.Errorf("group costs %v are not in decreasing order", s.cost)
+			c, _, _ := x.groupCost(k, fusionOf[k])
+			costs = append(costs, c)
+			if i > 0 && costs[i] > costs[i-1] {
+				t.Errorf("group costs %v are not in decreasing order", costs)
 			}
 		}
 	}
