@@ -206,9 +206,12 @@ func (c *colSumKernel[T]) rowsDo(w *worker, rs *runState, r0, r1 int, fn func(i 
 // ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7)) with the first operand's NaN, the
 // leftovers s += x; fewer than eight, left to right. The lanes of every
 // column are kept side by side (lane q of column j at q·k + j), so that
-// eight rows are one contiguous run of additions: E7's ten-column bias
-// gradient, summed a column at a time with a stride of ten, took 3.7 µs
-// of its step.
+// eight rows are one contiguous run of additions, which the vector add
+// (keeping its first operand's NaN as numerics.AddFirstNaN does) takes in
+// one call: E7's ten-column bias gradient, summed a column at a time
+// with a stride of ten, took 3.7 µs of its step; as scalar runs of eighty
+// additions, 1.7 µs for its 256 rows (BenchmarkNarrowLeaves); as vector
+// adds, 0.4.
 func narrowLeaves[T float32 | float64](dst, x []T, k, n int) {
 	add := numerics.AddFirstNaN[T] // every add keeps its first operand's NaN, as x86's does
 	dst, x = dst[:k], x[:n*k]
@@ -226,8 +229,11 @@ func narrowLeaves[T float32 | float64](dst, x []T, k, n int) {
 	copy(r, x[:8*k])
 	i := 8
 	for ; i+8 <= n; i += 8 {
-		for t, v := range x[i*k : (i+8)*k] {
-			r[t] = add(r[t], v)
+		// A direct call: through a func value, buf would escape.
+		if run := x[i*k : (i+8)*k]; unsafe.Sizeof(T(0)) == 4 {
+			simd.AddF32(asF32(r), asF32(r), asF32(run))
+		} else {
+			simd.AddF64(asF64(r), asF64(r), asF64(run))
 		}
 	}
 	for j := range dst {

@@ -208,7 +208,11 @@ func sumShort[T float32 | float64](d, s []T, l int) {
 	var zero T
 	s = s[:len(d)*l]
 	add := numerics.AddFirstNaN[T]
-	for i := range d {
+	done := 0
+	if unsafe.Sizeof(zero) == 4 { // float32: sixteen rows at a time
+		done = simd.SumRowsF32(asF32(d), asF32(s), l)
+	}
+	for i := done; i < len(d); i++ {
 		x := s[i*l : i*l+l : i*l+l]
 		var v T
 		if l < 8 {
@@ -358,6 +362,37 @@ func floatFoldReducer[T float](isMin bool) *reducer {
 // s[i·n : (i+1)·n] (n ≥ 1), or its first NaN if it has one (see
 // floatFoldReducer).
 func foldFloats[T float](d, s []T, n int, isMin bool) {
+	if unsafe.Sizeof(T(0)) == 4 && n < 16 {
+		// float32: sixteen rows at a time, but a group of rows holding a
+		// NaN here, a row at a time.
+		d32, s32 := asF32(d), asF32(s)
+		for i := 0; i < len(d); {
+			if isMin {
+				i += simd.MinRowsF32(d32[i:], s32[i*n:], n)
+			} else {
+				i += simd.MaxRowsF32(d32[i:], s32[i*n:], n)
+			}
+			end := min(i+16, len(d))
+			foldRows(d[i:end], s[i*n:end*n], n, isMin)
+			i = end
+		}
+		return
+	}
+	foldRows(d, s, n, isMin)
+}
+
+// asF32 views x, a []float32 (its elements are 4 bytes), as one, and asF64
+// a []float64 as one.
+func asF32[T float](x []T) []float32 {
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
+}
+
+func asF64[T float](x []T) []float64 {
+	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
+}
+
+// foldRows is foldFloats a row at a time.
+func foldRows[T float](d, s []T, n int, isMin bool) {
 	for i := range d {
 		x := s[i*n : (i+1)*n]
 		m0, m1 := x[0], x[n-1]

@@ -115,8 +115,17 @@ func TestFloatFoldMatchesNumerics(t *testing.T) {
 // A narrow column sum's leaves (narrowLeaves) are the leaf sums of the
 // columns' values as contiguous runs: numerics.SumLeafFloat's bits, quiet
 // and signaling NaN payloads and signed zeros included, for every leaf
-// length and every narrow width, f32 and f64.
+// length and every narrow width, f32 and f64, at every tier of the vector
+// add that sums eight rows at a time.
 func TestNarrowLeavesMatchLeaf(t *testing.T) {
+	for _, tier := range simd.Available() {
+		restore := simd.SetLevel(tier)
+		t.Run(tier.String(), checkNarrowLeaves)
+		restore()
+	}
+}
+
+func checkNarrowLeaves(t *testing.T) {
 	testNarrowLeaves(t, func(r *rand.Rand) float32 {
 		switch r.IntN(12) {
 		case 0:
@@ -163,4 +172,102 @@ func testNarrowLeaves[T float32 | float64](t *testing.T, gen func(*rand.Rand) T,
 			}
 		}
 	}
+}
+
+// BenchmarkNarrowLeaves sums E7's ten-column bias gradient, 256 rows of
+// ten, into its leaf sums.
+func BenchmarkNarrowLeaves(b *testing.B) {
+	x := make([]float32, 256*10)
+	for i := range x {
+		x[i] = float32(i%37) * 0.25
+	}
+	dst := make([]float32, 10)
+	for b.Loop() {
+		narrowLeaves(dst, x, 10, 256)
+	}
+}
+
+// The float32 max and min folds, whose short rows the AVX-512 tier folds
+// sixteen at a time (simd.MaxRowsF32), give numerics.Maximum's and
+// Minimum's results at every tier: rows of every length, signed zeros and
+// infinities in every order, and NaNs (quiet and signaling payloads) both
+// dense and sparse, so that some groups of sixteen rows hold one and go a
+// row at a time between groups that do not.
+func TestFloatFoldF32MatchesNumerics(t *testing.T) {
+	for _, tier := range simd.Available() {
+		restore := simd.SetLevel(tier)
+		t.Run(tier.String(), checkFloatFoldF32)
+		restore()
+	}
+}
+
+func checkFloatFoldF32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	pick := func(nanOneIn int) float32 {
+		if rng.IntN(nanOneIn) == 0 {
+			if rng.IntN(2) == 0 {
+				return math.Float32frombits(0x7fc00000 | uint32(rng.IntN(2))<<31 | uint32(rng.Uint64())&0x3fffff)
+			}
+			return math.Float32frombits(0x7f800001 | uint32(rng.IntN(2))<<31 | uint32(rng.Uint64())&0x1fffff) // signaling
+		}
+		switch rng.IntN(8) {
+		case 0:
+			return float32(math.Copysign(0, -1))
+		case 1:
+			return 0
+		case 2:
+			return float32(math.Inf(1 - 2*rng.IntN(2)))
+		case 3:
+			return math.Float32frombits(uint32(rng.IntN(2))<<31 | uint32(1+rng.IntN(0x7fffff))) // subnormal
+		}
+		return float32(rng.IntN(7)-3) * float32(math.Exp2(float64(rng.IntN(40)-20)))
+	}
+	for _, isMin := range []bool{false, true} {
+		fold := numerics.Maximum[float32]
+		if isMin {
+			fold = numerics.Minimum[float32]
+		}
+		red := floatFoldReducer[float32](isMin)
+		for _, nanOneIn := range []int{10, 3000} {
+			for l := 1; l < 40; l++ {
+				nseg := 100 + rng.IntN(200)
+				s := make([]float32, nseg*l)
+				for i := range s {
+					s[i] = pick(nanOneIn)
+				}
+				d := make([]float32, nseg)
+				red.seg(unsafe.Pointer(&d[0]), unsafe.Pointer(&s[0]), nseg, l)
+				for i := range nseg {
+					x := s[i*l : (i+1)*l]
+					want := x[0]
+					for _, v := range x[1:] {
+						want = fold(want, v)
+					}
+					if math.Float32bits(d[i]) != math.Float32bits(want) {
+						t.Fatalf("min=%v l=%d row %d %v: %v (%#x), numerics %v (%#x)", isMin, l, i, x, d[i], math.Float32bits(d[i]), want, math.Float32bits(want))
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkShortRows reduces E7's logits, 256 rows of ten, a row at a
+// time: their sums (the softmax's denominators) and their maxima.
+func BenchmarkShortRows(b *testing.B) {
+	x := make([]float32, 256*10)
+	for i := range x {
+		x[i] = float32(i%37) * 0.25
+	}
+	d := make([]float32, 256)
+	b.Run("sum", func(b *testing.B) {
+		for b.Loop() {
+			sumShort(d, x, 10)
+		}
+	})
+	b.Run("max", func(b *testing.B) {
+		for b.Loop() {
+			foldFloats(d, x, 10, false)
+		}
+	})
 }

@@ -1524,6 +1524,30 @@ func sumLeavesSqDiffF32Accel(dst, x []float32, c float32) int {
 	return 0
 }
 
+func sumRowsF32Accel(dst, x []float32, idx []int32, l int) int {
+	switch tier {
+	case AVX512:
+		return sumRowsF32AVX512(dst, x, idx, l)
+	}
+	return 0
+}
+
+func maxRowsF32Accel(dst, x []float32, idx []int32, l int) int {
+	switch tier {
+	case AVX512:
+		return maxRowsF32AVX512(dst, x, idx, l)
+	}
+	return 0
+}
+
+func minRowsF32Accel(dst, x []float32, idx []int32, l int) int {
+	switch tier {
+	case AVX512:
+		return minRowsF32AVX512(dst, x, idx, l)
+	}
+	return 0
+}
+
 func addRoundF16H1Accel(dst []float32, a []uint16, b []float32) int {
 	switch tier {
 	case AVX512:

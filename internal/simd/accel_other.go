@@ -308,6 +308,12 @@ func sumLeavesSqDiffF64Accel(dst, x []float64, c float64) int { return 0 }
 
 func sumLeavesSqDiffF32Accel(dst, x []float32, c float32) int { return 0 }
 
+func sumRowsF32Accel(dst, x []float32, idx []int32, l int) int { return 0 }
+
+func maxRowsF32Accel(dst, x []float32, idx []int32, l int) int { return 0 }
+
+func minRowsF32Accel(dst, x []float32, idx []int32, l int) int { return 0 }
+
 func addRoundF16H1Accel(dst []float32, a []uint16, b []float32) int { return 0 }
 
 func addToF16H1Accel(dst []uint16, a []uint16, b []float32) int { return 0 }

@@ -24212,6 +24212,200 @@ sumLeavesSqDiffF32AVX2_done:
 	MOVQ CX, ret+56(FP)
 	RET
 
+// func sumRowsF32AVX512(dst []float32, x []float32, idx []int32, l int) int
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sumRowsF32AVX512(SB), NOSPLIT, $0-88
+	MOVQ      dst_len+8(FP), AX
+	MOVQ      dst_base+0(FP), CX
+	MOVQ      x_base+24(FP), DX
+	MOVQ      idx_base+48(FP), BX
+	MOVQ      l+72(FP), SI
+	VMOVDQU32 (BX), Z0
+	MOVQ      SI, BX
+	SHLQ      $0x06, BX
+	ANDQ      $-16, AX
+	XORQ      DI, DI
+	VXORPS    Z1, Z1, Z1
+
+sumRowsF32AVX512_loop:
+	CMPQ       DI, AX
+	JAE        sumRowsF32AVX512_done
+	CMPQ       SI, $0x08
+	JB         sumRowsF32AVX512_short
+	KXNORW     K1, K1, K1
+	VGATHERDPS (DX)(Z0*4), K1, Z3
+	KXNORW     K1, K1, K1
+	VGATHERDPS 4(DX)(Z0*4), K1, Z4
+	KXNORW     K1, K1, K1
+	VGATHERDPS 8(DX)(Z0*4), K1, Z5
+	KXNORW     K1, K1, K1
+	VGATHERDPS 12(DX)(Z0*4), K1, Z6
+	KXNORW     K1, K1, K1
+	VGATHERDPS 16(DX)(Z0*4), K1, Z7
+	KXNORW     K1, K1, K1
+	VGATHERDPS 20(DX)(Z0*4), K1, Z8
+	KXNORW     K1, K1, K1
+	VGATHERDPS 24(DX)(Z0*4), K1, Z9
+	KXNORW     K1, K1, K1
+	VGATHERDPS 28(DX)(Z0*4), K1, Z10
+	VADDPS     Z4, Z3, Z3
+	VADDPS     Z6, Z5, Z5
+	VADDPS     Z8, Z7, Z7
+	VADDPS     Z10, Z9, Z9
+	VADDPS     Z5, Z3, Z3
+	VADDPS     Z9, Z7, Z7
+	VADDPS     Z7, Z3, Z2
+	MOVQ       $0x00000008, R9
+	LEAQ       32(DX), R8
+	JMP        sumRowsF32AVX512_next
+
+sumRowsF32AVX512_short:
+	KXNORW     K1, K1, K1
+	VGATHERDPS (DX)(Z0*4), K1, Z11
+	VMOVAPS    Z11, Z2
+	MOVQ       $0x00000001, R9
+	LEAQ       4(DX), R8
+
+sumRowsF32AVX512_next:
+	CMPQ       R9, SI
+	JAE        sumRowsF32AVX512_end
+	KXNORW     K1, K1, K1
+	VGATHERDPS (R8)(Z0*4), K1, Z12
+	VADDPS     Z12, Z2, Z2
+	ADDQ       $0x04, R8
+	INCQ       R9
+	JMP        sumRowsF32AVX512_next
+
+sumRowsF32AVX512_end:
+	VADDPS  Z2, Z1, Z2
+	VMOVUPS Z2, (CX)(DI*4)
+	ADDQ    BX, DX
+	ADDQ    $0x10, DI
+	JMP     sumRowsF32AVX512_loop
+
+sumRowsF32AVX512_done:
+	VZEROUPPER
+	MOVQ DI, ret+80(FP)
+	RET
+
+// func maxRowsF32AVX512(dst []float32, x []float32, idx []int32, l int) int
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·maxRowsF32AVX512(SB), NOSPLIT, $0-88
+	MOVQ      dst_len+8(FP), AX
+	MOVQ      dst_base+0(FP), CX
+	MOVQ      x_base+24(FP), DX
+	MOVQ      idx_base+48(FP), BX
+	MOVQ      l+72(FP), SI
+	VMOVDQU32 (BX), Z0
+	MOVQ      SI, BX
+	SHLQ      $0x06, BX
+	ANDQ      $-16, AX
+	XORQ      DI, DI
+	VXORPS    Z1, Z1, Z1
+
+maxRowsF32AVX512_loop:
+	CMPQ       DI, AX
+	JAE        maxRowsF32AVX512_done
+	KXNORW     K1, K1, K1
+	VGATHERDPS (DX)(Z0*4), K1, Z2
+	VCMPPS     $0x03, Z2, Z2, K2
+	VPSRAD     $0x1f, Z2, Z1
+	VPSRLD     $0x01, Z1, Z1
+	VPXORD     Z1, Z2, Z2
+	VMOVDQA32  Z2, Z1
+	MOVQ       $0x00000001, R9
+	LEAQ       4(DX), R8
+
+maxRowsF32AVX512_next:
+	CMPQ       R9, SI
+	JAE        maxRowsF32AVX512_end
+	KXNORW     K1, K1, K1
+	VGATHERDPS (R8)(Z0*4), K1, Z3
+	VCMPPS     $0x03, Z3, Z3, K3
+	KORW       K3, K2, K2
+	VPSRAD     $0x1f, Z3, Z4
+	VPSRLD     $0x01, Z4, Z4
+	VPXORD     Z4, Z3, Z3
+	VPMAXSD    Z3, Z1, Z1
+	ADDQ       $0x04, R8
+	INCQ       R9
+	JMP        maxRowsF32AVX512_next
+
+maxRowsF32AVX512_end:
+	KORTESTW K2, K2
+	JNZ      maxRowsF32AVX512_done
+	VPSRAD   $0x1f, Z1, Z4
+	VPSRLD   $0x01, Z4, Z4
+	VPXORD   Z4, Z1, Z1
+	VMOVUPS  Z1, (CX)(DI*4)
+	ADDQ     BX, DX
+	ADDQ     $0x10, DI
+	JMP      maxRowsF32AVX512_loop
+
+maxRowsF32AVX512_done:
+	VZEROUPPER
+	MOVQ DI, ret+80(FP)
+	RET
+
+// func minRowsF32AVX512(dst []float32, x []float32, idx []int32, l int) int
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·minRowsF32AVX512(SB), NOSPLIT, $0-88
+	MOVQ      dst_len+8(FP), AX
+	MOVQ      dst_base+0(FP), CX
+	MOVQ      x_base+24(FP), DX
+	MOVQ      idx_base+48(FP), BX
+	MOVQ      l+72(FP), SI
+	VMOVDQU32 (BX), Z0
+	MOVQ      SI, BX
+	SHLQ      $0x06, BX
+	ANDQ      $-16, AX
+	XORQ      DI, DI
+	VXORPS    Z1, Z1, Z1
+
+minRowsF32AVX512_loop:
+	CMPQ       DI, AX
+	JAE        minRowsF32AVX512_done
+	KXNORW     K1, K1, K1
+	VGATHERDPS (DX)(Z0*4), K1, Z2
+	VCMPPS     $0x03, Z2, Z2, K2
+	VPSRAD     $0x1f, Z2, Z1
+	VPSRLD     $0x01, Z1, Z1
+	VPXORD     Z1, Z2, Z2
+	VMOVDQA32  Z2, Z1
+	MOVQ       $0x00000001, R9
+	LEAQ       4(DX), R8
+
+minRowsF32AVX512_next:
+	CMPQ       R9, SI
+	JAE        minRowsF32AVX512_end
+	KXNORW     K1, K1, K1
+	VGATHERDPS (R8)(Z0*4), K1, Z3
+	VCMPPS     $0x03, Z3, Z3, K3
+	KORW       K3, K2, K2
+	VPSRAD     $0x1f, Z3, Z4
+	VPSRLD     $0x01, Z4, Z4
+	VPXORD     Z4, Z3, Z3
+	VPMINSD    Z3, Z1, Z1
+	ADDQ       $0x04, R8
+	INCQ       R9
+	JMP        minRowsF32AVX512_next
+
+minRowsF32AVX512_end:
+	KORTESTW K2, K2
+	JNZ      minRowsF32AVX512_done
+	VPSRAD   $0x1f, Z1, Z4
+	VPSRLD   $0x01, Z4, Z4
+	VPXORD   Z4, Z1, Z1
+	VMOVUPS  Z1, (CX)(DI*4)
+	ADDQ     BX, DX
+	ADDQ     $0x10, DI
+	JMP      minRowsF32AVX512_loop
+
+minRowsF32AVX512_done:
+	VZEROUPPER
+	MOVQ DI, ret+80(FP)
+	RET
+
 // func addRoundF16H1AVX2(dst []float32, a []uint16, b []float32) int
 // Requires: AVX, F16C
 TEXT ·addRoundF16H1AVX2(SB), NOSPLIT, $0-80

@@ -899,6 +899,15 @@ func sumLeavesSqDiffF64AVX2(dst []float64, x []float64, c float64) int
 func sumLeavesSqDiffF32AVX2(dst []float32, x []float32, c float32) int
 
 //go:noescape
+func sumRowsF32AVX512(dst []float32, x []float32, idx []int32, l int) int
+
+//go:noescape
+func maxRowsF32AVX512(dst []float32, x []float32, idx []int32, l int) int
+
+//go:noescape
+func minRowsF32AVX512(dst []float32, x []float32, idx []int32, l int) int
+
+//go:noescape
 func addRoundF16H1AVX2(dst []float32, a []uint16, b []float32) int
 
 //go:noescape

@@ -85,6 +85,7 @@ func main() {
 	registerTranscendental()
 	registerFused()
 	registerSum()
+	registerRows()
 	registerWide()
 	registerMemory()
 	registerPRNG()
