@@ -160,4 +160,5 @@ func runGemmC[F gemm.Float](x *cpuExec, rs *runState, k *dotKernel, c, a, b unsa
 	}
 	j.parts = j.call.Parts(workers)
 	x.parallel(rs, j.parts, 4*k.b*k.m*k.n*max(k.kk, 1), j)
+	j.call = gemm.CCall[F]{} // hold no caller's array between Runs
 }

@@ -187,6 +187,9 @@ func (k *convKernel) run(x *cpuExec, rs *runState) {
 	}
 	lp, rp := rs.srcs[k.lhs], rs.srcs[k.rhs]
 	out, epi := k.epi.target(rs, k.out) // where the product goes
+	if epi != nil {
+		defer clear(epi.srcs) // hold no caller's array between Runs
+	}
 	if k.i8 || k.bf16 {
 		switch {
 		case k.bf16:

@@ -50,4 +50,5 @@ func runGemmBF16(x *cpuExec, rs *runState, k *dotKernel, out, c, a, b unsafe.Poi
 	}
 	j.parts = j.call.Parts(workers)
 	x.parallel(rs, j.parts, k.b*k.m*k.n*max(k.kk, 1), j)
+	j.call, j.out = gemm.BF16Call{}, nil // hold no caller's array between Runs
 }

@@ -74,6 +74,7 @@ func runGemmFP8(x *cpuExec, rs *runState, k *dotKernel, out, c, a, b unsafe.Poin
 	}
 	j.parts = j.call.Parts(workers)
 	x.parallel(rs, j.parts, k.b*k.m*k.n*max(k.kk, 1), j)
+	j.call, j.out = gemm.FP8Call{}, nil // hold no caller's array between Runs
 }
 
 // narrowOnBF16 reports whether the bf16 GEMM reading the codes of narrow

@@ -238,6 +238,7 @@ func runGemmI8(x *cpuExec, rs *runState, k *dotKernel, out, a, b unsafe.Pointer,
 		j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]
 		j.parts = j.call.Parts(x.int8Workers(k))
 		x.finishInt8(rs, k, j.parts, j, out, c)
+		j.call = gemm.I4Call{} // hold no caller's array between Runs
 		return
 	}
 	j := slotJob[gemmI8Job](rs, k.slot)
@@ -247,6 +248,7 @@ func runGemmI8(x *cpuExec, rs *runState, k *dotKernel, out, a, b unsafe.Pointer,
 	j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]
 	j.parts = j.call.Parts(x.int8Workers(k))
 	x.finishInt8(rs, k, j.parts, j, out, c)
+	j.call = gemm.I8Call{} // hold no caller's array between Runs
 }
 
 // int8Workers is how many workers an int8 product of k's size is split
