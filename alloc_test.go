@@ -6,10 +6,13 @@
 package kiln_test
 
 import (
+	"context"
 	"runtime/debug"
 	"testing"
+	"time"
 
 	"github.com/kiln-go/kiln"
+	"github.com/kiln-go/kiln/kernels"
 	"github.com/kiln-go/kiln/tensor"
 )
 
@@ -33,6 +36,37 @@ func TestRunIntoDoesNotAllocate(t *testing.T) {
 	})
 	if allocs > 0 {
 		t.Errorf("RunInto allocates %.1f times per call", allocs)
+	}
+}
+
+// A steady RunIntoContext loop under a context with a deadline allocates
+// nothing per call either (the run polls ctx.Done(); it registers no
+// callback): a product split over three workers, and a while loop whose
+// sub-programs share the run's view of the context.
+func TestRunIntoContextDoesNotAllocate(t *testing.T) {
+	f := kiln.Jit(func(w, x kiln.Value) kiln.Value {
+		y := x.MatMul(w).Tanh()
+		return kiln.ForiLoop(kiln.Int(0), kiln.Int(3), func(i kiln.Value, c []kiln.Value) []kiln.Value {
+			return []kiln.Value{c[0].Mul(kiln.Float(0.5)).Add(y)}
+		}, y)[0]
+	}, kiln.WithBackend(kernels.NewCPU(kernels.CPUOptions{Workers: 3, ParallelMin: 1})))
+	w := tensor.Must(tensor.FromSlice(make([]float32, 128*128), 128, 128))
+	x := tensor.Must(tensor.FromSlice(make([]float32, 64*128), 64, 128))
+	out, err := f.Run(w, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs := []*tensor.Array{out}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	allocs := testing.AllocsPerRun(20, func() {
+		if err := f.RunIntoContext(ctx, outs, w, x); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 0 {
+		t.Errorf("RunIntoContext allocates %.1f times per call", allocs)
 	}
 }
 

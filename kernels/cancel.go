@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/kiln-go/kiln/internal/gemm"
 	"github.com/kiln-go/kiln/tensor"
 )
 
@@ -41,18 +42,58 @@ func ContextError(ctx context.Context) error {
 	return fmt.Errorf("kernels: run stopped: %w", err)
 }
 
-// watch returns a flag set when ctx is done, and the function that stops
-// watching (it must be called once the run ends). The flag is fresh for
-// each run, so a late AfterFunc sets a flag nobody reads any more. Kernels
-// poll the flag, an atomic load, never ctx itself.
-func watch(ctx context.Context) (*atomic.Bool, func() bool) {
-	stop := new(atomic.Bool)
-	return stop, context.AfterFunc(ctx, func() { stop.Store(true) })
+// A stopper is a run's view of its context: the context's Done channel,
+// polled where the run looks (between kernels, on every iteration of a
+// while, before each piece of a range, and in internal/gemm before each
+// panel: Call.Stop), and a flag that the first look finding the context
+// done sets, which the run's other workers then read. Each run state
+// keeps its own, reset for each run, and a run's child states (a group's
+// kernels, a while's sub-programs) share their parent's: a run under a
+// context allocates nothing for it, and no callback outlives the run (a
+// context.AfterFunc cost four allocations a RunIntoContext).
+type stopper struct {
+	flag atomic.Bool
+	done <-chan struct{}
+}
+
+// stopped reports whether the context is done, polling its channel (a
+// non-blocking receive) until one look has found it so.
+func (s *stopper) stopped() bool {
+	if s.flag.Load() {
+		return true
+	}
+	select {
+	case <-s.done:
+		s.flag.Store(true)
+		return true
+	default:
+		return false
+	}
+}
+
+// watch makes rs's own stopper watch done (a run under a context) and
+// returns it.
+func (rs *runState) watch(done <-chan struct{}) *stopper {
+	rs.ownStop.flag.Store(false)
+	rs.ownStop.done = done
+	return &rs.ownStop
 }
 
 // stopped reports whether the run's context is done (never, for a run
 // without one).
-func (rs *runState) stopped() bool { return rs.stop != nil && rs.stop.Load() }
+func (rs *runState) stopped() bool { return rs.stop != nil && rs.stop.stopped() }
+
+// Stopped is stopped, for internal/gemm's calls (gemm.Stopper).
+func (s *stopper) Stopped() bool { return s.stopped() }
+
+// gemmStop is the run's stopper as internal/gemm's calls take it: nil
+// (no interface value) without a context.
+func (rs *runState) gemmStop() gemm.Stopper {
+	if rs.stop == nil {
+		return nil
+	}
+	return rs.stop
+}
 
 // stopWork is about how much work (elements, or multiply-adds) a kernel
 // does between two looks at the stop flag while a context watches the
@@ -70,7 +111,7 @@ func runChecked(job rangeJob, rs *runState, w *worker, lo, hi, piece int) {
 		}
 		return
 	}
-	for lo < hi && !rs.stop.Load() {
+	for lo < hi && !rs.stop.stopped() {
 		e := min(hi, lo+piece)
 		job.runRange(rs, w, lo, e)
 		lo = e

@@ -1,36 +1,40 @@
 package kernels
 
 import (
+	"sync"
 	"sync/atomic"
 	"testing"
 )
 
-// stopAtJob counts the indices it runs and sets the run's stop flag once
-// it has run at least stopAt of them.
+// stopAtJob counts the indices it runs and cancels the run's context
+// (closes its Done channel) once it has run at least stopAt of them.
 type stopAtJob struct {
 	ran    atomic.Int64
 	stopAt int64
 	calls  atomic.Int64
+	cancel func()
 }
 
 func (j *stopAtJob) runRange(rs *runState, _ *worker, lo, hi int) {
 	j.calls.Add(1)
 	if j.ran.Add(int64(hi-lo)) >= j.stopAt {
-		rs.stop.Store(true)
+		j.cancel()
 	}
 }
 
-// With a stop flag, fork and the one-worker path run a kernel's ranges in
-// pieces of about stopWork of its work and stop soon after the flag is
-// set: the indices after it are skipped (still counted, so the fork
-// returns), not run. Without a flag nothing is cut.
+// Under a context, fork and the one-worker path run a kernel's ranges in
+// pieces of about stopWork of its work, polling the context before each,
+// and stop soon after it is done: the indices after it are skipped (still
+// counted, so the fork returns), not run. Without one nothing is cut.
 func TestForkStopsBetweenPieces(t *testing.T) {
 	const n = 1 << 20 // indices of 1 << 10 elements each: a piece is 1 << 10 indices
 	elems := n << 10
 	for _, nw := range []int{1, 2, 3} {
 		x := &cpuExec{cpu: NewCPU(CPUOptions{Workers: nw, ParallelMin: 1})}
-		rs := &runState{stop: new(atomic.Bool)}
-		j := &stopAtJob{stopAt: 4 << 10}
+		done := make(chan struct{})
+		var once sync.Once
+		rs := &runState{stop: &stopper{done: done}}
+		j := &stopAtJob{stopAt: 4 << 10, cancel: func() { once.Do(func() { close(done) }) }}
 		x.parallel(rs, n, elems, j)
 		if got, most := j.ran.Load(), int64(4<<10+nw*(1<<10)); got < j.stopAt || got > most {
 			t.Errorf("%d workers: ran %d of %d indices after a stop at %d; want at most %d", nw, got, n, j.stopAt, most)

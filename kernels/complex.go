@@ -151,7 +151,7 @@ func (j *gemmCJob[F]) runRange(_ *runState, _ *worker, lo, hi int) {
 func runGemmC[F gemm.Float](x *cpuExec, rs *runState, k *dotKernel, c, a, b unsafe.Pointer, na, nb int) {
 	j := slotJob[gemmCJob[F]](rs, k.slot)
 	j.call = gemm.CCall[F]{Batch: k.b, M: k.m, N: k.n, K: k.kk,
-		A: view[F](a, 2*na), B: view[F](b, 2*nb), C: view[F](c, 2*k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n, Stop: rs.stop}
+		A: view[F](a, 2*na), B: view[F](b, 2*nb), C: view[F](c, 2*k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n, Stop: rs.gemmStop()}
 	j.call.BatchA, j.call.RowA, j.call.ColA = k.lhs.strides[0], k.lhs.strides[1], k.lhs.strides[2]
 	j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]
 	workers := x.cpu.workers()

@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"fmt"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/lower"
@@ -315,12 +314,12 @@ func copyBytes(dst, src unsafe.Pointer, n int) {
 
 // runPtrs runs the executable on raw pointers (a control kernel's
 // carries), without the checks of Run: the caller built them from the
-// module's own types. stop is the calling run's stop flag (see run).
+// module's own types. stop is the calling run's stopper (see run).
 //
 // In checked mode the sub-program reports to chk, its parent Run's
 // record; runPtrs returns false when a check failed (nothing is copied
 // out then).
-func (x *cpuExec) runPtrs(outs, ins []unsafe.Pointer, stop *atomic.Bool, chk *checkRecord) bool {
+func (x *cpuExec) runPtrs(outs, ins []unsafe.Pointer, stop *stopper, chk *checkRecord) bool {
 	rs := x.getState()
 	rs.stop, rs.chk = stop, chk
 	for _, b := range x.m.Plan.Buffers {

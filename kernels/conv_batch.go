@@ -419,7 +419,7 @@ func (j *convBatchJob[T]) lineProducts(rs *runState, wk *worker, lo, hi int) {
 	tile, patch := buf[:mr*j.ogp], buf[mr*j.ogp:]
 	ldo := k.osS[last]
 	for t := lo; t < hi; t++ {
-		if rs.stop != nil && rs.stop.Load() {
+		if rs.stopped() {
 			return // the run was cancelled: the output is unspecified
 		}
 		xt := t % j.perLine
@@ -606,7 +606,7 @@ func (j *convBatchJob[T]) products(rs *runState, wk *worker, u int) {
 	accN := (t1 - t0) * tile
 	acc := view[T](wk.temp(accN*int(unsafe.Sizeof(zero))), accN)
 	for q, qo := range bb.qoff {
-		if rs.stop != nil && rs.stop.Load() {
+		if rs.stopped() {
 			return // the run was cancelled: the output is unspecified
 		}
 		for t := t0; t < t1; t++ {

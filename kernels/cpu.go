@@ -160,9 +160,10 @@ type runState struct {
 	chk    *checkRecord
 	chkSeq int
 	own    checkRecord
-	// stop is set when the context of the run is done (see watch); nil
-	// for a run without one.
-	stop *atomic.Bool
+	// stop is the run's view of its context (see stopper); nil for a run
+	// without one. ownStop is this state's own, for its Runs.
+	stop    *stopper
+	ownStop stopper
 	// in are the inputs' data for this run: an input's own storage, or,
 	// for a packed one (tensor.Array.IsPacked), its elements unpacked
 	// into unpacked[i], which is kept for the next run.
@@ -371,7 +372,7 @@ func (x *cpuExec) Run(inputs []*tensor.Array) ([]*tensor.Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := x.run(outs, inputs, nil); err != nil {
+	if err := x.run(outs, inputs); err != nil {
 		return nil, err
 	}
 	return outs, nil
@@ -415,13 +416,11 @@ func (x *cpuExec) RunIntoContext(ctx context.Context, outputs, inputs []*tensor.
 	return x.runContext(ctx, outputs, inputs)
 }
 
-// runContext runs with a flag ctx sets, and returns ctx's error when the
-// flag was set before the run ended (some kernel may have stopped early).
+// runContext runs watching ctx, and returns ctx's error when the run found
+// it done (some kernel may have stopped early).
 func (x *cpuExec) runContext(ctx context.Context, outs, inputs []*tensor.Array) error {
-	stop, unwatch := watch(ctx)
-	defer unwatch()
-	err := x.run(outs, inputs, stop)
-	if stop.Load() {
+	stopped, err := x.runWatching(outs, inputs, ctx.Done())
+	if stopped {
 		return ContextError(ctx)
 	}
 	return err
@@ -435,7 +434,7 @@ func (x *cpuExec) RunInto(outputs, inputs []*tensor.Array) error {
 	if err := checkOutputs(x.m, outputs, inputs); err != nil {
 		return err
 	}
-	return x.run(outputs, inputs, nil)
+	return x.run(outputs, inputs)
 }
 
 func (x *cpuExec) getState() *runState {
@@ -458,13 +457,23 @@ func (x *cpuExec) getState() *runState {
 	return rs
 }
 
-// run runs the kernels; stop, if not nil, ends the run early when set
-// (the outputs then hold unspecified values). In checked mode it returns
-// the first failed check's *CheckError (the outputs then hold unspecified
-// values: the kernels before the failing one may have written them).
-func (x *cpuExec) run(outs, inputs []*tensor.Array, stop *atomic.Bool) error {
+// run runs the kernels. In checked mode it returns the first failed
+// check's *CheckError (the outputs then hold unspecified values: the
+// kernels before the failing one may have written them).
+func (x *cpuExec) run(outs, inputs []*tensor.Array) error {
+	_, err := x.runWatching(outs, inputs, nil)
+	return err
+}
+
+// runWatching is run under a context whose Done channel is done (nil: no
+// context); stopped reports whether the run found it done, and so ended
+// early (the outputs then hold unspecified values).
+func (x *cpuExec) runWatching(outs, inputs []*tensor.Array, done <-chan struct{}) (stopped bool, err error) {
 	rs := x.getState()
-	rs.stop = stop
+	rs.stop = nil
+	if done != nil {
+		rs.stop = rs.watch(done)
+	}
 	rs.bindInputs(inputs, x.packedOnly)
 	plan := x.m.Plan
 	for _, b := range plan.Buffers {
@@ -480,17 +489,18 @@ func (x *cpuExec) run(outs, inputs []*tensor.Array, stop *atomic.Bool) error {
 		rs.chk = &rs.own
 	}
 	if !x.runKernels(rs) {
-		err := rs.chk.err
+		stopped, err = rs.stop != nil && rs.stop.flag.Load(), rs.chk.err
 		runtime.KeepAlive(inputs)
 		runtime.KeepAlive(outs)
 		x.putState(rs)
-		return err
+		return stopped, err
 	}
 	x.finish(rs, func(i int) unsafe.Pointer { return dataPtr(outs[i].Data()) }, func(i int) unsafe.Pointer { return rs.in[i] })
+	stopped = rs.stop != nil && rs.stop.flag.Load() // read before another Run takes rs
 	runtime.KeepAlive(inputs)
 	runtime.KeepAlive(outs)
 	x.putState(rs)
-	return nil
+	return stopped, nil
 }
 
 // runKernels runs the kernels in order; in checked mode it stops after
@@ -574,6 +584,7 @@ func (x *cpuExec) putState(rs *runState) {
 	// Cleared before rs is shared again: another Run may take rs the
 	// moment it is idle (a deferred clear raced with that Run's set).
 	rs.stop, rs.chk = nil, nil
+	rs.ownStop.done = nil
 	rs.releaseGroups()
 	clear(rs.in) // hold no caller's array
 	clear(rs.packed)

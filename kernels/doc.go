@@ -308,14 +308,16 @@
 // Executables may implement ContextRunner (both backends here do): a run
 // under a context with a Done channel stops soon after it is done and
 // returns ContextError(ctx), which errors.Is matches to ctx.Err() and its
-// cause. The CPU backend never calls ctx.Err() in a hot loop:
-// context.AfterFunc sets a fresh atomic flag per run (runState.stop),
-// which the run polls between kernels, before every iteration of a while
-// (the flag is handed to the loop's sub-executables), in fork's ranges,
-// which run in pieces of about stopWork (2^20) elements or multiply-adds
-// while a flag is set (kernels write by index, so the pieces give the same
-// bits), and in internal/gemm before each MR-row panel of a, or each b
-// panel of a block of rows (Call.Stop). A
+// cause. The CPU backend never calls ctx.Err() in a hot loop: a run
+// polls ctx.Done() (a non-blocking receive, through the run state's own
+// stopper, which a while's sub-executables and a group's kernels share;
+// the first look that finds it closed sets the stopper's flag for the
+// other workers) between kernels, before every iteration of a while, in
+// fork's ranges, which run in pieces of about stopWork (2^20) elements or
+// multiply-adds under a context (kernels write by index, so the pieces
+// give the same bits), and in internal/gemm before each MR-row panel of
+// a, or each b panel of a block of rows (Call.Stop). It registers no
+// callback with ctx, so a RunIntoContext allocates nothing. A
 // stopped kernel leaves its output unspecified and later kernels do not
 // run; a reduction does not combine its partials. A run without a context
 // (Run, RunInto) has a nil flag: each look is one nil test, and fork cuts

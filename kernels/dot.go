@@ -406,7 +406,7 @@ func runGemm[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, out, c, a, b 
 		return false
 	}
 	j.call = gemm.Call[T]{Batch: k.b, M: k.m, N: k.n, K: k.kk,
-		C: view[T](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n, Stop: rs.stop}
+		C: view[T](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n, Stop: rs.gemmStop()}
 	j.call.A, j.call.A16 = operand[T](&k.lhs, a, na)
 	j.call.B, j.call.B16 = operand[T](&k.rhs, b, nb)
 	j.call.BatchA, j.call.RowA, j.call.ColA = k.lhs.strides[0], k.lhs.strides[1], k.lhs.strides[2]
@@ -460,7 +460,7 @@ func operand[T gemm.Float](l *operandLayout, p unsafe.Pointer, n int) ([]T, []ui
 func runSwapped[T gemm.Float](x *cpuExec, rs *runState, k *dotKernel, j *gemmJob[T], c, a, b unsafe.Pointer, na, nb int) {
 	n := k.b * k.m * k.n
 	ct := view[T](unsafe.Pointer(unsafe.SliceData(rs.slotBytes(k.swapSlot, 0, n*int(unsafe.Sizeof(T(0)))))), n)
-	j.call = gemm.Call[T]{Batch: k.b, M: k.n, N: k.m, K: k.kk, C: ct, BatchC: k.m * k.n, LDC: k.m, Stop: rs.stop}
+	j.call = gemm.Call[T]{Batch: k.b, M: k.n, N: k.m, K: k.kk, C: ct, BatchC: k.m * k.n, LDC: k.m, Stop: rs.gemmStop()}
 	j.call.A, j.call.A16 = operand[T](&k.rhs, b, nb)
 	j.call.B, j.call.B16 = operand[T](&k.lhs, a, na)
 	j.call.BatchA, j.call.RowA, j.call.ColA = k.rhs.strides[0], k.rhs.strides[2], k.rhs.strides[1]

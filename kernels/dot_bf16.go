@@ -37,7 +37,7 @@ func (j *gemmBF16Job) runRange(_ *runState, _ *worker, lo, hi int) {
 func runGemmBF16(x *cpuExec, rs *runState, k *dotKernel, out, c, a, b unsafe.Pointer, na, nb int) {
 	j := slotJob[gemmBF16Job](rs, k.slot)
 	j.call = gemm.BF16Call{Batch: k.b, M: k.m, N: k.n, K: k.kk,
-		A: view[uint16](a, na), B: view[uint16](b, nb), C: view[float32](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n, Stop: rs.stop}
+		A: view[uint16](a, na), B: view[uint16](b, nb), C: view[float32](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n, Stop: rs.gemmStop()}
 	j.call.BatchA, j.call.RowA, j.call.ColA = k.lhs.strides[0], k.lhs.strides[1], k.lhs.strides[2]
 	j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]
 	j.narrow, j.out = nil, nil

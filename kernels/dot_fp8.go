@@ -61,7 +61,7 @@ func runGemmFP8(x *cpuExec, rs *runState, k *dotKernel, out, c, a, b unsafe.Poin
 	t := fp8Codes()
 	j := slotJob[gemmFP8Job](rs, k.slot)
 	j.call = gemm.FP8Call{Batch: k.b, M: k.m, N: k.n, K: k.kk, A: view[uint8](a, na), ATable: &t[k.fa].bf16,
-		B: view[uint8](b, nb), BTable: &t[k.fb].bf16, C: view[float32](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n, Stop: rs.stop}
+		B: view[uint8](b, nb), BTable: &t[k.fb].bf16, C: view[float32](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n, Stop: rs.gemmStop()}
 	j.call.BatchA, j.call.RowA, j.call.ColA = k.lhs.strides[0], k.lhs.strides[1], k.lhs.strides[2]
 	j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]
 	j.out = nil

@@ -219,7 +219,7 @@ func runGemmI8(x *cpuExec, rs *runState, k *dotKernel, out, a, b unsafe.Pointer,
 	if pa != nil || pb != nil {
 		j := slotJob[gemmI4Job](rs, k.slot)
 		j.call = gemm.I4Call{Batch: k.b, M: k.m, N: k.n, K: k.kk, AKind: gemm.Int8, BKind: gemm.Int8,
-			C: view[int32](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n, Stop: rs.stop}
+			C: view[int32](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n, Stop: rs.gemmStop()}
 		if k.aUnsigned {
 			j.call.AKind = gemm.Uint8
 		}
@@ -243,7 +243,7 @@ func runGemmI8(x *cpuExec, rs *runState, k *dotKernel, out, a, b unsafe.Pointer,
 	}
 	j := slotJob[gemmI8Job](rs, k.slot)
 	j.call = gemm.I8Call{Batch: k.b, M: k.m, N: k.n, K: k.kk, AUnsigned: k.aUnsigned,
-		A: view[int8](a, na), B: view[int8](b, nb), C: view[int32](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n, Stop: rs.stop}
+		A: view[int8](a, na), B: view[int8](b, nb), C: view[int32](c, k.b*k.m*k.n), BatchC: k.m * k.n, LDC: k.n, Stop: rs.gemmStop()}
 	j.call.BatchA, j.call.RowA, j.call.ColA = k.lhs.strides[0], k.lhs.strides[1], k.lhs.strides[2]
 	j.call.BatchB, j.call.RowB, j.call.ColB = k.rhs.strides[0], k.rhs.strides[1], k.rhs.strides[2]
 	j.parts = j.call.Parts(x.int8Workers(k))

@@ -3,7 +3,6 @@ package gemm
 import (
 	"math"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/internal/simd"
@@ -31,7 +30,7 @@ type BF16Call struct {
 	BatchB, RowB, ColB int
 	C                  []float32
 	BatchC, LDC        int
-	Stop               *atomic.Bool // as Call.Stop
+	Stop               Stopper // as Call.Stop
 }
 
 const bf16MR, bf16NR = simd.GemmBF16MR, simd.GemmBF16NR
@@ -110,7 +109,7 @@ type bf16Source interface {
 // bf16Blocks computes rows [i0, i1) × columns [j0, j1) of c (batch bi's
 // result, row stride ldc) over kk k values on the bf16 micro-kernel,
 // packing the panels from src.
-func bf16Blocks(src bf16Source, ws *bf16Workspace, c []float32, ldc, kk, bi, i0, i1, j0, j1 int, stop *atomic.Bool) {
+func bf16Blocks(src bf16Source, ws *bf16Workspace, c []float32, ldc, kk, bi, i0, i1, j0, j1 int, stop Stopper) {
 	k, _ := simd.GemmBF16()
 	kcMax, ncMax := bf16Blocking()
 	if kk == 0 {
@@ -126,7 +125,7 @@ func bf16Blocks(src bf16Source, ws *bf16Workspace, c []float32, ldc, kk, bi, i0,
 			kb2 := ceilDiv(kb, 2)
 			src.packB(ws.b, bi, pc, kb, jc, nb)
 			for ic := i0; ic < i1; ic += bf16MR {
-				if stop != nil && stop.Load() {
+				if stop != nil && stop.Stopped() {
 					return // the run was cancelled: c holds unspecified values
 				}
 				mb := min(bf16MR, i1-ic)

@@ -76,7 +76,7 @@ func (g *CCall[T]) block(k simd.GemmCKernel[T], ws *workspace[T], b, i0, i1, j0,
 			load := pc > 0
 			packCB(ws.b, bm, g.RowB, g.ColB, pc, kb, jc, nb, k)
 			for ic := i0; ic < i1; ic += mr {
-				if g.Stop != nil && g.Stop.Load() {
+				if g.Stop != nil && g.Stop.Stopped() {
 					return // the run was cancelled: c holds unspecified values
 				}
 				mb := min(mr, i1-ic)

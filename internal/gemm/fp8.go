@@ -2,7 +2,6 @@ package gemm
 
 import (
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/internal/simd"
@@ -34,7 +33,7 @@ type FP8Call struct {
 	BTable             *[256]uint16 // b's code → its value's bf16 bits
 	C                  []float32
 	BatchC, LDC        int
-	Stop               *atomic.Bool // as Call.Stop
+	Stop               Stopper // as Call.Stop
 }
 
 // Parts is Call.Parts for the bf16 tile.

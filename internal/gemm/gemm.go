@@ -56,7 +56,6 @@ package gemm
 
 import (
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/internal/simd"
@@ -84,11 +83,17 @@ type Call[T Float] struct {
 	BatchB, RowB, ColB int
 	C                  []T
 	BatchC, LDC        int
-	// Stop, if not nil, ends the call early once set (a cancelled run):
-	// it is looked at before each MR-row panel of a block (each panel of
-	// b of an MC-row block, see the package doc), every few hundred
-	// microseconds of work, and c is then left unspecified.
-	Stop *atomic.Bool
+	// Stop, if not nil, ends the call early once it reports so (a
+	// cancelled run): it is asked before each MR-row panel of a block
+	// (each panel of b of an MC-row block, see the package doc), every
+	// few hundred microseconds of work, and c is then left unspecified.
+	Stop Stopper
+}
+
+// A Stopper reports whether a call should end early (a cancelled run); a
+// call asks before each panel, every few hundred microseconds of work.
+type Stopper interface {
+	Stopped() bool
 }
 
 // Parts splits the call into independent pieces for up to workers
@@ -300,7 +305,7 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 				// the block loop below: as a method, which does not inline,
 				// its call cost 5% of a 256×128 product over k = 10.)
 				for ic := i0; ic < i1; ic += mr {
-					if g.Stop != nil && g.Stop.Load() {
+					if g.Stop != nil && g.Stop.Stopped() {
 						return // the run was cancelled: c holds unspecified values
 					}
 					p := g.panelOf(&k, ws.ablk[:panelLen], a, a16, inPlace, ic, min(mr, i1-ic), pc, kb)
@@ -333,7 +338,7 @@ func (g *Call[T]) block(k simd.GemmKernel[T], ws *workspace[T], b, i0, i1, j0, j
 					pans = append(pans, g.panelOf(&k, ws.ablk[len(pans)*panelLen:(len(pans)+1)*panelLen], a, a16, inPlace, ic, min(mr, ic1-ic), pc, kb))
 				}
 				for jr := 0; jr < nb; jr += nr {
-					if g.Stop != nil && g.Stop.Load() {
+					if g.Stop != nil && g.Stop.Stopped() {
 						ws.keepPanels(pans)
 						return // the run was cancelled: c holds unspecified values
 					}
@@ -461,7 +466,7 @@ func (g *Call[T]) outer(mr, nc int, ws *workspace[T], a, bm, c []T, b, i0, i1, j
 		}
 	}
 	for ic := i0; ic < i1; ic += rows {
-		if g.Stop != nil && g.Stop.Load() {
+		if g.Stop != nil && g.Stop.Stopped() {
 			return // the run was cancelled: c holds unspecified values
 		}
 		mb := min(rows, i1-ic)

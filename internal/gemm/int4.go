@@ -2,7 +2,6 @@ package gemm
 
 import (
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/internal/simd"
@@ -43,7 +42,7 @@ type I4Call struct {
 	BKind              IntKind
 	C                  []int32
 	BatchC, LDC        int
-	Stop               *atomic.Bool // as Call.Stop
+	Stop               Stopper // as Call.Stop
 }
 
 // Parts is Call.Parts for the int8 tile.

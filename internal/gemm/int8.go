@@ -3,7 +3,6 @@ package gemm
 import (
 	"encoding/binary"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/kiln-go/kiln/internal/simd"
@@ -31,7 +30,7 @@ type I8Call struct {
 	C                  []int32
 	BatchC, LDC        int
 	AUnsigned          bool
-	Stop               *atomic.Bool // as Call.Stop
+	Stop               Stopper // as Call.Stop
 }
 
 // aFlip is what packing XORs into a's bytes: the +128 offset of signed
@@ -102,7 +101,7 @@ type i8Source interface {
 // i8Blocks computes rows [i0, i1) × columns [j0, j1) of c (batch bi's
 // result, row stride ldc) over kk k values on the int8 micro-kernel,
 // packing the panels from src.
-func i8Blocks(src i8Source, ws *i8Workspace, c []int32, ldc, kk, bi, i0, i1, j0, j1 int, stop *atomic.Bool) {
+func i8Blocks(src i8Source, ws *i8Workspace, c []int32, ldc, kk, bi, i0, i1, j0, j1 int, stop Stopper) {
 	k, _ := simd.GemmI8()
 	if kk == 0 {
 		for i := i0; i < i1; i++ {
@@ -117,7 +116,7 @@ func i8Blocks(src i8Source, ws *i8Workspace, c []int32, ldc, kk, bi, i0, i1, j0,
 			kb4 := ceilDiv(kb, 4)
 			src.packB(ws, bi, pc, kb, jc, nb)
 			for ic := i0; ic < i1; ic += i8MR {
-				if stop != nil && stop.Load() {
+				if stop != nil && stop.Stopped() {
 					return // the run was cancelled: c holds unspecified values
 				}
 				mb := min(i8MR, i1-ic)

@@ -148,7 +148,7 @@ func TestReviewMCWorkspaceReuse(t *testing.T) {
 }
 
 type stopFin struct {
-	stop  *atomic.Bool
+	stop  *flagStop
 	after int
 	n     atomic.Int64
 }
@@ -167,8 +167,9 @@ func TestReviewMCStop(t *testing.T) {
 		for _, after := range []int{1, 5, 30} {
 			for _, parts := range []int{1, 2, 3} {
 				g := laidOut(1, s[0], s[1], s[2], false, false, 1, finiteFill[float32](rng))
-				g.Stop = new(atomic.Bool)
-				f := &stopFin{stop: g.Stop, after: after}
+				stop := new(flagStop)
+				g.Stop = stop
+				f := &stopFin{stop: stop, after: after}
 				n := g.Parts(parts)
 				done := make(chan struct{})
 				go func() {
@@ -189,8 +190,9 @@ func TestReviewMCStop(t *testing.T) {
 		}
 		for _, d := range []time.Duration{0, 100 * time.Microsecond, time.Millisecond, 5 * time.Millisecond} {
 			g := laidOut(2, s[0], s[1], s[2], true, true, 1, finiteFill[float32](rng))
-			g.Stop = new(atomic.Bool)
-			go func() { time.Sleep(d); g.Stop.Store(true) }()
+			stop := new(flagStop)
+			g.Stop = stop
+			go func() { time.Sleep(d); stop.Store(true) }()
 			runIn(g, 2)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/kiln-go/kiln/internal/numerics"
@@ -152,7 +151,7 @@ func TestReviewE10OuterStop(t *testing.T) {
 			m, n := 4000, 40
 			g := reviewE10Call[float32](rng, 2, m, n, rowA, 1, 3, false, false)
 			before := append([]float32(nil), g.C...)
-			var stop atomic.Bool
+			var stop flagStop
 			stop.Store(true)
 			g.Stop = &stop
 			runIn(g, 3)

@@ -6,6 +6,11 @@ import (
 	"testing"
 )
 
+// flagStop is a Stopper that reports its flag.
+type flagStop struct{ atomic.Bool }
+
+func (f *flagStop) Stopped() bool { return f.Load() }
+
 // A set Stop ends a call before its next MR-row panel: a call stopped
 // before it starts writes no element of c (each MR-row panel is a
 // look at the flag), one never stopped writes them all.
@@ -23,7 +28,7 @@ func TestStopEndsTheCall(t *testing.T) {
 		for i := range c {
 			c[i] = float32(math.NaN())
 		}
-		flag := new(atomic.Bool)
+		flag := new(flagStop)
 		flag.Store(stop)
 		g := &Call[float32]{Batch: 1, M: m, N: n, K: k, A: a, RowA: k, ColA: 1, B: b, RowB: n, ColB: 1, C: c, LDC: n, Stop: flag}
 		g.Run()
