@@ -248,6 +248,15 @@ func (k *controlKernel) run(x *cpuExec, rs *runState) {
 	}
 	c := k.root.Params.Control
 	nc := c.NConsts[0]
+	// The loop's inputs past its carries are the Run's arrays (values
+	// it reads from outside): dropped when it ends, stopped or not, so
+	// that the run state holds no caller's array between Runs.
+	defer func() {
+		for set := range 2 {
+			clear(s.condIn[set][k.n:])
+			clear(s.bodyIn[set][k.n:])
+		}
+	}()
 	for set := range 2 {
 		for j := range nc {
 			s.condIn[set][k.n+j] = src(k.n + j)
@@ -285,6 +294,7 @@ func (k *controlKernel) runCond(rs *runState, s *ctrlState, src func(int) unsafe
 	i := int(*(*int32)(src(0)))
 	i = max(0, min(i, len(k.subs)-1)) // in range by construction; clamped as lax.switch
 	in := s.branchIn[i]
+	defer clear(in) // the Run's arrays: hold none between Runs
 	for j := range k.n {
 		in[j] = src(1 + j)
 	}

@@ -283,6 +283,7 @@ func (k *mappedKernel) runRange(rs *runState, w *worker, lo, hi int) {
 				r.store(unsafe.Add(slots[len(r.leaves)], start*r.out.size), res, n)
 			}
 		}
+		clear(slots) // the Run's arrays: the worker holds none between Runs
 	}
 }
 
