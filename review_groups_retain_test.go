@@ -3,9 +3,11 @@ package kiln_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/kiln-go/kiln"
 	"github.com/kiln-go/kiln/kernels"
@@ -70,13 +72,19 @@ func TestReviewGroupsProductHoldsNothing(t *testing.T) {
 	}
 }
 
-// checkReleased runs f on fresh f32 arguments (RunAll, then RunInto fresh
-// outputs) and fails unless every input and output array is collected
-// once dropped, while f lives on.
+// checkReleased runs f on fresh arguments (RunAll, then RunInto fresh
+// outputs) and fails unless every input and output array, of any dtype,
+// is collected once dropped, while f lives on.
 func checkReleased(t *testing.T, f *kiln.Func, mkArgs func(r *rand.Rand) []any) {
 	t.Helper()
 	collected := make(chan string, 64)
 	n := 0
+	watch := func(a *tensor.Array, name string) {
+		// An interior pointer is enough for a cleanup: the data's start.
+		p := (*byte)(unsafe.Pointer(reflect.ValueOf(a.Data()).Pointer()))
+		runtime.AddCleanup(p, func(s string) { collected <- s }, name)
+		n++
+	}
 	func() {
 		args := mkArgs(rand.New(rand.NewPCG(1, 1)))
 		outs, err := f.RunAll(args...)
@@ -85,15 +93,13 @@ func checkReleased(t *testing.T, f *kiln.Func, mkArgs func(r *rand.Rand) []any) 
 		}
 		for i, a := range args {
 			if arr, ok := a.(*tensor.Array); ok {
-				n++
-				runtime.AddCleanup(&arr.Data().([]float32)[0], func(s string) { collected <- s }, fmt.Sprint("input ", i))
+				watch(arr, fmt.Sprint("input ", i))
 			}
 		}
 		fresh := make([]*tensor.Array, len(outs))
 		for i, o := range outs {
 			fresh[i] = tensor.Must(tensor.Zeros(o.DType(), o.Shape()...))
-			n++
-			runtime.AddCleanup(&fresh[i].Data().([]float32)[0], func(s string) { collected <- s }, fmt.Sprint("output ", i))
+			watch(fresh[i], fmt.Sprint("output ", i))
 		}
 		if err := f.RunInto(fresh, args...); err != nil {
 			t.Fatal(err)
