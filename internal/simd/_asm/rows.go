@@ -76,6 +76,22 @@ func rowsLoop(s isa, fold, isMin bool) {
 	at := func(base reg.Register, disp int) Mem { return Mem{Base: base, Index: idx, Scale: 4, Disp: disp} }
 	acc := ZMM()
 	p, j := GP64(), GP64()
+	// from starts the rest of the row at value i; rest gathers each value
+	// j < l from there and hands it to step, then falls through to _end.
+	from := func(i int) {
+		MOVQ(U32(i), j)
+		LEAQ(Mem{Base: px, Disp: 4 * i}, p)
+	}
+	rest := func(step func(w reg.VecVirtual)) {
+		Label(name + "_next")
+		CMPQ(j, l)
+		JAE(LabelRef(name + "_end"))
+		step(gather(at(p, 0)))
+		ADDQ(U8(4), p)
+		INCQ(j)
+		JMP(LabelRef(name + "_next"))
+		Label(name + "_end")
+	}
 
 	Label(name + "_loop")
 	CMPQ(g, nd)
@@ -93,25 +109,18 @@ func rowsLoop(s isa, fold, isMin bool) {
 		VCMPPS(U8(3), v, v, nan) // unordered: a NaN
 		key(v)
 		VMOVDQA32(v, acc)
-		MOVQ(U32(1), j)
-		LEAQ(Mem{Base: px, Disp: 4}, p)
-		Label(name + "_next")
-		CMPQ(j, l)
-		JAE(LabelRef(name + "_end"))
-		w := gather(at(p, 0))
-		n2 := K()
-		VCMPPS(U8(3), w, w, n2)
-		KORW(n2, nan, nan)
-		key(w)
-		if isMin {
-			VPMINSD(w, acc, acc)
-		} else {
-			VPMAXSD(w, acc, acc)
-		}
-		ADDQ(U8(4), p)
-		INCQ(j)
-		JMP(LabelRef(name + "_next"))
-		Label(name + "_end")
+		from(1)
+		rest(func(w reg.VecVirtual) {
+			n2 := K()
+			VCMPPS(U8(3), w, w, n2)
+			KORW(n2, nan, nan)
+			key(w)
+			if isMin {
+				VPMINSD(w, acc, acc)
+			} else {
+				VPMAXSD(w, acc, acc)
+			}
+		})
 		KORTESTW(nan, nan)
 		JNZ(LabelRef(name + "_done")) // the Go twin takes this group
 		key(acc)                      // the map is its own inverse
@@ -128,24 +137,14 @@ func rowsLoop(s isa, fold, isMin bool) {
 		VADDPS(v[2], v[0], v[0])
 		VADDPS(v[6], v[4], v[4])
 		VADDPS(v[4], v[0], acc)
-		MOVQ(U32(8), j)
-		LEAQ(Mem{Base: px, Disp: 32}, p)
+		from(8)
 		JMP(LabelRef(name + "_next"))
 		Label(name + "_short")
 		first := gather(at(px, 0))
 		VMOVAPS(first, acc)
-		MOVQ(U32(1), j)
-		LEAQ(Mem{Base: px, Disp: 4}, p)
-		Label(name + "_next")
-		CMPQ(j, l)
-		JAE(LabelRef(name + "_end"))
-		w := gather(at(p, 0))
-		VADDPS(w, acc, acc) // acc + x_j, acc as src1
-		ADDQ(U8(4), p)
-		INCQ(j)
-		JMP(LabelRef(name + "_next"))
-		Label(name + "_end")
-		VADDPS(acc, zero, acc) // +0 + sum
+		from(1)
+		rest(func(w reg.VecVirtual) { VADDPS(w, acc, acc) }) // acc + x_j, acc as src1
+		VADDPS(acc, zero, acc)                               // +0 + sum
 	}
 	VMOVUPS(acc, Mem{Base: pd, Index: g, Scale: 4})
 	ADDQ(stride, px)
