@@ -16,9 +16,14 @@ import (
 // for every length under 16 at every tier: NaN payloads and signs, quiet
 // and signaling (which NaN wins), signed zeros, infinities and roundings.
 func TestShortSumsMatchTree(t *testing.T) {
+	atEveryTier(t, checkShortSums)
+}
+
+// atEveryTier runs check as a subtest at each SIMD tier the CPU has.
+func atEveryTier(t *testing.T, check func(t *testing.T)) {
 	for _, tier := range simd.Available() {
 		restore := simd.SetLevel(tier)
-		t.Run(tier.String(), checkShortSums)
+		t.Run(tier.String(), check)
 		restore()
 	}
 }
@@ -118,11 +123,7 @@ func TestFloatFoldMatchesNumerics(t *testing.T) {
 // length and every narrow width, f32 and f64, at every tier of the vector
 // add that sums eight rows at a time.
 func TestNarrowLeavesMatchLeaf(t *testing.T) {
-	for _, tier := range simd.Available() {
-		restore := simd.SetLevel(tier)
-		t.Run(tier.String(), checkNarrowLeaves)
-		restore()
-	}
+	atEveryTier(t, checkNarrowLeaves)
 }
 
 func checkNarrowLeaves(t *testing.T) {
@@ -194,11 +195,7 @@ func BenchmarkNarrowLeaves(b *testing.B) {
 // dense and sparse, so that some groups of sixteen rows hold one and go a
 // row at a time between groups that do not.
 func TestFloatFoldF32MatchesNumerics(t *testing.T) {
-	for _, tier := range simd.Available() {
-		restore := simd.SetLevel(tier)
-		t.Run(tier.String(), checkFloatFoldF32)
-		restore()
-	}
+	atEveryTier(t, checkFloatFoldF32)
 }
 
 func checkFloatFoldF32(t *testing.T) {
