@@ -364,14 +364,22 @@ func floatFoldReducer[T float](isMin bool) *reducer {
 func foldFloats[T float](d, s []T, n int, isMin bool) {
 	if unsafe.Sizeof(T(0)) == 4 && n < 16 {
 		// float32: sixteen rows at a time, but a group of rows holding a
-		// NaN here, a row at a time.
+		// NaN here, a row at a time; where the kernel does nothing (no
+		// AVX-512, fewer than sixteen rows left, a NaN in the first
+		// group), the rest a row at a time.
 		d32, s32 := asF32(d), asF32(s)
 		for i := 0; i < len(d); {
+			var did int
 			if isMin {
-				i += simd.MinRowsF32(d32[i:], s32[i*n:], n)
+				did = simd.MinRowsF32(d32[i:], s32[i*n:], n)
 			} else {
-				i += simd.MaxRowsF32(d32[i:], s32[i*n:], n)
+				did = simd.MaxRowsF32(d32[i:], s32[i*n:], n)
 			}
+			if did == 0 {
+				foldRows(d[i:], s[i*n:], n, isMin)
+				return
+			}
+			i += did
 			end := min(i+16, len(d))
 			foldRows(d[i:end], s[i*n:end*n], n, isMin)
 			i = end
