@@ -56,9 +56,10 @@ type stopper struct {
 	done <-chan struct{}
 }
 
-// stopped reports whether the context is done, polling its channel (a
-// non-blocking receive) until one look has found it so.
-func (s *stopper) stopped() bool {
+// Stopped reports whether the context is done, polling its channel (a
+// non-blocking receive) until one look has found it so. It is also
+// internal/gemm's gemm.Stopper.
+func (s *stopper) Stopped() bool {
 	if s.flag.Load() {
 		return true
 	}
@@ -81,10 +82,7 @@ func (rs *runState) watch(done <-chan struct{}) *stopper {
 
 // stopped reports whether the run's context is done (never, for a run
 // without one).
-func (rs *runState) stopped() bool { return rs.stop != nil && rs.stop.stopped() }
-
-// Stopped is stopped, for internal/gemm's calls (gemm.Stopper).
-func (s *stopper) Stopped() bool { return s.stopped() }
+func (rs *runState) stopped() bool { return rs.stop != nil && rs.stop.Stopped() }
 
 // gemmStop is the run's stopper as internal/gemm's calls take it: nil
 // (no interface value) without a context.
@@ -111,7 +109,7 @@ func runChecked(job rangeJob, rs *runState, w *worker, lo, hi, piece int) {
 		}
 		return
 	}
-	for lo < hi && !rs.stop.stopped() {
+	for lo < hi && !rs.stop.Stopped() {
 		e := min(hi, lo+piece)
 		job.runRange(rs, w, lo, e)
 		lo = e
