@@ -31,12 +31,19 @@ const (
 	// every row), read in place from source idx by a stepRow; never a
 	// register, never materialised (see bodyBuilder.rowRead).
 	locRow
+	// locPer: a row broadcast of period elements (a bias, a softmax's
+	// ten-class row), held in a pinned register filled once per worker
+	// with the row repeated over a block and a period more; a block at
+	// iteration element lo reads it from element lo mod period on (see
+	// bodyBuilder.periodic).
+	locPer
 )
 
 type loc struct {
-	kind locKind
-	idx  int // register or source index
-	size int // bytes per element of a buffer view
+	kind   locKind
+	idx    int // register or source index
+	size   int // bytes per element of a buffer view, or of a locPer's register
+	period int // locPer: the row's length
 }
 
 type stepKind uint8
@@ -139,11 +146,32 @@ func (b *body) onceFills() []int {
 			}
 		}
 	}
+	// A periodic register (locPer) holds a block and a period more.
+	period := map[int]int{}
+	per := func(l loc) {
+		if l.kind == locPer {
+			period[l.idx] = l.period
+		}
+	}
+	per(b.out)
+	for _, l := range b.keep {
+		per(l)
+	}
+	for _, steps := range [][]step{b.once, b.steps} {
+		for i := range steps {
+			for _, a := range steps[i].args {
+				per(a)
+			}
+		}
+	}
 	fills := make([]int, len(b.once))
 	for i := range b.once {
 		fills[i] = 1
 		if d := b.once[i].dst; d.kind != locReg || full[d.idx] {
 			fills[i] = b.block
+		}
+		if p, ok := period[b.once[i].dst.idx]; ok && b.once[i].dst.kind == locReg {
+			fills[i] = b.block + p
 		}
 	}
 	b.fills.Store(&fills)
@@ -203,6 +231,14 @@ type rowRead struct {
 	src     int
 	strides []int
 	g       *strided
+}
+
+// periodic reports whether a read through g (simplified) of elements of
+// size bytes is a row broadcast that a periodic register (locPer) holds:
+// a block and a row more fit in a register (block·16 bytes).
+func (bb *bodyBuilder) periodic(g *strided, size int) bool {
+	return len(g.shape) == 2 && g.strides[0] == 0 && g.strides[1] == 1 && g.shape[0] > 0 && g.shape[1] > 1 &&
+		(bb.b.block+g.shape[1])*size <= bb.b.block*16
 }
 
 // rowMin is the shortest row a stepRow reads in place: per row segment it
@@ -419,6 +455,15 @@ func (bb *bodyBuilder) loadLeaf(d tensor.DType, src int, strides []int, varying 
 	if g.contiguous() && widen == nil && !invariant {
 		return loc{kind: locBuf, idx: src, size: size}
 	}
+	if widen == nil && !varying && bb.periodic(g, size) {
+		// A row broadcast: the row repeated once per worker, not a
+		// gather per block (nor, for a row read in place, a kernel call
+		// per row: a 128-wide bias added to a 12-row GEMM block made
+		// twelve).
+		r := bb.pinReg()
+		bb.b.once = append(bb.b.once, step{kind: stepGather, gather: gatherFn(size), g: g, src: src, dst: r, label: "repeat." + d.String()})
+		return loc{kind: locPer, idx: r.idx, size: size, period: g.shape[1]}
+	}
 	steps, reg := &bb.b.steps, func() loc { return loc{kind: locReg, idx: bb.newReg()} }
 	if invariant {
 		steps, reg = &bb.b.once, bb.pinReg
@@ -451,7 +496,7 @@ func (bb *bodyBuilder) rowRead(in *lower.Instr, isRoot bool, src int, strides []
 	}
 	g := &strided{shape: slices.Clone(bb.iter), strides: strides}
 	g.simplify()
-	if len(g.shape) != 2 || g.strides[0] != 0 || g.strides[1] != 1 || g.shape[1] < rowMin {
+	if len(g.shape) != 2 || g.strides[0] != 0 || g.strides[1] != 1 || g.shape[1] < rowMin || bb.periodic(g, in.DType.Size()) {
 		return rowRead{}, false
 	}
 	return rowRead{d: in.DType, src: src, strides: strides, g: g}, true
@@ -724,6 +769,8 @@ func (w *worker) ptr(l loc, srcs []unsafe.Pointer, lo int) unsafe.Pointer {
 		return w.regs[l.idx]
 	case locBuf:
 		return unsafe.Add(srcs[l.idx], lo*l.size)
+	case locPer:
+		return unsafe.Add(w.regs[l.idx], lo%l.period*l.size)
 	}
 	return nil
 }

@@ -431,7 +431,7 @@ func (b *body) streams() bool {
 	}
 	for i, a := range s.args {
 		scalar := i > 0 && (s.kind == stepScalar || s.kind == stepAffine)
-		if a.kind == locReg && !scalar {
+		if (a.kind == locReg || a.kind == locPer) && !scalar {
 			return false
 		}
 	}
@@ -463,6 +463,8 @@ func (b *body) String() string {
 			return fmt.Sprintf("buf%d", l.idx)
 		case locRow:
 			return fmt.Sprintf("row%d", l.idx)
+		case locPer:
+			return fmt.Sprintf("r%d%%%d", l.idx, l.period)
 		}
 		return "-"
 	}
