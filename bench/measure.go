@@ -43,12 +43,24 @@ type schedule struct {
 // that logs its calls (a perStep workload's) is timed by the median of all
 // the calls of its timed runs, as NumPy's peer times its steps one by one.
 func measureTogether(ims []impl, s schedule, perCall int) ([]timing, []error) {
+	return measureRuns(ims, s, perCall, len(ims) > 1)
+}
+
+// measureRuns is measureTogether, with each timed run after an untimed
+// run of the same impl when rewarm is set (measureTogether sets it for
+// several impls). A lone impl timed right after another process (a
+// subprocess peer's round, see pairRounds) needs it too: after the
+// collection, or any pause of a millisecond, E7's two-worker step ran at
+// its one-worker speed for the next run or so — per-run medians of
+// 138-150 µs against 121-125 with an untimed run between (one worker:
+// 142-145 either way) — and the subprocess peers, timed in their own
+// process after their own warm-up run, never collect between runs.
+func measureRuns(ims []impl, s schedule, perCall int, rewarm bool) ([]timing, []error) {
 	times := make([][]time.Duration, len(ims))
 	steps := make([][]time.Duration, len(ims))
 	cpus := make([][]time.Duration, len(ims))
 	spent := make([]time.Duration, len(ims))
 	errs := make([]error, len(ims))
-	rewarm := len(ims) > 1
 	once := func(i int) (time.Duration, error) {
 		if rewarm {
 			if err := ims[i].run(); err != nil {

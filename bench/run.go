@@ -339,8 +339,9 @@ type pairing struct {
 // pairRounds times Kiln fused against each subprocess peer that a
 // bounded target of w names (a throughput share or a time ratio; not a
 // reported-only row), in alternating rounds: the peer's own
-// median of its runs, then Kiln fused's, each with a fifth of the
-// schedule's budget, repeated. A
+// median of its runs, then Kiln fused's (each timed run after an
+// untimed one, as the peer's process warms up before its runs: see
+// measureRuns), each with a fifth of the schedule's budget, repeated. A
 // subprocess peer is otherwise timed alone, at another moment than Kiln,
 // and on a shared machine the load moves between the two by more than a
 // target's margin; in a round both see about the same load.
@@ -375,7 +376,7 @@ func pairRounds(w *workload, exts map[string]*external, s schedule, dir string, 
 				out[t.peer] = pairing{err: firstLine(err.Error())}
 				break
 			}
-			kt, errs := measureTogether([]impl{im}, round, w.calls)
+			kt, errs := measureRuns([]impl{im}, round, w.calls, true) // right after the peer's process: see measureRuns
 			if errs[0] != nil {
 				out[t.peer] = pairing{err: firstLine(errs[0].Error())}
 				break
