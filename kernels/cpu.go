@@ -24,7 +24,7 @@ type CPUOptions struct {
 	// the calling goroutine only; 0 means the default (2^16). Set to any
 	// other value it is exact (the tests' 1 makes every kernel split),
 	// and products split at it too. At the default, a kernel of more
-	// than a sixty-fourth of it (1,024 elements) splits too while a pool
+	// than a sixteenth of it (4,096 elements) splits too while a pool
 	// helper is spinning and helping (handing work to it costs well under a
 	// microsecond, waking a parked one tens), and an f32 or f64 product splits at 2^22 multiply-adds (bf16
 	// and int8 ones at twice and four times that; a sixteenth of it with

@@ -96,7 +96,7 @@
 // for 2 ms after the last fork or kernel that wanted it
 // before it parks, so the next kernel hands it work in about a
 // microsecond instead of waking it, and while one spins, kernels a
-// sixty-fourth of the usual size (products a sixteenth) split too
+// sixteenth of the usual size (products too) split as well
 // (CPUOptions.ParallelMin) — unless the spinning helper has missed the
 // last few forks (it spins, but other threads hold its core): then they
 // run whole, all but every eighth, until a fork gets its help again.

@@ -330,13 +330,14 @@ func warm(workers int) {
 // be and still split when a helper is hot, and hotFactorElems an
 // elementwise or reduction kernel's (whose threshold is ParallelMin's
 // default): a hand-off to a spinning helper costs well under a
-// microsecond, a wake-up tens. E7's softmax kernels over 256×10 logits
-// (1-2 µs each on one core) took 56 µs steps split, 59 whole (at 1/16,
-// 4,096 elements, they did not split); splitting at 1/256 gained nothing
-// more.
+// microsecond, a wake-up tens. But each core then reads what the other
+// wrote, and E7's softmax kernels over 256×10 logits (1-3 µs each on one
+// core), split at 1/64, took 14-15 µs of its step, and 12 whole at 1/16
+// (4,096 elements; the whole step 122-125 µs against 127-132, measured
+// by stage). (On an earlier machine the split ones had been faster.)
 const (
 	hotFactor      = 16
-	hotFactorElems = 64
+	hotFactorElems = 16
 )
 
 // wide reports whether work (elements, or multiply-adds) of a kernel that
