@@ -9,7 +9,10 @@
 //     is bit-identical to the kernel's), and only exact algebraic rewrites
 //     (see Simplify; float identities such as x+0 → x are not exact for −0),
 //     among them moving adds below identical reshapes and slices of their
-//     operands, so the data movement under them fuses with the adds.
+//     operands, so the data movement under them fuses with the adds, and
+//     folding a transpose into the dot_general that reads it (x.T @ y reads
+//     x in place) where it keeps the batch dimensions and the free
+//     dimensions' order.
 //  3. DCE.
 //  4. Fuse: producer-into-consumer fusion. Loop fusions evaluate elementwise
 //     ops, converts, constants and broadcasts in one pass; reduce fusions
