@@ -105,16 +105,38 @@ func gather[W any](dst, src unsafe.Pointer, g *strided, lo, n int) {
 	}
 	if rows := n / max(last, 1); rank >= 2 && g.strides[rank-2] == 1 && lastStride > 1 && idx[rank-1] == 0 &&
 		n == rows*last && idx[rank-2]+rows <= g.shape[rank-2] && rows > 1 {
-		// A transposed block (a reduction over a leading axis reads its
-		// operand so): whole iteration rows whose source rows are adjacent
-		// elements. Read the source in its own order, a run of rows at a
-		// time, and write each value to its row: the strided loop below
-		// would touch every cache line once per iteration row.
+		// A transposed block (a transpose, or a reduction over a leading
+		// axis reading its operand so): whole iteration rows whose source
+		// rows are adjacent elements. Read the source in its own order and
+		// write each value to its row, in tiles of transposeTile source
+		// rows by as many of their elements: the tile's output rows stay
+		// in L1 while the tile fills a cache line of each. Source row at a
+		// time, a 256×64 f32 transpose wrote 64 output rows 1 KiB apart
+		// per source row and took 2.3 ns an element, 0.5 so.
 		in := unsafe.Slice((*W)(unsafe.Add(unsafe.Pointer(s), off*int(unsafe.Sizeof(*s)))), (last-1)*lastStride+rows)
-		for i := range last {
-			src := in[i*lastStride : i*lastStride+rows]
-			for r, v := range src {
-				out[r*last+i] = v
+		if rows <= transposeTile {
+			// One tile high (a wide transpose's chunk: copyChunk
+			// elements of 1,024-long rows are 16 of them): the source
+			// rows one after another.
+			for i := range last {
+				src := in[i*lastStride : i*lastStride+rows]
+				for r, v := range src {
+					out[r*last+i] = v
+				}
+			}
+			return
+		}
+		for i0 := 0; i0 < last; i0 += transposeTile {
+			i1 := min(i0+transposeTile, last)
+			for r0 := 0; r0 < rows; r0 += transposeTile {
+				r1 := min(r0+transposeTile, rows)
+				for i := i0; i < i1; i++ {
+					src := in[i*lastStride+r0 : i*lastStride+r1]
+					dst := out[r0*last+i:]
+					for r, v := range src {
+						dst[r*last] = v
+					}
+				}
 			}
 		}
 		return
@@ -160,6 +182,10 @@ func gather[W any](dst, src unsafe.Pointer, g *strided, lo, n int) {
 		}
 	}
 }
+
+// transposeTile is the side of gather's transposed tiles: sixteen f32
+// are a cache line.
+const transposeTile = 16
 
 // gatherFn returns the gather for elements of the given byte size.
 func gatherFn(size int) func(dst, src unsafe.Pointer, g *strided, lo, n int) {
