@@ -120,16 +120,20 @@ type body struct {
 // onceFills returns how many elements each once step must fill: one for
 // a register the steps read only as a loop-invariant scalar (stepScalar's
 // and stepAffine's invariant operands, read at their first element), a
-// whole block otherwise. Adam's epilogue filled nine block registers with
-// its rates per call, 2% of E7's step.
+// block and a row more for a periodic register (locPer), a whole block
+// otherwise. Adam's epilogue filled nine block registers with its rates
+// per call, 2% of E7's step.
 func (b *body) onceFills() []int {
 	if f := b.fills.Load(); f != nil {
 		return *f
 	}
-	full := map[int]bool{}
+	need := map[int]int{} // a register read past its first element → the elements read
 	use := func(l loc) {
-		if l.kind == locReg {
-			full[l.idx] = true
+		switch l.kind {
+		case locReg:
+			need[l.idx] = max(need[l.idx], b.block)
+		case locPer:
+			need[l.idx] = max(need[l.idx], b.block+l.period)
 		}
 	}
 	use(b.out)
@@ -146,32 +150,13 @@ func (b *body) onceFills() []int {
 			}
 		}
 	}
-	// A periodic register (locPer) holds a block and a period more.
-	period := map[int]int{}
-	per := func(l loc) {
-		if l.kind == locPer {
-			period[l.idx] = l.period
-		}
-	}
-	per(b.out)
-	for _, l := range b.keep {
-		per(l)
-	}
-	for _, steps := range [][]step{b.once, b.steps} {
-		for i := range steps {
-			for _, a := range steps[i].args {
-				per(a)
-			}
-		}
-	}
 	fills := make([]int, len(b.once))
 	for i := range b.once {
 		fills[i] = 1
-		if d := b.once[i].dst; d.kind != locReg || full[d.idx] {
+		if d := b.once[i].dst; d.kind != locReg {
 			fills[i] = b.block
-		}
-		if p, ok := period[b.once[i].dst.idx]; ok && b.once[i].dst.kind == locReg {
-			fills[i] = b.block + p
+		} else if n := need[d.idx]; n > 0 {
+			fills[i] = n
 		}
 	}
 	b.fills.Store(&fills)
