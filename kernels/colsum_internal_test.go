@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/kiln-go/kiln/lower"
-	"github.com/kiln-go/kiln/promote"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
@@ -42,21 +40,9 @@ func checkColSums(t *testing.T) {
 		for _, k := range []int{16, 17, 40, 100, 128, 200} {
 			for _, r := range []int{2, 7, 8, 9, 15, 16, 17, 23, 100, 128, 129, 255, 256, 300, 1000} {
 				name := fmt.Sprintf("parallelMin=%d/%dx%d", par, r, k)
-				abs := []trace.Abstract{{Type: promote.Strong(tensor.F32), Shape: []int{r, k}}}
-				p, err := trace.Trace(promote.Config{}, abs, func(a []trace.Value) []trace.Value {
+				x := compileFor(t, c, 0, [][]int{{r, k}}, func(a []trace.Value) []trace.Value {
 					return []trace.Value{a[0].Sum(0)}
 				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				mod, err := lower.Compile(p, lower.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				x, err := c.compile(mod, 0)
-				if err != nil {
-					t.Fatal(err)
-				}
 				if _, ok := x.kernels[0].(*colSumKernel[float32]); !ok || len(x.kernels) != 1 {
 					t.Fatalf("%s: compiled to %T (%d kernels), not a column sum", name, x.kernels[0], len(x.kernels))
 				}

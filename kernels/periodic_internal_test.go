@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/kiln-go/kiln/lower"
-	"github.com/kiln-go/kiln/promote"
 	"github.com/kiln-go/kiln/tensor"
 	"github.com/kiln-go/kiln/trace"
 )
@@ -33,25 +31,6 @@ func TestPeriodicRowReads(t *testing.T) {
 		}
 		return v
 	}
-	compile := func(c *CPU, shapes [][]int, fn func(a []trace.Value) []trace.Value) *cpuExec {
-		abs := make([]trace.Abstract, len(shapes))
-		for i, s := range shapes {
-			abs[i] = trace.Abstract{Type: promote.Strong(tensor.F32), Shape: s}
-		}
-		p, err := trace.Trace(promote.Config{}, abs, fn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mod, err := lower.Compile(p, lower.Options{Fold: Fold})
-		if err != nil {
-			t.Fatal(err)
-		}
-		x, err := c.compile(mod, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return x
-	}
 	periodic := 0
 	for ci, c := range cpus {
 		for _, l := range []int{2, 3, 10, 16, 31, 100, 128, 1000, 3000, 5000} {
@@ -61,7 +40,7 @@ func TestPeriodicRowReads(t *testing.T) {
 				in := []*tensor.Array{tensor.Must(tensor.FromSlice(xs, r, l)), tensor.Must(tensor.FromSlice(b, l)), tensor.Must(tensor.FromSlice(cc, l))}
 				// x·b + c, b − x and where(x > b, x, b), each row operand
 				// broadcast down the rows.
-				x := compile(c, [][]int{{r, l}, {l}, {l}}, func(a []trace.Value) []trace.Value {
+				x := compileFor(t, c, 0, [][]int{{r, l}, {l}, {l}}, func(a []trace.Value) []trace.Value {
 					return []trace.Value{a[0].Mul(a[1]).Add(a[2]), a[1].Sub(a[0]), trace.Where(a[0].Gt(a[1]), a[0], a[1])}
 				})
 				periodic += countPeriodic(x)
@@ -87,7 +66,7 @@ func TestPeriodicRowReads(t *testing.T) {
 		for _, n := range []int{5, 10, 33, 128} {
 			const m, k = 37, 9
 			a, w, bias := vals(m*k), vals(k*n), vals(n)
-			x := compile(c, [][]int{{m, k}, {k, n}, {n}}, func(v []trace.Value) []trace.Value {
+			x := compileFor(t, c, 0, [][]int{{m, k}, {k, n}, {n}}, func(v []trace.Value) []trace.Value {
 				return []trace.Value{v[0].MatMul(v[1]).Add(v[2])}
 			})
 			periodic += countPeriodic(x)
